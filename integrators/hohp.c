@@ -1,0 +1,199 @@
+/* HOHP θ-scheme, HOHP spec §3.4–3.5. Written against the group interface only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_hohp.h"
+#include "../lie/sp_linalg.h"
+
+static const sp_hohp_scheme schemes[] = {
+    {"hohp_euler", 0.0, 1},
+    {"hohp_sv", 0.5, 2},
+    {"hohp_euler_adjoint", 1.0, 1},
+};
+
+const sp_hohp_scheme *sp_hohp_scheme_at(size_t i)
+{
+    return i < sizeof schemes / sizeof schemes[0] ? &schemes[i] : NULL;
+}
+
+const sp_hohp_scheme *sp_hohp_scheme_by_name(const char *name)
+{
+    if (!name) return NULL;
+    for (size_t i = 0; sp_hohp_scheme_at(i); ++i)
+        if (strcmp(schemes[i].name, name) == 0) return &schemes[i];
+    return NULL;
+}
+
+const char *sp_hohp_solver_name(sp_hohp_solver s) { return s == SP_HOHP_FIXED_POINT ? "fixed_point" : "newton"; }
+
+int sp_hohp_solver_from_name(const char *name, sp_hohp_solver *s)
+{
+    if (name && strcmp(name, "newton") == 0) *s = SP_HOHP_NEWTON;
+    else if (name && strcmp(name, "fixed_point") == 0) *s = SP_HOHP_FIXED_POINT;
+    else return -1;
+    return 0;
+}
+
+struct sp_hohp {
+    sp_hohp_config config;
+    sp_newton *newton;
+};
+
+/* The data of one implicit solve for x = ξ_{k+1}. */
+typedef struct implicit_step {
+    const sp_hohp *s;
+    double h;
+    const double *xi, *nu;
+    double base[SP_LIE_MAX_DIM]; /* ξ_k + h p_k */
+} implicit_step;
+
+sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
+{
+    if (!config || !config->group || !config->retraction || !(config->theta >= 0.0 && config->theta <= 1.0))
+        return NULL;
+    sp_hohp *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->config = *config;
+    if (s->config.solve.tol <= 0.0) s->config.solve.tol = 1e-15;
+    if (s->config.solve.max_iter <= 0) s->config.solve.max_iter = 50;
+    s->newton = sp_newton_alloc(config->group->dim);
+    if (!s->newton) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sp_hohp_free(sp_hohp *s)
+{
+    if (!s) return;
+    sp_newton_free(s->newton);
+    free(s);
+}
+
+const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s) { return &s->config; }
+
+/* Δ(x) = h((1−θ)ξ_k + θx) */
+static void interval_delta(int n, double h, double theta, const double *xi, const double *x, double *delta)
+{
+    for (int i = 0; i < n; ++i) delta[i] = h * ((1.0 - theta) * xi[i] + theta * x[i]);
+}
+
+/* μ = dτ_Δᵀ ν, with B = dτ_Δ returned for reuse. */
+static void interval_momentum(const sp_group *G, const sp_retraction *tau, const double *delta, const double *nu,
+                              double *B, double *mu)
+{
+    tau->dtau(G, delta, B);
+    sp_mat_tvec(G->dim, G->dim, B, nu, mu);
+}
+
+/* Φ(x) = ξ_k + h p_k − h²(1−θ) dτᵀ_{Δ(x)} ν_k */
+static sp_status fixed_point_map(void *ctx, const double *x, double *x_new)
+{
+    const implicit_step *c = ctx;
+    const sp_group *G = c->s->config.group;
+    int n = G->dim;
+    double theta = c->s->config.theta, delta[SP_LIE_MAX_DIM] = {0}, B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], mu[SP_LIE_MAX_DIM];
+    interval_delta(n, c->h, theta, c->xi, x, delta);
+    interval_momentum(G, c->s->config.retraction, delta, c->nu, B, mu);
+    for (int i = 0; i < n; ++i) x_new[i] = c->base[i] - c->h * c->h * (1.0 - theta) * mu[i];
+    return SP_OK;
+}
+
+/* r(x) = x − Φ(x), J = I + h³θ(1−θ) D_τ(Δ(x), ν_k) */
+static sp_status newton_residual(void *ctx, const double *x, double *r, double *J)
+{
+    const implicit_step *c = ctx;
+    const sp_group *G = c->s->config.group;
+    int n = G->dim;
+    double theta = c->s->config.theta, phi[SP_LIE_MAX_DIM];
+    fixed_point_map(ctx, x, phi);
+    for (int i = 0; i < n; ++i) r[i] = x[i] - phi[i];
+    if (J) {
+        double delta[SP_LIE_MAX_DIM] = {0}, h = c->h, f = h * h * h * theta * (1.0 - theta);
+        interval_delta(n, h, theta, c->xi, x, delta);
+        c->s->config.retraction->dtau_T_deriv(G, delta, c->nu, J);
+        for (int i = 0; i < n * n; ++i) J[i] *= f;
+        for (int i = 0; i < n; ++i) J[i * n + i] += 1.0;
+    }
+    return SP_OK;
+}
+
+sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
+                       sp_hohp_interval *interval)
+{
+    const sp_group *G = s->config.group;
+    const sp_retraction *tau = s->config.retraction;
+    const int n = G->dim;
+    const double theta = s->config.theta;
+    double xi1[SP_LIE_MAX_DIM], delta[SP_LIE_MAX_DIM] = {0}, mu[SP_LIE_MAX_DIM], pi[SP_LIE_MAX_DIM];
+    double B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    int iterations = 0;
+
+    if (theta == 0.0) {
+        for (int i = 0; i < n; ++i) delta[i] = h * in->xi[i];
+        interval_momentum(G, tau, delta, in->nu, B, mu);
+        for (int i = 0; i < n; ++i) pi[i] = in->p[i] - h * mu[i];
+        for (int i = 0; i < n; ++i) xi1[i] = in->xi[i] + h * pi[i];
+    } else {
+        if (theta == 1.0) {
+            for (int i = 0; i < n; ++i) xi1[i] = in->xi[i] + h * in->p[i];
+        } else {
+            implicit_step c = {.s = s, .h = h, .xi = in->xi, .nu = in->nu};
+            for (int i = 0; i < n; ++i) c.base[i] = in->xi[i] + h * in->p[i];
+            /* predictor: dτ ≈ I */
+            for (int i = 0; i < n; ++i) xi1[i] = c.base[i] - h * h * (1.0 - theta) * in->nu[i];
+            sp_status st = s->config.solver == SP_HOHP_FIXED_POINT
+                               ? sp_fixed_point_solve(s->newton, fixed_point_map, &c, xi1, &s->config.solve, &iterations)
+                               : sp_newton_solve(s->newton, newton_residual, &c, xi1, &s->config.solve, &iterations);
+            if (st != SP_OK) return st;
+        }
+        interval_delta(n, h, theta, in->xi, xi1, delta);
+        interval_momentum(G, tau, delta, in->nu, B, mu);
+        for (int i = 0; i < n; ++i) pi[i] = in->p[i] - h * (1.0 - theta) * mu[i];
+    }
+
+    double R[SP_LIE_MAX_ELEM], g1[SP_LIE_MAX_ELEM], nu1[SP_LIE_MAX_DIM];
+    tau->tau(G, delta, R);
+    G->compose(G, in->g, R, g1);
+    G->Ad_star(G, R, in->nu, nu1);
+    if (!sp_vec_isfinite(n, xi1) || !sp_vec_isfinite(n, nu1) || !sp_vec_isfinite(n, pi) ||
+        !sp_vec_isfinite(G->elem_size, g1))
+        return SP_ERR_NONFINITE;
+
+    if (interval) {
+        interval->h = h;
+        interval->iterations = iterations;
+        sp_vec_copy(n, delta, interval->delta);
+        sp_vec_copy(n, mu, interval->mu);
+        sp_vec_copy(n, pi, interval->pi);
+        sp_vec_copy(n, in->nu, interval->nu);
+        sp_vec_copy(G->elem_size, R, interval->R);
+        sp_vec_copy(n * n, B, interval->B);
+        tau->dtau_T_deriv(G, delta, in->nu, interval->D);
+    }
+    for (int i = 0; i < n; ++i) out->p[i] = pi[i] - h * theta * mu[i];
+    sp_vec_copy(n, xi1, out->xi);
+    sp_vec_copy(n, nu1, out->nu);
+    sp_vec_copy(G->elem_size, g1, out->g);
+    return SP_OK;
+}
+
+void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M)
+{
+    double g_inv[SP_LIE_MAX_ELEM];
+    G->inverse(G, z->g, g_inv);
+    G->Ad_star(G, g_inv, z->nu, M);
+}
+
+void sp_hohp_right_momentum(const sp_group *G, const sp_hohp_state *z, double *C)
+{
+    double ad[SP_LIE_MAX_DIM];
+    G->ad_star(G, z->xi, z->p, ad);
+    for (int i = 0; i < G->dim; ++i) C[i] = -ad[i] - z->nu[i];
+}
+
+double sp_hohp_energy(const sp_group *G, const sp_hohp_state *z)
+{
+    return sp_vec_dot(G->dim, z->nu, z->xi) + 0.5 * sp_vec_dot(G->dim, z->p, z->p);
+}

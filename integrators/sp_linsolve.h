@@ -1,0 +1,13 @@
+/* Dense linear solves for Newton iterations and adjoint sweeps (LAPACK LU). */
+#ifndef SP_LINSOLVE_H
+#define SP_LINSOLVE_H
+
+#include "../lie/sp_status.h"
+
+/* Solves A x = b (transpose = 0) or Aᵀ x = b (transpose = 1) for a row-major n x n A.
+ * A is overwritten by its LU factors and b by the solution; `pivots` holds n ints.
+ * Allocates nothing. Returns SP_ERR_SINGULAR for an exactly singular matrix and
+ * SP_ERR_NONFINITE when the solution is not finite. */
+sp_status sp_linsolve(int n, double *A, double *b, int *pivots, int transpose);
+
+#endif

@@ -1,0 +1,286 @@
+/* SO(3): rotations of R³, stored as row-major 3x3 matrices; so(3) ≅ R³ by hat/vee.
+ *
+ * Formulas: HOHP spec §1 (Rodrigues' formula; the closed Cayley map
+ * cay(x) = I + 4/(4+|x|²)(x̂ + ½x̂²); right-trivialised differentials
+ * dexp_x = I + B x̂ + C x̂², dexp⁻¹_x = I − ½x̂ + c x̂², dcay_x = 2/(4+|x|²)(2I + x̂),
+ * dcay⁻¹_x = I − ½x̂ + ¼xxᵀ; and D_τ(x, v) = ∂ₓ[dτ_xᵀ v]). The trigonometric
+ * coefficients switch to their Taylor series below |x| = 0.1, where the closed forms
+ * lose digits to cancellation. */
+#include <math.h>
+
+#include "sp_lie.h"
+#include "sp_linalg.h"
+
+/* Below this angle every trigonometric coefficient is evaluated by its series. */
+#define SO3_SERIES_ANGLE 0.1
+
+static void so3_hat(const sp_group *G, const double *a, double *A)
+{
+    (void)G;
+    A[0] = 0.0, A[1] = -a[2], A[2] = a[1];
+    A[3] = a[2], A[4] = 0.0, A[5] = -a[0];
+    A[6] = -a[1], A[7] = a[0], A[8] = 0.0;
+}
+
+static void so3_vee(const sp_group *G, const double *A, double *a)
+{
+    (void)G;
+    a[0] = A[7];
+    a[1] = A[2];
+    a[2] = A[3];
+}
+
+static void so3_identity(const sp_group *G, double *g)
+{
+    (void)G;
+    sp_mat_identity(3, g);
+}
+
+static void so3_compose(const sp_group *G, const double *a, const double *b, double *ab)
+{
+    (void)G;
+    double tmp[9];
+    sp_mat_mul(3, 3, 3, a, b, tmp);
+    sp_vec_copy(9, tmp, ab);
+}
+
+static void so3_inverse(const sp_group *G, const double *g, double *g_inv)
+{
+    (void)G;
+    double tmp[9];
+    sp_mat_transpose(3, g, tmp);
+    sp_vec_copy(9, tmp, g_inv);
+}
+
+static void so3_act(const sp_group *G, const double *g, const double *x, double *y)
+{
+    (void)G;
+    double tmp[3];
+    sp_mat_vec(3, 3, g, x, tmp);
+    sp_vec_copy(3, tmp, y);
+}
+
+/* M = α I + β x̂ + γ x̂², the shape shared by exp, cay and their differentials
+ * (x̂² = xxᵀ − |x|² I). */
+static void so3_poly(const double *x, double alpha, double beta, double gamma, double *M)
+{
+    double n2 = sp_vec_dot(3, x, x);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[3 * i + j] = gamma * x[i] * x[j] + (i == j ? alpha - gamma * n2 : 0.0);
+    M[1] -= beta * x[2], M[2] += beta * x[1];
+    M[3] += beta * x[2], M[5] -= beta * x[0];
+    M[6] -= beta * x[1], M[7] += beta * x[0];
+}
+
+/* Rodrigues coefficients A = sinθ/θ, B = (1−cosθ)/θ², C = (θ−sinθ)/θ³. */
+static void rodrigues_coefficients(double t, double *A, double *B, double *C)
+{
+    double t2 = t * t;
+    if (t < SO3_SERIES_ANGLE) {
+        *A = 1.0 - t2 / 6.0 * (1.0 - t2 / 20.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0)));
+        *B = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0)));
+        *C = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0 * (1.0 - t2 / 110.0)));
+    } else {
+        double s = sin(t), c = cos(t);
+        *A = s / t;
+        *B = (1.0 - c) / t2;
+        *C = (t - s) / (t2 * t);
+    }
+}
+
+static void so3_exp(const sp_group *G, const double *x, double *g)
+{
+    (void)G;
+    double A, B, C;
+    rodrigues_coefficients(sp_vec_norm(3, x), &A, &B, &C);
+    so3_poly(x, 1.0, A, B, g);
+}
+
+/* θ/sinθ, finite for θ in [0, π). */
+static double angle_over_sine(double t, double s)
+{
+    if (t < SO3_SERIES_ANGLE) {
+        double t2 = t * t;
+        return 1.0 + t2 / 6.0 * (1.0 + 7.0 * t2 / 60.0 * (1.0 + 31.0 * t2 / 294.0));
+    }
+    return t / s;
+}
+
+/* Principal logarithm, accurate at every angle: the angle comes from atan2 of the
+ * antisymmetric and trace parts; near π the axis is read off the symmetric part,
+ * where the antisymmetric part has lost its digits. */
+static sp_status so3_log(const sp_group *G, const double *R, double *x)
+{
+    (void)G;
+    double a[3] = {0.5 * (R[7] - R[5]), 0.5 * (R[2] - R[6]), 0.5 * (R[3] - R[1])};
+    double s = sp_vec_norm(3, a);
+    double c = 0.5 * (R[0] + R[4] + R[8] - 1.0);
+    double t = atan2(s, c);
+    if (!isfinite(t)) return SP_ERR_DOMAIN;
+    if (c > -0.9) {
+        double f = angle_over_sine(t, s);
+        for (int i = 0; i < 3; ++i) x[i] = f * a[i];
+        return SP_OK;
+    }
+    /* (R + Rᵀ)/2 − c I = (1 − c) w wᵀ: take the best-conditioned column. */
+    double S[9];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) S[3 * i + j] = 0.5 * (R[3 * i + j] + R[3 * j + i]) - (i == j ? c : 0.0);
+    int k = 0;
+    for (int i = 1; i < 3; ++i)
+        if (S[4 * i] > S[4 * k]) k = i;
+    double w[3] = {S[k], S[3 + k], S[6 + k]};
+    double n = sp_vec_norm(3, w);
+    if (!(n > 0.0)) return SP_ERR_DOMAIN;
+    double sign = sp_vec_dot(3, w, a) < 0.0 ? -1.0 : 1.0;
+    for (int i = 0; i < 3; ++i) x[i] = sign * t * w[i] / n;
+    return SP_OK;
+}
+
+static void so3_cay(const sp_group *G, const double *x, double *g)
+{
+    (void)G;
+    double f = 4.0 / (4.0 + sp_vec_dot(3, x, x));
+    so3_poly(x, 1.0, f, 0.5 * f, g);
+}
+
+/* cay⁻¹(R) = 4 a / (1 + tr R) with a = vee(R − Rᵀ)/2; undefined for rotations by π. */
+static sp_status so3_cay_inv(const sp_group *G, const double *R, double *x)
+{
+    (void)G;
+    double d = 1.0 + R[0] + R[4] + R[8];
+    if (!(d > 1e-300)) return SP_ERR_DOMAIN;
+    x[0] = 2.0 * (R[7] - R[5]) / d;
+    x[1] = 2.0 * (R[2] - R[6]) / d;
+    x[2] = 2.0 * (R[3] - R[1]) / d;
+    return sp_vec_isfinite(3, x) ? SP_OK : SP_ERR_DOMAIN;
+}
+
+static void so3_dexp(const sp_group *G, const double *x, double *M)
+{
+    (void)G;
+    double A, B, C;
+    rodrigues_coefficients(sp_vec_norm(3, x), &A, &B, &C);
+    so3_poly(x, 1.0, B, C, M);
+}
+
+static void so3_dexp_inv(const sp_group *G, const double *x, double *M)
+{
+    (void)G;
+    double t = sp_vec_norm(3, x), t2 = t * t, c;
+    if (t < SO3_SERIES_ANGLE)
+        c = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0;
+    else
+        c = (1.0 - 0.5 * t / tan(0.5 * t)) / t2;
+    so3_poly(x, 1.0, -0.5, c, M);
+}
+
+static void so3_dcay(const sp_group *G, const double *x, double *M)
+{
+    (void)G;
+    double f = 2.0 / (4.0 + sp_vec_dot(3, x, x));
+    so3_poly(x, 2.0 * f, f, 0.0, M);
+}
+
+static void so3_dcay_inv(const sp_group *G, const double *x, double *M)
+{
+    (void)G;
+    so3_poly(x, 1.0, -0.5, 0.0, M);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[3 * i + j] += 0.25 * x[i] * x[j];
+}
+
+/* D_cay(x, v) = −4/s² f xᵀ + 2/s v̂, s = 4 + |x|², f = 2v + v × x. */
+static void so3_dcay_T_deriv(const sp_group *G, const double *x, const double *v, double *M)
+{
+    double s = 4.0 + sp_vec_dot(3, x, x), f[3];
+    sp_cross(v, x, f);
+    for (int i = 0; i < 3; ++i) f[i] += 2.0 * v[i];
+    so3_hat(G, v, M);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) M[3 * i + j] = 2.0 / s * M[3 * i + j] - 4.0 / (s * s) * f[i] * x[j];
+}
+
+/* a'/θ and b'/θ for a = B(θ), b = C(θ) (HOHP spec §1.4). */
+static void rodrigues_derivatives(double t, double *da, double *db)
+{
+    double t2 = t * t;
+    if (t < SO3_SERIES_ANGLE) {
+        *da = -1.0 / 12.0 + t2 / 180.0 - t2 * t2 / 6720.0 + t2 * t2 * t2 / 453600.0 - t2 * t2 * t2 * t2 / 47900160.0;
+        *db = -1.0 / 60.0 + t2 / 1260.0 - t2 * t2 / 60480.0 + t2 * t2 * t2 / 4989600.0 - t2 * t2 * t2 * t2 / 622702080.0;
+    } else {
+        double s = sin(t), c = cos(t);
+        *da = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
+        *db = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+    }
+}
+
+/* D_exp(x, v) = −(a'/θ)(x×v)xᵀ + a v̂ + (b'/θ)(x×(x×v))xᵀ + b((x·v)I + x vᵀ − 2 v xᵀ). */
+static void so3_dexp_T_deriv(const sp_group *G, const double *x, const double *v, double *M)
+{
+    double t = sp_vec_norm(3, x), A, a, b, da, db, xv[3], xxv[3];
+    rodrigues_coefficients(t, &A, &a, &b);
+    rodrigues_derivatives(t, &da, &db);
+    sp_cross(x, v, xv);
+    sp_cross(x, xv, xxv);
+    double dot = sp_vec_dot(3, x, v);
+    so3_hat(G, v, M);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            M[3 * i + j] = a * M[3 * i + j] + (-da * xv[i] + db * xxv[i]) * x[j] +
+                           b * ((i == j ? dot : 0.0) + x[i] * v[j] - 2.0 * v[i] * x[j]);
+}
+
+static void so3_ad(const sp_group *G, const double *x, const double *y, double *out)
+{
+    (void)G;
+    sp_cross(x, y, out);
+}
+
+/* ad*_x m = m × x. */
+static void so3_ad_star(const sp_group *G, const double *x, const double *m, double *out)
+{
+    (void)G;
+    sp_cross(m, x, out);
+}
+
+static void so3_Ad(const sp_group *G, const double *g, const double *x, double *out) { so3_act(G, g, x, out); }
+
+/* Ad*_g m = gᵀ m. */
+static void so3_Ad_star(const sp_group *G, const double *g, const double *m, double *out)
+{
+    (void)G;
+    double tmp[3];
+    sp_mat_tvec(3, 3, g, m, tmp);
+    sp_vec_copy(3, tmp, out);
+}
+
+static const sp_group so3_type = {
+    .name = "SO3",
+    .dim = 3,
+    .elem_size = 9,
+    .mat_dim = 3,
+    .act_dim = 3,
+    .identity = so3_identity,
+    .compose = so3_compose,
+    .inverse = so3_inverse,
+    .act = so3_act,
+    .hat = so3_hat,
+    .vee = so3_vee,
+    .exp = so3_exp,
+    .log = so3_log,
+    .cay = so3_cay,
+    .cay_inv = so3_cay_inv,
+    .dexp = so3_dexp,
+    .dexp_inv = so3_dexp_inv,
+    .dcay = so3_dcay,
+    .dcay_inv = so3_dcay_inv,
+    .dexp_T_deriv = so3_dexp_T_deriv,
+    .dcay_T_deriv = so3_dcay_T_deriv,
+    .ad = so3_ad,
+    .ad_star = so3_ad_star,
+    .Ad = so3_Ad,
+    .Ad_star = so3_Ad_star,
+};
+
+const sp_group *const sp_group_so3 = &so3_type;

@@ -1,0 +1,165 @@
+/* The symplan command: the only place that talks to the terminal. */
+#include <nlopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_plan.h"
+#include "../problems/sp_result_file.h"
+
+enum { EXIT_RESULT = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
+
+static void usage(FILE *f)
+{
+    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary]\n"
+          "       symplan check FILE.json\n"
+          "       symplan list\n",
+          f);
+}
+
+/* One line naming the file, the JSON path and what is wrong. */
+static int bad_input(const char *file, const sp_input_error *e)
+{
+    if (e->path[0]) fprintf(stderr, "%s: %s: %s\n", file, e->path, e->message);
+    else fprintf(stderr, "%s: %s\n", file, e->message);
+    return EXIT_BAD_INPUT;
+}
+
+static int read_problem(const char *file, sp_problem *pb)
+{
+    sp_input_error e;
+    if (sp_problem_read_file(file, pb, &e) != SP_OK) return bad_input(file, &e);
+    return EXIT_RESULT;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    if (argc != 1) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    sp_problem pb;
+    int rc = read_problem(argv[0], &pb);
+    if (rc) return rc;
+    sp_problem_free(&pb);
+    puts("ok");
+    return EXIT_RESULT;
+}
+
+static void print_summary(const sp_problem *pb, const cJSON *result, const char *where)
+{
+    const cJSON *status = cJSON_GetObjectItem(result, "status");
+    printf("%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps,
+           cJSON_GetStringValue(status));
+    const cJSON *cost = cJSON_GetObjectItem(result, "cost");
+    if (cJSON_IsNumber(cost))
+        printf("  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n", cost->valuedouble,
+               cJSON_GetObjectItem(result, "iterations")->valueint,
+               cJSON_GetNumberValue(cJSON_GetObjectItem(result, "gradient_norm")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "terminal_residual"), "norm")));
+    const cJSON *tg;
+    cJSON_ArrayForEach(tg, cJSON_GetObjectItem(result, "targets"))
+    {
+        printf("  t = %-6g distance to target %.6f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "t")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "distance")));
+    }
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) printf("  %s %.3g\n", d->string, d->valuedouble);
+    printf("result written to %s\n", where);
+}
+
+static int cmd_solve(int argc, char **argv)
+{
+    const char *file = NULL, *out_path = NULL;
+    int summary = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
+        else if (strcmp(argv[i], "--summary") == 0) summary = 1;
+        else if (!file && argv[i][0] != '-') file = argv[i];
+        else {
+            usage(stderr);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!file) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    sp_problem pb;
+    int rc = read_problem(file, &pb);
+    if (rc) return rc;
+
+    char why[512];
+    sp_output out;
+    if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
+        fprintf(stderr, "%s: %s\n", out_path, why);
+        sp_problem_free(&pb);
+        return EXIT_BAD_INPUT;
+    }
+
+    cJSON *result = NULL;
+    if (pb.task == SP_TASK_PLAN) {
+        sp_plan *plan = sp_plan_new(&pb);
+        if (plan) {
+            sp_plan_result res;
+            sp_plan_solve(plan, &res);
+            result = sp_plan_result_json(plan, &res);
+        }
+        sp_plan_free(plan);
+    } else {
+        result = sp_simulate_json(&pb);
+    }
+    if (!result) {
+        fprintf(stderr, "%s: out of memory\n", file);
+        sp_output_abandon(&out);
+        sp_problem_free(&pb);
+        return EXIT_INTERNAL;
+    }
+    rc = EXIT_RESULT;
+    if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
+        fprintf(stderr, "%s: %s\n", file, why);
+        rc = EXIT_INTERNAL;
+    } else if (summary) {
+        print_summary(&pb, result, out_path ? out_path : "standard output");
+    }
+    cJSON_Delete(result);
+    sp_problem_free(&pb);
+    return rc;
+}
+
+static int cmd_list(void)
+{
+    printf("groups:");
+    for (size_t i = 0; sp_group_at(i); ++i) printf(" %s", sp_group_at(i)->name);
+    printf("\nretractions:");
+    for (size_t i = 0; sp_retraction_at(i); ++i) printf(" %s", sp_retraction_at(i)->name);
+    printf("\nschemes:");
+    for (size_t i = 0; sp_hohp_scheme_at(i); ++i)
+        printf(" %s (theta=%g, order %d)", sp_hohp_scheme_at(i)->name, sp_hohp_scheme_at(i)->theta,
+               sp_hohp_scheme_at(i)->order);
+    printf("\nmodels:\n");
+    for (size_t i = 0; sp_model_at(i); ++i)
+        printf("  %-14s [%s] %s\n", sp_model_at(i)->name, sp_model_at(i)->tasks, sp_model_at(i)->description);
+    printf("algorithms (NLopt):\n");
+    for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a)
+        printf("  %-24s %s\n", nlopt_algorithm_to_string((nlopt_algorithm)a), nlopt_algorithm_name((nlopt_algorithm)a));
+    return EXIT_RESULT;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (strcmp(argv[1], "solve") == 0) return cmd_solve(argc - 2, argv + 2);
+    if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
+    if (strcmp(argv[1], "list") == 0) return cmd_list();
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return EXIT_RESULT;
+    }
+    fprintf(stderr, "symplan: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,250 @@
+/* Forward sweep with kicks and its discrete adjoint (HOHP spec §4.3–4.4), written
+ * against the group interface. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sp_shooting.h"
+#include "../integrators/sp_linsolve.h"
+#include "../lie/sp_linalg.h"
+
+struct sp_shooting {
+    const sp_problem *pb;
+    const sp_group *G;
+    sp_hohp *stepper;
+    int N, n;
+    double *h;            /* N step sizes */
+    double *t;            /* N+1 grid times */
+    int *target_step;     /* step index k_i of each target */
+    int *target_at;       /* N+1 entries: target index at step k, or −1 */
+    sp_hohp_state *state; /* N+1 states of the last recorded sweep */
+    sp_hohp_interval *tape;
+    double *kick;
+    double running_cost;
+    double residual[2 * SP_LIE_MAX_DIM];
+    sp_shooting_timing timing;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Shares the steps out over the segments between targets (see sp_shooting.h). */
+static void build_grid(sp_shooting *s)
+{
+    const sp_cubic_spline *c = &s->pb->cubic;
+    const double T = s->pb->T;
+    const int N = s->N;
+    size_t m = c->n_targets;
+    int uniform = 1;
+    for (size_t i = 0; i < m; ++i) {
+        double k = c->targets[i].t / T * N;
+        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
+    }
+    int previous = 0;
+    for (size_t i = 0; i < m; ++i) {
+        int k = (int)nearbyint(c->targets[i].t / T * N);
+        int segments_left = (int)(m - 1 - i) + (c->targets[m - 1].t < T);
+        if (k < previous + 1) k = previous + 1;
+        if (k > N - segments_left) k = N - segments_left;
+        s->target_step[i] = previous = k;
+    }
+    for (int k = 0; k <= N; ++k) s->target_at[k] = -1;
+    for (size_t i = 0; i < m; ++i) s->target_at[s->target_step[i]] = (int)i;
+
+    s->t[0] = 0.0;
+    if (uniform) {
+        for (int k = 0; k < N; ++k) s->h[k] = T / N, s->t[k + 1] = (k + 1) * (T / N);
+        return;
+    }
+    int k0 = 0;
+    double t0 = 0.0;
+    for (size_t i = 0; i <= m; ++i) {
+        int k1 = i < m ? s->target_step[i] : N;
+        double t1 = i < m ? c->targets[i].t : T;
+        for (int k = k0; k < k1; ++k) {
+            s->h[k] = (t1 - t0) / (k1 - k0);
+            s->t[k + 1] = k + 1 == k1 ? t1 : t0 + (k + 1 - k0) * s->h[k];
+        }
+        k0 = k1, t0 = t1;
+    }
+}
+
+sp_shooting *sp_shooting_alloc(const sp_problem *pb)
+{
+    sp_shooting *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->pb = pb;
+    s->G = pb->cubic.group;
+    s->N = pb->steps;
+    s->n = s->G->dim;
+    sp_hohp_config cfg = {.group = s->G,
+                          .retraction = pb->retraction,
+                          .theta = pb->scheme->theta,
+                          .solver = pb->solver,
+                          .solve = {.tol = pb->solver_tol, .max_iter = 50}};
+    size_t N = (size_t)s->N;
+    s->stepper = sp_hohp_alloc(&cfg);
+    s->h = malloc(N * sizeof *s->h);
+    s->t = malloc((N + 1) * sizeof *s->t);
+    s->target_step = malloc(pb->cubic.n_targets * sizeof *s->target_step);
+    s->target_at = malloc((N + 1) * sizeof *s->target_at);
+    s->state = malloc((N + 1) * sizeof *s->state);
+    s->tape = malloc(N * sizeof *s->tape);
+    s->kick = calloc(pb->cubic.n_targets * (size_t)s->n, sizeof *s->kick);
+    if (!s->stepper || !s->h || !s->t || !s->target_step || !s->target_at || !s->state || !s->tape || !s->kick) {
+        sp_shooting_free(s);
+        return NULL;
+    }
+    build_grid(s);
+    return s;
+}
+
+void sp_shooting_free(sp_shooting *s)
+{
+    if (!s) return;
+    sp_hohp_free(s->stepper);
+    free(s->h);
+    free(s->t);
+    free(s->target_step);
+    free(s->target_at);
+    free(s->state);
+    free(s->tape);
+    free(s->kick);
+    free(s);
+}
+
+int sp_shooting_dim(const sp_shooting *s) { return 2 * s->n; }
+int sp_shooting_steps(const sp_shooting *s) { return s->N; }
+
+/* The forward sweep; records states, tape and kicks when `record` is set. */
+static sp_status forward(sp_shooting *s, const double *x, int record, double *J)
+{
+    const sp_group *G = s->G;
+    const sp_cubic_spline *c = &s->pb->cubic;
+    const int n = s->n;
+    double t0 = now_seconds();
+    sp_hohp_state z;
+    sp_vec_copy(G->elem_size, s->pb->g0, z.g);
+    sp_vec_copy(n, s->pb->xi0, z.xi);
+    sp_vec_copy(n, x, z.nu);
+    sp_vec_copy(n, x + n, z.p);
+    double running = 0.0, penalty = 0.0;
+    sp_status st = SP_OK;
+    if (record) s->state[0] = z;
+    for (int k = 0; k < s->N && st == SP_OK; ++k) {
+        sp_hohp_interval local, *iv = record ? &s->tape[k] : &local;
+        st = sp_hohp_step(s->stepper, s->h[k], &z, &z, iv);
+        if (st != SP_OK) break;
+        running += 0.5 * s->h[k] * sp_vec_dot(n, iv->pi, iv->pi);
+        if (record) s->state[k + 1] = z;
+        int i = s->target_at[k + 1];
+        if (i >= 0) {
+            double grad[SP_LIE_MAX_DIM];
+            penalty += sp_cubic_target_cost(c, (size_t)i, z.g);
+            sp_cubic_target_gradient(c, (size_t)i, z.g, grad);
+            sp_vec_axpy(n, 1.0, grad, z.nu);
+            if (record) sp_vec_copy(n, grad, s->kick + (size_t)i * n);
+        }
+    }
+    *J = running + penalty;
+    if (st == SP_OK && !isfinite(*J)) st = SP_ERR_NONFINITE;
+    if (record) {
+        s->running_cost = running;
+        sp_vec_copy(n, z.nu, s->residual);
+        sp_vec_copy(n, z.p, s->residual + n);
+    }
+    s->timing.forward_seconds += now_seconds() - t0;
+    s->timing.forward_sweeps++;
+    return st;
+}
+
+sp_status sp_shooting_cost(sp_shooting *s, const double *x, double *J) { return forward(s, x, 0, J); }
+
+sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J) { return forward(s, x, 1, J); }
+
+/* Adds the target terms at step k to λ_g: ∇E_i(g_k) + K_iᵀ λ_ν. */
+static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const double *lam_nu)
+{
+    int i = s->target_at[k];
+    if (i < 0) return;
+    double grad[SP_LIE_MAX_DIM], kt[SP_LIE_MAX_DIM];
+    sp_cubic_target_gradient(&s->pb->cubic, (size_t)i, s->state[k].g, grad);
+    sp_cubic_target_jacobian_T(&s->pb->cubic, (size_t)i, s->state[k].g, lam_nu, kt);
+    for (int j = 0; j < s->n; ++j) lam_g[j] += grad[j] + kt[j];
+}
+
+/* The exact transpose of the linearised sweep, HOHP spec §4.4, in group-generic form:
+ * Rλ becomes Ad*_{R⁻¹}λ or Ad_R λ, and (Rλ_ν) × ν becomes −ad*_{Ad_R λ_ν} ν. */
+static sp_status adjoint(sp_shooting *s, double *grad)
+{
+    const sp_group *G = s->G;
+    const int n = s->n;
+    const double th = s->pb->scheme->theta, a = 1.0 - th;
+    double t0 = now_seconds();
+    double lg[SP_LIE_MAX_DIM] = {0}, lx[SP_LIE_MAX_DIM] = {0}, ln[SP_LIE_MAX_DIM] = {0}, lp[SP_LIE_MAX_DIM] = {0};
+    adjoint_kick(s, s->N, lg, ln);
+    sp_status st = SP_OK;
+    for (int k = s->N - 1; k >= 0; --k) {
+        const sp_hohp_interval *iv = &s->tape[k];
+        const double h = iv->h, h3 = h * h * h;
+        double b_pi[SP_LIE_MAX_DIM], b_mu[SP_LIE_MAX_DIM], u[SP_LIE_MAX_DIM], v[SP_LIE_MAX_DIM];
+        double c_D[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM], R_inv[SP_LIE_MAX_ELEM], Rln[SP_LIE_MAX_DIM];
+        for (int j = 0; j < n; ++j) {
+            b_pi[j] = lp[j] + h * iv->pi[j];
+            b_mu[j] = -h * th * lp[j] - h * a * b_pi[j];
+        }
+        /* λ_g' = Ad*_{R⁻¹} λ_g; u = λ_g' − ad*_{Ad_R λ_ν} ν_k */
+        G->inverse(G, iv->R, R_inv);
+        G->Ad_star(G, R_inv, lg, lg);
+        G->Ad(G, iv->R, ln, Rln);
+        G->ad_star(G, Rln, iv->nu, v);
+        for (int j = 0; j < n; ++j) u[j] = lg[j] - v[j];
+        /* c_D = Bᵀu + Dᵀb_μ */
+        sp_mat_tvec(n, n, iv->B, u, c_D);
+        sp_mat_tvec(n, n, iv->D, b_mu, v);
+        sp_vec_axpy(n, 1.0, v, c_D);
+        /* w = A⁻ᵀ(λ_ξ + hθ c_D), A = I + h³θ(1−θ)D */
+        for (int j = 0; j < n; ++j) w[j] = lx[j] + h * th * c_D[j];
+        if (th > 0.0 && th < 1.0) {
+            double A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+            int piv[SP_LIE_MAX_DIM];
+            for (int j = 0; j < n * n; ++j) A[j] = h3 * th * a * iv->D[j];
+            for (int j = 0; j < n; ++j) A[j * n + j] += 1.0;
+            st = sp_linsolve(n, A, w, piv, 1);
+            if (st != SP_OK) break;
+        }
+        /* λ_ν' = Ad_R λ_ν + B(b_μ − h²(1−θ)w) */
+        for (int j = 0; j < n; ++j) v[j] = b_mu[j] - h * h * a * w[j];
+        sp_mat_vec(n, n, iv->B, v, ln);
+        sp_vec_axpy(n, 1.0, Rln, ln);
+        /* λ_p' = b_π + h w;  λ_ξ' = h(1−θ)c_D + (I − h³(1−θ)²D)ᵀ w */
+        for (int j = 0; j < n; ++j) lp[j] = b_pi[j] + h * w[j];
+        sp_mat_tvec(n, n, iv->D, w, v);
+        for (int j = 0; j < n; ++j) lx[j] = h * a * c_D[j] + w[j] - h3 * a * a * v[j];
+        if (k > 0) adjoint_kick(s, k, lg, ln);
+    }
+    sp_vec_copy(n, ln, grad);
+    sp_vec_copy(n, lp, grad + n);
+    if (st == SP_OK && !sp_vec_isfinite(2 * n, grad)) st = SP_ERR_NONFINITE;
+    s->timing.adjoint_seconds += now_seconds() - t0;
+    s->timing.adjoint_sweeps++;
+    return st;
+}
+
+sp_status sp_shooting_gradient(sp_shooting *s, const double *x, double *J, double *grad)
+{
+    sp_status st = forward(s, x, 1, J);
+    return st != SP_OK ? st : adjoint(s, grad);
+}
+
+const sp_hohp_state *sp_shooting_states(const sp_shooting *s) { return s->state; }
+const double *sp_shooting_times(const sp_shooting *s) { return s->t; }
+const int *sp_shooting_target_steps(const sp_shooting *s) { return s->target_step; }
+const double *sp_shooting_kicks(const sp_shooting *s) { return s->kick; }
+double sp_shooting_running_cost(const sp_shooting *s) { return s->running_cost; }
+void sp_shooting_terminal_residual(const sp_shooting *s, double *residual) { sp_vec_copy(2 * s->n, s->residual, residual); }
+sp_shooting_timing sp_shooting_get_timing(const sp_shooting *s) { return s->timing; }

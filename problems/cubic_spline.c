@@ -1,0 +1,84 @@
+/* Target terms of the cubic-spline planning cost (HOHP spec §4.1 for points on S²,
+ * §4.7 for rotations). Both use chordal distances, so that gradients stay smooth at
+ * every configuration. */
+#include <math.h>
+
+#include "sp_problem.h"
+#include "../lie/sp_linalg.h"
+
+double sp_cubic_target_cost(const sp_cubic_spline *c, size_t i, const double *g)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        double y[3];
+        sp_mat_vec(3, 3, g, c->y0, y);
+        double d = sp_vec_dist(3, y, tg->y);
+        return 0.5 * d * d / s2;
+    }
+    double d = sp_mat_dist(9, g, tg->R);
+    return 0.5 * d * d / s2;
+}
+
+/* A = Rᵢᵀ g */
+static void relative_rotation(const sp_cubic_target *tg, const double *g, double *A)
+{
+    double Rt[9];
+    sp_mat_transpose(3, tg->R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, g, A);
+}
+
+void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *g, double *grad)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        /* ∇E = −(1/σ²) y0 × (gᵀ yᵢ) */
+        double gy[3];
+        sp_mat_tvec(3, 3, g, tg->y, gy);
+        sp_cross(c->y0, gy, grad);
+        for (int k = 0; k < 3; ++k) grad[k] /= -s2;
+        return;
+    }
+    /* ∇E = (1/σ²) vee(A − Aᵀ) */
+    double A[9];
+    relative_rotation(tg, g, A);
+    grad[0] = (A[7] - A[5]) / s2;
+    grad[1] = (A[2] - A[6]) / s2;
+    grad[2] = (A[3] - A[1]) / s2;
+}
+
+void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double *g, const double *v, double *out)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        /* Kᵀv = −(1/σ²)(gᵀyᵢ) × (y0 × v) */
+        double gy[3], w[3];
+        sp_mat_tvec(3, 3, g, tg->y, gy);
+        sp_cross(c->y0, v, w);
+        sp_cross(gy, w, out);
+        for (int k = 0; k < 3; ++k) out[k] /= -s2;
+        return;
+    }
+    /* K = (1/σ²)(tr(A) I − Aᵀ), so Kᵀv = (1/σ²)(tr(A) v − A v) */
+    double A[9], Av[3];
+    relative_rotation(tg, g, A);
+    sp_mat_vec(3, 3, A, v, Av);
+    double tr = A[0] + A[4] + A[8];
+    for (int k = 0; k < 3; ++k) out[k] = (tr * v[k] - Av[k]) / s2;
+}
+
+double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    if (c->space == SP_SPACE_SPHERE) {
+        double y[3];
+        sp_mat_vec(3, 3, g, c->y0, y);
+        return sp_vec_dist(3, y, tg->y);
+    }
+    double A[9], x[3];
+    relative_rotation(tg, g, A);
+    if (c->group->log(c->group, A, x) != SP_OK) return SP_PI;
+    return sp_vec_norm(3, x);
+}

@@ -1,0 +1,153 @@
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json_input.h"
+
+/* Paths longer than the buffer are cut short; they still point the right way. */
+static void join_path(char *dst, size_t size, const char *parent, const char *key)
+{
+    int written;
+    if (!key) written = snprintf(dst, size, "%s", parent);
+    else if (!parent[0]) written = snprintf(dst, size, "%s", key);
+    else written = snprintf(dst, size, "%s.%s", parent, key);
+    (void)written;
+}
+
+int json_fail(const json_input *in, const char *key, const char *fmt, ...)
+{
+    join_path(in->err->path, sizeof in->err->path, in->path, key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->err->message, sizeof in->err->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+json_input json_member(const json_input *in, const char *key)
+{
+    json_input m = {.node = cJSON_GetObjectItemCaseSensitive(in->node, key), .err = in->err};
+    join_path(m.path, sizeof m.path, in->path, key);
+    return m;
+}
+
+json_input json_element(const json_input *in, int i)
+{
+    json_input m = {.node = cJSON_GetArrayItem(in->node, i), .err = in->err};
+    size_t len = strlen(in->path);
+    if (len > sizeof m.path - 16) len = sizeof m.path - 16;
+    memcpy(m.path, in->path, len);
+    snprintf(m.path + len, 16, "[%d]", i);
+    return m;
+}
+
+int json_require_object(const json_input *in)
+{
+    if (!cJSON_IsObject(in->node)) return json_fail(in, NULL, "must be an object");
+    return 1;
+}
+
+int json_only_keys(const json_input *in, const char *const *allowed)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, in->node)
+    {
+        int known = 0;
+        for (const char *const *a = allowed; *a && !known; ++a) known = strcmp(*a, item->string) == 0;
+        if (!known) return json_fail(in, item->string, "unknown field");
+    }
+    return 1;
+}
+
+/* Reads a member that must be a finite number. */
+static int finite_number(const json_input *in, const cJSON *v, const char *key, double *out)
+{
+    if (!cJSON_IsNumber(v)) return json_fail(in, key, "must be a number");
+    if (!isfinite(v->valuedouble)) return json_fail(in, key, "must be a finite number");
+    *out = v->valuedouble;
+    return 1;
+}
+
+static const cJSON *present(const json_input *in, const char *key, int required, int *status)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(in->node, key);
+    *status = 1;
+    if (!v || cJSON_IsNull(v)) *status = required ? json_fail(in, key, "missing required field") : 0;
+    return v;
+}
+
+int json_number(const json_input *in, const char *key, int required, double *out)
+{
+    int st;
+    const cJSON *v = present(in, key, required, &st);
+    return st == 1 ? finite_number(in, v, key, out) : st;
+}
+
+int json_positive(const json_input *in, const char *key, int required, double *out)
+{
+    int st = json_number(in, key, required, out);
+    if (st == 1 && !(*out > 0.0)) return json_fail(in, key, "must be positive (got %.17g)", *out);
+    return st;
+}
+
+int json_integer(const json_input *in, const char *key, int required, long min, long max, int *out)
+{
+    double x;
+    int st = json_number(in, key, required, &x);
+    if (st != 1) return st;
+    if (x != floor(x)) return json_fail(in, key, "must be an integer (got %.17g)", x);
+    if (x < (double)min || x > (double)max)
+        return json_fail(in, key, "must be between %ld and %ld (got %.17g)", min, max, x);
+    *out = (int)x;
+    return 1;
+}
+
+int json_string(const json_input *in, const char *key, int required, const char **out)
+{
+    int st;
+    const cJSON *v = present(in, key, required, &st);
+    if (st != 1) return st;
+    if (!cJSON_IsString(v)) return json_fail(in, key, "must be a string");
+    *out = v->valuestring;
+    return 1;
+}
+
+/* Reads the numbers of an array node into out[0..n). */
+static int number_array(const json_input *arr, int n, const char *shape, double *out)
+{
+    if (!cJSON_IsArray(arr->node) || cJSON_GetArraySize(arr->node) != n) return json_fail(arr, NULL, "must be %s", shape);
+    for (int i = 0; i < n; ++i) {
+        json_input el = json_element(arr, i);
+        if (finite_number(&el, el.node, NULL, &out[i]) != 1) return -1;
+    }
+    return 1;
+}
+
+int json_vector(const json_input *in, const char *key, int required, int n, double *out)
+{
+    int st;
+    present(in, key, required, &st);
+    if (st != 1) return st;
+    char shape[64];
+    snprintf(shape, sizeof shape, "an array of %d numbers", n);
+    json_input arr = json_member(in, key);
+    return number_array(&arr, n, shape, out);
+}
+
+int json_matrix(const json_input *in, const char *key, int required, int n, double *out)
+{
+    int st;
+    const cJSON *v = present(in, key, required, &st);
+    if (st != 1) return st;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+        return json_fail(in, key, "must be a %d x %d matrix (an array of %d rows)", n, n, n);
+    json_input rows = json_member(in, key);
+    char shape[64];
+    snprintf(shape, sizeof shape, "a row of %d numbers", n);
+    for (int i = 0; i < n; ++i) {
+        json_input row = json_element(&rows, i);
+        if (number_array(&row, n, shape, out + i * n) != 1) return -1;
+    }
+    return 1;
+}

@@ -1,0 +1,41 @@
+/* Typed, validating look-ups in a parsed JSON document. Each reader builds the JSON
+ * path of what it reads ("targets[2].t") so that the first problem found is reported
+ * with its exact location; they return 1 when the value was read, 0 when an optional
+ * member is absent, and -1 after filling the error. Internal to problems/. */
+#ifndef SP_JSON_INPUT_H
+#define SP_JSON_INPUT_H
+
+#include <cjson/cJSON.h>
+
+#include "sp_problem.h"
+
+typedef struct json_input {
+    const cJSON *node;
+    char path[160]; /* "" at the root */
+    sp_input_error *err;
+} json_input;
+
+/* Sets the error at `path` (or at in->path with key appended) and returns -1. */
+int json_fail(const json_input *in, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The member `key` of an object node, as a new reader (node NULL when absent). */
+json_input json_member(const json_input *in, const char *key);
+/* Element i of an array node. */
+json_input json_element(const json_input *in, int i);
+
+/* Fails if the object has a member not listed in the NULL-terminated `allowed`. */
+int json_require_object(const json_input *in);
+int json_only_keys(const json_input *in, const char *const *allowed);
+
+int json_number(const json_input *in, const char *key, int required, double *out);
+int json_positive(const json_input *in, const char *key, int required, double *out);
+int json_integer(const json_input *in, const char *key, int required, long min, long max, int *out);
+int json_string(const json_input *in, const char *key, int required, const char **out);
+int json_vector(const json_input *in, const char *key, int required, int n, double *out);
+int json_matrix(const json_input *in, const char *key, int required, int n, double *out);
+
+#endif

@@ -1,0 +1,324 @@
+/* The problem-file reader: every field of DESIGN.md's contract, checked before anything
+ * runs. */
+#include <errno.h>
+#include <nlopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_input.h"
+#include "sp_problem.h"
+#include "../lie/sp_linalg.h"
+
+/* Largest problem file read, and largest step count accepted. */
+#define PROBLEM_FILE_MAX_BYTES (64L << 20)
+#define PROBLEM_MAX_STEPS 100000000L
+
+static const sp_model_info models[] = {
+    {"cubic_spline", "plan, simulate",
+     "Riemannian cubic on a Lie group (HOHP integrators); plans through targets on S² or SO(3)"},
+};
+
+const sp_model_info *sp_model_at(size_t i) { return i < sizeof models / sizeof models[0] ? &models[i] : NULL; }
+
+/* Reads a member naming an entry of a registry; lists the known names on failure. */
+typedef const char *(*name_at_fn)(size_t i);
+
+static int json_name(const json_input *in, const char *key, int required, name_at_fn name_at, const char *what,
+                     const char **out)
+{
+    int st = json_string(in, key, required, out);
+    if (st != 1) return st;
+    for (size_t i = 0; name_at(i); ++i)
+        if (strcmp(name_at(i), *out) == 0) return 1;
+    char known[200] = "";
+    for (size_t i = 0; name_at(i); ++i) {
+        if (strlen(known) + strlen(name_at(i)) + 3 >= sizeof known) break;
+        if (i) strcat(known, ", ");
+        strcat(known, name_at(i));
+    }
+    return json_fail(in, key, "unknown %s '%s' (known: %s)", what, *out, known);
+}
+
+static const char *task_name_at(size_t i)
+{
+    static const char *const tasks[] = {"plan", "simulate"};
+    return i < 2 ? tasks[i] : NULL;
+}
+static const char *model_name_at(size_t i) { return sp_model_at(i) ? sp_model_at(i)->name : NULL; }
+static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
+static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
+static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
+static const char *solver_name_at(size_t i)
+{
+    return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL;
+}
+static const char *space_name_at(size_t i) { return i == 0 ? "sphere" : i == 1 ? "group" : NULL; }
+
+/* Reads a direction (any non-zero vector, normalised). */
+static int json_direction(const json_input *in, const char *key, int required, double *y)
+{
+    int st = json_vector(in, key, required, 3, y);
+    if (st != 1) return st;
+    double n = sp_vec_norm(3, y);
+    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero direction");
+    for (int i = 0; i < 3; ++i) y[i] /= n;
+    return 1;
+}
+
+/* Reads a rotation matrix: |RᵀR − I| ≤ 1e-6 and det R > 0, then rounds it onto SO(3)
+ * by the polar iteration R ← ½(R + R⁻ᵀ), so typed-in digits lose nothing. */
+static int json_rotation(const json_input *in, const char *key, int required, double *R)
+{
+    int st = json_matrix(in, key, required, 3, R);
+    if (st != 1) return st;
+    double RtR[9], Rt[9], I[9];
+    sp_mat_transpose(3, R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, R, RtR);
+    sp_mat_identity(3, I);
+    double err = sp_mat_dist(9, RtR, I);
+    double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                 R[2] * (R[3] * R[7] - R[4] * R[6]);
+    if (!(err <= 1e-6) || !(det > 0.0))
+        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g)", err, det);
+    for (int it = 0; it < 6; ++it) {
+        /* R⁻ᵀ = cof(R)/det(R) */
+        double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],
+                       R[2] * R[7] - R[1] * R[8], R[0] * R[8] - R[2] * R[6], R[1] * R[6] - R[0] * R[7],
+                       R[1] * R[5] - R[2] * R[4], R[2] * R[3] - R[0] * R[5], R[0] * R[4] - R[1] * R[3]};
+        double d = R[0] * C[0] + R[1] * C[1] + R[2] * C[2];
+        for (int k = 0; k < 9; ++k) R[k] = 0.5 * (R[k] + C[k] / d);
+    }
+    return 1;
+}
+
+/* g0 for any group: a rotation matrix for SO(3), a vector for Rⁿ. */
+static int json_group_element(const json_input *in, const char *key, const sp_group *G, double *g)
+{
+    G->identity(G, g);
+    if (G == sp_group_so3) return json_rotation(in, key, 0, g);
+    return json_vector(in, key, 0, G->elem_size, g);
+}
+
+static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
+{
+    snprintf(o->algorithm, sizeof o->algorithm, "LD_LBFGS");
+    snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
+    o->xtol_rel = 1e-10;
+    o->maxeval = 1000;
+    o->bound = 100.0;
+    o->stopval = -HUGE_VAL;
+    json_input in = json_member(root, "optimizer");
+    if (!in.node) return 1;
+    if (json_require_object(&in) != 1) return -1;
+    static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel",
+                                       "ftol_abs", "stopval", "maxeval", "maxtime", "bound", NULL};
+    if (json_only_keys(&in, keys) != 1) return -1;
+    const char *names[2] = {NULL, NULL};
+    const char *fields[2] = {"algorithm", "local_algorithm"};
+    char *dest[2] = {o->algorithm, o->local_algorithm};
+    for (int i = 0; i < 2; ++i) {
+        int st = json_string(&in, fields[i], 0, &names[i]);
+        if (st < 0) return -1;
+        if (st == 0) continue;
+        if ((int)nlopt_algorithm_from_string(names[i]) < 0 || strlen(names[i]) >= SP_NAME_MAX)
+            return json_fail(&in, fields[i], "unknown NLopt algorithm '%s' (see `symplan list`)", names[i]);
+        snprintf(dest[i], SP_NAME_MAX, "%s", names[i]);
+    }
+    if (json_number(&in, "xtol_rel", 0, &o->xtol_rel) < 0 || json_number(&in, "xtol_abs", 0, &o->xtol_abs) < 0 ||
+        json_number(&in, "ftol_rel", 0, &o->ftol_rel) < 0 || json_number(&in, "ftol_abs", 0, &o->ftol_abs) < 0 ||
+        json_number(&in, "stopval", 0, &o->stopval) < 0 || json_positive(&in, "maxtime", 0, &o->maxtime) < 0 ||
+        json_positive(&in, "bound", 0, &o->bound) < 0 || json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
+        return -1;
+    const char *nonneg[] = {"xtol_rel", "xtol_abs", "ftol_rel", "ftol_abs"};
+    const double vals[] = {o->xtol_rel, o->xtol_abs, o->ftol_rel, o->ftol_abs};
+    for (int i = 0; i < 4; ++i)
+        if (vals[i] < 0.0) return json_fail(&in, nonneg[i], "must not be negative");
+    return 1;
+}
+
+static int read_targets(const json_input *root, sp_problem *p)
+{
+    json_input in = json_member(root, "targets");
+    if (!in.node) return json_fail(root, "targets", "missing required field");
+    int n = cJSON_GetArraySize(in.node);
+    if (!cJSON_IsArray(in.node) || n < 1) return json_fail(&in, NULL, "must be a non-empty array of targets");
+    p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
+    if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
+    p->cubic.n_targets = (size_t)n;
+    const char *point = p->cubic.space == SP_SPACE_SPHERE ? "y" : "R";
+    const char *const keys[] = {"t", point, NULL};
+    for (int i = 0; i < n; ++i) {
+        json_input tg = json_element(&in, i);
+        sp_cubic_target *t = &p->cubic.targets[i];
+        if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
+            return -1;
+        if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
+        if (i > 0 && !(t->t > t[-1].t)) return json_fail(&tg, "t", "must be later than targets[%d].t", i - 1);
+        int st = p->cubic.space == SP_SPACE_SPHERE ? json_direction(&tg, "y", 1, t->y) : json_rotation(&tg, "R", 1, t->R);
+        if (st != 1) return -1;
+    }
+    size_t segments = (size_t)n + (p->cubic.targets[n - 1].t < p->T);
+    if ((size_t)p->steps < segments)
+        return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
+    return 1;
+}
+
+static int read_problem(const json_input *root, sp_problem *p)
+{
+    const char *s;
+    if (json_require_object(root) != 1) return -1;
+    static const char *const keys[] = {"task",   "model",   "group",           "space",     "y0",         "g0",
+                                       "xi0",    "p0",      "nu0",             "T",         "h",          "steps",
+                                       "scheme", "retraction", "solver",       "solver_tol", "sigma",     "targets",
+                                       "initial_momenta",   "optimizer",       "description", NULL};
+    if (json_only_keys(root, keys) != 1) return -1;
+    if (json_name(root, "task", 1, task_name_at, "task", &s) != 1) return -1;
+    p->task = strcmp(s, "plan") == 0 ? SP_TASK_PLAN : SP_TASK_SIMULATE;
+    if (json_name(root, "model", 1, model_name_at, "model", &s) != 1) return -1;
+    snprintf(p->model, sizeof p->model, "%s", s);
+
+    s = "SO3";
+    if (json_name(root, "group", 0, group_name_at, "group", &s) < 0) return -1;
+    const sp_group *G = p->cubic.group = sp_group_by_name(s);
+    s = "hohp_sv";
+    if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &s) < 0) return -1;
+    p->scheme = sp_hohp_scheme_by_name(s);
+    s = "cayley";
+    if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &s) < 0) return -1;
+    p->retraction = sp_retraction_by_name(s);
+    s = "newton";
+    if (json_name(root, "solver", 0, solver_name_at, "solver", &s) < 0) return -1;
+    sp_hohp_solver_from_name(s, &p->solver);
+    p->solver_tol = 1e-15;
+    if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
+    if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
+
+    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    if (json_group_element(root, "g0", G, p->g0) < 0) return -1;
+    if (json_vector(root, "xi0", 1, G->dim, p->xi0) != 1) return -1;
+
+    if (p->task == SP_TASK_SIMULATE) {
+        static const char *const plan_only[] = {"targets", "sigma", "space", "y0", "initial_momenta", "optimizer"};
+        for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
+            if (json_member(root, plan_only[i]).node)
+                return json_fail(root, plan_only[i], "only plan tasks take this field");
+        if (json_vector(root, "p0", 1, G->dim, p->p0) != 1 || json_vector(root, "nu0", 1, G->dim, p->nu0) != 1)
+            return -1;
+        double h = 0.0;
+        int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
+        if (has_T < 0 || has_h < 0) return -1;
+        if (!has_T && !has_h) return json_fail(root, "T", "missing: give the horizon T or the step h");
+        if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
+            return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
+        if (!has_T) p->T = h * p->steps;
+        return 1;
+    }
+
+    if (json_member(root, "h").node) return json_fail(root, "h", "plan tasks take the horizon T, not h");
+    if (json_member(root, "p0").node || json_member(root, "nu0").node)
+        return json_fail(root, json_member(root, "p0").node ? "p0" : "nu0",
+                         "plan tasks optimise the momenta; give a starting guess as initial_momenta");
+    if (G != sp_group_so3) return json_fail(root, "group", "plan tasks need group SO3 (got %s)", G->name);
+    if (json_positive(root, "T", 1, &p->T) != 1 || json_positive(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
+    s = "sphere";
+    if (json_name(root, "space", 0, space_name_at, "space", &s) < 0) return -1;
+    p->cubic.space = strcmp(s, "sphere") == 0 ? SP_SPACE_SPHERE : SP_SPACE_GROUP;
+    if (p->cubic.space == SP_SPACE_SPHERE) {
+        if (json_direction(root, "y0", 1, p->cubic.y0) != 1) return -1;
+    } else if (json_member(root, "y0").node) {
+        return json_fail(root, "y0", "only sphere targets take y0");
+    }
+    int st = json_vector(root, "initial_momenta", 0, 2 * G->dim, p->initial_momenta);
+    if (st < 0) return -1;
+    p->has_initial_momenta = st == 1;
+    if (read_optimizer(root, &p->optimizer) != 1) return -1;
+    return read_targets(root, p);
+}
+
+/* 1-based line and column of byte offset `at` in text. */
+static void locate(const char *text, size_t at, int *line, int *column)
+{
+    *line = 1, *column = 1;
+    for (size_t i = 0; i < at && text[i]; ++i) {
+        if (text[i] == '\n') ++*line, *column = 1;
+        else ++*column;
+    }
+}
+
+sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(err, 0, sizeof *err);
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, length, &end, 0);
+    if (!doc) {
+        int line, column;
+        size_t at = end ? (size_t)(end - text) : 0;
+        locate(text, at, &line, &column);
+        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d", line, column);
+        return SP_ERR_INVALID;
+    }
+    json_input root = {.node = doc, .err = err};
+    int st = read_problem(&root, out);
+    cJSON_Delete(doc);
+    if (st != 1) {
+        sp_problem_free(out);
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(err, 0, sizeof *err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno));
+        return SP_ERR_IO;
+    }
+    char *text = NULL;
+    size_t length = 0, capacity = 0;
+    for (;;) {
+        if (length + 4096 > capacity) {
+            if (capacity >= (size_t)PROBLEM_FILE_MAX_BYTES) {
+                free(text);
+                fclose(f);
+                snprintf(err->message, sizeof err->message, "file larger than %ld bytes", PROBLEM_FILE_MAX_BYTES);
+                return SP_ERR_INVALID;
+            }
+            capacity = capacity ? 2 * capacity : 65536;
+            char *grown = realloc(text, capacity + 1);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                snprintf(err->message, sizeof err->message, "out of memory");
+                return SP_ERR_NOMEM;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + length, 1, capacity - length, f);
+        length += got;
+        if (got == 0) break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(text);
+        snprintf(err->message, sizeof err->message, "cannot read: I/O error");
+        return SP_ERR_IO;
+    }
+    text[length] = '\0';
+    sp_status st = sp_problem_parse(text, length, out, err);
+    free(text);
+    return st;
+}
+
+void sp_problem_free(sp_problem *p)
+{
+    if (!p) return;
+    free(p->cubic.targets);
+    p->cubic.targets = NULL;
+    p->cubic.n_targets = 0;
+}

@@ -1,0 +1,107 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sp_result_file.h"
+
+static void say(char *why, size_t size, const char *what, const char *path)
+{
+    snprintf(why, size, "%s %s: %s", what, path, strerror(errno));
+}
+
+sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why_size)
+{
+    memset(out, 0, sizeof *out);
+    if (!path || strcmp(path, "-") == 0) return SP_OK;
+    if (strlen(path) + 16 >= sizeof out->path) {
+        snprintf(why, why_size, "output path too long");
+        return SP_ERR_IO;
+    }
+    snprintf(out->path, sizeof out->path, "%s", path);
+    snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(out->tmp_path);
+    if (fd < 0) {
+        say(why, why_size, "cannot write", path);
+        return SP_ERR_IO;
+    }
+    fchmod(fd, 0644); /* mkstemp makes 0600; results are ordinary files */
+    out->file = fdopen(fd, "w");
+    if (!out->file) {
+        say(why, why_size, "cannot write", path);
+        close(fd);
+        unlink(out->tmp_path);
+        return SP_ERR_IO;
+    }
+    return SP_OK;
+}
+
+void sp_output_abandon(sp_output *out)
+{
+    if (!out->file) return;
+    fclose(out->file);
+    unlink(out->tmp_path);
+    out->file = NULL;
+}
+
+sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t why_size)
+{
+    if (sp_json_count_nonfinite(root) > 0) {
+        snprintf(why, why_size, "refusing to write a non-finite number");
+        sp_output_abandon(out);
+        return SP_ERR_NONFINITE;
+    }
+    char *text = cJSON_Print(root);
+    if (!text) {
+        snprintf(why, why_size, "out of memory while printing the result");
+        sp_output_abandon(out);
+        return SP_ERR_NOMEM;
+    }
+    FILE *f = out->file ? out->file : stdout;
+    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0;
+    free(text);
+    if (!out->file) {
+        if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", strerror(errno));
+        return ok ? SP_OK : SP_ERR_IO;
+    }
+    ok = ok && fsync(fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    out->file = NULL;
+    if (ok && rename(out->tmp_path, out->path) == 0) return SP_OK;
+    say(why, why_size, "cannot write", out->path);
+    unlink(out->tmp_path);
+    return SP_ERR_IO;
+}
+
+cJSON *sp_json_vector(int n, const double *x)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < n; ++i) cJSON_AddItemToArray(arr, cJSON_CreateNumber(x[i]));
+    return arr;
+}
+
+cJSON *sp_json_add_vector(cJSON *parent, const char *name, int n, const double *x)
+{
+    cJSON *arr = sp_json_vector(n, x);
+    cJSON_AddItemToObject(parent, name, arr);
+    return arr;
+}
+
+cJSON *sp_json_add_rows(cJSON *parent, const char *name, int rows, int cols, const double *x, int stride)
+{
+    cJSON *arr = cJSON_AddArrayToObject(parent, name);
+    for (int r = 0; arr && r < rows; ++r) cJSON_AddItemToArray(arr, sp_json_vector(cols, x + (size_t)r * stride));
+    return arr;
+}
+
+int sp_json_count_nonfinite(const cJSON *node)
+{
+    int count = 0;
+    for (; node; node = node->next) {
+        if (cJSON_IsNumber(node) && !isfinite(node->valuedouble)) ++count;
+        count += sp_json_count_nonfinite(node->child);
+    }
+    return count;
+}

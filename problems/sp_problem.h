@@ -1,0 +1,92 @@
+/* Problem files: what a JSON problem says, read and validated in full before anything
+ * runs. A malformed or inconsistent file yields an sp_input_error naming the JSON path
+ * and what is wrong; nothing else is reported for it. */
+#ifndef SP_PROBLEM_H
+#define SP_PROBLEM_H
+
+#include <stddef.h>
+
+#include "../integrators/sp_hohp.h"
+#include "../lie/sp_lie.h"
+
+typedef struct sp_input_error {
+    char path[160];    /* JSON path, e.g. "targets[2].t"; "" for the whole file */
+    char message[256]; /* what is wrong */
+} sp_input_error;
+
+typedef enum { SP_TASK_PLAN, SP_TASK_SIMULATE } sp_task;
+typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
+
+typedef struct sp_cubic_target {
+    double t;
+    double y[3]; /* sphere targets */
+    double R[9]; /* rotation targets, row-major */
+} sp_cubic_target;
+
+/* A Riemannian cubic on a group, with the targets it should pass near
+ * (HOHP spec §4.1 and §4.7): E_i(g) = |g·y0 − y_i|²/(2σ²) on the sphere, or
+ * |g − R_i|²_F/(2σ²) for rotation targets. */
+typedef struct sp_cubic_spline {
+    const sp_group *group;
+    sp_target_space space;
+    double y0[3];
+    double sigma;
+    size_t n_targets;
+    sp_cubic_target *targets; /* increasing times in (0, T] */
+} sp_cubic_spline;
+
+/* E_i(g), its body gradient ∇E_i(g) (d/dε E_i(g exp(εΣ)) = ⟨∇E_i, Σ⟩) and Kᵢᵀv, the
+ * transposed Jacobian of that gradient under g → g exp(δ). */
+double sp_cubic_target_cost(const sp_cubic_spline *c, size_t i, const double *g);
+void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *g, double *grad);
+void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double *g, const double *v, double *out);
+/* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
+ * distance to the target (chordal, resp. geodesic angle). */
+double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g);
+
+#define SP_NAME_MAX 48
+
+typedef struct sp_optimizer_settings {
+    char algorithm[SP_NAME_MAX];       /* NLopt name, default "LD_LBFGS" */
+    char local_algorithm[SP_NAME_MAX]; /* for AUGLAG/MLSL-type algorithms, default "LD_LBFGS" */
+    double xtol_rel, xtol_abs, ftol_rel, ftol_abs, stopval, maxtime; /* 0 (or -inf) = unset */
+    int maxeval;
+    double bound; /* box |x_j| ≤ bound handed to algorithms that need one */
+} sp_optimizer_settings;
+
+typedef struct sp_problem {
+    sp_task task;
+    char model[SP_NAME_MAX];
+    const sp_hohp_scheme *scheme;
+    const sp_retraction *retraction;
+    sp_hohp_solver solver;
+    double solver_tol;
+    double T;  /* horizon */
+    int steps; /* number of steps over [0, T] */
+    sp_cubic_spline cubic;
+
+    /* initial state: g0 (identity unless given), ξ0; for simulate also ν0, p0 */
+    double g0[SP_LIE_MAX_ELEM];
+    double xi0[SP_LIE_MAX_DIM], nu0[SP_LIE_MAX_DIM], p0[SP_LIE_MAX_DIM];
+
+    /* plan only */
+    int has_initial_momenta;
+    double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν0, p0) */
+    sp_optimizer_settings optimizer;
+} sp_problem;
+
+/* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
+ * or SP_ERR_IO (unreadable) with *err filled; *out then needs no freeing. */
+sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err);
+sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
+void sp_problem_free(sp_problem *p);
+
+/* Models known to the problem reader. */
+typedef struct sp_model_info {
+    const char *name;
+    const char *tasks; /* e.g. "plan, simulate" */
+    const char *description;
+} sp_model_info;
+const sp_model_info *sp_model_at(size_t i);
+
+#endif
