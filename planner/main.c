@@ -46,26 +46,26 @@ static int cmd_check(int argc, char **argv)
     return EXIT_RESULT;
 }
 
-static void print_summary(const sp_problem *pb, const cJSON *result, const char *where)
+static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
 {
     const cJSON *status = cJSON_GetObjectItem(result, "status");
-    printf("%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps,
+    fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps,
            cJSON_GetStringValue(status));
     const cJSON *cost = cJSON_GetObjectItem(result, "cost");
     if (cJSON_IsNumber(cost))
-        printf("  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n", cost->valuedouble,
+        fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n", cost->valuedouble,
                cJSON_GetObjectItem(result, "iterations")->valueint,
                cJSON_GetNumberValue(cJSON_GetObjectItem(result, "gradient_norm")),
                cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "terminal_residual"), "norm")));
     const cJSON *tg;
     cJSON_ArrayForEach(tg, cJSON_GetObjectItem(result, "targets"))
     {
-        printf("  t = %-6g distance to target %.6f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "t")),
+        fprintf(f, "  t = %-6g distance to target %.6f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "t")),
                cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "distance")));
     }
     const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) printf("  %s %.3g\n", d->string, d->valuedouble);
-    printf("result written to %s\n", where);
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
+    fprintf(f, "result written to %s\n", where);
 }
 
 static int cmd_solve(int argc, char **argv)
@@ -120,7 +120,8 @@ static int cmd_solve(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", file, why);
         rc = EXIT_INTERNAL;
     } else if (summary) {
-        print_summary(&pb, result, out_path ? out_path : "standard output");
+        /* never mix the summary into a JSON result on standard output */
+        print_summary(out_path ? stdout : stderr, &pb, result, out_path ? out_path : "standard output");
     }
     cJSON_Delete(result);
     sp_problem_free(&pb);

@@ -15,13 +15,44 @@ struct sp_plan {
     nlopt_opt opt;
     int evaluations;
     sp_status failure; /* first evaluation failure, which stops the optimiser */
+    int budget_spent;  /* the optimiser asked for more than maxeval evaluations */
 };
+
+/* Gradient by central differences, step 1e-6·max(1, |x_j|): for comparison with the
+ * adjoint (benchmarks, users checking a result), never the default. */
+static sp_status central_difference_gradient(sp_shooting *s, const double *x, double *J, double *grad)
+{
+    const int n = sp_shooting_dim(s);
+    double xs[2 * SP_LIE_MAX_DIM], Jp, Jm;
+    sp_vec_copy(n, x, xs);
+    sp_status st = sp_shooting_cost(s, x, J);
+    for (int j = 0; j < n && st == SP_OK; ++j) {
+        double e = 1e-6 * fmax(1.0, fabs(x[j]));
+        xs[j] = x[j] + e;
+        st = sp_shooting_cost(s, xs, &Jp);
+        xs[j] = x[j] - e;
+        if (st == SP_OK) st = sp_shooting_cost(s, xs, &Jm);
+        xs[j] = x[j];
+        grad[j] = (Jp - Jm) / (2.0 * e);
+    }
+    return st;
+}
 
 static double objective(unsigned n, const double *x, double *grad, void *data)
 {
     sp_plan *plan = data;
     double J = HUGE_VAL;
-    sp_status st = grad ? sp_shooting_gradient(plan->shooting, x, &J, grad) : sp_shooting_cost(plan->shooting, x, &J);
+    /* NLopt checks maxeval only after an evaluation; keep the budget exactly. */
+    if (plan->evaluations >= plan->pb->optimizer.maxeval) {
+        plan->budget_spent = 1;
+        nlopt_force_stop(plan->opt);
+        if (grad) sp_vec_zero((int)n, grad);
+        return HUGE_VAL;
+    }
+    sp_status st = !grad ? sp_shooting_cost(plan->shooting, x, &J)
+                   : plan->pb->optimizer.central_differences
+                       ? central_difference_gradient(plan->shooting, x, &J, grad)
+                       : sp_shooting_gradient(plan->shooting, x, &J, grad);
     plan->evaluations++;
     if (st != SP_OK) {
         plan->failure = st;
@@ -87,23 +118,25 @@ void sp_plan_free(sp_plan *plan)
 
 sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 
-/* The status word of a finished optimisation. NLopt's L-BFGS often ends on
- * "roundoff limited" at the optimum itself: that counts as converged when the
- * gradient there is negligible against the cost. */
-static const char *plan_status(nlopt_result r, const sp_plan_result *res)
+/* The status word of a finished optimisation. "converged" is claimed only where the
+ * gradient at the returned point is negligible (|∇J| ≤ gtol·max(1, |J|)): NLopt's
+ * tolerance tests can fire while far from a stationary point ("stalled"), and its
+ * L-BFGS often ends "roundoff limited" at the optimum itself (converged). */
+static const char *plan_status(nlopt_result r, const sp_plan_result *res, double gtol)
 {
+    int stationary = res->gradient_norm <= gtol * fmax(1.0, fabs(res->cost));
     switch (r) {
     case NLOPT_SUCCESS:
-    case NLOPT_STOPVAL_REACHED:
     case NLOPT_FTOL_REACHED:
     case NLOPT_XTOL_REACHED:
-        return "converged";
-    case NLOPT_MAXEVAL_REACHED:
-        return "maxeval_reached";
-    case NLOPT_MAXTIME_REACHED:
-        return "maxtime_reached";
     case NLOPT_ROUNDOFF_LIMITED:
-        return res->gradient_norm <= 1e-6 * fmax(1.0, fabs(res->cost)) ? "converged" : "roundoff_limited";
+        return stationary ? "converged" : "stalled";
+    case NLOPT_STOPVAL_REACHED:
+        return "stopval_reached";
+    case NLOPT_MAXEVAL_REACHED:
+        return stationary ? "converged" : "maxeval_reached";
+    case NLOPT_MAXTIME_REACHED:
+        return stationary ? "converged" : "maxtime_reached";
     case NLOPT_OUT_OF_MEMORY:
         return "out_of_memory";
     default:
@@ -119,8 +152,10 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, res->x);
     plan->evaluations = 0;
     plan->failure = SP_OK;
+    plan->budget_spent = 0;
     double f = HUGE_VAL;
     nlopt_result r = nlopt_optimize(plan->opt, res->x, &f);
+    if (plan->budget_spent && plan->failure == SP_OK) r = NLOPT_MAXEVAL_REACHED;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", nlopt_result_to_string(r));
     res->evaluations = plan->evaluations;
     res->failure = plan->failure;
@@ -141,7 +176,7 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     res->gradient_norm = sp_vec_norm(n, grad);
     sp_shooting_terminal_residual(plan->shooting, residual);
     res->residual_norm = sp_vec_norm(n, residual);
-    snprintf(res->status, sizeof res->status, "%s", plan_status(r, res));
+    snprintf(res->status, sizeof res->status, "%s", plan_status(r, res, pb->optimizer.gtol));
     return SP_OK;
 }
 
@@ -243,6 +278,7 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
     cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
+    cJSON_AddStringToObject(settings, "gradient", pb->optimizer.central_differences ? "central_difference" : "adjoint");
     cJSON_AddNumberToObject(settings, "steps", N);
     return root;
 }

@@ -55,20 +55,19 @@ static void build_grid(sp_shooting *s)
     for (int k = 0; k <= N; ++k) s->target_at[k] = -1;
     for (size_t i = 0; i < m; ++i) s->target_at[s->target_step[i]] = (int)i;
 
-    s->t[0] = 0.0;
-    if (uniform) {
-        for (int k = 0; k < N; ++k) s->h[k] = T / N, s->t[k + 1] = (k + 1) * (T / N);
-        return;
-    }
+    /* Steps of one segment are even; segment ends sit exactly on the target times. */
     int k0 = 0;
     double t0 = 0.0;
+    s->t[0] = 0.0;
     for (size_t i = 0; i <= m; ++i) {
         int k1 = i < m ? s->target_step[i] : N;
         double t1 = i < m ? c->targets[i].t : T;
+        double h = uniform ? T / N : (t1 - t0) / (k1 - k0);
         for (int k = k0; k < k1; ++k) {
-            s->h[k] = (t1 - t0) / (k1 - k0);
-            s->t[k + 1] = k + 1 == k1 ? t1 : t0 + (k + 1 - k0) * s->h[k];
+            s->h[k] = h;
+            s->t[k + 1] = uniform ? (k + 1) * h : t0 + (k + 1 - k0) * h;
         }
+        if (k1 > k0) s->t[k1] = t1;
         k0 = k1, t0 = t1;
     }
 }

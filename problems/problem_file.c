@@ -53,6 +53,7 @@ static const char *solver_name_at(size_t i)
 {
     return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL;
 }
+static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 static const char *space_name_at(size_t i) { return i == 0 ? "sphere" : i == 1 ? "group" : NULL; }
 
 /* Reads a direction (any non-zero vector, normalised). */
@@ -104,7 +105,9 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
 {
     snprintf(o->algorithm, sizeof o->algorithm, "LD_LBFGS");
     snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
-    o->xtol_rel = 1e-10;
+    o->xtol_rel = 1e-12;
+    o->ftol_rel = 1e-15;
+    o->gtol = 1e-6;
     o->maxeval = 1000;
     o->bound = 100.0;
     o->stopval = -HUGE_VAL;
@@ -112,7 +115,7 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     if (!in.node) return 1;
     if (json_require_object(&in) != 1) return -1;
     static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel",
-                                       "ftol_abs", "stopval", "maxeval", "maxtime", "bound", NULL};
+                                       "ftol_abs", "stopval", "maxeval", "maxtime", "bound", "gradient", "gtol", NULL};
     if (json_only_keys(&in, keys) != 1) return -1;
     const char *names[2] = {NULL, NULL};
     const char *fields[2] = {"algorithm", "local_algorithm"};
@@ -128,8 +131,11 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     if (json_number(&in, "xtol_rel", 0, &o->xtol_rel) < 0 || json_number(&in, "xtol_abs", 0, &o->xtol_abs) < 0 ||
         json_number(&in, "ftol_rel", 0, &o->ftol_rel) < 0 || json_number(&in, "ftol_abs", 0, &o->ftol_abs) < 0 ||
         json_number(&in, "stopval", 0, &o->stopval) < 0 || json_positive(&in, "maxtime", 0, &o->maxtime) < 0 ||
-        json_positive(&in, "bound", 0, &o->bound) < 0 || json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
+        json_positive(&in, "bound", 0, &o->bound) < 0 || json_positive(&in, "gtol", 0, &o->gtol) < 0 || json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
         return -1;
+    const char *gradient = "adjoint";
+    if (json_name(&in, "gradient", 0, gradient_name_at, "gradient", &gradient) < 0) return -1;
+    o->central_differences = strcmp(gradient, "central_difference") == 0;
     const char *nonneg[] = {"xtol_rel", "xtol_abs", "ftol_rel", "ftol_abs"};
     const double vals[] = {o->xtol_rel, o->xtol_abs, o->ftol_rel, o->ftol_abs};
     for (int i = 0; i < 4; ++i)
