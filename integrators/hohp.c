@@ -119,12 +119,12 @@ static sp_status newton_residual(void *ctx, const double *x, double *r, double *
     return SP_OK;
 }
 
-sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
-                       sp_hohp_interval *interval)
+/* One step in dimension n; instantiated below for n = 3 and for any n. */
+static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
+                                            sp_hohp_interval *interval, const int n)
 {
     const sp_group *G = s->config.group;
     const sp_retraction *tau = s->config.retraction;
-    const int n = G->dim;
     const double theta = s->config.theta;
     double xi1[SP_LIE_MAX_DIM], delta[SP_LIE_MAX_DIM] = {0}, mu[SP_LIE_MAX_DIM], pi[SP_LIE_MAX_DIM];
     double B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
@@ -170,13 +170,19 @@ sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_st
         sp_vec_copy(n, in->nu, interval->nu);
         sp_vec_copy(G->elem_size, R, interval->R);
         sp_vec_copy(n * n, B, interval->B);
-        tau->dtau_T_deriv(G, delta, in->nu, interval->D);
     }
     for (int i = 0; i < n; ++i) out->p[i] = pi[i] - h * theta * mu[i];
     sp_vec_copy(n, xi1, out->xi);
     sp_vec_copy(n, nu1, out->nu);
     sp_vec_copy(G->elem_size, g1, out->g);
     return SP_OK;
+}
+
+sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
+                       sp_hohp_interval *interval)
+{
+    return s->config.group->dim == 3 ? hohp_step(s, h, in, out, interval, 3)
+                                     : hohp_step(s, h, in, out, interval, s->config.group->dim);
 }
 
 void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M)

@@ -1,3 +1,7 @@
+/* Dense solves. Systems of up to SMALL_SYSTEM unknowns (the algebra of SO(3), a stage
+ * of a small model) are factored here by the same algorithm as LAPACK's dgetrf (LU
+ * with partial pivoting), because for them LAPACK's per-call overhead costs several
+ * times the arithmetic; larger systems go to LAPACK. */
 #include <lapacke.h>
 
 #include "sp_linsolve.h"
@@ -5,9 +9,69 @@
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "symplan expects LAPACK's 32-bit integers");
 
+#define SMALL_SYSTEM 4
+
+/* LU with partial pivoting of the row-major A, then the two triangular solves
+ * (or, transposed, Uᵀ then Lᵀ and the inverse row permutation). */
+static sp_status small_solve(int n, double *A, double *b, int *piv, int transpose)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        piv[k] = p;
+        if (A[p * n + k] == 0.0) return SP_ERR_SINGULAR;
+        if (p != k)
+            for (int j = 0; j < n; ++j) {
+                double t = A[k * n + j];
+                A[k * n + j] = A[p * n + j];
+                A[p * n + j] = t;
+            }
+        for (int i = k + 1; i < n; ++i) {
+            double l = A[i * n + k] /= A[k * n + k];
+            for (int j = k + 1; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
+        }
+    }
+    if (!transpose) {
+        /* P A = L U: permute b, forward (unit L), backward (U) */
+        for (int k = 0; k < n; ++k)
+            if (piv[k] != k) {
+                double t = b[k];
+                b[k] = b[piv[k]];
+                b[piv[k]] = t;
+            }
+        for (int i = 1; i < n; ++i)
+            for (int j = 0; j < i; ++j) b[i] -= A[i * n + j] * b[j];
+        for (int i = n - 1; i >= 0; --i) {
+            for (int j = i + 1; j < n; ++j) b[i] -= A[i * n + j] * b[j];
+            b[i] /= A[i * n + i];
+        }
+    } else {
+        /* Aᵀ = Uᵀ Lᵀ P: forward with Uᵀ, backward with unit Lᵀ, then undo P */
+        for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < i; ++j) b[i] -= A[j * n + i] * b[j];
+            b[i] /= A[i * n + i];
+        }
+        for (int i = n - 1; i >= 0; --i)
+            for (int j = i + 1; j < n; ++j) b[i] -= A[j * n + i] * b[j];
+        for (int k = n - 1; k >= 0; --k)
+            if (piv[k] != k) {
+                double t = b[k];
+                b[k] = b[piv[k]];
+                b[piv[k]] = t;
+            }
+    }
+    return SP_OK;
+}
+
 sp_status sp_linsolve(int n, double *A, double *b, int *pivots, int transpose)
 {
     if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n, b)) return SP_ERR_NONFINITE;
+    if (n <= SMALL_SYSTEM) {
+        sp_status st = small_solve(n, A, b, pivots, transpose);
+        if (st != SP_OK) return st;
+        return sp_vec_isfinite(n, b) ? SP_OK : SP_ERR_NONFINITE;
+    }
     /* The row-major buffer read column-major is Aᵀ: factor that, then solve with the
      * transpose flag flipped. The _work variants neither copy nor allocate. */
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, pivots);

@@ -40,14 +40,15 @@ typedef struct sp_hohp_state {
     double xi[SP_LIE_MAX_DIM], nu[SP_LIE_MAX_DIM], p[SP_LIE_MAX_DIM];
 } sp_hohp_state;
 
-/* What one step leaves behind: the interval quantities and the derivatives an adjoint
- * sweep needs (B = dτ_Δ, D = D_τ(Δ, ν_k), both row-major n x n). */
+/* What one step leaves behind: the interval quantities, and B = dτ_Δ (row-major
+ * n x n) for adjoint sweeps, which rebuild D_τ(Δ, ν_k) from delta and nu when they
+ * need it rather than make every forward step pay for it. */
 typedef struct sp_hohp_interval {
     double h;
     double delta[SP_LIE_MAX_DIM], mu[SP_LIE_MAX_DIM], pi[SP_LIE_MAX_DIM];
     double nu[SP_LIE_MAX_DIM]; /* ν_k that entered the step */
     double R[SP_LIE_MAX_ELEM];
-    double B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    double B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     int iterations; /* of the implicit solve; 0 for explicit steps */
 } sp_hohp_interval;
 
@@ -67,8 +68,8 @@ void sp_hohp_free(sp_hohp *s);
 const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s);
 
 /* Advances `in` by one step of size h (negative h steps backwards) into `out` (which
- * may alias `in`). When `interval` is not NULL it receives the step's interval record,
- * including D. A failed implicit solve returns its status and leaves `out` untouched. */
+ * may alias `in`). When `interval` is not NULL it receives the step's interval record.
+ * A failed implicit solve returns its status and leaves `out` untouched. */
 sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
                        sp_hohp_interval *interval);
 

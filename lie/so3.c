@@ -14,6 +14,36 @@
 /* Below this angle every trigonometric coefficient is evaluated by its series. */
 #define SO3_SERIES_ANGLE 0.1
 
+/* Unrolled 3x3 kernels: these run several times per integration step. Outputs may
+ * alias inputs. */
+static inline void mat3_mul(const double *a, const double *b, double *c)
+{
+    double t[9];
+    for (int i = 0; i < 3; ++i) {
+        const double *r = a + 3 * i;
+        t[3 * i + 0] = r[0] * b[0] + r[1] * b[3] + r[2] * b[6];
+        t[3 * i + 1] = r[0] * b[1] + r[1] * b[4] + r[2] * b[7];
+        t[3 * i + 2] = r[0] * b[2] + r[1] * b[5] + r[2] * b[8];
+    }
+    memcpy(c, t, sizeof t);
+}
+
+static inline void mat3_vec(const double *a, const double *x, double *y)
+{
+    double y0 = a[0] * x[0] + a[1] * x[1] + a[2] * x[2];
+    double y1 = a[3] * x[0] + a[4] * x[1] + a[5] * x[2];
+    double y2 = a[6] * x[0] + a[7] * x[1] + a[8] * x[2];
+    y[0] = y0, y[1] = y1, y[2] = y2;
+}
+
+static inline void mat3_tvec(const double *a, const double *x, double *y)
+{
+    double y0 = a[0] * x[0] + a[3] * x[1] + a[6] * x[2];
+    double y1 = a[1] * x[0] + a[4] * x[1] + a[7] * x[2];
+    double y2 = a[2] * x[0] + a[5] * x[1] + a[8] * x[2];
+    y[0] = y0, y[1] = y1, y[2] = y2;
+}
+
 static void so3_hat(const sp_group *G, const double *a, double *A)
 {
     (void)G;
@@ -39,37 +69,32 @@ static void so3_identity(const sp_group *G, double *g)
 static void so3_compose(const sp_group *G, const double *a, const double *b, double *ab)
 {
     (void)G;
-    double tmp[9];
-    sp_mat_mul(3, 3, 3, a, b, tmp);
-    sp_vec_copy(9, tmp, ab);
+    mat3_mul(a, b, ab);
 }
 
 static void so3_inverse(const sp_group *G, const double *g, double *g_inv)
 {
     (void)G;
-    double tmp[9];
-    sp_mat_transpose(3, g, tmp);
-    sp_vec_copy(9, tmp, g_inv);
+    double t[9] = {g[0], g[3], g[6], g[1], g[4], g[7], g[2], g[5], g[8]};
+    memcpy(g_inv, t, sizeof t);
 }
 
 static void so3_act(const sp_group *G, const double *g, const double *x, double *y)
 {
     (void)G;
-    double tmp[3];
-    sp_mat_vec(3, 3, g, x, tmp);
-    sp_vec_copy(3, tmp, y);
+    mat3_vec(g, x, y);
 }
 
 /* M = α I + β x̂ + γ x̂², the shape shared by exp, cay and their differentials
  * (x̂² = xxᵀ − |x|² I). */
 static void so3_poly(const double *x, double alpha, double beta, double gamma, double *M)
 {
-    double n2 = sp_vec_dot(3, x, x);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) M[3 * i + j] = gamma * x[i] * x[j] + (i == j ? alpha - gamma * n2 : 0.0);
-    M[1] -= beta * x[2], M[2] += beta * x[1];
-    M[3] += beta * x[2], M[5] -= beta * x[0];
-    M[6] -= beta * x[1], M[7] += beta * x[0];
+    const double d = alpha - gamma * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    const double gx = gamma * x[0], gy = gamma * x[1], gz = gamma * x[2];
+    const double bx = beta * x[0], by = beta * x[1], bz = beta * x[2];
+    M[0] = d + gx * x[0], M[1] = gx * x[1] - bz, M[2] = gx * x[2] + by;
+    M[3] = gy * x[0] + bz, M[4] = d + gy * x[1], M[5] = gy * x[2] - bx;
+    M[6] = gz * x[0] - by, M[7] = gz * x[1] + bx, M[8] = d + gz * x[2];
 }
 
 /* Rodrigues coefficients A = sinθ/θ, B = (1−cosθ)/θ², C = (θ−sinθ)/θ³. */
@@ -250,9 +275,7 @@ static void so3_Ad(const sp_group *G, const double *g, const double *x, double *
 static void so3_Ad_star(const sp_group *G, const double *g, const double *m, double *out)
 {
     (void)G;
-    double tmp[3];
-    sp_mat_tvec(3, 3, g, m, tmp);
-    sp_vec_copy(3, tmp, out);
+    mat3_tvec(g, m, out);
 }
 
 static const sp_group so3_type = {

@@ -8,6 +8,14 @@
 
 #define SP_PI 3.14159265358979323846
 
+/* For kernels written once for any dimension n and instantiated with a constant n
+ * (3, the dimension of so(3)) so that the compiler unrolls their small loops. */
+#if defined(__GNUC__)
+#define SP_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define SP_ALWAYS_INLINE inline
+#endif
+
 static inline void sp_vec_copy(int n, const double *x, double *y) { memcpy(y, x, (size_t)n * sizeof *x); }
 static inline void sp_vec_zero(int n, double *x) { memset(x, 0, (size_t)n * sizeof *x); }
 

@@ -176,54 +176,63 @@ static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const doubl
     for (int j = 0; j < s->n; ++j) lam_g[j] += grad[j] + kt[j];
 }
 
-/* The exact transpose of the linearised sweep, HOHP spec §4.4, in group-generic form:
- * Rλ becomes Ad*_{R⁻¹}λ or Ad_R λ, and (Rλ_ν) × ν becomes −ad*_{Ad_R λ_ν} ν. */
-static sp_status adjoint(sp_shooting *s, double *grad)
+/* One backward step k of the exact transpose of the linearised sweep, HOHP spec §4.4,
+ * in group-generic form: Rλ becomes Ad*_{R⁻¹}λ or Ad_R λ, and (Rλ_ν) × ν becomes
+ * −ad*_{Ad_R λ_ν} ν. Instantiated for n = 3 and for any n. */
+static SP_ALWAYS_INLINE sp_status adjoint_step(const sp_shooting *s, const sp_hohp_interval *iv, double *lg, double *lx,
+                                               double *ln, double *lp, const int n)
 {
     const sp_group *G = s->G;
-    const int n = s->n;
     const double th = s->pb->scheme->theta, a = 1.0 - th;
+    const double h = iv->h, h3 = h * h * h;
+    double b_pi[SP_LIE_MAX_DIM], b_mu[SP_LIE_MAX_DIM], u[SP_LIE_MAX_DIM], v[SP_LIE_MAX_DIM];
+    double c_D[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM], R_inv[SP_LIE_MAX_ELEM], Rln[SP_LIE_MAX_DIM];
+    double D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    s->pb->retraction->dtau_T_deriv(G, iv->delta, iv->nu, D);
+    for (int j = 0; j < n; ++j) {
+        b_pi[j] = lp[j] + h * iv->pi[j];
+        b_mu[j] = -h * th * lp[j] - h * a * b_pi[j];
+    }
+    /* λ_g' = Ad*_{R⁻¹} λ_g; u = λ_g' − ad*_{Ad_R λ_ν} ν_k */
+    G->inverse(G, iv->R, R_inv);
+    G->Ad_star(G, R_inv, lg, lg);
+    G->Ad(G, iv->R, ln, Rln);
+    G->ad_star(G, Rln, iv->nu, v);
+    for (int j = 0; j < n; ++j) u[j] = lg[j] - v[j];
+    /* c_D = Bᵀu + Dᵀb_μ */
+    sp_mat_tvec(n, n, iv->B, u, c_D);
+    sp_mat_tvec(n, n, D, b_mu, v);
+    sp_vec_axpy(n, 1.0, v, c_D);
+    /* w = A⁻ᵀ(λ_ξ + hθ c_D), A = I + h³θ(1−θ)D */
+    for (int j = 0; j < n; ++j) w[j] = lx[j] + h * th * c_D[j];
+    if (th > 0.0 && th < 1.0) {
+        double A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        int piv[SP_LIE_MAX_DIM];
+        for (int j = 0; j < n * n; ++j) A[j] = h3 * th * a * D[j];
+        for (int j = 0; j < n; ++j) A[j * n + j] += 1.0;
+        sp_status st = sp_linsolve(n, A, w, piv, 1);
+        if (st != SP_OK) return st;
+    }
+    /* λ_ν' = Ad_R λ_ν + B(b_μ − h²(1−θ)w) */
+    for (int j = 0; j < n; ++j) v[j] = b_mu[j] - h * h * a * w[j];
+    sp_mat_vec(n, n, iv->B, v, ln);
+    sp_vec_axpy(n, 1.0, Rln, ln);
+    /* λ_p' = b_π + h w;  λ_ξ' = h(1−θ)c_D + (I − h³(1−θ)²D)ᵀ w */
+    for (int j = 0; j < n; ++j) lp[j] = b_pi[j] + h * w[j];
+    sp_mat_tvec(n, n, D, w, v);
+    for (int j = 0; j < n; ++j) lx[j] = h * a * c_D[j] + w[j] - h3 * a * a * v[j];
+    return SP_OK;
+}
+
+static sp_status adjoint(sp_shooting *s, double *grad)
+{
+    const int n = s->n;
     double t0 = now_seconds();
     double lg[SP_LIE_MAX_DIM] = {0}, lx[SP_LIE_MAX_DIM] = {0}, ln[SP_LIE_MAX_DIM] = {0}, lp[SP_LIE_MAX_DIM] = {0};
     adjoint_kick(s, s->N, lg, ln);
     sp_status st = SP_OK;
-    for (int k = s->N - 1; k >= 0; --k) {
-        const sp_hohp_interval *iv = &s->tape[k];
-        const double h = iv->h, h3 = h * h * h;
-        double b_pi[SP_LIE_MAX_DIM], b_mu[SP_LIE_MAX_DIM], u[SP_LIE_MAX_DIM], v[SP_LIE_MAX_DIM];
-        double c_D[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM], R_inv[SP_LIE_MAX_ELEM], Rln[SP_LIE_MAX_DIM];
-        for (int j = 0; j < n; ++j) {
-            b_pi[j] = lp[j] + h * iv->pi[j];
-            b_mu[j] = -h * th * lp[j] - h * a * b_pi[j];
-        }
-        /* λ_g' = Ad*_{R⁻¹} λ_g; u = λ_g' − ad*_{Ad_R λ_ν} ν_k */
-        G->inverse(G, iv->R, R_inv);
-        G->Ad_star(G, R_inv, lg, lg);
-        G->Ad(G, iv->R, ln, Rln);
-        G->ad_star(G, Rln, iv->nu, v);
-        for (int j = 0; j < n; ++j) u[j] = lg[j] - v[j];
-        /* c_D = Bᵀu + Dᵀb_μ */
-        sp_mat_tvec(n, n, iv->B, u, c_D);
-        sp_mat_tvec(n, n, iv->D, b_mu, v);
-        sp_vec_axpy(n, 1.0, v, c_D);
-        /* w = A⁻ᵀ(λ_ξ + hθ c_D), A = I + h³θ(1−θ)D */
-        for (int j = 0; j < n; ++j) w[j] = lx[j] + h * th * c_D[j];
-        if (th > 0.0 && th < 1.0) {
-            double A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-            int piv[SP_LIE_MAX_DIM];
-            for (int j = 0; j < n * n; ++j) A[j] = h3 * th * a * iv->D[j];
-            for (int j = 0; j < n; ++j) A[j * n + j] += 1.0;
-            st = sp_linsolve(n, A, w, piv, 1);
-            if (st != SP_OK) break;
-        }
-        /* λ_ν' = Ad_R λ_ν + B(b_μ − h²(1−θ)w) */
-        for (int j = 0; j < n; ++j) v[j] = b_mu[j] - h * h * a * w[j];
-        sp_mat_vec(n, n, iv->B, v, ln);
-        sp_vec_axpy(n, 1.0, Rln, ln);
-        /* λ_p' = b_π + h w;  λ_ξ' = h(1−θ)c_D + (I − h³(1−θ)²D)ᵀ w */
-        for (int j = 0; j < n; ++j) lp[j] = b_pi[j] + h * w[j];
-        sp_mat_tvec(n, n, iv->D, w, v);
-        for (int j = 0; j < n; ++j) lx[j] = h * a * c_D[j] + w[j] - h3 * a * a * v[j];
+    for (int k = s->N - 1; k >= 0 && st == SP_OK; --k) {
+        st = n == 3 ? adjoint_step(s, &s->tape[k], lg, lx, ln, lp, 3) : adjoint_step(s, &s->tape[k], lg, lx, ln, lp, n);
         if (k > 0) adjoint_kick(s, k, lg, ln);
     }
     sp_vec_copy(n, ln, grad);

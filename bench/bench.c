@@ -1,0 +1,114 @@
+/* make bench: what the adjoint costs, and what it saves.
+ *
+ * On instance A (data/sphere_interpolation.json) at N = 1000 steps it measures, in the
+ * same run: one forward sweep; one gradient (recorded forward sweep + adjoint sweep)
+ * and their ratio, for every scheme and retraction; and the whole solve with adjoint
+ * gradients against the same solve with central-difference gradients. It prints
+ * ratios, not verdicts. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../planner/sp_plan.h"
+
+#define BENCH_STEPS 1000
+#define BENCH_FILE "data/sphere_interpolation.json"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef enum { SWEEP_FORWARD, SWEEP_GRADIENT } sweep_kind;
+
+/* Seconds per sweep: the best of 7 batches, each long enough (~40 ms) to time. */
+static double time_sweep(sp_shooting *s, sweep_kind kind, const double *x)
+{
+    double best = INFINITY, J, grad[12];
+    int reps = 1;
+    for (int batch = 0; batch < 7; ++batch) {
+        double t0 = now();
+        for (int r = 0; r < reps; ++r) {
+            if (kind == SWEEP_FORWARD) sp_shooting_cost(s, x, &J);
+            else sp_shooting_gradient(s, x, &J, grad);
+        }
+        double dt = (now() - t0) / reps;
+        if (dt < best) best = dt;
+        if (dt * reps < 0.04) reps *= 2, --batch; /* too short to time: retry larger */
+    }
+    return best;
+}
+
+static int load(sp_problem *pb)
+{
+    sp_input_error e;
+    if (sp_problem_read_file(BENCH_FILE, pb, &e) != SP_OK) {
+        fprintf(stderr, "%s: %s: %s\n", BENCH_FILE, e.path, e.message);
+        return -1;
+    }
+    pb->steps = BENCH_STEPS;
+    return 0;
+}
+
+typedef struct solve_figures {
+    double seconds, cost;
+    int evaluations;
+    char status[32];
+} solve_figures;
+
+static solve_figures time_solve(sp_problem *pb, int central_differences)
+{
+    pb->optimizer.central_differences = central_differences;
+    solve_figures f = {0};
+    double best = INFINITY;
+    for (int r = 0; r < 3; ++r) {
+        sp_plan *plan = sp_plan_new(pb);
+        sp_plan_result res;
+        double t0 = now();
+        sp_plan_solve(plan, &res);
+        double dt = now() - t0;
+        if (dt < best) best = dt;
+        f.cost = res.cost;
+        f.evaluations = res.evaluations;
+        snprintf(f.status, sizeof f.status, "%s", res.status);
+        sp_plan_free(plan);
+    }
+    f.seconds = best;
+    return f;
+}
+
+int main(void)
+{
+    sp_problem pb;
+    if (load(&pb)) return 1;
+    static const double x[6] = {3.2, -11.4, 9.8, -0.2, -3.2, 3.4}; /* near the optimum */
+
+    printf("symplan bench: instance A (%s), N = %d steps\n\n", BENCH_FILE, BENCH_STEPS);
+    printf("%-20s %-8s %14s %14s %10s\n", "scheme", "retract", "forward [us]", "gradient [us]", "ratio");
+    for (size_t s = 0; sp_hohp_scheme_at(s); ++s)
+        for (size_t r = 0; sp_retraction_at(r); ++r) {
+            pb.scheme = sp_hohp_scheme_at(s);
+            pb.retraction = sp_retraction_at(r);
+            sp_shooting *sh = sp_shooting_alloc(&pb);
+            double tf = time_sweep(sh, SWEEP_FORWARD, x), tg = time_sweep(sh, SWEEP_GRADIENT, x);
+            printf("%-20s %-8s %14.1f %14.1f %10.2f\n", pb.scheme->name, pb.retraction->name, 1e6 * tf, 1e6 * tg,
+                   tg / tf);
+            sp_shooting_free(sh);
+        }
+    printf("(ratio = one forward+adjoint gradient over one forward sweep; goal <= 2, theory allows 3-4)\n\n");
+
+    pb.scheme = sp_hohp_scheme_by_name("hohp_sv");
+    pb.retraction = sp_retraction_cayley;
+    solve_figures adj = time_solve(&pb, 0), fd = time_solve(&pb, 1);
+    printf("whole solve (hohp_sv, cayley, %s from zero momenta):\n", pb.optimizer.algorithm);
+    printf("  %-26s %10.2f ms  %4d evaluations  cost %.12f  %s\n", "adjoint gradient", 1e3 * adj.seconds,
+           adj.evaluations, adj.cost, adj.status);
+    printf("  %-26s %10.2f ms  %4d evaluations  cost %.12f  %s\n", "central differences", 1e3 * fd.seconds,
+           fd.evaluations, fd.cost, fd.status);
+    printf("  time ratio (central differences / adjoint): %.2f\n", fd.seconds / adj.seconds);
+    sp_problem_free(&pb);
+    return 0;
+}
