@@ -18,7 +18,7 @@ TEST_SRC = $(wildcard tests/*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(wildcard bench/*.c)
 HEADERS  = $(wildcard $(addsuffix /*.h,$(MODULES)))
-PUBLIC_HEADERS = $(filter %/sp_%.h,$(HEADERS))
+PUBLIC_HEADERS = $(wildcard $(addsuffix /sp_*.h,$(MODULES)))
 
 LIB   = $(BUILD)/libsymplan.a
 BIN   = $(BUILD)/symplan
