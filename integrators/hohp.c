@@ -126,7 +126,7 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
     const sp_group *G = s->config.group;
     const sp_retraction *tau = s->config.retraction;
     const double theta = s->config.theta;
-    double xi1[SP_LIE_MAX_DIM], delta[SP_LIE_MAX_DIM] = {0}, mu[SP_LIE_MAX_DIM], pi[SP_LIE_MAX_DIM];
+    double xi1[SP_LIE_MAX_DIM] = {0}, delta[SP_LIE_MAX_DIM] = {0}, mu[SP_LIE_MAX_DIM], pi[SP_LIE_MAX_DIM];
     double B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     int iterations = 0;
 

@@ -17,11 +17,37 @@ static void usage(FILE *f)
           f);
 }
 
+/* Writes s with its control characters escaped: a file name or a string quoted from
+ * the file ("unknown scheme 'a<newline>b'") must not break the one-line error. */
+static void put_escaped(const char *s)
+{
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n') fputs("\\n", stderr);
+        else if (c == '\t') fputs("\\t", stderr);
+        else if (c < 0x20 || c == 0x7f) fprintf(stderr, "\\x%02x", c);
+        else fputc(c, stderr);
+    }
+}
+
+/* The one line on stderr for every failure: "where: path: message" (no path part
+ * when path is NULL or empty). */
+static void error_line(const char *where, const char *path, const char *message)
+{
+    put_escaped(where);
+    fputs(": ", stderr);
+    if (path && path[0]) {
+        put_escaped(path);
+        fputs(": ", stderr);
+    }
+    put_escaped(message);
+    fputc('\n', stderr);
+}
+
 /* One line naming the file, the JSON path and what is wrong. */
 static int bad_input(const char *file, const sp_input_error *e)
 {
-    if (e->path[0]) fprintf(stderr, "%s: %s: %s\n", file, e->path, e->message);
-    else fprintf(stderr, "%s: %s\n", file, e->message);
+    error_line(file, e->path, e->message);
     return EXIT_BAD_INPUT;
 }
 
@@ -92,7 +118,7 @@ static int cmd_solve(int argc, char **argv)
     char why[512];
     sp_output out;
     if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
-        fprintf(stderr, "%s: %s\n", out_path, why);
+        error_line(out_path, NULL, why);
         sp_problem_free(&pb);
         return EXIT_BAD_INPUT;
     }
@@ -110,14 +136,14 @@ static int cmd_solve(int argc, char **argv)
         result = sp_simulate_json(&pb);
     }
     if (!result) {
-        fprintf(stderr, "%s: out of memory\n", file);
+        error_line(file, NULL, "out of memory");
         sp_output_abandon(&out);
         sp_problem_free(&pb);
         return EXIT_INTERNAL;
     }
     rc = EXIT_RESULT;
     if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
-        fprintf(stderr, "%s: %s\n", file, why);
+        error_line(file, NULL, why);
         rc = EXIT_INTERNAL;
     } else if (summary) {
         /* never mix the summary into a JSON result on standard output */
@@ -160,7 +186,9 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_RESULT;
     }
-    fprintf(stderr, "symplan: unknown command '%s'\n", argv[1]);
+    char message[128];
+    snprintf(message, sizeof message, "unknown command '%.64s'", argv[1]);
+    error_line("symplan", NULL, message);
     usage(stderr);
     return EXIT_BAD_INPUT;
 }

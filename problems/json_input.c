@@ -5,14 +5,24 @@
 
 #include "json_input.h"
 
-/* Paths longer than the buffer are cut short; they still point the right way. */
+/* Appends src to the string in dst (capacity size), cutting it short if it must. */
+static void append(char *dst, size_t size, const char *src)
+{
+    size_t used = strlen(dst), room = size - 1 - used, len = strlen(src);
+    if (len > room) len = room;
+    memcpy(dst + used, src, len);
+    dst[used + len] = '\0';
+}
+
+/* parent.key; paths longer than the buffer are cut short and still point the right way. */
 static void join_path(char *dst, size_t size, const char *parent, const char *key)
 {
-    int written;
-    if (!key) written = snprintf(dst, size, "%s", parent);
-    else if (!parent[0]) written = snprintf(dst, size, "%s", key);
-    else written = snprintf(dst, size, "%s.%s", parent, key);
-    (void)written;
+    char joined[sizeof ((sp_input_error *)0)->path] = "";
+    append(joined, sizeof joined, parent);
+    if (key && parent[0]) append(joined, sizeof joined, ".");
+    if (key) append(joined, sizeof joined, key);
+    dst[0] = '\0';
+    append(dst, size, joined);
 }
 
 int json_fail(const json_input *in, const char *key, const char *fmt, ...)
@@ -56,6 +66,10 @@ int json_only_keys(const json_input *in, const char *const *allowed)
         int known = 0;
         for (const char *const *a = allowed; *a && !known; ++a) known = strcmp(*a, item->string) == 0;
         if (!known) return json_fail(in, item->string, "unknown field");
+        /* cJSON keeps both members of {"T": 1, "T": 2} and look-ups see the first:
+         * a silent choice the author may not have meant. */
+        for (const cJSON *prev = in->node->child; prev != item; prev = prev->next)
+            if (strcmp(prev->string, item->string) == 0) return json_fail(in, item->string, "duplicate field");
     }
     return 1;
 }
@@ -93,7 +107,7 @@ int json_positive(const json_input *in, const char *key, int required, double *o
 
 int json_integer(const json_input *in, const char *key, int required, long min, long max, int *out)
 {
-    double x;
+    double x = 0.0;
     int st = json_number(in, key, required, &x);
     if (st != 1) return st;
     if (x != floor(x)) return json_fail(in, key, "must be an integer (got %.17g)", x);

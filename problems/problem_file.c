@@ -124,8 +124,13 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
         int st = json_string(&in, fields[i], 0, &names[i]);
         if (st < 0) return -1;
         if (st == 0) continue;
-        if ((int)nlopt_algorithm_from_string(names[i]) < 0 || strlen(names[i]) >= SP_NAME_MAX)
+        int a = (int)nlopt_algorithm_from_string(names[i]);
+        if (a < 0 || strlen(names[i]) >= SP_NAME_MAX)
             return json_fail(&in, fields[i], "unknown NLopt algorithm '%s' (see `symplan list`)", names[i]);
+        /* NLopt keeps the names of algorithms left out of its build (StoGO, Nocedal's
+         * L-BFGS) and only fails with INVALID_ARGS when they run: refuse them here. */
+        if (strstr(nlopt_algorithm_name((nlopt_algorithm)a), "NOT COMPILED"))
+            return json_fail(&in, fields[i], "NLopt algorithm '%s' is not compiled into this NLopt", names[i]);
         snprintf(dest[i], SP_NAME_MAX, "%s", names[i]);
     }
     if (json_number(&in, "xtol_rel", 0, &o->xtol_rel) < 0 || json_number(&in, "xtol_abs", 0, &o->xtol_abs) < 0 ||
@@ -179,6 +184,7 @@ static int read_problem(const json_input *root, sp_problem *p)
                                        "scheme", "retraction", "solver",       "solver_tol", "sigma",     "targets",
                                        "initial_momenta",   "optimizer",       "description", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
+    if (json_string(root, "description", 0, &s) < 0) return -1;
     if (json_name(root, "task", 1, task_name_at, "task", &s) != 1) return -1;
     p->task = strcmp(s, "plan") == 0 ? SP_TASK_PLAN : SP_TASK_SIMULATE;
     if (json_name(root, "model", 1, model_name_at, "model", &s) != 1) return -1;
@@ -218,6 +224,7 @@ static int read_problem(const json_input *root, sp_problem *p)
         if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
             return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
         if (!has_T) p->T = h * p->steps;
+        if (!isfinite(p->T)) return json_fail(root, "h", "gives a horizon h*steps that overflows");
         return 1;
     }
 
@@ -263,6 +270,18 @@ sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_
         size_t at = end ? (size_t)(end - text) : 0;
         locate(text, at, &line, &column);
         snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d", line, column);
+        return SP_ERR_INVALID;
+    }
+    /* cJSON stops after the first value; anything but white space after it (a second
+     * document, a stray brace, a NUL byte) means the file is not one JSON document. */
+    size_t rest = end ? (size_t)(end - text) : length;
+    while (rest < length && strchr(" \t\r\n", text[rest]) && text[rest] != '\0') ++rest;
+    if (rest < length) {
+        int line, column;
+        locate(text, rest, &line, &column);
+        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d: content after the document",
+                 line, column);
+        cJSON_Delete(doc);
         return SP_ERR_INVALID;
     }
     json_input root = {.node = doc, .err = err};

@@ -20,6 +20,13 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
         snprintf(why, why_size, "output path too long");
         return SP_ERR_IO;
     }
+    /* rename() would refuse a directory only after the whole run: say so now. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        say(why, why_size, "cannot write", path);
+        return SP_ERR_IO;
+    }
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(out->tmp_path);

@@ -1,0 +1,532 @@
+/* The symplan command end to end (DESIGN.md, "The command and the file contract"):
+ * `list`, `check` and `solve` on the shipped examples, and on malformed files the
+ * contract's promise: exit status 2, exactly one line on stderr naming the file and
+ * the JSON path, an existing -o file left byte for byte as it was and no temporary
+ * file left beside it. The binary runs as a child process; its stdout and stderr go
+ * to files in a scratch directory of its own. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <nlopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PATH_SIZE 4096
+
+/* A scratch directory per test and process, so that parallel jobs never share one. */
+static void scratch_dir(char *dir, const char *test)
+{
+    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
+    int n = snprintf(dir, PATH_SIZE, "%s/cli-%s-%ld", SP_TEST_TMP, test, (long)getpid());
+    cr_assert(n > 0 && n < PATH_SIZE);
+    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
+}
+
+/* Removes the (flat) scratch directory once a test has passed its assertions. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const struct dirent *de;
+    char path[PATH_SIZE];
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void join(char *out, const char *dir, const char *name)
+{
+    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
+    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    size_t size = 0, cap = 1 << 16;
+    char *text = malloc(cap + 1);
+    cr_assert_not_null(text);
+    size_t got;
+    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
+        size += got;
+        if (size == cap) {
+            cap *= 2;
+            text = realloc(text, cap + 1);
+            cr_assert_not_null(text);
+        }
+    }
+    fclose(f);
+    text[size] = '\0';
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fputs(text, f) >= 0, 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
+typedef struct run_result {
+    int status; /* exit status */
+    char *out, *err;
+} run_result;
+
+/* Runs symplan with args (NULL-terminated, without argv[0]) and waits for it. */
+static void run(const char *dir, const char *const *args, run_result *r)
+{
+    char out_path[PATH_SIZE], err_path[PATH_SIZE];
+    join(out_path, dir, "captured-stdout");
+    join(err_path, dir, "captured-stderr");
+    const char *argv[16] = {SP_TEST_BIN};
+    int argc = 1;
+    for (; args[argc - 1]; ++argc) {
+        cr_assert_lt(argc, 15);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SP_TEST_BIN, &io, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&io);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", SP_TEST_BIN, strerror(rc));
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_assert(WIFEXITED(ws), "symplan died by signal %d", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    r->status = WEXITSTATUS(ws);
+    r->out = slurp(out_path);
+    r->err = slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Exactly one line: text ends in its only newline. */
+static int is_one_line(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    return nl && nl[1] == '\0' && nl != text;
+}
+
+static int starts_with(const char *text, const char *prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
+
+/* Names in dir that look like an abandoned temporary result (OUT.tmp-XXXXXX). */
+static int count_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    const struct dirent *de;
+    while ((de = readdir(d))) n += strstr(de->d_name, ".tmp-") != NULL;
+    closedir(d);
+    return n;
+}
+
+static cJSON *read_json(const char *path)
+{
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc, "%s is not JSON", path);
+    free(text);
+    return doc;
+}
+
+static double number_at(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
+    return v->valuedouble;
+}
+
+static const char *string_at(const cJSON *obj, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+    cr_assert_not_null(s, "no string '%s' in the result", key);
+    return s;
+}
+
+/* --------------------------------------------------------------------- list -- */
+
+Test(cli, list_names_everything_a_file_can_name)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "list");
+    run_result r;
+    run(dir, (const char *[]){"list", NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_str_empty(r.err);
+    static const char *const names[] = {"groups:", "SO3",    "R3",          "retractions:", "cayley",      "exp",
+                                        "schemes:", "hohp_sv", "hohp_euler", "models:",      "cubic_spline", "LD_LBFGS"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
+    for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a) {
+        const char *name = nlopt_algorithm_to_string((nlopt_algorithm)a);
+        cr_expect(strstr(r.out, name) != NULL, "list does not mention the NLopt algorithm %s", name);
+    }
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* -------------------------------------------------------------------- check -- */
+
+Test(cli, check_accepts_every_data_file)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "check");
+    DIR *data = opendir(SP_TEST_DATA);
+    cr_assert_not_null(data);
+    int files = 0;
+    const struct dirent *de;
+    while ((de = readdir(data))) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0) continue;
+        char path[PATH_SIZE];
+        join(path, SP_TEST_DATA, de->d_name);
+        run_result r;
+        run(dir, (const char *[]){"check", path, NULL}, &r);
+        cr_expect_eq(r.status, 0, "%s: %s", de->d_name, r.err);
+        cr_expect_str_eq(r.out, "ok\n", "%s", de->d_name);
+        cr_expect_str_empty(r.err, "%s", de->d_name);
+        run_free(&r);
+        ++files;
+    }
+    closedir(data);
+    cr_expect_geq(files, 3);
+    remove_dir(dir);
+}
+
+/* -------------------------------------------------------------------- solve -- */
+
+/* Solves a data file into dir/name and returns the parsed result. */
+static cJSON *solve_data(const char *dir, const char *file, const char *name)
+{
+    char in[PATH_SIZE], out[PATH_SIZE];
+    join(in, SP_TEST_DATA, file);
+    join(out, dir, name);
+    run_result r;
+    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s: %s", file, r.err);
+    cr_expect_str_empty(r.err);
+    cr_expect_str_empty(r.out, "with -o nothing goes to stdout");
+    run_free(&r);
+    cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left behind");
+    return read_json(out);
+}
+
+/* Instance A of HOHP spec §7.9: J_d* = 2.06590801846492 (Cayley, θ = ½, N = 100). */
+Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-sphere");
+    cJSON *res = solve_data(dir, "sphere_interpolation.json", "result.json");
+    cr_expect_str_eq(string_at(res, "status"), "converged");
+    double cost = number_at(res, "cost");
+    cr_expect_leq(fabs(cost - 2.06590801846492), 1e-6 * 2.06590801846492, "cost %.15g", cost);
+    const cJSON *targets = cJSON_GetObjectItem(res, "targets");
+    cr_assert_eq(cJSON_GetArraySize(targets), 4);
+    /* distances of the spec's reference solution: 0.0948, 0.0637, 0.0107, 0.0258 */
+    static const double distance[4] = {9.480388e-02, 6.373567e-02, 1.071008e-02, 2.577389e-02};
+    for (int i = 0; i < 4; ++i)
+        cr_expect_float_eq(number_at(cJSON_GetArrayItem(targets, i), "distance"), distance[i], 1e-5, "target %d", i);
+    const cJSON *timing = cJSON_GetObjectItem(res, "timing");
+    cr_expect_geq(number_at(timing, "forward_sweeps"), 1);
+    cr_expect_geq(number_at(timing, "adjoint_sweeps"), 1);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "initial_momenta")), 6);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t")), 101);
+    cJSON_Delete(res);
+    remove_dir(dir);
+}
+
+/* The slew of data/so3_orientations.json, cross-checked against the independent
+ * Python implementation of ../shared/spec/hohp (planning.py with the rotation
+ * targets of spec §4.7): J_d* = 7.10360003567475. */
+Test(cli, solve_so3_orientations_converges)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-so3");
+    cJSON *res = solve_data(dir, "so3_orientations.json", "result.json");
+    cr_expect_str_eq(string_at(res, "status"), "converged");
+    cr_expect_float_eq(number_at(res, "cost"), 7.10360003567475, 1e-6 * 7.1036);
+    const cJSON *target;
+    int n = 0;
+    cJSON_ArrayForEach(target, cJSON_GetObjectItem(res, "targets"))
+    {
+        /* a geodesic angle: the spline passes within 10 degrees of every attitude */
+        double d = number_at(target, "distance");
+        cr_expect(d > 0.0 && d < 0.17453292519943295, "target %d missed by %g rad", n, d);
+        ++n;
+    }
+    cr_expect_eq(n, 4);
+    cJSON_Delete(res);
+    remove_dir(dir);
+}
+
+/* The simulate task keeps the momentum map and the Casimir to round-off. */
+Test(cli, solve_simulate_reports_invariants)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "simulate");
+    cJSON *res = solve_data(dir, "sphere_simulate.json", "result.json");
+    cr_expect_str_eq(string_at(res, "status"), "ok");
+    const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
+    cr_expect_leq(number_at(diag, "momentum_map_drift"), 1e-12);
+    cr_expect_leq(number_at(diag, "casimir_drift"), 1e-12);
+    /* the θ = ½ scheme is second order: the energy is not exact but stays small */
+    double energy = number_at(diag, "energy_error");
+    cr_expect(energy >= 0.0 && energy < 1e-3, "energy_error %g", energy);
+    const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
+    cr_assert_eq(cJSON_GetArraySize(t), 201);
+    cr_expect_float_eq(cJSON_GetArrayItem(t, 200)->valuedouble, 2.0, 1e-12);
+    cJSON_Delete(res);
+    remove_dir(dir);
+}
+
+Test(cli, solve_without_o_writes_the_result_to_stdout)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE];
+    scratch_dir(dir, "stdout");
+    join(in, SP_TEST_DATA, "sphere_simulate.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", in, NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cJSON *res = cJSON_Parse(r.out);
+    cr_assert_not_null(res, "stdout is not one JSON document");
+    cr_expect_str_eq(string_at(res, "task"), "simulate");
+    cJSON_Delete(res);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* A successful solve replaces an existing result whole. */
+Test(cli, solve_replaces_an_existing_result)
+{
+    char dir[PATH_SIZE], out[PATH_SIZE];
+    scratch_dir(dir, "replace");
+    join(out, dir, "result.json");
+    write_text(out, "old result\n");
+    cJSON *res = solve_data(dir, "sphere_simulate.json", "result.json");
+    cr_expect_str_eq(string_at(res, "task"), "simulate");
+    cJSON_Delete(res);
+    remove_dir(dir);
+}
+
+/* ------------------------------------------------------------ bad input -- */
+
+/* A valid plan whose fields the cases below break one at a time. */
+static const char plan_doc[] =
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [1, 0, 0],\n"
+    " \"T\": 1, \"steps\": 40, \"scheme\": \"hohp_sv\", \"retraction\": \"cayley\", \"xi0\": [0, 0, 1],\n"
+    " \"sigma\": 0.1, \"targets\": [{\"t\": 0.5, \"y\": [1, 1, 0]}, {\"t\": 1, \"y\": [0, 1, 0]}],\n"
+    " \"optimizer\": {\"algorithm\": \"LD_LBFGS\", \"maxeval\": 50}}\n";
+
+static const char group_doc[] =
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"xi0\": [0, 0, 1], \"T\": 1,\n"
+    " \"steps\": 40, \"sigma\": 0.1, \"targets\": [{\"t\": 1, \"R\": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]}]}\n";
+
+static const char simulate_doc[] =
+    "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4],\n"
+    " \"nu0\": [0.5, -0.4, 0.3], \"T\": 2, \"steps\": 20}\n";
+
+typedef struct cli_case {
+    const char *base;
+    const char *from, *to; /* the first `from` in base becomes `to` */
+    const char *path;      /* JSON path the error line must name ("" for none) */
+} cli_case;
+
+static const cli_case cli_cases[] = {
+    {plan_doc, "\"T\": 1,", "\"T\": 1", ""},                           /* bad JSON: missing comma */
+    {plan_doc, "\"steps\": 40", "\"steps\": \"40\"", "steps"},          /* wrong type */
+    {plan_doc, "hohp_sv", "hohp_rk4", "scheme"},                        /* unknown scheme */
+    {plan_doc, "\"LD_LBFGS\"", "\"LD_NEWTON\"", "optimizer.algorithm"}, /* unknown NLopt algorithm */
+    {plan_doc, "\"sigma\": 0.1,", "", "sigma"},                         /* missing field */
+    {plan_doc, "\"sigma\": 0.1", "\"sigma\": 1e999", "sigma"},          /* overflow */
+    {plan_doc, "\"T\": 1", "\"T\": -1", "T"},                           /* non-positive T */
+    {plan_doc, "\"t\": 1,", "\"t\": 1.25,", "targets[1].t"},            /* target time after T */
+    {plan_doc, "\"t\": 1,", "\"t\": 0.5,", "targets[1].t"},             /* non-increasing times */
+    {plan_doc, "[1, 1, 0]", "[1, 1]", "targets[0].y"},                  /* wrong vector length */
+    {plan_doc, "\"y0\": [1, 0, 0]", "\"y0\": [0, 0, 0]", "y0"},         /* zero direction */
+    {group_doc, "[0, 0, 1]]", "[0, 0, -1]]", "targets[0].R"},           /* a reflection, not a rotation */
+    {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},    /* plan-only field */
+    {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},        /* non-integer steps */
+    {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                       /* a newline inside the message */
+    {plan_doc, "\"steps\": 40", "\"steps\": 40, \"steps\": 80", "steps"}, /* duplicate key */
+};
+
+/* base with its first `from` replaced by `to` (static buffer, one case at a time). */
+static const char *replaced(const cli_case *c)
+{
+    static char doc[2048];
+    const char *at = strstr(c->base, c->from);
+    cr_assert_not_null(at, "'%s' not in the base document", c->from);
+    int n = snprintf(doc, sizeof doc, "%.*s%s%s", (int)(at - c->base), c->base, c->to, at + strlen(c->from));
+    cr_assert_lt((size_t)n, sizeof doc);
+    return doc;
+}
+
+/* The one error line: "FILE: PATH: message". */
+static void expect_error_line(const char *err, const char *file, const char *path, const char *what)
+{
+    cr_expect(is_one_line(err), "%s: not exactly one line on stderr:\n%s", what, err);
+    char prefix[PATH_SIZE + 200];
+    snprintf(prefix, sizeof prefix, "%s: %s%s", file, path, path[0] ? ": " : "");
+    cr_expect(starts_with(err, prefix), "%s: stderr '%s' does not start with '%s'", what, err, prefix);
+}
+
+static void set_old_mtime(const char *path)
+{
+    /* a time far from now, so that any rewrite would show even within one second */
+    const struct timespec times[2] = {{1000000000, 123456789}, {1000000000, 123456789}};
+    cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+Test(cli, bad_input_exits_2_with_one_line_and_leaves_output_alone)
+{
+    char dir[PATH_SIZE], bad[PATH_SIZE], out[PATH_SIZE];
+    scratch_dir(dir, "bad-input");
+    join(bad, dir, "bad.json");
+    join(out, dir, "result.json");
+    static const char previous[] = "{\"previous\": \"result\"}\n";
+    for (size_t i = 0; i < sizeof cli_cases / sizeof cli_cases[0]; ++i) {
+        const cli_case *c = &cli_cases[i];
+        char what[128];
+        snprintf(what, sizeof what, "case %zu (%s -> %s)", i, c->from, c->to);
+        write_text(bad, replaced(c));
+        write_text(out, previous);
+        set_old_mtime(out);
+        struct stat before;
+        cr_assert_eq(stat(out, &before), 0);
+
+        run_result r;
+        run(dir, (const char *[]){"solve", bad, "-o", out, NULL}, &r);
+        cr_expect_eq(r.status, 2, "%s: solve exited %d", what, r.status);
+        expect_error_line(r.err, bad, c->path, what);
+        cr_expect_str_empty(r.out, "%s", what);
+        run_free(&r);
+
+        struct stat after;
+        cr_assert_eq(stat(out, &after), 0);
+        char *now = slurp(out);
+        cr_expect_str_eq(now, previous, "%s: the existing -o file changed", what);
+        free(now);
+        cr_expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
+                      after.st_ino == before.st_ino,
+                  "%s: the existing -o file was rewritten", what);
+        cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", what);
+
+        run(dir, (const char *[]){"check", bad, NULL}, &r);
+        cr_expect_eq(r.status, 2, "%s: check exited %d", what, r.status);
+        expect_error_line(r.err, bad, c->path, what);
+        cr_expect_null(strstr(r.out, "ok"), "%s: check said ok", what);
+        run_free(&r);
+    }
+    remove_dir(dir);
+}
+
+/* A file name with a newline in it still gives one line. */
+Test(cli, error_line_escapes_control_characters_in_the_file_name)
+{
+    char dir[PATH_SIZE], bad[PATH_SIZE];
+    scratch_dir(dir, "newline-name");
+    join(bad, dir, "bad\nname.json");
+    write_text(bad, "{\"task\": 1}");
+    run_result r;
+    run(dir, (const char *[]){"check", bad, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
+    cr_expect(strstr(r.err, "bad\\nname.json: task: must be a string") != NULL, "got %s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+Test(cli, missing_input_file_exits_2)
+{
+    char dir[PATH_SIZE], missing[PATH_SIZE];
+    scratch_dir(dir, "missing-input");
+    join(missing, dir, "does-not-exist.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", missing, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    expect_error_line(r.err, missing, "", "missing input");
+    cr_expect(strstr(r.err, "cannot read") != NULL, "got %s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* An unusable output path is refused before anything runs, and nothing is created. */
+Test(cli, output_in_missing_directory_exits_2)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], out[PATH_SIZE];
+    scratch_dir(dir, "missing-dir");
+    join(in, SP_TEST_DATA, "sphere_simulate.json");
+    join(out, dir, "no-such-dir/result.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
+    cr_expect(starts_with(r.err, out), "the error must name the output path: %s", r.err);
+    cr_expect(strstr(r.err, "No such file or directory") != NULL, "got %s", r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    struct stat st;
+    cr_expect_neq(stat(out, &st), 0);
+    remove_dir(dir);
+}
+
+Test(cli, output_that_is_a_directory_exits_2)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], sub[PATH_SIZE];
+    scratch_dir(dir, "out-is-dir");
+    join(in, SP_TEST_DATA, "sphere_simulate.json");
+    join(sub, dir, "results");
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    run_result r;
+    run(dir, (const char *[]){"solve", in, "-o", sub, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
+    cr_expect(strstr(r.err, "Is a directory") != NULL, "got %s", r.err);
+    cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left beside the directory");
+    run_free(&r);
+    rmdir(sub);
+    remove_dir(dir);
+}
+
+Test(cli, unknown_subcommand_exits_2)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "unknown-command");
+    run_result r;
+    run(dir, (const char *[]){"optimise", "data.json", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "unknown command 'optimise'") != NULL, "got %s", r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    run(dir, (const char *[]){NULL}, &r);
+    cr_expect_eq(r.status, 2, "no subcommand at all");
+    cr_expect(strstr(r.err, "usage") != NULL, "got %s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}

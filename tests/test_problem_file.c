@@ -1,0 +1,673 @@
+/* The problem-file reader (problems/problem_file.c): every example in data/ is read,
+ * defaults apply where a field is left out, and every kind of malformed document is
+ * refused with the exact JSON path of the first problem and a message that says what
+ * is wrong (DESIGN.md, "The command and the file contract"). The malformed documents
+ * are one or two edits of a few valid base documents, so each case shows only what it
+ * breaks. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <nlopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lie/sp_linalg.h"
+#include "../problems/sp_problem.h"
+
+/* Valid base documents: a plan through sphere targets, a plan through rotations, and a
+ * simulation. Targets are at 0.25, 0.5 and 1 so that targets[2] is the last one. */
+#define PLAN_SPHERE                                                                                      \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": \"sphere\","       \
+    " \"y0\": [1, 0, 0], \"T\": 1, \"steps\": 100, \"scheme\": \"hohp_sv\", \"retraction\": \"cayley\"," \
+    " \"xi0\": [0, 0, 1], \"sigma\": 0.1,"                                                               \
+    " \"targets\": [{\"t\": 0.25, \"y\": [1, 1, 0]}, {\"t\": 0.5, \"y\": [0, 1, 0]},"                    \
+    "               {\"t\": 1, \"y\": [0, 1, 1]}],"                                                      \
+    " \"optimizer\": {\"algorithm\": \"LD_LBFGS\", \"xtol_rel\": 1e-12, \"maxeval\": 500}}"
+
+#define PLAN_GROUP                                                                                        \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\","                             \
+    " \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"xi0\": [0, 0, 1], \"T\": 1, \"steps\": 50,"           \
+    " \"sigma\": 0.1,"                                                                                    \
+    " \"targets\": [{\"t\": 0.5, \"R\": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]},"                            \
+    "               {\"t\": 1, \"R\": [[1, 0, 0], [0, 0, -1], [0, 1, 0]]}]}"
+
+#define SIMULATE                                                                                          \
+    "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],"   \
+    " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                    \
+    " \"T\": 2, \"steps\": 200}"
+
+/* One edit: the member at `path` ("optimizer.xtol_rel", "targets[2].t") replaced by,
+ * or when absent added as, the raw JSON text `value`; value NULL removes it. The text
+ * is copied verbatim, so it can be what cJSON would never print: 1e999, NaN, or
+ * `1, "T": 2`, which turns the member into a duplicate key. */
+typedef struct edit {
+    const char *path;
+    const char *value;
+} edit;
+
+typedef struct step {
+    char key[64]; /* "" for an array index */
+    int index;
+} step;
+
+/* Splits "targets[2].R[1]" into targets, 2, R, 1. */
+static int split_path(const char *path, step *steps, int max)
+{
+    int n = 0;
+    while (*path) {
+        cr_assert_lt(n, max, "path %s too deep", path);
+        step *s = &steps[n++];
+        if (*path == '[') {
+            char *end;
+            s->key[0] = '\0';
+            s->index = (int)strtol(path + 1, &end, 10);
+            cr_assert_eq(*end, ']', "bad index in %s", path);
+            path = end + 1;
+        } else {
+            size_t len = strcspn(path, ".[");
+            cr_assert_lt(len, sizeof s->key);
+            memcpy(s->key, path, len);
+            s->key[len] = '\0';
+            path += len;
+        }
+        if (*path == '.') ++path;
+    }
+    return n;
+}
+
+static void apply_edit(cJSON *doc, const edit *e)
+{
+    step steps[8];
+    int n = split_path(e->path, steps, 8);
+    cJSON *parent = doc;
+    for (int i = 0; i < n - 1; ++i) {
+        parent = steps[i].key[0] ? cJSON_GetObjectItemCaseSensitive(parent, steps[i].key)
+                                 : cJSON_GetArrayItem(parent, steps[i].index);
+        cr_assert_not_null(parent, "edit path %s does not exist in the base document", e->path);
+    }
+    const step *last = &steps[n - 1];
+    if (!e->value) {
+        cJSON *gone = last->key[0] ? cJSON_DetachItemFromObjectCaseSensitive(parent, last->key)
+                                   : cJSON_DetachItemFromArray(parent, last->index);
+        cr_assert_not_null(gone, "cannot remove %s: not in the base document", e->path);
+        cJSON_Delete(gone);
+        return;
+    }
+    cJSON *raw = cJSON_CreateRaw(e->value);
+    cr_assert_not_null(raw);
+    cr_assert(last->key[0], "edits replace object members only (%s)", e->path);
+    if (cJSON_GetObjectItemCaseSensitive(parent, last->key))
+        cr_assert(cJSON_ReplaceItemInObjectCaseSensitive(parent, last->key, raw));
+    else
+        cr_assert(cJSON_AddItemToObject(parent, last->key, raw));
+}
+
+/* The base document with the edits applied (free with cJSON_free). With no edits the
+ * base is returned as written: that is how unparseable documents are given. */
+static char *edited(const char *base, const edit *edits, int n_edits)
+{
+    if (n_edits == 0 || !edits[0].path) {
+        char *copy = cJSON_malloc(strlen(base) + 1);
+        cr_assert_not_null(copy);
+        return strcpy(copy, base);
+    }
+    cJSON *doc = cJSON_Parse(base);
+    cr_assert_not_null(doc, "base document does not parse");
+    for (int i = 0; i < n_edits && edits[i].path; ++i) apply_edit(doc, &edits[i]);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    cr_assert_not_null(text);
+    return text;
+}
+
+static sp_status parse_text(const char *text, sp_problem *pb, sp_input_error *err)
+{
+    return sp_problem_parse(text, strlen(text), pb, err);
+}
+
+/* Parses a document that must be valid; the caller frees pb. */
+static void parse_valid(const char *text, sp_problem *pb)
+{
+    sp_input_error err;
+    sp_status st = parse_text(text, pb, &err);
+    cr_assert_eq(st, SP_OK, "valid document refused: %s: %s\n%s", err.path, err.message, text);
+}
+
+/* ---------------------------------------------------------------- valid files -- */
+
+static int is_json_file(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".json") == 0;
+}
+
+/* Every example shipped in data/ must be runnable as is, so it must at least read. */
+Test(problem_file, every_data_file_reads)
+{
+    DIR *dir = opendir(SP_TEST_DATA);
+    cr_assert_not_null(dir, "cannot open %s", SP_TEST_DATA);
+    int files = 0;
+    const struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (!is_json_file(de->d_name)) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", SP_TEST_DATA, de->d_name);
+        sp_problem pb;
+        sp_input_error err;
+        sp_status st = sp_problem_read_file(path, &pb, &err);
+        cr_expect_eq(st, SP_OK, "%s: %s: %s", de->d_name, err.path, err.message);
+        if (st == SP_OK) sp_problem_free(&pb);
+        ++files;
+    }
+    closedir(dir);
+    cr_expect_geq(files, 3, "expected at least the three example files, found %d", files);
+}
+
+static void read_data(const char *name, sp_problem *pb)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", SP_TEST_DATA, name);
+    sp_input_error err;
+    sp_status st = sp_problem_read_file(path, pb, &err);
+    cr_assert_eq(st, SP_OK, "%s: %s: %s", name, err.path, err.message);
+}
+
+Test(problem_file, sphere_interpolation_says_what_it_says)
+{
+    sp_problem pb;
+    read_data("sphere_interpolation.json", &pb);
+    cr_expect_eq(pb.task, SP_TASK_PLAN);
+    cr_expect_str_eq(pb.model, "cubic_spline");
+    cr_expect_eq(pb.cubic.space, SP_SPACE_SPHERE);
+    cr_expect_eq(pb.steps, 100);
+    cr_expect_eq(pb.T, 1.0);
+    cr_expect_eq(pb.cubic.sigma, 0.1);
+    cr_expect_eq(pb.xi0[2], 1.0);
+    cr_expect_eq(pb.cubic.y0[0], 1.0);
+    cr_assert_eq(pb.cubic.n_targets, 4);
+    for (size_t i = 0; i < 4; ++i) {
+        cr_expect_eq(pb.cubic.targets[i].t, 0.25 * (double)(i + 1));
+        cr_expect_float_eq(sp_vec_norm(3, pb.cubic.targets[i].y), 1.0, 1e-15);
+    }
+    cr_expect_float_eq(pb.cubic.targets[1].y[0], 0.6933752452815364, 1e-15);
+    cr_expect_eq(pb.optimizer.xtol_rel, 1e-12);
+    cr_expect_eq(pb.optimizer.maxeval, 500);
+    sp_problem_free(&pb);
+}
+
+/* The rotation targets must be genuine rotations as written, to round-off, not only
+ * after the reader has rounded them onto SO(3). */
+Test(problem_file, so3_orientations_are_written_as_rotations)
+{
+    FILE *f = fopen(SP_TEST_DATA "/so3_orientations.json", "rb");
+    cr_assert_not_null(f);
+    char text[16384];
+    size_t length = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    cr_assert_lt(length, sizeof text - 1);
+    text[length] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc);
+    int count = 0;
+    const cJSON *target;
+    cJSON_ArrayForEach(target, cJSON_GetObjectItem(doc, "targets"))
+    {
+        double R[9], Rt[9], RtR[9], I[9];
+        sp_mat_identity(3, I);
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                R[3 * r + c] = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(target, "R"), r), c)->valuedouble;
+        sp_mat_transpose(3, R, Rt);
+        sp_mat_mul(3, 3, 3, Rt, R, RtR);
+        cr_expect_lt(sp_mat_dist(9, RtR, I), 2e-15, "targets[%d].R is not orthogonal to round-off", count);
+        ++count;
+    }
+    cr_expect_geq(count, 3);
+    cJSON_Delete(doc);
+}
+
+/* The slew: a plan on the group from the identity through distinct attitudes at
+ * increasing times, ending at T. */
+Test(problem_file, so3_orientations_is_a_slew)
+{
+    sp_problem pb;
+    read_data("so3_orientations.json", &pb);
+    cr_expect_eq(pb.task, SP_TASK_PLAN);
+    cr_expect_eq(pb.cubic.space, SP_SPACE_GROUP);
+    cr_expect_str_eq(pb.scheme->name, "hohp_sv");
+    cr_expect_str_eq(pb.retraction->name, "cayley");
+    cr_expect_str_eq(pb.optimizer.algorithm, "LD_LBFGS");
+    cr_expect_eq(pb.T, 1.0);
+    cr_expect_eq(pb.steps, 100);
+    cr_expect_eq(pb.cubic.sigma, 0.1);
+    double I[9];
+    sp_mat_identity(3, I);
+    cr_expect_lt(sp_mat_dist(9, pb.g0, I), 1e-15, "g0 must be the identity");
+    cr_assert(pb.cubic.n_targets >= 3 && pb.cubic.n_targets <= 4);
+    double previous = 0.0;
+    for (size_t i = 0; i < pb.cubic.n_targets; ++i) {
+        const double *R = pb.cubic.targets[i].R;
+        double Rt[9], RtR[9];
+        sp_mat_transpose(3, R, Rt);
+        sp_mat_mul(3, 3, 3, Rt, R, RtR);
+        cr_expect_lt(sp_mat_dist(9, RtR, I), 1e-14, "targets[%zu].R is not orthogonal", i);
+        cr_expect_gt(pb.cubic.targets[i].t, previous);
+        const double *before = i ? pb.cubic.targets[i - 1].R : pb.g0;
+        cr_expect_gt(sp_mat_dist(9, R, before), 0.1, "targets[%zu].R must differ from the attitude before", i);
+        previous = pb.cubic.targets[i].t;
+    }
+    cr_expect_eq(previous, pb.T, "the last attitude is the end of the slew");
+    sp_problem_free(&pb);
+}
+
+Test(problem_file, sphere_simulate_is_the_spec_ivp)
+{
+    sp_problem pb;
+    read_data("sphere_simulate.json", &pb);
+    cr_expect_eq(pb.task, SP_TASK_SIMULATE);
+    cr_expect_eq(pb.T, 2.0);
+    cr_expect_eq(pb.steps, 200);
+    static const double xi0[3] = {1, -0.5, 0.8}, p0[3] = {0.3, 0.6, -0.4}, nu0[3] = {0.5, -0.4, 0.3};
+    for (int j = 0; j < 3; ++j) {
+        cr_expect_eq(pb.xi0[j], xi0[j]);
+        cr_expect_eq(pb.p0[j], p0[j]);
+        cr_expect_eq(pb.nu0[j], nu0[j]);
+    }
+    cr_expect_eq(pb.cubic.n_targets, 0);
+    sp_problem_free(&pb);
+}
+
+/* ------------------------------------------------------------------ defaults -- */
+
+Test(problem_file, plan_defaults_apply)
+{
+    static const edit drop[] = {{"group", NULL}, {"space", NULL}, {"scheme", NULL}, {"retraction", NULL},
+                                {"optimizer", NULL}};
+    char *text = edited(PLAN_SPHERE, drop, 5);
+    cr_assert_null(strstr(text, "scheme"), "the edit must really remove the fields");
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_str_eq(pb.scheme->name, "hohp_sv");
+    cr_expect_str_eq(pb.retraction->name, "cayley");
+    cr_expect_eq(pb.solver, SP_HOHP_NEWTON);
+    cr_expect_str_eq(pb.optimizer.algorithm, "LD_LBFGS");
+    cr_expect_str_eq(pb.optimizer.local_algorithm, "LD_LBFGS");
+    cr_expect_gt(pb.optimizer.xtol_rel, 0.0, "some stopping criterion must be set by default");
+    cr_expect_geq(pb.optimizer.maxeval, 1);
+    cr_expect_str_eq(pb.cubic.group->name, "SO3");
+    cr_expect_eq(pb.cubic.space, SP_SPACE_SPHERE);
+    cr_expect_eq(pb.has_initial_momenta, 0);
+    double I[9];
+    sp_mat_identity(3, I);
+    cr_expect_eq(sp_mat_dist(9, pb.g0, I), 0.0, "g0 defaults to the identity");
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+Test(problem_file, simulate_defaults_apply_and_h_gives_T)
+{
+    static const edit with_h[] = {{"T", NULL}, {"h", "0.01"}};
+    char *text = edited(SIMULATE, with_h, 2);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_str_eq(pb.scheme->name, "hohp_sv");
+    cr_expect_str_eq(pb.retraction->name, "cayley");
+    cr_expect_eq(pb.solver, SP_HOHP_NEWTON);
+    cr_expect_float_eq(pb.T, 2.0, 1e-15, "T = h * steps");
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+Test(problem_file, explicit_settings_override_defaults)
+{
+    static const edit set[] = {{"scheme", "\"hohp_euler\""},
+                               {"retraction", "\"exp\""},
+                               {"solver", "\"fixed_point\""},
+                               {"optimizer", "{\"algorithm\": \"LN_BOBYQA\", \"maxeval\": 7, \"ftol_abs\": 0}"},
+                               {"initial_momenta", "[1, 2, 3, 4, 5, 6]"}};
+    char *text = edited(PLAN_SPHERE, set, 5);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_str_eq(pb.scheme->name, "hohp_euler");
+    cr_expect_str_eq(pb.retraction->name, "exp");
+    cr_expect_eq(pb.solver, SP_HOHP_FIXED_POINT);
+    cr_expect_str_eq(pb.optimizer.algorithm, "LN_BOBYQA");
+    cr_expect_eq(pb.optimizer.maxeval, 7);
+    cr_expect_eq(pb.has_initial_momenta, 1);
+    for (int j = 0; j < 6; ++j) cr_expect_eq(pb.initial_momenta[j], j + 1.0);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* Directions need not be unit vectors in the file; the reader normalises them. */
+Test(problem_file, directions_are_normalised)
+{
+    static const edit set[] = {{"y0", "[0, 0, 2]"}, {"targets", "[{\"t\": 1, \"y\": [3, 4, 0]}]"}};
+    char *text = edited(PLAN_SPHERE, set, 2);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.cubic.y0[2], 1.0);
+    cr_expect_float_eq(pb.cubic.targets[0].y[0], 0.6, 1e-16);
+    cr_expect_float_eq(pb.cubic.targets[0].y[1], 0.8, 1e-16);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* A rotation typed with 9 digits is accepted and rounded onto SO(3), without moving
+ * it by more than its typing error. */
+Test(problem_file, typed_rotations_are_rounded_onto_so3)
+{
+    static const edit set[] = {
+        {"targets", "[{\"t\": 1, \"R\": [[0.707106781, -0.707106781, 0], [0.707106781, 0.707106781, 0], [0, 0, 1]]}]"}};
+    char *text = edited(PLAN_GROUP, set, 1);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    const double *R = pb.cubic.targets[0].R;
+    double Rt[9], RtR[9], I[9];
+    sp_mat_identity(3, I);
+    sp_mat_transpose(3, R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, R, RtR);
+    cr_expect_lt(sp_mat_dist(9, RtR, I), 1e-15);
+    cr_expect_float_eq(R[0], 0.707106781, 1e-9);
+    cr_expect_float_eq(R[3], 0.707106781, 1e-9);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* Target times need not lie on the step grid, and the last one may come before T. */
+Test(problem_file, off_grid_targets_before_T_are_valid)
+{
+    static const edit set[] = {{"targets", "[{\"t\": 0.3333, \"y\": [0, 1, 0]}, {\"t\": 0.9, \"y\": [0, 0, 1]}]"},
+                               {"steps", "3"}};
+    char *text = edited(PLAN_SPHERE, set, 2);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.cubic.n_targets, 2);
+    cr_expect_eq(pb.cubic.targets[0].t, 0.3333);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* ------------------------------------------------------------ malformed input -- */
+
+typedef struct bad_case {
+    const char *name;
+    const char *base;
+    edit edits[2];       /* none: the base is the whole document */
+    const char *path;    /* expected err.path, exactly */
+    const char *message; /* expected in err.message */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* not JSON, or not one JSON object */
+    {"truncated", "{\"task\": \"plan\", \"model\": ", {{0}}, "", "malformed JSON at line 1"},
+    {"empty", "", {{0}}, "", "malformed JSON"},
+    {"nan_literal", PLAN_SPHERE, {{"sigma", "NaN"}}, "", "malformed JSON"},
+    {"trailing_garbage", PLAN_SPHERE " x", {{0}}, "", "content after the document"},
+    {"two_documents", SIMULATE "\n" SIMULATE, {{0}}, "", "malformed JSON at line 2"},
+    {"not_an_object", "[1, 2, 3]", {{0}}, "", "must be an object"},
+    {"duplicate_key", PLAN_SPHERE, {{"T", "1, \"T\": 2"}}, "T", "duplicate field"},
+    /* wrong types */
+    {"task_not_string", PLAN_SPHERE, {{"task", "1"}}, "task", "must be a string"},
+    {"steps_string", PLAN_SPHERE, {{"steps", "\"100\""}}, "steps", "must be a number"},
+    {"T_bool", PLAN_SPHERE, {{"T", "true"}}, "T", "must be a number"},
+    {"y0_string", PLAN_SPHERE, {{"y0", "\"up\""}}, "y0", "must be an array of 3 numbers"},
+    {"xi0_element_string", PLAN_SPHERE, {{"xi0", "[0, \"0\", 1]"}}, "xi0[1]", "must be a number"},
+    {"targets_object", PLAN_SPHERE, {{"targets", "{}"}}, "targets", "must be a non-empty array"},
+    {"targets_empty", PLAN_SPHERE, {{"targets", "[]"}}, "targets", "must be a non-empty array"},
+    {"target_array", PLAN_SPHERE, {{"targets", "[{\"t\": 0.5, \"y\": [0, 1, 0]}, [1, 0, 1, 0]]"}}, "targets[1]",
+     "must be an object"},
+    {"description_number", PLAN_SPHERE, {{"description", "5"}}, "description", "must be a string"},
+    {"optimizer_string", PLAN_SPHERE, {{"optimizer", "\"LD_LBFGS\""}}, "optimizer", "must be an object"},
+    {"maxeval_string", PLAN_SPHERE, {{"optimizer.maxeval", "\"500\""}}, "optimizer.maxeval", "must be a number"},
+    {"algorithm_number", PLAN_SPHERE, {{"optimizer.algorithm", "11"}}, "optimizer.algorithm", "must be a string"},
+    {"xtol_rel_array", PLAN_SPHERE, {{"optimizer.xtol_rel", "[1e-8]"}}, "optimizer.xtol_rel", "must be a number"},
+    /* unknown names */
+    {"unknown_task", PLAN_SPHERE, {{"task", "\"optimise\""}}, "task", "unknown task 'optimise'"},
+    {"unknown_model", PLAN_SPHERE, {{"model", "\"double_pendulum\""}}, "model", "unknown model 'double_pendulum'"},
+    {"unknown_scheme", PLAN_SPHERE, {{"scheme", "\"rk4\""}}, "scheme", "unknown scheme 'rk4'"},
+    {"unknown_retraction", SIMULATE, {{"retraction", "\"log\""}}, "retraction", "unknown retraction 'log'"},
+    {"unknown_group", PLAN_SPHERE, {{"group", "\"SE7\""}}, "group", "unknown group 'SE7'"},
+    {"unknown_solver", SIMULATE, {{"solver", "\"gauss_seidel\""}}, "solver", "unknown solver"},
+    {"unknown_space", PLAN_SPHERE, {{"space", "\"torus\""}}, "space", "unknown space 'torus'"},
+    {"unknown_algorithm", PLAN_SPHERE, {{"optimizer.algorithm", "\"LD_BFGS\""}}, "optimizer.algorithm",
+     "unknown NLopt algorithm 'LD_BFGS'"},
+    {"unknown_local_algorithm", PLAN_SPHERE, {{"optimizer.local_algorithm", "\"LN_SIMPLEX\""}},
+     "optimizer.local_algorithm", "unknown NLopt algorithm"},
+    {"algorithm_case", PLAN_SPHERE, {{"optimizer.algorithm", "\"ld_lbfgs\""}}, "optimizer.algorithm",
+     "unknown NLopt algorithm"},
+    /* unknown fields, at every level */
+    {"unknown_field", PLAN_SPHERE, {{"stpes", "100"}}, "stpes", "unknown field"},
+    {"unknown_target_field", PLAN_SPHERE, {{"targets[1].weight", "2"}}, "targets[1].weight", "unknown field"},
+    {"unknown_optimizer_field", PLAN_SPHERE, {{"optimizer.tolerance", "1e-8"}}, "optimizer.tolerance",
+     "unknown field"},
+    {"rotation_on_sphere_target", PLAN_SPHERE, {{"targets[0].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"}},
+     "targets[0].R", "unknown field"},
+    /* missing fields */
+    {"missing_task", PLAN_SPHERE, {{"task", NULL}}, "task", "missing required field"},
+    {"missing_model", SIMULATE, {{"model", NULL}}, "model", "missing required field"},
+    {"missing_steps", PLAN_SPHERE, {{"steps", NULL}}, "steps", "missing required field"},
+    {"missing_xi0", PLAN_GROUP, {{"xi0", NULL}}, "xi0", "missing required field"},
+    {"missing_T", PLAN_SPHERE, {{"T", NULL}}, "T", "missing required field"},
+    {"missing_sigma", PLAN_SPHERE, {{"sigma", NULL}}, "sigma", "missing required field"},
+    {"missing_y0", PLAN_SPHERE, {{"y0", NULL}}, "y0", "missing required field"},
+    {"missing_targets", PLAN_GROUP, {{"targets", NULL}}, "targets", "missing required field"},
+    {"missing_target_time", PLAN_SPHERE, {{"targets[1].t", NULL}}, "targets[1].t", "missing required field"},
+    {"missing_target_point", PLAN_SPHERE, {{"targets[2].y", NULL}}, "targets[2].y", "missing required field"},
+    {"missing_target_rotation", PLAN_GROUP, {{"targets[0].R", NULL}}, "targets[0].R", "missing required field"},
+    {"missing_nu0", SIMULATE, {{"nu0", NULL}}, "nu0", "missing required field"},
+    {"missing_p0", SIMULATE, {{"p0", NULL}}, "p0", "missing required field"},
+    {"missing_T_and_h", SIMULATE, {{"T", NULL}}, "T", "give the horizon T or the step h"},
+    /* NaN can only come as bad JSON (above); numbers too large for a double overflow */
+    {"sigma_overflow", PLAN_SPHERE, {{"sigma", "1e999"}}, "sigma", "must be a finite number"},
+    {"T_negative_overflow", PLAN_SPHERE, {{"T", "-1e999"}}, "T", "must be a finite number"},
+    {"steps_overflow", PLAN_SPHERE, {{"steps", "1e999"}}, "steps", "must be a finite number"},
+    {"xi0_overflow", SIMULATE, {{"xi0", "[1, 1e999, 0]"}}, "xi0[1]", "must be a finite number"},
+    {"target_y_overflow", PLAN_SPHERE, {{"targets[2].y", "[0, 1e400, 1]"}}, "targets[2].y[1]",
+     "must be a finite number"},
+    {"target_R_overflow", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1e999]]"}}, "targets[1].R[2][2]",
+     "must be a finite number"},
+    {"xtol_overflow", PLAN_SPHERE, {{"optimizer.xtol_rel", "1e999"}}, "optimizer.xtol_rel", "must be a finite number"},
+    {"h_times_steps_overflow", SIMULATE, {{"T", NULL}, {"h", "1e307"}}, "h", "overflows"},
+    /* non-positive sizes */
+    {"steps_zero", PLAN_SPHERE, {{"steps", "0"}}, "steps", "must be between 1 and"},
+    {"steps_negative", SIMULATE, {{"steps", "-5"}}, "steps", "must be between 1 and"},
+    {"steps_too_many", SIMULATE, {{"steps", "1e12"}}, "steps", "must be between 1 and"},
+    {"T_zero", PLAN_SPHERE, {{"T", "0"}}, "T", "must be positive"},
+    {"T_negative", SIMULATE, {{"T", "-2"}}, "T", "must be positive"},
+    {"h_zero", SIMULATE, {{"T", NULL}, {"h", "0"}}, "h", "must be positive"},
+    {"sigma_zero", PLAN_SPHERE, {{"sigma", "0"}}, "sigma", "must be positive"},
+    {"sigma_negative", PLAN_GROUP, {{"sigma", "-0.1"}}, "sigma", "must be positive"},
+    {"solver_tol_zero", SIMULATE, {{"solver_tol", "0"}}, "solver_tol", "must be positive"},
+    {"solver_tol_large", SIMULATE, {{"solver_tol", "0.5"}}, "solver_tol", "must be below"},
+    {"maxeval_zero", PLAN_SPHERE, {{"optimizer.maxeval", "0"}}, "optimizer.maxeval", "must be between 1 and"},
+    {"maxtime_negative", PLAN_SPHERE, {{"optimizer.maxtime", "-1"}}, "optimizer.maxtime", "must be positive"},
+    {"xtol_rel_negative", PLAN_SPHERE, {{"optimizer.xtol_rel", "-1e-8"}}, "optimizer.xtol_rel", "must not be negative"},
+    {"ftol_abs_negative", PLAN_SPHERE, {{"optimizer.ftol_abs", "-1"}}, "optimizer.ftol_abs", "must not be negative"},
+    /* non-integer counts */
+    {"steps_fractional", PLAN_SPHERE, {{"steps", "100.5"}}, "steps", "must be an integer"},
+    {"maxeval_fractional", PLAN_SPHERE, {{"optimizer.maxeval", "10.5"}}, "optimizer.maxeval", "must be an integer"},
+    /* target times: within (0, T] and increasing */
+    {"target_after_T", PLAN_SPHERE, {{"targets[2].t", "1.5"}}, "targets[2].t", "must be within (0, T=1]"},
+    {"target_at_zero", PLAN_SPHERE, {{"targets[0].t", "0"}}, "targets[0].t", "must be within (0, T=1]"},
+    {"target_negative_time", PLAN_GROUP, {{"targets[0].t", "-0.5"}}, "targets[0].t", "must be within (0, T=1]"},
+    {"target_time_repeated", PLAN_SPHERE, {{"targets[1].t", "0.25"}}, "targets[1].t",
+     "must be later than targets[0].t"},
+    {"target_time_decreasing", PLAN_SPHERE, {{"targets[2].t", "0.4"}}, "targets[2].t",
+     "must be later than targets[1].t"},
+    {"target_time_string", PLAN_SPHERE, {{"targets[0].t", "\"0.25\""}}, "targets[0].t", "must be a number"},
+    /* vector and matrix shapes */
+    {"y0_short", PLAN_SPHERE, {{"y0", "[1, 0]"}}, "y0", "must be an array of 3 numbers"},
+    {"xi0_long", PLAN_SPHERE, {{"xi0", "[0, 0, 1, 0]"}}, "xi0", "must be an array of 3 numbers"},
+    {"target_y_long", PLAN_SPHERE, {{"targets[0].y", "[1, 1, 0, 0]"}}, "targets[0].y",
+     "must be an array of 3 numbers"},
+    {"initial_momenta_short", PLAN_SPHERE, {{"initial_momenta", "[0, 0, 0, 0, 0]"}}, "initial_momenta",
+     "must be an array of 6 numbers"},
+    {"p0_short", SIMULATE, {{"p0", "[0.3, 0.6]"}}, "p0", "must be an array of 3 numbers"},
+    {"xi0_wrong_for_group", SIMULATE, {{"group", "\"R2\""}, {"g0", NULL}}, "xi0", "must be an array of 2 numbers"},
+    {"R_two_rows", PLAN_GROUP, {{"targets[0].R", "[[1, 0, 0], [0, 1, 0]]"}}, "targets[0].R",
+     "must be a 3 x 3 matrix"},
+    {"R_long_row", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 0, -1], [0, 1, 0, 0]]"}}, "targets[1].R[2]",
+     "must be a row of 3 numbers"},
+    {"g0_flat", PLAN_GROUP, {{"g0", "[1, 0, 0, 0, 1, 0, 0, 0, 1]"}}, "g0", "must be a 3 x 3 matrix"},
+    /* a zero vector where a direction is needed */
+    {"y0_zero", PLAN_SPHERE, {{"y0", "[0, 0, 0]"}}, "y0", "must be a non-zero direction"},
+    {"target_y_zero", PLAN_SPHERE, {{"targets[1].y", "[0, 0, 0]"}}, "targets[1].y", "must be a non-zero direction"},
+    {"target_y_denormal", PLAN_SPHERE, {{"targets[0].y", "[1e-300, 0, 0]"}}, "targets[0].y",
+     "must be a non-zero direction"},
+    /* matrices that are not rotations */
+    {"R_scaled", PLAN_GROUP, {{"targets[0].R", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"}}, "targets[0].R",
+     "must be a rotation matrix"},
+    {"R_reflection", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, -1]]"}}, "targets[1].R",
+     "must be a rotation matrix"},
+    {"R_sheared", PLAN_GROUP, {{"targets[1].R", "[[1, 0.01, 0], [0, 1, 0], [0, 0, 1]]"}}, "targets[1].R",
+     "must be a rotation matrix"},
+    {"R_zero", PLAN_GROUP, {{"targets[0].R", "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"}}, "targets[0].R",
+     "must be a rotation matrix"},
+    {"g0_not_rotation", PLAN_GROUP, {{"g0", "[[1, 0, 0], [0, 1, 0], [0, 0.5, 1]]"}}, "g0", "must be a rotation matrix"},
+    {"simulate_g0_reflection", SIMULATE, {{"g0", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]"}}, "g0",
+     "must be a rotation matrix"},
+    /* fields of the other task */
+    {"simulate_with_sigma", SIMULATE, {{"sigma", "0.1"}}, "sigma", "only plan tasks take this field"},
+    {"simulate_with_targets", SIMULATE, {{"targets", "[{\"t\": 1, \"y\": [0, 1, 0]}]"}}, "targets",
+     "only plan tasks take this field"},
+    {"simulate_with_optimizer", SIMULATE, {{"optimizer", "{\"algorithm\": \"LD_LBFGS\"}"}}, "optimizer",
+     "only plan tasks take this field"},
+    {"simulate_with_y0", SIMULATE, {{"y0", "[1, 0, 0]"}}, "y0", "only plan tasks take this field"},
+    {"simulate_with_initial_momenta", SIMULATE, {{"initial_momenta", "[0, 0, 0, 0, 0, 0]"}}, "initial_momenta",
+     "only plan tasks take this field"},
+    {"plan_with_p0", PLAN_SPHERE, {{"p0", "[0, 0, 0]"}}, "p0", "plan tasks optimise the momenta"},
+    {"plan_with_h", PLAN_SPHERE, {{"h", "0.01"}}, "h", "plan tasks take the horizon T"},
+    {"plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "group", "plan tasks need group SO3"},
+    {"group_space_with_y0", PLAN_GROUP, {{"y0", "[1, 0, 0]"}}, "y0", "only sphere targets take y0"},
+    /* consistency between fields */
+    {"T_and_h_inconsistent", SIMULATE, {{"h", "0.02"}}, "h", "inconsistent with T/steps = 0.01"},
+    {"steps_fewer_than_segments", PLAN_SPHERE, {{"steps", "2"}}, "steps", "must be at least 3"},
+    {"steps_fewer_than_segments_to_T", PLAN_SPHERE, {{"targets[2].t", "0.9"}, {"steps", "3"}}, "steps",
+     "must be at least 4"},
+};
+
+#define N_BAD_CASES (sizeof bad_cases / sizeof bad_cases[0])
+
+/* Criterion passes the index; the table itself stays in static storage. */
+ParameterizedTestParameters(problem_file, malformed)
+{
+    static size_t index[N_BAD_CASES];
+    for (size_t i = 0; i < N_BAD_CASES; ++i) index[i] = i;
+    return cr_make_param_array(size_t, index, N_BAD_CASES);
+}
+
+ParameterizedTest(size_t *i, problem_file, malformed)
+{
+    const bad_case *c = &bad_cases[*i];
+    int n_edits = c->edits[1].path ? 2 : c->edits[0].path ? 1 : 0;
+    char *text = edited(c->base, c->edits, n_edits);
+    sp_problem pb;
+    memset(&pb, 0x5a, sizeof pb); /* the reader must reset what it does not fill */
+    sp_input_error err;
+    sp_status st = parse_text(text, &pb, &err);
+    cr_assert_eq(st, SP_ERR_INVALID, "%s: accepted (or wrong status %d):\n%s", c->name, (int)st, text);
+    cr_expect_str_eq(err.path, c->path, "%s: error at '%s' (%s), expected at '%s'", c->name, err.path, err.message,
+                     c->path);
+    cr_expect(strstr(err.message, c->message) != NULL, "%s: message '%s' lacks '%s'", c->name, err.message,
+              c->message);
+    cr_expect_null(pb.cubic.targets, "%s: a refused problem must hold nothing to free", c->name);
+    cr_expect_null(strchr(err.message, '\n'), "%s: the message must fit on one line", c->name);
+    cJSON_free(text);
+}
+
+/* The table must keep covering every category the contract names. */
+Test(problem_file, malformed_table_is_broad)
+{
+    cr_expect_geq(N_BAD_CASES, 35);
+    static const char *const kinds[] = {"malformed JSON",
+                                        "must be a string",
+                                        "must be a number",
+                                        "unknown task",
+                                        "unknown model",
+                                        "unknown scheme",
+                                        "unknown retraction",
+                                        "unknown group",
+                                        "unknown NLopt algorithm",
+                                        "unknown field",
+                                        "missing required field",
+                                        "must be a finite number",
+                                        "must be positive",
+                                        "must be between 1 and",
+                                        "must be within (0, T=1]",
+                                        "must be later than",
+                                        "must be an array of 3 numbers",
+                                        "must be a non-zero direction",
+                                        "must be a rotation matrix",
+                                        "only plan tasks take this field",
+                                        "inconsistent",
+                                        "must be at least",
+                                        "must be an integer",
+                                        "must not be negative",
+                                        "duplicate field"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        int found = 0;
+        for (size_t i = 0; i < N_BAD_CASES && !found; ++i) found = strstr(bad_cases[i].message, kinds[k]) != NULL;
+        cr_expect(found, "no malformed case for '%s'", kinds[k]);
+    }
+}
+
+/* The JSON position points at the line where the parser gave up. */
+Test(problem_file, malformed_json_reports_line)
+{
+    static const char text[] = "{\n  \"task\": \"plan\",\n  \"T\": 1,,\n  \"steps\": 4\n}\n";
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(parse_text(text, &pb, &err), SP_ERR_INVALID);
+    cr_expect_str_eq(err.path, "");
+    cr_expect(strstr(err.message, "line 3") != NULL, "got '%s'", err.message);
+}
+
+/* The length given is the document: a NUL byte inside it is not an end of file. */
+Test(problem_file, nul_byte_after_document_is_refused)
+{
+    static const char doc[] = SIMULATE;
+    char text[sizeof doc + 8];
+    memcpy(text, doc, sizeof doc); /* includes the NUL */
+    memcpy(text + sizeof doc, "{\"x\":1}", 7);
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, sizeof doc + 7, &pb, &err), SP_ERR_INVALID);
+    cr_expect(strstr(err.message, "content after the document") != NULL, "got '%s'", err.message);
+    /* while the same bytes cut at the NUL are a valid document */
+    cr_assert_eq(sp_problem_parse(text, sizeof doc - 1, &pb, &err), SP_OK, "%s", err.message);
+    sp_problem_free(&pb);
+}
+
+/* Some NLopt builds keep the names of algorithms they left out (StoGO without C++);
+ * naming one must be refused by the reader, not fail later inside the optimiser. */
+Test(problem_file, algorithm_missing_from_nlopt_build_is_refused)
+{
+    const char *missing = NULL;
+    for (int a = 0; a < NLOPT_NUM_ALGORITHMS && !missing; ++a)
+        if (strstr(nlopt_algorithm_name((nlopt_algorithm)a), "NOT COMPILED"))
+            missing = nlopt_algorithm_to_string((nlopt_algorithm)a);
+    if (!missing) cr_skip_test("this NLopt has every algorithm compiled in");
+    char value[64];
+    snprintf(value, sizeof value, "\"%s\"", missing);
+    const edit set[] = {{"optimizer.algorithm", value}};
+    char *text = edited(PLAN_SPHERE, set, 1);
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(parse_text(text, &pb, &err), SP_ERR_INVALID, "%s accepted", missing);
+    cr_expect_str_eq(err.path, "optimizer.algorithm");
+    cr_expect(strstr(err.message, "not compiled") != NULL, "got '%s'", err.message);
+    cJSON_free(text);
+}
+
+Test(problem_file, unreadable_file_is_an_io_error)
+{
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_read_file(SP_TEST_DATA "/no_such_problem.json", &pb, &err), SP_ERR_IO);
+    cr_expect_str_eq(err.path, "");
+    cr_expect(strstr(err.message, "cannot read") != NULL, "got '%s'", err.message);
+}
