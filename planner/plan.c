@@ -16,6 +16,7 @@ struct sp_plan {
     int evaluations;
     sp_status failure; /* first evaluation failure, which stops the optimiser */
     int budget_spent;  /* the optimiser asked for more than maxeval evaluations */
+    double scale;      /* the optimiser sees J/scale (see objective_scale) */
 };
 
 /* Gradient by central differences, step 1e-6·max(1, |x_j|): for comparison with the
@@ -53,6 +54,8 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
                    : plan->pb->optimizer.central_differences
                        ? central_difference_gradient(plan->shooting, x, &J, grad)
                        : sp_shooting_gradient(plan->shooting, x, &J, grad);
+    if (st == SP_OK && grad)
+        for (unsigned j = 0; j < n; ++j) grad[j] /= plan->scale;
     plan->evaluations++;
     if (st != SP_OK) {
         plan->failure = st;
@@ -60,7 +63,27 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
         if (grad) sp_vec_zero((int)n, grad);
         return HUGE_VAL;
     }
-    return J;
+    return J / plan->scale;
+}
+
+/* Local gradient methods (NLopt's L-BFGS in particular) take a first trial step as long
+ * as the gradient at the start, which for momenta weighted by 1/σ² throws the search
+ * tens or thousands of units away, often into a far worse basin. Dividing J by
+ * max(1, |∇J(x0)|) makes that first step unit length; minimisers are unchanged and the
+ * tolerances given in units of J are rescaled to match. Returns 1 and uses one
+ * evaluation of the budget, or 0 where no scaling applies. */
+static int objective_scale(sp_plan *plan, const double *x0)
+{
+    const sp_optimizer_settings *s = &plan->pb->optimizer;
+    plan->scale = 1.0;
+    if (strncmp(s->algorithm, "LD_", 3) != 0 || s->maxeval < 2) return 0;
+    double J, grad[2 * SP_LIE_MAX_DIM];
+    plan->evaluations++;
+    if (sp_shooting_gradient(plan->shooting, x0, &J, grad) != SP_OK) return 0;
+    plan->scale = fmax(1.0, sp_vec_norm(sp_shooting_dim(plan->shooting), grad));
+    if (s->ftol_abs > 0.0) nlopt_set_ftol_abs(plan->opt, s->ftol_abs / plan->scale);
+    nlopt_set_stopval(plan->opt, s->stopval / plan->scale);
+    return 1;
 }
 
 /* Global algorithms search a box, which NLopt requires them to have. */
@@ -83,6 +106,7 @@ sp_plan *sp_plan_new(const sp_problem *pb)
     sp_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return NULL;
     plan->pb = pb;
+    plan->scale = 1.0;
     plan->shooting = sp_shooting_alloc(pb);
     const sp_optimizer_settings *s = &pb->optimizer;
     unsigned n = plan->shooting ? (unsigned)sp_shooting_dim(plan->shooting) : 0;
@@ -153,6 +177,7 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     plan->evaluations = 0;
     plan->failure = SP_OK;
     plan->budget_spent = 0;
+    objective_scale(plan, res->x);
     double f = HUGE_VAL;
     nlopt_result r = nlopt_optimize(plan->opt, res->x, &f);
     if (plan->budget_spent && plan->failure == SP_OK) r = NLOPT_MAXEVAL_REACHED;

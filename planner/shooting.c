@@ -47,7 +47,7 @@ static void build_grid(sp_shooting *s)
     int previous = 0;
     for (size_t i = 0; i < m; ++i) {
         int k = (int)nearbyint(c->targets[i].t / T * N);
-        int segments_left = (int)(m - 1 - i) + (c->targets[m - 1].t < T);
+        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
         if (k < previous + 1) k = previous + 1;
         if (k > N - segments_left) k = N - segments_left;
         s->target_step[i] = previous = k;

@@ -69,6 +69,12 @@ void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double
     for (int k = 0; k < 3; ++k) out[k] = (tr * v[k] - Av[k]) / s2;
 }
 
+size_t sp_cubic_segments(const sp_cubic_spline *c, double T)
+{
+    if (c->n_targets == 0) return 1;
+    return c->n_targets + (fabs(c->targets[c->n_targets - 1].t - T) > 1e-9 * T);
+}
+
 double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g)
 {
     const sp_cubic_target *tg = &c->targets[i];

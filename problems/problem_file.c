@@ -112,7 +112,7 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     o->bound = 100.0;
     o->stopval = -HUGE_VAL;
     json_input in = json_member(root, "optimizer");
-    if (!in.node) return 1;
+    if (!in.node || cJSON_IsNull(in.node)) return 1; /* null means "defaults", as for every optional field */
     if (json_require_object(&in) != 1) return -1;
     static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel",
                                        "ftol_abs", "stopval", "maxeval", "maxtime", "bound", "gradient", "gtol", NULL};
@@ -169,7 +169,7 @@ static int read_targets(const json_input *root, sp_problem *p)
         int st = p->cubic.space == SP_SPACE_SPHERE ? json_direction(&tg, "y", 1, t->y) : json_rotation(&tg, "R", 1, t->R);
         if (st != 1) return -1;
     }
-    size_t segments = (size_t)n + (p->cubic.targets[n - 1].t < p->T);
+    size_t segments = sp_cubic_segments(&p->cubic, p->T);
     if ((size_t)p->steps < segments)
         return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
     return 1;

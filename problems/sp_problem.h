@@ -40,6 +40,11 @@ typedef struct sp_cubic_spline {
 double sp_cubic_target_cost(const sp_cubic_spline *c, size_t i, const double *g);
 void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *g, double *grad);
 void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double *g, const double *v, double *out);
+/* Number of grid segments the targets cut [0, T] into: one per target, plus a last
+ * one unless the final target sits at T (to within 1e-9·T, so that a time such as
+ * 59·(T/59) that rounds just below T still counts as T). */
+size_t sp_cubic_segments(const sp_cubic_spline *c, double T);
+
 /* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
  * distance to the target (chordal, resp. geodesic angle). */
 double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g);

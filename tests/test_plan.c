@@ -352,3 +352,26 @@ Test(plan, discrete_optimum_converges_at_the_scheme_order, .timeout = 120)
         }
     }
 }
+
+/* A target time that rounds just below T (59·(T/59) in floating point) is at T: it gets
+ * the last step, not the one before, and the cost is the one with the target at T. */
+Test(plan, target_rounding_below_horizon_counts_as_horizon)
+{
+    static const double times[4] = {0.25, 0.5, 0.75, 0.9999999999999999};
+    char doc[4096];
+    sp_problem at_T, below_T;
+    instance_a(doc, sizeof doc, "hohp_sv", "cayley", 100, NULL, NULL);
+    parse(doc, &at_T);
+    instance_a(doc, sizeof doc, "hohp_sv", "cayley", 100, times, NULL);
+    parse(doc, &below_T);
+    sp_shooting *a = sp_shooting_alloc(&at_T), *b = sp_shooting_alloc(&below_T);
+    double Ja, Jb;
+    cr_assert_eq(sp_shooting_trajectory(a, probe_points[0], &Ja), SP_OK);
+    cr_assert_eq(sp_shooting_trajectory(b, probe_points[0], &Jb), SP_OK);
+    cr_expect_eq(sp_shooting_target_steps(b)[3], 100);
+    cr_expect_leq(fabs(Ja - Jb), 1e-12 * Ja, "J = %.17g with the target at T, %.17g just below", Ja, Jb);
+    sp_shooting_free(a);
+    sp_shooting_free(b);
+    sp_problem_free(&at_T);
+    sp_problem_free(&below_T);
+}
