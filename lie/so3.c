@@ -86,15 +86,16 @@ static void so3_act(const sp_group *G, const double *g, const double *x, double 
 }
 
 /* M = α I + β x̂ + γ x̂², the shape shared by exp, cay and their differentials
- * (x̂² = xxᵀ − |x|² I). */
+ * (x̂² = xxᵀ − |x|² I). The symmetric part γ xxᵀ is rounded once per pair (i, j), so
+ * that M(−x) = M(x)ᵀ holds exactly: τ(−x) = τ(x)ᵀ (spec §7.1). */
 static void so3_poly(const double *x, double alpha, double beta, double gamma, double *M)
 {
     const double d = alpha - gamma * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-    const double gx = gamma * x[0], gy = gamma * x[1], gz = gamma * x[2];
+    const double gxy = gamma * (x[0] * x[1]), gxz = gamma * (x[0] * x[2]), gyz = gamma * (x[1] * x[2]);
     const double bx = beta * x[0], by = beta * x[1], bz = beta * x[2];
-    M[0] = d + gx * x[0], M[1] = gx * x[1] - bz, M[2] = gx * x[2] + by;
-    M[3] = gy * x[0] + bz, M[4] = d + gy * x[1], M[5] = gy * x[2] - bx;
-    M[6] = gz * x[0] - by, M[7] = gz * x[1] + bx, M[8] = d + gz * x[2];
+    M[0] = d + gamma * (x[0] * x[0]), M[1] = gxy - bz, M[2] = gxz + by;
+    M[3] = gxy + bz, M[4] = d + gamma * (x[1] * x[1]), M[5] = gyz - bx;
+    M[6] = gxz - by, M[7] = gyz + bx, M[8] = d + gamma * (x[2] * x[2]);
 }
 
 /* Rodrigues coefficients A = sinθ/θ, B = (1−cosθ)/θ², C = (θ−sinθ)/θ³. */
@@ -106,9 +107,11 @@ static void rodrigues_coefficients(double t, double *A, double *B, double *C)
         *B = 0.5 - t2 / 24.0 * (1.0 - t2 / 30.0 * (1.0 - t2 / 56.0 * (1.0 - t2 / 90.0)));
         *C = 1.0 / 6.0 - t2 / 120.0 * (1.0 - t2 / 42.0 * (1.0 - t2 / 72.0 * (1.0 - t2 / 110.0)));
     } else {
-        double s = sin(t), c = cos(t);
+        /* 1 − cosθ = 2 sin²(θ/2) does not cancel; (1 − cosθ)/θ² loses two digits at
+         * θ = 0.1, which D_exp (where B multiplies v̂) would show as a 1e-14 jump. */
+        double s = sin(t), sh = sin(0.5 * t) / (0.5 * t);
         *A = s / t;
-        *B = (1.0 - c) / t2;
+        *B = 0.5 * sh * sh;
         *C = (t - s) / (t2 * t);
     }
 }
@@ -126,7 +129,10 @@ static double angle_over_sine(double t, double s)
 {
     if (t < SO3_SERIES_ANGLE) {
         double t2 = t * t;
-        return 1.0 + t2 / 6.0 * (1.0 + 7.0 * t2 / 60.0 * (1.0 + 31.0 * t2 / 294.0));
+        /* 1 + t²/6 + 7t⁴/360 + 31t⁶/15120 + 127t⁸/604800 + 73t¹⁰/3421440: every term
+         * down to round-off at t = 0.1 (stopping at t⁶ leaves a 2e-12 error there). */
+        return 1.0 + t2 / 6.0 * (1.0 + 7.0 * t2 / 60.0 * (1.0 + 31.0 * t2 / 294.0 *
+                                 (1.0 + 127.0 * t2 / 1240.0 * (1.0 + 2555.0 * t2 / 25146.0))));
     }
     return t / s;
 }
@@ -226,13 +232,28 @@ static void so3_dcay_T_deriv(const sp_group *G, const double *x, const double *v
         for (int j = 0; j < 3; ++j) M[3 * i + j] = 2.0 / s * M[3 * i + j] - 4.0 / (s * s) * f[i] * x[j];
 }
 
-/* a'/θ and b'/θ for a = B(θ), b = C(θ) (HOHP spec §1.4). */
+/* The closed forms of a'/θ and b'/θ cancel far more than those of A, B, C: at
+ * θ = 0.1 they lose five digits (relative errors 1e-11 and 1e-10, a 1e-14 relative
+ * jump in D_exp at the spec's switch). Their series, two terms longer than spec
+ * §1.4's, are used up to 0.5, beyond which the closed forms are accurate to round-off. */
+#define SO3_DERIV_SERIES_ANGLE 0.5
+
+/* a'/θ and b'/θ for a = B(θ), b = C(θ) (HOHP spec §1.4):
+ * a'/θ = Σₖ (−1)ᵏ 2k θ^(2k−2)/(2k+2)!, b'/θ = Σₖ (−1)ᵏ 2k θ^(2k−2)/(2k+3)!, k ≥ 1. */
 static void rodrigues_derivatives(double t, double *da, double *db)
 {
     double t2 = t * t;
-    if (t < SO3_SERIES_ANGLE) {
-        *da = -1.0 / 12.0 + t2 / 180.0 - t2 * t2 / 6720.0 + t2 * t2 * t2 / 453600.0 - t2 * t2 * t2 * t2 / 47900160.0;
-        *db = -1.0 / 60.0 + t2 / 1260.0 - t2 * t2 / 60480.0 + t2 * t2 * t2 / 4989600.0 - t2 * t2 * t2 * t2 / 622702080.0;
+    if (t < SO3_DERIV_SERIES_ANGLE) {
+        *da = -1.0 / 12.0 +
+              t2 * (1.0 / 180.0 +
+                    t2 * (-1.0 / 6720.0 +
+                          t2 * (1.0 / 453600.0 +
+                                t2 * (-1.0 / 47900160.0 + t2 * (1.0 / 7264857600.0 - t2 / 1494484992000.0)))));
+        *db = -1.0 / 60.0 +
+              t2 * (1.0 / 1260.0 +
+                    t2 * (-1.0 / 60480.0 +
+                          t2 * (1.0 / 4989600.0 +
+                                t2 * (-1.0 / 622702080.0 + t2 * (1.0 / 108972864000.0 - t2 / 25406244864000.0)))));
     } else {
         double s = sin(t), c = cos(t);
         *da = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
