@@ -51,48 +51,33 @@ static iterate_verdict stopping_rule(int n, const double *x, double step, double
     return ITERATE_GO_ON;
 }
 
-sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
-                          int *iterations)
+/* One of the two iterations: Newton (f and its Jacobian) or fixed point (phi). */
+typedef struct iteration {
+    sp_newton_fn f;
+    sp_fixed_point_fn phi;
+    void *ctx;
+} iteration;
+
+/* The next iterate: x − J⁻¹r(x) for Newton, Φ(x) for the fixed point. */
+static sp_status next_iterate(sp_newton *w, const iteration *m, const double *x, double *x_next)
 {
-    int n = w->n, it = 0;
-    double previous = INFINITY;
-    sp_status st = SP_ERR_NO_CONVERGENCE;
-    while (it < opt->max_iter) {
-        sp_status fs = f(ctx, x, w->r, w->J);
-        if (fs != SP_OK) {
-            st = fs;
-            break;
-        }
-        fs = sp_linsolve(n, w->J, w->r, w->pivots, 0);
-        if (fs != SP_OK) {
-            st = fs;
-            break;
-        }
-        ++it;
-        for (int i = 0; i < n; ++i) x[i] -= w->r[i];
-        if (!sp_vec_isfinite(n, x)) {
-            st = SP_ERR_NONFINITE;
-            break;
-        }
-        double step = sp_vec_norm(n, w->r);
-        if (stopping_rule(n, x, step, previous, opt->tol) == ITERATE_CONVERGED) {
-            st = SP_OK;
-            break;
-        }
-        previous = step;
-    }
-    if (iterations) *iterations = it;
+    const int n = w->n;
+    if (m->phi) return m->phi(m->ctx, x, x_next);
+    sp_status st = m->f(m->ctx, x, w->r, w->J);
+    if (st == SP_OK) st = sp_linsolve(n, w->J, w->r, w->pivots, 0);
+    if (st == SP_OK)
+        for (int i = 0; i < n; ++i) x_next[i] = x[i] - w->r[i];
     return st;
 }
 
-sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
-                               const sp_newton_options *opt, int *iterations)
+static sp_status iterate(sp_newton *w, const iteration *m, double *x, const sp_newton_options *opt, int *iterations)
 {
-    int n = w->n, it = 0;
+    const int n = w->n;
+    int it = 0;
     double previous = INFINITY;
     sp_status st = SP_ERR_NO_CONVERGENCE;
     while (it < opt->max_iter) {
-        sp_status fs = phi(ctx, x, w->x_new);
+        sp_status fs = next_iterate(w, m, x, w->x_new);
         if (fs != SP_OK) {
             st = fs;
             break;
@@ -112,4 +97,18 @@ sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, d
     }
     if (iterations) *iterations = it;
     return st;
+}
+
+sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
+                          int *iterations)
+{
+    iteration m = {.f = f, .ctx = ctx};
+    return iterate(w, &m, x, opt, iterations);
+}
+
+sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
+                               const sp_newton_options *opt, int *iterations)
+{
+    iteration m = {.phi = phi, .ctx = ctx};
+    return iterate(w, &m, x, opt, iterations);
 }
