@@ -189,6 +189,7 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     double grad[2 * SP_LIE_MAX_DIM], residual[2 * SP_LIE_MAX_DIM];
     sp_status st = plan->failure;
     if (st == SP_OK) st = sp_shooting_gradient(plan->shooting, res->x, &res->cost, grad);
+    if (st == SP_OK) st = sp_shooting_trajectory(plan->shooting, res->x, &res->cost);
     if (st != SP_OK) {
         if (res->failure == SP_OK) res->failure = st;
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));

@@ -17,7 +17,8 @@ struct sp_shooting {
     double *t;            /* N+1 grid times */
     int *target_step;     /* step index k_i of each target */
     int *target_at;       /* N+1 entries: target index at step k, or −1 */
-    sp_hohp_state *state; /* N+1 states of the last recorded sweep */
+    sp_hohp_state *state; /* N+1 states of the last sweep that recorded them */
+    double *target_g;     /* g at each target, for the adjoint's kicks */
     sp_hohp_interval *tape;
     double *kick;
     double running_cost;
@@ -94,7 +95,9 @@ sp_shooting *sp_shooting_alloc(const sp_problem *pb)
     s->state = malloc((N + 1) * sizeof *s->state);
     s->tape = malloc(N * sizeof *s->tape);
     s->kick = calloc(pb->cubic.n_targets * (size_t)s->n, sizeof *s->kick);
-    if (!s->stepper || !s->h || !s->t || !s->target_step || !s->target_at || !s->state || !s->tape || !s->kick) {
+    s->target_g = calloc(pb->cubic.n_targets * (size_t)s->G->elem_size, sizeof *s->target_g);
+    if (!s->stepper || !s->h || !s->t || !s->target_step || !s->target_at || !s->state || !s->tape || !s->kick ||
+        !s->target_g) {
         sp_shooting_free(s);
         return NULL;
     }
@@ -113,14 +116,18 @@ void sp_shooting_free(sp_shooting *s)
     free(s->state);
     free(s->tape);
     free(s->kick);
+    free(s->target_g);
     free(s);
 }
 
 int sp_shooting_dim(const sp_shooting *s) { return 2 * s->n; }
 int sp_shooting_steps(const sp_shooting *s) { return s->N; }
 
-/* The forward sweep; records states, tape and kicks when `record` is set. */
-static sp_status forward(sp_shooting *s, const double *x, int record, double *J)
+/* What a forward sweep keeps: nothing (cost only), what the adjoint needs (the steps'
+ * interval records, g and the kick at each target), or that and every state. */
+typedef enum { RECORD_NOTHING, RECORD_TAPE, RECORD_STATES } record_level;
+
+static sp_status forward(sp_shooting *s, const double *x, record_level record, double *J)
 {
     const sp_group *G = s->G;
     const sp_cubic_spline *c = &s->pb->cubic;
@@ -133,20 +140,23 @@ static sp_status forward(sp_shooting *s, const double *x, int record, double *J)
     sp_vec_copy(n, x + n, z.p);
     double running = 0.0, penalty = 0.0;
     sp_status st = SP_OK;
-    if (record) s->state[0] = z;
+    if (record == RECORD_STATES) s->state[0] = z;
     for (int k = 0; k < s->N && st == SP_OK; ++k) {
         sp_hohp_interval local, *iv = record ? &s->tape[k] : &local;
         st = sp_hohp_step(s->stepper, s->h[k], &z, &z, iv);
         if (st != SP_OK) break;
         running += 0.5 * s->h[k] * sp_vec_dot(n, iv->pi, iv->pi);
-        if (record) s->state[k + 1] = z;
+        if (record == RECORD_STATES) s->state[k + 1] = z;
         int i = s->target_at[k + 1];
         if (i >= 0) {
             double grad[SP_LIE_MAX_DIM];
             penalty += sp_cubic_target_cost(c, (size_t)i, z.g);
             sp_cubic_target_gradient(c, (size_t)i, z.g, grad);
             sp_vec_axpy(n, 1.0, grad, z.nu);
-            if (record) sp_vec_copy(n, grad, s->kick + (size_t)i * n);
+            if (record) {
+                sp_vec_copy(n, grad, s->kick + (size_t)i * n);
+                sp_vec_copy(G->elem_size, z.g, s->target_g + (size_t)i * G->elem_size);
+            }
         }
     }
     *J = running + penalty;
@@ -161,9 +171,12 @@ static sp_status forward(sp_shooting *s, const double *x, int record, double *J)
     return st;
 }
 
-sp_status sp_shooting_cost(sp_shooting *s, const double *x, double *J) { return forward(s, x, 0, J); }
+sp_status sp_shooting_cost(sp_shooting *s, const double *x, double *J) { return forward(s, x, RECORD_NOTHING, J); }
 
-sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J) { return forward(s, x, 1, J); }
+sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J)
+{
+    return forward(s, x, RECORD_STATES, J);
+}
 
 /* Adds the target terms at step k to λ_g: ∇E_i(g_k) + K_iᵀ λ_ν. */
 static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const double *lam_nu)
@@ -171,8 +184,9 @@ static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const doubl
     int i = s->target_at[k];
     if (i < 0) return;
     double grad[SP_LIE_MAX_DIM], kt[SP_LIE_MAX_DIM];
-    sp_cubic_target_gradient(&s->pb->cubic, (size_t)i, s->state[k].g, grad);
-    sp_cubic_target_jacobian_T(&s->pb->cubic, (size_t)i, s->state[k].g, lam_nu, kt);
+    const double *g = s->target_g + (size_t)i * s->G->elem_size;
+    sp_cubic_target_gradient(&s->pb->cubic, (size_t)i, g, grad);
+    sp_cubic_target_jacobian_T(&s->pb->cubic, (size_t)i, g, lam_nu, kt);
     for (int j = 0; j < s->n; ++j) lam_g[j] += grad[j] + kt[j];
 }
 
@@ -245,7 +259,7 @@ static sp_status adjoint(sp_shooting *s, double *grad)
 
 sp_status sp_shooting_gradient(sp_shooting *s, const double *x, double *J, double *grad)
 {
-    sp_status st = forward(s, x, 1, J);
+    sp_status st = forward(s, x, RECORD_TAPE, J);
     return st != SP_OK ? st : adjoint(s, grad);
 }
 

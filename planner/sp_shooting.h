@@ -31,12 +31,13 @@ int sp_shooting_steps(const sp_shooting *s);
 sp_status sp_shooting_cost(sp_shooting *s, const double *x, double *J);
 /* J_d(x) and its gradient: a recorded forward sweep and the adjoint sweep. */
 sp_status sp_shooting_gradient(sp_shooting *s, const double *x, double *J, double *grad);
-/* A recorded forward sweep, to read the trajectory below. */
+/* A forward sweep that records every state, to read the trajectory below. */
 sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J);
 
-/* Of the last recorded sweep: the states at the N+1 grid times (before any kick), the
- * times, the step index of each target and the kick applied there (n_targets x dim),
- * the running part of the cost, and the terminal residual (ν_N⁺, p_N). */
+/* The states at the N+1 grid times (before any kick) of the last trajectory sweep; the
+ * times; the step index of each target; and, of the last gradient or trajectory sweep,
+ * the kick applied at each target (n_targets x dim), the running part of the cost and
+ * the terminal residual (ν_N⁺, p_N). */
 const sp_hohp_state *sp_shooting_states(const sp_shooting *s);
 const double *sp_shooting_times(const sp_shooting *s);
 const int *sp_shooting_target_steps(const sp_shooting *s);
