@@ -32,8 +32,10 @@ static double time_sweep(sp_shooting *s, sweep_kind kind, const double *x)
     for (int batch = 0; batch < 7; ++batch) {
         double t0 = now();
         for (int r = 0; r < reps; ++r) {
-            if (kind == SWEEP_FORWARD) sp_shooting_cost(s, x, &J);
-            else sp_shooting_gradient(s, x, &J, grad);
+            if (kind == SWEEP_FORWARD)
+                sp_shooting_cost(s, x, &J);
+            else
+                sp_shooting_gradient(s, x, &J, grad);
         }
         double dt = (now() - t0) / reps;
         if (dt < best) best = dt;

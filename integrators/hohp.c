@@ -28,9 +28,12 @@ const char *sp_hohp_solver_name(sp_hohp_solver s) { return s == SP_HOHP_FIXED_PO
 
 int sp_hohp_solver_from_name(const char *name, sp_hohp_solver *s)
 {
-    if (name && strcmp(name, "newton") == 0) *s = SP_HOHP_NEWTON;
-    else if (name && strcmp(name, "fixed_point") == 0) *s = SP_HOHP_FIXED_POINT;
-    else return -1;
+    if (name && strcmp(name, "newton") == 0)
+        *s = SP_HOHP_NEWTON;
+    else if (name && strcmp(name, "fixed_point") == 0)
+        *s = SP_HOHP_FIXED_POINT;
+    else
+        return -1;
     return 0;
 }
 
@@ -93,7 +96,8 @@ static sp_status fixed_point_map(void *ctx, const double *x, double *x_new)
     const implicit_step *c = ctx;
     const sp_group *G = c->s->config.group;
     int n = G->dim;
-    double theta = c->s->config.theta, delta[SP_LIE_MAX_DIM] = {0}, B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], mu[SP_LIE_MAX_DIM];
+    double theta = c->s->config.theta, delta[SP_LIE_MAX_DIM] = {0}, B[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM],
+           mu[SP_LIE_MAX_DIM];
     interval_delta(n, c->h, theta, c->xi, x, delta);
     interval_momentum(G, c->s->config.retraction, delta, c->nu, B, mu);
     for (int i = 0; i < n; ++i) x_new[i] = c->base[i] - c->h * c->h * (1.0 - theta) * mu[i];
@@ -143,9 +147,10 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
             for (int i = 0; i < n; ++i) c.base[i] = in->xi[i] + h * in->p[i];
             /* predictor: dτ ≈ I */
             for (int i = 0; i < n; ++i) xi1[i] = c.base[i] - h * h * (1.0 - theta) * in->nu[i];
-            sp_status st = s->config.solver == SP_HOHP_FIXED_POINT
-                               ? sp_fixed_point_solve(s->newton, fixed_point_map, &c, xi1, &s->config.solve, &iterations)
-                               : sp_newton_solve(s->newton, newton_residual, &c, xi1, &s->config.solve, &iterations);
+            sp_status st =
+                s->config.solver == SP_HOHP_FIXED_POINT
+                    ? sp_fixed_point_solve(s->newton, fixed_point_map, &c, xi1, &s->config.solve, &iterations)
+                    : sp_newton_solve(s->newton, newton_residual, &c, xi1, &s->config.solve, &iterations);
             if (st != SP_OK) return st;
         }
         interval_delta(n, h, theta, in->xi, xi1, delta);
@@ -178,8 +183,7 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
     return SP_OK;
 }
 
-sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
-                       sp_hohp_interval *interval)
+sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out, sp_hohp_interval *interval)
 {
     return s->config.group->dim == 3 ? hohp_step(s, h, in, out, interval, 3)
                                      : hohp_step(s, h, in, out, interval, s->config.group->dim);

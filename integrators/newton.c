@@ -106,8 +106,8 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
     return iterate(w, &m, x, opt, iterations);
 }
 
-sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
-                               const sp_newton_options *opt, int *iterations)
+sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
+                               int *iterations)
 {
     iteration m = {.phi = phi, .ctx = ctx};
     return iterate(w, &m, x, opt, iterations);

@@ -70,11 +70,10 @@ const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s);
 /* Advances `in` by one step of size h (negative h steps backwards) into `out` (which
  * may alias `in`). When `interval` is not NULL it receives the step's interval record.
  * A failed implicit solve returns its status and leaves `out` untouched. */
-sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out,
-                       sp_hohp_interval *interval);
+sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out, sp_hohp_interval *interval);
 
 /* The invariants of the scheme. */
-void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M); /* Ad*_{g⁻¹} ν */
+void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M);   /* Ad*_{g⁻¹} ν */
 void sp_hohp_right_momentum(const sp_group *G, const sp_hohp_state *z, double *C); /* −ad*_ξ p − ν */
 double sp_hohp_energy(const sp_group *G, const sp_hohp_state *z);                  /* ⟨ν,ξ⟩ + ½|p|² */
 

@@ -32,7 +32,7 @@ int sp_newton_dim(const sp_newton *w);
  * *iterations (may be NULL) the number of updates taken. */
 sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
                           int *iterations);
-sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
-                               const sp_newton_options *opt, int *iterations);
+sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
+                               int *iterations);
 
 #endif

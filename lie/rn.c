@@ -62,18 +62,17 @@ static void rn_copy_second(const sp_group *G, const double *g, const double *x, 
     rn_copy(G, x, out);
 }
 
-#define RN_TYPE(n)                                                                           \
-    {                                                                                        \
-        .name = "R" #n, .dim = n, .elem_size = n, .mat_dim = n + 1, .act_dim = n,            \
-        .identity = rn_identity, .compose = rn_compose, .inverse = rn_inverse,               \
-        .act = rn_compose, .hat = rn_hat, .vee = rn_vee, .exp = rn_copy, .log = rn_copy_status, \
-        .cay = rn_copy, .cay_inv = rn_copy_status, .dexp = rn_unit_matrix,                   \
-        .dexp_inv = rn_unit_matrix, .dcay = rn_unit_matrix, .dcay_inv = rn_unit_matrix,      \
-        .dexp_T_deriv = rn_zero_matrix, .dcay_T_deriv = rn_zero_matrix, .ad = rn_zero_bracket, \
-        .ad_star = rn_zero_bracket, .Ad = rn_copy_second, .Ad_star = rn_copy_second,         \
+#define RN_TYPE(n)                                                                                                     \
+    {                                                                                                                  \
+        .name = "R" #n, .dim = n, .elem_size = n, .mat_dim = n + 1, .act_dim = n, .identity = rn_identity,             \
+        .compose = rn_compose, .inverse = rn_inverse, .act = rn_compose, .hat = rn_hat, .vee = rn_vee, .exp = rn_copy, \
+        .log = rn_copy_status, .cay = rn_copy, .cay_inv = rn_copy_status, .dexp = rn_unit_matrix,                      \
+        .dexp_inv = rn_unit_matrix, .dcay = rn_unit_matrix, .dcay_inv = rn_unit_matrix,                                \
+        .dexp_T_deriv = rn_zero_matrix, .dcay_T_deriv = rn_zero_matrix, .ad = rn_zero_bracket,                         \
+        .ad_star = rn_zero_bracket, .Ad = rn_copy_second, .Ad_star = rn_copy_second,                                   \
     }
 
-static const sp_group rn_types[SP_LIE_MAX_DIM] = {RN_TYPE(1), RN_TYPE(2), RN_TYPE(3), RN_TYPE(4), RN_TYPE(5),
-                                                  RN_TYPE(6)};
+static const sp_group rn_types[SP_LIE_MAX_DIM] = {RN_TYPE(1), RN_TYPE(2), RN_TYPE(3),
+                                                  RN_TYPE(4), RN_TYPE(5), RN_TYPE(6)};
 
 const sp_group *sp_group_rn(int n) { return n >= 1 && n <= SP_LIE_MAX_DIM ? &rn_types[n - 1] : NULL; }

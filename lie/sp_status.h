@@ -6,17 +6,16 @@
 #ifndef SP_STATUS_H
 #define SP_STATUS_H
 
-#define SP_STATUS_LIST(X)                                                        \
-    X(SP_OK, "ok", "success")                                                    \
-    X(SP_ERR_NO_CONVERGENCE, "newton_failed",                                    \
-      "the implicit solve did not converge")                                    \
-    X(SP_ERR_SINGULAR, "singular_matrix", "a linear system was singular")        \
-    X(SP_ERR_NONFINITE, "non_finite", "a non-finite value appeared")             \
-    X(SP_ERR_DOMAIN, "domain_error", "argument outside the domain of the map")   \
-    X(SP_ERR_NOMEM, "out_of_memory", "memory allocation failed")                 \
-    X(SP_ERR_INVALID, "invalid_argument", "invalid argument")                    \
-    X(SP_ERR_IO, "io_error", "input/output failure")                             \
-    X(SP_ERR_OPTIMIZER, "optimizer_failed", "the optimiser failed")              \
+#define SP_STATUS_LIST(X)                                                                                              \
+    X(SP_OK, "ok", "success")                                                                                          \
+    X(SP_ERR_NO_CONVERGENCE, "newton_failed", "the implicit solve did not converge")                                   \
+    X(SP_ERR_SINGULAR, "singular_matrix", "a linear system was singular")                                              \
+    X(SP_ERR_NONFINITE, "non_finite", "a non-finite value appeared")                                                   \
+    X(SP_ERR_DOMAIN, "domain_error", "argument outside the domain of the map")                                         \
+    X(SP_ERR_NOMEM, "out_of_memory", "memory allocation failed")                                                       \
+    X(SP_ERR_INVALID, "invalid_argument", "invalid argument")                                                          \
+    X(SP_ERR_IO, "io_error", "input/output failure")                                                                   \
+    X(SP_ERR_OPTIMIZER, "optimizer_failed", "the optimiser failed")                                                    \
     X(SP_ERR_INTERRUPTED, "interrupted", "interrupted")
 
 typedef enum {

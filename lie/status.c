@@ -3,8 +3,8 @@
 const char *sp_status_name(sp_status status)
 {
     switch (status) {
-#define SP_STATUS_NAME(code, name, message) \
-    case code:                               \
+#define SP_STATUS_NAME(code, name, message)                                                                            \
+    case code:                                                                                                         \
         return name;
         SP_STATUS_LIST(SP_STATUS_NAME)
 #undef SP_STATUS_NAME
@@ -15,8 +15,8 @@ const char *sp_status_name(sp_status status)
 const char *sp_status_message(sp_status status)
 {
     switch (status) {
-#define SP_STATUS_MESSAGE(code, name, message) \
-    case code:                                  \
+#define SP_STATUS_MESSAGE(code, name, message)                                                                         \
+    case code:                                                                                                         \
         return message;
         SP_STATUS_LIST(SP_STATUS_MESSAGE)
 #undef SP_STATUS_MESSAGE

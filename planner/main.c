@@ -23,10 +23,14 @@ static void put_escaped(const char *s)
 {
     for (; *s; ++s) {
         unsigned char c = (unsigned char)*s;
-        if (c == '\n') fputs("\\n", stderr);
-        else if (c == '\t') fputs("\\t", stderr);
-        else if (c < 0x20 || c == 0x7f) fprintf(stderr, "\\x%02x", c);
-        else fputc(c, stderr);
+        if (c == '\n')
+            fputs("\\n", stderr);
+        else if (c == '\t')
+            fputs("\\t", stderr);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(stderr, "\\x%02x", c);
+        else
+            fputc(c, stderr);
     }
 }
 
@@ -76,21 +80,22 @@ static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, co
 {
     const cJSON *status = cJSON_GetObjectItem(result, "status");
     fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps,
-           cJSON_GetStringValue(status));
+            cJSON_GetStringValue(status));
     const cJSON *cost = cJSON_GetObjectItem(result, "cost");
     if (cJSON_IsNumber(cost))
         fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n", cost->valuedouble,
-               cJSON_GetObjectItem(result, "iterations")->valueint,
-               cJSON_GetNumberValue(cJSON_GetObjectItem(result, "gradient_norm")),
-               cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "terminal_residual"), "norm")));
+                cJSON_GetObjectItem(result, "iterations")->valueint,
+                cJSON_GetNumberValue(cJSON_GetObjectItem(result, "gradient_norm")),
+                cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "terminal_residual"), "norm")));
     const cJSON *tg;
     cJSON_ArrayForEach(tg, cJSON_GetObjectItem(result, "targets"))
     {
         fprintf(f, "  t = %-6g distance to target %.6f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "t")),
-               cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "distance")));
+                cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "distance")));
     }
     const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics"))
+        fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
     fprintf(f, "result written to %s\n", where);
 }
 
@@ -99,9 +104,12 @@ static int cmd_solve(int argc, char **argv)
     const char *file = NULL, *out_path = NULL;
     int summary = 0;
     for (int i = 0; i < argc; ++i) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
-        else if (strcmp(argv[i], "--summary") == 0) summary = 1;
-        else if (!file && argv[i][0] != '-') file = argv[i];
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out_path = argv[++i];
+        else if (strcmp(argv[i], "--summary") == 0)
+            summary = 1;
+        else if (!file && argv[i][0] != '-')
+            file = argv[i];
         else {
             usage(stderr);
             return EXIT_BAD_INPUT;

@@ -50,10 +50,9 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
         if (grad) sp_vec_zero((int)n, grad);
         return HUGE_VAL;
     }
-    sp_status st = !grad ? sp_shooting_cost(plan->shooting, x, &J)
-                   : plan->pb->optimizer.central_differences
-                       ? central_difference_gradient(plan->shooting, x, &J, grad)
-                       : sp_shooting_gradient(plan->shooting, x, &J, grad);
+    sp_status st = !grad                                     ? sp_shooting_cost(plan->shooting, x, &J)
+                   : plan->pb->optimizer.central_differences ? central_difference_gradient(plan->shooting, x, &J, grad)
+                                                             : sp_shooting_gradient(plan->shooting, x, &J, grad);
     if (st == SP_OK && grad)
         for (unsigned j = 0; j < n; ++j) grad[j] /= plan->scale;
     plan->evaluations++;
@@ -195,8 +194,10 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
         /* record what can be recorded at the starting point for the report */
         double J;
-        if (sp_shooting_trajectory(plan->shooting, res->x, &J) == SP_OK) res->cost = J;
-        else res->cost = HUGE_VAL;
+        if (sp_shooting_trajectory(plan->shooting, res->x, &J) == SP_OK)
+            res->cost = J;
+        else
+            res->cost = HUGE_VAL;
         return res->failure;
     }
     res->gradient_norm = sp_vec_norm(n, grad);

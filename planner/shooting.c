@@ -173,10 +173,7 @@ static sp_status forward(sp_shooting *s, const double *x, record_level record, d
 
 sp_status sp_shooting_cost(sp_shooting *s, const double *x, double *J) { return forward(s, x, RECORD_NOTHING, J); }
 
-sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J)
-{
-    return forward(s, x, RECORD_STATES, J);
-}
+sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J) { return forward(s, x, RECORD_STATES, J); }
 
 /* Adds the target terms at step k to λ_g: ∇E_i(g_k) + K_iᵀ λ_ν. */
 static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const double *lam_nu)
@@ -268,5 +265,8 @@ const double *sp_shooting_times(const sp_shooting *s) { return s->t; }
 const int *sp_shooting_target_steps(const sp_shooting *s) { return s->target_step; }
 const double *sp_shooting_kicks(const sp_shooting *s) { return s->kick; }
 double sp_shooting_running_cost(const sp_shooting *s) { return s->running_cost; }
-void sp_shooting_terminal_residual(const sp_shooting *s, double *residual) { sp_vec_copy(2 * s->n, s->residual, residual); }
+void sp_shooting_terminal_residual(const sp_shooting *s, double *residual)
+{
+    sp_vec_copy(2 * s->n, s->residual, residual);
+}
 sp_shooting_timing sp_shooting_get_timing(const sp_shooting *s) { return s->timing; }

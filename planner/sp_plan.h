@@ -9,9 +9,9 @@
 #include "sp_shooting.h"
 
 typedef struct sp_plan_result {
-    char status[32];          /* "converged", "maxeval_reached", "newton_failed", … */
-    char optimizer_code[40];  /* NLopt's own result name */
-    sp_status failure;        /* SP_OK unless an evaluation failed */
+    char status[32];         /* "converged", "maxeval_reached", "newton_failed", … */
+    char optimizer_code[40]; /* NLopt's own result name */
+    sp_status failure;       /* SP_OK unless an evaluation failed */
     double cost, gradient_norm, residual_norm;
     int evaluations;
     double x[2 * SP_LIE_MAX_DIM]; /* optimised (ν0, p0) */
@@ -33,7 +33,6 @@ cJSON *sp_simulate_json(const sp_problem *problem);
 
 /* The trajectory block shared by both tasks: rows at t, q (g flattened), xi, nu, p,
  * and y = g·y0 when y0 is not NULL. */
-cJSON *sp_trajectory_json(const sp_group *G, const sp_hohp_state *states, const double *t, int count,
-                          const double *y0);
+cJSON *sp_trajectory_json(const sp_group *G, const sp_hohp_state *states, const double *t, int count, const double *y0);
 
 #endif

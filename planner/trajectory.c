@@ -14,8 +14,7 @@ static void add_state_rows(cJSON *parent, const char *name, const sp_hohp_state 
     }
 }
 
-cJSON *sp_trajectory_json(const sp_group *G, const sp_hohp_state *states, const double *t, int count,
-                          const double *y0)
+cJSON *sp_trajectory_json(const sp_group *G, const sp_hohp_state *states, const double *t, int count, const double *y0)
 {
     cJSON *tr = cJSON_CreateObject();
     sp_json_add_vector(tr, "t", count, t);

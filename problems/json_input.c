@@ -17,7 +17,7 @@ static void append(char *dst, size_t size, const char *src)
 /* parent.key; paths longer than the buffer are cut short and still point the right way. */
 static void join_path(char *dst, size_t size, const char *parent, const char *key)
 {
-    char joined[sizeof ((sp_input_error *)0)->path] = "";
+    char joined[sizeof((sp_input_error *)0)->path] = "";
     append(joined, sizeof joined, parent);
     if (key && parent[0]) append(joined, sizeof joined, ".");
     if (key) append(joined, sizeof joined, key);
@@ -130,7 +130,8 @@ int json_string(const json_input *in, const char *key, int required, const char 
 /* Reads the numbers of an array node into out[0..n). */
 static int number_array(const json_input *arr, int n, const char *shape, double *out)
 {
-    if (!cJSON_IsArray(arr->node) || cJSON_GetArraySize(arr->node) != n) return json_fail(arr, NULL, "must be %s", shape);
+    if (!cJSON_IsArray(arr->node) || cJSON_GetArraySize(arr->node) != n)
+        return json_fail(arr, NULL, "must be %s", shape);
     for (int i = 0; i < n; ++i) {
         json_input el = json_element(arr, i);
         if (finite_number(&el, el.node, NULL, &out[i]) != 1) return -1;

@@ -49,10 +49,7 @@ static const char *model_name_at(size_t i) { return sp_model_at(i) ? sp_model_at
 static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
 static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
 static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
-static const char *solver_name_at(size_t i)
-{
-    return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL;
-}
+static const char *solver_name_at(size_t i) { return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL; }
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 static const char *space_name_at(size_t i) { return i == 0 ? "sphere" : i == 1 ? "group" : NULL; }
 
@@ -78,8 +75,8 @@ static int json_rotation(const json_input *in, const char *key, int required, do
     sp_mat_mul(3, 3, 3, Rt, R, RtR);
     sp_mat_identity(3, I);
     double err = sp_mat_dist(9, RtR, I);
-    double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
-                 R[2] * (R[3] * R[7] - R[4] * R[6]);
+    double det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
         return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g)", err, det);
     for (int it = 0; it < 6; ++it) {
@@ -114,8 +111,9 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     json_input in = json_member(root, "optimizer");
     if (!in.node || cJSON_IsNull(in.node)) return 1; /* null means "defaults", as for every optional field */
     if (json_require_object(&in) != 1) return -1;
-    static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel",
-                                       "ftol_abs", "stopval", "maxeval", "maxtime", "bound", "gradient", "gtol", NULL};
+    static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel", "ftol_abs",
+                                       "stopval",   "maxeval",         "maxtime",  "bound",    "gradient", "gtol",
+                                       NULL};
     if (json_only_keys(&in, keys) != 1) return -1;
     const char *names[2] = {NULL, NULL};
     const char *fields[2] = {"algorithm", "local_algorithm"};
@@ -136,7 +134,8 @@ static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     if (json_number(&in, "xtol_rel", 0, &o->xtol_rel) < 0 || json_number(&in, "xtol_abs", 0, &o->xtol_abs) < 0 ||
         json_number(&in, "ftol_rel", 0, &o->ftol_rel) < 0 || json_number(&in, "ftol_abs", 0, &o->ftol_abs) < 0 ||
         json_number(&in, "stopval", 0, &o->stopval) < 0 || json_positive(&in, "maxtime", 0, &o->maxtime) < 0 ||
-        json_positive(&in, "bound", 0, &o->bound) < 0 || json_positive(&in, "gtol", 0, &o->gtol) < 0 || json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
+        json_positive(&in, "bound", 0, &o->bound) < 0 || json_positive(&in, "gtol", 0, &o->gtol) < 0 ||
+        json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
         return -1;
     const char *gradient = "adjoint";
     if (json_name(&in, "gradient", 0, gradient_name_at, "gradient", &gradient) < 0) return -1;
@@ -166,7 +165,8 @@ static int read_targets(const json_input *root, sp_problem *p)
             return -1;
         if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
         if (i > 0 && !(t->t > t[-1].t)) return json_fail(&tg, "t", "must be later than targets[%d].t", i - 1);
-        int st = p->cubic.space == SP_SPACE_SPHERE ? json_direction(&tg, "y", 1, t->y) : json_rotation(&tg, "R", 1, t->R);
+        int st =
+            p->cubic.space == SP_SPACE_SPHERE ? json_direction(&tg, "y", 1, t->y) : json_rotation(&tg, "R", 1, t->R);
         if (st != 1) return -1;
     }
     size_t segments = sp_cubic_segments(&p->cubic, p->T);
@@ -179,10 +179,28 @@ static int read_problem(const json_input *root, sp_problem *p)
 {
     const char *s;
     if (json_require_object(root) != 1) return -1;
-    static const char *const keys[] = {"task",   "model",   "group",           "space",     "y0",         "g0",
-                                       "xi0",    "p0",      "nu0",             "T",         "h",          "steps",
-                                       "scheme", "retraction", "solver",       "solver_tol", "sigma",     "targets",
-                                       "initial_momenta",   "optimizer",       "description", NULL};
+    static const char *const keys[] = {"task",
+                                       "model",
+                                       "group",
+                                       "space",
+                                       "y0",
+                                       "g0",
+                                       "xi0",
+                                       "p0",
+                                       "nu0",
+                                       "T",
+                                       "h",
+                                       "steps",
+                                       "scheme",
+                                       "retraction",
+                                       "solver",
+                                       "solver_tol",
+                                       "sigma",
+                                       "targets",
+                                       "initial_momenta",
+                                       "optimizer",
+                                       "description",
+                                       NULL};
     if (json_only_keys(root, keys) != 1) return -1;
     if (json_string(root, "description", 0, &s) < 0) return -1;
     if (json_name(root, "task", 1, task_name_at, "task", &s) != 1) return -1;
@@ -254,8 +272,10 @@ static void locate(const char *text, size_t at, int *line, int *column)
 {
     *line = 1, *column = 1;
     for (size_t i = 0; i < at && text[i]; ++i) {
-        if (text[i] == '\n') ++*line, *column = 1;
-        else ++*column;
+        if (text[i] == '\n')
+            ++*line, *column = 1;
+        else
+            ++*column;
     }
 }
 

@@ -56,8 +56,8 @@ typedef struct sp_optimizer_settings {
     char local_algorithm[SP_NAME_MAX]; /* for AUGLAG/MLSL-type algorithms, default "LD_LBFGS" */
     double xtol_rel, xtol_abs, ftol_rel, ftol_abs, stopval, maxtime; /* 0 (or -inf) = unset */
     int maxeval;
-    double gtol;  /* "converged" needs |∇J| ≤ gtol·max(1, |J|) at the returned point */
-    double bound; /* box |x_j| ≤ bound handed to algorithms that need one */
+    double gtol;             /* "converged" needs |∇J| ≤ gtol·max(1, |J|) at the returned point */
+    double bound;            /* box |x_j| ≤ bound handed to algorithms that need one */
     int central_differences; /* gradient by central differences instead of the adjoint */
 } sp_optimizer_settings;
 

@@ -179,8 +179,9 @@ Test(cli, list_names_everything_a_file_can_name)
     run(dir, (const char *[]){"list", NULL}, &r);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_expect_str_empty(r.err);
-    static const char *const names[] = {"groups:", "SO3",    "R3",          "retractions:", "cayley",      "exp",
-                                        "schemes:", "hohp_sv", "hohp_euler", "models:",      "cubic_spline", "LD_LBFGS"};
+    static const char *const names[] = {
+        "groups:",  "SO3",     "R3",         "retractions:", "cayley",       "exp",
+        "schemes:", "hohp_sv", "hohp_euler", "models:",      "cubic_spline", "LD_LBFGS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
     for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a) {
@@ -358,21 +359,21 @@ typedef struct cli_case {
 } cli_case;
 
 static const cli_case cli_cases[] = {
-    {plan_doc, "\"T\": 1,", "\"T\": 1", ""},                           /* bad JSON: missing comma */
-    {plan_doc, "\"steps\": 40", "\"steps\": \"40\"", "steps"},          /* wrong type */
-    {plan_doc, "hohp_sv", "hohp_rk4", "scheme"},                        /* unknown scheme */
-    {plan_doc, "\"LD_LBFGS\"", "\"LD_NEWTON\"", "optimizer.algorithm"}, /* unknown NLopt algorithm */
-    {plan_doc, "\"sigma\": 0.1,", "", "sigma"},                         /* missing field */
-    {plan_doc, "\"sigma\": 0.1", "\"sigma\": 1e999", "sigma"},          /* overflow */
-    {plan_doc, "\"T\": 1", "\"T\": -1", "T"},                           /* non-positive T */
-    {plan_doc, "\"t\": 1,", "\"t\": 1.25,", "targets[1].t"},            /* target time after T */
-    {plan_doc, "\"t\": 1,", "\"t\": 0.5,", "targets[1].t"},             /* non-increasing times */
-    {plan_doc, "[1, 1, 0]", "[1, 1]", "targets[0].y"},                  /* wrong vector length */
-    {plan_doc, "\"y0\": [1, 0, 0]", "\"y0\": [0, 0, 0]", "y0"},         /* zero direction */
-    {group_doc, "[0, 0, 1]]", "[0, 0, -1]]", "targets[0].R"},           /* a reflection, not a rotation */
-    {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},    /* plan-only field */
-    {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},        /* non-integer steps */
-    {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                       /* a newline inside the message */
+    {plan_doc, "\"T\": 1,", "\"T\": 1", ""},                              /* bad JSON: missing comma */
+    {plan_doc, "\"steps\": 40", "\"steps\": \"40\"", "steps"},            /* wrong type */
+    {plan_doc, "hohp_sv", "hohp_rk4", "scheme"},                          /* unknown scheme */
+    {plan_doc, "\"LD_LBFGS\"", "\"LD_NEWTON\"", "optimizer.algorithm"},   /* unknown NLopt algorithm */
+    {plan_doc, "\"sigma\": 0.1,", "", "sigma"},                           /* missing field */
+    {plan_doc, "\"sigma\": 0.1", "\"sigma\": 1e999", "sigma"},            /* overflow */
+    {plan_doc, "\"T\": 1", "\"T\": -1", "T"},                             /* non-positive T */
+    {plan_doc, "\"t\": 1,", "\"t\": 1.25,", "targets[1].t"},              /* target time after T */
+    {plan_doc, "\"t\": 1,", "\"t\": 0.5,", "targets[1].t"},               /* non-increasing times */
+    {plan_doc, "[1, 1, 0]", "[1, 1]", "targets[0].y"},                    /* wrong vector length */
+    {plan_doc, "\"y0\": [1, 0, 0]", "\"y0\": [0, 0, 0]", "y0"},           /* zero direction */
+    {group_doc, "[0, 0, 1]]", "[0, 0, -1]]", "targets[0].R"},             /* a reflection, not a rotation */
+    {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},      /* plan-only field */
+    {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},          /* non-integer steps */
+    {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                         /* a newline inside the message */
     {plan_doc, "\"steps\": 40", "\"steps\": 40, \"steps\": 80", "steps"}, /* duplicate key */
 };
 

@@ -36,8 +36,7 @@ static sp_hohp *make_solver(const sp_group *G, const sp_retraction *T, double th
 }
 
 /* A node state; g = NULL means the identity. Vectors are read for G->dim entries. */
-static sp_hohp_state make_state(const sp_group *G, const double *g, const double *xi, const double *nu,
-                                const double *p)
+static sp_hohp_state make_state(const sp_group *G, const double *g, const double *xi, const double *nu, const double *p)
 {
     sp_hohp_state z;
     memset(&z, 0, sizeof z);
@@ -169,7 +168,8 @@ typedef struct {
 } one_step_ref;
 
 static const one_step_ref one_step[] = {
-    {"cayley", 0.0,
+    {"cayley",
+     0.0,
      {0.95144534085485477, -0.22398812140084978, -0.21114233312367123, 0.1247721081698286, 0.90768853242628744,
       -0.40066625653362531, 0.28139595659576516, 0.35486736898893712, 0.89156349523655565},
      {1.0251081141605911, -0.43596904625643834, 0.75693946104655507},
@@ -178,7 +178,8 @@ static const one_step_ref one_step[] = {
      {0.10000000000000001, -0.050000000000000003, 0.080000000000000016},
      {0.48918858394087927, -0.40309537435616705, 0.30605389534449717},
      {0.25108114160591205, 0.64030953743561669, -0.43060538953444971}},
-    {"cayley", 0.5,
+    {"cayley",
+     0.5,
      {0.95256217305065638, -0.22214313384889933, -0.20803301314166722, 0.12389948893134625, 0.90739013020037806,
       -0.40161183779551624, 0.27798241511930621, 0.35678506092426421, 0.89186893498187647},
      {1.0275540909740479, -0.43798795960007564, 0.75846436766184644},
@@ -187,7 +188,8 @@ static const one_step_ref one_step[] = {
      {0.10137770454870242, -0.046899397980003782, 0.077923218383092338},
      {0.48918180519043092, -0.40240807998486933, 0.30712646763072055},
      {0.27554090974047846, 0.6201204039992434, -0.41535632338153605}},
-    {"cayley", 1.0,
+    {"cayley",
+     1.0,
      {0.9535896989589363, -0.22049054499249124, -0.20506244319309008, 0.12309218834091161, 0.90697261674778973,
       -0.40280142209172076, 0.27479992578028589, 0.35886570195350415, 0.89202040826012952},
      {1.03, -0.44, 0.76000000000000001},
@@ -196,7 +198,8 @@ static const one_step_ref one_step[] = {
      {0.10300000000000001, -0.044000000000000004, 0.076000000000000012},
      {0.4891595270761096, -0.40171006746350035, 0.30818841998934382},
      {0.29999999999999999, 0.59999999999999998, -0.40000000000000002}},
-    {"exp", 0.0,
+    {"exp",
+     0.0,
      {0.95140060646972568, -0.22414082604153993, -0.21118185554269131, 0.12485467954183266, 0.90760991177469841,
       -0.40081860865587349, 0.28151055931446739, 0.35497202446071752, 0.89148565150804049},
      {1.0250849494639316, -0.4359548408645974, 0.75692203762971222},
@@ -205,7 +208,8 @@ static const one_step_ref one_step[] = {
      {0.10000000000000001, -0.050000000000000003, 0.080000000000000016},
      {0.49150505360684477, -0.40451591354025995, 0.30779623702878156},
      {0.2508494946393155, 0.64045159135402596, -0.4307796237028782}},
-    {"exp", 0.5,
+    {"exp",
+     0.5,
      {0.95252060557798224, -0.2222895364039677, -0.20806695546064721, 0.12397918620338241, 0.90731275432041758,
       -0.40176202811595368, 0.27808929741667665, 0.35689063850542019, 0.89179337001880232},
      {1.0275425692923223, -0.43798121509197019, 0.75845592357767089},
@@ -214,7 +218,8 @@ static const one_step_ref one_step[] = {
      {0.10137712846461611, -0.046899060754598515, 0.077922796178883549},
      {0.49148614153553344, -0.40375698160595924, 0.30881528446583317},
      {0.27542569292322333, 0.62018784908029789, -0.41544076422329168}},
-    {"exp", 1.0,
+    {"exp",
+     1.0,
      {0.95355043788714089, -0.22063304862092858, -0.20509173620962057, 0.12317014443403244, 0.90689518767437982,
       -0.40295190047095064, 0.2749012148487911, 0.35897378237036526, 0.89194570779020632},
      {1.03, -0.44, 0.76000000000000001},
@@ -254,8 +259,8 @@ Test(hohp, one_step_matches_reference_values)
             sp_hohp_state z = make_state(G, one_step_g0, ref_xi0, ref_nu0, ref_p0), z1;
             sp_hohp_interval iv;
             step_ok(s, 0.1, &z, &z1, &iv);
-            double e[7] = {max_abs_diff(9, z1.g, ref->g1),     max_abs_diff(3, z1.xi, ref->xi1),
-                           max_abs_diff(3, z1.nu, ref->nu1),   max_abs_diff(3, z1.p, ref->p1),
+            double e[7] = {max_abs_diff(9, z1.g, ref->g1),        max_abs_diff(3, z1.xi, ref->xi1),
+                           max_abs_diff(3, z1.nu, ref->nu1),      max_abs_diff(3, z1.p, ref->p1),
                            max_abs_diff(3, iv.delta, ref->delta), max_abs_diff(3, iv.mu, ref->mu),
                            max_abs_diff(3, iv.pi, ref->pi)};
             static const char *const what[7] = {"g1", "xi1", "nu1", "p1", "Delta", "mu", "pi"};
@@ -283,25 +288,29 @@ typedef struct {
 } ivp_ref;
 
 static const ivp_ref ivp[] = {
-    {"cayley", 0.0,
+    {"cayley",
+     0.0,
      {0.29946988716850709, 0.22927559232446534, 0.926148200583226, 0.95393829188761492, -0.053765206336622726,
       -0.29514579085279136, -0.017875176917197779, 0.97187550918409649, -0.23481582718874125},
      {0.83856884992978642, 1.2091935649257668, -0.95946542801600532},
      {-0.23720292624595121, 0.42770653145211029, 0.51068766847610725},
      {-0.24850012009771186, 0.78729721766549454, -1.4659252576141562}},
-    {"cayley", 0.5,
+    {"cayley",
+     0.5,
      {0.29644774225331605, 0.24222457677954773, 0.92382140618026343, 0.95476352944699383, -0.051512047360458925,
       -0.29287046934550071, -0.023352493460677345, 0.96885177575349701, -0.24653782198370003},
      {0.84459837165682705, 1.20199004245867, -0.95038086488931106},
      {-0.24068728869034267, 0.43237264006000664, 0.50509754423322217},
      {-0.24668171770038499, 0.77976538672318585, -1.4657038154254511}},
-    {"exp", 0.0,
+    {"exp",
+     0.0,
      {0.29938103608741035, 0.22931389044764297, 0.92616744429881304, 0.95396503070362559, -0.053692057402227801,
       -0.29507267438132434, -0.017936427343805336, 0.97187051741457886, -0.23483181631639721},
      {0.83845410218483851, 1.2092188486227591, -0.95957119087745535},
      {-0.2372764224408867, 0.42769492340908627, 0.51066324700701693},
      {-0.24855430366575759, 0.78729020036752795, -1.4660186777544579}},
-    {"exp", 0.5,
+    {"exp",
+     0.5,
      {0.2963577203673981, 0.242263362409053, 0.92384011864223536, 0.95478999616472338, -0.051438646258223399,
       -0.29279707801630905, -0.023412919561783221, 0.96884597790638649, -0.24655487480926547},
      {0.84448418262311231, 1.2020142843282975, -0.95048534107562321},
@@ -322,8 +331,8 @@ Test(hohp, hundred_steps_match_reference_values)
         sp_hohp_state want = make_state(G, ref->g, ref->xi, ref->nu, ref->p);
         double e = state_dist(G, &z, &want);
         cr_log_info("IVP N=100 %s θ=%g: max error %.1e", ref->retraction, ref->theta, e);
-        cr_assert_leq(e, 1e-13, "%s θ = %g: state after 100 steps differs from the reference by %.3e",
-                      ref->retraction, ref->theta, e);
+        cr_assert_leq(e, 1e-13, "%s θ = %g: state after 100 steps differs from the reference by %.3e", ref->retraction,
+                      ref->theta, e);
 
         /* M = g ν and C = ξ × p − ν still equal their initial values ν0 and ξ0 × p0 − ν0 */
         double M[3], C[3], C0[3];
@@ -421,8 +430,8 @@ Test(hohp, discrete_euler_lagrange_equations_hold)
             z[0] = make_state(G, NULL, cons_xi0, cons_nu0, cons_p0);
             for (int k = 0; k < N; ++k) step_ok(s, h, &z[k], &z[k + 1], &iv[k]);
             el_residuals w = el_check(G, T, S->theta, h, N, z, iv);
-            cr_log_info("EL %s %s θ=%g: group %.1e, ξ-eq %.1e, recon %.1e, ξ-update %.1e, node momenta %.1e",
-                        G->name, T->name, S->theta, w.group, w.xi_eq, w.recon, w.xi_update, w.node);
+            cr_log_info("EL %s %s θ=%g: group %.1e, ξ-eq %.1e, recon %.1e, ξ-update %.1e, node momenta %.1e", G->name,
+                        T->name, S->theta, w.group, w.xi_eq, w.recon, w.xi_update, w.node);
             const char *ctx = G->name;
             cr_assert_leq(w.group, 1e-13, "%s %s θ=%g: group equation residual %.3e", ctx, T->name, S->theta, w.group);
             cr_assert_leq(w.xi_eq, 1e-13, "%s %s θ=%g: ξ-equation residual %.3e", ctx, T->name, S->theta, w.xi_eq);
@@ -485,8 +494,8 @@ static run_stats long_run(const sp_retraction *T, double theta, double h, int N)
 static void assert_exact_invariants(const char *what, const sp_retraction *T, double theta, const run_stats *w,
                                     int check_orth)
 {
-    cr_log_info("%s %s θ=%g: M %.1e, C %.1e, |ν| %.1e, |gᵀg−I| %.1e, energy %.2e, max|ξ| %.1f, max iterations %d",
-                what, T->name, theta, w->M, w->C, w->nu, w->orth, w->energy, w->max_xi, w->max_iter);
+    cr_log_info("%s %s θ=%g: M %.1e, C %.1e, |ν| %.1e, |gᵀg−I| %.1e, energy %.2e, max|ξ| %.1f, max iterations %d", what,
+                T->name, theta, w->M, w->C, w->nu, w->orth, w->energy, w->max_xi, w->max_iter);
     cr_assert_leq(w->M, 2e-13, "%s %s θ=%g: |g_k ν_k − g_0 ν_0|/|ν_0| = %.3e", what, T->name, theta, w->M);
     cr_assert_leq(w->C, 5e-13, "%s %s θ=%g: |C_k − C_0|/(|ξ||p|+|ν|) = %.3e", what, T->name, theta, w->C);
     cr_assert_leq(w->nu, 1e-13, "%s %s θ=%g: relative drift of |ν| = %.3e", what, T->name, theta, w->nu);
@@ -509,8 +518,8 @@ static void resolved_runs(const sp_retraction *T, const double energy_ref[2])
             cr_assert(fabs(w.energy - ref) <= 5e-3 * ref, "resolved %s θ=%g: max energy error %.4e, table %.3g",
                       T->name, S->theta, w.energy, ref);
         }
-        cr_assert_leq(w.max_iter, S->theta == 0.5 ? 3 : 0, "resolved %s θ=%g: %d solver iterations", T->name,
-                      S->theta, w.max_iter);
+        cr_assert_leq(w.max_iter, S->theta == 0.5 ? 3 : 0, "resolved %s θ=%g: %d solver iterations", T->name, S->theta,
+                      w.max_iter);
     }
 }
 
@@ -537,8 +546,8 @@ static void underresolved_runs(const sp_retraction *T)
         if (S->theta == 1.0) continue; /* the spec's stress runs cover θ ∈ {0, ½} */
         run_stats w = long_run(T, S->theta, 0.01, 100000);
         assert_exact_invariants("under-resolved", T, S->theta, &w, 0);
-        cr_assert_geq(0.01 * w.max_xi, 10.0, "under-resolved %s θ=%g: max h|ξ| = %.3g, expected a stress run",
-                      T->name, S->theta, 0.01 * w.max_xi);
+        cr_assert_geq(0.01 * w.max_xi, 10.0, "under-resolved %s θ=%g: max h|ξ| = %.3g, expected a stress run", T->name,
+                      S->theta, 0.01 * w.max_xi);
     }
 }
 
@@ -647,8 +656,8 @@ static void convergence_for(const sp_retraction *T)
             }
         cr_assert_eq(lround(sum / 16.0), S->order, "%s %s: measured order %.3f, declared %d", T->name, S->name,
                      sum / 16.0, S->order);
-        cr_log_info("%s %s: errors at N=100 g %.4e ξ %.4e p %.4e ν %.4e; observed orders %.3f…%.3f", T->name,
-                    S->name, err[0][0], err[0][1], err[0][2], err[0][3], lo, hi);
+        cr_log_info("%s %s: errors at N=100 g %.4e ξ %.4e p %.4e ν %.4e; observed orders %.3f…%.3f", T->name, S->name,
+                    err[0][0], err[0][1], err[0][2], err[0][3], lo, hi);
     }
 }
 

@@ -245,9 +245,9 @@ Test(lie_conformance, registry_lists_every_group_and_retraction)
         cr_assert(G->elem_size >= 1 && G->elem_size <= SP_LIE_MAX_ELEM, "%s: elem_size %d", G->name, G->elem_size);
         cr_assert(G->mat_dim >= 1 && G->mat_dim <= SP_LIE_MAX_MAT, "%s: mat_dim %d", G->name, G->mat_dim);
         cr_assert(G->act_dim >= 1 && G->act_dim <= G->mat_dim, "%s: act_dim %d", G->name, G->act_dim);
-        cr_assert(G->identity && G->compose && G->inverse && G->act && G->hat && G->vee && G->exp && G->log &&
-                      G->cay && G->cay_inv && G->dexp && G->dexp_inv && G->dcay && G->dcay_inv &&
-                      G->dexp_T_deriv && G->dcay_T_deriv && G->ad && G->ad_star && G->Ad && G->Ad_star,
+        cr_assert(G->identity && G->compose && G->inverse && G->act && G->hat && G->vee && G->exp && G->log && G->cay &&
+                      G->cay_inv && G->dexp && G->dexp_inv && G->dcay && G->dcay_inv && G->dexp_T_deriv &&
+                      G->dcay_T_deriv && G->ad && G->ad_star && G->Ad && G->Ad_star,
                   "%s: a function of the group table is NULL", G->name);
         cr_assert_eq(sp_group_by_name(G->name), G, "%s: lookup by name does not return the group", G->name);
         for (size_t j = 0; j < count; ++j)
@@ -337,8 +337,8 @@ Test(lie_conformance, hat_vee_and_bracket)
                 worst_note(&action, e / scale, sp_vec_norm(n, a));
             }
         }
-        cr_log_info("%s: vee∘hat %.1e, [â,b̂]−(ad_a b)^ %.1e, ad antisymmetry %.1e, Jacobi %.1e, âb−a×b %.1e",
-                    G->name, roundtrip.err, bracket.err, antisym.err, jacobi.err, action.err);
+        cr_log_info("%s: vee∘hat %.1e, [â,b̂]−(ad_a b)^ %.1e, ad antisymmetry %.1e, Jacobi %.1e, âb−a×b %.1e", G->name,
+                    roundtrip.err, bracket.err, antisym.err, jacobi.err, action.err);
         cr_assert_eq(roundtrip.err, 0.0, "%s: vee(hat(a)) != a, error %.3e", G->name, roundtrip.err);
         cr_assert_leq(bracket.err, 1e-15, "%s: |[â,b̂] − (ad_a b)^|/(|a||b|) = %.3e", G->name, bracket.err);
         cr_assert_leq(antisym.err, 1e-16, "%s: |ad_a b + ad_b a|/(|a||b|) = %.3e", G->name, antisym.err);
@@ -375,8 +375,8 @@ Test(lie_conformance, group_operations_are_matrix_operations)
         cr_assert_eq(elem_dist(G, id, I), 0.0, "%s: identity is not the identity matrix", G->name);
         worst unit = {0, 0}, prod = {0, 0}, inv = {0, 0}, cancel = {0, 0}, act = {0, 0}, alias = {0, 0};
         for (int t = 0; t < NPOINTS; ++t) {
-            double x[MAXD], y[MAXD], g[SP_LIE_MAX_ELEM], h[SP_LIE_MAX_ELEM], gh[SP_LIE_MAX_ELEM],
-                gi[SP_LIE_MAX_ELEM], tmp[SP_LIE_MAX_ELEM];
+            double x[MAXD], y[MAXD], g[SP_LIE_MAX_ELEM], h[SP_LIE_MAX_ELEM], gh[SP_LIE_MAX_ELEM], gi[SP_LIE_MAX_ELEM],
+                tmp[SP_LIE_MAX_ELEM];
             rng_vector(&r, n, RMAX, x);
             rng_vector(&r, n, RMAX, y);
             G->exp(G, x, g);
@@ -572,8 +572,7 @@ Test(lie_conformance, cayley_matches_its_definition)
             worst_note(&inv, sp_vec_dist(n, x, y) / worse(1e-300, len), len);
         }
         cr_log_info("%s: |cay − def| ≤ %.1e, |cay⁻¹(cay x) − x|/|x| ≤ %.1e", G->name, def.err, inv.err);
-        cr_assert_leq(def.err, 1e-15, "%s: |cay(x) − (I−x̂/2)⁻¹(I+x̂/2)| = %.3e at |x| = %g", G->name, def.err,
-                      def.at);
+        cr_assert_leq(def.err, 1e-15, "%s: |cay(x) − (I−x̂/2)⁻¹(I+x̂/2)| = %.3e at |x| = %g", G->name, def.err, def.at);
         cr_assert_leq(inv.err, 1e-14, "%s: |cay⁻¹(cay x) − x|/|x| = %.3e at |x| = %g", G->name, inv.err, inv.at);
     }
 }
@@ -649,16 +648,15 @@ Test(lie_conformance, retraction_identities)
         }
         cr_log_info("%s %s: τ(−x)−τ(x)⁻¹ %.1e, τ(x)τ(−x)−e %.1e, id2 %.1e, id3 %.1e, equivariance %.1e", G->name,
                     T->name, inv.err, cancel.err, id2.err, id3.err, equi.err);
-        cr_assert_leq(inv.err, 1e-16, "%s %s: |τ(−x) − τ(x)⁻¹| = %.3e at |x| = %g", G->name, T->name, inv.err,
-                      inv.at);
-        cr_assert_leq(cancel.err, 5e-15, "%s %s: |τ(x)τ(−x) − e| = %.3e at |x| = %g", G->name, T->name,
-                      cancel.err, cancel.at);
-        cr_assert_leq(id2.err, 1e-14, "%s %s: |dτ_x − Ad_τ(x) dτ_−x| = %.3e at |x| = %g", G->name, T->name,
-                      id2.err, id2.at);
-        cr_assert_leq(id3.err, 1e-14, "%s %s: |(dτ⁻¹_x)ᵀ − Ad_τ(x)(dτ⁻¹_−x)ᵀ| = %.3e at |x| = %g", G->name,
-                      T->name, id3.err, id3.at);
-        cr_assert_leq(equi.err, 1e-14, "%s %s: |τ(Ad_R x) − Rτ(x)R⁻¹| = %.3e at |x| = %g", G->name, T->name,
-                      equi.err, equi.at);
+        cr_assert_leq(inv.err, 1e-16, "%s %s: |τ(−x) − τ(x)⁻¹| = %.3e at |x| = %g", G->name, T->name, inv.err, inv.at);
+        cr_assert_leq(cancel.err, 5e-15, "%s %s: |τ(x)τ(−x) − e| = %.3e at |x| = %g", G->name, T->name, cancel.err,
+                      cancel.at);
+        cr_assert_leq(id2.err, 1e-14, "%s %s: |dτ_x − Ad_τ(x) dτ_−x| = %.3e at |x| = %g", G->name, T->name, id2.err,
+                      id2.at);
+        cr_assert_leq(id3.err, 1e-14, "%s %s: |(dτ⁻¹_x)ᵀ − Ad_τ(x)(dτ⁻¹_−x)ᵀ| = %.3e at |x| = %g", G->name, T->name,
+                      id3.err, id3.at);
+        cr_assert_leq(equi.err, 1e-14, "%s %s: |τ(Ad_R x) − Rτ(x)R⁻¹| = %.3e at |x| = %g", G->name, T->name, equi.err,
+                      equi.at);
     }
 }
 
@@ -690,8 +688,8 @@ Test(lie_conformance, dtau_inverse_is_the_inverse)
         }
         double tol = strcmp(T->name, "exp") == 0 ? 1e-13 : 1e-14;
         cr_log_info("%s %s: |dτ dτ⁻¹ − I| ≤ %.1e", G->name, T->name, w.err);
-        cr_assert_leq(w.err, tol, "%s %s: |dτ_x dτ⁻¹_x − I| = %.3e at |x| = %g (tolerance %g)", G->name, T->name,
-                      w.err, w.at, tol);
+        cr_assert_leq(w.err, tol, "%s %s: |dτ_x dτ⁻¹_x − I| = %.3e at |x| = %g (tolerance %g)", G->name, T->name, w.err,
+                      w.at, tol);
     }
 }
 
@@ -777,8 +775,7 @@ Test(lie_conformance, dtau_T_deriv_matches_finite_differences)
             worst_note(&w, sp_mat_dist(n * n, M, F) / scale, sp_vec_norm(n, x));
         }
         cr_log_info("%s %s: D_τ vs central FD ≤ %.1e", G->name, T->name, w.err);
-        cr_assert_leq(w.err, 1e-8, "%s %s: |D_τ − FD|/max(|D|,|v|) = %.3e at |x| = %g", G->name, T->name, w.err,
-                      w.at);
+        cr_assert_leq(w.err, 1e-8, "%s %s: |D_τ − FD|/max(|D|,|v|) = %.3e at |x| = %g", G->name, T->name, w.err, w.at);
     }
 }
 
@@ -827,8 +824,7 @@ Test(lie_conformance, adjoint_and_coadjoint_are_consistent)
             worst_note(&adstar, sp_mat_dist(nn, As, AT) / sp_vec_norm(n, y), 0);
 
             /* Ad_{gh} = Ad_g Ad_h and Ad_{g⁻¹} = (Ad_g)⁻¹ */
-            double Ag[MAXD * MAXD], Ah[MAXD * MAXD], Agh[MAXD * MAXD], P[MAXD * MAXD], Agi[MAXD * MAXD],
-                I[MAXD * MAXD];
+            double Ag[MAXD * MAXD], Ah[MAXD * MAXD], Agh[MAXD * MAXD], P[MAXD * MAXD], Agi[MAXD * MAXD], I[MAXD * MAXD];
             map_matrix(G, Ad_adapter, g, Ag);
             map_matrix(G, Ad_adapter, h, Ah);
             map_matrix(G, Ad_adapter, gh, Agh);
@@ -853,8 +849,7 @@ Test(lie_conformance, adjoint_and_coadjoint_are_consistent)
         cr_assert_leq(adstar.err, 1e-16, "%s: |ad*_y − ad_yᵀ|/|y| = %.3e", G->name, adstar.err);
         cr_assert_leq(hom.err, 5e-15, "%s: |Ad_gh − Ad_g Ad_h| = %.3e", G->name, hom.err);
         cr_assert_leq(inv.err, 5e-15, "%s: |Ad_g Ad_g⁻¹ − I| = %.3e", G->name, inv.err);
-        cr_assert_leq(expad.err, 2e-15, "%s: |Ad_exp(y) − e^ad_y| = %.3e at |y| = %g", G->name, expad.err,
-                      expad.at);
+        cr_assert_leq(expad.err, 2e-15, "%s: |Ad_exp(y) − e^ad_y| = %.3e at |y| = %g", G->name, expad.err, expad.at);
     }
 }
 
@@ -886,8 +881,8 @@ Test(lie_conformance, so3_conventions_of_spec_table_1_1)
     G->hat(G, e2, A);
     cr_assert(A[2] == 1.0 && A[6] == -1.0, "hat(e2) must have A[0][2] = 1, A[2][0] = −1");
     G->vee(G, X, v);
-    cr_assert(v[0] == 8.0 && v[1] == 3.0 && v[2] == 4.0, "vee(A) must be (A32, A13, A21), got (%g, %g, %g)", v[0],
-              v[1], v[2]);
+    cr_assert(v[0] == 8.0 && v[1] == 3.0 && v[2] == 4.0, "vee(A) must be (A32, A13, A21), got (%g, %g, %g)", v[0], v[1],
+              v[2]);
     cr_assert_eq(w.err, 0.0, "SO3 operation %g differs from its table entry by %.3e", w.at, w.err);
 }
 
@@ -998,8 +993,8 @@ Test(lie_conformance, so3_exp_family_matches_long_double_series)
 Test(lie_conformance, so3_series_switch_is_seamless)
 {
     const double t0 = 0.1;
-    const double ts[] = {t0 * (1 - 1e-12), t0 * (1 + 1e-12), nextafter(t0, 0.0), t0, nextafter(t0, 1.0),
-                         0.05, 0.099, 0.101, 0.2};
+    const double ts[] = {
+        t0 * (1 - 1e-12), t0 * (1 + 1e-12), nextafter(t0, 0.0), t0, nextafter(t0, 1.0), 0.05, 0.099, 0.101, 0.2};
     rng r = {25};
     worst w[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     for (size_t k = 0; k < sizeof ts / sizeof ts[0]; ++k)

@@ -94,16 +94,24 @@ Test(adjoint, reproduces_reference_values)
         const char *scheme, *retraction;
         double J, grad[6];
     } ref[] = {
-        {"hohp_euler", "cayley", 138.83196256155878,
+        {"hohp_euler",
+         "cayley",
+         138.83196256155878,
          {-6.19925731841691, 3.8856646620583084, -3.4817581303490446, 8.9878980818936967, 16.053657123745769,
           -32.169296378575794}},
-        {"hohp_sv", "cayley", 136.49600821178853,
+        {"hohp_sv",
+         "cayley",
+         136.49600821178853,
          {-6.2433017495876362, 3.9452873416556549, -3.6403698308304748, 9.126740274054864, 16.419014366020548,
           -32.199297234105636}},
-        {"hohp_euler", "exp", 138.90873417757106,
+        {"hohp_euler",
+         "exp",
+         138.90873417757106,
          {-6.1998737409963267, 3.8857800227740209, -3.4836200780222186, 8.9828351490135603, 16.076530510375466,
           -32.212379624614421}},
-        {"hohp_sv", "exp", 136.57087848231248,
+        {"hohp_sv",
+         "exp",
+         136.57087848231248,
          {-6.2439909124362263, 3.9454866632199592, -3.6424302168237901, 9.1218379529402522, 16.441808034385623,
           -32.242144385212633}},
     };
@@ -131,16 +139,24 @@ Test(plan, instance_a_optimum_every_scheme_and_retraction)
         const char *scheme, *retraction;
         double J, x[6];
     } ref[] = {
-        {"hohp_sv", "cayley", 2.06590801846492,
+        {"hohp_sv",
+         "cayley",
+         2.06590801846492,
          {3.2284239098123333, -11.454355893700846, 9.818131732740083, -0.2279304995895447, -3.2284239098123377,
           3.3820862659784732}},
-        {"hohp_euler", "cayley", 2.121459343705,
+        {"hohp_euler",
+         "cayley",
+         2.121459343705,
          {3.3225480103443021, -11.72251456955294, 10.127955745531519, -0.21449371193329964, -3.3225480103442999,
           3.4914681295961851}},
-        {"hohp_sv", "exp", 2.06579213356296,
+        {"hohp_sv",
+         "exp",
+         2.06579213356296,
          {3.2284019626814757, -11.454067882408948, 9.8174499129496819, -0.22792881693775752, -3.2284019626814748,
           3.3819532944610753}},
-        {"hohp_euler", "exp", 2.12134079964326,
+        {"hohp_euler",
+         "exp",
+         2.12134079964326,
          {3.322525621377312, -11.722222868251212, 10.12725819256238, -0.21449211019946138, -3.3225256213773124,
           3.4913318584028974}},
     };
@@ -153,8 +169,8 @@ Test(plan, instance_a_optimum_every_scheme_and_retraction)
         sp_plan_result res;
         cr_assert_eq(sp_plan_solve(plan, &res), SP_OK);
         cr_expect_str_eq(res.status, "converged");
-        cr_expect_leq(fabs(res.cost - ref[c].J) / ref[c].J, 1e-9, "%s/%s J* = %.15g, reference %.15g",
-                      ref[c].scheme, ref[c].retraction, res.cost, ref[c].J);
+        cr_expect_leq(fabs(res.cost - ref[c].J) / ref[c].J, 1e-9, "%s/%s J* = %.15g, reference %.15g", ref[c].scheme,
+                      ref[c].retraction, res.cost, ref[c].J);
         double dx = sp_vec_dist(6, res.x, ref[c].x) / sp_vec_norm(6, ref[c].x);
         cr_expect_leq(dx, 1e-6, "%s/%s x* off by %.2e relative", ref[c].scheme, ref[c].retraction, dx);
         cr_expect_leq(res.residual_norm, 1e-6, "terminal residual %.2e", res.residual_norm);

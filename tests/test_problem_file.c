@@ -19,24 +19,24 @@
 
 /* Valid base documents: a plan through sphere targets, a plan through rotations, and a
  * simulation. Targets are at 0.25, 0.5 and 1 so that targets[2] is the last one. */
-#define PLAN_SPHERE                                                                                      \
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": \"sphere\","       \
-    " \"y0\": [1, 0, 0], \"T\": 1, \"steps\": 100, \"scheme\": \"hohp_sv\", \"retraction\": \"cayley\"," \
-    " \"xi0\": [0, 0, 1], \"sigma\": 0.1,"                                                               \
-    " \"targets\": [{\"t\": 0.25, \"y\": [1, 1, 0]}, {\"t\": 0.5, \"y\": [0, 1, 0]},"                    \
-    "               {\"t\": 1, \"y\": [0, 1, 1]}],"                                                      \
+#define PLAN_SPHERE                                                                                                    \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": \"sphere\","                     \
+    " \"y0\": [1, 0, 0], \"T\": 1, \"steps\": 100, \"scheme\": \"hohp_sv\", \"retraction\": \"cayley\","               \
+    " \"xi0\": [0, 0, 1], \"sigma\": 0.1,"                                                                             \
+    " \"targets\": [{\"t\": 0.25, \"y\": [1, 1, 0]}, {\"t\": 0.5, \"y\": [0, 1, 0]},"                                  \
+    "               {\"t\": 1, \"y\": [0, 1, 1]}],"                                                                    \
     " \"optimizer\": {\"algorithm\": \"LD_LBFGS\", \"xtol_rel\": 1e-12, \"maxeval\": 500}}"
 
-#define PLAN_GROUP                                                                                        \
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\","                             \
-    " \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"xi0\": [0, 0, 1], \"T\": 1, \"steps\": 50,"           \
-    " \"sigma\": 0.1,"                                                                                    \
-    " \"targets\": [{\"t\": 0.5, \"R\": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]},"                            \
+#define PLAN_GROUP                                                                                                     \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\","                                          \
+    " \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"xi0\": [0, 0, 1], \"T\": 1, \"steps\": 50,"                         \
+    " \"sigma\": 0.1,"                                                                                                 \
+    " \"targets\": [{\"t\": 0.5, \"R\": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]},"                                          \
     "               {\"t\": 1, \"R\": [[1, 0, 0], [0, 0, -1], [0, 1, 0]]}]}"
 
-#define SIMULATE                                                                                          \
-    "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],"   \
-    " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                    \
+#define SIMULATE                                                                                                       \
+    "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],"                 \
+    " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                                   \
     " \"T\": 2, \"steps\": 200}"
 
 /* One edit: the member at `path` ("optimizer.xtol_rel", "targets[2].t") replaced by,
@@ -219,7 +219,8 @@ Test(problem_file, so3_orientations_are_written_as_rotations)
         sp_mat_identity(3, I);
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c)
-                R[3 * r + c] = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(target, "R"), r), c)->valuedouble;
+                R[3 * r + c] =
+                    cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItem(target, "R"), r), c)->valuedouble;
         sp_mat_transpose(3, R, Rt);
         sp_mat_mul(3, 3, 3, Rt, R, RtR);
         cr_expect_lt(sp_mat_dist(9, RtR, I), 2e-15, "targets[%d].R is not orthogonal to round-off", count);
@@ -284,8 +285,8 @@ Test(problem_file, sphere_simulate_is_the_spec_ivp)
 
 Test(problem_file, plan_defaults_apply)
 {
-    static const edit drop[] = {{"group", NULL}, {"space", NULL}, {"scheme", NULL}, {"retraction", NULL},
-                                {"optimizer", NULL}};
+    static const edit drop[] = {
+        {"group", NULL}, {"space", NULL}, {"scheme", NULL}, {"retraction", NULL}, {"optimizer", NULL}};
     char *text = edited(PLAN_SPHERE, drop, 5);
     cr_assert_null(strstr(text, "scheme"), "the edit must really remove the fields");
     sp_problem pb;
@@ -418,7 +419,10 @@ static const bad_case bad_cases[] = {
     {"xi0_element_string", PLAN_SPHERE, {{"xi0", "[0, \"0\", 1]"}}, "xi0[1]", "must be a number"},
     {"targets_object", PLAN_SPHERE, {{"targets", "{}"}}, "targets", "must be a non-empty array"},
     {"targets_empty", PLAN_SPHERE, {{"targets", "[]"}}, "targets", "must be a non-empty array"},
-    {"target_array", PLAN_SPHERE, {{"targets", "[{\"t\": 0.5, \"y\": [0, 1, 0]}, [1, 0, 1, 0]]"}}, "targets[1]",
+    {"target_array",
+     PLAN_SPHERE,
+     {{"targets", "[{\"t\": 0.5, \"y\": [0, 1, 0]}, [1, 0, 1, 0]]"}},
+     "targets[1]",
      "must be an object"},
     {"description_number", PLAN_SPHERE, {{"description", "5"}}, "description", "must be a string"},
     {"optimizer_string", PLAN_SPHERE, {{"optimizer", "\"LD_LBFGS\""}}, "optimizer", "must be an object"},
@@ -433,19 +437,30 @@ static const bad_case bad_cases[] = {
     {"unknown_group", PLAN_SPHERE, {{"group", "\"SE7\""}}, "group", "unknown group 'SE7'"},
     {"unknown_solver", SIMULATE, {{"solver", "\"gauss_seidel\""}}, "solver", "unknown solver"},
     {"unknown_space", PLAN_SPHERE, {{"space", "\"torus\""}}, "space", "unknown space 'torus'"},
-    {"unknown_algorithm", PLAN_SPHERE, {{"optimizer.algorithm", "\"LD_BFGS\""}}, "optimizer.algorithm",
+    {"unknown_algorithm",
+     PLAN_SPHERE,
+     {{"optimizer.algorithm", "\"LD_BFGS\""}},
+     "optimizer.algorithm",
      "unknown NLopt algorithm 'LD_BFGS'"},
-    {"unknown_local_algorithm", PLAN_SPHERE, {{"optimizer.local_algorithm", "\"LN_SIMPLEX\""}},
-     "optimizer.local_algorithm", "unknown NLopt algorithm"},
-    {"algorithm_case", PLAN_SPHERE, {{"optimizer.algorithm", "\"ld_lbfgs\""}}, "optimizer.algorithm",
+    {"unknown_local_algorithm",
+     PLAN_SPHERE,
+     {{"optimizer.local_algorithm", "\"LN_SIMPLEX\""}},
+     "optimizer.local_algorithm",
+     "unknown NLopt algorithm"},
+    {"algorithm_case",
+     PLAN_SPHERE,
+     {{"optimizer.algorithm", "\"ld_lbfgs\""}},
+     "optimizer.algorithm",
      "unknown NLopt algorithm"},
     /* unknown fields, at every level */
     {"unknown_field", PLAN_SPHERE, {{"stpes", "100"}}, "stpes", "unknown field"},
     {"unknown_target_field", PLAN_SPHERE, {{"targets[1].weight", "2"}}, "targets[1].weight", "unknown field"},
-    {"unknown_optimizer_field", PLAN_SPHERE, {{"optimizer.tolerance", "1e-8"}}, "optimizer.tolerance",
+    {"unknown_optimizer_field", PLAN_SPHERE, {{"optimizer.tolerance", "1e-8"}}, "optimizer.tolerance", "unknown field"},
+    {"rotation_on_sphere_target",
+     PLAN_SPHERE,
+     {{"targets[0].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"}},
+     "targets[0].R",
      "unknown field"},
-    {"rotation_on_sphere_target", PLAN_SPHERE, {{"targets[0].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"}},
-     "targets[0].R", "unknown field"},
     /* missing fields */
     {"missing_task", PLAN_SPHERE, {{"task", NULL}}, "task", "missing required field"},
     {"missing_model", SIMULATE, {{"model", NULL}}, "model", "missing required field"},
@@ -466,9 +481,15 @@ static const bad_case bad_cases[] = {
     {"T_negative_overflow", PLAN_SPHERE, {{"T", "-1e999"}}, "T", "must be a finite number"},
     {"steps_overflow", PLAN_SPHERE, {{"steps", "1e999"}}, "steps", "must be a finite number"},
     {"xi0_overflow", SIMULATE, {{"xi0", "[1, 1e999, 0]"}}, "xi0[1]", "must be a finite number"},
-    {"target_y_overflow", PLAN_SPHERE, {{"targets[2].y", "[0, 1e400, 1]"}}, "targets[2].y[1]",
+    {"target_y_overflow",
+     PLAN_SPHERE,
+     {{"targets[2].y", "[0, 1e400, 1]"}},
+     "targets[2].y[1]",
      "must be a finite number"},
-    {"target_R_overflow", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1e999]]"}}, "targets[1].R[2][2]",
+    {"target_R_overflow",
+     PLAN_GROUP,
+     {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, 1e999]]"}},
+     "targets[1].R[2][2]",
      "must be a finite number"},
     {"xtol_overflow", PLAN_SPHERE, {{"optimizer.xtol_rel", "1e999"}}, "optimizer.xtol_rel", "must be a finite number"},
     {"h_times_steps_overflow", SIMULATE, {{"T", NULL}, {"h", "1e307"}}, "h", "overflows"},
@@ -494,50 +515,87 @@ static const bad_case bad_cases[] = {
     {"target_after_T", PLAN_SPHERE, {{"targets[2].t", "1.5"}}, "targets[2].t", "must be within (0, T=1]"},
     {"target_at_zero", PLAN_SPHERE, {{"targets[0].t", "0"}}, "targets[0].t", "must be within (0, T=1]"},
     {"target_negative_time", PLAN_GROUP, {{"targets[0].t", "-0.5"}}, "targets[0].t", "must be within (0, T=1]"},
-    {"target_time_repeated", PLAN_SPHERE, {{"targets[1].t", "0.25"}}, "targets[1].t",
+    {"target_time_repeated",
+     PLAN_SPHERE,
+     {{"targets[1].t", "0.25"}},
+     "targets[1].t",
      "must be later than targets[0].t"},
-    {"target_time_decreasing", PLAN_SPHERE, {{"targets[2].t", "0.4"}}, "targets[2].t",
+    {"target_time_decreasing",
+     PLAN_SPHERE,
+     {{"targets[2].t", "0.4"}},
+     "targets[2].t",
      "must be later than targets[1].t"},
     {"target_time_string", PLAN_SPHERE, {{"targets[0].t", "\"0.25\""}}, "targets[0].t", "must be a number"},
     /* vector and matrix shapes */
     {"y0_short", PLAN_SPHERE, {{"y0", "[1, 0]"}}, "y0", "must be an array of 3 numbers"},
     {"xi0_long", PLAN_SPHERE, {{"xi0", "[0, 0, 1, 0]"}}, "xi0", "must be an array of 3 numbers"},
-    {"target_y_long", PLAN_SPHERE, {{"targets[0].y", "[1, 1, 0, 0]"}}, "targets[0].y",
-     "must be an array of 3 numbers"},
-    {"initial_momenta_short", PLAN_SPHERE, {{"initial_momenta", "[0, 0, 0, 0, 0]"}}, "initial_momenta",
+    {"target_y_long", PLAN_SPHERE, {{"targets[0].y", "[1, 1, 0, 0]"}}, "targets[0].y", "must be an array of 3 numbers"},
+    {"initial_momenta_short",
+     PLAN_SPHERE,
+     {{"initial_momenta", "[0, 0, 0, 0, 0]"}},
+     "initial_momenta",
      "must be an array of 6 numbers"},
     {"p0_short", SIMULATE, {{"p0", "[0.3, 0.6]"}}, "p0", "must be an array of 3 numbers"},
     {"xi0_wrong_for_group", SIMULATE, {{"group", "\"R2\""}, {"g0", NULL}}, "xi0", "must be an array of 2 numbers"},
-    {"R_two_rows", PLAN_GROUP, {{"targets[0].R", "[[1, 0, 0], [0, 1, 0]]"}}, "targets[0].R",
-     "must be a 3 x 3 matrix"},
-    {"R_long_row", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 0, -1], [0, 1, 0, 0]]"}}, "targets[1].R[2]",
+    {"R_two_rows", PLAN_GROUP, {{"targets[0].R", "[[1, 0, 0], [0, 1, 0]]"}}, "targets[0].R", "must be a 3 x 3 matrix"},
+    {"R_long_row",
+     PLAN_GROUP,
+     {{"targets[1].R", "[[1, 0, 0], [0, 0, -1], [0, 1, 0, 0]]"}},
+     "targets[1].R[2]",
      "must be a row of 3 numbers"},
     {"g0_flat", PLAN_GROUP, {{"g0", "[1, 0, 0, 0, 1, 0, 0, 0, 1]"}}, "g0", "must be a 3 x 3 matrix"},
     /* a zero vector where a direction is needed */
     {"y0_zero", PLAN_SPHERE, {{"y0", "[0, 0, 0]"}}, "y0", "must be a non-zero direction"},
     {"target_y_zero", PLAN_SPHERE, {{"targets[1].y", "[0, 0, 0]"}}, "targets[1].y", "must be a non-zero direction"},
-    {"target_y_denormal", PLAN_SPHERE, {{"targets[0].y", "[1e-300, 0, 0]"}}, "targets[0].y",
+    {"target_y_denormal",
+     PLAN_SPHERE,
+     {{"targets[0].y", "[1e-300, 0, 0]"}},
+     "targets[0].y",
      "must be a non-zero direction"},
     /* matrices that are not rotations */
-    {"R_scaled", PLAN_GROUP, {{"targets[0].R", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"}}, "targets[0].R",
+    {"R_scaled",
+     PLAN_GROUP,
+     {{"targets[0].R", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"}},
+     "targets[0].R",
      "must be a rotation matrix"},
-    {"R_reflection", PLAN_GROUP, {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, -1]]"}}, "targets[1].R",
+    {"R_reflection",
+     PLAN_GROUP,
+     {{"targets[1].R", "[[1, 0, 0], [0, 1, 0], [0, 0, -1]]"}},
+     "targets[1].R",
      "must be a rotation matrix"},
-    {"R_sheared", PLAN_GROUP, {{"targets[1].R", "[[1, 0.01, 0], [0, 1, 0], [0, 0, 1]]"}}, "targets[1].R",
+    {"R_sheared",
+     PLAN_GROUP,
+     {{"targets[1].R", "[[1, 0.01, 0], [0, 1, 0], [0, 0, 1]]"}},
+     "targets[1].R",
      "must be a rotation matrix"},
-    {"R_zero", PLAN_GROUP, {{"targets[0].R", "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"}}, "targets[0].R",
+    {"R_zero",
+     PLAN_GROUP,
+     {{"targets[0].R", "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"}},
+     "targets[0].R",
      "must be a rotation matrix"},
     {"g0_not_rotation", PLAN_GROUP, {{"g0", "[[1, 0, 0], [0, 1, 0], [0, 0.5, 1]]"}}, "g0", "must be a rotation matrix"},
-    {"simulate_g0_reflection", SIMULATE, {{"g0", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]"}}, "g0",
+    {"simulate_g0_reflection",
+     SIMULATE,
+     {{"g0", "[[-1, 0, 0], [0, 1, 0], [0, 0, 1]]"}},
+     "g0",
      "must be a rotation matrix"},
     /* fields of the other task */
     {"simulate_with_sigma", SIMULATE, {{"sigma", "0.1"}}, "sigma", "only plan tasks take this field"},
-    {"simulate_with_targets", SIMULATE, {{"targets", "[{\"t\": 1, \"y\": [0, 1, 0]}]"}}, "targets",
+    {"simulate_with_targets",
+     SIMULATE,
+     {{"targets", "[{\"t\": 1, \"y\": [0, 1, 0]}]"}},
+     "targets",
      "only plan tasks take this field"},
-    {"simulate_with_optimizer", SIMULATE, {{"optimizer", "{\"algorithm\": \"LD_LBFGS\"}"}}, "optimizer",
+    {"simulate_with_optimizer",
+     SIMULATE,
+     {{"optimizer", "{\"algorithm\": \"LD_LBFGS\"}"}},
+     "optimizer",
      "only plan tasks take this field"},
     {"simulate_with_y0", SIMULATE, {{"y0", "[1, 0, 0]"}}, "y0", "only plan tasks take this field"},
-    {"simulate_with_initial_momenta", SIMULATE, {{"initial_momenta", "[0, 0, 0, 0, 0, 0]"}}, "initial_momenta",
+    {"simulate_with_initial_momenta",
+     SIMULATE,
+     {{"initial_momenta", "[0, 0, 0, 0, 0, 0]"}},
+     "initial_momenta",
      "only plan tasks take this field"},
     {"plan_with_p0", PLAN_SPHERE, {{"p0", "[0, 0, 0]"}}, "p0", "plan tasks optimise the momenta"},
     {"plan_with_h", PLAN_SPHERE, {{"h", "0.01"}}, "h", "plan tasks take the horizon T"},
@@ -546,7 +604,10 @@ static const bad_case bad_cases[] = {
     /* consistency between fields */
     {"T_and_h_inconsistent", SIMULATE, {{"h", "0.02"}}, "h", "inconsistent with T/steps = 0.01"},
     {"steps_fewer_than_segments", PLAN_SPHERE, {{"steps", "2"}}, "steps", "must be at least 3"},
-    {"steps_fewer_than_segments_to_T", PLAN_SPHERE, {{"targets[2].t", "0.9"}, {"steps", "3"}}, "steps",
+    {"steps_fewer_than_segments_to_T",
+     PLAN_SPHERE,
+     {{"targets[2].t", "0.9"}, {"steps", "3"}},
+     "steps",
      "must be at least 4"},
 };
 
@@ -572,8 +633,7 @@ ParameterizedTest(size_t *i, problem_file, malformed)
     cr_assert_eq(st, SP_ERR_INVALID, "%s: accepted (or wrong status %d):\n%s", c->name, (int)st, text);
     cr_expect_str_eq(err.path, c->path, "%s: error at '%s' (%s), expected at '%s'", c->name, err.path, err.message,
                      c->path);
-    cr_expect(strstr(err.message, c->message) != NULL, "%s: message '%s' lacks '%s'", c->name, err.message,
-              c->message);
+    cr_expect(strstr(err.message, c->message) != NULL, "%s: message '%s' lacks '%s'", c->name, err.message, c->message);
     cr_expect_null(pb.cubic.targets, "%s: a refused problem must hold nothing to free", c->name);
     cr_expect_null(strchr(err.message, '\n'), "%s: the message must fit on one line", c->name);
     cJSON_free(text);
