@@ -13,7 +13,7 @@ _Static_assert(sizeof(lapack_int) == sizeof(int), "symplan expects LAPACK's 32-b
 
 /* LU with partial pivoting of the row-major A, then the two triangular solves
  * (or, transposed, Uᵀ then Lᵀ and the inverse row permutation). */
-static sp_status small_solve(int n, double *A, double *b, int *piv, int transpose)
+static sp_status small_factor(int n, double *A, int *piv)
 {
     for (int k = 0; k < n; ++k) {
         int p = k;
@@ -32,6 +32,11 @@ static sp_status small_solve(int n, double *A, double *b, int *piv, int transpos
             for (int j = k + 1; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
         }
     }
+    return SP_OK;
+}
+
+static void small_solve(int n, const double *A, double *b, const int *piv, int transpose)
+{
     if (!transpose) {
         /* P A = L U: permute b, forward (unit L), backward (U) */
         for (int k = 0; k < n; ++k)
@@ -61,23 +66,23 @@ static sp_status small_solve(int n, double *A, double *b, int *piv, int transpos
                 b[piv[k]] = t;
             }
     }
-    return SP_OK;
 }
 
-sp_status sp_linsolve(int n, double *A, double *b, int *pivots, int transpose)
+sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose)
 {
-    if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n, b)) return SP_ERR_NONFINITE;
+    if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
     if (n <= SMALL_SYSTEM) {
-        sp_status st = small_solve(n, A, b, pivots, transpose);
+        sp_status st = small_factor(n, A, pivots);
         if (st != SP_OK) return st;
-        return sp_vec_isfinite(n, b) ? SP_OK : SP_ERR_NONFINITE;
+        for (int r = 0; r < nrhs; ++r) small_solve(n, A, b + r * n, pivots, transpose);
+        return sp_vec_isfinite(n * nrhs, b) ? SP_OK : SP_ERR_NONFINITE;
     }
     /* The row-major buffer read column-major is Aᵀ: factor that, then solve with the
      * transpose flag flipped. The _work variants neither copy nor allocate. */
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, pivots);
     if (info > 0) return SP_ERR_SINGULAR;
     if (info < 0) return SP_ERR_INVALID;
-    info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, 1, A, n, pivots, b, n);
+    info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, nrhs, A, n, pivots, b, n);
     if (info != 0) return SP_ERR_INVALID;
-    return sp_vec_isfinite(n, b) ? SP_OK : SP_ERR_NONFINITE;
+    return sp_vec_isfinite(n * nrhs, b) ? SP_OK : SP_ERR_NONFINITE;
 }

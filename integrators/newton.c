@@ -64,7 +64,7 @@ static sp_status next_iterate(sp_newton *w, const iteration *m, const double *x,
     const int n = w->n;
     if (m->phi) return m->phi(m->ctx, x, x_next);
     sp_status st = m->f(m->ctx, x, w->r, w->J);
-    if (st == SP_OK) st = sp_linsolve(n, w->J, w->r, w->pivots, 0);
+    if (st == SP_OK) st = sp_linsolve(n, w->J, w->r, 1, w->pivots, 0);
     if (st == SP_OK)
         for (int i = 0; i < n; ++i) x_next[i] = x[i] - w->r[i];
     return st;

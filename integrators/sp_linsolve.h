@@ -4,10 +4,11 @@
 
 #include "../lie/sp_status.h"
 
-/* Solves A x = b (transpose = 0) or Aᵀ x = b (transpose = 1) for a row-major n x n A.
- * A is overwritten by its LU factors and b by the solution; `pivots` holds n ints.
+/* Solves A x = b (transpose = 0) or Aᵀ x = b (transpose = 1) for a row-major n x n A
+ * and `nrhs` right-hand sides stored one after another in b (n doubles each).
+ * A is overwritten by its LU factors and b by the solutions; `pivots` holds n ints.
  * Allocates nothing. Returns SP_ERR_SINGULAR for an exactly singular matrix and
  * SP_ERR_NONFINITE when the solution is not finite. */
-sp_status sp_linsolve(int n, double *A, double *b, int *pivots, int transpose);
+sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose);
 
 #endif

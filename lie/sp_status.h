@@ -12,6 +12,7 @@
     X(SP_ERR_SINGULAR, "singular_matrix", "a linear system was singular")                                              \
     X(SP_ERR_NONFINITE, "non_finite", "a non-finite value appeared")                                                   \
     X(SP_ERR_DOMAIN, "domain_error", "argument outside the domain of the map")                                         \
+    X(SP_ERR_CALLBACK, "model_failed", "a model callback reported a failure")                                         \
     X(SP_ERR_NOMEM, "out_of_memory", "memory allocation failed")                                                       \
     X(SP_ERR_INVALID, "invalid_argument", "invalid argument")                                                          \
     X(SP_ERR_IO, "io_error", "input/output failure")                                                                   \

@@ -221,7 +221,7 @@ static SP_ALWAYS_INLINE sp_status adjoint_step(const sp_shooting *s, const sp_ho
         int piv[SP_LIE_MAX_DIM];
         for (int j = 0; j < n * n; ++j) A[j] = h3 * th * a * D[j];
         for (int j = 0; j < n; ++j) A[j * n + j] += 1.0;
-        sp_status st = sp_linsolve(n, A, w, piv, 1);
+        sp_status st = sp_linsolve(n, A, w, 1, piv, 1);
         if (st != SP_OK) return st;
     }
     /* λ_ν' = Ad_R λ_ν + B(b_μ − h²(1−θ)w) */

@@ -1,0 +1,37 @@
+/* Symplectic Runge–Kutta for index-1 constrained Hamiltonian systems (CONSTRAINED spec
+ * §2.2): s-stage Gauss–Legendre (order 2s) applied to q̇ = H_p, ṗ = −H_q, 0 = H_λ of a
+ * vakonomic model, solving the stage values (Q_i, P_i) and stage multipliers Λ_i together
+ * by Newton's method with the analytic Jacobian:
+ *
+ *   Q_i = q0 + h Σ_j a_ij H_p(Q_j, P_j, Λ_j),  P_i = p0 − h Σ_j a_ij H_q(…),  0 = H_λ(Q_i, P_i, Λ_i),
+ *   q1  = q0 + h Σ_j b_j H_p(…),               p1  = p0 − h Σ_j b_j H_q(…).
+ *
+ * The map is symplectic on all of R²ⁿ, keeps linear and quadratic first integrals exactly
+ * and Ĥ without drift. The multiplier is not state: λ0 only seeds Newton. */
+#ifndef SP_INDEX1_H
+#define SP_INDEX1_H
+
+#include "sp_newton.h"
+#include "sp_tableau.h"
+#include "sp_vakonomic.h"
+
+typedef struct sp_index1 sp_index1;
+
+/* Borrows the model, which must outlive the stepper. NULL on an invalid model, a table
+ * that is not available, or out of memory. */
+sp_index1 *sp_index1_alloc(const sp_vakonomic_model *model, const sp_tableau *tableau);
+void sp_index1_free(sp_index1 *s);
+void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt); /* default tol 1e-15, 50 iterations */
+
+/* One step of size h from (q0, p0) to (q1, p1) (which may alias the inputs); lam1, when
+ * not NULL, receives λ(q1, p1). A failed solve returns its status and leaves the outputs
+ * untouched. */
+sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double *p0, double *q1, double *p1,
+                         double *lam1);
+/* Newton iterations of the last step. */
+int sp_index1_iterations(const sp_index1 *s);
+/* The exact derivative ∂(q1, p1)/∂(q0, p0) of the last successful step (2n x 2n,
+ * row-major), by the implicit function theorem on the converged stage equations. */
+sp_status sp_index1_step_jacobian(sp_index1 *s, double *Phi);
+
+#endif
