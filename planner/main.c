@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sp_plan.h"
+#include "sp_vak_run.h"
 #include "../problems/sp_result_file.h"
 
 enum { EXIT_RESULT = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
@@ -132,7 +133,9 @@ static int cmd_solve(int argc, char **argv)
     }
 
     cJSON *result = NULL;
-    if (pb.task == SP_TASK_PLAN) {
+    if (pb.kind == SP_KIND_VAKONOMIC) {
+        result = pb.task == SP_TASK_PLAN ? sp_vak_plan_json(&pb) : sp_vak_simulate_json(&pb);
+    } else if (pb.task == SP_TASK_PLAN) {
         sp_plan *plan = sp_plan_new(&pb);
         if (plan) {
             sp_plan_result res;
@@ -175,6 +178,9 @@ static int cmd_list(void)
     printf("\nmodels:\n");
     for (size_t i = 0; sp_model_at(i); ++i)
         printf("  %-14s [%s] %s\n", sp_model_at(i)->name, sp_model_at(i)->tasks, sp_model_at(i)->description);
+    for (size_t i = 0; sp_vak_model_at(i); ++i)
+        printf("  %-14s [plan, simulate; scheme gauss, stages 1-6] %s\n", sp_vak_model_at(i)->name,
+               sp_vak_model_at(i)->description);
     printf("algorithms (NLopt):\n");
     for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a)
         printf("  %-24s %s\n", nlopt_algorithm_to_string((nlopt_algorithm)a), nlopt_algorithm_name((nlopt_algorithm)a));

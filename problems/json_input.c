@@ -127,6 +127,16 @@ int json_string(const json_input *in, const char *key, int required, const char 
     return 1;
 }
 
+int json_boolean(const json_input *in, const char *key, int required, int *out)
+{
+    int st;
+    const cJSON *v = present(in, key, required, &st);
+    if (st != 1) return st;
+    if (!cJSON_IsBool(v)) return json_fail(in, key, "must be true or false");
+    *out = cJSON_IsTrue(v);
+    return 1;
+}
+
 /* Reads the numbers of an array node into out[0..n). */
 static int number_array(const json_input *arr, int n, const char *shape, double *out)
 {
@@ -165,4 +175,20 @@ int json_matrix(const json_input *in, const char *key, int required, int n, doub
         if (number_array(&row, n, shape, out + i * n) != 1) return -1;
     }
     return 1;
+}
+
+int json_name(const json_input *in, const char *key, int required, json_name_at_fn name_at, const char *what,
+              const char **out)
+{
+    int st = json_string(in, key, required, out);
+    if (st != 1) return st;
+    for (size_t i = 0; name_at(i); ++i)
+        if (strcmp(name_at(i), *out) == 0) return 1;
+    char known[200] = "";
+    for (size_t i = 0; name_at(i); ++i) {
+        if (strlen(known) + strlen(name_at(i)) + 3 >= sizeof known) break;
+        if (i) strcat(known, ", ");
+        strcat(known, name_at(i));
+    }
+    return json_fail(in, key, "unknown %s '%s' (known: %s)", what, *out, known);
 }

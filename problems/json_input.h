@@ -35,7 +35,20 @@ int json_number(const json_input *in, const char *key, int required, double *out
 int json_positive(const json_input *in, const char *key, int required, double *out);
 int json_integer(const json_input *in, const char *key, int required, long min, long max, int *out);
 int json_string(const json_input *in, const char *key, int required, const char **out);
+int json_boolean(const json_input *in, const char *key, int required, int *out);
 int json_vector(const json_input *in, const char *key, int required, int n, double *out);
 int json_matrix(const json_input *in, const char *key, int required, int n, double *out);
+
+/* Reads a string member naming an entry of a registry enumerated by name_at (NULL past
+ * the end); an unknown name fails with the list of known ones. */
+typedef const char *(*json_name_at_fn)(size_t i);
+int json_name(const json_input *in, const char *key, int required, json_name_at_fn name_at, const char *what,
+              const char **out);
+
+/* Reads a string member naming an entry of a registry enumerated by name_at (NULL past
+ * the end); an unknown name fails with the list of known ones. */
+typedef const char *(*json_name_at_fn)(size_t i);
+int json_name(const json_input *in, const char *key, int required, json_name_at_fn name_at, const char *what,
+              const char **out);
 
 #endif

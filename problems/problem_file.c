@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "json_input.h"
+#include "problem_readers.h"
 #include "sp_problem.h"
 #include "../lie/sp_linalg.h"
 
 /* Largest problem file read, and largest step count accepted. */
 #define PROBLEM_FILE_MAX_BYTES (64L << 20)
-#define PROBLEM_MAX_STEPS 100000000L
+
 
 static const sp_model_info models[] = {
     {"cubic_spline", "plan, simulate",
@@ -21,31 +22,17 @@ static const sp_model_info models[] = {
 
 const sp_model_info *sp_model_at(size_t i) { return i < sizeof models / sizeof models[0] ? &models[i] : NULL; }
 
-/* Reads a member naming an entry of a registry; lists the known names on failure. */
-typedef const char *(*name_at_fn)(size_t i);
-
-static int json_name(const json_input *in, const char *key, int required, name_at_fn name_at, const char *what,
-                     const char **out)
-{
-    int st = json_string(in, key, required, out);
-    if (st != 1) return st;
-    for (size_t i = 0; name_at(i); ++i)
-        if (strcmp(name_at(i), *out) == 0) return 1;
-    char known[200] = "";
-    for (size_t i = 0; name_at(i); ++i) {
-        if (strlen(known) + strlen(name_at(i)) + 3 >= sizeof known) break;
-        if (i) strcat(known, ", ");
-        strcat(known, name_at(i));
-    }
-    return json_fail(in, key, "unknown %s '%s' (known: %s)", what, *out, known);
-}
-
 static const char *task_name_at(size_t i)
 {
     static const char *const tasks[] = {"plan", "simulate"};
     return i < 2 ? tasks[i] : NULL;
 }
-static const char *model_name_at(size_t i) { return sp_model_at(i) ? sp_model_at(i)->name : NULL; }
+/* cubic_spline, then the vakonomic models */
+static const char *model_name_at(size_t i)
+{
+    if (i == 0) return "cubic_spline";
+    return sp_vak_model_at(i - 1) ? sp_vak_model_at(i - 1)->name : NULL;
+}
 static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
 static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
 static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
@@ -98,7 +85,7 @@ static int json_group_element(const json_input *in, const char *key, const sp_gr
     return json_vector(in, key, 0, G->elem_size, g);
 }
 
-static int read_optimizer(const json_input *root, sp_optimizer_settings *o)
+int read_optimizer(const json_input *root, sp_optimizer_settings *o)
 {
     snprintf(o->algorithm, sizeof o->algorithm, "LD_LBFGS");
     snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
@@ -179,34 +166,19 @@ static int read_problem(const json_input *root, sp_problem *p)
 {
     const char *s;
     if (json_require_object(root) != 1) return -1;
-    static const char *const keys[] = {"task",
-                                       "model",
-                                       "group",
-                                       "space",
-                                       "y0",
-                                       "g0",
-                                       "xi0",
-                                       "p0",
-                                       "nu0",
-                                       "T",
-                                       "h",
-                                       "steps",
-                                       "scheme",
-                                       "retraction",
-                                       "solver",
-                                       "solver_tol",
-                                       "sigma",
-                                       "targets",
-                                       "initial_momenta",
-                                       "optimizer",
-                                       "description",
-                                       NULL};
-    if (json_only_keys(root, keys) != 1) return -1;
-    if (json_string(root, "description", 0, &s) < 0) return -1;
     if (json_name(root, "task", 1, task_name_at, "task", &s) != 1) return -1;
     p->task = strcmp(s, "plan") == 0 ? SP_TASK_PLAN : SP_TASK_SIMULATE;
     if (json_name(root, "model", 1, model_name_at, "model", &s) != 1) return -1;
     snprintf(p->model, sizeof p->model, "%s", s);
+    if (json_string(root, "description", 0, &s) < 0) return -1;
+    if (sp_vak_model_by_name(p->model)) return read_vakonomic(root, p);
+
+    p->kind = SP_KIND_CUBIC;
+    static const char *const keys[] = {"task",  "model",  "group",      "space",  "y0",         "g0",    "xi0",
+                                       "p0",    "nu0",    "T",          "h",      "steps",      "scheme", "retraction",
+                                       "solver", "solver_tol", "sigma", "targets", "initial_momenta", "optimizer",
+                                       "description", NULL};
+    if (json_only_keys(root, keys) != 1) return -1;
 
     s = "SO3";
     if (json_name(root, "group", 0, group_name_at, "group", &s) < 0) return -1;

@@ -8,6 +8,7 @@
 
 #include "../integrators/sp_hohp.h"
 #include "../lie/sp_lie.h"
+#include "sp_vak_models.h"
 
 typedef struct sp_input_error {
     char path[160];    /* JSON path, e.g. "targets[2].t"; "" for the whole file */
@@ -15,6 +16,7 @@ typedef struct sp_input_error {
 } sp_input_error;
 
 typedef enum { SP_TASK_PLAN, SP_TASK_SIMULATE } sp_task;
+typedef enum { SP_KIND_CUBIC, SP_KIND_VAKONOMIC } sp_model_kind;
 typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 
 typedef struct sp_cubic_target {
@@ -61,8 +63,21 @@ typedef struct sp_optimizer_settings {
     int central_differences; /* gradient by central differences instead of the adjoint */
 } sp_optimizer_settings;
 
+/* A problem of a vakonomic model: simulate from (q0, p0), or plan p0 so that the
+ * discrete geodesic from q0 reaches q1 at T. */
+typedef struct sp_vak_problem {
+    const sp_vak_model_type *type;
+    sp_vak_params params;
+    int stages;                    /* Gauss–Legendre stages, 1…6 */
+    double q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N], q1[SP_VAK_MAX_N];
+    int symplecticity_defect;      /* report the defect of CONSTRAINED spec §1.5 */
+    double tolerance;              /* plan: endpoint residual asked for */
+    int starts;                    /* plan: starting points tried at most */
+} sp_vak_problem;
+
 typedef struct sp_problem {
     sp_task task;
+    sp_model_kind kind;
     char model[SP_NAME_MAX];
     const sp_hohp_scheme *scheme;
     const sp_retraction *retraction;
@@ -78,8 +93,10 @@ typedef struct sp_problem {
 
     /* plan only */
     int has_initial_momenta;
-    double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν0, p0) */
+    double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν0, p0); p0 for vakonomic models */
     sp_optimizer_settings optimizer;
+
+    sp_vak_problem vak; /* kind SP_KIND_VAKONOMIC; T, steps, solver_tol and optimizer above apply */
 } sp_problem;
 
 /* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
