@@ -28,6 +28,7 @@ typedef struct sp_vak_run {
     sp_status status;
     double *t, *q, *p, *lam; /* (N+1) rows of 1, n, n, m when recorded */
     double H0, energy_error, constraint_residual;
+    size_t n_integrals; /* the model's first integrals, as declared for its parameters */
     double integral0[SP_VAK_MAX_INTEGRALS], integral_drift[SP_VAK_MAX_INTEGRALS];
     double length, energy; /* ∫ |q̇|_M dt and ∫ ½ q̇ᵀMq̇ dt by the trapezoidal rule */
     double mean_iterations;

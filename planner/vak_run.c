@@ -85,7 +85,7 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
     sp_vec_copy(n, p0, p);
     sp_status st = point_values(sys, q, p, &run->H0, lam, &run->constraint_residual, &kinetic_prev);
     if (st != SP_OK) return run->status = st;
-    type->integrals(q, p, &pb->vak.params, run->integral0);
+    run->n_integrals = type->integrals(q, p, &pb->vak.params, run->integral0, NULL);
     if (record) {
         run->t[0] = 0.0;
         sp_vec_copy(n, q, run->q);
@@ -109,8 +109,8 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
         run->steps_done = k + 1;
         run->energy_error = fmax(run->energy_error, fabs(H - run->H0));
         run->constraint_residual = fmax(run->constraint_residual, residual);
-        type->integrals(q, p, &pb->vak.params, I);
-        for (size_t i = 0; i < type->n_integrals; ++i)
+        type->integrals(q, p, &pb->vak.params, I, NULL);
+        for (size_t i = 0; i < run->n_integrals; ++i)
             run->integral_drift[i] = fmax(run->integral_drift[i], fabs(I[i] - run->integral0[i]));
         run->energy += 0.5 * h * (kinetic_prev + kinetic);
         run->length += 0.5 * h * (sqrt(2.0 * kinetic_prev) + sqrt(2.0 * kinetic));
@@ -174,9 +174,12 @@ void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *res
     cJSON_AddNumberToObject(diag, "energy_error", run->energy_error);
     if (run->H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", run->energy_error / fabs(run->H0));
     cJSON_AddNumberToObject(diag, "constraint_residual", run->constraint_residual);
-    for (size_t i = 0; i < type->n_integrals; ++i) {
+    const char *names[SP_VAK_MAX_INTEGRALS];
+    double values[SP_VAK_MAX_INTEGRALS];
+    type->integrals(sys->pb->vak.q0, sys->pb->vak.p0, &sys->pb->vak.params, values, names); /* for the names */
+    for (size_t i = 0; i < run->n_integrals; ++i) {
         char name[64];
-        snprintf(name, sizeof name, "%s_drift", type->integral_names[i]);
+        snprintf(name, sizeof name, "%s_drift", names[i]);
         cJSON_AddNumberToObject(diag, name, run->integral_drift[i]);
     }
     cJSON_AddNumberToObject(diag, "hamiltonian", run->H0);

@@ -27,15 +27,15 @@ typedef struct sp_vak_model_type {
     const char *const *param_names;
     const double *param_defaults;
     const char *const *potential_names; /* NULL-terminated; the first is the default */
-    size_t n_integrals;
-    const char *const *integral_names; /* e.g. "p_z", "L_z" */
 
     /* Checks parameter values; returns the index of the first bad one, or −1. */
     int (*check_params)(const sp_vak_params *prm);
     void (*mass)(const sp_vak_params *prm, double *mass);
     int (*potential)(const double *q, double *V, double *grad, double *hess, void *params);
     int (*constraints)(const double *q, double *G, double *dG, double *d2G, void *params);
-    void (*integrals)(const double *q, const double *p, const sp_vak_params *prm, double *out);
+    /* The first integrals this instance has (which may depend on its potential): their
+     * values into out and, when names is not NULL, their names ("p_z"); returns how many. */
+    size_t (*integrals)(const double *q, const double *p, const sp_vak_params *prm, double *out, const char **names);
 } sp_vak_model_type;
 
 extern const sp_vak_model_type sp_vak_heisenberg;

@@ -33,16 +33,18 @@ static int no_bad_param(const sp_vak_params *prm)
 }
 
 /* p_z (z is cyclic) and L_z = x p_y − y p_x (rotations about the z-axis). */
-static void heisenberg_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out)
+static size_t heisenberg_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out,
+                                   const char **names)
 {
     (void)prm;
     out[0] = p[2];
     out[1] = q[0] * p[1] - q[1] * p[0];
+    if (names) names[0] = "p_z", names[1] = "L_z";
+    return 2;
 }
 
 static const char *const heisenberg_coordinates[] = {"x", "y", "z"};
 static const char *const heisenberg_potentials[] = {"none", NULL};
-static const char *const heisenberg_integral_names[] = {"p_z", "L_z"};
 
 const sp_vak_model_type sp_vak_heisenberg = {
     .name = "heisenberg",
@@ -51,8 +53,6 @@ const sp_vak_model_type sp_vak_heisenberg = {
     .m = 1,
     .coordinates = heisenberg_coordinates,
     .potential_names = heisenberg_potentials,
-    .n_integrals = 2,
-    .integral_names = heisenberg_integral_names,
     .check_params = no_bad_param,
     .mass = unit_mass,
     .constraints = heisenberg_constraints,
@@ -126,20 +126,24 @@ static int parking_bad_param(const sp_vak_params *prm)
     return -1;
 }
 
-/* p_x, p_y (translations) and 𝒥 = x p_y − y p_x + p_θ + p_φ (rotations); spec §2.4. */
-static void parking_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out)
+/* 𝒥 = x p_y − y p_x + p_θ + p_φ (rotations about the origin, which the bowl keeps too)
+ * and, without a potential, p_x and p_y (translations); spec §2.4. */
+static size_t parking_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out,
+                                const char **names)
 {
-    (void)prm;
-    out[0] = p[0];
-    out[1] = p[1];
-    out[2] = q[0] * p[1] - q[1] * p[0] + p[2] + p[3];
+    out[0] = q[0] * p[1] - q[1] * p[0] + p[2] + p[3];
+    if (names) names[0] = "rotation_momentum";
+    if (prm->potential != 0) return 1;
+    out[1] = p[0];
+    out[2] = p[1];
+    if (names) names[1] = "p_x", names[2] = "p_y";
+    return 3;
 }
 
 static const char *const parking_coordinates[] = {"x", "y", "theta", "phi"};
 static const char *const parking_param_names[] = {"L", "alpha", "beta"};
 static const double parking_param_defaults[] = {0.3, 1.0, 1.0};
 static const char *const parking_potentials[] = {"none", "cos_bowl", NULL};
-static const char *const parking_integral_names[] = {"p_x", "p_y", "rotation_momentum"};
 
 const sp_vak_model_type sp_vak_parking = {
     .name = "parking",
@@ -151,8 +155,6 @@ const sp_vak_model_type sp_vak_parking = {
     .param_names = parking_param_names,
     .param_defaults = parking_param_defaults,
     .potential_names = parking_potentials,
-    .n_integrals = 3,
-    .integral_names = parking_integral_names,
     .check_params = parking_bad_param,
     .mass = parking_mass,
     .potential = cos_bowl,
