@@ -77,26 +77,30 @@ static int cmd_check(int argc, char **argv)
     return EXIT_RESULT;
 }
 
+static double number_at(const cJSON *obj, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(obj, key)); }
+
+/* A few human lines about a result; everything else is in the JSON. */
 static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
 {
-    const cJSON *status = cJSON_GetObjectItem(result, "status");
-    fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps,
-            cJSON_GetStringValue(status));
-    const cJSON *cost = cJSON_GetObjectItem(result, "cost");
-    if (cJSON_IsNumber(cost))
-        fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n", cost->valuedouble,
-                cJSON_GetObjectItem(result, "iterations")->valueint,
-                cJSON_GetNumberValue(cJSON_GetObjectItem(result, "gradient_norm")),
-                cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "terminal_residual"), "norm")));
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(result, "status"));
+    if (pb->kind == SP_KIND_VAKONOMIC)
+        fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate",
+                pb->vak.stages, pb->steps, status);
+    else
+        fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps, status);
+    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")))
+        fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n",
+                number_at(result, "cost"), (int)number_at(result, "iterations"), number_at(result, "gradient_norm"),
+                number_at(cJSON_GetObjectItem(result, "terminal_residual"), "norm"));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "residual")))
+        fprintf(f, "  endpoint residual %.2g after %d starts; path length %.6g, energy %.6g\n",
+                number_at(result, "residual"), (int)number_at(result, "starts"), number_at(result, "length"),
+                number_at(result, "energy"));
     const cJSON *tg;
     cJSON_ArrayForEach(tg, cJSON_GetObjectItem(result, "targets"))
-    {
-        fprintf(f, "  t = %-6g distance to target %.6f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "t")),
-                cJSON_GetNumberValue(cJSON_GetObjectItem(tg, "distance")));
-    }
+        fprintf(f, "  t = %-6g distance to target %.6f\n", number_at(tg, "t"), number_at(tg, "distance"));
     const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics"))
-        fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
     fprintf(f, "result written to %s\n", where);
 }
 
