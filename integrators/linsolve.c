@@ -1,7 +1,9 @@
 /* Dense solves. Systems of up to SMALL_SYSTEM unknowns (the algebra of SO(3), a stage
  * of a small model) are factored here by the same algorithm as LAPACK's dgetrf (LU
  * with partial pivoting), because for them LAPACK's per-call overhead costs several
- * times the arithmetic; larger systems go to LAPACK. */
+ * times the arithmetic. Larger ones go to LAPACK: its unblocked dgetf2 up to
+ * BLOCKED_SYSTEM unknowns (the stage systems of Gauss methods, where the blocked dgetrf
+ * spends its time in Level-3 BLAS calls on tiny blocks), dgetrf beyond. */
 #include <lapacke.h>
 
 #include "sp_linsolve.h"
@@ -10,6 +12,7 @@
 _Static_assert(sizeof(lapack_int) == sizeof(int), "symplan expects LAPACK's 32-bit integers");
 
 #define SMALL_SYSTEM 4
+#define BLOCKED_SYSTEM 64
 
 /* LU with partial pivoting of the row-major A, then the two triangular solves
  * (or, transposed, Uᵀ then Lᵀ and the inverse row permutation). */
@@ -79,7 +82,8 @@ sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int tr
     }
     /* The row-major buffer read column-major is Aᵀ: factor that, then solve with the
      * transpose flag flipped. The _work variants neither copy nor allocate. */
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, pivots);
+    lapack_int info = n <= BLOCKED_SYSTEM ? LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, A, n, pivots)
+                                          : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, pivots);
     if (info > 0) return SP_ERR_SINGULAR;
     if (info < 0) return SP_ERR_INVALID;
     info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, nrhs, A, n, pivots, b, n);
