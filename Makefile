@@ -12,7 +12,10 @@ LDLIBS  = -lnlopt -llapacke -lcjson -lm
 TEST_LDLIBS = -lcriterion $(LDLIBS)
 
 MODULES  = lie integrators problems planner
-LIB_SRC  = $(filter-out planner/main.c,$(wildcard $(addsuffix /*.c,$(MODULES))))
+# The command's own files: main.c and one cmd_<name>.c per subcommand.
+CMD_SRC  = planner/main.c $(wildcard planner/cmd_*.c)
+CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
+LIB_SRC  = $(filter-out $(CMD_SRC),$(wildcard $(addsuffix /*.c,$(MODULES))))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/*.c)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -53,7 +56,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/planner/main.o $(LIB)
+$(BIN): $(CMD_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
 
 # The tests find the command and the data through these paths.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_commands.h"
 #include "sp_plan.h"
 #include "sp_vak_run.h"
 #include "../problems/sp_result_file.h"
@@ -14,7 +15,10 @@ static void usage(FILE *f)
 {
     fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary]\n"
           "       symplan check FILE.json\n"
-          "       symplan list\n",
+          "       symplan list\n"
+          "       symplan study STUDY.json -o DIR [-j N] [-v]\n"
+          "       symplan plot RESULT.json|DIR -o FIG.svg\n"
+          "       symplan export RESULT.json --csv FILE\n",
           f);
 }
 
@@ -200,6 +204,9 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "solve") == 0) return cmd_solve(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "list") == 0) return cmd_list();
+    if (strcmp(argv[1], "study") == 0) return sp_cmd_study(argc - 2, argv + 2);
+    if (strcmp(argv[1], "plot") == 0) return sp_cmd_plot(argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0) return sp_cmd_export(argc - 2, argv + 2);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return EXIT_RESULT;
