@@ -1,0 +1,290 @@
+/* Constrained symplectic Euler A/B, RATTLE, SHAKE and compositions (CONSTRAINED spec §3.2).
+ * Every method rests on one solve: given q0, a trial momentum p̃ and G0 = G(q0), find Λ
+ * with g(q0 + h M⁻¹(p̃ − G0ᵀΛ)) = 0 (Newton, Jacobian −h G(q1) M⁻¹ G0ᵀ). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_holonomic.h"
+#include "sp_linsolve.h"
+#include "../lie/sp_linalg.h"
+
+/* Composition coefficients, spec §1.3: triple jump γ = (a, 1 − 2a, a), a = 1/(2 − 2^{1/3});
+ * Suzuki γ = (a, a, 1 − 4a, a, a), a = 1/(4 − 4^{1/3}); order 6: the triple jump with
+ * b = 1/(2 − 2^{1/5}) applied to the order-4 triple jump. */
+static const double one[1] = {1.0};
+static const double tj4[3] = {1.3512071919596578, -1.7024143839193155, 1.3512071919596578};
+static const double suzuki5[5] = {0.4144907717943757, 0.4144907717943757, -0.6579630871775028, 0.4144907717943757,
+                                  0.4144907717943757};
+static const double tj6[9] = {1.5872249277222432,  -1.9997780973551231, 1.5872249277222432,
+                              -1.8232426634848289, 2.2971418107909307,  -1.8232426634848289,
+                              1.5872249277222432,  -1.9997780973551231, 1.5872249277222432};
+
+static const sp_holonomic_method methods[] = {
+    {"se_a", SP_HOL_SE_A, 1, 1, one},          {"se_b", SP_HOL_SE_B, 1, 1, one},
+    {"se_ab", SP_HOL_SE_AB, 2, 1, one},        {"rattle", SP_HOL_RATTLE, 2, 1, one},
+    {"shake", SP_HOL_SHAKE, 2, 1, one},        {"rattle_tj4", SP_HOL_RATTLE, 4, 3, tj4},
+    {"rattle_suzuki5", SP_HOL_RATTLE, 4, 5, suzuki5}, {"rattle_tj6", SP_HOL_RATTLE, 6, 9, tj6},
+};
+
+const sp_holonomic_method *sp_holonomic_method_at(size_t i)
+{
+    return i < sizeof methods / sizeof methods[0] ? &methods[i] : NULL;
+}
+
+const sp_holonomic_method *sp_holonomic_method_by_name(const char *name)
+{
+    for (size_t i = 0; name && sp_holonomic_method_at(i); ++i)
+        if (strcmp(methods[i].name, name) == 0) return &methods[i];
+    return NULL;
+}
+
+struct sp_holonomic {
+    const sp_holonomic_model *model;
+    const sp_holonomic_method *method;
+    double minv[SP_HOL_MAX_N];
+    sp_newton *newton;
+    sp_newton_options opt;
+    int iterations;
+    /* the position-multiplier solve of the current step */
+    double h, q0[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], G0[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    /* SHAKE: the previous position, when there is one */
+    int have_previous;
+    double q_previous[SP_HOL_MAX_N];
+};
+
+sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holonomic_method *method)
+{
+    if (!model || !method || model->n < 1 || model->n > SP_HOL_MAX_N || model->m < 1 || model->m > SP_HOL_MAX_M ||
+        !model->mass || !model->constraints)
+        return NULL;
+    for (int i = 0; i < model->n; ++i)
+        if (!(model->mass[i] > 0.0) || !isfinite(model->mass[i])) return NULL;
+    sp_holonomic *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->model = model;
+    s->method = method;
+    for (int i = 0; i < model->n; ++i) s->minv[i] = 1.0 / model->mass[i];
+    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->newton = sp_newton_alloc(model->m);
+    if (!s->newton) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sp_holonomic_free(sp_holonomic *s)
+{
+    if (!s) return;
+    sp_newton_free(s->newton);
+    free(s);
+}
+
+void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt) { s->opt = *opt; }
+void sp_holonomic_reset(sp_holonomic *s) { s->have_previous = 0; }
+int sp_holonomic_iterations(const sp_holonomic *s) { return s->iterations; }
+
+static sp_status constraints(const sp_holonomic *s, const double *q, double *g, double *G)
+{
+    if (s->model->constraints(q, g, G, NULL, s->model->params) != 0) return SP_ERR_CALLBACK;
+    if ((g && !sp_vec_isfinite(s->model->m, g)) || (G && !sp_vec_isfinite(s->model->m * s->model->n, G)))
+        return SP_ERR_NONFINITE;
+    return SP_OK;
+}
+
+static sp_status gradient(const sp_holonomic *s, const double *q, double *grad)
+{
+    sp_vec_zero(s->model->n, grad);
+    if (s->model->potential && s->model->potential(q, NULL, grad, NULL, s->model->params) != 0)
+        return SP_ERR_CALLBACK;
+    return sp_vec_isfinite(s->model->n, grad) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* q1 = q0 + h M⁻¹(p̃ − G0ᵀΛ) */
+static void drift(const sp_holonomic *s, const double *lam, double *q1, double *p_half)
+{
+    const int n = s->model->n, m = s->model->m;
+    for (int i = 0; i < n; ++i) {
+        double p = s->pt[i];
+        for (int j = 0; j < m; ++j) p -= s->G0[j * n + i] * lam[j];
+        if (p_half) p_half[i] = p;
+        q1[i] = s->q0[i] + s->h * s->minv[i] * p;
+    }
+}
+
+/* F(Λ) = g(q1(Λ)), J = −h G(q1) M⁻¹ G0ᵀ */
+static sp_status multiplier_residual(void *ctx, const double *lam, double *F, double *J)
+{
+    sp_holonomic *s = ctx;
+    const int n = s->model->n, m = s->model->m;
+    double q1[SP_HOL_MAX_N], G1[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    drift(s, lam, q1, NULL);
+    sp_status st = constraints(s, q1, F, J ? G1 : NULL);
+    if (st != SP_OK || !J) return st;
+    for (int a = 0; a < m; ++a)
+        for (int b = 0; b < m; ++b) {
+            double v = 0.0;
+            for (int i = 0; i < n; ++i) v += G1[a * n + i] * s->minv[i] * s->G0[b * n + i];
+            J[a * m + b] = -s->h * v;
+        }
+    return SP_OK;
+}
+
+/* From q0 and the trial momentum p̃: q1 on the constraint and p̃ − G0ᵀΛ. */
+static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, const double *pt, double *q1,
+                                   double *p_half)
+{
+    const int n = s->model->n;
+    s->h = h;
+    sp_vec_copy(n, q0, s->q0);
+    sp_vec_copy(n, pt, s->pt);
+    sp_status st = constraints(s, q0, NULL, s->G0);
+    if (st != SP_OK) return st;
+    double lam[SP_HOL_MAX_M] = {0};
+    int it = 0;
+    st = sp_newton_solve(s->newton, multiplier_residual, s, lam, &s->opt, &it);
+    s->iterations += it;
+    if (st != SP_OK) return st;
+    drift(s, lam, q1, p_half);
+    return SP_OK;
+}
+
+sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p)
+{
+    const int n = s->model->n, m = s->model->m;
+    double G[SP_HOL_MAX_M * SP_HOL_MAX_N], A[SP_HOL_MAX_M * SP_HOL_MAX_M], nu[SP_HOL_MAX_M];
+    int piv[SP_HOL_MAX_M];
+    sp_status st = constraints(s, q, NULL, G);
+    if (st != SP_OK) return st;
+    for (int a = 0; a < m; ++a) {
+        nu[a] = 0.0;
+        for (int i = 0; i < n; ++i) nu[a] += G[a * n + i] * s->minv[i] * p[i];
+        for (int b = 0; b < m; ++b) {
+            double v = 0.0;
+            for (int i = 0; i < n; ++i) v += G[a * n + i] * s->minv[i] * G[b * n + i];
+            A[a * m + b] = v;
+        }
+    }
+    st = sp_linsolve(m, A, nu, 1, piv, 0);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < n; ++i)
+        for (int a = 0; a < m; ++a) p[i] -= G[a * n + i] * nu[a];
+    return SP_OK;
+}
+
+/* The base maps of spec §3.2 with potential kicks of weight `before` at q0 and `after` at
+ * q1 (SE-A: 1, 0; SE-B: 0, 1; RATTLE: ½, ½), the projection last. */
+static sp_status kick_drift_kick(sp_holonomic *s, double h, double before, double after, double *q, double *p)
+{
+    const int n = s->model->n;
+    double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p1[SP_HOL_MAX_N];
+    sp_status st = SP_OK;
+    sp_vec_copy(n, p, pt);
+    if (before != 0.0) {
+        st = gradient(s, q, grad);
+        sp_vec_axpy(n, -before * h, grad, pt);
+    }
+    if (st == SP_OK) st = constrained_drift(s, h, q, pt, q1, p1);
+    if (st == SP_OK && after != 0.0) {
+        st = gradient(s, q1, grad);
+        sp_vec_axpy(n, -after * h, grad, p1);
+    }
+    if (st == SP_OK) st = sp_holonomic_project(s, q1, p1);
+    if (st == SP_OK && (!sp_vec_isfinite(n, q1) || !sp_vec_isfinite(n, p1))) st = SP_ERR_NONFINITE;
+    if (st != SP_OK) return st;
+    sp_vec_copy(n, q1, q);
+    sp_vec_copy(n, p1, p);
+    return SP_OK;
+}
+
+/* SHAKE: q_{n+1} = 2q_n − q_{n−1} − h² M⁻¹(∇V(q_n) + G(q_n)ᵀΛ), g(q_{n+1}) = 0, written as
+ * the constrained drift from q_n with p̃ = M(q_n − q_{n−1})/h − h∇V(q_n). */
+static sp_status shake(sp_holonomic *s, double h, double *q, double *p)
+{
+    const int n = s->model->n;
+    if (!s->have_previous) {
+        double q_before[SP_HOL_MAX_N];
+        sp_vec_copy(n, q, q_before);
+        sp_status st = kick_drift_kick(s, h, 0.5, 0.5, q, p);
+        if (st != SP_OK) return st;
+        for (int i = 0; i < n; ++i) p[i] = (q[i] - q_before[i]) / (h * s->minv[i]);
+        sp_vec_copy(n, q_before, s->q_previous);
+        s->have_previous = 1;
+        return SP_OK;
+    }
+    double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p_half[SP_HOL_MAX_N];
+    sp_status st = gradient(s, q, grad);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < n; ++i) pt[i] = (q[i] - s->q_previous[i]) / (h * s->minv[i]) - h * grad[i];
+    st = constrained_drift(s, h, q, pt, q1, p_half);
+    if (st == SP_OK && !sp_vec_isfinite(n, q1)) st = SP_ERR_NONFINITE;
+    if (st != SP_OK) return st;
+    sp_vec_copy(n, q, s->q_previous);
+    for (int i = 0; i < n; ++i) p[i] = (q1[i] - q[i]) / (h * s->minv[i]);
+    sp_vec_copy(n, q1, q);
+    return SP_OK;
+}
+
+static sp_status base_step(sp_holonomic *s, double h, double *q, double *p)
+{
+    switch (s->method->base) {
+    case SP_HOL_SE_A:
+        return kick_drift_kick(s, h, 1.0, 0.0, q, p);
+    case SP_HOL_SE_B:
+        return kick_drift_kick(s, h, 0.0, 1.0, q, p);
+    case SP_HOL_SE_AB: {
+        sp_status st = kick_drift_kick(s, 0.5 * h, 1.0, 0.0, q, p);
+        return st != SP_OK ? st : kick_drift_kick(s, 0.5 * h, 0.0, 1.0, q, p);
+    }
+    case SP_HOL_RATTLE:
+        return kick_drift_kick(s, h, 0.5, 0.5, q, p);
+    case SP_HOL_SHAKE:
+        return shake(s, h, q, p);
+    }
+    return SP_ERR_INVALID;
+}
+
+sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p)
+{
+    const int n = s->model->n;
+    double qs[SP_HOL_MAX_N], ps[SP_HOL_MAX_N];
+    sp_vec_copy(n, q, qs);
+    sp_vec_copy(n, p, ps);
+    s->iterations = 0;
+    for (size_t i = 0; i < s->method->stages; ++i) {
+        sp_status st = base_step(s, s->method->gamma[i] * h, qs, ps);
+        if (st != SP_OK) return st;
+    }
+    sp_vec_copy(n, qs, q);
+    sp_vec_copy(n, ps, p);
+    return SP_OK;
+}
+
+sp_status sp_holonomic_residuals(sp_holonomic *s, const double *q, const double *p, double *position,
+                                 double *hidden)
+{
+    const int n = s->model->n, m = s->model->m;
+    double g[SP_HOL_MAX_M], G[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    sp_status st = constraints(s, q, g, G);
+    if (st != SP_OK) return st;
+    *position = *hidden = 0.0;
+    for (int a = 0; a < m; ++a) {
+        double v = 0.0;
+        for (int i = 0; i < n; ++i) v += G[a * n + i] * s->minv[i] * p[i];
+        *position = fmax(*position, fabs(g[a]));
+        *hidden = fmax(*hidden, fabs(v));
+    }
+    return SP_OK;
+}
+
+sp_status sp_holonomic_energy(sp_holonomic *s, const double *q, const double *p, double *H)
+{
+    const int n = s->model->n;
+    double V = 0.0;
+    if (s->model->potential && s->model->potential(q, &V, NULL, NULL, s->model->params) != 0) return SP_ERR_CALLBACK;
+    double T = 0.0;
+    for (int i = 0; i < n; ++i) T += s->minv[i] * p[i] * p[i];
+    *H = 0.5 * T + V;
+    return isfinite(*H) ? SP_OK : SP_ERR_NONFINITE;
+}
