@@ -1,0 +1,291 @@
+/* Holonomic integrators on the spherical pendulum (CONSTRAINED spec §3.5–3.6, checks
+ * B1–B5): golden one-step values, orders against the reference solution, the constraint
+ * and hidden constraint at every step, first integrals and bounded energy, SHAKE against
+ * RATTLE, and the symplecticity defect on T*S² with Euler-plus-projection as the negative
+ * control. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "../integrators/sp_holonomic.h"
+#include "../lie/sp_linalg.h"
+
+/* m = g = ℓ = 1: V = q₃, g(q) = ½(|q|² − 1). */
+static int pendulum_potential(const double *q, double *V, double *grad, double *hess, void *params)
+{
+    (void)params;
+    if (V) *V = q[2];
+    if (grad) grad[0] = grad[1] = 0.0, grad[2] = 1.0;
+    if (hess) memset(hess, 0, 9 * sizeof *hess);
+    return 0;
+}
+
+static int sphere_constraint(const double *q, double *g, double *G, double *d2g, void *params)
+{
+    (void)params;
+    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0);
+    if (G) G[0] = q[0], G[1] = q[1], G[2] = q[2];
+    if (d2g) {
+        memset(d2g, 0, 9 * sizeof *d2g);
+        d2g[0] = d2g[4] = d2g[8] = 1.0;
+    }
+    return 0;
+}
+
+static const double unit_mass[3] = {1, 1, 1};
+static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL};
+static const double q_start[3] = {0, 1, 0}, p_start[3] = {1, 0, 1};
+
+static sp_holonomic *stepper(const char *method)
+{
+    sp_holonomic *s = sp_holonomic_alloc(&pendulum, sp_holonomic_method_by_name(method));
+    cr_assert_not_null(s, "method %s", method);
+    return s;
+}
+
+/* B1: golden.json → B_spherical_pendulum.one_step_h0.1 */
+Test(holonomic, one_step_matches_golden_values)
+{
+    static const struct {
+        const char *method;
+        double z[6];
+    } golden[] = {
+        {"se_a", {0.1, 0.9909086738948246, 0.09000000000000001, 0.9909086738948247, -0.18100000000000005, 0.8918178065053423}},
+        {"se_b", {0.1, 0.9899494936611666, 0.1, 0.9909494936611665, -0.19010050506338835, 0.8909494936611665}},
+        {"rattle", {0.1, 0.9904418206033103, 0.095, 0.9909168206033104, -0.18554540135213432, 0.8913709795731448}},
+        {"rattle_tj4",
+         {0.09967630375317857, 0.9905046220848517, 0.09468488843869893, 0.9909772984220426, -0.1849226429728984,
+          0.8912697662142641}},
+        {"rattle_suzuki5",
+         {0.0996910084560041, 0.9905018209257468, 0.09469870947275266, 0.9909745803685892, -0.1849502170691936,
+          0.891271612742759}},
+        {"rattle_tj6",
+         {0.09969288981018073, 0.9905014701940853, 0.0947003973838059, 0.9909742328723737, -0.184953665708414,
+          0.8912717911564842}},
+    };
+    for (size_t c = 0; c < sizeof golden / sizeof golden[0]; ++c) {
+        sp_holonomic *s = stepper(golden[c].method);
+        double z[6];
+        memcpy(z, q_start, sizeof q_start);
+        memcpy(z + 3, p_start, sizeof p_start);
+        cr_assert_eq(sp_holonomic_step(s, 0.1, z, z + 3), SP_OK);
+        double err = 0.0;
+        for (int i = 0; i < 6; ++i) err = fmax(err, fabs(z[i] - golden[c].z[i]));
+        cr_expect_leq(err, 1e-13, "%s: one step off the golden value by %.2e", golden[c].method, err);
+        sp_holonomic_free(s);
+    }
+}
+
+static double run_error(const char *method, double T, int N)
+{
+    static const double y_ref_5[6] = {0.6072100708563345, 0.7894137639116936,  0.09012124719953225,
+                                      0.8453771355337075, -0.5478296054021252, -0.8972055103285813};
+    sp_holonomic *s = stepper(method);
+    double q[3], p[3];
+    memcpy(q, q_start, sizeof q);
+    memcpy(p, p_start, sizeof p);
+    for (int k = 0; k < N; ++k) cr_assert_eq(sp_holonomic_step(s, T / N, q, p), SP_OK);
+    double err = 0.0;
+    for (int i = 0; i < 3; ++i) err = fmax(err, fabs(q[i] - y_ref_5[i]));
+    if (strcmp(method, "shake") != 0) /* SHAKE's momenta are half-step values */
+        for (int i = 0; i < 3; ++i) err = fmax(err, fabs(p[i] - y_ref_5[3 + i]));
+    sp_holonomic_free(s);
+    return err;
+}
+
+/* B2: orders at T = 5 against y_ref_5, with the declared order of every method. */
+Test(holonomic, measured_orders_match_declared_orders)
+{
+    static const struct {
+        const char *method;
+        double lo, hi, h0;
+    } cases[] = {
+        {"se_a", 0.9, 1.1, 0.1},          {"se_b", 0.9, 1.1, 0.1},         {"se_ab", 1.95, 2.05, 0.1},
+        {"rattle", 1.95, 2.05, 0.1},      {"shake", 1.95, 2.05, 0.1},      {"rattle_tj4", 3.9, 4.1, 0.1},
+        {"rattle_suzuki5", 3.9, 4.1, 0.1}, {"rattle_tj6", 5.8, 6.6, 0.2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        double e[4];
+        for (int l = 0; l < 4; ++l) e[l] = run_error(cases[c].method, 5.0, (int)lround(5.0 / cases[c].h0) << l);
+        double order = log2(e[2] / e[3]);
+        cr_expect(order >= cases[c].lo && order <= cases[c].hi, "%s: errors %.3e %.3e %.3e %.3e, last order %.3f",
+                  cases[c].method, e[0], e[1], e[2], e[3], order);
+        const sp_holonomic_method *m = sp_holonomic_method_by_name(cases[c].method);
+        cr_expect_eq(lround(order), m->order, "%s declares order %d, measured %.2f", m->name, m->order, order);
+    }
+}
+
+/* B3: the constraint and the hidden constraint at every step, L₃ = q₁p₂ − q₂p₁ and bounded
+ * energy with no growth between the two halves of the run (T = 1000, h = 0.01 for the
+ * order-1 and order-2 maps; T = 200 for the compositions, which cost 3–9 steps each). */
+Test(holonomic, constraints_and_invariants_over_long_runs, .timeout = 120)
+{
+    static const struct {
+        const char *method;
+        double T, energy;
+    } cases[] = {
+        {"se_a", 1000, 1.3e-2}, {"se_b", 1000, 1.3e-2}, {"se_ab", 1000, 1e-4},
+        {"rattle", 1000, 1e-4}, {"rattle_tj4", 200, 6e-8}, {"rattle_suzuki5", 200, 2e-9},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        sp_holonomic *s = stepper(cases[c].method);
+        double q[3], p[3], H0, H, L0 = q_start[0] * p_start[1] - q_start[1] * p_start[0];
+        memcpy(q, q_start, sizeof q);
+        memcpy(p, p_start, sizeof p);
+        cr_assert_eq(sp_holonomic_energy(s, q, p, &H0), SP_OK);
+        const int N = (int)lround(cases[c].T / 0.01);
+        double worst_g = 0.0, worst_hidden = 0.0, worst_L = 0.0, first = 0.0, second = 0.0;
+        for (int k = 0; k < N; ++k) {
+            cr_assert_eq(sp_holonomic_step(s, 0.01, q, p), SP_OK);
+            double g, hidden;
+            sp_holonomic_residuals(s, q, p, &g, &hidden);
+            sp_holonomic_energy(s, q, p, &H);
+            worst_g = fmax(worst_g, g);
+            worst_hidden = fmax(worst_hidden, hidden);
+            worst_L = fmax(worst_L, fabs(q[0] * p[1] - q[1] * p[0] - L0));
+            if (k < N / 2) first = fmax(first, fabs(H - H0));
+            else second = fmax(second, fabs(H - H0));
+        }
+        cr_expect_leq(worst_g, 1e-14, "%s: max |g| = %.2e", cases[c].method, worst_g);
+        cr_expect_leq(worst_hidden, 1e-14, "%s: max |G M^-1 p| = %.2e", cases[c].method, worst_hidden);
+        cr_expect_leq(worst_L, 1e-11, "%s: max |dL3| = %.2e", cases[c].method, worst_L);
+        cr_expect_leq(fmax(first, second), cases[c].energy, "%s: max |dH| = %.2e", cases[c].method, fmax(first, second));
+        cr_expect_leq(second, 1.1 * first, "%s: energy error grows: %.3e then %.3e", cases[c].method, first, second);
+        sp_holonomic_free(s);
+    }
+}
+
+/* B4: SHAKE positions are RATTLE positions (h = 0.025, 200 steps). */
+Test(holonomic, shake_positions_equal_rattle_positions)
+{
+    sp_holonomic *r = stepper("rattle"), *s = stepper("shake");
+    double qr[3], pr[3], qs[3], ps[3], worst = 0.0;
+    memcpy(qr, q_start, sizeof qr), memcpy(qs, q_start, sizeof qs);
+    memcpy(pr, p_start, sizeof pr), memcpy(ps, p_start, sizeof ps);
+    for (int k = 0; k < 200; ++k) {
+        cr_assert_eq(sp_holonomic_step(r, 0.025, qr, pr), SP_OK);
+        cr_assert_eq(sp_holonomic_step(s, 0.025, qs, ps), SP_OK);
+        worst = fmax(worst, sp_vec_dist(3, qr, qs));
+    }
+    cr_expect_leq(worst, 1e-12, "SHAKE and RATTLE positions differ by %.2e", worst);
+    sp_holonomic_free(r);
+    sp_holonomic_free(s);
+}
+
+typedef int (*step_map)(void *ctx, double h, double *z);
+
+static int holonomic_map(void *ctx, double h, double *z) { return sp_holonomic_step(ctx, h, z, z + 3) != SP_OK; }
+
+/* Explicit Euler on the unconstrained equations, then q onto the sphere and p onto its
+ * tangent plane: the projection method that is not symplectic. */
+static int euler_projection_map(void *ctx, double h, double *z)
+{
+    (void)ctx;
+    double q[3] = {z[0] + h * z[3], z[1] + h * z[4], z[2] + h * z[5]}, p[3] = {z[3], z[4], z[5] - h};
+    double n = sp_vec_norm(3, q);
+    for (int i = 0; i < 3; ++i) q[i] /= n;
+    double along = sp_vec_dot(3, q, p);
+    for (int i = 0; i < 3; ++i) z[i] = q[i], z[3 + i] = p[i] - along * q[i];
+    return 0;
+}
+
+/* Spec §1.5: an orthonormal basis U of ker DC(z0), C = (g, q·p), then
+ * ‖(DΦ U)ᵀ J (DΦ U) − Uᵀ J U‖∞ with DΦ U by central differences (ε = 1e-6). */
+static double symplecticity_defect(step_map map, void *ctx, const double *z0, double h)
+{
+    double rows[2][6] = {{z0[0], z0[1], z0[2], 0, 0, 0}, {z0[3], z0[4], z0[5], z0[0], z0[1], z0[2]}};
+    double basis[6][6];
+    int k = 0;
+    /* Gram–Schmidt of the rows of DC, then of the unit vectors against them */
+    double all[8][6];
+    memcpy(all, rows, sizeof rows);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) all[2 + i][j] = i == j;
+    double ortho[8][6];
+    int count = 0;
+    for (int v = 0; v < 8; ++v) {
+        double w[6];
+        memcpy(w, all[v], sizeof w);
+        for (int u = 0; u < count; ++u) sp_vec_axpy(6, -sp_vec_dot(6, w, ortho[u]), ortho[u], w);
+        double n = sp_vec_norm(6, w);
+        if (n < 1e-8) continue;
+        for (int j = 0; j < 6; ++j) ortho[count][j] = w[j] / n;
+        if (v >= 2) memcpy(basis[k++], ortho[count], sizeof basis[0]);
+        ++count;
+    }
+    cr_assert_eq(k, 4, "T*S^2 has dimension 4, got %d", k);
+    double DU[4][6];
+    for (int c = 0; c < 4; ++c) {
+        double zp[6], zm[6];
+        for (int j = 0; j < 6; ++j) zp[j] = z0[j] + 1e-6 * basis[c][j], zm[j] = z0[j] - 1e-6 * basis[c][j];
+        cr_assert_eq(map(ctx, h, zp), 0);
+        cr_assert_eq(map(ctx, h, zm), 0);
+        for (int j = 0; j < 6; ++j) DU[c][j] = (zp[j] - zm[j]) / 2e-6;
+    }
+    double defect = 0.0;
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+            double w1 = 0.0, w0 = 0.0;
+            for (int i = 0; i < 3; ++i) {
+                w1 += DU[a][i] * DU[b][3 + i] - DU[a][3 + i] * DU[b][i];
+                w0 += basis[a][i] * basis[b][3 + i] - basis[a][3 + i] * basis[b][i];
+            }
+            defect = fmax(defect, fabs(w1 - w0));
+        }
+    return defect;
+}
+
+/* B5 */
+Test(holonomic, symplectic_on_the_constraint_manifold)
+{
+    double z0[6];
+    memcpy(z0, q_start, sizeof q_start);
+    memcpy(z0 + 3, p_start, sizeof p_start);
+    for (size_t i = 0; sp_holonomic_method_at(i); ++i) {
+        const sp_holonomic_method *m = sp_holonomic_method_at(i);
+        if (m->base == SP_HOL_SHAKE) continue; /* a two-step map: no one-step symplecticity */
+        sp_holonomic *s = sp_holonomic_alloc(&pendulum, m);
+        double d = symplecticity_defect(holonomic_map, s, z0, 0.1);
+        cr_expect_leq(d, 1e-8, "%s: symplecticity defect %.2e", m->name, d);
+        sp_holonomic_free(s);
+    }
+    double d = symplecticity_defect(euler_projection_map, NULL, z0, 0.1);
+    cr_expect_geq(d, 1e-4, "Euler with projection should not be symplectic, defect %.2e", d);
+}
+
+/* A constraint that cannot be met (g = |q|² + 1) fails as a status, leaving the state. */
+static int impossible_constraint(const double *q, double *g, double *G, double *d2g, void *params)
+{
+    (void)params, (void)d2g;
+    if (g) g[0] = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + 1.0;
+    if (G) G[0] = 2 * q[0], G[1] = 2 * q[1], G[2] = 2 * q[2];
+    return 0;
+}
+
+static int failing_potential(const double *q, double *V, double *grad, double *hess, void *params)
+{
+    (void)q, (void)V, (void)grad, (void)hess, (void)params;
+    return 1;
+}
+
+Test(holonomic, failures_come_back_as_status)
+{
+    sp_holonomic_model bad = pendulum;
+    bad.constraints = impossible_constraint;
+    sp_holonomic *s = sp_holonomic_alloc(&bad, sp_holonomic_method_by_name("rattle"));
+    double q[3] = {0, 1, 0}, p[3] = {1, 0, 1};
+    sp_status st = sp_holonomic_step(s, 0.1, q, p);
+    cr_expect_neq(st, SP_OK);
+    cr_expect(q[1] == 1.0 && p[0] == 1.0, "state must be left untouched");
+    sp_holonomic_free(s);
+
+    bad = pendulum;
+    bad.potential = failing_potential;
+    s = sp_holonomic_alloc(&bad, sp_holonomic_method_by_name("se_a"));
+    cr_expect_eq(sp_holonomic_step(s, 0.1, q, p), SP_ERR_CALLBACK);
+    sp_holonomic_free(s);
+
+    cr_expect_null(sp_holonomic_alloc(NULL, sp_holonomic_method_by_name("rattle")));
+    cr_expect_null(sp_holonomic_method_by_name("no_such_method"));
+    sp_holonomic_free(NULL);
+}
