@@ -1,0 +1,237 @@
+/* "RATTLE outer, midpoint inner" for holonomic plus index-1 constraints (CONSTRAINED
+ * spec §2.5; reference code index1.py, rattle_midpoint_step). Newton unknowns
+ * x = (q1, p_{1/2}, ν0) with ν0 = (h/2)μ0, residual
+ *
+ *     r1 = p_{1/2} − p0 + (h/2) H_q(q̄, p_{1/2}, λ̄) + Dh(q0)ᵀν0,
+ *     r2 = q1 − q0 − h H_p(q̄, p_{1/2}, λ̄),
+ *     r3 = h(q1),
+ *
+ * λ̄ = λ(q̄, p_{1/2}) eliminated: from H_λ(q, p, λ(q, p)) = 0,
+ * ∂λ/∂q = −C_λ⁻¹C_q and ∂λ/∂p = −C_λ⁻¹G M⁻¹ (C = H_λ, C_λ = G M⁻¹Gᵀ), so the total
+ * derivatives of H_q and H_p are their partial ones plus (∂/∂λ)(∂λ/∂(q, p)). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_linsolve.h"
+#include "sp_prop7.h"
+#include "../lie/sp_linalg.h"
+
+#define NMAX SP_VAK_MAX_N
+#define MMAX SP_VAK_MAX_M
+#define KMAX SP_PROP7_MAX_K
+
+struct sp_prop7 {
+    const sp_prop7_model *model;
+    int n, m, k, N;
+    sp_vakonomic_point *pt;  /* the midpoint of the Newton solve */
+    sp_vakonomic_point *aux; /* every other evaluation */
+    sp_newton *newton;
+    sp_newton_options opt;
+    int iterations;
+    /* the Newton solve of the current step */
+    double h, q0[NMAX], p0[NMAX], Dh0[KMAX * NMAX];
+};
+
+sp_prop7 *sp_prop7_alloc(const sp_prop7_model *model)
+{
+    if (!model || model->k < 1 || model->k > KMAX || !model->holonomic || model->vak.n < 1 || model->vak.n > NMAX)
+        return NULL;
+    sp_prop7 *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->model = model;
+    s->n = model->vak.n, s->m = model->vak.m, s->k = model->k;
+    s->N = 2 * s->n + s->k;
+    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->pt = sp_vakonomic_point_alloc(&model->vak);
+    s->aux = sp_vakonomic_point_alloc(&model->vak);
+    s->newton = sp_newton_alloc(s->N);
+    if (!s->pt || !s->aux || !s->newton) {
+        sp_prop7_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sp_prop7_free(sp_prop7 *s)
+{
+    if (!s) return;
+    sp_vakonomic_point_free(s->pt);
+    sp_vakonomic_point_free(s->aux);
+    sp_newton_free(s->newton);
+    free(s);
+}
+
+void sp_prop7_set_options(sp_prop7 *s, const sp_newton_options *opt) { s->opt = *opt; }
+int sp_prop7_iterations(const sp_prop7 *s) { return s->iterations; }
+
+static sp_status holonomic(const sp_prop7 *s, const double *q, double *h, double *Dh)
+{
+    if (s->model->holonomic(q, h, Dh, NULL, s->model->params) != 0) return SP_ERR_CALLBACK;
+    if ((h && !sp_vec_isfinite(s->k, h)) || (Dh && !sp_vec_isfinite(s->k * s->n, Dh))) return SP_ERR_NONFINITE;
+    return SP_OK;
+}
+
+/* H_p, H_q, … at (q, p, λ(q, p)) into pt; the multiplier into lam when not NULL. */
+static sp_status eliminated(const sp_prop7 *s, sp_vakonomic_point *pt, const double *q, const double *p,
+                            int derivatives, double *lam)
+{
+    double l[MMAX] = {0};
+    sp_status st = sp_vakonomic_multiplier(&s->model->vak, pt, q, p, l);
+    if (st == SP_OK) st = sp_vakonomic_eval(&s->model->vak, pt, q, p, l, derivatives);
+    if (st == SP_OK && lam) sp_vec_copy(s->m, l, lam);
+    return st;
+}
+
+/* Total derivatives at the evaluated point (λ eliminated): dHq = ∂H_q/∂(q, p) and
+ * dv = ∂H_p/∂(q, p), each n x 2n (columns q, then p). */
+static sp_status total_derivatives(const sp_prop7 *s, const sp_vakonomic_point *pt, double *dHq, double *dv)
+{
+    const int n = s->n, m = s->m, n2 = 2 * n;
+    double L[MMAX * 2 * NMAX]; /* ∂λ/∂(q, p): m x 2n */
+    if (m > 0) {
+        double Cl[MMAX * MMAX], B[2 * NMAX * MMAX]; /* 2n right-hand sides of length m */
+        int piv[MMAX];
+        sp_vec_copy(m * m, pt->Cl, Cl);
+        for (int c = 0; c < n2; ++c)
+            for (int j = 0; j < m; ++j)
+                B[c * m + j] = c < n ? pt->Cq[j * n + c] : pt->G[j * n + c - n] * pt->minv[c - n];
+        sp_status st = sp_linsolve(m, Cl, B, n2, piv, 0);
+        if (st != SP_OK) return st;
+        for (int j = 0; j < m; ++j)
+            for (int c = 0; c < n2; ++c) L[j * n2 + c] = -B[c * m + j];
+    }
+    for (int i = 0; i < n; ++i)
+        for (int c = 0; c < n2; ++c) {
+            double hq = c < n ? pt->Hqq[i * n + c] : pt->Hqp[i * n + c - n];
+            double v = c < n ? pt->Vq[i * n + c] : (c - n == i ? pt->minv[i] : 0.0);
+            for (int j = 0; j < m; ++j) {
+                hq += pt->Hql[i * m + j] * L[j * n2 + c];
+                v += pt->minv[i] * pt->G[j * n + i] * L[j * n2 + c];
+            }
+            dHq[i * n2 + c] = hq;
+            dv[i * n2 + c] = v;
+        }
+    return SP_OK;
+}
+
+static sp_status residual(sp_prop7 *s, double h, const double *q0, const double *p0, const double *Dh0, const double *x,
+                          double *F, double *J)
+{
+    const int n = s->n, k = s->k, N = s->N, n2 = 2 * n;
+    const double *q1 = x, *ph = x + n, *nu = x + n2;
+    double qb[NMAX], Dh1[KMAX * NMAX];
+    for (int i = 0; i < n; ++i) qb[i] = 0.5 * (q0[i] + q1[i]);
+    sp_status st = eliminated(s, s->pt, qb, ph, J != NULL, NULL);
+    if (st == SP_OK) st = holonomic(s, q1, F + n2, J ? Dh1 : NULL);
+    if (st != SP_OK) return st;
+    const sp_vakonomic_point *pt = s->pt;
+    for (int i = 0; i < n; ++i) {
+        double impulse = 0.0;
+        for (int a = 0; a < k; ++a) impulse += Dh0[a * n + i] * nu[a];
+        F[i] = ph[i] - p0[i] + 0.5 * h * pt->Hq[i] + impulse;
+        F[n + i] = q1[i] - q0[i] - h * pt->v[i];
+    }
+    if (!J) return sp_vec_isfinite(N, F) ? SP_OK : SP_ERR_NONFINITE;
+
+    double dHq[NMAX * 2 * NMAX], dv[NMAX * 2 * NMAX];
+    st = total_derivatives(s, pt, dHq, dv);
+    if (st != SP_OK) return st;
+    sp_vec_zero(N * N, J);
+    for (int i = 0; i < n; ++i) {
+        double *r1 = J + i * N, *r2 = J + (n + i) * N;
+        for (int l = 0; l < n; ++l) {
+            r1[l] = 0.25 * h * dHq[i * n2 + l]; /* ∂q̄/∂q1 = ½ */
+            r1[n + l] = 0.5 * h * dHq[i * n2 + n + l] + (i == l);
+            r2[l] = (i == l) - 0.5 * h * dv[i * n2 + l];
+            r2[n + l] = -h * dv[i * n2 + n + l];
+        }
+        for (int a = 0; a < k; ++a) r1[n2 + a] = Dh0[a * n + i];
+    }
+    for (int a = 0; a < k; ++a) sp_vec_copy(n, Dh1 + a * n, J + (n2 + a) * N);
+    return sp_vec_isfinite(N, F) && sp_vec_isfinite(N * N, J) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+static sp_status newton_residual(void *ctx, const double *x, double *F, double *J)
+{
+    sp_prop7 *s = ctx;
+    return residual(s, s->h, s->q0, s->p0, s->Dh0, x, F, J);
+}
+
+sp_status sp_prop7_residual(sp_prop7 *s, double h, const double *q0, const double *p0, const double *x, double *F,
+                            double *J)
+{
+    double Dh0[KMAX * NMAX];
+    sp_status st = holonomic(s, q0, NULL, Dh0);
+    return st != SP_OK ? st : residual(s, h, q0, p0, Dh0, x, F, J);
+}
+
+/* The closing impulse: p1 = p̃ − Dh(q1)ᵀν1 with Dh(q1) H_p(q1, p1, λ(q1, p1)) = 0. Since
+ * w ↦ H_p(q1, w, λ(q1, w)) =: P w is linear, ν1 solves (Dh P Dhᵀ) ν1 = Dh P p̃. */
+static sp_status closing_impulse(sp_prop7 *s, const double *q1, const double *pt, double *p1)
+{
+    const int n = s->n, k = s->k;
+    double Dh[KMAX * NMAX], A[KMAX * KMAX], nu[KMAX];
+    int piv[KMAX];
+    sp_status st = holonomic(s, q1, NULL, Dh);
+    if (st == SP_OK) st = eliminated(s, s->aux, q1, pt, 0, NULL);
+    if (st != SP_OK) return st;
+    for (int a = 0; a < k; ++a) nu[a] = sp_vec_dot(n, Dh + a * n, s->aux->v);
+    for (int b = 0; b < k; ++b) {
+        st = eliminated(s, s->aux, q1, Dh + b * n, 0, NULL);
+        if (st != SP_OK) return st;
+        for (int a = 0; a < k; ++a) A[a * k + b] = sp_vec_dot(n, Dh + a * n, s->aux->v);
+    }
+    st = sp_linsolve(k, A, nu, 1, piv, 0);
+    if (st != SP_OK) return st;
+    sp_vec_copy(n, pt, p1);
+    for (int a = 0; a < k; ++a) sp_vec_axpy(n, -nu[a], Dh + a * n, p1);
+    return SP_OK;
+}
+
+sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
+{
+    const int n = s->n, N = s->N;
+    double x[2 * NMAX + KMAX], F[2 * NMAX + KMAX], pt[NMAX], p1[NMAX];
+    s->iterations = 0;
+    s->h = h;
+    sp_vec_copy(n, q, s->q0);
+    sp_vec_copy(n, p, s->p0);
+    sp_status st = holonomic(s, q, NULL, s->Dh0);
+    /* initial guess: q1 = q0 + h H_p(q0, p0), p_{1/2} = p0, ν0 = 0 */
+    if (st == SP_OK) st = eliminated(s, s->aux, q, p, 0, NULL);
+    if (st != SP_OK) return st;
+    sp_vec_zero(N, x);
+    for (int i = 0; i < n; ++i) x[i] = q[i] + h * s->aux->v[i], x[n + i] = p[i];
+    st = sp_newton_solve(s->newton, newton_residual, s, x, &s->opt, &s->iterations);
+    if (st != SP_OK) return st;
+    /* H_q at the converged midpoint, then p̃ = p_{1/2} − (h/2) H_q */
+    st = residual(s, h, s->q0, s->p0, s->Dh0, x, F, NULL);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < n; ++i) pt[i] = x[n + i] - 0.5 * h * s->pt->Hq[i];
+    st = closing_impulse(s, x, pt, p1);
+    if (st != SP_OK) return st;
+    if (!sp_vec_isfinite(n, x) || !sp_vec_isfinite(n, p1)) return SP_ERR_NONFINITE;
+    sp_vec_copy(n, x, q);
+    sp_vec_copy(n, p1, p);
+    return SP_OK;
+}
+
+sp_status sp_prop7_residuals(sp_prop7 *s, const double *q, const double *p, double *position, double *hidden)
+{
+    const int n = s->n, k = s->k;
+    double hq[KMAX], Dh[KMAX * NMAX];
+    sp_status st = holonomic(s, q, hq, Dh);
+    if (st == SP_OK) st = eliminated(s, s->aux, q, p, 0, NULL);
+    if (st != SP_OK) return st;
+    *position = *hidden = 0.0;
+    for (int a = 0; a < k; ++a) {
+        *position = fmax(*position, fabs(hq[a]));
+        *hidden = fmax(*hidden, fabs(sp_vec_dot(n, Dh + a * n, s->aux->v)));
+    }
+    return SP_OK;
+}
+
+sp_status sp_prop7_energy(sp_prop7 *s, const double *q, const double *p, double *H, double *lam)
+{
+    return sp_vakonomic_hamiltonian(&s->model->vak, s->aux, q, p, H, lam, NULL);
+}

@@ -1,0 +1,61 @@
+/* Holonomic plus index-1 (vakonomic) constraints: "RATTLE outer, midpoint inner"
+ * (CONSTRAINED spec §2.5, a reconstruction of Prop. 7 of McLachlan, Modin, Verdier &
+ * Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150).
+ *
+ * The index-1 Hamiltonian H(q, p, λ) of sp_vakonomic.h together with holonomic
+ * constraints h(q) = 0 ∈ Rᵏ (Jacobian Dh):
+ *
+ *     q̇ = H_p,  ṗ = −H_q − Dhᵀμ,  0 = H_λ,  0 = h(q),   hidden: Dh(q) H_p(q, p, λ) = 0.
+ *
+ * One step (q0, p0) ↦ (q1, p1), q̄ = ½(q0 + q1), λ̄ = λ(q̄, p_{1/2}):
+ *
+ *     p_{1/2} = p0 − (h/2)(H_q(q̄, p_{1/2}, λ̄) + Dh(q0)ᵀμ0),
+ *     q1      = q0 + h H_p(q̄, p_{1/2}, λ̄),            0 = h(q1),
+ *     p1      = p_{1/2} − (h/2)(H_q(q̄, p_{1/2}, λ̄) + Dh(q1)ᵀμ1),
+ *     0       = Dh(q1) H_p(q1, p1, λ(q1, p1)),
+ *
+ * i.e. an impulse at q0, one implicit-midpoint step of Ĥ, an impulse at q1. The first
+ * three lines are one Newton solve (shared solver, analytic Jacobian with λ̄ eliminated
+ * by the implicit function theorem) for (q1, p_{1/2}, ν0), ν0 = (h/2)μ0; the last is a
+ * k x k linear solve for ν1 = (h/2)μ1, since H_p(q, p, λ(q, p)) is linear in p.
+ * Symplectic on T*Q = {h(q) = 0, Dh H_p = 0}, symmetric, order 2. */
+#ifndef SP_PROP7_H
+#define SP_PROP7_H
+
+#include "sp_newton.h"
+#include "sp_vakonomic.h"
+
+#define SP_PROP7_MAX_K 6
+
+typedef struct sp_prop7_model {
+    sp_vakonomic_model vak; /* n, m, mass, V and the velocity constraints G (with dG, d2G) */
+    int k;                  /* number of holonomic constraints, 1 ≤ k ≤ SP_PROP7_MAX_K */
+    /* h(q) (k), Dh (k x n, row-major), D2h[(a n + i) n + j] = ∂²h_a/∂q_i∂q_j; any output
+     * may be NULL (the step does not ask for D2h). */
+    int (*holonomic)(const double *q, double *h, double *Dh, double *D2h, void *params);
+    void *params; /* for `holonomic`; vak carries its own */
+} sp_prop7_model;
+
+typedef struct sp_prop7 sp_prop7;
+
+/* Borrows the model. NULL on an invalid model or out of memory. */
+sp_prop7 *sp_prop7_alloc(const sp_prop7_model *model);
+void sp_prop7_free(sp_prop7 *s);
+void sp_prop7_set_options(sp_prop7 *s, const sp_newton_options *opt); /* default 1e-15, 50 */
+
+/* One step of size h (negative allowed), in place on (q, p). A failure returns its
+ * status and leaves (q, p) untouched. */
+sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p);
+int sp_prop7_iterations(const sp_prop7 *s); /* Newton iterations of the last step */
+
+/* The residual of the Newton solve at x = (q1, p_{1/2}, ν0) from (q0, p0) and, when J is
+ * not NULL, its (2n + k) x (2n + k) Jacobian; exposed for tests. */
+sp_status sp_prop7_residual(sp_prop7 *s, double h, const double *q0, const double *p0, const double *x, double *F,
+                            double *J);
+
+/* max |h(q)| and max |Dh(q) H_p(q, p, λ(q, p))| at (q, p). */
+sp_status sp_prop7_residuals(sp_prop7 *s, const double *q, const double *p, double *position, double *hidden);
+/* Ĥ(q, p) and (when not NULL) λ(q, p). */
+sp_status sp_prop7_energy(sp_prop7 *s, const double *q, const double *p, double *H, double *lam);
+
+#endif
