@@ -13,6 +13,8 @@
     X(SP_ERR_NONFINITE, "non_finite", "a non-finite value appeared")                                                   \
     X(SP_ERR_DOMAIN, "domain_error", "argument outside the domain of the map")                                         \
     X(SP_ERR_CALLBACK, "model_failed", "a model callback reported a failure")                                         \
+    X(SP_ERR_STEP_UNDERFLOW, "step_size_underflow", "the adaptive step size underflowed")                             \
+    X(SP_ERR_TOO_MANY_STEPS, "too_many_steps", "the cap on the number of steps was reached")                                         \
     X(SP_ERR_NOMEM, "out_of_memory", "memory allocation failed")                                                       \
     X(SP_ERR_INVALID, "invalid_argument", "invalid argument")                                                          \
     X(SP_ERR_IO, "io_error", "input/output failure")                                                                   \

@@ -122,8 +122,11 @@ int read_vakonomic(const json_input *root, sp_problem *p)
         return 1;
     }
 
-    static const char *const simulate_only[] = {"p0", "v0", "lambda0", "h", "symplecticity_defect", NULL};
-    if (forbid(root, simulate_only, "plan tasks find the momenta; give a starting guess as initial_momenta") != 1)
+    static const char *const momenta[] = {"p0", "v0", "lambda0", NULL}, *const step[] = {"h", NULL},
+                             *const simulate_only[] = {"symplecticity_defect", NULL};
+    if (forbid(root, momenta, "plan tasks find the momenta; give a starting guess as initial_momenta") != 1 ||
+        forbid(root, step, "plan tasks take the horizon T, not h") != 1 ||
+        forbid(root, simulate_only, "only simulate tasks take this field") != 1)
         return -1;
     if (json_vector(root, "q1", 1, n, v->q1) != 1 || json_positive(root, "T", 1, &p->T) != 1) return -1;
     int st = json_vector(root, "initial_momenta", 0, n, p->initial_momenta);

@@ -192,6 +192,23 @@ Test(cli, list_names_everything_a_file_can_name)
     remove_dir(dir);
 }
 
+/* The vakonomic models, their scheme and stages, are listed with the others. */
+Test(cli, list_names_the_vakonomic_models)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "list-vak");
+    run_result r;
+    run(dir, (const char *[]){"list", NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    const char *models = strstr(r.out, "models:");
+    cr_assert_not_null(models, "no models section:\n%s", r.out);
+    static const char *const names[] = {"heisenberg", "parking", "gauss"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        cr_expect(strstr(models, names[i]) != NULL, "list does not mention %s among the models", names[i]);
+    run_free(&r);
+    remove_dir(dir);
+}
+
 /* -------------------------------------------------------------------- check -- */
 
 Test(cli, check_accepts_every_data_file)
@@ -335,6 +352,107 @@ Test(cli, solve_replaces_an_existing_result)
     remove_dir(dir);
 }
 
+/* The vakonomic examples (CONSTRAINED spec §2.3–2.4): each solves, and its diagnostics
+ * hold what the Gauss–Legendre scheme keeps: the constraints G(q) q̇ = 0 to round-off,
+ * the first integrals the model declares for its potential (linear and quadratic, so
+ * exactly), Ĥ within the spec's bound for the step and order, and a symplecticity
+ * defect at round-off level where the file asks for it. */
+typedef struct vak_file {
+    const char *file, *status;
+    double energy_error; /* bound on the energy error (spec §2.3–2.4 tables) */
+    const char *integrals[4], *absent[3];
+    int defect; /* the file asks for the symplecticity defect */
+} vak_file;
+
+static const vak_file vak_files[] = {
+    {"heisenberg.json", "ok", 6e-8, {"p_z", "L_z"}, {"p_x", "rotation_momentum"}, 1},
+    {"parking_straight.json", "ok", 1e-14, {"rotation_momentum", "p_x", "p_y"}, {"p_z"}, 0},
+    {"parking_circle.json", "ok", 1e-14, {"rotation_momentum", "p_x", "p_y"}, {0}, 0},
+    {"parking_fig3.json", "ok", 6e-5, {"rotation_momentum", "p_x", "p_y"}, {0}, 1},
+    /* the bowl keeps rotations about the origin, not translations */
+    {"parking_fig3_bowl.json", "ok", 5.4e-10, {"rotation_momentum"}, {"p_x", "p_y"}, 1},
+    /* Ĥ = 13.4 on the planned path, kept to 1e-3 of itself at h = 0.02 */
+    {"parallel_parking.json", "converged", 2e-2, {"rotation_momentum", "p_x", "p_y"}, {0}, 0},
+};
+
+Test(cli, solve_vakonomic_examples_reports_their_invariants)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-vak");
+    for (size_t i = 0; i < sizeof vak_files / sizeof vak_files[0]; ++i) {
+        const vak_file *f = &vak_files[i];
+        cJSON *res = solve_data(dir, f->file, "result.json");
+        cr_expect_str_eq(string_at(res, "status"), f->status, "%s", f->file);
+        const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
+        cr_assert_not_null(diag, "%s: no diagnostics", f->file);
+        double energy = number_at(diag, "energy_error");
+        cr_expect(energy >= 0.0 && energy <= f->energy_error, "%s: energy_error %g above %g", f->file, energy,
+                  f->energy_error);
+        cr_expect_leq(number_at(diag, "constraint_residual"), 1e-12, "%s", f->file);
+        for (int k = 0; k < 4 && f->integrals[k]; ++k) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_drift", f->integrals[k]);
+            cr_expect_leq(number_at(diag, key), 1e-12, "%s: %s", f->file, key);
+        }
+        for (int k = 0; k < 3 && f->absent[k]; ++k) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_drift", f->absent[k]);
+            cr_expect_null(cJSON_GetObjectItem(diag, key), "%s: %s is not an integral of this model", f->file, key);
+        }
+        const cJSON *defect = cJSON_GetObjectItem(diag, "symplecticity_defect");
+        if (f->defect)
+            cr_expect(cJSON_IsNumber(defect) && defect->valuedouble <= 1e-8, "%s: symplecticity_defect %g", f->file,
+                      cJSON_IsNumber(defect) ? defect->valuedouble : NAN);
+        else
+            cr_expect_null(defect, "%s: a defect nobody asked for", f->file);
+        /* the trajectory: one row per step point, from t = 0 to T */
+        const cJSON *tr = cJSON_GetObjectItem(res, "trajectory");
+        cr_assert_not_null(tr, "%s: no trajectory", f->file);
+        const cJSON *t = cJSON_GetObjectItem(tr, "t");
+        int rows = cJSON_GetArraySize(t);
+        const cJSON *settings = cJSON_GetObjectItem(res, "settings");
+        cr_expect_eq(rows, (int)number_at(settings, "steps") + 1, "%s", f->file);
+        cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, "q")), rows, "%s", f->file);
+        cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, "p")), rows, "%s", f->file);
+        cr_expect_eq(cJSON_GetArrayItem(t, 0)->valuedouble, 0.0, "%s", f->file);
+        cr_expect_float_eq(cJSON_GetArrayItem(t, rows - 1)->valuedouble,
+                           number_at(settings, "steps") * number_at(settings, "h"), 1e-12, "%s", f->file);
+        cr_expect_str_eq(string_at(settings, "scheme"), "gauss", "%s", f->file);
+        if (strcmp(f->status, "converged") == 0) { /* a plan: q_N is the target */
+            const cJSON *reached = cJSON_GetObjectItem(res, "reached"), *target = cJSON_GetObjectItem(res, "target");
+            const cJSON *last = cJSON_GetArrayItem(cJSON_GetObjectItem(tr, "q"), rows - 1);
+            cr_assert_eq(cJSON_GetArraySize(reached), cJSON_GetArraySize(target), "%s", f->file);
+            cr_expect_leq(number_at(res, "residual"), 1e-9, "%s", f->file);
+            for (int k = 0; k < cJSON_GetArraySize(target); ++k) {
+                double r = cJSON_GetArrayItem(reached, k)->valuedouble;
+                cr_expect_leq(fabs(r - cJSON_GetArrayItem(target, k)->valuedouble), 1e-9, "%s: reached[%d]", f->file,
+                              k);
+                cr_expect_eq(r, cJSON_GetArrayItem(last, k)->valuedouble, "%s: the trajectory ends elsewhere", f->file);
+            }
+            cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "initial_momenta")), cJSON_GetArraySize(target));
+        }
+        cJSON_Delete(res);
+    }
+    remove_dir(dir);
+}
+
+/* The straight drive of spec §2.4 (acceptance check A4): q(T) = q0 + T v0 to 1e-13. */
+Test(cli, solve_parking_straight_drives_straight)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-straight");
+    cJSON *res = solve_data(dir, "parking_straight.json", "result.json");
+    const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "q");
+    const cJSON *last = cJSON_GetArrayItem(q, cJSON_GetArraySize(q) - 1);
+    const double T = 10.0, v = 1.3, theta = 0.7;
+    const double exact[4] = {0.1 + T * v * cos(theta), -0.2 + T * v * sin(theta), theta, theta};
+    for (int i = 0; i < 4; ++i)
+        cr_expect_leq(fabs(cJSON_GetArrayItem(last, i)->valuedouble - exact[i]), 1e-13, "q[%d](T) = %.17g, exact %.17g",
+                      i, cJSON_GetArrayItem(last, i)->valuedouble, exact[i]);
+    cJSON_Delete(res);
+    remove_dir(dir);
+}
+
 /* ------------------------------------------------------------ bad input -- */
 
 /* A valid plan whose fields the cases below break one at a time. */
@@ -351,6 +469,19 @@ static const char group_doc[] =
 static const char simulate_doc[] =
     "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4],\n"
     " \"nu0\": [0.5, -0.4, 0.3], \"T\": 2, \"steps\": 20}\n";
+
+static const char heis_doc[] =
+    "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], \"p0\": [0.1, 0.3, 1],\n"
+    " \"stages\": 2, \"h\": 0.1, \"steps\": 10, \"symplecticity_defect\": true}\n";
+
+static const char park_doc[] =
+    "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"L\": 0.3, \"alpha\": 1, \"beta\": 1},\n"
+    " \"q0\": [0.1, -0.2, 0.7, 0.7], \"p0\": [0, 0, 1.09, 1], \"scheme\": \"gauss\", \"stages\": 2, \"T\": 1,\n"
+    " \"steps\": 10}\n";
+
+static const char park_plan_doc[] =
+    "{\"task\": \"plan\", \"model\": \"parking\", \"q0\": [0, 0, 0, 0], \"q1\": [0, 0.5, 0, 0], \"T\": 1,\n"
+    " \"steps\": 20, \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}\n";
 
 typedef struct cli_case {
     const char *base;
@@ -375,6 +506,26 @@ static const cli_case cli_cases[] = {
     {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},          /* non-integer steps */
     {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                         /* a newline inside the message */
     {plan_doc, "\"steps\": 40", "\"steps\": 40, \"steps\": 80", "steps"}, /* duplicate key */
+    /* vakonomic models */
+    {park_doc, "\"L\": 0.3", "\"L\": 0", "params.L"},                                            /* non-positive L */
+    {park_doc, "\"beta\": 1}", "\"beta\": -1}", "params.beta"},                                  /* non-positive beta */
+    {park_doc, "\"alpha\": 1", "\"alpha\": 1, \"gamma\": 2", "params.gamma"},                    /* unknown parameter */
+    {park_doc, "\"beta\": 1}", "\"beta\": 1, \"potential\": \"harmonic\"}", "params.potential"}, /* unknown potential */
+    {heis_doc, "\"q0\": [0, 0, 0]", "\"q0\": [0, 0]", "q0"},                                     /* wrong q0 length */
+    {park_doc, "\"p0\": [0, 0, 1.09, 1]", "\"p0\": [0, 0, 1.09, 1], \"v0\": [0, 0, 0, 1], \"lambda0\": [0, 0]", "v0"},
+    {park_doc, "\"p0\": [0, 0, 1.09, 1], ", "", "p0"},                                        /* neither p0 nor v0 */
+    {park_doc, "\"p0\": [0, 0, 1.09, 1]", "\"v0\": [0, 0, 0, 1]", "lambda0"},                 /* v0 without lambda0 */
+    {park_doc, "\"p0\": [0, 0, 1.09, 1]", "\"v0\": [1, 0, 0, 0], \"lambda0\": [0, 0]", "v0"}, /* v0 across the wheels */
+    {heis_doc, "\"stages\": 2", "\"stages\": 7", "stages"},                                   /* stages out of 1..6 */
+    {park_doc, "\"stages\": 2", "\"stages\": 0", "stages"},
+    {park_doc, "\"gauss\"", "\"lobatto\"", "scheme"},            /* scheme other than gauss */
+    {heis_doc, "true", "1", "symplecticity_defect"},             /* not a boolean */
+    {park_plan_doc, "\"T\": 1,", "\"T\": 1, \"h\": 0.05,", "h"}, /* simulate-only in a plan */
+    {park_plan_doc, "\"T\": 1,", "\"T\": 1, \"p0\": [0, 0, 0, 0],", "p0"},
+    {heis_doc, "\"steps\": 10", "\"steps\": 10, \"q1\": [0, 0, 1]", "q1"}, /* plan-only in a simulation */
+    {park_doc, "\"steps\": 10", "\"steps\": 10, \"starts\": 4", "starts"},
+    {park_plan_doc, "\"q1\": [0, 0.5, 0, 0], ", "", "q1"}, /* a plan without q1 */
+    {park_plan_doc, "\"T\": 1,", "", "T"},                 /* a plan without T */
 };
 
 /* base with its first `from` replaced by `to` (static buffer, one case at a time). */

@@ -16,6 +16,7 @@
 
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_problem.h"
+#include "../problems/sp_vak_models.h"
 
 /* Valid base documents: a plan through sphere targets, a plan through rotations, and a
  * simulation. Targets are at 0.25, 0.5 and 1 so that targets[2] is the last one. */
@@ -38,6 +39,28 @@
     "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],"                 \
     " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                                   \
     " \"T\": 2, \"steps\": 200}"
+
+/* Vakonomic bases (CONSTRAINED spec §2.3–2.4): a Heisenberg and a parking simulation,
+ * parking from a velocity and multiplier (driving straight at heading 0.7, speed 1, so
+ * G(q0) v0 = 0), and the parking plan. */
+#define HEIS_SIMULATE                                                                                                  \
+    "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], \"p0\": [0.1, 0.3, 1],"                    \
+    " \"scheme\": \"gauss\", \"stages\": 2, \"h\": 0.1, \"steps\": 10, \"symplecticity_defect\": true}"
+
+#define PARK_SIMULATE                                                                                                  \
+    "{\"task\": \"simulate\", \"model\": \"parking\","                                                                 \
+    " \"params\": {\"L\": 0.3, \"alpha\": 1, \"beta\": 1, \"potential\": \"cos_bowl\"},"                               \
+    " \"q0\": [0.3, 0, 0, 3.141592653589793], \"p0\": [0, 0, 1.09, 1], \"scheme\": \"gauss\", \"stages\": 3,"          \
+    " \"T\": 1, \"steps\": 20}"
+
+#define PARK_V0                                                                                                        \
+    "{\"task\": \"simulate\", \"model\": \"parking\", \"q0\": [0.1, -0.2, 0.7, 0.7],"                                  \
+    " \"v0\": [0.7648421872844885, 0.644217687237691, 0, 0], \"lambda0\": [0, 0], \"h\": 0.1, \"steps\": 10}"
+
+#define PARK_PLAN                                                                                                      \
+    "{\"task\": \"plan\", \"model\": \"parking\", \"params\": {\"L\": 0.3}, \"q0\": [0, 0, 0, 0],"                     \
+    " \"q1\": [0, 0.5, 0, 0], \"T\": 1, \"steps\": 50, \"tolerance\": 1e-10, \"starts\": 8,"                           \
+    " \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}"
 
 /* One edit: the member at `path` ("optimizer.xtol_rel", "targets[2].t") replaced by,
  * or when absent added as, the raw JSON text `value`; value NULL removes it. The text
@@ -281,6 +304,82 @@ Test(problem_file, sphere_simulate_is_the_spec_ivp)
     sp_problem_free(&pb);
 }
 
+/* The vakonomic examples say what their descriptions say (CONSTRAINED spec §2.3–2.4). */
+Test(problem_file, heisenberg_is_the_spec_example)
+{
+    sp_problem pb;
+    read_data("heisenberg.json", &pb);
+    cr_expect_eq(pb.task, SP_TASK_SIMULATE);
+    cr_expect_eq(pb.kind, SP_KIND_VAKONOMIC);
+    cr_expect_str_eq(pb.model, "heisenberg");
+    cr_expect_eq(pb.vak.type, &sp_vak_heisenberg);
+    static const double p0[3] = {0.1, 0.3, 1};
+    for (int i = 0; i < 3; ++i) {
+        cr_expect_eq(pb.vak.q0[i], 0.0);
+        cr_expect_eq(pb.vak.p0[i], p0[i]);
+    }
+    cr_expect_eq(pb.vak.stages, 2);
+    cr_expect_eq(pb.steps, 100);
+    cr_expect_float_eq(pb.T, 10.0, 1e-14, "T = h * steps");
+    cr_expect_eq(pb.vak.symplecticity_defect, 1);
+    cr_expect_eq(pb.vak.params.potential, 0);
+    sp_problem_free(&pb);
+}
+
+static void expect_parking(const sp_problem *pb, const double *q0, const double *p0, int stages, const char *potential)
+{
+    cr_expect_eq(pb->kind, SP_KIND_VAKONOMIC);
+    cr_expect_eq(pb->vak.type, &sp_vak_parking);
+    cr_expect_eq(pb->vak.params.value[0], 0.3, "L");
+    cr_expect_eq(pb->vak.params.value[1], 1.0, "alpha");
+    cr_expect_eq(pb->vak.params.value[2], 1.0, "beta");
+    cr_expect_str_eq(sp_vak_parking.potential_names[pb->vak.params.potential], potential);
+    cr_expect_eq(pb->vak.stages, stages);
+    for (int i = 0; i < 4; ++i) {
+        cr_expect_eq(pb->vak.q0[i], q0[i], "q0[%d]", i);
+        if (p0) cr_expect_float_eq(pb->vak.p0[i], p0[i], 1e-15, "p0[%d]", i);
+    }
+}
+
+Test(problem_file, parking_examples_are_the_spec_examples)
+{
+    sp_problem pb;
+    /* the relative equilibrium: p = (0, 0, a(α + L²), aβ) with a = 1 */
+    read_data("parking_circle.json", &pb);
+    expect_parking(&pb, (const double[]){0.3, 0, 0, SP_PI / 2}, (const double[]){0, 0, 1.09, 1}, 3, "none");
+    sp_problem_free(&pb);
+    read_data("parking_fig3.json", &pb);
+    expect_parking(&pb, (const double[]){0.3, 0, 0, SP_PI}, (const double[]){0, 0, 1.09, 1}, 2, "none");
+    cr_expect_eq(pb.vak.symplecticity_defect, 1);
+    sp_problem_free(&pb);
+    read_data("parking_fig3_bowl.json", &pb);
+    expect_parking(&pb, (const double[]){0.3, 0, 0, SP_PI}, (const double[]){0, 0, 1.09, 1}, 3, "cos_bowl");
+    cr_expect_eq(pb.steps, 1000);
+    sp_problem_free(&pb);
+    /* straight line at speed 1.3 and heading 0.7 from v0 and λ0 = 0: p0 = M v0 */
+    read_data("parking_straight.json", &pb);
+    expect_parking(&pb, (const double[]){0.1, -0.2, 0.7, 0.7}, (const double[]){1.3 * cos(0.7), 1.3 * sin(0.7), 0, 0},
+                   2, "none");
+    sp_problem_free(&pb);
+}
+
+Test(problem_file, parallel_parking_is_a_cold_plan)
+{
+    sp_problem pb;
+    read_data("parallel_parking.json", &pb);
+    cr_expect_eq(pb.task, SP_TASK_PLAN);
+    expect_parking(&pb, (const double[]){0, 0, 0, 0}, NULL, 2, "none");
+    static const double q1[4] = {0, 0.5, 0, 0};
+    for (int i = 0; i < 4; ++i) cr_expect_eq(pb.vak.q1[i], q1[i]);
+    cr_expect_eq(pb.T, 1.0);
+    cr_expect_eq(pb.steps, 50);
+    cr_expect_eq(pb.vak.tolerance, 1e-10);
+    cr_expect_eq(pb.vak.starts, 32);
+    cr_expect_eq(pb.has_initial_momenta, 0);
+    cr_expect_str_eq(pb.optimizer.algorithm, "LD_LBFGS");
+    sp_problem_free(&pb);
+}
+
 /* ------------------------------------------------------------------ defaults -- */
 
 Test(problem_file, plan_defaults_apply)
@@ -388,6 +487,109 @@ Test(problem_file, off_grid_targets_before_T_are_valid)
     parse_valid(text, &pb);
     cr_expect_eq(pb.cubic.n_targets, 2);
     cr_expect_eq(pb.cubic.targets[0].t, 0.3333);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* A vakonomic file needs only the model, q0 with p0, and the steps: scheme gauss with
+ * 2 stages, the model's parameters, no potential, Newton to 1e-15, no defect. */
+Test(problem_file, vakonomic_simulate_defaults_apply)
+{
+    static const edit drop[] = {{"params", NULL}, {"stages", NULL}, {"scheme", NULL}};
+    char *text = edited(PARK_SIMULATE, drop, 3);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.kind, SP_KIND_VAKONOMIC);
+    cr_expect_eq(pb.vak.stages, 2);
+    cr_expect_eq(pb.vak.params.potential, 0);
+    cr_expect_str_eq(sp_vak_parking.potential_names[pb.vak.params.potential], "none");
+    for (size_t i = 0; i < sp_vak_parking.n_params; ++i)
+        cr_expect_eq(pb.vak.params.value[i], sp_vak_parking.param_defaults[i], "%s", sp_vak_parking.param_names[i]);
+    cr_expect_eq(pb.vak.params.value[0], 0.3, "L defaults to the spec's 0.3");
+    cr_expect_eq(pb.solver_tol, 1e-15);
+    cr_expect_eq(pb.vak.symplecticity_defect, 0);
+    cr_expect_eq(pb.T, 1.0);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+
+    /* parameters given in part keep the defaults of the others; h gives T */
+    static const edit part[] = {{"params", "{\"alpha\": 2}"}, {"symplecticity_defect", "false"}};
+    text = edited(PARK_V0, part, 2);
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.vak.params.value[0], 0.3);
+    cr_expect_eq(pb.vak.params.value[1], 2.0);
+    cr_expect_eq(pb.vak.params.value[2], 1.0);
+    cr_expect_float_eq(pb.T, 1.0, 1e-15, "T = h * steps");
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+Test(problem_file, vakonomic_plan_defaults_apply)
+{
+    static const edit drop[] = {{"params", NULL}, {"tolerance", NULL}, {"starts", NULL}, {"optimizer", NULL}};
+    char *text = edited(PARK_PLAN, drop, 4);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.task, SP_TASK_PLAN);
+    cr_expect_eq(pb.vak.stages, 2);
+    cr_expect_eq(pb.vak.params.potential, 0);
+    cr_expect_eq(pb.vak.tolerance, 1e-10);
+    cr_expect_eq(pb.vak.starts, 32);
+    cr_expect_eq(pb.has_initial_momenta, 0);
+    cr_expect_str_eq(pb.optimizer.algorithm, "LD_LBFGS");
+    cr_expect_geq(pb.optimizer.maxeval, 1);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+Test(problem_file, vakonomic_explicit_settings_override_defaults)
+{
+    static const edit set[] = {{"params", "{\"L\": 0.5, \"alpha\": 2, \"beta\": 0.25, \"potential\": \"cos_bowl\"}"},
+                               {"stages", "6"},
+                               {"tolerance", "1e-12"},
+                               {"starts", "3"},
+                               {"initial_momenta", "[1, -2, 3, -4]"},
+                               {"optimizer", "{\"algorithm\": \"LN_BOBYQA\", \"maxeval\": 77}"},
+                               {"solver_tol", "1e-13"}};
+    const int n_set = (int)(sizeof set / sizeof set[0]);
+    char *text = edited(PARK_PLAN, set, n_set);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.vak.params.value[0], 0.5);
+    cr_expect_eq(pb.vak.params.value[1], 2.0);
+    cr_expect_eq(pb.vak.params.value[2], 0.25);
+    cr_expect_str_eq(sp_vak_parking.potential_names[pb.vak.params.potential], "cos_bowl");
+    cr_expect_eq(pb.vak.stages, 6);
+    cr_expect_eq(pb.vak.tolerance, 1e-12);
+    cr_expect_eq(pb.vak.starts, 3);
+    cr_expect_eq(pb.has_initial_momenta, 1);
+    for (int j = 0; j < 4; ++j) cr_expect_eq(pb.initial_momenta[j], (j % 2 ? -1.0 : 1.0) * (j + 1));
+    cr_expect_str_eq(pb.optimizer.algorithm, "LN_BOBYQA");
+    cr_expect_eq(pb.optimizer.maxeval, 77);
+    cr_expect_eq(pb.solver_tol, 1e-13);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+}
+
+/* p0 = M v0 − G(q0)ᵀ λ0 (the momentum convention of spec §2.1), with α, β ≠ 1 and a
+ * multiplier that is not zero. At heading θ = φ = 0.7, G has rows
+ * g1 = (sin φ, −cos φ, 0, 0) and g2 = (sin θ, −cos θ, L, 0); v0 drives along the
+ * heading and turns the steering (any φ' is allowed). */
+Test(problem_file, vakonomic_velocity_and_multiplier_give_the_momentum)
+{
+    static const edit set[] = {{"params", "{\"L\": 0.4, \"alpha\": 2, \"beta\": 0.5}"},
+                               {"v0", "[0.7648421872844885, 0.644217687237691, 0, 3]"},
+                               {"lambda0", "[0.5, -1.25]"}};
+    char *text = edited(PARK_V0, set, 3);
+    sp_problem pb;
+    parse_valid(text, &pb);
+    const double v0[4] = {0.7648421872844885, 0.644217687237691, 0, 3}, lam[2] = {0.5, -1.25};
+    const double M[4] = {1, 1, 2, 0.5}, s = sin(0.7), c = cos(0.7);
+    const double G[2][4] = {{s, -c, 0, 0}, {s, -c, 0.4, 0}};
+    for (int i = 0; i < 4; ++i) {
+        double expected = M[i] * v0[i] - G[0][i] * lam[0] - G[1][i] * lam[1];
+        cr_expect_float_eq(pb.vak.p0[i], expected, 1e-15, "p0[%d] = %.17g, expected %.17g", i, pb.vak.p0[i], expected);
+    }
     sp_problem_free(&pb);
     cJSON_free(text);
 }
@@ -609,6 +811,127 @@ static const bad_case bad_cases[] = {
      {{"targets[2].t", "0.9"}, {"steps", "3"}},
      "steps",
      "must be at least 4"},
+    /* vakonomic models: parameters */
+    {"vak_unknown_param", PARK_SIMULATE, {{"params.gamma", "1"}}, "params.gamma", "unknown field"},
+    {"vak_heisenberg_has_no_params", HEIS_SIMULATE, {{"params", "{\"L\": 0.3}"}}, "params.L", "unknown field"},
+    {"vak_params_array", PARK_SIMULATE, {{"params", "[0.3, 1, 1]"}}, "params", "must be an object"},
+    {"vak_L_zero", PARK_SIMULATE, {{"params.L", "0"}}, "params.L", "must be positive"},
+    {"vak_L_negative", PARK_PLAN, {{"params.L", "-0.3"}}, "params.L", "must be positive"},
+    {"vak_alpha_zero", PARK_SIMULATE, {{"params.alpha", "0"}}, "params.alpha", "must be positive"},
+    {"vak_alpha_negative", PARK_PLAN, {{"params", "{\"alpha\": -1}"}}, "params.alpha", "must be positive"},
+    {"vak_beta_zero", PARK_SIMULATE, {{"params.beta", "0"}}, "params.beta", "must be positive"},
+    {"vak_beta_negative", PARK_SIMULATE, {{"params.beta", "-2"}}, "params.beta", "must be positive"},
+    {"vak_L_overflow", PARK_SIMULATE, {{"params.L", "1e999"}}, "params.L", "must be a finite number"},
+    {"vak_L_string", PARK_SIMULATE, {{"params.L", "\"0.3\""}}, "params.L", "must be a number"},
+    {"vak_unknown_potential",
+     PARK_SIMULATE,
+     {{"params.potential", "\"harmonic\""}},
+     "params.potential",
+     "unknown potential 'harmonic' for parking (known: none, cos_bowl)"},
+    {"vak_potential_of_another_model",
+     HEIS_SIMULATE,
+     {{"params", "{\"potential\": \"cos_bowl\"}"}},
+     "params.potential",
+     "unknown potential 'cos_bowl' for heisenberg"},
+    {"vak_potential_number", PARK_SIMULATE, {{"params.potential", "1"}}, "params.potential", "must be a string"},
+    /* the initial state */
+    {"vak_q0_short", PARK_SIMULATE, {{"q0", "[0.3, 0, 0]"}}, "q0", "must be an array of 4 numbers"},
+    {"vak_q0_long", HEIS_SIMULATE, {{"q0", "[0, 0, 0, 0]"}}, "q0", "must be an array of 3 numbers"},
+    {"vak_q0_overflow", PARK_PLAN, {{"q0", "[0, 1e999, 0, 0]"}}, "q0[1]", "must be a finite number"},
+    {"vak_missing_q0", PARK_PLAN, {{"q0", NULL}}, "q0", "missing required field"},
+    {"vak_p0_short", HEIS_SIMULATE, {{"p0", "[0.1, 0.3]"}}, "p0", "must be an array of 3 numbers"},
+    {"vak_p0_and_v0",
+     PARK_SIMULATE,
+     {{"v0", "[0, 0, 0, 1]"}, {"lambda0", "[0, 0]"}},
+     "v0",
+     "give either p0, or v0 and lambda0, not both"},
+    {"vak_p0_and_lambda0", PARK_SIMULATE, {{"lambda0", "[0, 0]"}}, "lambda0", "not both"},
+    {"vak_neither_p0_nor_v0", PARK_SIMULATE, {{"p0", NULL}}, "p0", "give p0, or v0 and lambda0"},
+    {"vak_v0_without_lambda0", PARK_V0, {{"lambda0", NULL}}, "lambda0", "missing required field"},
+    {"vak_lambda0_short", PARK_V0, {{"lambda0", "[0]"}}, "lambda0", "must be an array of 2 numbers"},
+    {"vak_v0_sideways", PARK_V0, {{"v0", "[1, 0, 0, 0]"}}, "v0", "violates the constraints at q0"},
+    {"vak_v0_turns_the_car_on_the_spot",
+     PARK_V0,
+     {{"v0", "[0.7648421872844885, 0.644217687237691, 1, 0]"}},
+     "v0",
+     "violates the constraints at q0"},
+    /* (the raw value adds lambda0 after v0) */
+    {"vak_v0_vertical_heisenberg",
+     HEIS_SIMULATE,
+     {{"p0", NULL}, {"v0", "[0, 0, 1], \"lambda0\": [-1]"}},
+     "v0",
+     "violates the constraints at q0 (|G(q0) v0| = 1)"},
+    /* the scheme */
+    {"vak_stages_zero", PARK_SIMULATE, {{"stages", "0"}}, "stages", "must be between 1 and 6"},
+    {"vak_stages_seven", PARK_PLAN, {{"stages", "7"}}, "stages", "must be between 1 and 6"},
+    {"vak_stages_fractional", HEIS_SIMULATE, {{"stages", "2.5"}}, "stages", "must be an integer"},
+    {"vak_scheme_lobatto",
+     PARK_SIMULATE,
+     {{"scheme", "\"lobatto\""}},
+     "scheme",
+     "unknown scheme 'lobatto' (known: gauss)"},
+    {"vak_scheme_of_cubics", HEIS_SIMULATE, {{"scheme", "\"hohp_sv\""}}, "scheme", "unknown scheme 'hohp_sv'"},
+    {"vak_cubic_field", PARK_SIMULATE, {{"retraction", "\"cayley\""}}, "retraction", "unknown field"},
+    {"vak_solver_tol_large", HEIS_SIMULATE, {{"solver_tol", "0.1"}}, "solver_tol", "must be below"},
+    {"vak_missing_steps", HEIS_SIMULATE, {{"steps", NULL}}, "steps", "missing required field"},
+    {"vak_missing_T_and_h", HEIS_SIMULATE, {{"h", NULL}}, "h", "give the step h or the horizon T"},
+    {"vak_T_and_h_inconsistent", HEIS_SIMULATE, {{"T", "2"}}, "h", "inconsistent with T/steps = 0.2"},
+    {"vak_defect_number",
+     HEIS_SIMULATE,
+     {{"symplecticity_defect", "1"}},
+     "symplecticity_defect",
+     "must be true or false"},
+    {"vak_defect_string",
+     PARK_SIMULATE,
+     {{"symplecticity_defect", "\"yes\""}},
+     "symplecticity_defect",
+     "must be true or false"},
+    /* fields of the other task */
+    {"vak_plan_with_p0", PARK_PLAN, {{"p0", "[0, 0, 0, 0]"}}, "p0", "plan tasks find the momenta"},
+    {"vak_plan_with_v0", PARK_PLAN, {{"v0", "[1, 0, 0, 0]"}}, "v0", "plan tasks find the momenta"},
+    {"vak_plan_with_h", PARK_PLAN, {{"h", "0.02"}}, "h", "plan tasks take the horizon T, not h"},
+    {"vak_plan_with_defect",
+     PARK_PLAN,
+     {{"symplecticity_defect", "true"}},
+     "symplecticity_defect",
+     "only simulate tasks take this field"},
+    {"vak_simulate_with_q1", PARK_SIMULATE, {{"q1", "[0, 0.5, 0, 0]"}}, "q1", "only plan tasks take this field"},
+    {"vak_simulate_with_tolerance",
+     HEIS_SIMULATE,
+     {{"tolerance", "1e-10"}},
+     "tolerance",
+     "only plan tasks take this field"},
+    {"vak_simulate_with_starts", PARK_V0, {{"starts", "4"}}, "starts", "only plan tasks take this field"},
+    {"vak_simulate_with_optimizer",
+     PARK_SIMULATE,
+     {{"optimizer", "{\"algorithm\": \"LN_BOBYQA\"}"}},
+     "optimizer",
+     "only plan tasks take this field"},
+    {"vak_simulate_with_initial_momenta",
+     HEIS_SIMULATE,
+     {{"initial_momenta", "[0, 0, 0]"}},
+     "initial_momenta",
+     "only plan tasks take this field"},
+    /* what a plan needs */
+    {"vak_plan_missing_q1", PARK_PLAN, {{"q1", NULL}}, "q1", "missing required field"},
+    {"vak_plan_missing_T", PARK_PLAN, {{"T", NULL}}, "T", "missing required field"},
+    {"vak_plan_T_zero", PARK_PLAN, {{"T", "0"}}, "T", "must be positive"},
+    {"vak_q1_short", PARK_PLAN, {{"q1", "[0, 0.5]"}}, "q1", "must be an array of 4 numbers"},
+    {"vak_q1_string", PARK_PLAN, {{"q1", "[0, \"0.5\", 0, 0]"}}, "q1[1]", "must be a number"},
+    {"vak_tolerance_zero", PARK_PLAN, {{"tolerance", "0"}}, "tolerance", "must be positive"},
+    {"vak_starts_zero", PARK_PLAN, {{"starts", "0"}}, "starts", "must be between 1 and 10000"},
+    {"vak_starts_fractional", PARK_PLAN, {{"starts", "1.5"}}, "starts", "must be an integer"},
+    {"vak_initial_momenta_short",
+     PARK_PLAN,
+     {{"initial_momenta", "[0, 0, 0]"}},
+     "initial_momenta",
+     "must be an array of 4 numbers"},
+    {"vak_unknown_algorithm",
+     PARK_PLAN,
+     {{"optimizer.algorithm", "\"LD_BFGS\""}},
+     "optimizer.algorithm",
+     "unknown NLopt algorithm 'LD_BFGS'"},
+    {"vak_plan_with_sigma", PARK_PLAN, {{"sigma", "0.1"}}, "sigma", "unknown field"},
 };
 
 #define N_BAD_CASES (sizeof bad_cases / sizeof bad_cases[0])
@@ -667,7 +990,14 @@ Test(problem_file, malformed_table_is_broad)
                                         "must be at least",
                                         "must be an integer",
                                         "must not be negative",
-                                        "duplicate field"};
+                                        "duplicate field",
+                                        "unknown potential",
+                                        "not both",
+                                        "violates the constraints",
+                                        "must be true or false",
+                                        "plan tasks find the momenta",
+                                        "only simulate tasks take this field",
+                                        "must be an object"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
         int found = 0;
         for (size_t i = 0; i < N_BAD_CASES && !found; ++i) found = strstr(bad_cases[i].message, kinds[k]) != NULL;
