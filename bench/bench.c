@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../planner/sp_plan.h"
+#include "bench.h"
 
 #define BENCH_STEPS 1000
 #define BENCH_FILE "data/sphere_interpolation.json"
@@ -112,5 +113,6 @@ int main(void)
            fd.evaluations, fd.cost, fd.status);
     printf("  time ratio (central differences / adjoint): %.2f\n", fd.seconds / adj.seconds);
     sp_problem_free(&pb);
+    bench_index1();
     return 0;
 }

@@ -143,7 +143,7 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
                          double *lam1)
 {
     const int n = s->n, m = s->m, S = s->s;
-    s->have_step = 0;
+    s->have_step = 0, s->iterations = 0; /* a step that fails before Newton reports 0 */
     s->h = h;
     sp_vec_copy(n, q0, s->q0);
     sp_vec_copy(n, p0, s->p0);

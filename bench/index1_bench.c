@@ -1,0 +1,350 @@
+/* make bench, part index1: the Gauss–Legendre index-1 scheme (integrators/sp_index1.h) on
+ * the vakonomic models of CONSTRAINED spec §2.3–2.4.
+ *
+ *  1. Cost per step for s = 1, 2, 3 on the Heisenberg data (§2.3, h = 0.1) and on the
+ *     Fig.-3 vehicle data (§2.4, V = 0 and V = −cos r): microseconds and Newton
+ *     iterations per step.
+ *  2. Work-precision on Heisenberg, T = 10: error at T against a Gauss s = 6 reference,
+ *     wall time and max |ΔĤ| for each s and h, with classical RK4 on the eliminated ODE
+ *     (λ(q, p) substituted) as the non-geometric baseline; then the time each method needs
+ *     for a given accuracy.
+ *  3. Long run, T = 1000, h = 0.1: the energy error of the symplectic scheme stays put,
+ *     RK4's grows.
+ * Times are the best of several repeats (clock_gettime, CLOCK_MONOTONIC). No verdicts. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "../integrators/sp_index1.h"
+#include "../lie/sp_linalg.h"
+#include "../problems/sp_vak_models.h"
+
+#define NMAX SP_VAK_MAX_N
+#define MMAX SP_VAK_MAX_M
+#define REPEATS 7
+#define MIN_BATCH 0.02 /* seconds: shorter batches are repeated more often */
+
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A model bound to its parameters, with its initial state. Initialised in place (the
+ * bound model points into the struct). */
+typedef struct bench_model {
+    const char *name;
+    sp_vak_params prm;
+    double mass[NMAX];
+    sp_vakonomic_model model;
+    double q0[NMAX], p0[NMAX];
+    double h; /* the step the spec uses for it */
+} bench_model;
+
+static void bind(bench_model *b, const char *name, const sp_vak_model_type *type, int potential, const double *q0,
+                 const double *p0, double h)
+{
+    memset(b, 0, sizeof *b);
+    b->name = name;
+    for (size_t i = 0; i < type->n_params; ++i) b->prm.value[i] = type->param_defaults[i];
+    b->prm.potential = potential;
+    sp_vak_model_bind(type, &b->prm, b->mass, &b->model);
+    sp_vec_copy(type->n, q0, b->q0);
+    sp_vec_copy(type->n, p0, b->p0);
+    b->h = h;
+}
+
+static sp_index1 *gauss(const sp_vakonomic_model *model, int s)
+{
+    sp_tableau t;
+    if (sp_tableau_get("gauss", s, &t) != SP_OK) return NULL;
+    return sp_index1_alloc(model, &t);
+}
+
+/* ------------------------------------------------------------ one run -- */
+
+typedef enum { METHOD_GAUSS, METHOD_RK4 } method;
+
+typedef struct run_spec {
+    method kind;
+    bench_model *b;
+    sp_index1 *st;            /* METHOD_GAUSS */
+    sp_vakonomic_point *pt;   /* λ(q, p), the RK4 field and Ĥ */
+    double h;
+    int N;
+    int monitor;              /* track max |ΔĤ| (not while timing) */
+    /* what a run leaves */
+    sp_status status;
+    double z[2 * NMAX];
+    double dH, dH_at[3];      /* max |ΔĤ| overall and up to t_mark[k] */
+    double t_mark[3];
+    long iterations;
+} run_spec;
+
+/* ẏ = (v, −H_q) at λ = λ(q, p) */
+static sp_status eliminated_field(const sp_vakonomic_model *m, sp_vakonomic_point *pt, const double *y, double *dy)
+{
+    const int n = m->n;
+    double lam[MMAX] = {0};
+    sp_status st = sp_vakonomic_multiplier(m, pt, y, y + n, lam);
+    if (st == SP_OK) st = sp_vakonomic_eval(m, pt, y, y + n, lam, 0);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < n; ++i) dy[i] = pt->v[i], dy[n + i] = -pt->Hq[i];
+    return SP_OK;
+}
+
+static sp_status rk4_step(const sp_vakonomic_model *m, sp_vakonomic_point *pt, double h, double *y)
+{
+    const int d = 2 * m->n;
+    double k1[2 * NMAX], k2[2 * NMAX], k3[2 * NMAX], k4[2 * NMAX], t[2 * NMAX];
+    sp_status st = eliminated_field(m, pt, y, k1);
+    for (int i = 0; i < d; ++i) t[i] = y[i] + 0.5 * h * k1[i];
+    if (st == SP_OK) st = eliminated_field(m, pt, t, k2);
+    for (int i = 0; i < d; ++i) t[i] = y[i] + 0.5 * h * k2[i];
+    if (st == SP_OK) st = eliminated_field(m, pt, t, k3);
+    for (int i = 0; i < d; ++i) t[i] = y[i] + h * k3[i];
+    if (st == SP_OK) st = eliminated_field(m, pt, t, k4);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < d; ++i) y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    return SP_OK;
+}
+
+static double energy(run_spec *r, const double *z)
+{
+    double H = NAN;
+    sp_vakonomic_hamiltonian(&r->b->model, r->pt, z, z + r->b->model.n, &H, NULL, NULL);
+    return H;
+}
+
+static void run(void *ctx)
+{
+    run_spec *r = ctx;
+    const int n = r->b->model.n;
+    sp_vec_copy(n, r->b->q0, r->z);
+    sp_vec_copy(n, r->b->p0, r->z + n);
+    r->status = SP_OK;
+    r->iterations = 0;
+    r->dH = 0.0;
+    for (int k = 0; k < 3; ++k) r->dH_at[k] = 0.0;
+    const double H0 = r->monitor ? energy(r, r->z) : 0.0;
+    for (int k = 1; k <= r->N && r->status == SP_OK; ++k) {
+        if (r->kind == METHOD_GAUSS) {
+            r->status = sp_index1_step(r->st, r->h, r->z, r->z + n, r->z, r->z + n, NULL);
+            r->iterations += sp_index1_iterations(r->st);
+        } else {
+            r->status = rk4_step(&r->b->model, r->pt, r->h, r->z);
+        }
+        if (r->monitor) {
+            const double e = fabs(energy(r, r->z) - H0);
+            r->dH = fmax(r->dH, e);
+            for (int j = 0; j < 3; ++j)
+                if (k * r->h <= r->t_mark[j] * (1 + 1e-12)) r->dH_at[j] = fmax(r->dH_at[j], e);
+        }
+    }
+}
+
+/* Seconds per call of f: the best of REPEATS batches, each at least MIN_BATCH long. */
+static double best_time(void (*f)(void *), void *ctx)
+{
+    double best = INFINITY;
+    int reps = 1;
+    for (int batch = 0; batch < REPEATS; ++batch) {
+        const double t0 = clock_now();
+        for (int r = 0; r < reps; ++r) f(ctx);
+        const double dt = clock_now() - t0;
+        if (dt < MIN_BATCH && reps < (1 << 20)) {
+            reps *= 2, --batch; /* too short to time: retry larger */
+            continue;
+        }
+        best = fmin(best, dt / reps);
+    }
+    return best;
+}
+
+static double max_abs_diff(int n, const double *a, const double *b)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+/* ---------------------------------------------------- 1. cost per step -- */
+
+static void cost_per_step(bench_model *models, int n_models)
+{
+    printf("\nindex-1 Gauss-Legendre (integrators/sp_index1.h): cost per step, 200 steps from the spec's data, best of "
+           "%d\n",
+           REPEATS);
+    printf("%-28s %6s %2s %9s %12s %14s %10s\n", "problem", "h", "s", "unknowns", "us/step", "Newton it/step",
+           "vs s=1");
+    for (int k = 0; k < n_models; ++k) {
+        bench_model *b = &models[k];
+        sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&b->model);
+        double t1 = 0.0;
+        for (int s = 1; s <= 3; ++s) {
+            run_spec r = {.kind = METHOD_GAUSS, .b = b, .st = gauss(&b->model, s), .pt = pt, .h = b->h, .N = 200};
+            if (!r.st || !pt) {
+                printf("%-28s allocation failed\n", b->name);
+                sp_index1_free(r.st);
+                break;
+            }
+            const double t = best_time(run, &r) / r.N;
+            if (s == 1) t1 = t;
+            if (r.status == SP_OK)
+                printf("%-28s %6.3g %2d %9d %12.2f %14.2f %10.2f\n", b->name, b->h, s, s * (2 * b->model.n + b->model.m),
+                       1e6 * t, (double)r.iterations / r.N, t / t1);
+            else
+                printf("%-28s %6.3g %2d failed: %s\n", b->name, b->h, s, sp_status_name(r.status));
+            sp_index1_free(r.st);
+        }
+        sp_vakonomic_point_free(pt);
+    }
+}
+
+/* ------------------------------------------------- 2. work-precision -- */
+
+#define WP_H 8
+static const double wp_h[WP_H] = {0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625};
+
+typedef struct wp_row {
+    double err, seconds, dH, iters;
+    int ok;
+} wp_row;
+
+static wp_row wp_measure(method kind, int s, bench_model *b, sp_vakonomic_point *pt, double T, double h,
+                         const double *ref)
+{
+    wp_row row = {0};
+    run_spec r = {.kind = kind, .b = b, .pt = pt, .h = h, .N = (int)lround(T / h), .t_mark = {T, T, T}};
+    if (kind == METHOD_GAUSS && !(r.st = gauss(&b->model, s))) return row;
+    r.monitor = 0;
+    row.seconds = best_time(run, &r);
+    row.ok = r.status == SP_OK;
+    row.err = max_abs_diff(2 * b->model.n, r.z, ref);
+    row.iters = (double)r.iterations / r.N;
+    r.monitor = 1;
+    run(&r);
+    row.dH = r.dH;
+    sp_index1_free(r.st);
+    return row;
+}
+
+static void work_precision(bench_model *b)
+{
+    const double T = 10.0;
+    const int n = b->model.n;
+    sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&b->model);
+    if (!pt) return;
+    /* reference: Gauss s = 6 (order 12) at h = 0.01, checked against h = 0.005 and against
+     * the DOP853 value of golden.json (A_heisenberg.y_ref_T, rtol 1e-13) */
+    double ref[2 * NMAX], ref2[2 * NMAX];
+    run_spec r = {.kind = METHOD_GAUSS, .b = b, .st = gauss(&b->model, 6), .pt = pt, .h = 0.01, .N = 1000};
+    if (!r.st) return;
+    run(&r);
+    sp_vec_copy(2 * n, r.z, ref);
+    r.h = 0.005, r.N = 2000;
+    run(&r);
+    sp_vec_copy(2 * n, r.z, ref2);
+    sp_index1_free(r.st);
+    static const double dop853[6] = {-0.023095615819168702, -0.060105961675532761, 0.53011854676768477,
+                                     0.11105841473973768,   0.28902770432074804,   1};
+    printf("\nwork-precision, %s, T = %g; reference Gauss s=6 h=0.01 (|ref - ref(h/2)| = %.1e, |ref - DOP853 of "
+           "golden.json| = %.1e)\n",
+           b->name, T, max_abs_diff(2 * n, ref, ref2), max_abs_diff(2 * n, ref, dop853));
+    printf("%-14s %10s %6s %12s %12s %12s %10s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "max|dH|",
+           "it/step", "order");
+    wp_row rows[4][WP_H];
+    const char *names[4] = {"gauss s=1", "gauss s=2", "gauss s=3", "rk4 (elim.)"};
+    for (int m = 0; m < 4; ++m) {
+        for (int k = 0; k < WP_H; ++k) {
+            rows[m][k] = wp_measure(m < 3 ? METHOD_GAUSS : METHOD_RK4, m + 1, b, pt, T, wp_h[k], ref);
+            const wp_row *w = &rows[m][k];
+            char order[16] = "";
+            if (k && w->ok && rows[m][k - 1].ok && w->err > 0 && rows[m][k - 1].err > 0)
+                snprintf(order, sizeof order, "%.2f", log2(rows[m][k - 1].err / w->err));
+            if (!w->ok) {
+                printf("%-14s %10.7g %6d   failed\n", names[m], wp_h[k], (int)lround(T / wp_h[k]));
+                continue;
+            }
+            if (m < 3)
+                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10.2f %8s\n", names[m], wp_h[k],
+                       (int)lround(T / wp_h[k]), w->err, 1e3 * w->seconds, w->dH, w->iters, order);
+            else
+                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10s %8s\n", names[m], wp_h[k], (int)lround(T / wp_h[k]),
+                       w->err, 1e3 * w->seconds, w->dH, "-", order);
+        }
+    }
+    /* the cheapest run of each method reaching a given accuracy */
+    static const double targets[4] = {1e-3, 1e-6, 1e-9, 1e-12};
+    printf("\ncheapest run reaching error(T) <= target (time in ms; ratio to the fastest method)\n");
+    printf("%-10s", "target");
+    for (int m = 0; m < 4; ++m) printf(" %16s", names[m]);
+    printf("\n");
+    for (int t = 0; t < 4; ++t) {
+        double best[4], fastest = INFINITY;
+        for (int m = 0; m < 4; ++m) {
+            best[m] = INFINITY;
+            for (int k = 0; k < WP_H; ++k)
+                if (rows[m][k].ok && rows[m][k].err <= targets[t]) best[m] = fmin(best[m], rows[m][k].seconds);
+            fastest = fmin(fastest, best[m]);
+        }
+        printf("%-10.0e", targets[t]);
+        for (int m = 0; m < 4; ++m) {
+            if (isinf(best[m]))
+                printf(" %16s", "not reached");
+            else
+                printf(" %9.4f (x%4.1f)", 1e3 * best[m], best[m] / fastest);
+        }
+        printf("\n");
+    }
+    sp_vakonomic_point_free(pt);
+}
+
+/* ------------------------------------------------------- 3. long run -- */
+
+static void long_run(bench_model *b)
+{
+    const double T = 1000.0, h = 0.1;
+    sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&b->model);
+    if (!pt) return;
+    printf("\nlong run, %s, T = %g, h = %g: max|dH| over [0, t]\n", b->name, T, h);
+    printf("%-14s %12s %12s %12s %14s %12s\n", "method", "t = 10", "t = 100", "t = 1000", "1000 / 100", "time [ms]");
+    const char *names[4] = {"gauss s=1", "gauss s=2", "gauss s=3", "rk4 (elim.)"};
+    for (int m = 0; m < 4; ++m) {
+        run_spec r = {.kind = m < 3 ? METHOD_GAUSS : METHOD_RK4,
+                      .b = b,
+                      .pt = pt,
+                      .h = h,
+                      .N = (int)lround(T / h),
+                      .t_mark = {10, 100, 1000}};
+        if (m < 3 && !(r.st = gauss(&b->model, m + 1))) break;
+        const double t0 = clock_now();
+        r.monitor = 1;
+        run(&r);
+        const double dt = clock_now() - t0;
+        if (r.status != SP_OK)
+            printf("%-14s failed: %s\n", names[m], sp_status_name(r.status));
+        else
+            printf("%-14s %12.3e %12.3e %12.3e %14.2f %12.1f\n", names[m], r.dH_at[0], r.dH_at[1], r.dH_at[2],
+                   r.dH_at[2] / r.dH_at[1], 1e3 * dt);
+        sp_index1_free(r.st);
+    }
+    printf("(ratio 1000/100 near 1: bounded energy error; near 10: linear drift)\n");
+    sp_vakonomic_point_free(pt);
+}
+
+void bench_index1(void)
+{
+    static const double heis_q0[3] = {0, 0, 0}, heis_p0[3] = {0.1, 0.3, 1};
+    static const double fig3_q0[4] = {0.3, 0, 0, 3.141592653589793}, fig3_p0[4] = {0, 0, 1.09, 1};
+    bench_model models[3];
+    bind(&models[0], "heisenberg (spec 2.3)", &sp_vak_heisenberg, 0, heis_q0, heis_p0, 0.1);
+    bind(&models[1], "parking fig.3, V=0", &sp_vak_parking, 0, fig3_q0, fig3_p0, 0.05);
+    bind(&models[2], "parking fig.3, V=-cos r", &sp_vak_parking, 1, fig3_q0, fig3_p0, 0.01);
+    cost_per_step(models, 3);
+    work_precision(&models[0]);
+    long_run(&models[0]);
+}
