@@ -1,6 +1,5 @@
 /* The problem-file reader: every field of DESIGN.md's contract, checked before anything
  * runs. */
-#include <errno.h>
 #include <nlopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +8,11 @@
 #include "json_input.h"
 #include "problem_readers.h"
 #include "sp_problem.h"
+#include "sp_result_file.h"
 #include "../lie/sp_linalg.h"
 
 /* Largest problem file read, and largest step count accepted. */
 #define PROBLEM_FILE_MAX_BYTES (64L << 20)
-
 
 static const sp_model_info models[] = {
     {"cubic_spline", "plan, simulate",
@@ -239,43 +238,9 @@ static int read_problem(const json_input *root, sp_problem *p)
     return read_targets(root, p);
 }
 
-/* 1-based line and column of byte offset `at` in text. */
-static void locate(const char *text, size_t at, int *line, int *column)
+/* Reads the problem in a parsed document and deletes the document. */
+static sp_status problem_from_document(cJSON *doc, sp_problem *out, sp_input_error *err)
 {
-    *line = 1, *column = 1;
-    for (size_t i = 0; i < at && text[i]; ++i) {
-        if (text[i] == '\n')
-            ++*line, *column = 1;
-        else
-            ++*column;
-    }
-}
-
-sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)
-{
-    memset(out, 0, sizeof *out);
-    memset(err, 0, sizeof *err);
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, length, &end, 0);
-    if (!doc) {
-        int line, column;
-        size_t at = end ? (size_t)(end - text) : 0;
-        locate(text, at, &line, &column);
-        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d", line, column);
-        return SP_ERR_INVALID;
-    }
-    /* cJSON stops after the first value; anything but white space after it (a second
-     * document, a stray brace, a NUL byte) means the file is not one JSON document. */
-    size_t rest = end ? (size_t)(end - text) : length;
-    while (rest < length && strchr(" \t\r\n", text[rest]) && text[rest] != '\0') ++rest;
-    if (rest < length) {
-        int line, column;
-        locate(text, rest, &line, &column);
-        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d: content after the document",
-                 line, column);
-        cJSON_Delete(doc);
-        return SP_ERR_INVALID;
-    }
     json_input root = {.node = doc, .err = err};
     int st = read_problem(&root, out);
     cJSON_Delete(doc);
@@ -286,50 +251,20 @@ sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_
     return SP_OK;
 }
 
+sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *doc;
+    sp_status st = sp_json_parse_document(text, length, &doc, err);
+    return st == SP_OK ? problem_from_document(doc, out, err) : st;
+}
+
 sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err)
 {
     memset(out, 0, sizeof *out);
-    memset(err, 0, sizeof *err);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno));
-        return SP_ERR_IO;
-    }
-    char *text = NULL;
-    size_t length = 0, capacity = 0;
-    for (;;) {
-        if (length + 4096 > capacity) {
-            if (capacity >= (size_t)PROBLEM_FILE_MAX_BYTES) {
-                free(text);
-                fclose(f);
-                snprintf(err->message, sizeof err->message, "file larger than %ld bytes", PROBLEM_FILE_MAX_BYTES);
-                return SP_ERR_INVALID;
-            }
-            capacity = capacity ? 2 * capacity : 65536;
-            char *grown = realloc(text, capacity + 1);
-            if (!grown) {
-                free(text);
-                fclose(f);
-                snprintf(err->message, sizeof err->message, "out of memory");
-                return SP_ERR_NOMEM;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + length, 1, capacity - length, f);
-        length += got;
-        if (got == 0) break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(text);
-        snprintf(err->message, sizeof err->message, "cannot read: I/O error");
-        return SP_ERR_IO;
-    }
-    text[length] = '\0';
-    sp_status st = sp_problem_parse(text, length, out, err);
-    free(text);
-    return st;
+    cJSON *doc;
+    sp_status st = sp_json_read_document(path, PROBLEM_FILE_MAX_BYTES, &doc, err);
+    return st == SP_OK ? problem_from_document(doc, out, err) : st;
 }
 
 void sp_problem_free(sp_problem *p)

@@ -53,6 +53,23 @@ void sp_output_abandon(sp_output *out)
     out->file = NULL;
 }
 
+sp_status sp_output_commit_text(sp_output *out, const char *text, size_t length, char *why, size_t why_size)
+{
+    FILE *f = out->file ? out->file : stdout;
+    int ok = fwrite(text, 1, length, f) == length && fflush(f) == 0;
+    if (!out->file) {
+        if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", strerror(errno));
+        return ok ? SP_OK : SP_ERR_IO;
+    }
+    ok = ok && fsync(fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    out->file = NULL;
+    if (ok && rename(out->tmp_path, out->path) == 0) return SP_OK;
+    say(why, why_size, "cannot write", out->path);
+    unlink(out->tmp_path);
+    return SP_ERR_IO;
+}
+
 sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t why_size)
 {
     if (sp_json_count_nonfinite(root) > 0) {
@@ -66,20 +83,11 @@ sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t 
         sp_output_abandon(out);
         return SP_ERR_NOMEM;
     }
-    FILE *f = out->file ? out->file : stdout;
-    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0;
+    size_t length = strlen(text);
+    text[length] = '\n'; /* replaces the terminating NUL: the document ends in a newline */
+    sp_status st = sp_output_commit_text(out, text, length + 1, why, why_size);
     free(text);
-    if (!out->file) {
-        if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", strerror(errno));
-        return ok ? SP_OK : SP_ERR_IO;
-    }
-    ok = ok && fsync(fileno(f)) == 0;
-    ok = (fclose(f) == 0) && ok;
-    out->file = NULL;
-    if (ok && rename(out->tmp_path, out->path) == 0) return SP_OK;
-    say(why, why_size, "cannot write", out->path);
-    unlink(out->tmp_path);
-    return SP_ERR_IO;
+    return st;
 }
 
 cJSON *sp_json_vector(int n, const double *x)
@@ -111,4 +119,95 @@ int sp_json_count_nonfinite(const cJSON *node)
         count += sp_json_count_nonfinite(node->child);
     }
     return count;
+}
+
+/* 1-based line and column of byte offset `at` in text. */
+static void locate(const char *text, size_t at, int *line, int *column)
+{
+    *line = 1, *column = 1;
+    for (size_t i = 0; i < at && text[i]; ++i) {
+        if (text[i] == '\n')
+            ++*line, *column = 1;
+        else
+            ++*column;
+    }
+}
+
+sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err)
+{
+    memset(err, 0, sizeof *err);
+    const char *end = NULL;
+    *doc = cJSON_ParseWithLengthOpts(text, length, &end, 0);
+    if (!*doc) {
+        int line, column;
+        locate(text, end ? (size_t)(end - text) : 0, &line, &column);
+        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d", line, column);
+        return SP_ERR_INVALID;
+    }
+    /* cJSON stops after the first value; anything but white space after it (a second
+     * document, a stray brace, a NUL byte) means the file is not one JSON document. */
+    size_t rest = end ? (size_t)(end - text) : length;
+    while (rest < length && strchr(" \t\r\n", text[rest]) && text[rest] != '\0') ++rest;
+    if (rest < length) {
+        int line, column;
+        locate(text, rest, &line, &column);
+        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d: content after the document",
+                 line, column);
+        cJSON_Delete(*doc);
+        *doc = NULL;
+        return SP_ERR_INVALID;
+    }
+    return SP_OK;
+}
+
+sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, sp_input_error *err)
+{
+    *doc = NULL;
+    memset(err, 0, sizeof *err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno));
+        return SP_ERR_IO;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(EISDIR));
+        return SP_ERR_IO;
+    }
+    char *text = NULL;
+    size_t length = 0, capacity = 0;
+    for (;;) {
+        if (length + 4096 > capacity) {
+            if (capacity >= (size_t)max_bytes) {
+                free(text);
+                fclose(f);
+                snprintf(err->message, sizeof err->message, "file larger than %ld bytes", max_bytes);
+                return SP_ERR_INVALID;
+            }
+            capacity = capacity ? 2 * capacity : 65536;
+            char *grown = realloc(text, capacity + 1);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                snprintf(err->message, sizeof err->message, "out of memory");
+                return SP_ERR_NOMEM;
+            }
+            text = grown;
+        }
+        size_t got = fread(text + length, 1, capacity - length, f);
+        length += got;
+        if (got == 0) break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(text);
+        snprintf(err->message, sizeof err->message, "cannot read: I/O error");
+        return SP_ERR_IO;
+    }
+    text[length] = '\0';
+    sp_status status = sp_json_parse_document(text, length, doc, err);
+    free(text);
+    return status;
 }

@@ -1,7 +1,9 @@
-/* Result files: JSON trees written so that nothing is ever lost. A result goes to a
- * temporary file beside its destination and is renamed into place only when complete,
- * so an existing file is either replaced whole or left untouched. Numbers are printed
- * so that they read back bitwise equal; a non-finite number is refused. */
+/* Result files: JSON trees (and the text made from them: CSV, SVG) written so that
+ * nothing is ever lost. An output goes to a temporary file beside its destination and
+ * is renamed into place only when complete, so an existing file is either replaced
+ * whole or left untouched. Numbers are printed so that they read back bitwise equal; a
+ * non-finite number is refused. JSON documents (problems, results, summaries) are read
+ * back through one reader that reports where a malformed file breaks. */
 #ifndef SP_RESULT_FILE_H
 #define SP_RESULT_FILE_H
 
@@ -9,6 +11,7 @@
 #include <stdio.h>
 
 #include "../lie/sp_status.h"
+#include "sp_problem.h"
 
 /* An output being written: opened before the work starts (so an unusable path is
  * reported before anything runs) and committed or abandoned at the end. */
@@ -24,6 +27,8 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
 /* Prints the tree, flushes, syncs and renames into place; on any failure removes the
  * temporary file and leaves the destination as it was. */
 sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t why_size);
+/* The same for `length` bytes of text (a CSV table, an SVG picture). */
+sp_status sp_output_commit_text(sp_output *out, const char *text, size_t length, char *why, size_t why_size);
 /* Removes the temporary file; the destination is untouched. */
 void sp_output_abandon(sp_output *out);
 
@@ -36,5 +41,12 @@ cJSON *sp_json_add_vector(cJSON *parent, const char *name, int n, const double *
 cJSON *sp_json_add_rows(cJSON *parent, const char *name, int rows, int cols, const double *x, int stride);
 /* Number of non-finite numbers in the tree (they must never reach a file). */
 int sp_json_count_nonfinite(const cJSON *node);
+
+/* One JSON document from text: NULL-terminated or not, nothing but white space after
+ * the value. On failure *doc is NULL and err says "malformed JSON at line L, column C". */
+sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err);
+/* The same from a file of at most max_bytes bytes ("cannot read: …" when it cannot be
+ * opened). The caller deletes *doc. */
+sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, sp_input_error *err);
 
 #endif

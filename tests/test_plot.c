@@ -1,0 +1,994 @@
+/* `symplan plot` and `symplan export` end to end (issue 4, items 6-8): results solved
+ * from the files in data/ are drawn and exported by the command run as a child process.
+ * Every picture must be well-formed, self-contained SVG (checked by a small XML checker
+ * below: balanced and properly nested tags, quoted attributes, valid entities, one root
+ * <svg> with a viewBox, finite numbers) and hold what its kind of result should show;
+ * every CSV must give back the JSON trajectory bitwise; bad input exits 2 with one line
+ * naming the file and leaves an existing output untouched. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PATH_SIZE 4096
+
+/* ------------------------------------------------------------ harness -- */
+
+/* A scratch directory per test and process, so that parallel jobs never share one. */
+static void scratch_dir(char *dir, const char *test)
+{
+    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
+    int n = snprintf(dir, PATH_SIZE, "%s/plot-%s-%ld", SP_TEST_TMP, test, (long)getpid());
+    cr_assert(n > 0 && n < PATH_SIZE);
+    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
+}
+
+/* Removes a scratch directory and what is in it (one level of subdirectories). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const struct dirent *de;
+    char path[PATH_SIZE];
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            if (unlink(path) != 0) remove_tree(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void join(char *out, const char *dir, const char *name)
+{
+    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
+    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    size_t size = 0, cap = 1 << 16;
+    char *text = malloc(cap + 1);
+    cr_assert_not_null(text);
+    size_t got;
+    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
+        size += got;
+        if (size == cap) {
+            cap *= 2;
+            text = realloc(text, cap + 1);
+            cr_assert_not_null(text);
+        }
+    }
+    fclose(f);
+    text[size] = '\0';
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fputs(text, f) >= 0, 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_json(const char *path, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    cr_assert_not_null(text);
+    write_text(path, text);
+    free(text);
+}
+
+static cJSON *read_json(const char *path)
+{
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc, "%s is not JSON", path);
+    free(text);
+    return doc;
+}
+
+typedef struct run_result {
+    int status;
+    char *out, *err;
+} run_result;
+
+/* Runs symplan with args (NULL-terminated, without argv[0]) and waits for it. */
+static void run(const char *dir, const char *const *args, run_result *r)
+{
+    char out_path[PATH_SIZE], err_path[PATH_SIZE];
+    join(out_path, dir, "captured-stdout");
+    join(err_path, dir, "captured-stderr");
+    const char *argv[16] = {SP_TEST_BIN};
+    int argc = 1;
+    for (; args[argc - 1]; ++argc) {
+        cr_assert_lt(argc, 15);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, SP_TEST_BIN, &io, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&io);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", SP_TEST_BIN, strerror(rc));
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_assert(WIFEXITED(ws), "symplan died by signal %d", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+    r->status = WEXITSTATUS(ws);
+    r->out = slurp(out_path);
+    r->err = slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Runs a command that must succeed silently. */
+static void run_ok(const char *dir, const char *const *args)
+{
+    run_result r;
+    run(dir, args, &r);
+    cr_assert_eq(r.status, 0, "symplan %s %s: exit %d: %s", args[0], args[1], r.status, r.err);
+    cr_expect_str_empty(r.err, "symplan %s %s wrote to stderr", args[0], args[1]);
+    run_free(&r);
+}
+
+/* Solves data/<file> into dir/<file> and returns the parsed result. */
+static cJSON *solve(const char *dir, const char *file, char *result_path)
+{
+    char in[PATH_SIZE];
+    join(in, SP_TEST_DATA, file);
+    join(result_path, dir, file);
+    run_ok(dir, (const char *[]){"solve", in, "-o", result_path, NULL});
+    return read_json(result_path);
+}
+
+/* Plots a result into dir/fig.svg and returns the picture's text. */
+static char *plot(const char *dir, const char *result_path)
+{
+    char svg[PATH_SIZE];
+    join(svg, dir, "fig.svg");
+    run_ok(dir, (const char *[]){"plot", result_path, "-o", svg, NULL});
+    return slurp(svg);
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) ++n;
+    return n;
+}
+
+static int count_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    const struct dirent *de;
+    while ((de = readdir(d))) n += strstr(de->d_name, ".tmp-") != NULL;
+    closedir(d);
+    return n;
+}
+
+/* -------------------------------------------------------- SVG checker -- */
+
+/* Numbers in an attribute value, separated by spaces or commas, possibly inside the
+ * path letters of "d" or the functions of "transform": each must parse and be finite. */
+static const char *check_numbers(const char *name, const char *value, size_t length)
+{
+    static char why[256];
+    char buf[1 << 16];
+    if (length >= sizeof buf) return "attribute value too long";
+    memcpy(buf, value, length);
+    buf[length] = '\0';
+    if (strcmp(name, "transform") == 0) {
+        for (char *p = buf; *p; ++p)
+            if (isalpha((unsigned char)*p) || *p == '(' || *p == ')') *p = ' ';
+    } else if (strcmp(name, "d") == 0) {
+        for (char *p = buf; *p; ++p)
+            if (strchr("MLHVZmlhvz", *p)) *p = ' ';
+    }
+    for (char *p = buf; *p;) {
+        while (*p == ' ' || *p == ',') ++p;
+        if (!*p) break;
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v) || (*end && *end != ' ' && *end != ',')) {
+            snprintf(why, sizeof why, "attribute %s=\"%.60s\" is not a list of finite numbers", name, buf);
+            return why;
+        }
+        p = end;
+    }
+    return NULL;
+}
+
+static int is_numeric_attribute(const char *name)
+{
+    static const char *const names[] = {
+        "x",     "y",      "x1",     "y1",      "x2",           "y2",        "cx", "cy",        "r",
+        "width", "height", "points", "viewBox", "stroke-width", "font-size", "d",  "transform", "stroke-opacity",
+        NULL};
+    for (int i = 0; names[i]; ++i)
+        if (strcmp(names[i], name) == 0) return 1;
+    return 0;
+}
+
+/* Text between tags: '&' only as a known entity, no '<'. */
+static const char *check_entities(const char *p, const char *end)
+{
+    for (; p < end; ++p) {
+        if (*p == '<') return "'<' in text or attribute";
+        if (*p != '&') continue;
+        static const char *const entities[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;", NULL};
+        int ok = 0;
+        for (int i = 0; entities[i]; ++i) ok |= strncmp(p, entities[i], strlen(entities[i])) == 0;
+        if (p[1] == '#') {
+            const char *q = p + 2;
+            while (isxdigit((unsigned char)*q) || *q == 'x') ++q;
+            ok = *q == ';' && q > p + 2;
+        }
+        if (!ok) return "'&' that is not an entity";
+    }
+    return NULL;
+}
+
+/* NULL when text is a well-formed, self-contained SVG document; else what is wrong. */
+static const char *svg_problem(const char *text)
+{
+    static char why[512];
+    enum { DEPTH = 64 };
+    char stack[DEPTH][32];
+    int depth = 0, roots = 0, viewbox = 0;
+    if (strstr(text, "href") || strstr(text, "url(") || strstr(text, "<script") || strstr(text, "<image"))
+        return "external reference, script or image";
+    const char *p = text;
+    if (strncmp(p, "<?xml", 5) == 0) {
+        p = strstr(p, "?>");
+        if (!p) return "unterminated XML declaration";
+        p += 2;
+    }
+    while (*p) {
+        const char *lt = strchr(p, '<');
+        const char *text_end = lt ? lt : p + strlen(p);
+        if (depth == 0) {
+            for (const char *q = p; q < text_end; ++q)
+                if (!isspace((unsigned char)*q)) return "text outside the root element";
+        } else {
+            const char *bad = check_entities(p, text_end);
+            if (bad) return bad;
+        }
+        if (!lt) break;
+        p = lt + 1;
+        if (strncmp(p, "!--", 3) == 0) {
+            p = strstr(p, "-->");
+            if (!p) return "unterminated comment";
+            p += 3;
+            continue;
+        }
+        int closing = *p == '/';
+        if (closing) ++p;
+        const char *name = p;
+        while (isalnum((unsigned char)*p) || *p == '-' || *p == ':' || *p == '_') ++p;
+        size_t nlen = (size_t)(p - name);
+        if (nlen == 0 || nlen >= 32) return "bad tag name";
+        if (closing) {
+            while (isspace((unsigned char)*p)) ++p;
+            if (*p != '>') return "junk in a closing tag";
+            ++p;
+            if (depth == 0) return "closing tag without an open one";
+            --depth;
+            if (strlen(stack[depth]) != nlen || strncmp(stack[depth], name, nlen) != 0) {
+                snprintf(why, sizeof why, "</%.*s> closes <%.31s>", (int)(nlen & 31), name, stack[depth]);
+                return why;
+            }
+            continue;
+        }
+        if (depth == 0) {
+            if (++roots > 1) return "more than one root element";
+            if (nlen != 3 || strncmp(name, "svg", 3) != 0) return "the root element is not <svg>";
+        }
+        /* attributes */
+        char seen[32][32];
+        int n_seen = 0;
+        for (;;) {
+            int space = 0;
+            while (isspace((unsigned char)*p)) ++p, space = 1;
+            if (*p == '>' || (p[0] == '/' && p[1] == '>')) break;
+            if (!space) return "attributes not separated by white space";
+            const char *an = p;
+            while (isalnum((unsigned char)*p) || *p == '-' || *p == ':' || *p == '_') ++p;
+            size_t alen = (size_t)(p - an);
+            if (alen == 0 || alen >= 32 || *p != '=') {
+                snprintf(why, sizeof why, "bad attribute in <%.*s> near \"%.20s\"", (int)nlen, name, an);
+                return why;
+            }
+            char aname[32];
+            memcpy(aname, an, alen);
+            aname[alen] = '\0';
+            for (int i = 0; i < n_seen; ++i)
+                if (strcmp(seen[i], aname) == 0) return "duplicate attribute";
+            if (n_seen < 32) strcpy(seen[n_seen++], aname);
+            ++p;
+            char quote = *p;
+            if (quote != '"' && quote != '\'') {
+                snprintf(why, sizeof why, "attribute %s is not quoted", aname);
+                return why;
+            }
+            const char *value = ++p, *close = strchr(p, quote);
+            if (!close) return "unterminated attribute value";
+            const char *bad = check_entities(value, close);
+            if (bad) return bad;
+            if (is_numeric_attribute(aname) && (bad = check_numbers(aname, value, (size_t)(close - value)))) return bad;
+            if (depth == 0 && strcmp(aname, "viewBox") == 0) {
+                double a, b, c, d;
+                viewbox = sscanf(value, "%lf %lf %lf %lf", &a, &b, &c, &d) == 4 && c > 0 && d > 0;
+            }
+            p = close + 1;
+        }
+        if (*p == '/') {
+            p += 2;
+            if (depth == 0) return "empty root element";
+            continue;
+        }
+        ++p;
+        if (depth == DEPTH) return "nested too deeply";
+        memcpy(stack[depth], name, nlen);
+        stack[depth][nlen] = '\0';
+        ++depth;
+    }
+    if (depth != 0) {
+        snprintf(why, sizeof why, "<%s> is never closed", stack[depth - 1]);
+        return why;
+    }
+    if (roots != 1) return "no root element";
+    if (!viewbox) return "the root <svg> has no valid viewBox";
+    return NULL;
+}
+
+static void expect_well_formed(const char *svg, const char *what)
+{
+    const char *problem = svg_problem(svg);
+    cr_assert_null(problem, "%s: not well-formed SVG: %s", what, problem);
+    cr_expect(strstr(svg, "xmlns=\"http://www.w3.org/2000/svg\"") != NULL, "%s: no SVG namespace", what);
+    cr_expect_eq(count(svg, "class=\"title\""), 1, "%s: no title", what);
+    cr_expect_geq(count(svg, "class=\"axis-label\""), 2, "%s: no axis labels", what);
+    cr_expect_geq(count(svg, "class=\"tick-label\""), 4, "%s: no tick labels", what);
+    cr_expect_geq(count(svg, "class=\"legend-entry\""), 1, "%s: no legend", what);
+}
+
+/* A data series named `name` (its <title>) is drawn. */
+static int has_series(const char *svg, const char *name)
+{
+    char needle[256];
+    snprintf(needle, sizeof needle, "<g class=\"series\"><title>%s</title>", name);
+    return strstr(svg, needle) != NULL;
+}
+
+static int has_legend(const char *svg, const char *label)
+{
+    char needle[256];
+    snprintf(needle, sizeof needle, "class=\"legend-label\">%s</text>", label);
+    return strstr(svg, needle) != NULL;
+}
+
+/* A decade tick label 1e-10 … 1e-19 on a log axis. */
+static int has_round_off_ticks(const char *svg)
+{
+    for (int k = 10; k <= 19; ++k) {
+        char needle[64];
+        snprintf(needle, sizeof needle, "class=\"tick-label\" text-anchor=\"end\">1e-%d</text>", k);
+        if (strstr(svg, needle)) return 1;
+    }
+    return 0;
+}
+
+/* The checker itself rejects what it should. */
+Test(plot, svg_checker_rejects_broken_documents)
+{
+    const char *good = "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\">"
+                       "<g class=\"a\"><title>x &amp; y</title><line x1=\"0\" y1=\"1.5\"/></g></svg>\n";
+    cr_expect_null(svg_problem(good), "%s", svg_problem(good));
+    static const char *const bad[] = {
+        "<svg viewBox=\"0 0 1 1\"><g></svg>",
+        "<svg viewBox=\"0 0 1 1\"><g></h></svg>",
+        "<svg viewBox=\"0 0 1 1\"><line x1=0/></svg>",
+        "<svg viewBox=\"0 0 1 1\"><line x1=\"nan\"/></svg>",
+        "<svg viewBox=\"0 0 1 1\"><polyline points=\"1,2 inf,3\"/></svg>",
+        "<svg viewBox=\"0 0 1 1\"><text>a & b</text></svg>",
+        "<svg><g/></svg>",
+        "<svg viewBox=\"0 0 1 1\"></svg><svg viewBox=\"0 0 1 1\"></svg>",
+        "<g viewBox=\"0 0 1 1\"></g>",
+        "<svg viewBox=\"0 0 1 1\"><image href=\"x.png\"/></svg>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+        cr_expect_not_null(svg_problem(bad[i]), "accepted: %s", bad[i]);
+}
+
+/* ------------------------------------------------------------ pictures -- */
+
+/* The sphere plan: one target marker, one reached point and one miss segment per target,
+ * the path split into near and far side, the kicks. */
+Test(plot, sphere_plan_shows_path_targets_reached_points_and_kicks)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "sphere");
+    cJSON *res = solve(dir, "sphere_interpolation.json", result);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, "sphere plan");
+    int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
+    int kicks = cJSON_GetArraySize(cJSON_GetObjectItem(res, "kicks"));
+    cr_assert_eq(targets, 4);
+    cr_expect_eq(count(svg, "class=\"target\""), targets);
+    cr_expect_eq(count(svg, "class=\"reached\""), targets);
+    cr_expect_eq(count(svg, "class=\"miss\""), targets);
+    cr_expect_eq(count(svg, "class=\"kick\""), kicks);
+    cr_expect_eq(count(svg, "class=\"sphere\""), 1);
+    cr_expect_eq(count(svg, "class=\"start\""), 1);
+    cr_expect(strstr(svg, "<g class=\"series path\"><title>path y(t)</title>") != NULL);
+    cr_expect_geq(count(svg, "class=\"graticule\""), 1);
+    static const char *const legend[] = {"path y(t), near side", "path y(t), far side", "start y(0)",
+                                         "target (hollow: far side)", "reached point"};
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; ++i)
+        cr_expect(has_legend(svg, legend[i]), "no legend entry '%s'", legend[i]);
+    cr_expect(strstr(svg, "Momentum kicks") != NULL);
+    cr_expect(strstr(svg, "status converged") != NULL, "the subtitle gives the status");
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
+/* Orientations: frames along the path, and per target the target frame and the reached one. */
+Test(plot, orientation_plan_shows_frames_and_target_frames)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "so3");
+    cJSON *res = solve(dir, "so3_orientations.json", result);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, "orientation plan");
+    int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
+    cr_assert_gt(targets, 0);
+    cr_expect_eq(count(svg, "<g class=\"target\">"), targets);
+    cr_expect_eq(count(svg, "<g class=\"reached\">"), targets);
+    cr_expect_eq(count(svg, "<g class=\"frame\">"), 11);
+    cr_expect_eq(count(svg, "<g class=\"kick\">"), cJSON_GetArraySize(cJSON_GetObjectItem(res, "kicks")));
+    /* each frame is a triad: three axes in red, green and blue */
+    const char *frame = strstr(svg, "<g class=\"frame\">");
+    cr_assert_not_null(frame);
+    const char *end = strstr(frame, "</g>");
+    cr_assert_not_null(end);
+    int lines = 0;
+    for (const char *q = strstr(frame, "<line"); q && q < end; q = strstr(q + 1, "<line")) ++lines;
+    cr_expect_eq(lines, 3);
+    static const char *const legend[] = {"body x-axis", "body y-axis", "body z-axis", "target frame"};
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; ++i)
+        cr_expect(has_legend(svg, legend[i]), "no legend entry '%s'", legend[i]);
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
+/* A cubic simulation: the nine entries of g(t) against time, and the drift of the
+ * momentum map, the right-action momentum, |ν| and the energy on a log axis reaching
+ * down to round-off. */
+Test(plot, cubic_simulation_shows_components_and_invariant_drift)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "cubic-sim");
+    cJSON *res = solve(dir, "sphere_simulate.json", result);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, "cubic simulation");
+    for (int i = 1; i <= 3; ++i)
+        for (int j = 1; j <= 3; ++j) {
+            char name[32];
+            snprintf(name, sizeof name, "q_%d%d", i, j);
+            cr_expect(has_series(svg, name), "no line for %s", name);
+            cr_expect(has_legend(svg, name), "no legend entry for %s", name);
+        }
+    static const char *const drift[] = {"momentum map Ad*(g⁻¹)ν", "right momentum −ad*(ξ)p − ν", "Casimir |ν|"};
+    for (size_t i = 0; i < sizeof drift / sizeof drift[0]; ++i)
+        cr_expect(has_series(svg, drift[i]), "no drift line for %s", drift[i]);
+    cr_expect(strstr(svg, "Drift of the invariants") != NULL);
+    cr_expect(has_round_off_ticks(svg), "the drift axis does not reach round-off (1e-1x ticks)");
+    cr_expect_eq(count(svg, "class=\"floor-note\""), 1);
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
+/* Vakonomic simulations: components named by the model's coordinates, Ĥ and every first
+ * integral the model declares for its potential, the path in the plane. */
+Test(plot, vakonomic_simulations_show_coordinates_energy_and_integrals)
+{
+    static const struct {
+        const char *file, *coordinates[4], *integrals[3];
+    } cases[] = {
+        {"heisenberg.json", {"x", "y", "z", NULL}, {"p_z drift", "L_z drift", NULL}},
+        {"parking_fig3.json", {"x", "y", "theta", "phi"}, {"rotation_momentum drift", "p_x drift", "p_y drift"}},
+        {"parking_fig3_bowl.json", {"x", "y", "theta", "phi"}, {"rotation_momentum drift", NULL, NULL}},
+    };
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "vak-sim");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        cJSON *res = solve(dir, cases[c].file, result);
+        char *svg = plot(dir, result);
+        expect_well_formed(svg, cases[c].file);
+        for (int i = 0; i < 4 && cases[c].coordinates[i]; ++i)
+            cr_expect(has_series(svg, cases[c].coordinates[i]), "%s: no line for %s", cases[c].file,
+                      cases[c].coordinates[i]);
+        cr_expect(has_series(svg, "energy |Ĥ − Ĥ0|"), "%s: no energy line", cases[c].file);
+        cr_expect(has_series(svg, "constraint |G(q) q̇|"), "%s: no constraint line", cases[c].file);
+        int integrals = 0;
+        for (int i = 0; i < 3 && cases[c].integrals[i]; ++i, ++integrals)
+            cr_expect(has_series(svg, cases[c].integrals[i]), "%s: no line for %s", cases[c].file,
+                      cases[c].integrals[i]);
+        cr_expect_eq(count(svg, " drift</title>"), integrals, "%s: one line per first integral", cases[c].file);
+        cr_expect(has_round_off_ticks(svg), "%s: the drift axis does not reach round-off", cases[c].file);
+        cr_expect(has_series(svg, "path"), "%s: no path in the plane", cases[c].file);
+        cr_expect_eq(count(svg, "class=\"target\""), 0, "%s: a simulation has no target", cases[c].file);
+        free(svg);
+        cJSON_Delete(res);
+    }
+    remove_tree(dir);
+}
+
+/* The parallel-parking plan: the configuration and drift panels, and the target in the plane. */
+Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "vak-plan");
+    cJSON *res = solve(dir, "parallel_parking.json", result);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, "parking plan");
+    cr_expect_eq(count(svg, "class=\"target\""), 1);
+    cr_expect(has_legend(svg, "target"));
+    static const char *const names[] = {"x", "y", "theta", "phi", "path", "energy |Ĥ − Ĥ0|"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        cr_expect(has_series(svg, names[i]), "no line for %s", names[i]);
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
+/* Every example in data/ (whatever its model) solves to a result that plots and exports. */
+Test(plot, every_data_file_plots_and_exports)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "all");
+    DIR *data = opendir(SP_TEST_DATA);
+    cr_assert_not_null(data);
+    const struct dirent *de;
+    int files = 0;
+    while ((de = readdir(data))) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0) continue;
+        char in[PATH_SIZE], result[PATH_SIZE], svg[PATH_SIZE], csv[PATH_SIZE];
+        join(in, SP_TEST_DATA, de->d_name);
+        join(result, dir, "result.json");
+        join(svg, dir, "fig.svg");
+        join(csv, dir, "table.csv");
+        run_result r;
+        run(dir, (const char *[]){"solve", in, "-o", result, NULL}, &r);
+        int solved = r.status == 0;
+        run_free(&r);
+        if (!solved) continue; /* not a problem file (a study, say) */
+        run_ok(dir, (const char *[]){"plot", result, "-o", svg, NULL});
+        char *text = slurp(svg);
+        const char *problem = svg_problem(text);
+        cr_expect_null(problem, "%s: %s", de->d_name, problem);
+        free(text);
+        run_ok(dir, (const char *[]){"export", result, "--csv", csv, NULL});
+        ++files;
+    }
+    closedir(data);
+    cr_expect_geq(files, 9);
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_tree(dir);
+}
+
+/* --------------------------------------------------------------- study -- */
+
+/* A summary shaped like DIR/summary.json of `symplan study` (planner/sp_study.h): rows
+ * with the varied values, status, cost and diagnostics. Errors fall like N^-1 for
+ * hohp_euler and N^-2 for hohp_sv. */
+static cJSON *synthetic_summary(int as_array)
+{
+    cJSON *rows = cJSON_CreateArray();
+    static const int steps[] = {50, 100, 200, 400};
+    static const char *const schemes[] = {"hohp_euler", "hohp_sv"};
+    int k = 0;
+    for (int s = 0; s < 2; ++s)
+        for (int i = 0; i < 4; ++i, ++k) {
+            cJSON *row = cJSON_CreateObject();
+            cJSON_AddNumberToObject(row, "case", k);
+            char file[32];
+            snprintf(file, sizeof file, "case-%04d.json", k);
+            cJSON_AddStringToObject(row, "file", file);
+            cJSON *values = cJSON_AddObjectToObject(row, "values");
+            cJSON_AddNumberToObject(values, "steps", steps[i]);
+            cJSON_AddStringToObject(values, "scheme", schemes[s]);
+            cJSON_AddStringToObject(row, "status", "converged");
+            cJSON_AddNumberToObject(row, "wall_seconds", 0.01 * (k + 1));
+            cJSON_AddNumberToObject(row, "cost", 2.0 + 3.0 * pow(steps[i], -(s + 1.0)));
+            cJSON_AddNumberToObject(row, "iterations", 25);
+            cJSON_AddNumberToObject(row, "energy_error", 0.5 * pow(steps[i], -2.0 * (s + 1)));
+            cJSON_AddNumberToObject(row, "momentum_map_drift", i == 0 ? 0.0 : 1e-15 * (i + 1));
+            cJSON_AddItemToArray(rows, row);
+        }
+    /* a failed case has no figures and is left out of the picture */
+    cJSON *failed = cJSON_CreateObject();
+    cJSON_AddNumberToObject(failed, "case", k);
+    cJSON *values = cJSON_AddObjectToObject(failed, "values");
+    cJSON_AddNumberToObject(values, "steps", 800);
+    cJSON_AddStringToObject(values, "scheme", "hohp_sv");
+    cJSON_AddStringToObject(failed, "status", "failed");
+    cJSON_AddStringToObject(failed, "error", "newton_failed");
+    cJSON_AddItemToArray(rows, failed);
+    if (as_array) return rows;
+    cJSON *summary = cJSON_CreateObject();
+    cJSON_AddStringToObject(summary, "study", "convergence");
+    cJSON_AddNumberToObject(summary, "cases", 9);
+    cJSON *params = cJSON_AddArrayToObject(summary, "parameters");
+    cJSON_AddItemToArray(params, cJSON_CreateString("steps"));
+    cJSON_AddItemToArray(params, cJSON_CreateString("scheme"));
+    cJSON_AddItemToObject(summary, "rows", rows);
+    return summary;
+}
+
+/* The legend label of a series that starts with `prefix`, as text after it. */
+static const char *legend_after(const char *svg, const char *prefix)
+{
+    char needle[256];
+    snprintf(needle, sizeof needle, "class=\"legend-label\">%s", prefix);
+    const char *p = strstr(svg, needle);
+    return p ? p + strlen(needle) : NULL;
+}
+
+/* Cost against steps: log–log, one line per scheme with its observed slope. */
+Test(plot, study_convergence_picture_is_log_log_with_one_line_per_scheme)
+{
+    char dir[PATH_SIZE], study[PATH_SIZE], summary[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "study");
+    join(study, dir, "study");
+    cr_assert_eq(mkdir(study, 0755), 0);
+    join(summary, study, "summary.json");
+    cJSON *doc = synthetic_summary(0);
+    write_json(summary, doc);
+    cJSON_Delete(doc);
+    join(svg_path, dir, "study.svg");
+
+    /* the default figure: the cost itself */
+    run_ok(dir, (const char *[]){"plot", study, "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "study");
+    cr_expect(strstr(svg, "cost against steps") != NULL, "the title names the figure and the parameter");
+    cr_expect(strstr(svg, "log–log axes") != NULL);
+    cr_expect(has_series(svg, "scheme=hohp_euler") && has_series(svg, "scheme=hohp_sv"));
+    cr_expect_eq(count(svg, "class=\"point\""), 8, "the failed case is left out");
+    cr_expect(strstr(svg, "1 failed") != NULL);
+    cr_expect(strstr(svg, "(slope") == NULL, "a cost has no order to show");
+    free(svg);
+
+    /* --error: successive differences, drawn at the coarser case; the finest drops out */
+    run_ok(dir, (const char *[]){"plot", study, "-o", svg_path, "--error", NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "study --error");
+    cr_expect_eq(count(svg, "class=\"point\""), 6);
+    cr_expect(strstr(svg, "|Δcost| to the next finer case") != NULL);
+    const char *slope = legend_after(svg, "scheme=hohp_sv (slope ");
+    cr_assert_not_null(slope);
+    cr_expect_float_eq(strtod(slope, NULL), -2.0, 1e-2, "differences of 2 + 3/N² fall like N^-2");
+    free(svg);
+
+    /* the energy error: slopes −2 and −4, log ticks on both axes */
+    run_ok(dir, (const char *[]){"plot", study, "-o", svg_path, "--y", "energy_error", "--x", "steps", NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "study energy_error");
+    const char *euler = legend_after(svg, "scheme=hohp_euler"), *sv = legend_after(svg, "scheme=hohp_sv");
+    cr_assert(euler && sv, "no legend entry per scheme");
+    cr_expect_eq(strncmp(euler, " (slope -2.00)", 14), 0, "%.20s", euler);
+    cr_expect_eq(strncmp(sv, " (slope -4.00)", 14), 0, "%.20s", sv);
+    for (int n = 50; n <= 400; n *= 2) {
+        char tick[64];
+        snprintf(tick, sizeof tick, "text-anchor=\"middle\">%d</text>", n);
+        cr_expect(strstr(svg, tick) != NULL, "no tick at steps = %d", n);
+    }
+    cr_expect(has_round_off_ticks(svg) || strstr(svg, ">1e-"), "no decade ticks on the log error axis");
+    free(svg);
+
+    /* the summary file named directly is drawn the same way */
+    run_ok(dir, (const char *[]){"plot", summary, "-o", svg_path, NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "summary.json named directly");
+    cr_expect(strstr(svg, "cost against steps") != NULL);
+    free(svg);
+
+    /* a plain array of records works too; a drift with exact zeros is floored */
+    doc = synthetic_summary(1);
+    write_json(summary, doc);
+    cJSON_Delete(doc);
+    run_ok(dir, (const char *[]){"plot", study, "-o", svg_path, "--y", "momentum_map_drift", NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "study as an array");
+    cr_expect_eq(count(svg, "class=\"point\""), 8);
+    free(svg);
+    remove_tree(dir);
+}
+
+/* A study run by `symplan study` (steps x scheme on the sphere example) draws as a
+ * convergence picture: with --error (successive differences of the cost) each scheme's
+ * line falls with its order. */
+Test(plot, study_directory_from_symplan_study_draws_a_convergence_picture)
+{
+    char dir[PATH_SIZE], study_file[PATH_SIZE], out[PATH_SIZE], svg_path[PATH_SIZE], base[PATH_SIZE];
+    scratch_dir(dir, "real-study");
+    join(study_file, dir, "study.json");
+    join(out, dir, "out");
+    join(svg_path, dir, "conv.svg");
+    join(base, SP_TEST_DATA, "sphere_interpolation.json");
+    cJSON *study = cJSON_CreateObject();
+    cJSON_AddStringToObject(study, "name", "convergence");
+    cJSON_AddStringToObject(study, "base", base);
+    cJSON *vary = cJSON_AddObjectToObject(study, "vary");
+    cJSON_AddItemToObject(vary, "steps", cJSON_CreateIntArray((const int[]){25, 50, 100, 200}, 4));
+    cJSON_AddItemToObject(vary, "scheme", cJSON_CreateStringArray((const char *const[]){"hohp_euler", "hohp_sv"}, 2));
+    write_json(study_file, study);
+    cJSON_Delete(study);
+    run_ok(dir, (const char *[]){"study", study_file, "-o", out, "-j", "2", NULL});
+
+    run_ok(dir, (const char *[]){"plot", out, "-o", svg_path, "--error", NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "study --error");
+    cr_expect(strstr(svg, "|Δcost| to the next finer case against steps") != NULL);
+    cr_expect(strstr(svg, "log–log axes") != NULL);
+    cr_expect_eq(count(svg, "class=\"point\""), 6, "the finest case of each line has no finer one");
+    const char *euler = legend_after(svg, "scheme=hohp_euler (slope "),
+               *sv = legend_after(svg, "scheme=hohp_sv (slope ");
+    cr_assert(euler && sv, "no slope in the legend");
+    double p_euler = strtod(euler, NULL), p_sv = strtod(sv, NULL);
+    cr_expect(p_sv < -1.8 && p_sv > -2.3, "hohp_sv: slope %g, order 2 expected", p_sv);
+    cr_expect(p_euler < -0.8 && p_euler > -1.3, "hohp_euler: slope %g, order 1 expected", p_euler);
+    free(svg);
+
+    /* every case file is a result that plots too */
+    char case_file[PATH_SIZE];
+    join(case_file, out, "case-0000.json");
+    run_ok(dir, (const char *[]){"plot", case_file, "-o", svg_path, NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "case-0000.json");
+    free(svg);
+    remove_tree(dir);
+}
+
+/* Along a parameter that is not a step count or size, x is linear. */
+Test(plot, study_along_another_parameter_has_linear_x)
+{
+    char dir[PATH_SIZE], summary[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "study-linear");
+    join(summary, dir, "summary.json");
+    cJSON *rows = cJSON_CreateArray();
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 2; ++j) {
+            cJSON *row = cJSON_CreateObject();
+            cJSON *values = cJSON_AddObjectToObject(row, "values");
+            cJSON_AddNumberToObject(values, "sigma", 0.05 * (i + 1));
+            cJSON_AddStringToObject(values, "optimizer.algorithm", j ? "LD_MMA" : "LD_LBFGS");
+            cJSON_AddStringToObject(row, "status", "converged");
+            cJSON_AddNumberToObject(row, "cost", 1.0 + i + 0.1 * j);
+            cJSON_AddItemToArray(rows, row);
+        }
+    write_json(summary, rows);
+    cJSON_Delete(rows);
+    join(svg_path, dir, "fig.svg");
+    run_ok(dir, (const char *[]){"plot", dir, "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "linear study");
+    cr_expect(strstr(svg, "linear axes") != NULL);
+    cr_expect(strstr(svg, "cost against sigma") != NULL);
+    cr_expect(has_series(svg, "optimizer.algorithm=LD_LBFGS") && has_series(svg, "optimizer.algorithm=LD_MMA"));
+    free(svg);
+    remove_tree(dir);
+}
+
+/* ----------------------------------------------------------------- CSV -- */
+
+/* Splits one CSV line (no quoted fields expected here) into at most max fields. */
+static int split(char *line, char **fields, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        fields[n++] = p;
+        p = strchr(p, ',');
+        if (!p) break;
+        *p++ = '\0';
+    }
+    return n;
+}
+
+/* The CSV of a result, parsed back, equals its JSON trajectory bit for bit, column by
+ * column in the trajectory's order, under the expected header. */
+static void expect_round_trip(const char *dir, const char *file, const char *header)
+{
+    char result[PATH_SIZE], csv[PATH_SIZE];
+    cJSON *res = solve(dir, file, result);
+    join(csv, dir, "table.csv");
+    run_ok(dir, (const char *[]){"export", result, "--csv", csv, NULL});
+    char *text = slurp(csv);
+    const cJSON *tr = cJSON_GetObjectItem(res, "trajectory");
+    const int rows = cJSON_GetArraySize(cJSON_GetObjectItem(tr, "t"));
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    cr_assert_not_null(line);
+    cr_expect_str_eq(line, header, "%s: header", file);
+    enum { MAX = 128 };
+    char *fields[MAX];
+    int ncols = split(line, fields, MAX);
+    for (int k = 0; k < rows; ++k) {
+        line = strtok_r(NULL, "\n", &save);
+        cr_assert_not_null(line, "%s: row %d missing", file, k);
+        int n = split(line, fields, MAX);
+        cr_assert_eq(n, ncols, "%s: row %d has %d fields", file, k, n);
+        int col = 0;
+        const cJSON *member;
+        cJSON_ArrayForEach(member, tr)
+        {
+            if (strcmp(member->string, "coordinates") == 0) continue;
+            const cJSON *row = cJSON_GetArrayItem(member, k);
+            const cJSON *x = cJSON_IsNumber(row) ? row : row->child;
+            for (; x; x = cJSON_IsNumber(row) ? NULL : x->next) {
+                cr_assert_lt(col, n);
+                char *end;
+                double v = strtod(fields[col], &end);
+                cr_assert_eq(*end, '\0', "%s: row %d column %d: '%s'", file, k, col, fields[col]);
+                uint64_t a, b;
+                memcpy(&a, &v, sizeof a);
+                memcpy(&b, &x->valuedouble, sizeof b);
+                cr_assert_eq(a, b, "%s: row %d column %d: %.17g read back as %.17g", file, k, col, x->valuedouble, v);
+                ++col;
+            }
+        }
+        cr_assert_eq(col, n, "%s: row %d: %d columns in the JSON, %d in the CSV", file, k, col, n);
+    }
+    cr_expect_null(strtok_r(NULL, "\n", &save), "%s: rows after the trajectory", file);
+    free(text);
+    cJSON_Delete(res);
+}
+
+Test(plot, csv_round_trips_bitwise)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "csv");
+    expect_round_trip(
+        dir, "sphere_interpolation.json",
+        "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,xi_1,xi_2,xi_3,nu_1,nu_2,nu_3,p_1,p_2,p_3,y_1,y_2,y_3");
+    expect_round_trip(dir, "sphere_simulate.json",
+                      "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,xi_1,xi_2,xi_3,nu_1,nu_2,nu_3,p_1,p_2,p_3");
+    expect_round_trip(dir, "heisenberg.json", "t,q_x,q_y,q_z,p_x,p_y,p_z,lambda_1");
+    expect_round_trip(dir, "parking_fig3.json", "t,q_x,q_y,q_theta,q_phi,p_x,p_y,p_theta,p_phi,lambda_1,lambda_2");
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_tree(dir);
+}
+
+/* ----------------------------------------------------------- bad input -- */
+
+/* Runs a command that must fail with exit 2, one line on stderr starting with `where`,
+ * and leave `keep` (an existing output) byte for byte as it was. */
+static void expect_refused(const char *dir, const char *const *args, const char *where, const char *keep)
+{
+    char *before = keep ? slurp(keep) : NULL;
+    run_result r;
+    run(dir, args, &r);
+    cr_expect_eq(r.status, 2, "symplan %s %s: exit %d (%s)", args[0], args[1], r.status, r.err);
+    const char *nl = strchr(r.err, '\n');
+    cr_expect(nl && nl[1] == '\0' && nl != r.err, "not one line on stderr: '%s'", r.err);
+    if (where) cr_expect_eq(strncmp(r.err, where, strlen(where)), 0, "'%s' does not start with '%s'", r.err, where);
+    cr_expect_str_empty(r.out);
+    if (keep) {
+        char *after = slurp(keep);
+        cr_expect_str_eq(after, before, "%s was changed", keep);
+        free(after);
+    }
+    free(before);
+    run_free(&r);
+    cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left behind");
+}
+
+Test(plot, bad_input_exits_2_and_leaves_outputs_alone)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE], svg[PATH_SIZE], csv[PATH_SIZE], path[PATH_SIZE];
+    scratch_dir(dir, "bad");
+    cJSON *res = solve(dir, "heisenberg.json", result);
+    join(svg, dir, "keep.svg");
+    join(csv, dir, "keep.csv");
+    write_text(svg, "an existing picture\n");
+    write_text(csv, "an existing table\n");
+
+    /* unreadable, malformed, not a result */
+    join(path, dir, "missing.json");
+    expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
+    expect_refused(dir, (const char *[]){"export", path, "--csv", csv, NULL}, path, csv);
+    join(path, dir, "malformed.json");
+    write_text(path, "{\"task\": \"simulate\", \"trajectory\": {\n");
+    expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
+    expect_refused(dir, (const char *[]){"export", path, "--csv", csv, NULL}, path, csv);
+    char problem[PATH_SIZE];
+    join(problem, SP_TEST_DATA, "heisenberg.json");
+    expect_refused(dir, (const char *[]){"plot", problem, "-o", svg, NULL}, problem, svg);
+    expect_refused(dir, (const char *[]){"export", problem, "--csv", csv, NULL}, problem, csv);
+    join(path, dir, "array.json");
+    write_text(path, "[1, 2, 3]\n");
+    expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
+
+    /* a result without its trajectory, with a ragged or non-numeric one, with a wrong width */
+    static const char *const breakages[] = {"no-trajectory", "ragged", "string", "short", "wide", "bad-params"};
+    for (size_t b = 0; b < sizeof breakages / sizeof breakages[0]; ++b) {
+        cJSON *doc = cJSON_Duplicate(res, 1);
+        cJSON *tr = cJSON_GetObjectItem(doc, "trajectory"), *q = cJSON_GetObjectItem(tr, "q");
+        if (b == 0) cJSON_DeleteItemFromObject(doc, "trajectory");
+        if (b == 1) cJSON_DeleteItemFromArray(cJSON_GetArrayItem(q, 3), 0);
+        if (b == 2) cJSON_ReplaceItemInArray(cJSON_GetArrayItem(q, 5), 1, cJSON_CreateString("x"));
+        if (b == 3) cJSON_DeleteItemFromArray(cJSON_GetObjectItem(tr, "p"), 7);
+        if (b == 4)
+            for (const cJSON *row = q->child; row; row = row->next)
+                cJSON_AddItemToArray((cJSON *)row, cJSON_CreateNumber(1));
+        if (b == 5)
+            cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "settings"), "params"), "potential",
+                                      cJSON_CreateString("volcano"));
+        char name[64];
+        snprintf(name, sizeof name, "%s.json", breakages[b]);
+        join(path, dir, name);
+        write_json(path, doc);
+        cJSON_Delete(doc);
+        expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
+        if (b < 4) expect_refused(dir, (const char *[]){"export", path, "--csv", csv, NULL}, path, csv);
+    }
+
+    /* bad options */
+    expect_refused(dir, (const char *[]){"plot", NULL}, NULL, NULL);
+    expect_refused(dir, (const char *[]){"plot", result, "-o", svg, "--frobnicate", NULL}, NULL, svg);
+    expect_refused(dir, (const char *[]){"plot", result, "-o", svg, "--y", "cost", NULL}, result, svg);
+    expect_refused(dir, (const char *[]){"plot", result, "-o", svg, "--error", NULL}, result, svg);
+    expect_refused(dir, (const char *[]){"export", result, NULL}, NULL, csv);
+    expect_refused(dir, (const char *[]){"export", result, "--csv", NULL}, NULL, csv);
+    expect_refused(dir, (const char *[]){"export", result, "--csv", dir, NULL}, dir, NULL);
+    expect_refused(dir, (const char *[]){"plot", result, "-o", dir, NULL}, dir, NULL);
+
+    /* a study directory without a summary, a summary without a numeric parameter or figure */
+    char study[PATH_SIZE];
+    join(study, dir, "study");
+    cr_assert_eq(mkdir(study, 0755), 0);
+    join(path, study, "summary.json");
+    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, NULL}, path, svg);
+    write_text(path,
+               "[{\"values\": {\"scheme\": \"a\"}, \"cost\": 1}, {\"values\": {\"scheme\": \"b\"}, \"cost\": 2}]");
+    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, NULL}, path, svg);
+    write_text(path, "[{\"values\": {\"steps\": 1}, \"cost\": 1}, {\"values\": {\"steps\": 2}, \"cost\": 2}]");
+    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, "--y", "nothing", NULL}, path, svg);
+    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, "--x", "cost_of_living", NULL}, path, svg);
+    write_text(path, "{\"rows\": 3}");
+    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, NULL}, path, svg);
+
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
