@@ -29,7 +29,7 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan clean install deps
+.PHONY: all test run bench asan clean install deps mpi
 all: $(LIB) $(BIN)
 
 # Dependencies: a header that does not compile means its Debian package is missing.
@@ -65,9 +65,34 @@ $(BUILD)/tests/%.o: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_D
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(TEST_LDLIBS) -o $@
 
-test: $(TESTS) $(BIN)
+# (the MPI command too, once `make mpi` has built it: its test must not run a stale one)
+test: $(TESTS) $(BIN) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
+
+# `make mpi`: build/symplan-mpi, the command with MPI studies (mpirun -n K … study …),
+# after installing Open MPI through apt-get when mpicc, mpi.h or mpirun is missing. Only
+# the study subcommand differs (compiled with -DSP_HAVE_MPI); the library is shared.
+MPICC ?= mpicc
+MPI_PACKAGES = libopenmpi-dev openmpi-bin
+MPI_BIN = $(BUILD)/symplan-mpi
+MPI_STAMP = $(BUILD)/.mpi-deps-ok
+MPI_CMD_OBJ = $(filter-out $(BUILD)/planner/cmd_study.o,$(CMD_OBJ)) $(BUILD)/mpi/planner/cmd_study.o
+mpi: $(MPI_BIN)
+$(MPI_STAMP): | $(DEPS_STAMP)
+	@if ! command -v $(MPICC) >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1 || \
+	    ! printf '#include <mpi.h>\n' | $(MPICC) -E -x c - >/dev/null 2>&1; then \
+	  echo "symplan: Open MPI not found; installing $(MPI_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(MPI_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(MPI_PACKAGES)"; exit 1; }; \
+	fi
+	@touch $@
+$(BUILD)/mpi/planner/cmd_study.o: planner/cmd_study.c $(HEADERS) | $(MPI_STAMP)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) -DSP_HAVE_MPI -c $< -o $@
+$(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
+	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
 
 run: $(BIN)
 	$(BIN) solve data/sphere_interpolation.json -o $(BUILD)/sphere_interpolation.result.json --summary

@@ -182,7 +182,9 @@ static void starting_point(const endpoint *e, int start, double *p0)
     }
 }
 
-cJSON *sp_vak_plan_json(const sp_problem *pb)
+cJSON *sp_vak_plan_json(const sp_problem *pb) { return sp_vak_plan_json_progress(pb, NULL); }
+
+cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress)
 {
     endpoint e = {.pb = pb};
     if (sp_vak_system_init(&e.sys, pb) != SP_OK) return NULL;
@@ -194,7 +196,7 @@ cJSON *sp_vak_plan_json(const sp_problem *pb)
     for (int k = 0; k < pb->vak.starts && found_at < 0; ++k) {
         starting_point(&e, k, x);
         ++starts;
-        if (sp_optimize(&pb->optimizer, n, objective, &e, x, &opt) != SP_OK) {
+        if (sp_optimize(&pb->optimizer, n, objective, &e, x, progress, k + 1, &opt) != SP_OK) {
             failure = SP_ERR_NOMEM;
             break;
         }

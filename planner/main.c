@@ -1,19 +1,21 @@
 /* The symplan command: the only place that talks to the terminal. */
+#include <math.h>
 #include <nlopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sp_commands.h"
-#include "sp_plan.h"
-#include "sp_vak_run.h"
+#include "sp_solve.h"
 #include "../problems/sp_result_file.h"
 
 enum { EXIT_RESULT = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
 
 static void usage(FILE *f)
 {
-    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary]\n"
+    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary] [-v]\n"
           "       symplan check FILE.json\n"
           "       symplan list\n"
           "       symplan study STUDY.json -o DIR [-j N] [-v]\n"
@@ -108,15 +110,65 @@ static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, co
     fprintf(f, "result written to %s\n", where);
 }
 
+/* Progress of a solve on stderr: on a terminal one line rewritten in place, with -v to
+ * a pipe or file one line at a time, at most ten a second (the first and the last
+ * evaluation always shown). */
+typedef struct solve_progress {
+    int terminal;
+    double last_print; /* seconds on the monotonic clock; < 0 before the first line */
+    int pending;       /* `last` has not been printed */
+    sp_progress_info last;
+} solve_progress;
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void print_progress(solve_progress *p)
+{
+    const sp_progress_info *i = &p->last;
+    char start[32] = "";
+    if (i->start > 0) snprintf(start, sizeof start, "start %d, ", i->start);
+    char grad[32] = "-";
+    if (!isnan(i->gradient_norm)) snprintf(grad, sizeof grad, "%.3g", i->gradient_norm);
+    fprintf(stderr, "%s%sevaluation %d: cost %.12g, |gradient| %s%s", p->terminal ? "\r" : "", start, i->evaluation,
+            i->cost, grad, p->terminal ? "\033[K" : "\n");
+    fflush(stderr);
+    p->pending = 0;
+}
+
+static void on_progress(void *ctx, const sp_progress_info *info)
+{
+    solve_progress *p = ctx;
+    p->last = *info;
+    p->pending = 1;
+    double now = monotonic_seconds();
+    if (p->last_print < 0.0 || now - p->last_print >= 0.1) {
+        p->last_print = now;
+        print_progress(p);
+    }
+}
+
+static void end_progress(solve_progress *p)
+{
+    if (p->pending) print_progress(p);
+    if (p->terminal && p->last_print >= 0.0) fputc('\n', stderr);
+}
+
 static int cmd_solve(int argc, char **argv)
 {
     const char *file = NULL, *out_path = NULL;
-    int summary = 0;
+    int summary = 0, verbose = 0;
     for (int i = 0; i < argc; ++i) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             out_path = argv[++i];
         else if (strcmp(argv[i], "--summary") == 0)
             summary = 1;
+        else if (strcmp(argv[i], "-v") == 0)
+            verbose = 1;
         else if (!file && argv[i][0] != '-')
             file = argv[i];
         else {
@@ -140,20 +192,10 @@ static int cmd_solve(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
 
-    cJSON *result = NULL;
-    if (pb.kind == SP_KIND_VAKONOMIC) {
-        result = pb.task == SP_TASK_PLAN ? sp_vak_plan_json(&pb) : sp_vak_simulate_json(&pb);
-    } else if (pb.task == SP_TASK_PLAN) {
-        sp_plan *plan = sp_plan_new(&pb);
-        if (plan) {
-            sp_plan_result res;
-            sp_plan_solve(plan, &res);
-            result = sp_plan_result_json(plan, &res);
-        }
-        sp_plan_free(plan);
-    } else {
-        result = sp_simulate_json(&pb);
-    }
+    solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
+    sp_progress reporter = {on_progress, &progress};
+    cJSON *result = sp_solve_json(&pb, progress.terminal || verbose ? &reporter : NULL);
+    end_progress(&progress);
     if (!result) {
         error_line(file, NULL, "out of memory");
         sp_output_abandon(&out);

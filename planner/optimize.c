@@ -8,6 +8,8 @@
 
 /* Largest number of unknowns the glue keeps scratch for. */
 #define OPTIMIZE_MAX_N 64
+/* NLopt's random generator is seeded with this before every search (sp_optimize.h). */
+#define OPTIMIZE_SEED 20111229UL
 
 typedef struct search {
     const sp_optimizer_settings *s;
@@ -17,6 +19,8 @@ typedef struct search {
     double scale;
     int evaluations, budget_spent;
     sp_status failure;
+    const sp_progress *progress;
+    int start;
 } search;
 
 static sp_status central_difference_gradient(search *z, int n, const double *x, double *f, double *grad)
@@ -36,10 +40,20 @@ static sp_status central_difference_gradient(search *z, int n, const double *x, 
     return st;
 }
 
+/* One evaluation of f (with its gradient when grad is not NULL), counted and reported. */
 static sp_status evaluate(search *z, int n, const double *x, double *f, double *grad)
 {
-    if (grad && z->s->central_differences) return central_difference_gradient(z, n, x, f, grad);
-    return z->f(z->ctx, x, f, grad);
+    sp_status st =
+        grad && z->s->central_differences ? central_difference_gradient(z, n, x, f, grad) : z->f(z->ctx, x, f, grad);
+    z->evaluations++;
+    if (st == SP_OK && z->progress) {
+        sp_progress_info info = {.start = z->start,
+                                 .evaluation = z->evaluations,
+                                 .cost = *f,
+                                 .gradient_norm = grad ? sp_vec_norm(n, grad) : NAN};
+        sp_progress_report(z->progress, &info);
+    }
+    return st;
 }
 
 static double objective(unsigned n, const double *x, double *grad, void *data)
@@ -54,7 +68,6 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     }
     double f = HUGE_VAL;
     sp_status st = evaluate(z, (int)n, x, &f, grad);
-    z->evaluations++;
     if (st != SP_OK) {
         z->failure = st;
         nlopt_force_stop(z->opt);
@@ -82,15 +95,14 @@ static void set_stopping(nlopt_opt o, const sp_optimizer_settings *s, double sca
 }
 
 sp_status sp_optimize(const sp_optimizer_settings *s, int n, sp_objective_fn f, void *ctx, double *x,
-                      sp_optimize_result *out)
+                      const sp_progress *progress, int start, sp_optimize_result *out)
 {
     memset(out, 0, sizeof *out);
     if (n < 1 || n > OPTIMIZE_MAX_N) return SP_ERR_INVALID;
-    search z = {.s = s, .f = f, .ctx = ctx, .scale = 1.0};
+    search z = {.s = s, .f = f, .ctx = ctx, .scale = 1.0, .progress = progress, .start = start};
     /* the scaling of sp_optimize.h, at the cost of one evaluation of the budget */
     if (strncmp(s->algorithm, "LD_", 3) == 0 && s->maxeval >= 2) {
         double f0, g0[OPTIMIZE_MAX_N];
-        z.evaluations++;
         if (evaluate(&z, n, x, &f0, g0) == SP_OK) z.scale = fmax(1.0, sp_vec_norm(n, g0));
     }
     z.opt = nlopt_create(nlopt_algorithm_from_string(s->algorithm), (unsigned)n);
@@ -110,6 +122,7 @@ sp_status sp_optimize(const sp_optimizer_settings *s, int n, sp_objective_fn f, 
         }
     }
     double fbest = HUGE_VAL;
+    nlopt_srand(OPTIMIZE_SEED);
     nlopt_result r = nlopt_optimize(z.opt, x, &fbest);
     nlopt_destroy(z.opt);
     if (z.budget_spent && z.failure == SP_OK) r = NLOPT_MAXEVAL_REACHED;

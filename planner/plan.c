@@ -12,6 +12,7 @@
 struct sp_plan {
     const sp_problem *pb;
     sp_shooting *shooting;
+    sp_progress progress; /* {NULL, NULL} unless set */
 };
 
 static sp_status objective(void *ctx, const double *x, double *J, double *grad)
@@ -42,6 +43,11 @@ void sp_plan_free(sp_plan *plan)
 
 sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 
+void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
+{
+    plan->progress = progress ? *progress : (sp_progress){0};
+}
+
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
@@ -49,7 +55,7 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     memset(res, 0, sizeof *res);
     if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, res->x);
     sp_optimize_result opt;
-    sp_status st = sp_optimize(&pb->optimizer, n, objective, plan, res->x, &opt);
+    sp_status st = sp_optimize(&pb->optimizer, n, objective, plan, res->x, &plan->progress, 0, &opt);
     if (st != SP_OK) return st;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", opt.code_name);
     res->evaluations = opt.evaluations;

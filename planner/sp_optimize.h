@@ -4,6 +4,7 @@
 #ifndef SP_OPTIMIZE_H
 #define SP_OPTIMIZE_H
 
+#include "sp_progress.h"
 #include "../problems/sp_problem.h"
 
 /* f(x) and, when grad is not NULL, its gradient. A non-SP_OK status stops the search. */
@@ -23,9 +24,13 @@ typedef struct sp_optimize_result {
  * see f divided by max(1, |∇f(x0)|): NLopt's L-BFGS takes a first trial step as long as
  * the gradient, which for costs weighted by 1/σ² throws the search far into worse
  * basins; minimisers are unchanged and tolerances in units of f are rescaled to match.
+ * Every evaluation is reported to `progress` (may be NULL) with the unscaled f and |∇f|,
+ * tagged with `start` (0 for a single search). Stochastic algorithms (CRS, ISRES, MLSL,
+ * ESCH, PRAXIS…) draw from NLopt's generator, seeded with the same number before every
+ * search, so that a problem solved twice (or by any worker of a study) ends the same.
  * Returns SP_ERR_NOMEM when NLopt cannot be set up; every other outcome is in *out. */
 sp_status sp_optimize(const sp_optimizer_settings *settings, int n, sp_objective_fn f, void *ctx, double *x,
-                      sp_optimize_result *out);
+                      const sp_progress *progress, int start, sp_optimize_result *out);
 
 /* The status word of an optimisation that ended at a point with gradient norm
  * `gradient_norm` and value `f`: "converged" only where |∇f| ≤ gtol·max(1, |f|) (NLopt's

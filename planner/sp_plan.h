@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sp_progress.h"
 #include "sp_shooting.h"
 
 typedef struct sp_plan_result {
@@ -21,6 +22,8 @@ typedef struct sp_plan sp_plan;
 
 sp_plan *sp_plan_new(const sp_problem *problem);
 void sp_plan_free(sp_plan *plan);
+/* Reports every evaluation of the optimiser to `progress` (copied; NULL: none). */
+void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress);
 /* Runs the optimiser; never fails silently: every outcome lands in *result. */
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *result);
 /* The result tree of a solved plan (NULL when out of memory). */

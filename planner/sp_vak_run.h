@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "sp_progress.h"
 #include "../integrators/sp_index1.h"
 #include "../problems/sp_problem.h"
 
@@ -62,5 +63,7 @@ cJSON *sp_vak_simulate_json(const sp_problem *pb);
 /* The endpoint plan's result (NULL when out of memory): p0 such that the discrete
  * geodesic from q0 reaches q1 at T (see planner/endpoint.c). */
 cJSON *sp_vak_plan_json(const sp_problem *pb);
+/* The same, reporting every evaluation of each start's search to `progress`. */
+cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
 
 #endif

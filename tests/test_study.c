@@ -1,0 +1,906 @@
+/* Studies (planner/sp_study.h and `symplan study`): field paths and overrides, the
+ * expansion order of "vary", validation of every case before anything runs (exit 2,
+ * one line naming the case and the JSON path, nothing written), a 12-case sweep equal to
+ * 12 separate `symplan solve` runs, identical case files for -j 1 and -j 2, resuming
+ * after deleted, corrupted and stale results and after a SIGKILL of the whole run,
+ * progress only when asked, and MPI equal to the serial run (skipped without
+ * build/symplan-mpi). The command runs as a child process in a scratch directory. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../planner/sp_solve.h"
+#include "../planner/sp_study.h"
+
+extern char **environ;
+
+#define PATH_SIZE 4096
+
+/* ------------------------------------------------------------- helpers -- */
+
+static void scratch_dir(char *dir, const char *test)
+{
+    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
+    int n = snprintf(dir, PATH_SIZE, "%s/study-%s-%ld", SP_TEST_TMP, test, (long)getpid());
+    cr_assert(n > 0 && n < PATH_SIZE);
+    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
+}
+
+/* Removes a directory tree of plain files and folders (scratch only). */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const struct dirent *de;
+    char path[PATH_SIZE];
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void join(char *out, const char *dir, const char *name)
+{
+    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
+    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    size_t size = 0, cap = 1 << 16;
+    char *text = malloc(cap + 1);
+    cr_assert_not_null(text);
+    size_t got;
+    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
+        size += got;
+        if (size == cap) {
+            cap *= 2;
+            text = realloc(text, cap + 1);
+            cr_assert_not_null(text);
+        }
+    }
+    fclose(f);
+    text[size] = '\0';
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_eq(fputs(text, f) >= 0, 1);
+    cr_assert_eq(fclose(f), 0);
+}
+
+static void write_json(const char *path, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    cr_assert_not_null(text);
+    write_text(path, text);
+    free(text);
+}
+
+static cJSON *read_json(const char *path)
+{
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc, "%s is not JSON", path);
+    free(text);
+    return doc;
+}
+
+static cJSON *parse(const char *text)
+{
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc, "test JSON does not parse: %s", text);
+    return doc;
+}
+
+static char *compact(const cJSON *node)
+{
+    char *text = cJSON_PrintUnformatted(node);
+    cr_assert_not_null(text);
+    return text;
+}
+
+typedef struct run_result {
+    int status; /* exit status */
+    char *out, *err;
+} run_result;
+
+/* Starts `program` (SP_TEST_BIN when NULL, found on PATH otherwise) with args, output to
+ * files in dir; in a process group of its own when `group`. */
+static pid_t start(const char *dir, const char *program, const char *const *args, int group)
+{
+    char out_path[PATH_SIZE], err_path[PATH_SIZE];
+    join(out_path, dir, "captured-stdout");
+    join(err_path, dir, "captured-stderr");
+    const char *argv[32] = {program ? program : SP_TEST_BIN};
+    int argc = 1;
+    for (; args[argc - 1]; ++argc) {
+        cr_assert_lt(argc, 31);
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if (group) {
+        posix_spawnattr_setpgroup(&attr, 0);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    }
+    pid_t pid;
+    int rc = program ? posix_spawnp(&pid, argv[0], &io, &attr, (char *const *)argv, environ)
+                     : posix_spawn(&pid, argv[0], &io, &attr, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&io);
+    posix_spawnattr_destroy(&attr);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", argv[0], strerror(rc));
+    return pid;
+}
+
+static void finish(const char *dir, pid_t pid, run_result *r)
+{
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    char out_path[PATH_SIZE], err_path[PATH_SIZE];
+    join(out_path, dir, "captured-stdout");
+    join(err_path, dir, "captured-stderr");
+    r->out = slurp(out_path);
+    r->err = slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    cr_assert(WIFEXITED(ws), "the command died by signal %d; stderr: %s", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, r->err);
+    r->status = WEXITSTATUS(ws);
+}
+
+/* Runs symplan with args (NULL-terminated) and waits for it. */
+static void run(const char *dir, const char *const *args, run_result *r) { finish(dir, start(dir, NULL, args, 0), r); }
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static int is_one_line(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    return nl && nl[1] == '\0' && nl != text;
+}
+
+/* Number of entries of dir whose name contains `part`. */
+static int count_named(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    const struct dirent *de;
+    while ((de = readdir(d))) n += strstr(de->d_name, part) != NULL;
+    closedir(d);
+    return n;
+}
+
+static void case_path(char *out, const char *dir, size_t i)
+{
+    char name[64];
+    sp_study_case_file(i, name, sizeof name);
+    join(out, dir, name);
+}
+
+/* The 12-case sweep of data/sphere_interpolation.json, written into dir/name. */
+static void write_sweep(const char *dir, const char *name, char *path)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"sweep\", \"base\": \"%s/sphere_interpolation.json\",\n"
+             "  \"vary\": {\"steps\": [20, 40, 80], \"scheme\": [\"hohp_euler\", \"hohp_sv\"],\n"
+             "            \"retraction\": [\"cayley\", \"exp\"]} }\n",
+             SP_TEST_DATA);
+    join(path, dir, name);
+    write_text(path, text);
+}
+
+/* A result without its wall-clock numbers and its case block, as compact text. */
+static char *comparable(cJSON *result)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "case");
+    cJSON_Delete(sp_result_detach_wall_clock(result));
+    return compact(result);
+}
+
+/* ------------------------------------------------- paths and overrides -- */
+
+static void expect_set(cJSON *root, const char *path, const char *value_json)
+{
+    cJSON *value = parse(value_json);
+    char why[256] = "";
+    cr_expect_eq(sp_json_set_path(root, path, value, why, sizeof why), 0, "%s: %s", path, why);
+    cJSON_Delete(value);
+}
+
+static void expect_set_fails(const char *path, const char *what)
+{
+    cJSON *root = parse("{\"a\": 1, \"o\": {\"x\": 1}, \"arr\": [1, 2]}");
+    cJSON *value = parse("7");
+    char why[256] = "";
+    cr_expect_eq(sp_json_set_path(root, path, value, why, sizeof why), -1, "'%s' was accepted", path);
+    cr_expect(strstr(why, what) != NULL, "'%s': message '%s' lacks '%s'", path, why, what);
+    char *text = compact(root);
+    cr_expect_str_eq(text, "{\"a\":1,\"o\":{\"x\":1},\"arr\":[1,2]}", "a failed set changed the tree");
+    free(text);
+    cJSON_Delete(value);
+    cJSON_Delete(root);
+}
+
+Test(study, field_paths_replace_create_and_append)
+{
+    cJSON *root = parse("{\"a\": 1, \"o\": {\"x\": 1, \"y\": 2}, \"arr\": [{\"t\": 1}, {\"t\": 2}]}");
+    expect_set(root, "a", "\"two\"");
+    expect_set(root, "o.x", "[1, 2]");
+    expect_set(root, "new.deep.k", "4");
+    expect_set(root, "arr[1].t", "0.5");
+    expect_set(root, "arr[2]", "{\"t\": 3}");
+    expect_set(root, "o", "{\"z\": null}");
+    char *text = compact(root);
+    cr_expect_str_eq(text, "{\"a\":\"two\",\"o\":{\"z\":null},\"arr\":[{\"t\":1},{\"t\":0.5},{\"t\":3}],"
+                           "\"new\":{\"deep\":{\"k\":4}}}");
+    free(text);
+    cJSON_Delete(root);
+
+    expect_set_fails("arr[3]", "no element 3 in 'arr' (it has 2)");
+    expect_set_fails("arr[2].t", "no element 2");
+    expect_set_fails("a.b", "'a' is not an object");
+    expect_set_fails("o[0]", "'o' is not an array");
+    expect_set_fails("missing[0]", "no array 'missing'");
+    expect_set_fails("new.deep[0].t", "no array 'new.deep'");
+    expect_set_fails("o.y.z[1]", "no array 'o.y.z'");
+    static const char *const malformed[] = {"",      ".a",   "a.",    "a..b", "a[",   "a[]",
+                                            "a[-1]", "a[x]", "a[1]b", "[0]",  "a[ 1]"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; ++i) expect_set_fails(malformed[i], "malformed");
+}
+
+/* A small valid plan, inline. */
+#define BASE_PLAN                                                                                                      \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"y0\": [1, 0, 0], \"T\": 1, \"steps\": 10, "                   \
+    "\"xi0\": [0, 0, 1], \"sigma\": 0.1, \"targets\": [{\"t\": 0.5, \"y\": [0, 1, 0]}, {\"t\": 1, \"y\": [0, 0, "      \
+    "1]}], "                                                                                                           \
+    "\"optimizer\": {\"algorithm\": \"LD_LBFGS\", \"maxeval\": 50}}"
+
+static sp_study *study_from(const char *text, const char *base_dir)
+{
+    sp_study *s = NULL;
+    sp_study_error err;
+    sp_status st = sp_study_parse(text, strlen(text), base_dir, &s, &err);
+    cr_assert_eq(st, SP_OK, "study rejected: case %ld, %s: %s", err.case_index, err.input.path, err.input.message);
+    return s;
+}
+
+Test(study, vary_expands_as_nested_loops_first_key_outermost)
+{
+    sp_study *s = study_from("{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": [10, 20], "
+                             "\"scheme\": [\"hohp_euler\", \"hohp_sv\", \"hohp_euler_adjoint\"]}}",
+                             NULL);
+    cr_assert_eq(sp_study_case_count(s), 6);
+    static const char *const want[] = {"{\"steps\":10,\"scheme\":\"hohp_euler\"}",
+                                       "{\"steps\":10,\"scheme\":\"hohp_sv\"}",
+                                       "{\"steps\":10,\"scheme\":\"hohp_euler_adjoint\"}",
+                                       "{\"steps\":20,\"scheme\":\"hohp_euler\"}",
+                                       "{\"steps\":20,\"scheme\":\"hohp_sv\"}",
+                                       "{\"steps\":20,\"scheme\":\"hohp_euler_adjoint\"}"};
+    for (size_t i = 0; i < 6; ++i) {
+        cJSON *values = sp_study_case_values(s, i);
+        char *text = compact(values);
+        cr_expect_str_eq(text, want[i], "case %zu", i);
+        free(text);
+        sp_study_error err;
+        cJSON *problem = sp_study_case_problem(s, i, &err);
+        cr_assert_not_null(problem);
+        cr_expect(cJSON_Compare(cJSON_GetObjectItem(problem, "steps"), cJSON_GetObjectItem(values, "steps"), 1));
+        cr_expect(cJSON_Compare(cJSON_GetObjectItem(problem, "scheme"), cJSON_GetObjectItem(values, "scheme"), 1));
+        cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(problem, "targets")), 2, "the rest of the base is kept");
+        cJSON_Delete(problem);
+        cJSON_Delete(values);
+    }
+    char *params = compact(sp_study_parameters(s));
+    cr_expect_str_eq(params, "[\"steps\",\"scheme\"]");
+    free(params);
+    cr_expect_null(sp_study_case_values(s, 6));
+    sp_study_free(s);
+}
+
+Test(study, cases_override_nested_fields_and_keep_the_rest)
+{
+    sp_study *s = study_from("{\"name\": \"c\", \"base\": " BASE_PLAN ", \"cases\": [{\"steps\": 12}, "
+                             "{\"optimizer.algorithm\": \"LD_MMA\", \"targets[0].t\": 0.25}, {}]}",
+                             NULL);
+    cr_assert_eq(sp_study_case_count(s), 3);
+    cr_expect_str_eq(sp_study_name(s), "c");
+    char *params = compact(sp_study_parameters(s));
+    cr_expect_str_eq(params, "[\"steps\",\"optimizer.algorithm\",\"targets[0].t\"]");
+    free(params);
+    sp_study_error err;
+    cJSON *p = sp_study_case_problem(s, 1, &err);
+    cr_assert_not_null(p);
+    char *text = compact(cJSON_GetObjectItem(p, "optimizer"));
+    cr_expect_str_eq(text, "{\"algorithm\":\"LD_MMA\",\"maxeval\":50}");
+    free(text);
+    cr_expect_eq(
+        cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(p, "targets"), 0), "t")), 0.25);
+    cJSON_Delete(p);
+    /* the empty override is the base itself */
+    cJSON *base = parse(BASE_PLAN);
+    p = sp_study_case_problem(s, 2, &err);
+    cr_expect(cJSON_Compare(p, base, 1));
+    cJSON_Delete(p);
+    cJSON_Delete(base);
+    sp_study_free(s);
+}
+
+Test(study, a_relative_base_is_read_beside_the_study)
+{
+    sp_study *s = study_from("{\"base\": \"sphere_interpolation.json\", \"vary\": {\"steps\": [30]}}", SP_TEST_DATA);
+    sp_study_error err;
+    cJSON *p = sp_study_case_problem(s, 0, &err);
+    cr_assert_not_null(p);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "steps")), 30);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "targets")), 4);
+    cJSON_Delete(p);
+    sp_study_free(s);
+}
+
+typedef struct bad_study {
+    const char *text;
+    long case_index;
+    const char *path, *message;
+} bad_study;
+
+Test(study, every_case_is_validated_and_errors_name_the_case_and_path)
+{
+    static const bad_study bad[] = {
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"scheme\": [\"hohp_sv\"], \"steps\": [10, 0]}}", 1, "steps",
+         "must be between"},
+        {"{\"base\": " BASE_PLAN ", \"cases\": [{}, {}, {\"targets[5].t\": 0.5}]}", 2, "targets[5].t",
+         "no element 5 in 'targets'"},
+        {"{\"base\": " BASE_PLAN ", \"cases\": [{\"targets[1].t\": 3}]}", 0, "targets[1].t", "within"},
+        {"{\"base\": " BASE_PLAN ", \"cases\": [{\"stepz\": 3}]}", 0, "stepz", "unknown field"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"optimizer.algorithm\": [\"LD_LBFGS\", \"LD_NOPE\"]}}", 1,
+         "optimizer.algorithm", "unknown NLopt algorithm"},
+        {"{\"base\": " BASE_PLAN ", \"cases\": [{\"a..b\": 1}]}", 0, "a..b", "malformed field path"},
+        {"{\"base\": " BASE_PLAN ", \"cases\": [3]}", 0, "", "must be an object"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": []}}", -1, "vary.steps", "non-empty list"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": 10}}", -1, "vary.steps", "non-empty list"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {}}", -1, "vary", "must be an object"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": [10]}, \"cases\": [{}]}", -1, "cases", "not both"},
+        {"{\"base\": " BASE_PLAN "}", -1, "vary", "give \"vary\" or \"cases\""},
+        {"{\"vary\": {\"steps\": [10]}}", -1, "base", "missing required field"},
+        {"{\"base\": 3, \"vary\": {\"steps\": [10]}}", -1, "base", "problem file's path or a problem object"},
+        {"{\"base\": \"no-such-file.json\", \"vary\": {\"steps\": [10]}}", -1, "base", "cannot read"},
+        {"{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": [10]}, \"colour\": 1}", -1, "colour", "unknown field"},
+        {"{\"base\": " BASE_PLAN ", \"name\": 5, \"vary\": {\"steps\": [10]}}", -1, "name", "non-empty string"},
+        {"[1, 2]", -1, "", "must be a JSON object"},
+        {"{\"base\": ", -1, "", "malformed JSON"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        sp_study *s = (sp_study *)1;
+        sp_study_error err;
+        sp_status st = sp_study_parse(bad[k].text, strlen(bad[k].text), SP_TEST_TMP, &s, &err);
+        cr_expect_neq(st, SP_OK, "bad study %zu accepted", k);
+        cr_expect_null(s, "bad study %zu: no study is returned", k);
+        cr_expect_eq(err.case_index, bad[k].case_index, "bad study %zu: case %ld", k, err.case_index);
+        cr_expect_str_eq(err.input.path, bad[k].path, "bad study %zu", k);
+        cr_expect(strstr(err.input.message, bad[k].message) != NULL, "bad study %zu: message '%s' lacks '%s'", k,
+                  err.input.message, bad[k].message);
+    }
+}
+
+/* In process: a case runs into its file, reads back as complete, is not taken for a
+ * changed case, and the summary lists it. */
+Test(study, case_files_are_recognised_only_for_the_same_problem)
+{
+    char dir[PATH_SIZE], why[512];
+    scratch_dir(dir, "inproc");
+    sp_study *s = study_from("{\"base\": " BASE_PLAN ", \"vary\": {\"steps\": [10, 12]}}", NULL);
+    cr_assert_eq(sp_study_run_case(s, 1, dir, NULL, why, sizeof why), SP_OK, "%s", why);
+    cr_expect_null(sp_study_load_case(s, 0, dir), "case 0 has not run");
+    cJSON *result = sp_study_load_case(s, 1, dir);
+    cr_assert_not_null(result);
+    cJSON *block = cJSON_GetObjectItem(result, "case");
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(block, "index")), 1);
+    char *values = compact(cJSON_GetObjectItem(block, "values"));
+    cr_expect_str_eq(values, "{\"steps\":12}");
+    free(values);
+    cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "forward_seconds"),
+                   "wall-clock numbers stay out of case files");
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "forward_sweeps")));
+
+    sp_study_summary *sum = sp_study_summary_new(s);
+    cr_assert_not_null(sum);
+    cr_expect_eq(sp_study_summary_set_result(sum, 1, result, 0.25), SP_OK);
+    cr_expect_eq(sp_study_summary_set_failed(sum, 0, "it broke", NAN), SP_OK);
+    cr_expect_eq(sp_study_summary_done(sum), 1);
+    cr_expect_eq(sp_study_summary_failed(sum), 1);
+    cr_assert_eq(sp_study_summary_write(sum, dir, why, sizeof why), SP_OK, "%s", why);
+    sp_study_summary_free(sum);
+    cJSON_Delete(result);
+
+    char path[PATH_SIZE];
+    join(path, dir, "summary.csv");
+    char *csv = slurp(path);
+    const char *header = "case,file,steps,status,wall_seconds,cost,";
+    cr_expect(strncmp(csv, header, strlen(header)) == 0, "CSV header: %.200s", csv);
+    cr_expect(strstr(csv, "\n0,case-0000.json,10,failed,,") != NULL, "%s", csv);
+    cr_expect(strstr(csv, "\n1,case-0001.json,12,converged,0.25,") != NULL, "%s", csv);
+    free(csv);
+    join(path, dir, "summary.json");
+    cJSON *summary = read_json(path);
+    cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "rows"), 1);
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "cost")));
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "momentum_map_drift")), "diagnostics are in the row");
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "terminal_residual.norm")));
+    cr_expect_str_eq(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "rows"), 0), "error")),
+        "it broke");
+    cJSON_Delete(summary);
+    sp_study_free(s);
+
+    /* the same file under a changed study (another base) is stale */
+    s = study_from("{\"base\": " BASE_PLAN ", \"cases\": [{\"steps\": 10}, {\"steps\": 12, \"sigma\": 0.2}]}", NULL);
+    cr_expect_null(sp_study_load_case(s, 1, dir), "a result for another problem was reused");
+    sp_study_free(s);
+    remove_tree(dir);
+}
+
+/* ------------------------------------------------------------ the command -- */
+
+/* Runs `symplan study file -o out [extra…]` and expects exit 0 with nothing on stderr. */
+static void run_study(const char *dir, const char *file, const char *out, const char *jobs)
+{
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", jobs, NULL}, &r);
+    cr_assert_eq(r.status, 0, "study failed: %s", r.err);
+    cr_expect_str_empty(r.err, "quiet without -v when stderr is not a terminal");
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+}
+
+Test(study, twelve_cases_equal_twelve_solves_for_any_j, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out1[PATH_SIZE], out2[PATH_SIZE];
+    scratch_dir(dir, "twelve");
+    write_sweep(dir, "sweep.json", file);
+    join(out1, dir, "j1");
+    join(out2, dir, "j2/nested"); /* the output folder is created with its parents */
+    run_study(dir, file, out1, "1");
+    run_study(dir, file, out2, "2");
+
+    char base_path[PATH_SIZE];
+    join(base_path, SP_TEST_DATA, "sphere_interpolation.json");
+    static const int steps[] = {20, 40, 80};
+    static const char *const schemes[] = {"hohp_euler", "hohp_sv"}, *const retractions[] = {"cayley", "exp"};
+    for (size_t i = 0; i < 12; ++i) {
+        char p1[PATH_SIZE], p2[PATH_SIZE];
+        case_path(p1, out1, i);
+        case_path(p2, out2, i);
+        char *a = slurp(p1), *b = slurp(p2);
+        cr_expect_str_eq(a, b, "case %zu differs between -j 1 and -j 2", i);
+        free(a);
+        free(b);
+
+        /* the same case by hand, solved on its own */
+        cJSON *problem = read_json(base_path);
+        cJSON_ReplaceItemInObject(problem, "steps", cJSON_CreateNumber(steps[i / 4]));
+        cJSON_ReplaceItemInObject(problem, "scheme", cJSON_CreateString(schemes[i / 2 % 2]));
+        cJSON_ReplaceItemInObject(problem, "retraction", cJSON_CreateString(retractions[i % 2]));
+        char pfile[PATH_SIZE], rfile[PATH_SIZE];
+        join(pfile, dir, "problem.json");
+        join(rfile, dir, "solved.json");
+        write_json(pfile, problem);
+        run_result r;
+        run(dir, (const char *[]){"solve", pfile, "-o", rfile, NULL}, &r);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        run_free(&r);
+
+        cJSON *study_result = read_json(p1), *solved = read_json(rfile);
+        cJSON *block = cJSON_GetObjectItem(study_result, "case");
+        cr_expect(cJSON_Compare(cJSON_GetObjectItem(block, "problem"), problem, 1), "case %zu: problem differs", i);
+        cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(block, "index")), (double)i);
+        char *x = comparable(study_result), *y = comparable(solved);
+        cr_expect_str_eq(x, y, "case %zu differs from its solve", i);
+        free(x);
+        free(y);
+        cJSON_Delete(study_result);
+        cJSON_Delete(solved);
+        cJSON_Delete(problem);
+    }
+
+    char path[PATH_SIZE];
+    join(path, out2, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 12);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "failed")), 0);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(summary, "study")), "sweep");
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(summary, "rows"))
+    {
+        cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), "converged");
+        cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "wall_seconds")));
+    }
+    cJSON_Delete(summary);
+    join(path, out2, "summary.csv");
+    char *csv = slurp(path);
+    int lines = 0;
+    for (const char *c = csv; *c; ++c) lines += *c == '\n';
+    cr_expect_eq(lines, 13, "a header and 12 rows");
+    cr_expect(strncmp(csv, "case,file,steps,scheme,retraction,status,wall_seconds,", 54) == 0, "%.100s", csv);
+    free(csv);
+    cr_expect_eq(count_named(out1, ".tmp-"), 0);
+    cr_expect_eq(count_named(out2, ".tmp-"), 0);
+    remove_tree(dir);
+}
+
+typedef struct file_id {
+    ino_t ino;
+    struct timespec mtime;
+} file_id;
+
+static int file_identity(const char *path, file_id *id)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    id->ino = st.st_ino;
+    id->mtime = st.st_mtim;
+    return 0;
+}
+
+static int same_file(const file_id *a, const file_id *b)
+{
+    return a->ino == b->ino && a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+static const char resume_study[] =
+    "{\"base\": \"%s/sphere_interpolation.json\", \"cases\": [{\"steps\": 20}, {\"steps\": 24}, {\"steps\": 28}, "
+    "{\"steps\": 32}, {\"steps\": 36}, {\"steps\": %d}]}";
+
+Test(study, resume_recomputes_only_missing_corrupt_and_stale_cases, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[1024], path[PATH_SIZE];
+    scratch_dir(dir, "resume");
+    join(file, dir, "cases.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, 40);
+    write_text(file, text);
+    run_study(dir, file, out, "2");
+
+    file_id before[6], after[6];
+    char *original[6];
+    for (size_t i = 0; i < 6; ++i) {
+        case_path(path, out, i);
+        cr_assert_eq(file_identity(path, &before[i]), 0);
+        original[i] = slurp(path);
+    }
+    /* case 1 deleted, case 3 cut short, case 5 changed in the study, a temporary left */
+    case_path(path, out, 1);
+    unlink(path);
+    case_path(path, out, 3);
+    cr_assert_eq(truncate(path, (off_t)(strlen(original[3]) / 2)), 0);
+    cr_assert_eq(file_identity(path, &before[3]), 0);
+    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, 44);
+    write_text(file, text);
+    join(path, out, "case-0004.json.tmp-AbCdEf");
+    write_text(path, "{\"partial\":");
+    struct timespec pause = {0, 20 * 1000 * 1000}; /* so that a rewritten file gets another mtime */
+    nanosleep(&pause, NULL);
+
+    run_study(dir, file, out, "2");
+    for (size_t i = 0; i < 6; ++i) {
+        case_path(path, out, i);
+        cr_assert_eq(file_identity(path, &after[i]), 0, "case %zu missing after the resume", i);
+        int recomputed = !same_file(&before[i], &after[i]);
+        cr_expect_eq(recomputed, i == 1 || i == 3 || i == 5, "case %zu %s", i,
+                     recomputed ? "was recomputed needlessly" : "was not recomputed");
+        char *now = slurp(path);
+        if (i != 5) cr_expect_str_eq(now, original[i], "case %zu is not what the first run wrote", i);
+        if (i == 5) cr_expect_str_neq(now, original[i], "case 5 is still the stale result");
+        free(now);
+        free(original[i]);
+    }
+    cr_expect_eq(count_named(out, ".tmp-"), 0, "the stale temporary file was not removed");
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 6);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(summary, "rows"))
+        cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "wall_seconds")), "a reused case keeps its wall time");
+    cJSON_Delete(summary);
+    remove_tree(dir);
+}
+
+/* A whole run (the command and its workers) killed mid-way leaves only complete case
+ * files; the rerun computes the rest and keeps those. */
+Test(study, a_killed_study_resumes, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    scratch_dir(dir, "kill");
+    join(file, dir, "slow.json");
+    join(out, dir, "out");
+    /* cases of about a tenth of a second each, one at a time */
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [2000, 2001, 2002, 2003, 2004, "
+             "2005, 2006, 2007]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    pid_t pid = start(dir, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 1);
+    struct timespec tick = {0, 1000 * 1000};
+    int seen = 0;
+    for (int waited = 0; waited < 60000 && seen < 2; ++waited) {
+        nanosleep(&tick, NULL);
+        seen = count_named(out, ".json") - count_named(out, ".tmp-") - count_named(out, "summary.");
+    }
+    cr_assert_geq(seen, 2, "no case finished within a minute");
+    cr_assert_eq(kill(-pid, SIGKILL), 0);
+    int ws;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cr_expect(WIFSIGNALED(ws), "the study ended before it was killed");
+
+    file_id kept[8];
+    int have[8], done = 0;
+    for (size_t i = 0; i < 8; ++i) {
+        case_path(path, out, i);
+        have[i] = file_identity(path, &kept[i]) == 0;
+        if (!have[i]) continue;
+        ++done;
+        cJSON *doc = read_json(path); /* every file there is complete */
+        cr_expect(cJSON_IsString(cJSON_GetObjectItem(doc, "status")));
+        cJSON_Delete(doc);
+    }
+    cr_log_info("killed after %d of 8 cases", done);
+    cr_expect(done >= 2 && done < 8, "%d cases done when killed", done);
+
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, "-v", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%d with a result already, %d to run", done, 8 - done);
+    cr_expect(strstr(r.err, expect) != NULL, "-v does not say '%s':\n%s", expect, r.err);
+    run_free(&r);
+    for (size_t i = 0; i < 8; ++i) {
+        case_path(path, out, i);
+        file_id now;
+        cr_assert_eq(file_identity(path, &now), 0, "case %zu missing", i);
+        if (have[i]) cr_expect(same_file(&kept[i], &now), "case %zu was computed again", i);
+    }
+    cr_expect_eq(count_named(out, ".tmp-"), 0);
+    remove_tree(dir);
+}
+
+Test(study, a_bad_case_fails_up_front_and_writes_nothing)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[1024], expect[PATH_SIZE + 128];
+    scratch_dir(dir, "bad");
+    join(file, dir, "bad.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"scheme\": [\"hohp_sv\"], "
+             "\"steps\": [20, 40, 0, 80]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line: %s", r.err);
+    snprintf(expect, sizeof expect, "%s: cases[2]: steps: must be between", file);
+    cr_expect(strncmp(r.err, expect, strlen(expect)) == 0, "stderr: %s", r.err);
+    cr_expect_str_empty(r.out);
+    run_free(&r);
+    struct stat st;
+    cr_expect_neq(stat(out, &st), 0, "the output folder was created");
+
+    /* an existing output folder is left as it was */
+    cr_assert_eq(mkdir(out, 0755), 0);
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"cases\": [{\"steps\": 20}, {\"targets[7].t\": 0.5}]}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line: %s", r.err);
+    snprintf(expect, sizeof expect, "%s: cases[1]: targets[7].t: no element 7 in 'targets'", file);
+    cr_expect(strncmp(r.err, expect, strlen(expect)) == 0, "stderr: %s", r.err);
+    run_free(&r);
+    cr_expect_eq(count_named(out, "."), 2, "files appeared in the output folder"); /* . and .. */
+
+    /* bad arguments */
+    static const char *const usages[][8] = {
+        {"study", NULL},
+        {"study", "x.json", NULL},
+        {"study", "x.json", "-o", "d", "-j", "0", NULL},
+        {"study", "x.json", "-o", "d", "-j", "two", NULL},
+        {"study", "x.json", "-o", "d", "--frobnicate", NULL},
+    };
+    for (size_t k = 0; k < sizeof usages / sizeof usages[0]; ++k) {
+        run(dir, usages[k], &r);
+        cr_expect_eq(r.status, 2, "arguments %zu", k);
+        run_free(&r);
+    }
+    remove_tree(dir);
+}
+
+/* A case whose file cannot be written fails alone: the others are kept, its row says
+ * why, and the command exits 1 with one line. */
+Test(study, a_case_that_cannot_be_written_fails_alone)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024], expect[2 * PATH_SIZE + 64];
+    scratch_dir(dir, "fail");
+    join(file, dir, "three.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text, "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [20, 30, 40]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    cr_assert_eq(mkdir(out, 0755), 0);
+    case_path(path, out, 1);
+    cr_assert_eq(mkdir(path, 0755), 0); /* case-0001.json is a folder */
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 1);
+    cr_expect(is_one_line(r.err), "not one line: %s", r.err);
+    snprintf(expect, sizeof expect, "%s: 1 of 3 cases failed (see %s/summary.json)\n", file, out);
+    cr_expect_str_eq(r.err, expect);
+    run_free(&r);
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 2);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "failed")), 1);
+    const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
+    for (int i = 0; i < 3; ++i) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), i == 1 ? "failed" : "converged");
+    }
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "error"));
+    cr_expect(why && strstr(why, "case-0001.json"), "the failure does not say which file: %s", why ? why : "(none)");
+    cJSON_Delete(summary);
+    remove_tree(dir);
+}
+
+Test(study, progress_only_when_asked)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[PATH_SIZE + 256], result[PATH_SIZE], problem[PATH_SIZE];
+    scratch_dir(dir, "progress");
+    join(problem, SP_TEST_DATA, "sphere_interpolation.json");
+    join(result, dir, "r.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", problem, "-o", result, "-v", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "evaluation 1: cost ") != NULL, "no first evaluation in: %s", r.err);
+    cr_expect(strstr(r.err, "|gradient| ") != NULL, "%s", r.err);
+    /* the last line is the last evaluation, at the optimum of README's instance A */
+    const char *last = r.err + strlen(r.err);
+    while (last > r.err && last[-1] == '\n') --last;
+    while (last > r.err && last[-1] != '\n') --last;
+    cr_expect(strncmp(last, "evaluation ", 11) == 0 && strstr(last, ": cost 2.0659080184") != NULL,
+              "the last line is not the last evaluation at the optimum: %s", last);
+    run_free(&r);
+    run(dir, (const char *[]){"solve", problem, "-o", result, NULL}, &r);
+    cr_expect_str_empty(r.err, "progress without -v to a file");
+    run_free(&r);
+
+    join(file, dir, "two.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text, "{\"base\": \"%s\", \"vary\": {\"steps\": [20, 30]}}", problem);
+    write_text(file, text);
+    run(dir, (const char *[]){"study", file, "-o", out, "-v", "-j", "1", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "two: 2 cases, 0 with a result already, 2 to run\n") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "[1/2] case 0 (steps=20): converged in ") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "about ") != NULL, "no estimate of the time left: %s", r.err);
+    cr_expect(strstr(r.err, "[2/2] case 1 (steps=30): converged in ") != NULL, "%s", r.err);
+    cr_expect(strstr(r.err, "two: 2 of 2 cases done, 0 failed, 2 computed in ") != NULL, "%s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+}
+
+/* The README's example: data/studies/convergence.json, whose costs converge at the
+ * order of each scheme. */
+Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    scratch_dir(dir, "convergence");
+    join(file, SP_TEST_DATA, "studies/convergence.json");
+    join(out, dir, "out");
+    run_study(dir, file, out, "2");
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(summary, "study")), "convergence");
+    cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 10);
+    const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
+    static const char *const schemes[] = {"hohp_euler", "hohp_sv"};
+    static const int steps[] = {50, 100, 200, 400, 800};
+    for (int s = 0; s < 2; ++s) {
+        double J[5];
+        for (int k = 0; k < 5; ++k) {
+            const cJSON *row = cJSON_GetArrayItem(rows, 5 * s + k);
+            const cJSON *values = cJSON_GetObjectItem(row, "values");
+            cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(values, "scheme")), schemes[s]);
+            cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(values, "steps")), steps[k]);
+            cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), "converged");
+            J[k] = cJSON_GetNumberValue(cJSON_GetObjectItem(row, "cost"));
+        }
+        double order = log2((J[2] - J[3]) / (J[3] - J[4]));
+        cr_log_info("%s: observed order %.3f", schemes[s], order);
+        cr_expect(fabs(order - (s + 1)) < 0.05, "%s converges at order %.3f", schemes[s], order);
+    }
+    cJSON_Delete(summary);
+    remove_tree(dir);
+}
+
+/* ---------------------------------------------------------------- MPI -- */
+
+Test(study, mpi_run_equals_the_serial_run, .timeout = 180)
+{
+    char mpi_bin[PATH_SIZE];
+    snprintf(mpi_bin, sizeof mpi_bin, "%s-mpi", SP_TEST_BIN);
+    if (access(mpi_bin, X_OK) != 0) cr_skip_test("%s not built (make mpi)", mpi_bin);
+    char dir[PATH_SIZE], file[PATH_SIZE], serial[PATH_SIZE], mpi[PATH_SIZE];
+    scratch_dir(dir, "mpi");
+    write_sweep(dir, "sweep.json", file);
+    join(serial, dir, "serial");
+    join(mpi, dir, "mpi");
+    run_study(dir, file, serial, "1");
+
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    pid_t pid = start(dir, "mpirun",
+                      (const char *[]){"-n", "2", "--oversubscribe", mpi_bin, "study", file, "-o", mpi, NULL}, 0);
+    run_result r;
+    finish(dir, pid, &r);
+    if (r.status == 127 && strstr(r.err, "mpirun")) cr_skip_test("mpirun not found");
+    cr_assert_eq(r.status, 0, "mpirun failed (%d): %s\n%s", r.status, r.err, r.out);
+    run_free(&r);
+
+    for (size_t i = 0; i < 12; ++i) {
+        char a[PATH_SIZE], b[PATH_SIZE];
+        case_path(a, serial, i);
+        case_path(b, mpi, i);
+        char *x = slurp(a), *y = slurp(b);
+        cr_expect_str_eq(x, y, "case %zu differs between the serial and the MPI run", i);
+        free(x);
+        free(y);
+    }
+    /* the summaries agree but for the wall times */
+    char a[PATH_SIZE], b[PATH_SIZE];
+    join(a, serial, "summary.json");
+    join(b, mpi, "summary.json");
+    cJSON *sa = read_json(a), *sb = read_json(b);
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(sa, "rows")) cJSON_DeleteItemFromObject(row, "wall_seconds");
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(sb, "rows")) cJSON_DeleteItemFromObject(row, "wall_seconds");
+    cr_expect(cJSON_Compare(sa, sb, 1), "the summaries differ");
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(sb, "done")), 12);
+    cJSON_Delete(sa);
+    cJSON_Delete(sb);
+    remove_tree(dir);
+}
