@@ -1,0 +1,297 @@
+/* make bench, part nonholonomic: the Lobatto IIIA–IIIB method (integrators/sp_nonholonomic.h)
+ * on the models of CONSTRAINED spec §4.3 (problems/sp_nh_models.h), against classical RK4
+ * on the index-reduced ODE (λ(q, p) substituted; sp_nh_reduced_field with sp_explicit_rk.h).
+ *
+ *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds and
+ *     Newton iterations per step.
+ *  2. Work-precision on the contact oscillator (T = 5, against the DOP853 value of
+ *     golden.json) and the rolling disk (T = 2, against the exact solution): error at T,
+ *     wall time, |Ψ(T)| and max |ΔH| for each method and h; then, for a few target errors,
+ *     the cheapest run of each method (ms of wall time per unit of simulated time) and the
+ *     constraint residual that run ends with.
+ *  3. Long run, contact oscillator, T = 1000, h = 0.1: constraint and energy drift.
+ * Times are the best of several repeats (clock_gettime, CLOCK_MONOTONIC). No verdicts. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "../integrators/sp_explicit_rk.h"
+#include "../integrators/sp_nonholonomic.h"
+#include "../lie/sp_linalg.h"
+#include "../problems/sp_nh_models.h"
+
+#define NMAX SP_NH_MAX_N
+#define MMAX SP_NH_MAX_M
+#define REPEATS 5
+#define MIN_BATCH 0.01 /* seconds: shorter batches are repeated more often */
+#define N_METHODS 4    /* lobatto s = 2, 3, 4 and RK4 */
+
+static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3", "lobatto s=4", "rk4 (reduced)"};
+
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A model bound to its default parameters, with the spec's initial data. Initialised in
+ * place (the bound model points into the struct). */
+typedef struct nh_instance {
+    const sp_nh_model_type *type;
+    sp_nh_params prm;
+    sp_nh_model model;
+    int n, m;
+    double q0[NMAX], p0[NMAX], lam0[MMAX], H0;
+} nh_instance;
+
+static int instance_init(nh_instance *I, const sp_nh_model_type *type)
+{
+    memset(I, 0, sizeof *I);
+    I->type = type;
+    I->n = type->n, I->m = type->m;
+    sp_nh_params_default(type, &I->prm);
+    sp_nh_model_bind(type, &I->prm, &I->model);
+    type->initial(&I->prm, I->q0, I->p0);
+    if (sp_nh_multiplier(&I->model, I->q0, I->p0, I->lam0) != SP_OK) return -1;
+    return sp_nh_energy(&I->model, I->q0, I->p0, &I->H0) == SP_OK ? 0 : -1;
+}
+
+/* One run of N steps of size h; method 0..2 = Lobatto s = 2..4, 3 = RK4. */
+typedef struct nh_run {
+    nh_instance *I;
+    int method;
+    sp_nh *st;
+    sp_erk *rk;
+    double h;
+    int N;
+    int monitor; /* track max |ΔH| and max |Ψ| (not while timing) */
+    /* what a run leaves */
+    sp_status status;
+    double z[2 * NMAX];
+    long iterations;
+    double dH, psi_max;
+} nh_run;
+
+static void run(void *ctx)
+{
+    nh_run *r = ctx;
+    const int n = r->I->n;
+    double lam[MMAX];
+    sp_vec_copy(n, r->I->q0, r->z);
+    sp_vec_copy(n, r->I->p0, r->z + n);
+    sp_vec_copy(r->I->m, r->I->lam0, lam);
+    r->status = SP_OK;
+    r->iterations = 0;
+    r->dH = r->psi_max = 0.0;
+    for (int k = 0; k < r->N && r->status == SP_OK; ++k) {
+        if (r->method < 3) {
+            r->status = sp_nh_step(r->st, r->h, r->z, r->z + n, lam);
+            r->iterations += sp_nh_last_step(r->st).iterations;
+        } else {
+            r->status = sp_erk_step(r->rk, r->h, r->z);
+        }
+        if (r->monitor && r->status == SP_OK) {
+            double H = NAN, psi = NAN;
+            sp_nh_energy(&r->I->model, r->z, r->z + n, &H);
+            sp_nh_constraint_residual(&r->I->model, r->z, r->z + n, &psi);
+            r->dH = fmax(r->dH, fabs(H - r->I->H0));
+            r->psi_max = fmax(r->psi_max, psi);
+        }
+    }
+}
+
+/* Allocates the method's stepper into r; 0 on success. */
+static int run_open(nh_run *r, nh_instance *I, int method, double h, int N)
+{
+    memset(r, 0, sizeof *r);
+    r->I = I, r->method = method, r->h = h, r->N = N;
+    if (method < 3) {
+        r->st = sp_nh_alloc(&I->model, method + 2, NULL);
+        return r->st ? 0 : -1;
+    }
+    const sp_ode_system sys = {.function = sp_nh_reduced_field, .dim = 2 * I->n, .params = &I->model};
+    r->rk = sp_erk_alloc("rk4", &sys);
+    return r->rk ? 0 : -1;
+}
+
+static void run_close(nh_run *r)
+{
+    sp_nh_free(r->st);
+    sp_erk_free(r->rk);
+}
+
+/* Seconds per call of f: the best of REPEATS batches, each at least MIN_BATCH long. */
+static double best_time(void (*f)(void *), void *ctx)
+{
+    double best = INFINITY;
+    int reps = 1;
+    for (int batch = 0; batch < REPEATS; ++batch) {
+        const double t0 = clock_now();
+        for (int r = 0; r < reps; ++r) f(ctx);
+        const double dt = clock_now() - t0;
+        if (dt < MIN_BATCH && reps < (1 << 20)) {
+            reps *= 2, --batch; /* too short to time: retry larger */
+            continue;
+        }
+        best = fmin(best, dt / reps);
+    }
+    return best;
+}
+
+static double max_abs_diff(int n, const double *a, const double *b)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+/* ---------------------------------------------------- 1. cost per step -- */
+
+static void cost_per_step(void)
+{
+    printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, 200 steps of h = 0.1 from "
+           "the spec's data, best of %d\n",
+           REPEATS);
+    printf("%-20s %-14s %9s %10s %14s %10s\n", "problem", "method", "unknowns", "us/step", "Newton it/step",
+           "vs RK4");
+    for (size_t k = 0; sp_nh_model_at(k); ++k) {
+        nh_instance I;
+        if (instance_init(&I, sp_nh_model_at(k))) continue;
+        double t[N_METHODS];
+        nh_run r[N_METHODS];
+        for (int m = N_METHODS - 1; m >= 0; --m) { /* RK4 first: the reference column */
+            if (run_open(&r[m], &I, m, 0.1, 200)) {
+                printf("%-20s %-14s allocation failed\n", I.type->name, method_names[m]);
+                return;
+            }
+            t[m] = best_time(run, &r[m]) / 200;
+        }
+        for (int m = 0; m < N_METHODS; ++m) {
+            if (r[m].status != SP_OK)
+                printf("%-20s %-14s failed: %s\n", I.type->name, method_names[m], sp_status_name(r[m].status));
+            else if (m < 3)
+                printf("%-20s %-14s %9d %10.2f %14.2f %10.1f\n", I.type->name, method_names[m], sp_nh_unknowns(r[m].st),
+                       1e6 * t[m], (double)r[m].iterations / 200, t[m] / t[3]);
+            else
+                printf("%-20s %-14s %9s %10.2f %14s %10.1f\n", I.type->name, method_names[m], "-", 1e6 * t[m], "-", 1.0);
+            run_close(&r[m]);
+        }
+    }
+}
+
+/* ------------------------------------------------- 2. work-precision -- */
+
+#define WP_H 9
+static const double wp_h[WP_H] = {0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125};
+
+typedef struct wp_row {
+    double err, seconds, psi, dH;
+    int ok;
+} wp_row;
+
+static wp_row wp_measure(nh_instance *I, int method, double T, double h, const double *ref)
+{
+    wp_row row = {0};
+    nh_run r;
+    if (run_open(&r, I, method, h, (int)lround(T / h))) return row;
+    row.seconds = best_time(run, &r);
+    row.ok = r.status == SP_OK;
+    row.err = max_abs_diff(2 * I->n, r.z, ref);
+    double psi = NAN;
+    sp_nh_constraint_residual(&I->model, r.z, r.z + I->n, &psi);
+    row.psi = psi;
+    r.monitor = 1;
+    run(&r);
+    row.dH = r.dH;
+    run_close(&r);
+    return row;
+}
+
+static void work_precision(nh_instance *I, double T, const double *ref, const char *ref_name)
+{
+    printf("\nwork-precision, %s, T = %g, against %s\n", I->type->name, T, ref_name);
+    printf("%-14s %10s %6s %12s %12s %12s %12s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "|Psi(T)|",
+           "max|dH|", "order");
+    wp_row rows[N_METHODS][WP_H];
+    for (int m = 0; m < N_METHODS; ++m)
+        for (int k = 0; k < WP_H; ++k) {
+            rows[m][k] = wp_measure(I, m, T, wp_h[k], ref);
+            const wp_row *w = &rows[m][k];
+            const int steps = (int)lround(T / wp_h[k]);
+            if (!w->ok) {
+                printf("%-14s %10.7g %6d   failed\n", method_names[m], wp_h[k], steps);
+                continue;
+            }
+            char order[16] = "";
+            if (k && rows[m][k - 1].ok && w->err > 0 && rows[m][k - 1].err > 0)
+                snprintf(order, sizeof order, "%.2f", log2(rows[m][k - 1].err / w->err));
+            printf("%-14s %10.7g %6d %12.3e %12.4f %12.1e %12.3e %8s\n", method_names[m], wp_h[k], steps, w->err,
+                   1e3 * w->seconds, w->psi, w->dH, order);
+        }
+    /* the cheapest run of each method reaching a given accuracy */
+    static const double targets[4] = {1e-3, 1e-6, 1e-9, 1e-11};
+    printf("\n%s: cheapest run reaching error(T) <= target: ms of wall time per unit of simulated time "
+           "[|Psi(T)| it ends with]\n",
+           I->type->name);
+    printf("%-8s", "target");
+    for (int m = 0; m < N_METHODS; ++m) printf(" %24s", method_names[m]);
+    printf("\n");
+    for (int t = 0; t < 4; ++t) {
+        printf("%-8.0e", targets[t]);
+        for (int m = 0; m < N_METHODS; ++m) {
+            int best = -1;
+            for (int k = 0; k < WP_H; ++k)
+                if (rows[m][k].ok && rows[m][k].err <= targets[t] &&
+                    (best < 0 || rows[m][k].seconds < rows[m][best].seconds))
+                    best = k;
+            if (best < 0)
+                printf(" %24s", "not reached");
+            else
+                printf(" %12.4f [%9.1e]", 1e3 * rows[m][best].seconds / T, rows[m][best].psi);
+        }
+        printf("\n");
+    }
+}
+
+/* ------------------------------------------------------- 3. long run -- */
+
+static void long_run(nh_instance *I)
+{
+    const double T = 1000.0, h = 0.1;
+    printf("\nlong run, %s, T = %g, h = %g (carried multiplier)\n", I->type->name, T, h);
+    printf("%-14s %12s %12s %12s\n", "method", "max|Psi|", "max|dH|", "time [ms]");
+    for (int m = 0; m < N_METHODS; ++m) {
+        nh_run r;
+        if (run_open(&r, I, m, h, (int)lround(T / h))) break;
+        r.monitor = 1;
+        const double t0 = clock_now();
+        run(&r);
+        const double dt = clock_now() - t0;
+        if (r.status != SP_OK)
+            printf("%-14s failed: %s\n", method_names[m], sp_status_name(r.status));
+        else
+            printf("%-14s %12.1e %12.3e %12.1f\n", method_names[m], r.psi_max, r.dH, 1e3 * dt);
+        run_close(&r);
+    }
+}
+
+void bench_nonholonomic(void)
+{
+    /* golden.json → C_contact_oscillator.y_ref_T (DOP853, rtol 1e-13) */
+    static const double contact_ref[6] = {-0.79252527705812092, 0.28366218546322647, -0.76015324537231588,
+                                          -0.2135924668617607,  0.95892427466313901, 0.7529818136067814};
+    cost_per_step();
+    nh_instance I;
+    if (instance_init(&I, &sp_nh_contact_oscillator) == 0) {
+        work_precision(&I, 5.0, contact_ref, "DOP853 (golden.json)");
+        long_run(&I);
+    }
+    if (instance_init(&I, &sp_nh_rolling_disk) == 0) {
+        double exact[2 * NMAX];
+        if (I.type->exact(2.0, I.q0, I.p0, &I.prm, exact, exact + I.n) == SP_OK)
+            work_precision(&I, 2.0, exact, "the exact solution");
+    }
+}
