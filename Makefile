@@ -17,7 +17,8 @@ CMD_SRC  = planner/main.c $(wildcard planner/cmd_*.c)
 CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
 LIB_SRC  = $(filter-out $(CMD_SRC),$(wildcard $(addsuffix /*.c,$(MODULES))))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
-TEST_SRC = $(wildcard tests/*.c)
+# tests/*.c, and the fuzz harness (tests/fuzz/), whose regression corpus the suite replays
+TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 BENCH_SRC = $(wildcard bench/*.c)
 HEADERS  = $(wildcard $(addsuffix /*.h,$(MODULES)))
@@ -29,7 +30,7 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan clean install deps mpi
+.PHONY: all test run bench asan clean install deps mpi fuzz valgrind
 all: $(LIB) $(BIN)
 
 # Dependencies: a header that does not compile means its Debian package is missing.
@@ -61,7 +62,7 @@ $(BIN): $(CMD_OBJ) $(LIB)
 
 # The tests find the command and the data through these paths.
 $(BUILD)/tests/%.o: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_DATA='"$(abspath data)"' \
-	-DSP_TEST_TMP='"$(abspath $(BUILD))/tmp"'
+	-DSP_TEST_TMP='"$(abspath $(BUILD))/tmp"' -DSP_TEST_FUZZ='"$(abspath tests/fuzz)"'
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(TEST_LDLIBS) -o $@
 
@@ -97,8 +98,23 @@ $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
 run: $(BIN)
 	$(BIN) solve data/sphere_interpolation.json -o $(BUILD)/sphere_interpolation.result.json --summary
 
-$(BENCH): $(BENCH_SRC) $(LIB)
-	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
+# GSL is a benchmark-only dependency (bench/hol_bench.c measures our integrators against
+# its rk8pd): installed through apt-get when gsl/gsl_odeiv2.h is missing, and linked into
+# the bench program only, never into the library or the tests.
+GSL_PACKAGES = libgsl-dev
+GSL_LDLIBS = -lgsl -lgslcblas
+GSL_STAMP = $(BUILD)/.gsl-deps-ok
+$(GSL_STAMP): | $(DEPS_STAMP)
+	@if ! printf '#include <gsl/gsl_odeiv2.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
+	  echo "symplan: GSL not found (needed by make bench only); installing $(GSL_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(GSL_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(GSL_PACKAGES)"; exit 1; }; \
+	fi
+	@touch $@
+
+$(BENCH): $(BENCH_SRC) $(LIB) | $(GSL_STAMP)
+	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) $(GSL_LDLIBS) -o $@
 
 bench: $(BENCH)
 	$(BENCH)
@@ -106,6 +122,66 @@ bench: $(BENCH)
 # The test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own tree.
 asan: | $(DEPS_STAMP)
 	$(MAKE) BUILD=$(BUILD)/asan OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+# `make fuzz FUZZ_SECONDS=N`: the libFuzzer harness tests/fuzz/fuzz_problem.c over the
+# whole file path (read, validate, run under a small budget, print, plot), built with
+# clang -fsanitize=fuzzer,address,undefined in $(BUILD)/fuzz (clang and its fuzzer
+# runtime are installed through apt-get when missing). The corpus grows in
+# $(BUILD)/fuzz/corpus from the seeds: data/, tests/fuzz/corpus/, tests/fuzz/regress/ and
+# the malformed documents of the test suites; what it finds lands in
+# $(BUILD)/fuzz/artifacts/ and fails the target. FUZZ_JOBS=N runs N fuzzers side by side.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_BUILD = $(BUILD)/fuzz
+FUZZ_PACKAGES = clang libclang-rt-dev
+FUZZ_STAMP = $(BUILD)/.fuzz-deps-ok
+FUZZ_OPT = -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_ARGS = -dict=$(abspath tests/fuzz/json.dict) -max_len=8192 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+	-artifact_prefix=$(abspath $(FUZZ_BUILD))/artifacts/
+SEEDS_SRC = tests/fuzz/seeds.c tests/fuzz/seeds_problem_file.c tests/fuzz/seeds_cli.c
+$(FUZZ_STAMP): | $(DEPS_STAMP)
+	@if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+	    $(FUZZ_CC) -fsanitize=fuzzer,address,undefined -x c - -o $(BUILD)/.fuzz-probe >/dev/null 2>&1; then \
+	  echo "symplan: $(FUZZ_CC) cannot build a libFuzzer target; installing $(FUZZ_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(FUZZ_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(FUZZ_PACKAGES)"; exit 1; }; \
+	fi
+	@rm -f $(BUILD)/.fuzz-probe
+	@touch $@
+# the harness, linked by the sub-make below (CC=clang, OPT=FUZZ_OPT, BUILD=build/fuzz)
+$(BUILD)/fuzz_problem: tests/fuzz/fuzz_problem.c $(LIB)
+	$(CC) $(SP_CFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+# the seed extractor: the test files' malformed documents, built by their own code
+$(BUILD)/fuzz-seeds: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_DATA='"$(abspath data)"' \
+	-DSP_TEST_TMP='"$(abspath $(BUILD))/tmp"' -DSP_TEST_FUZZ='"$(abspath tests/fuzz)"'
+$(BUILD)/fuzz-seeds: $(SEEDS_SRC) tests/fuzz/seeds.h tests/support.c tests/test_problem_file.c tests/test_cli.c $(LIB)
+	$(CC) $(SP_CFLAGS) $(SEEDS_SRC) tests/support.c $(LIB) $(TEST_LDLIBS) -o $@
+fuzz: $(FUZZ_STAMP) $(BUILD)/fuzz-seeds
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT="$(FUZZ_OPT)" $(FUZZ_BUILD)/fuzz_problem
+	@rm -rf $(FUZZ_BUILD)/seeds && mkdir -p $(FUZZ_BUILD)/seeds $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/artifacts
+	@$(BUILD)/fuzz-seeds $(FUZZ_BUILD)/seeds
+	@for f in data/*.json data/studies/*.json; do cp "$$f" "$(FUZZ_BUILD)/seeds/data-$$(basename $$f)"; done
+	cd $(FUZZ_BUILD) && ./fuzz_problem $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+	  $(if $(filter-out 1,$(FUZZ_JOBS)),-jobs=$(FUZZ_JOBS) -workers=$(FUZZ_JOBS)) \
+	  corpus seeds $(abspath tests/fuzz/corpus) $(abspath tests/fuzz/regress)
+
+# The command-line suites under valgrind's memcheck: every symplan the tests start runs
+# as valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
+# (tests/support.c), and a run with errors fails its test with valgrind's report.
+VALGRIND_SUITES ?= @(cli|failures|plot|study)/*
+VALGRIND_STAMP = $(BUILD)/.valgrind-ok
+$(VALGRIND_STAMP): | $(DEPS_STAMP)
+	@command -v valgrind >/dev/null 2>&1 || { \
+	  echo "symplan: valgrind not found; installing it"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq valgrind >/dev/null \
+	    || { echo "symplan: could not install valgrind"; exit 1; }; }
+	@touch $@
+valgrind: $(TESTS) $(BIN) $(VALGRIND_STAMP)
+	@mkdir -p $(BUILD)/tmp
+	SP_TEST_VALGRIND=1 $(TESTS) --jobs 2 --filter '$(VALGRIND_SUITES)'
 
 clean:
 	rm -rf $(BUILD)

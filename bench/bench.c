@@ -114,5 +114,7 @@ int main(void)
     printf("  time ratio (central differences / adjoint): %.2f\n", fd.seconds / adj.seconds);
     sp_problem_free(&pb);
     bench_index1();
+    bench_nonholonomic();
+    bench_holonomic();
     return 0;
 }

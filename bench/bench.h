@@ -7,4 +7,16 @@
  * the eliminated ODE as the non-geometric baseline. Prints; asserts nothing. */
 void bench_index1(void);
 
+/* Lobatto IIIA–IIIB on nonholonomic constraints (bench/nh_bench.c): cost per step for
+ * s = 2, 3, 4, work-precision on the contact oscillator and the rolling disk, and the
+ * constraint drift, with classical RK4 on the index-reduced ODE as the baseline. Prints;
+ * asserts nothing. */
+void bench_nonholonomic(void);
+
+/* Holonomic constraints (bench/hol_bench.c): work-precision on the planar pendulum over one
+ * period (RATTLE and its compositions, feedback on Euler, RK4 and DOP853), and on the
+ * spherical pendulum against GSL's rk8pd on the index-reduced ODE (time to a global error
+ * of 1e-6, 1e-8, 1e-10 and the constraint drift left). Prints; asserts nothing. Links GSL. */
+void bench_holonomic(void);
+
 #endif

@@ -1,6 +1,9 @@
 /* Constrained symplectic Euler A/B, RATTLE, SHAKE and compositions (CONSTRAINED spec §3.2).
  * Every method rests on one solve: given q0, a trial momentum p̃ and G0 = G(q0), find Λ
- * with g(q0 + h M⁻¹(p̃ − G0ᵀΛ)) = 0 (Newton, Jacobian −h G(q1) M⁻¹ G0ᵀ). */
+ * with g(q0 + h M⁻¹(p̃ − G0ᵀΛ)) = 0. Newton solves for the position correction x = hΛ,
+ * g(q0 + h M⁻¹p̃ − M⁻¹G0ᵀx) = 0 with Jacobian −G(q1) M⁻¹ G0ᵀ: x is resolved to round-off
+ * relative to q whatever h, whereas Λ itself is only determined to ε/h, which no fixed
+ * tolerance on Λ meets for small steps. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,19 +104,19 @@ static sp_status gradient(const sp_holonomic *s, const double *q, double *grad)
     return sp_vec_isfinite(s->model->n, grad) ? SP_OK : SP_ERR_NONFINITE;
 }
 
-/* q1 = q0 + h M⁻¹(p̃ − G0ᵀΛ) */
-static void drift(const sp_holonomic *s, const double *lam, double *q1, double *p_half)
+/* q1 = q0 + h M⁻¹p̃ − M⁻¹G0ᵀx and p̃ − G0ᵀx/h, x = hΛ */
+static void drift(const sp_holonomic *s, const double *x, double *q1, double *p_half)
 {
     const int n = s->model->n, m = s->model->m;
     for (int i = 0; i < n; ++i) {
-        double p = s->pt[i];
-        for (int j = 0; j < m; ++j) p -= s->G0[j * n + i] * lam[j];
-        if (p_half) p_half[i] = p;
-        q1[i] = s->q0[i] + s->h * s->minv[i] * p;
+        double c = 0.0;
+        for (int j = 0; j < m; ++j) c += s->G0[j * n + i] * x[j];
+        if (p_half) p_half[i] = s->pt[i] - c / s->h;
+        q1[i] = s->q0[i] + s->minv[i] * (s->h * s->pt[i] - c);
     }
 }
 
-/* F(Λ) = g(q1(Λ)), J = −h G(q1) M⁻¹ G0ᵀ */
+/* F(x) = g(q1(x)), J = −G(q1) M⁻¹ G0ᵀ */
 static sp_status multiplier_residual(void *ctx, const double *lam, double *F, double *J)
 {
     sp_holonomic *s = ctx;
@@ -126,7 +129,7 @@ static sp_status multiplier_residual(void *ctx, const double *lam, double *F, do
         for (int b = 0; b < m; ++b) {
             double v = 0.0;
             for (int i = 0; i < n; ++i) v += G1[a * n + i] * s->minv[i] * s->G0[b * n + i];
-            J[a * m + b] = -s->h * v;
+            J[a * m + b] = -v;
         }
     return SP_OK;
 }
@@ -141,12 +144,12 @@ static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, 
     sp_vec_copy(n, pt, s->pt);
     sp_status st = constraints(s, q0, NULL, s->G0);
     if (st != SP_OK) return st;
-    double lam[SP_HOL_MAX_M] = {0};
+    double x[SP_HOL_MAX_M] = {0}; /* x = hΛ */
     int it = 0;
-    st = sp_newton_solve(s->newton, multiplier_residual, s, lam, &s->opt, &it);
+    st = sp_newton_solve(s->newton, multiplier_residual, s, x, &s->opt, &it);
     s->iterations += it;
     if (st != SP_OK) return st;
-    drift(s, lam, q1, p_half);
+    drift(s, x, q1, p_half);
     return SP_OK;
 }
 
@@ -249,9 +252,11 @@ sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p)
 {
     const int n = s->model->n;
     double qs[SP_HOL_MAX_N], ps[SP_HOL_MAX_N];
+    s->iterations = 0;
+    if (!isfinite(h)) return SP_ERR_INVALID;
+    if (h == 0.0) return SP_OK; /* the identity */
     sp_vec_copy(n, q, qs);
     sp_vec_copy(n, p, ps);
-    s->iterations = 0;
     for (size_t i = 0; i < s->method->stages; ++i) {
         sp_status st = base_step(s, s->method->gamma[i] * h, qs, ps);
         if (st != SP_OK) return st;

@@ -9,6 +9,7 @@
  * λ̄ = λ(q̄, p_{1/2}) eliminated: from H_λ(q, p, λ(q, p)) = 0,
  * ∂λ/∂q = −C_λ⁻¹C_q and ∂λ/∂p = −C_λ⁻¹G M⁻¹ (C = H_λ, C_λ = G M⁻¹Gᵀ), so the total
  * derivatives of H_q and H_p are their partial ones plus (∂/∂λ)(∂λ/∂(q, p)). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,10 +152,37 @@ static sp_status residual(sp_prop7 *s, double h, const double *q0, const double 
     return sp_vec_isfinite(N, F) && sp_vec_isfinite(N * N, J) ? SP_OK : SP_ERR_NONFINITE;
 }
 
-static sp_status newton_residual(void *ctx, const double *x, double *F, double *J)
+/* Newton runs in the unknowns y = (q1, u, w), u = p_{1/2} + Dh(q0)ᵀν0 and w = hν0, so that
+ * x = (q1, u − Dh(q0)ᵀw/h, w/h). Every unknown of y is then fixed to round-off relative
+ * to the state whatever h, whereas p_{1/2} and ν0 are only fixed to ε/h along Dh(q0)ᵀ
+ * (only h·H_p(p_{1/2}) reaches the constraint), which no fixed tolerance on x meets for
+ * small steps. J_y = J_x ∂x/∂y. */
+static void unscale(const sp_prop7 *s, const double *y, double *x)
+{
+    const int n = s->n, k = s->k, n2 = 2 * n;
+    sp_vec_copy(n2 + k, y, x);
+    for (int a = 0; a < k; ++a) {
+        x[n2 + a] = y[n2 + a] / s->h;
+        sp_vec_axpy(n, -x[n2 + a], s->Dh0 + a * n, x + n);
+    }
+}
+
+static sp_status newton_residual(void *ctx, const double *y, double *F, double *J)
 {
     sp_prop7 *s = ctx;
-    return residual(s, s->h, s->q0, s->p0, s->Dh0, x, F, J);
+    const int n = s->n, k = s->k, N = s->N, n2 = 2 * n;
+    double x[2 * NMAX + KMAX];
+    unscale(s, y, x);
+    sp_status st = residual(s, s->h, s->q0, s->p0, s->Dh0, x, F, J);
+    if (st != SP_OK || !J) return st;
+    /* column n2 + a of J_y: (J_x[:, n2 + a] − J_x[:, n..n2) Dh0_aᵀ) / h */
+    for (int r = 0; r < N; ++r)
+        for (int a = 0; a < k; ++a) {
+            double c = J[r * N + n2 + a];
+            for (int i = 0; i < n; ++i) c -= J[r * N + n + i] * s->Dh0[a * n + i];
+            J[r * N + n2 + a] = c / s->h;
+        }
+    return SP_OK;
 }
 
 sp_status sp_prop7_residual(sp_prop7 *s, double h, const double *q0, const double *p0, const double *x, double *F,
@@ -193,6 +221,8 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     const int n = s->n, N = s->N;
     double x[2 * NMAX + KMAX], F[2 * NMAX + KMAX], pt[NMAX], p1[NMAX];
     s->iterations = 0;
+    if (!isfinite(h)) return SP_ERR_INVALID;
+    if (h == 0.0) return SP_OK; /* the identity */
     s->h = h;
     sp_vec_copy(n, q, s->q0);
     sp_vec_copy(n, p, s->p0);
@@ -200,10 +230,12 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     /* initial guess: q1 = q0 + h H_p(q0, p0), p_{1/2} = p0, ν0 = 0 */
     if (st == SP_OK) st = eliminated(s, s->aux, q, p, 0, NULL);
     if (st != SP_OK) return st;
-    sp_vec_zero(N, x);
-    for (int i = 0; i < n; ++i) x[i] = q[i] + h * s->aux->v[i], x[n + i] = p[i];
-    st = sp_newton_solve(s->newton, newton_residual, s, x, &s->opt, &s->iterations);
+    double y[2 * NMAX + KMAX];
+    sp_vec_zero(N, y);
+    for (int i = 0; i < n; ++i) y[i] = q[i] + h * s->aux->v[i], y[n + i] = p[i];
+    st = sp_newton_solve(s->newton, newton_residual, s, y, &s->opt, &s->iterations);
     if (st != SP_OK) return st;
+    unscale(s, y, x);
     /* H_q at the converged midpoint, then p̃ = p_{1/2} − (h/2) H_q */
     st = residual(s, h, s->q0, s->p0, s->Dh0, x, F, NULL);
     if (st != SP_OK) return st;

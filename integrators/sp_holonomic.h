@@ -57,8 +57,8 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
 void sp_holonomic_free(sp_holonomic *s);
 void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt); /* default 1e-15, 50 */
 
-/* One step of size h (negative allowed), in place on (q, p). A failed solve returns its
- * status and leaves (q, p) untouched. SHAKE remembers the previous position between
+/* One step of size h (negative allowed; 0 is the identity), in place on (q, p). A failed
+ * solve returns its status and leaves (q, p) untouched (SP_ERR_INVALID for a non-finite h). SHAKE remembers the previous position between
  * calls (sp_holonomic_reset forgets it) and returns the half-step momentum
  * M(q_{n+1} − q_n)/h, which is not tangent to T*Q. */
 sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p);

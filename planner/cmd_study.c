@@ -32,10 +32,11 @@
 
 #include "sp_commands.h"
 #include "sp_study.h"
+#include "../problems/sp_result_file.h"
 
 enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
 
-static void usage(void) { fputs("usage: symplan study STUDY.json -o DIR [-j N] [-v]\n", stderr); }
+static void usage(void) { fputs("usage: symplan study STUDY.json -o DIR [-j N] [-v] [--max-cases N] [--max-steps N] ...\n", stderr); }
 
 /* "where: [cases[i]: ][path: ]message" on one line (sp_cmd_error). */
 static void error_line(const char *where, long case_index, const char *path, const char *message)
@@ -195,7 +196,7 @@ static char *run_case(study_run *r, size_t i)
     char why[512] = "";
     cJSON *figures = NULL;
     sp_status st = sp_study_run_case(r->study, i, r->dir, &figures, why, sizeof why);
-    char *json = st == SP_OK && figures ? cJSON_PrintUnformatted(figures) : NULL;
+    char *json = st == SP_OK && figures ? sp_json_print(figures, 0, NULL) : NULL; /* exact numbers */
     cJSON_Delete(figures);
     const char *body = st == SP_OK ? (json && strlen(json) < OUTCOME_MAX ? json : "") : why;
     size_t n = strlen(body);
@@ -481,12 +482,16 @@ static int share_and_run(study_run *r, int rank, int size, size_t *todo, int rea
 typedef struct study_args {
     const char *file, *dir;
     int jobs, verbose;
+    sp_limits limits;
 } study_args;
 
 static int parse_args(int argc, char **argv, study_args *a)
 {
-    *a = (study_args){0};
+    *a = (study_args){.limits = sp_limits_default()};
     for (int i = 0; i < argc; ++i) {
+        int limit = sp_cmd_limit_option(argc, argv, &i, &a->limits);
+        if (limit < 0) return -1;
+        if (limit > 0) continue;
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             a->dir = argv[++i];
         } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
@@ -521,7 +526,7 @@ static int parse_args(int argc, char **argv, study_args *a)
 static int load_study(const study_args *a, sp_study **study, int speak)
 {
     sp_study_error err;
-    if (sp_study_read_file(a->file, study, &err) == SP_OK) return EXIT_DONE;
+    if (sp_study_read_file_limited(a->file, &a->limits, study, &err) == SP_OK) return EXIT_DONE;
     if (speak) error_line(a->file, err.case_index, err.input.path, err.input.message);
     return EXIT_BAD_INPUT;
 }

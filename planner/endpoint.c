@@ -188,12 +188,17 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
 {
     endpoint e = {.pb = pb};
     if (sp_vak_system_init(&e.sys, pb) != SP_OK) return NULL;
+    e.sys.stop = progress ? progress->stop : NULL; /* every sweep checks it */
     const int n = e.sys.model.n;
     double best[SP_VAK_MAX_N], x[SP_VAK_MAX_N], best_residual = HUGE_VAL, residual = HUGE_VAL;
     sp_optimize_result opt = {0}, best_opt = {0};
     sp_status failure = SP_OK;
     int starts = 0, evaluations = 0, found_at = -1;
     for (int k = 0; k < pb->vak.starts && found_at < 0; ++k) {
+        if (sp_progress_stopped(progress)) {
+            failure = SP_ERR_INTERRUPTED;
+            break;
+        }
         starting_point(&e, k, x);
         ++starts;
         if (sp_optimize(&pb->optimizer, n, objective, &e, x, progress, k + 1, &opt) != SP_OK) {
@@ -204,6 +209,17 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         residual = HUGE_VAL;
         sp_status st = opt.failure == SP_OK ? polish(&e, x, &residual) : opt.failure;
         if (st != SP_OK) failure = st;
+        if (st == SP_ERR_INTERRUPTED) {
+            /* keep the point this start got to, measured without the stop */
+            double F[SP_VAK_MAX_N];
+            e.sys.stop = NULL;
+            if (mismatch(&e, x, F, NULL) == SP_OK && sp_vec_norm(n, F) < best_residual) {
+                best_residual = sp_vec_norm(n, F);
+                sp_vec_copy(n, x, best);
+                best_opt = opt;
+            }
+            break;
+        }
         if (!(residual <= pb->vak.tolerance)) {
             /* the search stalled away from q1: follow the geodesics from the start itself */
             double y[SP_VAK_MAX_N], r = HUGE_VAL;
@@ -223,13 +239,15 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
 
     cJSON *root = NULL;
     sp_vak_run run = {0};
+    e.sys.stop = NULL; /* the report integrates the best path in full */
     if (failure != SP_ERR_NOMEM) {
         root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "task", "plan");
         cJSON_AddStringToObject(root, "model", pb->model);
-        const char *status = found_at >= 0             ? "converged"
-                             : isfinite(best_residual) ? "target_not_reached"
-                                                       : sp_status_name(failure);
+        const char *status = found_at >= 0                    ? "converged"
+                             : failure == SP_ERR_INTERRUPTED ? sp_status_name(failure)
+                             : isfinite(best_residual)       ? "target_not_reached"
+                                                             : sp_status_name(failure);
         cJSON_AddStringToObject(root, "status", status);
         cJSON_AddStringToObject(root, "optimizer_result", best_opt.code_name);
         cJSON_AddNumberToObject(root, "iterations", evaluations);

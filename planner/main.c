@@ -1,6 +1,7 @@
 /* The symplan command: the only place that talks to the terminal. */
 #include <math.h>
 #include <nlopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +12,52 @@
 #include "sp_solve.h"
 #include "../problems/sp_result_file.h"
 
-enum { EXIT_RESULT = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
+/* Exit codes (README.md, "The command"): a solve that wrote its result exits with the
+ * code of how the result ended; an interrupted one with 128 + the signal. */
+enum {
+    EXIT_RESULT = 0,        /* result written: converged / ok */
+    EXIT_INTERNAL = 1,      /* out of memory, or the result could not be written */
+    EXIT_BAD_INPUT = 2,     /* bad file or option, limit exceeded, unusable output path */
+    EXIT_NOT_CONVERGED = 3, /* result written: stalled, maxeval_reached, target_not_reached, … */
+    EXIT_FAILED = 4,        /* result written: newton_failed, singular_matrix, non_finite, … */
+    EXIT_SIGNAL = 128       /* + the signal: interrupted, the partial result written */
+};
 
 static void usage(FILE *f)
 {
-    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary] [-v]\n"
-          "       symplan check FILE.json\n"
+    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary] [-v] [LIMITS]\n"
+          "       symplan check FILE.json [LIMITS]\n"
           "       symplan list\n"
-          "       symplan study STUDY.json -o DIR [-j N] [-v]\n"
+          "       symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]\n"
           "       symplan plot RESULT.json|DIR -o FIG.svg\n"
-          "       symplan export RESULT.json --csv FILE\n",
+          "       symplan export RESULT.json --csv FILE\n"
+          "LIMITS: --max-steps N (default 10000000), --max-evaluations N (1000000),\n"
+          "        --max-targets N (10000), --max-cases N (100000), --max-memory SIZE (4G)\n",
           f);
+}
+
+/* ------------------------------------------------------------ signals -- */
+
+/* The signal (SIGINT, SIGTERM) that asked the running solve to stop; the library polls
+ * it through sp_progress.stop. The command's own state, not the library's. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    signal(sig, SIG_DFL); /* a second one ends the process at once */
+}
+
+/* From here on SIGINT and SIGTERM (what a batch system sends before its time limit)
+ * stop the solve at its next check and have the partial result written. */
+static void catch_stop_signals(void)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_stop_signal;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGINT, &act, NULL);
+    sigaction(SIGTERM, &act, NULL);
 }
 
 /* Writes s with its control characters escaped: a file name or a string quoted from
@@ -62,21 +98,33 @@ static int bad_input(const char *file, const sp_input_error *e)
     return EXIT_BAD_INPUT;
 }
 
-static int read_problem(const char *file, sp_problem *pb)
+static int read_problem(const char *file, const sp_limits *limits, sp_problem *pb)
 {
     sp_input_error e;
-    if (sp_problem_read_file(file, pb, &e) != SP_OK) return bad_input(file, &e);
+    if (sp_problem_read_file_limited(file, limits, pb, &e) != SP_OK) return bad_input(file, &e);
     return EXIT_RESULT;
 }
 
 static int cmd_check(int argc, char **argv)
 {
-    if (argc != 1) {
+    const char *file = NULL;
+    sp_limits limits = sp_limits_default();
+    for (int i = 0; i < argc; ++i) {
+        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
+        if (limit < 0) return EXIT_BAD_INPUT;
+        if (limit > 0) continue;
+        if (file || argv[i][0] == '-') {
+            usage(stderr);
+            return EXIT_BAD_INPUT;
+        }
+        file = argv[i];
+    }
+    if (!file) {
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
     sp_problem pb;
-    int rc = read_problem(argv[0], &pb);
+    int rc = read_problem(file, &limits, &pb);
     if (rc) return rc;
     sp_problem_free(&pb);
     puts("ok");
@@ -89,7 +137,14 @@ static double number_at(const cJSON *obj, const char *key) { return cJSON_GetNum
 static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
 {
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(result, "status"));
-    if (pb->kind == SP_KIND_VAKONOMIC)
+    if (pb->kind == SP_KIND_HOLONOMIC)
+        fprintf(f, "%s simulate (%s, %d steps, h = %g): %s\n", pb->model, pb->hol.scheme->name, pb->steps,
+                pb->T / pb->steps, status);
+    else if (pb->kind == SP_KIND_NONHOLONOMIC || pb->kind == SP_KIND_NONHOLONOMIC_LIE)
+        fprintf(f, "%s simulate (lobatto, %d stages, lambda1 %s%s%s, %d steps, h = %g): %s\n", pb->model, pb->nh.stages,
+                pb->nh.recompute ? "recompute" : "carry", pb->nh.retraction ? ", " : "",
+                pb->nh.retraction ? pb->nh.retraction->name : "", pb->steps, pb->T / pb->steps, status);
+    else if (pb->kind == SP_KIND_VAKONOMIC)
         fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate",
                 pb->vak.stages, pb->steps, status);
     else
@@ -158,11 +213,31 @@ static void end_progress(solve_progress *p)
     if (p->terminal && p->last_print >= 0.0) fputc('\n', stderr);
 }
 
+/* The exit code of a written result, and its one line on stderr when it is not done. */
+static int result_exit(const char *file, const char *where, const cJSON *result)
+{
+    sp_outcome outcome = sp_result_outcome(result);
+    if (outcome == SP_OUTCOME_DONE) return EXIT_RESULT;
+    char why[400], line[512];
+    sp_result_explain(result, why, sizeof why);
+    snprintf(line, sizeof line, "%s (result written to %s)", why, where);
+    error_line(file, NULL, line);
+    switch (outcome) {
+    case SP_OUTCOME_STOPPED: return EXIT_NOT_CONVERGED;
+    case SP_OUTCOME_INTERRUPTED: return EXIT_SIGNAL + (stop_signal ? stop_signal : SIGINT);
+    default: return EXIT_FAILED;
+    }
+}
+
 static int cmd_solve(int argc, char **argv)
 {
     const char *file = NULL, *out_path = NULL;
     int summary = 0, verbose = 0;
+    sp_limits limits = sp_limits_default();
     for (int i = 0; i < argc; ++i) {
+        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
+        if (limit < 0) return EXIT_BAD_INPUT;
+        if (limit > 0) continue;
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             out_path = argv[++i];
         else if (strcmp(argv[i], "--summary") == 0)
@@ -180,8 +255,9 @@ static int cmd_solve(int argc, char **argv)
         usage(stderr);
         return EXIT_BAD_INPUT;
     }
+    catch_stop_signals(); /* before anything runs, so that no interrupt is lost */
     sp_problem pb;
-    int rc = read_problem(file, &pb);
+    int rc = read_problem(file, &limits, &pb);
     if (rc) return rc;
 
     char why[512];
@@ -193,8 +269,10 @@ static int cmd_solve(int argc, char **argv)
     }
 
     solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
-    sp_progress reporter = {on_progress, &progress};
-    cJSON *result = sp_solve_json(&pb, progress.terminal || verbose ? &reporter : NULL);
+    sp_progress reporter = {.report = progress.terminal || verbose ? on_progress : NULL,
+                            .ctx = &progress,
+                            .stop = &stop_signal};
+    cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
     if (!result) {
         error_line(file, NULL, "out of memory");
@@ -203,12 +281,14 @@ static int cmd_solve(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     rc = EXIT_RESULT;
+    const char *where = out_path && strcmp(out_path, "-") != 0 ? out_path : "standard output";
     if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
         error_line(file, NULL, why);
         rc = EXIT_INTERNAL;
-    } else if (summary) {
+    } else {
         /* never mix the summary into a JSON result on standard output */
-        print_summary(out_path ? stdout : stderr, &pb, result, out_path ? out_path : "standard output");
+        if (summary) print_summary(out_path ? stdout : stderr, &pb, result, where);
+        rc = result_exit(file, where, result);
     }
     cJSON_Delete(result);
     sp_problem_free(&pb);
@@ -231,6 +311,24 @@ static int cmd_list(void)
     for (size_t i = 0; sp_vak_model_at(i); ++i)
         printf("  %-14s [plan, simulate; scheme gauss, stages 1-6] %s\n", sp_vak_model_at(i)->name,
                sp_vak_model_at(i)->description);
+    for (size_t i = 0; sp_hol_model_at(i); ++i) {
+        const sp_hol_model_type *t = sp_hol_model_at(i);
+        printf("  %-18s [simulate] %s\n", t->name, t->description);
+        printf("  %-18s   schemes:", "");
+        for (size_t j = 0; sp_hol_scheme_at(j); ++j)
+            if (sp_hol_model_accepts(t, sp_hol_scheme_at(j))) printf(" %s", sp_hol_scheme_at(j)->name);
+        printf("\n");
+    }
+    for (size_t i = 0; sp_nh_model_at(i); ++i)
+        printf("  %-18s [simulate; scheme lobatto, stages 2-4, lambda1 carry|recompute] %s\n", sp_nh_model_at(i)->name,
+               sp_nh_model_at(i)->description);
+    for (size_t i = 0; sp_nh_lie_type_at(i); ++i)
+        printf("  %-18s [simulate on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction] %s\n",
+               sp_nh_lie_type_at(i)->name, sp_nh_lie_type_at(i)->group_name, sp_nh_lie_type_at(i)->description);
+    printf("holonomic schemes:\n");
+    for (size_t j = 0; sp_hol_scheme_at(j); ++j)
+        printf("  %-16s order %d  %s\n", sp_hol_scheme_at(j)->name, sp_hol_scheme_at(j)->order,
+               sp_hol_scheme_at(j)->description);
     printf("algorithms (NLopt):\n");
     for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a)
         printf("  %-24s %s\n", nlopt_algorithm_to_string((nlopt_algorithm)a), nlopt_algorithm_name((nlopt_algorithm)a));
@@ -239,6 +337,9 @@ static int cmd_list(void)
 
 int main(int argc, char **argv)
 {
+    /* past a file size limit (ulimit -f) writes fail with EFBIG and are reported like a
+     * full disk, instead of the process being killed with a half-written temporary */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return EXIT_BAD_INPUT;

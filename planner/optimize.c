@@ -21,6 +21,8 @@ typedef struct search {
     sp_status failure;
     const sp_progress *progress;
     int start;
+    int have_best; /* the best point evaluated so far, kept for an interrupted search */
+    double best_f, best_x[OPTIMIZE_MAX_N];
 } search;
 
 static sp_status central_difference_gradient(search *z, int n, const double *x, double *f, double *grad)
@@ -46,6 +48,11 @@ static sp_status evaluate(search *z, int n, const double *x, double *f, double *
     sp_status st =
         grad && z->s->central_differences ? central_difference_gradient(z, n, x, f, grad) : z->f(z->ctx, x, f, grad);
     z->evaluations++;
+    if (st == SP_OK && isfinite(*f) && (!z->have_best || *f < z->best_f)) {
+        z->have_best = 1;
+        z->best_f = *f;
+        sp_vec_copy(n, x, z->best_x);
+    }
     if (st == SP_OK && z->progress) {
         sp_progress_info info = {.start = z->start,
                                  .evaluation = z->evaluations,
@@ -59,6 +66,13 @@ static sp_status evaluate(search *z, int n, const double *x, double *f, double *
 static double objective(unsigned n, const double *x, double *grad, void *data)
 {
     search *z = data;
+    /* The caller asked to stop (SIGINT): NLopt returns its best point so far. */
+    if (sp_progress_stopped(z->progress)) {
+        z->failure = SP_ERR_INTERRUPTED;
+        nlopt_force_stop(z->opt);
+        if (grad) sp_vec_zero((int)n, grad);
+        return HUGE_VAL;
+    }
     /* NLopt checks maxeval only after an evaluation; keep the budget exactly. */
     if (z->evaluations >= z->s->maxeval) {
         z->budget_spent = 1;
@@ -126,6 +140,11 @@ sp_status sp_optimize(const sp_optimizer_settings *s, int n, sp_objective_fn f, 
     nlopt_result r = nlopt_optimize(z.opt, x, &fbest);
     nlopt_destroy(z.opt);
     if (z.budget_spent && z.failure == SP_OK) r = NLOPT_MAXEVAL_REACHED;
+    if (z.failure == SP_ERR_INTERRUPTED && z.have_best) {
+        /* NLopt may hand back the point it was about to evaluate: give the best one */
+        sp_vec_copy(n, z.best_x, x);
+        fbest = z.best_f / z.scale;
+    }
     out->code = (int)r;
     snprintf(out->code_name, sizeof out->code_name, "%s", nlopt_result_to_string(r));
     out->evaluations = z.evaluations;

@@ -69,9 +69,16 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     if (st != SP_OK) {
         if (res->failure == SP_OK) res->failure = st;
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
-        /* record what can be recorded at the best point for the report */
+        /* record what can be recorded at the best point for the report; an interrupted
+         * search reports its best point in full, gradient and terminal residual too */
         double J;
+        if (res->failure == SP_ERR_INTERRUPTED && sp_shooting_gradient(plan->shooting, res->x, &J, grad) == SP_OK)
+            res->gradient_norm = sp_vec_norm(n, grad);
         res->cost = sp_shooting_trajectory(plan->shooting, res->x, &J) == SP_OK ? J : HUGE_VAL;
+        if (isfinite(res->cost)) {
+            sp_shooting_terminal_residual(plan->shooting, residual);
+            res->residual_norm = sp_vec_norm(n, residual);
+        }
         return res->failure;
     }
     res->gradient_norm = sp_vec_norm(n, grad);

@@ -9,19 +9,25 @@
  *    against time, one line per component, and the drift of the invariants on a log
  *    scale, recomputed from the trajectory through the library (the momentum map, the
  *    right-action momentum, the Casimir and the energy of a cubic; Ĥ, the first
- *    integrals and the constraint residual of a vakonomic model); vakonomic models add
- *    the path in the plane of their first two coordinates. */
+ *    integrals and the constraint residual of a vakonomic model; for a holonomic model
+ *    |q|² − l² and q·p (or the constraint and hidden constraint), |H − H0| and each
+ *    first integral; for a nonholonomic model (nh_plot.c) |H − H0|, each first integral,
+ *    |Ψ(q, p)| and, on groups, the distance from the group); vakonomic models, and the
+ *    nonholonomic ones that move in the plane, add the path in the plane of their first
+ *    two coordinates. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nh_plot.h"
 #include "result_view.h"
 #include "sp_plot.h"
 #include "svg.h"
 #include "../integrators/sp_hohp.h"
 #include "../lie/sp_lie.h"
 #include "../lie/sp_linalg.h"
+#include "../problems/sp_hol_models.h"
 #include "../problems/sp_vak_models.h"
 
 /* ---- small readers */
@@ -599,6 +605,9 @@ static double *drift_add(drift_set *d, const char *name, int rows)
     return d->value[d->count++];
 }
 
+/* drift_add as the callback of nh_plot.h */
+static double *drift_add_cb(void *d, const char *name, int rows) { return drift_add(d, name, rows); }
+
 static sp_status need_width(const sp_traj *tr, const char *name, int width, const char *why, sp_input_error *err,
                             const sp_traj_field **out)
 {
@@ -723,6 +732,93 @@ static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, con
     return SP_OK;
 }
 
+/* Holonomic models: the quantities that vanish on T*Q (|q|² − l² and q·p for the
+ * pendulums and S³; else max |g(q)| and max |G(q)M⁻¹p|), |H − H0| and |I − I0| for each
+ * declared first integral, with the model bound to the result's parameters. */
+static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, const sp_traj *tr, drift_set *d,
+                           sp_input_error *err)
+{
+    sp_hol_params prm;
+    sp_hol_params_default(type, &prm);
+    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
+    for (size_t i = 0; i < type->n_params; ++i) {
+        const sp_hol_param *pa = &type->params[i];
+        const cJSON *x = cJSON_GetObjectItem(params, pa->name);
+        if (pa->size == 1 && cJSON_IsNumber(x))
+            prm.value[pa->offset] = x->valuedouble;
+        else if (pa->size > 1 && x && !read_numbers(x, pa->size, prm.value + pa->offset)) {
+            char path[96];
+            snprintf(path, sizeof path, "settings.params.%s", pa->name);
+            return sp_input_fail(err, path, "must be an array of %d numbers", pa->size);
+        }
+    }
+    const char *potential = string_at(params, "potential");
+    if (potential) {
+        prm.potential = -1;
+        for (int i = 0; type->potential_names[i]; ++i)
+            if (strcmp(type->potential_names[i], potential) == 0) prm.potential = i;
+        if (prm.potential < 0)
+            return sp_input_fail(err, "settings.params.potential", "unknown potential '%s' for %s", potential,
+                                 type->name);
+    }
+    sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
+    if (!b) return sp_input_fail(err, "trajectory", "out of memory");
+    if (sp_hol_model_bind(type, &prm, b) != SP_OK) {
+        free(b);
+        return sp_input_fail(err, "settings.params", "invalid parameters for %s", type->name);
+    }
+    const sp_traj_field *q, *p;
+    sp_status st;
+    char why[64];
+    snprintf(why, sizeof why, "the state of the %s model", type->name);
+    if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
+        (st = need_width(tr, "p", type->n, why, err, &p)) != SP_OK) {
+        free(b);
+        return st;
+    }
+    const int n = type->n, rows = tr->rows;
+    sp_hol_values v0, v;
+    if (sp_hol_values_at(b, q->data, p->data, &v0) != SP_OK) memset(&v0, 0, sizeof v0);
+    const char *inames[SP_HOL_MAX_INTEGRALS];
+    size_t ni = sp_hol_integral_names(b, inames), nm = 0;
+    while (type->monitor_names[nm]) ++nm;
+    double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
+    int lines = 0, ok = 1;
+    if (nm) {
+        for (size_t i = 0; ok && i < nm; ++i) ok = (line[lines++] = drift_add(d, type->monitor_labels[i], rows)) != NULL;
+    } else {
+        ok = (line[lines++] = drift_add(d, "constraint |g(q)|", rows)) != NULL &&
+             (line[lines++] = drift_add(d, "hidden constraint |G(q) M⁻¹p|", rows)) != NULL;
+    }
+    if (ok) ok = (line[lines++] = drift_add(d, "energy |H − H0|", rows)) != NULL;
+    for (size_t i = 0; ok && i < ni; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "%s drift", inames[i]);
+        ok = (line[lines++] = drift_add(d, name, rows)) != NULL;
+    }
+    if (!ok) {
+        free(b);
+        return sp_input_fail(err, "trajectory", "out of memory");
+    }
+    for (int k = 0; k < rows; ++k) {
+        int j = 0;
+        if (sp_hol_values_at(b, q->data + (size_t)k * n, p->data + (size_t)k * n, &v) != SP_OK) {
+            for (int i = 0; i < lines; ++i) line[i][k] = NAN; /* breaks the lines */
+            continue;
+        }
+        if (nm) {
+            for (size_t i = 0; i < nm; ++i) line[j++][k] = fabs(v.monitor[i]);
+        } else {
+            line[j++][k] = v.constraint;
+            line[j++][k] = v.hidden;
+        }
+        line[j++][k] = fabs(v.energy - v0.energy);
+        for (size_t i = 0; i < ni; ++i) line[j++][k] = fabs(v.integral[i] - v0.integral[i]);
+    }
+    free(b);
+    return SP_OK;
+}
+
 /* Names of the components of q: the "coordinates", q_ij for a matrix group, else q_i. */
 static void component_name(const sp_traj *tr, const char *field, int width, int i, char *out, size_t size)
 {
@@ -745,11 +841,16 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
 
     drift_set d = {0};
     const sp_vak_model_type *vak = sp_vak_model_by_name(model);
+    const sp_hol_model_type *hol = sp_hol_model_by_name(model);
     sp_status st = SP_OK;
     if (model && strcmp(model, "cubic_spline") == 0)
         st = cubic_drift(root, tr, &d, err);
     else if (vak)
         st = vak_drift(root, vak, tr, &d, err);
+    else if (hol)
+        st = hol_drift(root, hol, tr, &d, err);
+    else if (sp_nh_plot_knows(model))
+        st = sp_nh_plot_drift(root, model, tr, drift_add_cb, &d, err);
     if (st != SP_OK) {
         drift_release(&d);
         return st;
@@ -765,7 +866,7 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
         for (int k = 0; k < tr->rows; ++k)
             if (d.value[i][k] == 0.0) d.value[i][k] = floor_value;
 
-    const int plane = vak && q->width >= 2;
+    const int plane = (vak || (sp_nh_plot_planar(model) && strcmp(q->name, "q") == 0)) && q->width >= 2;
     const double width = plane ? 1240 : 1160, panel_w = plane ? 560 : 780;
     const int has_drift = d.count > 0 && tr->rows > 1;
     const double height = has_drift ? 760 : 420;

@@ -37,7 +37,7 @@ static void drift_update(drift *d, const sp_group *G, const sp_hohp_state *z)
     d->energy = fmax(d->energy, fabs(sp_hohp_energy(G, z) - d->H0));
 }
 
-cJSON *sp_simulate_json(const sp_problem *pb)
+cJSON *sp_simulate_json(const sp_problem *pb, const sp_progress *progress)
 {
     const sp_group *G = pb->cubic.group;
     const int N = pb->steps, n = G->dim;
@@ -67,6 +67,10 @@ cJSON *sp_simulate_json(const sp_problem *pb)
     int k = 0, max_iterations = 0;
     long total_iterations = 0;
     for (; k < N; ++k) {
+        if (sp_progress_stopped(progress)) {
+            st = SP_ERR_INTERRUPTED;
+            break;
+        }
         sp_hohp_interval iv;
         st = sp_hohp_step(stepper, h, &z[k], &z[k + 1], &iv);
         if (st != SP_OK) break;
@@ -82,7 +86,7 @@ cJSON *sp_simulate_json(const sp_problem *pb)
     cJSON_AddStringToObject(root, "status", sp_status_name(st));
     if (st != SP_OK) {
         cJSON_AddStringToObject(root, "message", sp_status_message(st));
-        cJSON_AddNumberToObject(root, "failed_at_step", k);
+        cJSON_AddNumberToObject(root, st == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step", k);
     }
     cJSON_AddNumberToObject(root, "steps", k);
     cJSON_AddNumberToObject(root, "h", h);

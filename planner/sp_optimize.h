@@ -28,6 +28,8 @@ typedef struct sp_optimize_result {
  * tagged with `start` (0 for a single search). Stochastic algorithms (CRS, ISRES, MLSL,
  * ESCH, PRAXIS…) draw from NLopt's generator, seeded with the same number before every
  * search, so that a problem solved twice (or by any worker of a study) ends the same.
+ * A stop asked through `progress` (sp_progress.h) ends the search before its next
+ * evaluation with out->failure = SP_ERR_INTERRUPTED and x the best point evaluated.
  * Returns SP_ERR_NOMEM when NLopt cannot be set up; every other outcome is in *out. */
 sp_status sp_optimize(const sp_optimizer_settings *settings, int n, sp_objective_fn f, void *ctx, double *x,
                       const sp_progress *progress, int start, sp_optimize_result *out);

@@ -1,8 +1,18 @@
 /* Progress of a long computation, reported through a callback that the caller owns:
  * the library calls it and never prints; the command decides what reaches the
- * terminal. A NULL sp_progress (or one whose report is NULL) reports nothing. */
+ * terminal. A NULL sp_progress (or one whose report is NULL) reports nothing.
+ *
+ * The same struct carries the one way to stop a running task early: `stop` points to a
+ * flag the caller owns (the command sets it from its SIGINT handler, which is why it is
+ * a volatile sig_atomic_t). Every long loop of a task checks it — before each optimiser
+ * evaluation, each integration step of a simulation, each start and each sweep of an
+ * endpoint search — and, once it is non-zero, ends with the status SP_ERR_INTERRUPTED
+ * ("interrupted") and a result that holds what was computed so far: the trajectory up
+ * to the last step, the best point of a search. The library keeps no flag of its own. */
 #ifndef SP_PROGRESS_H
 #define SP_PROGRESS_H
+
+#include <signal.h>
 
 /* One evaluation of an optimiser's objective. */
 typedef struct sp_progress_info {
@@ -15,6 +25,7 @@ typedef struct sp_progress_info {
 typedef struct sp_progress {
     void (*report)(void *ctx, const sp_progress_info *info);
     void *ctx;
+    const volatile sig_atomic_t *stop; /* non-zero: stop at the next check (NULL: never) */
 } sp_progress;
 
 /* Calls p->report when there is one. */
@@ -22,5 +33,8 @@ static inline void sp_progress_report(const sp_progress *p, const sp_progress_in
 {
     if (p && p->report) p->report(p->ctx, info);
 }
+
+/* Whether the caller has asked the task to stop. */
+static inline int sp_progress_stopped(const sp_progress *p) { return p && p->stop && *p->stop; }
 
 #endif

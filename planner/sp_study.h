@@ -30,10 +30,9 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "../problems/sp_limits.h"
 #include "../problems/sp_problem.h"
 
-/* Largest number of cases a study may expand to. */
-#define SP_STUDY_MAX_CASES 1000000
 
 /* What is wrong with a study: in the study file itself (case_index −1; input.path is a
  * JSON path in the study file) or in one case (input.path is the override or the
@@ -51,6 +50,12 @@ typedef struct sp_study sp_study;
  * path (NULL: the working directory); sp_study_read_file uses the study file's folder. */
 sp_status sp_study_parse(const char *text, size_t length, const char *base_dir, sp_study **out, sp_study_error *err);
 sp_status sp_study_read_file(const char *path, sp_study **out, sp_study_error *err);
+/* The same under resource limits (NULL: the defaults of sp_limits.h, which the plain
+ * functions apply): at most limits->cases cases, each problem within the limits, which
+ * the study keeps for sp_study_run_case. */
+sp_status sp_study_parse_limited(const char *text, size_t length, const char *base_dir, const sp_limits *limits,
+                                 sp_study **out, sp_study_error *err);
+sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, sp_study **out, sp_study_error *err);
 void sp_study_free(sp_study *s);
 
 const char *sp_study_name(const sp_study *s);

@@ -17,6 +17,7 @@ typedef struct sp_vak_system {
     double mass[SP_VAK_MAX_N];
     sp_index1 *stepper;
     sp_vakonomic_point *point; /* for λ(q, p), Ĥ and diagnostics */
+    const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
 } sp_vak_system;
 
 sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb);
@@ -40,7 +41,8 @@ typedef struct sp_vak_run {
 
 /* Integrates pb->steps steps of size pb->T/pb->steps from (q0, p0). With `record` the
  * trajectory arrays are allocated (free with sp_vak_run_release); with `sensitivity` the
- * exact ∂z_N/∂p0 is propagated. A failed step ends the run with its status. */
+ * exact ∂z_N/∂p0 is propagated. A failed step ends the run with its status, and so does
+ * a raised sys->stop (SP_ERR_INTERRUPTED). */
 sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p0, int record, int sensitivity,
                            sp_vak_run *run);
 void sp_vak_run_release(sp_vak_run *run);
@@ -57,13 +59,15 @@ void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *res
 /* Adds the "settings" block (scheme, stages, h, params) of a vakonomic problem. */
 void sp_vak_settings_json(const sp_problem *pb, cJSON *result);
 
-/* The simulate task's result (NULL when out of memory). */
-cJSON *sp_vak_simulate_json(const sp_problem *pb);
+/* The simulate task's result (NULL when out of memory); a stop asked through `progress`
+ * (may be NULL) ends it with status "interrupted" and the steps taken so far. */
+cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress);
 
 /* The endpoint plan's result (NULL when out of memory): p0 such that the discrete
  * geodesic from q0 reaches q1 at T (see planner/endpoint.c). */
 cJSON *sp_vak_plan_json(const sp_problem *pb);
-/* The same, reporting every evaluation of each start's search to `progress`. */
+/* The same, reporting every evaluation of each start's search to `progress`; a stop
+ * asked through it ends the search with status "interrupted" and the best point so far. */
 cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
 
 #endif

@@ -28,6 +28,7 @@ struct sp_study {
     cJSON *cases; /* [{path: value}], or NULL */
     size_t n_cases;
     cJSON *parameters; /* [path], first appearance order */
+    sp_limits limits;  /* on the cases, and on each case's problem */
 };
 
 static sp_status case_problem(const sp_study *s, size_t i, cJSON **out, sp_study_error *err);
@@ -304,8 +305,9 @@ static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir,
             snprintf(where, sizeof where, "vary.%s", item->string);
             size_t m = cJSON_IsArray(item) ? (size_t)cJSON_GetArraySize(item) : 0;
             if (m == 0) return fail(err, -1, where, SP_ERR_INVALID, "must be a non-empty list of values");
-            if (count > SP_STUDY_MAX_CASES / m)
-                return fail(err, -1, "vary", SP_ERR_INVALID, "more than %d cases", SP_STUDY_MAX_CASES);
+            if (count > (size_t)s->limits.cases / m)
+                return fail(err, -1, "vary", SP_ERR_INVALID,
+                            "more than %ld cases, the limit (raise it with --max-cases)", s->limits.cases);
             count *= m;
         }
         s->vary = cJSON_Duplicate(vary, 1);
@@ -315,8 +317,9 @@ static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir,
     if (!cJSON_IsArray(cases) || !cases->child)
         return fail(err, -1, "cases", SP_ERR_INVALID, "must be a non-empty list of override objects");
     size_t count = (size_t)cJSON_GetArraySize(cases);
-    if (count > SP_STUDY_MAX_CASES)
-        return fail(err, -1, "cases", SP_ERR_INVALID, "more than %d cases", SP_STUDY_MAX_CASES);
+    if (count > (size_t)s->limits.cases)
+        return fail(err, -1, "cases", SP_ERR_INVALID, "%zu cases exceed the limit %ld (raise it with --max-cases)",
+                    count, s->limits.cases);
     long i = 0;
     for (const cJSON *c = cases->child; c; c = c->next, ++i) {
         if (!cJSON_IsObject(c)) return fail(err, i, NULL, SP_ERR_INVALID, "must be an object of field paths to values");
@@ -335,11 +338,11 @@ static sp_status validate_cases(const sp_study *s, sp_study_error *err)
         cJSON *problem;
         sp_status st = case_problem(s, i, &problem, err);
         if (st != SP_OK) return st;
-        char *text = cJSON_PrintUnformatted(problem);
+        char *text = sp_json_print(problem, 0, NULL);
         cJSON_Delete(problem);
         if (!text) return fail(err, (long)i, NULL, SP_ERR_NOMEM, "out of memory");
         sp_problem pb;
-        st = sp_problem_parse(text, strlen(text), &pb, &err->input);
+        st = sp_problem_parse_limited(text, strlen(text), &s->limits, &pb, &err->input);
         free(text);
         if (st != SP_OK) {
             err->case_index = (long)i;
@@ -351,6 +354,12 @@ static sp_status validate_cases(const sp_study *s, sp_study_error *err)
 }
 
 sp_status sp_study_parse(const char *text, size_t length, const char *base_dir, sp_study **out, sp_study_error *err)
+{
+    return sp_study_parse_limited(text, length, base_dir, NULL, out, err);
+}
+
+sp_status sp_study_parse_limited(const char *text, size_t length, const char *base_dir, const sp_limits *limits,
+                                 sp_study **out, sp_study_error *err)
 {
     *out = NULL;
     memset(err, 0, sizeof *err);
@@ -364,6 +373,7 @@ sp_status sp_study_parse(const char *text, size_t length, const char *base_dir, 
         return fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
     }
     snprintf(s->name, sizeof s->name, "study");
+    s->limits = limits ? *limits : sp_limits_default();
     st = read_study(s, doc, base_dir, err);
     cJSON_Delete(doc);
     if (st == SP_OK) st = validate_cases(s, err);
@@ -377,13 +387,18 @@ sp_status sp_study_parse(const char *text, size_t length, const char *base_dir, 
 
 sp_status sp_study_read_file(const char *path, sp_study **out, sp_study_error *err)
 {
+    return sp_study_read_file_limited(path, NULL, out, err);
+}
+
+sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, sp_study **out, sp_study_error *err)
+{
     *out = NULL;
     memset(err, 0, sizeof *err);
     err->case_index = -1;
     cJSON *doc;
     sp_status st = sp_json_read_document(path, STUDY_FILE_MAX_BYTES, &doc, &err->input);
     if (st != SP_OK) return st;
-    char *text = cJSON_PrintUnformatted(doc);
+    char *text = sp_json_print(doc, 0, NULL);
     cJSON_Delete(doc);
     if (!text) return fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
     /* the base path is relative to the study file's folder */
@@ -396,7 +411,7 @@ sp_status sp_study_read_file(const char *path, sp_study **out, sp_study_error *e
         *slash = '\0';
     else
         dir[0] = '\0';
-    st = sp_study_parse(text, strlen(text), dir, out, err);
+    st = sp_study_parse_limited(text, strlen(text), dir, limits, out, err);
     free(text);
     if (st == SP_OK && !(*out)->named) {
         /* no "name": the file's name without its folder and .json */
@@ -528,9 +543,9 @@ sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON 
         snprintf(why, why_size, "%s%s%s", err.input.path, err.input.path[0] ? ": " : "", err.input.message);
         return SP_ERR_INVALID;
     }
-    char *text = cJSON_PrintUnformatted(problem);
+    char *text = sp_json_print(problem, 0, NULL);
     sp_problem pb;
-    sp_status st = text ? sp_problem_parse(text, strlen(text), &pb, &err.input) : SP_ERR_NOMEM;
+    sp_status st = text ? sp_problem_parse_limited(text, strlen(text), &s->limits, &pb, &err.input) : SP_ERR_NOMEM;
     free(text);
     if (st != SP_OK) {
         cJSON_Delete(problem);
@@ -585,8 +600,8 @@ cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir)
         /* the same problem, compared as text: numbers print the same only when equal */
         sp_study_error err;
         cJSON *problem = sp_study_case_problem(s, i, &err);
-        char *want = problem ? cJSON_PrintUnformatted(problem) : NULL;
-        char *have = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(block, "problem"));
+        char *want = problem ? sp_json_print(problem, 0, NULL) : NULL;
+        char *have = sp_json_print(cJSON_GetObjectItemCaseSensitive(block, "problem"), 0, NULL);
         ok = want && have && strcmp(want, have) == 0;
         free(want);
         free(have);
@@ -630,7 +645,7 @@ static void input_hash(const sp_study *s, size_t i, char *out, size_t size)
 {
     sp_study_error err;
     cJSON *problem = sp_study_case_problem(s, i, &err);
-    char *text = problem ? cJSON_PrintUnformatted(problem) : NULL;
+    char *text = problem ? sp_json_print(problem, 0, NULL) : NULL;
     uint64_t h = 0xcbf29ce484222325ull;
     for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; ++p) {
         h ^= *p;
@@ -838,8 +853,8 @@ static void puts_csv(text *t, const char *s)
     put(t, "\"", 1);
 }
 
-/* A cell: numbers as cJSON prints them (they read back equal), strings as they are,
- * anything else as compact JSON; nothing for a missing or null value. */
+/* A cell: numbers as sp_json_print prints them (they read back bitwise equal), strings
+ * as they are, anything else as compact JSON; nothing for a missing or null value. */
 static void put_cell(text *t, const cJSON *v)
 {
     if (!v || cJSON_IsNull(v)) return;
@@ -847,7 +862,7 @@ static void put_cell(text *t, const cJSON *v)
         puts_csv(t, v->valuestring);
         return;
     }
-    char *s = cJSON_PrintUnformatted(v);
+    char *s = sp_json_print(v, 0, NULL);
     if (!s) {
         t->failed = 1;
         return;

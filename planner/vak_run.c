@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sp_vak_run.h"
+#include "../integrators/sp_symplecticity.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
 
@@ -94,6 +95,10 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
     }
     long iterations = 0;
     for (int k = 0; k < N; ++k) {
+        if (sys->stop && *sys->stop) {
+            st = SP_ERR_INTERRUPTED;
+            break;
+        }
         st = sp_index1_step(sys->stepper, h, q, p, q, p, NULL);
         if (st == SP_OK && sensitivity) st = sp_index1_step_jacobian(sys->stepper, Phi);
         if (st == SP_OK) st = point_values(sys, q, p, &H, lam, &residual, &kinetic);
@@ -129,32 +134,28 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
     return run->status = st;
 }
 
+typedef struct vak_defect_ctx {
+    sp_vak_system *sys;
+    double h;
+} vak_defect_ctx;
+
+static sp_status vak_step_map(void *ctx, double *z)
+{
+    vak_defect_ctx *c = ctx;
+    const int n = c->sys->model.n;
+    return sp_index1_step(c->sys->stepper, c->h, z, z + n, z, z + n, NULL);
+}
+
+/* The vakonomic flow is symplectic on all of R²ⁿ: the defect with U = I (no constraint rows). */
 sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h,
                                       double *defect)
 {
-    const int n = sys->model.n, n2 = 2 * n;
-    const double eps = 1e-6;
-    double D[4 * SP_VAK_MAX_N * SP_VAK_MAX_N];
-    for (int c = 0; c < n2; ++c) {
-        double zp[2 * SP_VAK_MAX_N], zm[2 * SP_VAK_MAX_N];
-        sp_vec_copy(n, q0, zp), sp_vec_copy(n, p0, zp + n);
-        sp_vec_copy(n2, zp, zm);
-        zp[c] += eps, zm[c] -= eps;
-        sp_status st = sp_index1_step(sys->stepper, h, zp, zp + n, zp, zp + n, NULL);
-        if (st == SP_OK) st = sp_index1_step(sys->stepper, h, zm, zm + n, zm, zm + n, NULL);
-        if (st != SP_OK) return st;
-        for (int r = 0; r < n2; ++r) D[r * n2 + c] = (zp[r] - zm[r]) / (2.0 * eps);
-    }
-    /* DᵀJD − J with J = [0 I; −I 0]: (DᵀJD)_ab = Σ_k D_ka D_(n+k)b − D_(n+k)a D_kb */
-    *defect = 0.0;
-    for (int a = 0; a < n2; ++a)
-        for (int b = 0; b < n2; ++b) {
-            double s = 0.0;
-            for (int k = 0; k < n; ++k) s += D[k * n2 + a] * D[(n + k) * n2 + b] - D[(n + k) * n2 + a] * D[k * n2 + b];
-            double J = (a < n && b == a + n) ? 1.0 : (a >= n && b == a - n) ? -1.0 : 0.0;
-            *defect = fmax(*defect, fabs(s - J));
-        }
-    return SP_OK;
+    const int n = sys->model.n;
+    double z0[2 * SP_VAK_MAX_N];
+    sp_vec_copy(n, q0, z0);
+    sp_vec_copy(n, p0, z0 + n);
+    vak_defect_ctx ctx = {sys, h};
+    return sp_symplecticity_defect(vak_step_map, &ctx, n, z0, 0, NULL, 1e-6, defect, NULL);
 }
 
 void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result)
@@ -203,10 +204,11 @@ void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddStringToObject(params, "potential", type->potential_names[pb->vak.params.potential]);
 }
 
-cJSON *sp_vak_simulate_json(const sp_problem *pb)
+cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress)
 {
     sp_vak_system sys;
     if (sp_vak_system_init(&sys, pb) != SP_OK) return NULL;
+    sys.stop = progress ? progress->stop : NULL;
     sp_vak_run run;
     sp_status st = sp_vak_integrate(&sys, pb->vak.q0, pb->vak.p0, 1, 0, &run);
     cJSON *root = NULL;
@@ -217,11 +219,12 @@ cJSON *sp_vak_simulate_json(const sp_problem *pb)
         cJSON_AddStringToObject(root, "status", sp_status_name(st));
         if (st != SP_OK) {
             cJSON_AddStringToObject(root, "message", sp_status_message(st));
-            cJSON_AddNumberToObject(root, "failed_at_step", run.steps_done);
+            cJSON_AddNumberToObject(root, st == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step",
+                                    run.steps_done);
         }
         cJSON_AddNumberToObject(root, "steps", run.steps_done);
         sp_vak_run_json(&sys, &run, root);
-        if (pb->vak.symplecticity_defect) {
+        if (pb->vak.symplecticity_defect && st != SP_ERR_INTERRUPTED) {
             double defect;
             if (sp_vak_symplecticity_defect(&sys, pb->vak.q0, pb->vak.p0, pb->T / pb->steps, &defect) == SP_OK)
                 cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "diagnostics"), "symplecticity_defect", defect);

@@ -7,6 +7,7 @@
 
 #include "json_input.h"
 #include "problem_readers.h"
+#include "sp_limits.h"
 #include "sp_problem.h"
 #include "sp_result_file.h"
 #include "../lie/sp_linalg.h"
@@ -26,11 +27,19 @@ static const char *task_name_at(size_t i)
     static const char *const tasks[] = {"plan", "simulate"};
     return i < 2 ? tasks[i] : NULL;
 }
-/* cubic_spline, then the vakonomic models */
+/* cubic_spline, then the vakonomic, holonomic and nonholonomic models */
 static const char *model_name_at(size_t i)
 {
     if (i == 0) return "cubic_spline";
-    return sp_vak_model_at(i - 1) ? sp_vak_model_at(i - 1)->name : NULL;
+    size_t v = 0;
+    while (sp_vak_model_at(v)) ++v;
+    if (i - 1 < v) return sp_vak_model_at(i - 1)->name;
+    size_t k = i - 1 - v;
+    for (size_t j = 0; sp_hol_model_at(j); ++j, --k)
+        if (k == 0) return sp_hol_model_at(j)->name;
+    for (size_t j = 0; sp_nh_model_at(j); ++j, --k) /* then the nonholonomic ones */
+        if (k == 0) return sp_nh_model_at(j)->name;
+    return sp_nh_lie_type_at(k) ? sp_nh_lie_type_at(k)->name : NULL;
 }
 static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
 static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
@@ -52,7 +61,7 @@ static int json_direction(const json_input *in, const char *key, int required, d
 
 /* Reads a rotation matrix: |RᵀR − I| ≤ 1e-6 and det R > 0, then rounds it onto SO(3)
  * by the polar iteration R ← ½(R + R⁻ᵀ), so typed-in digits lose nothing. */
-static int json_rotation(const json_input *in, const char *key, int required, double *R)
+int json_rotation(const json_input *in, const char *key, int required, double *R)
 {
     int st = json_matrix(in, key, required, 3, R);
     if (st != 1) return st;
@@ -171,6 +180,12 @@ static int read_problem(const json_input *root, sp_problem *p)
     snprintf(p->model, sizeof p->model, "%s", s);
     if (json_string(root, "description", 0, &s) < 0) return -1;
     if (sp_vak_model_by_name(p->model)) return read_vakonomic(root, p);
+    if (sp_hol_model_by_name(p->model)) {
+        if (p->task != SP_TASK_SIMULATE)
+            return json_fail(root, "task", "%s has simulate tasks only (got plan)", p->model);
+        return read_holonomic(root, p);
+    }
+    if (sp_nh_is_model(p->model)) return read_nonholonomic(root, p);
 
     p->kind = SP_KIND_CUBIC;
     static const char *const keys[] = {"task",  "model",  "group",      "space",  "y0",         "g0",    "xi0",
@@ -239,11 +254,21 @@ static int read_problem(const json_input *root, sp_problem *p)
 }
 
 /* Reads the problem in a parsed document and deletes the document. */
-static sp_status problem_from_document(cJSON *doc, sp_problem *out, sp_input_error *err)
+/* Reads the problem in a parsed document under the limits and deletes the document. */
+static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_problem *out, sp_input_error *err)
 {
+    const sp_limits def = sp_limits_default();
+    if (!limits) limits = &def;
     json_input root = {.node = doc, .err = err};
-    int st = read_problem(&root, out);
+    /* the one array a problem allocates by its length: refused before it is read */
+    const cJSON *targets = cJSON_GetObjectItemCaseSensitive(doc, "targets");
+    int st = 1;
+    if (cJSON_IsArray(targets) && cJSON_GetArraySize(targets) > limits->targets)
+        st = json_fail(&root, "targets", "%d targets exceed the limit %ld (raise it with --max-targets)",
+                       cJSON_GetArraySize(targets), limits->targets);
+    if (st == 1) st = read_problem(&root, out);
     cJSON_Delete(doc);
+    if (st == 1 && sp_problem_check_limits(out, limits, err) != SP_OK) st = -1;
     if (st != 1) {
         sp_problem_free(out);
         return SP_ERR_INVALID;
@@ -251,20 +276,32 @@ static sp_status problem_from_document(cJSON *doc, sp_problem *out, sp_input_err
     return SP_OK;
 }
 
-sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)
+sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
+                                   sp_input_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *doc;
     sp_status st = sp_json_parse_document(text, length, &doc, err);
-    return st == SP_OK ? problem_from_document(doc, out, err) : st;
+    return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
 }
 
-sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err)
+sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out,
+                                       sp_input_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *doc;
     sp_status st = sp_json_read_document(path, PROBLEM_FILE_MAX_BYTES, &doc, err);
-    return st == SP_OK ? problem_from_document(doc, out, err) : st;
+    return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
+}
+
+sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)
+{
+    return sp_problem_parse_limited(text, length, NULL, out, err);
+}
+
+sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err)
+{
+    return sp_problem_read_file_limited(path, NULL, out, err);
 }
 
 void sp_problem_free(sp_problem *p)

@@ -77,17 +77,150 @@ sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t 
         sp_output_abandon(out);
         return SP_ERR_NONFINITE;
     }
-    char *text = cJSON_Print(root);
+    size_t length;
+    char *text = sp_json_print(root, 1, &length);
     if (!text) {
         snprintf(why, why_size, "out of memory while printing the result");
         sp_output_abandon(out);
         return SP_ERR_NOMEM;
     }
-    size_t length = strlen(text);
     text[length] = '\n'; /* replaces the terminating NUL: the document ends in a newline */
     sp_status st = sp_output_commit_text(out, text, length + 1, why, why_size);
     free(text);
     return st;
+}
+
+/* ------------------------------------------------------------ printing -- */
+
+int sp_format_double(double x, char *out, size_t size)
+{
+    if (!isfinite(x)) return snprintf(out, size, "null");
+    /* the fewest significant digits (at most 17, which always suffice) that read back as
+     * the same bits; strtod rounds correctly, so the first match is the shortest */
+    char buf[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        snprintf(buf, sizeof buf, "%.*g", digits, x);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &x, sizeof x) == 0 || digits == 17) break;
+    }
+    return snprintf(out, size, "%s", buf);
+}
+
+/* A growing text buffer; `failed` once an allocation failed. */
+typedef struct json_text {
+    char *data;
+    size_t length, capacity;
+    int failed;
+} json_text;
+
+static void put(json_text *t, const char *s, size_t n)
+{
+    if (t->failed) return;
+    if (t->length + n + 1 > t->capacity) {
+        size_t cap = t->capacity ? t->capacity : 4096;
+        while (cap < t->length + n + 1) cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) {
+            t->failed = 1;
+            return;
+        }
+        t->data = grown;
+        t->capacity = cap;
+    }
+    memcpy(t->data + t->length, s, n);
+    t->length += n;
+    t->data[t->length] = '\0';
+}
+
+static void puts_text(json_text *t, const char *s) { put(t, s, strlen(s)); }
+
+static void put_tabs(json_text *t, size_t depth)
+{
+    for (size_t i = 0; i < depth; ++i) put(t, "\t", 1);
+}
+
+/* A JSON string with cJSON's escapes: \" \\ \b \f \n \r \t, \u00XX for other control bytes. */
+static void put_string(json_text *t, const char *s)
+{
+    put(t, "\"", 1);
+    const char *run = s;
+    for (; s && *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c > 31 && c != '"' && c != '\\') continue;
+        put(t, run, (size_t)(s - run));
+        char esc[8];
+        switch (c) {
+        case '"': puts_text(t, "\\\""); break;
+        case '\\': puts_text(t, "\\\\"); break;
+        case '\b': puts_text(t, "\\b"); break;
+        case '\f': puts_text(t, "\\f"); break;
+        case '\n': puts_text(t, "\\n"); break;
+        case '\r': puts_text(t, "\\r"); break;
+        case '\t': puts_text(t, "\\t"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            puts_text(t, esc);
+        }
+        run = s + 1;
+    }
+    if (s) put(t, run, (size_t)(s - run));
+    put(t, "\"", 1);
+}
+
+/* The layout of cJSON_Print (formatted) and cJSON_PrintUnformatted, with exact numbers. */
+static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
+{
+    char number[40];
+    switch (v->type & 0xFF) {
+    case cJSON_NULL: puts_text(t, "null"); return;
+    case cJSON_False: puts_text(t, "false"); return;
+    case cJSON_True: puts_text(t, "true"); return;
+    case cJSON_Number:
+        sp_format_double(v->valuedouble, number, sizeof number);
+        puts_text(t, number);
+        return;
+    case cJSON_Raw:
+        if (v->valuestring) puts_text(t, v->valuestring);
+        else t->failed = 1; /* as cJSON: a raw node without text cannot be printed */
+        return;
+    case cJSON_String: put_string(t, v->valuestring); return;
+    case cJSON_Array:
+        put(t, "[", 1);
+        for (const cJSON *c = v->child; c; c = c->next) {
+            put_value(t, c, formatted, depth + 1); /* cJSON indents objects in arrays one deeper */
+            if (c->next) puts_text(t, formatted ? ", " : ",");
+        }
+        put(t, "]", 1);
+        return;
+    case cJSON_Object:
+        put(t, "{", 1);
+        if (formatted) put(t, "\n", 1);
+        for (const cJSON *c = v->child; c; c = c->next) {
+            if (formatted) put_tabs(t, depth + 1);
+            put_string(t, c->string);
+            puts_text(t, formatted ? ":\t" : ":");
+            put_value(t, c, formatted, depth + 1);
+            if (c->next) put(t, ",", 1);
+            if (formatted) put(t, "\n", 1);
+        }
+        if (formatted) put_tabs(t, depth);
+        put(t, "}", 1);
+        return;
+    default: t->failed = 1; /* not a valid node */
+    }
+}
+
+char *sp_json_print(const cJSON *root, int formatted, size_t *length)
+{
+    json_text t = {0};
+    if (!root) return NULL;
+    put_value(&t, root, formatted, 0);
+    if (t.failed || !t.data) {
+        free(t.data);
+        return NULL;
+    }
+    if (length) *length = t.length;
+    return t.data;
 }
 
 cJSON *sp_json_vector(int n, const double *x)
@@ -119,6 +252,44 @@ int sp_json_count_nonfinite(const cJSON *node)
         count += sp_json_count_nonfinite(node->child);
     }
     return count;
+}
+
+/* The members and elements under `node` (whose own path is `path`, `len` bytes). */
+static int nullify(cJSON *node, char *path, size_t len, size_t size, char *first, size_t first_size)
+{
+    int count = 0, index = 0;
+    for (cJSON *c = node->child; c; c = c->next, ++index) {
+        size_t n = len;
+        if (c->string)
+            n += (size_t)snprintf(path + len, size - len, "%s%s", len ? "." : "", c->string);
+        else
+            n += (size_t)snprintf(path + len, size - len, "[%d]", index);
+        if (n >= size) n = size - 1;
+        if (cJSON_IsNumber(c) && !isfinite(c->valuedouble)) {
+            if (count == 0 && first[0] == '\0') snprintf(first, first_size, "%s", path);
+            c->type = cJSON_NULL;
+            c->valuedouble = 0.0;
+            c->valueint = 0;
+            ++count;
+        }
+        int below = nullify(c, path, n, size, first, first_size);
+        if (below && count == 0 && first[0] == '\0') snprintf(first, first_size, "%s", path);
+        count += below;
+        path[len] = '\0';
+    }
+    return count;
+}
+
+int sp_json_nullify_nonfinite(cJSON *root, char *first, size_t first_size)
+{
+    char path[512] = "";
+    if (first_size) first[0] = '\0';
+    if (!root) return 0;
+    if (cJSON_IsNumber(root) && !isfinite(root->valuedouble)) {
+        root->type = cJSON_NULL;
+        return 1;
+    }
+    return nullify(root, path, 0, sizeof path, first, first_size);
 }
 
 /* 1-based line and column of byte offset `at` in text. */

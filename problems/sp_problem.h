@@ -8,6 +8,8 @@
 
 #include "../integrators/sp_hohp.h"
 #include "../lie/sp_lie.h"
+#include "sp_hol_models.h"
+#include "sp_nh_problem.h"
 #include "sp_vak_models.h"
 
 typedef struct sp_input_error {
@@ -16,7 +18,13 @@ typedef struct sp_input_error {
 } sp_input_error;
 
 typedef enum { SP_TASK_PLAN, SP_TASK_SIMULATE } sp_task;
-typedef enum { SP_KIND_CUBIC, SP_KIND_VAKONOMIC } sp_model_kind;
+typedef enum {
+    SP_KIND_CUBIC,
+    SP_KIND_VAKONOMIC,
+    SP_KIND_HOLONOMIC,
+    SP_KIND_NONHOLONOMIC,    /* Lobatto IIIA–IIIB on vector spaces (sp_nh_problem.h) */
+    SP_KIND_NONHOLONOMIC_LIE /* its RKMK version on Lie groups */
+} sp_model_kind;
 typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 
 typedef struct sp_cubic_target {
@@ -75,6 +83,24 @@ typedef struct sp_vak_problem {
     int starts;                    /* plan: starting points tried at most */
 } sp_vak_problem;
 
+/* A simulation of a holonomic model (sp_hol_models.h): the scheme and its settings and
+ * the initial state on T*Q. */
+typedef struct sp_hol_problem {
+    const sp_hol_model_type *type;
+    sp_hol_params params;
+    const sp_hol_scheme *scheme;
+    const sp_retraction *retraction; /* lie_rattle */
+    sp_feedback_gains gains;         /* feedback_*: k1…k4 (the scales come from the model) */
+    double rtol, atol;               /* feedback_dop853 */
+    /* the initial state: q0, p0 on T*Q (for the heavy top its matrix form (R0, R0 ω̂0 J_d)) */
+    double q0[SP_HOL_MAX_N], p0[SP_HOL_MAX_N];
+    double R0[9], omega0[3];                 /* heavy top */
+    int projected;                           /* "project": true moved the state onto T*Q */
+    double projection_q, projection_p;       /* by these distances (max-abs) */
+    int record_every;                        /* trajectory rows every this many steps (and the last) */
+    int symplecticity_defect;                /* report the defect of CONSTRAINED spec §1.5 */
+} sp_hol_problem;
+
 typedef struct sp_problem {
     sp_task task;
     sp_model_kind kind;
@@ -97,6 +123,8 @@ typedef struct sp_problem {
     sp_optimizer_settings optimizer;
 
     sp_vak_problem vak; /* kind SP_KIND_VAKONOMIC; T, steps, solver_tol and optimizer above apply */
+    sp_hol_problem hol; /* kind SP_KIND_HOLONOMIC; T, steps and solver_tol above apply */
+    sp_nh_problem nh;   /* kinds SP_KIND_NONHOLONOMIC(_LIE); T, steps and solver_tol above apply */
 } sp_problem;
 
 /* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)

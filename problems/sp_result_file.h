@@ -41,6 +41,20 @@ cJSON *sp_json_add_vector(cJSON *parent, const char *name, int n, const double *
 cJSON *sp_json_add_rows(cJSON *parent, const char *name, int rows, int cols, const double *x, int stride);
 /* Number of non-finite numbers in the tree (they must never reach a file). */
 int sp_json_count_nonfinite(const cJSON *node);
+/* Turns every non-finite number of the tree into null and returns how many there were;
+ * `first` receives the JSON path of the first ("diagnostics.energy_error",
+ * "trajectory.q[3][0]"). */
+int sp_json_nullify_nonfinite(cJSON *root, char *first, size_t first_size);
+
+/* The text of a tree, laid out as cJSON_Print (formatted) or cJSON_PrintUnformatted
+ * lay it out, but with every number printed so that it reads back bitwise equal: the
+ * shortest of %.15g, %.16g and %.17g that strtod turns back into the same double (cJSON's
+ * own printer accepts 15 digits within a relative DBL_EPSILON, so 0.1 + 0.2 comes back
+ * as 0.3, and stops at 2 GiB). Non-finite numbers print as null. Returns a malloc'd
+ * NUL-terminated string and its length (NULL when out of memory or for an invalid node). */
+char *sp_json_print(const cJSON *root, int formatted, size_t *length);
+/* One number so, into out (at least 32 bytes); returns the length. */
+int sp_format_double(double x, char *out, size_t size);
 
 /* One JSON document from text: NULL-terminated or not, nothing but white space after
  * the value. On failure *doc is NULL and err says "malformed JSON at line L, column C". */

@@ -19,141 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-#define PATH_SIZE 4096
+#include "support.h"
 
 /* A scratch directory per test and process, so that parallel jobs never share one. */
-static void scratch_dir(char *dir, const char *test)
-{
-    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
-    int n = snprintf(dir, PATH_SIZE, "%s/cli-%s-%ld", SP_TEST_TMP, test, (long)getpid());
-    cr_assert(n > 0 && n < PATH_SIZE);
-    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
-}
-
-/* Removes the (flat) scratch directory once a test has passed its assertions. */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    const struct dirent *de;
-    char path[PATH_SIZE];
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void join(char *out, const char *dir, const char *name)
-{
-    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
-    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    size_t size = 0, cap = 1 << 16;
-    char *text = malloc(cap + 1);
-    cr_assert_not_null(text);
-    size_t got;
-    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
-        size += got;
-        if (size == cap) {
-            cap *= 2;
-            text = realloc(text, cap + 1);
-            cr_assert_not_null(text);
-        }
-    }
-    fclose(f);
-    text[size] = '\0';
-    return text;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot write %s", path);
-    cr_assert_eq(fputs(text, f) >= 0, 1);
-    cr_assert_eq(fclose(f), 0);
-}
-
-typedef struct run_result {
-    int status; /* exit status */
-    char *out, *err;
-} run_result;
-
-/* Runs symplan with args (NULL-terminated, without argv[0]) and waits for it. */
-static void run(const char *dir, const char *const *args, run_result *r)
-{
-    char out_path[PATH_SIZE], err_path[PATH_SIZE];
-    join(out_path, dir, "captured-stdout");
-    join(err_path, dir, "captured-stderr");
-    const char *argv[16] = {SP_TEST_BIN};
-    int argc = 1;
-    for (; args[argc - 1]; ++argc) {
-        cr_assert_lt(argc, 15);
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
-    posix_spawn_file_actions_t io;
-    posix_spawn_file_actions_init(&io);
-    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, SP_TEST_BIN, &io, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&io);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", SP_TEST_BIN, strerror(rc));
-    int ws;
-    cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    cr_assert(WIFEXITED(ws), "symplan died by signal %d", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
-    r->status = WEXITSTATUS(ws);
-    r->out = slurp(out_path);
-    r->err = slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* Exactly one line: text ends in its only newline. */
-static int is_one_line(const char *text)
-{
-    const char *nl = strchr(text, '\n');
-    return nl && nl[1] == '\0' && nl != text;
-}
-
-static int starts_with(const char *text, const char *prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
-
-/* Names in dir that look like an abandoned temporary result (OUT.tmp-XXXXXX). */
-static int count_temporaries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    int n = 0;
-    const struct dirent *de;
-    while ((de = readdir(d))) n += strstr(de->d_name, ".tmp-") != NULL;
-    closedir(d);
-    return n;
-}
-
-static cJSON *read_json(const char *path)
-{
-    char *text = slurp(path);
-    cJSON *doc = cJSON_Parse(text);
-    cr_assert_not_null(doc, "%s is not JSON", path);
-    free(text);
-    return doc;
-}
+static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }
+static void remove_dir(const char *dir) { remove_tree(dir); }
 
 static double number_at(const cJSON *obj, const char *key)
 {
@@ -205,6 +75,39 @@ Test(cli, list_names_the_vakonomic_models)
     static const char *const names[] = {"heisenberg", "parking", "gauss"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         cr_expect(strstr(models, names[i]) != NULL, "list does not mention %s among the models", names[i]);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* The holonomic models, each with its schemes, and the schemes with their orders. */
+Test(cli, list_names_the_holonomic_models_and_schemes)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "list-hol");
+    run_result r;
+    run(dir, (const char *[]){"list", NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    static const char *const names[] = {"spherical_pendulum", "planar_pendulum", "heavy_top", "s3_contact",
+                                        "holonomic schemes:", "rattle_tj6", "feedback_dop853", "lie_trotter",
+                                        "strang", "lie_rattle", "prop7", "shake", "se_ab"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* The nonholonomic models, on vector spaces and on Lie groups, with the scheme and its options. */
+Test(cli, list_names_the_nonholonomic_models)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "list-nh");
+    run_result r;
+    run(dir, (const char *[]){"list", NULL}, &r);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    static const char *const names[] = {"knife_edge", "rolling_disk", "contact_oscillator", "chaplygin_sleigh",
+                                        "sleigh_se2", "suslov",       "lobatto",            "lambda1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
     run_free(&r);
     remove_dir(dir);
 }
@@ -453,6 +356,161 @@ Test(cli, solve_parking_straight_drives_straight)
     remove_dir(dir);
 }
 
+/* Every holonomic data file solves, and its diagnostics hold what its scheme keeps
+ * (CONSTRAINED spec §2.5, §3.5, §5.3): the constraint and hidden constraint to round-off
+ * for the projection methods, bounded energy errors, the declared first integrals, a
+ * defect below 1e-8 where the file asks for it (symplectic schemes only), and the
+ * trajectory rows the file's record_every gives. */
+typedef struct hol_file {
+    const char *file;
+    double constraint, hidden, energy_lo, energy_hi;
+    const char *integrals[3];
+    double integral;
+    const char *monitors[2];
+    int defect;
+    int rows;
+} hol_file;
+
+static const hol_file hol_files[] = {
+    {"spherical_pendulum.json", 1e-14, 1e-14, 1e-7, 1e-6, {"L3"}, 1e-11, {"q_squared", "q_dot_p"}, 1, 1001},
+    {"spherical_pendulum_feedback_euler.json", 1e-4, 1e-4, 1e-5, 1e-4, {"L3"}, 1e-4, {"q_squared", "q_dot_p"}, 0,
+     1001},
+    {"spherical_pendulum_lie_trotter.json", 1e-12, 1e-12, 5e-4, 2e-3, {"L3"}, 1e-11, {"q_squared", "q_dot_p"}, 1,
+     1001},
+    {"spherical_pendulum_strang.json", 1e-12, 1e-12, 1e-7, 1e-6, {"L3"}, 1e-11, {"q_squared", "q_dot_p"}, 1, 1001},
+    {"planar_pendulum.json", 1e-14, 1e-14, 1e-10, 1e-8, {0}, 0, {"q_squared", "q_dot_p"}, 1, 1001},
+    {"planar_pendulum_feedback_rk4.json", 1e-4, 1e-4, 1e-5, 1e-4, {0}, 0, {"q_squared", "q_dot_p"}, 0, 1001},
+    {"planar_pendulum_dop853.json", 1e-4, 1e-4, 0, 1e-4, {0}, 0, {"q_squared", "q_dot_p"}, 0, 1001},
+    {"heavy_top.json", 1e-14, 1e-14, 1e-4, 2.5e-3, {"vertical_momentum"}, 1e-12, {0}, 1, 401},
+    {"heavy_top_lie.json", 1e-13, 1e-13, 1e-4, 2.5e-3, {"vertical_momentum"}, 1e-12, {0}, 1, 401},
+    {"free_rigid_body.json", 1e-13, 1e-13, 0, 1e-3, {"vertical_momentum", "spatial_momentum_x", "spatial_momentum_y"},
+     1e-12, {0}, 1, 401},
+    {"s3_contact.json", 1e-14, 1e-14, 1e-4, 1.5e-3, {0}, 0, {"q_squared", "q_dot_p"}, 1, 501},
+    {"s3_contact_hopf.json", 1e-14, 1e-14, 0, 1.5e-3, {"lambda"}, 1e-13, {"q_squared", "q_dot_p"}, 0, 501},
+};
+
+Test(cli, solve_holonomic_examples_reports_their_invariants, .timeout = 60)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-hol");
+    for (size_t i = 0; i < sizeof hol_files / sizeof hol_files[0]; ++i) {
+        const hol_file *f = &hol_files[i];
+        cJSON *res = solve_data(dir, f->file, "result.json");
+        cr_expect_str_eq(string_at(res, "status"), "ok", "%s", f->file);
+        const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
+        cr_assert_not_null(diag, "%s: no diagnostics", f->file);
+        cr_expect_leq(number_at(diag, "constraint_residual"), f->constraint, "%s", f->file);
+        cr_expect_leq(number_at(diag, "hidden_constraint_residual"), f->hidden, "%s", f->file);
+        double energy = number_at(diag, "energy_error");
+        cr_expect(energy >= f->energy_lo && energy <= f->energy_hi, "%s: energy_error %g outside [%g, %g]", f->file,
+                  energy, f->energy_lo, f->energy_hi);
+        int integrals = 0;
+        for (int k = 0; k < 3 && f->integrals[k]; ++k, ++integrals) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_drift", f->integrals[k]);
+            cr_expect_leq(number_at(diag, key), f->integral, "%s: %s", f->file, key);
+        }
+        int monitors = 0;
+        for (int k = 0; k < 2 && f->monitors[k]; ++k, ++monitors) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_drift", f->monitors[k]);
+            cr_expect_leq(number_at(diag, key), 2 * f->constraint, "%s: %s", f->file, key);
+        }
+        /* nothing else but the three residuals, the monitors, the integrals and the defect */
+        const cJSON *d;
+        int count = 0;
+        cJSON_ArrayForEach(d, diag)++ count;
+        const cJSON *defect = cJSON_GetObjectItem(diag, "symplecticity_defect");
+        cr_expect_eq(count, 3 + monitors + integrals + (defect != NULL), "%s: %d diagnostics", f->file, count);
+        if (f->defect)
+            cr_expect(cJSON_IsNumber(defect) && defect->valuedouble <= 1e-8, "%s: symplecticity_defect %g", f->file,
+                      cJSON_IsNumber(defect) ? defect->valuedouble : NAN);
+        else if (defect)
+            cr_expect_geq(defect->valuedouble, 1e-4, "%s: a feedback defect", f->file);
+        const cJSON *tr = cJSON_GetObjectItem(res, "trajectory");
+        const cJSON *t = cJSON_GetObjectItem(tr, "t");
+        cr_expect_eq(cJSON_GetArraySize(t), f->rows, "%s: rows", f->file);
+        cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, "q")), f->rows, "%s", f->file);
+        cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, "p")), f->rows, "%s", f->file);
+        const cJSON *settings = cJSON_GetObjectItem(res, "settings");
+        cr_expect_float_eq(cJSON_GetArrayItem(t, f->rows - 1)->valuedouble,
+                           number_at(settings, "steps") * number_at(settings, "h"), 1e-9, "%s", f->file);
+        cr_expect_not_null(cJSON_GetObjectItem(res, "work"), "%s", f->file);
+        cJSON_Delete(res);
+    }
+    remove_dir(dir);
+}
+
+/* Every nonholonomic data file solves (CONSTRAINED spec §4.3, §4.4): the constraint holds
+ * at every step and stage to round-off (check C5), the energy error is within the spec's
+ * figures for the file's step and order, the declared first integrals are reported, and
+ * on groups the element stays on the group. */
+typedef struct nh_file {
+    const char *file;
+    double energy_lo, energy_hi; /* the energy error, measured / spec §4.4 */
+    const char *integrals[2];
+    double integral; /* bound on their drift */
+    int lie, rows;
+} nh_file;
+
+static const nh_file nh_files[] = {
+    /* s = 3, h = 0.05, T = 30 from rest: |ΔH| 4.3e-8; p_phi exact (no torque) */
+    {"knife_edge.json", 1e-9, 1e-7, {"p_phi"}, 1e-14, 0, 601},
+    {"rolling_disk.json", 1e-8, 1e-6, {"p_phi"}, 1e-14, 0, 401},
+    /* check C7 (s = 3, h = 0.1, T = 2000): 1.69e-6; H_y is not kept exactly */
+    {"contact_oscillator.json", 1e-6, 2e-6, {"H_y"}, 1e-6, 0, 1001},
+    /* spec §4.4: T = 200, h = 0.1, recomputed Λ1, s = 3: 8.2e-8 */
+    {"chaplygin_sleigh.json", 5e-8, 1e-7, {0}, 0, 0, 401},
+    {"sleigh_se2.json", 5e-8, 1e-6, {0}, 0, 1, 401},
+    /* T = 500: the energy error of the non-symmetric RKMK step grows linearly, ~2e-9 per unit time */
+    {"suslov.json", 1e-7, 2e-6, {0}, 0, 1, 501},
+};
+
+Test(cli, solve_nonholonomic_examples_reports_their_invariants, .timeout = 60)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "solve-nh");
+    for (size_t i = 0; i < sizeof nh_files / sizeof nh_files[0]; ++i) {
+        const nh_file *f = &nh_files[i];
+        cJSON *res = solve_data(dir, f->file, "result.json");
+        cr_expect_str_eq(string_at(res, "status"), "ok", "%s", f->file);
+        const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
+        cr_assert_not_null(diag, "%s: no diagnostics", f->file);
+        double constraint = number_at(diag, "constraint_residual"), energy = number_at(diag, "energy_error");
+        cr_log_info("%s: constraint_residual %.2e, energy_error %.2e", f->file, constraint, energy);
+        cr_expect(constraint >= 0.0 && constraint <= 1e-14, "%s: constraint_residual %g", f->file, constraint);
+        cr_expect(energy >= f->energy_lo && energy <= f->energy_hi, "%s: energy_error %g outside [%g, %g]", f->file,
+                  energy, f->energy_lo, f->energy_hi);
+        int count = 3; /* constraint_residual, energy_error, energy_error_relative */
+        for (int k = 0; k < 2 && f->integrals[k]; ++k, ++count) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_drift", f->integrals[k]);
+            cr_expect_leq(number_at(diag, key), f->integral, "%s: %s", f->file, key);
+        }
+        if (f->lie) {
+            cr_expect_leq(number_at(diag, "group_error"), 1e-13, "%s: group_error", f->file);
+            ++count;
+        }
+        const cJSON *d;
+        int n = 0;
+        cJSON_ArrayForEach(d, diag)++ n;
+        cr_expect_eq(n, count, "%s: %d diagnostics", f->file, n);
+        const cJSON *tr = cJSON_GetObjectItem(res, "trajectory"), *t = cJSON_GetObjectItem(tr, "t");
+        cr_expect_eq(cJSON_GetArraySize(t), f->rows, "%s: rows", f->file);
+        static const char *const fields[2][3] = {{"q", "p", "lambda"}, {"g", "mu", "lambda"}};
+        for (int k = 0; k < 3; ++k)
+            cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, fields[f->lie][k])), f->rows, "%s: %s", f->file,
+                         fields[f->lie][k]);
+        cr_expect_not_null(cJSON_GetObjectItem(tr, "coordinates"), "%s", f->file);
+        const cJSON *settings = cJSON_GetObjectItem(res, "settings");
+        cr_expect_str_eq(string_at(settings, "scheme"), "lobatto", "%s", f->file);
+        cr_expect_float_eq(cJSON_GetArrayItem(t, f->rows - 1)->valuedouble,
+                           number_at(settings, "steps") * number_at(settings, "h"), 1e-9, "%s", f->file);
+        cJSON_Delete(res);
+    }
+    remove_dir(dir);
+}
+
 /* ------------------------------------------------------------ bad input -- */
 
 /* A valid plan whose fields the cases below break one at a time. */
@@ -482,6 +540,10 @@ static const char park_doc[] =
 static const char park_plan_doc[] =
     "{\"task\": \"plan\", \"model\": \"parking\", \"q0\": [0, 0, 0, 0], \"q1\": [0, 0.5, 0, 0], \"T\": 1,\n"
     " \"steps\": 20, \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}\n";
+
+static const char pend_doc[] =
+    "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"scheme\": \"rattle\", \"q0\": [0, 1, 0],\n"
+    " \"p0\": [1, 0, 1], \"h\": 0.01, \"steps\": 10}\n";
 
 typedef struct cli_case {
     const char *base;
@@ -526,6 +588,12 @@ static const cli_case cli_cases[] = {
     {park_doc, "\"steps\": 10", "\"steps\": 10, \"starts\": 4", "starts"},
     {park_plan_doc, "\"q1\": [0, 0.5, 0, 0], ", "", "q1"}, /* a plan without q1 */
     {park_plan_doc, "\"T\": 1,", "", "T"},                 /* a plan without T */
+    /* holonomic models */
+    {pend_doc, "[0, 1, 0]", "[0, 2, 0]", "q0"},                                 /* off the sphere */
+    {pend_doc, "[1, 0, 1]", "[1, 1, 1]", "p0"},                                 /* not tangent */
+    {pend_doc, "\"rattle\"", "\"prop7\"", "scheme"},                           /* a scheme of another model */
+    {pend_doc, "\"rattle\"", "\"feedback_euler\"", "gains"},                   /* feedback without gains */
+    {pend_doc, "\"steps\": 10", "\"steps\": 10, \"retraction\": \"exp\"", "retraction"}, /* not lie_rattle */
 };
 
 /* base with its first `from` replaced by `to` (static buffer, one case at a time). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../integrators/sp_holonomic.h"
+#include "../integrators/sp_symplecticity.h"
 #include "../lie/sp_linalg.h"
 
 /* m = g = ℓ = 1: V = q₃, g(q) = ½(|q|² − 1). */
@@ -189,49 +190,29 @@ static int euler_projection_map(void *ctx, double h, double *z)
     return 0;
 }
 
-/* Spec §1.5: an orthonormal basis U of ker DC(z0), C = (g, q·p), then
- * ‖(DΦ U)ᵀ J (DΦ U) − Uᵀ J U‖∞ with DΦ U by central differences (ε = 1e-6). */
+typedef struct map_ctx {
+    step_map map;
+    void *ctx;
+    double h;
+} map_ctx;
+
+static sp_status adapt(void *ctx, double *z)
+{
+    map_ctx *c = ctx;
+    return c->map(c->ctx, c->h, z) == 0 ? SP_OK : SP_ERR_CALLBACK;
+}
+
+/* Spec §1.5 through the library's one implementation (integrators/sp_symplecticity.h):
+ * on ker DC(z0), C = (g, G M⁻¹p), with DC from the model's d2g. */
 static double symplecticity_defect(step_map map, void *ctx, const double *z0, double h)
 {
-    double rows[2][6] = {{z0[0], z0[1], z0[2], 0, 0, 0}, {z0[3], z0[4], z0[5], z0[0], z0[1], z0[2]}};
-    double basis[6][6];
-    int k = 0;
-    /* Gram–Schmidt of the rows of DC, then of the unit vectors against them */
-    double all[8][6];
-    memcpy(all, rows, sizeof rows);
-    for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) all[2 + i][j] = i == j;
-    double ortho[8][6];
-    int count = 0;
-    for (int v = 0; v < 8; ++v) {
-        double w[6];
-        memcpy(w, all[v], sizeof w);
-        for (int u = 0; u < count; ++u) sp_vec_axpy(6, -sp_vec_dot(6, w, ortho[u]), ortho[u], w);
-        double n = sp_vec_norm(6, w);
-        if (n < 1e-8) continue;
-        for (int j = 0; j < 6; ++j) ortho[count][j] = w[j] / n;
-        if (v >= 2) memcpy(basis[k++], ortho[count], sizeof basis[0]);
-        ++count;
-    }
-    cr_assert_eq(k, 4, "T*S^2 has dimension 4, got %d", k);
-    double DU[4][6];
-    for (int c = 0; c < 4; ++c) {
-        double zp[6], zm[6];
-        for (int j = 0; j < 6; ++j) zp[j] = z0[j] + 1e-6 * basis[c][j], zm[j] = z0[j] - 1e-6 * basis[c][j];
-        cr_assert_eq(map(ctx, h, zp), 0);
-        cr_assert_eq(map(ctx, h, zm), 0);
-        for (int j = 0; j < 6; ++j) DU[c][j] = (zp[j] - zm[j]) / 2e-6;
-    }
-    double defect = 0.0;
-    for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-            double w1 = 0.0, w0 = 0.0;
-            for (int i = 0; i < 3; ++i) {
-                w1 += DU[a][i] * DU[b][3 + i] - DU[a][3 + i] * DU[b][i];
-                w0 += basis[a][i] * basis[b][3 + i] - basis[a][3 + i] * basis[b][i];
-            }
-            defect = fmax(defect, fabs(w1 - w0));
-        }
+    double DC[2 * 6];
+    cr_assert_eq(sp_holonomic_manifold_jacobian(&pendulum, z0, z0 + 3, DC), SP_OK);
+    map_ctx c = {map, ctx, h};
+    double defect;
+    int dim;
+    cr_assert_eq(sp_symplecticity_defect(adapt, &c, 3, z0, 2, DC, 1e-6, &defect, &dim), SP_OK);
+    cr_assert_eq(dim, 4, "T*S^2 has dimension 4, got %d", dim);
     return defect;
 }
 
@@ -251,6 +232,64 @@ Test(holonomic, symplectic_on_the_constraint_manifold)
     }
     double d = symplecticity_defect(euler_projection_map, NULL, z0, 0.1);
     cr_expect_geq(d, 1e-4, "Euler with projection should not be symplectic, defect %.2e", d);
+}
+
+/* The shared implementation: U = I without constraints gives ‖DΦᵀJDΦ − J‖ (a rotation of
+ * the (q, p) plane is symplectic, a scaling of q alone is not), the kernel dimension is
+ * 2n − rank DC, and the analytic DC of the pendulum agrees with central differences. */
+static sp_status rotate(void *ctx, double *z)
+{
+    const double a = *(const double *)ctx, q = z[0], p = z[1];
+    z[0] = cos(a) * q + sin(a) * p;
+    z[1] = -sin(a) * q + cos(a) * p;
+    return SP_OK;
+}
+
+static sp_status stretch(void *ctx, double *z)
+{
+    (void)ctx;
+    z[0] *= 1.5;
+    return SP_OK;
+}
+
+static sp_status failing_map(void *ctx, double *z)
+{
+    (void)ctx, (void)z;
+    return SP_ERR_NO_CONVERGENCE;
+}
+
+Test(holonomic, shared_symplecticity_defect)
+{
+    double z0[2] = {0.3, -0.7}, a = 0.4, d;
+    int dim;
+    cr_assert_eq(sp_symplecticity_defect(rotate, &a, 1, z0, 0, NULL, 0.0, &d, &dim), SP_OK);
+    cr_expect_eq(dim, 2);
+    cr_expect_leq(d, 1e-9, "a rotation is symplectic: defect %.2e", d);
+    cr_assert_eq(sp_symplecticity_defect(stretch, NULL, 1, z0, 0, NULL, 1e-6, &d, NULL), SP_OK);
+    cr_expect_float_eq(d, 0.5, 1e-8, "a stretch by 1.5 changes the area by 0.5, got %.17g", d);
+    cr_expect_eq(sp_symplecticity_defect(failing_map, NULL, 1, z0, 0, NULL, 1e-6, &d, NULL), SP_ERR_NO_CONVERGENCE);
+    cr_expect_eq(sp_symplecticity_defect(rotate, &a, 0, z0, 0, NULL, 1e-6, &d, NULL), SP_ERR_INVALID);
+
+    /* DC of T*S² at an off-manifold point against central differences of C = (g, q·p) */
+    const double z[6] = {0.3, 1.1, -0.4, 0.7, -0.2, 0.5};
+    double DC[12];
+    cr_assert_eq(sp_holonomic_manifold_jacobian(&pendulum, z, z + 3, DC), SP_OK);
+    for (int j = 0; j < 6; ++j) {
+        double zp[6], zm[6], e = 1e-6;
+        memcpy(zp, z, sizeof zp), memcpy(zm, z, sizeof zm);
+        zp[j] += e, zm[j] -= e;
+        double gp = 0.5 * (sp_vec_dot(3, zp, zp) - 1), gm = 0.5 * (sp_vec_dot(3, zm, zm) - 1);
+        double hp = sp_vec_dot(3, zp, zp + 3), hm = sp_vec_dot(3, zm, zm + 3);
+        cr_expect_float_eq(DC[j], (gp - gm) / (2 * e), 1e-8, "dg/dz_%d", j);
+        cr_expect_float_eq(DC[6 + j], (hp - hm) / (2 * e), 1e-8, "d(q.p)/dz_%d", j);
+    }
+    /* dependent rows: the kernel is still the complement of their span */
+    double twice[2 * 6];
+    memcpy(twice, DC, 6 * sizeof *DC);
+    memcpy(twice + 6, DC, 6 * sizeof *DC);
+    double zs[6] = {0, 1, 0, 1, 0, 1};
+    cr_assert_eq(sp_symplecticity_defect(rotate, &a, 3, zs, 2, twice, 1e-6, &d, &dim), SP_OK);
+    cr_expect_eq(dim, 5, "one independent row leaves a kernel of dimension 5, got %d", dim);
 }
 
 /* A constraint that cannot be met (g = |q|² + 1) fails as a status, leaving the state. */

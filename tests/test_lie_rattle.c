@@ -19,6 +19,7 @@
 #include "../integrators/sp_holonomic.h"
 #include "../integrators/sp_lie_rattle.h"
 #include "../integrators/sp_prop7.h"
+#include "../integrators/sp_symplecticity.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_rigid_body.h"
 #include "../problems/sp_s3_contact.h"
@@ -65,68 +66,32 @@ typedef int (*flat_map)(void *ctx, double *z); /* in place on z ∈ R^{2n}; 0 on
 
 #define ZMAX 18
 
-/* An orthonormal basis U of ker DC (DC: kc x N, row-major) by Gram–Schmidt (twice) of
- * the rows of DC followed by the unit vectors; returns the number of basis vectors. */
-static int kernel_basis(int N, int kc, const double *DC, double U[][ZMAX])
+typedef struct flat_ctx {
+    flat_map map;
+    void *ctx;
+} flat_ctx;
+
+static sp_status adapt_flat(void *ctx, double *z)
 {
-    double ortho[2 * ZMAX][ZMAX];
-    int count = 0, found = 0;
-    for (int v = 0; v < kc + N; ++v) {
-        double w[ZMAX];
-        for (int j = 0; j < N; ++j) w[j] = v < kc ? DC[v * N + j] : (v - kc == j);
-        double n0 = sp_vec_norm(N, w);
-        for (int pass = 0; pass < 2; ++pass)
-            for (int u = 0; u < count; ++u) sp_vec_axpy(N, -sp_vec_dot(N, w, ortho[u]), ortho[u], w);
-        double n = sp_vec_norm(N, w);
-        if (n < 1e-8 * n0 || n == 0.0) continue;
-        for (int j = 0; j < N; ++j) ortho[count][j] = w[j] / n;
-        if (v >= kc) memcpy(U[found++], ortho[count], sizeof U[0]);
-        ++count;
-    }
-    return found;
+    flat_ctx *c = ctx;
+    return c->map(c->ctx, z) == 0 ? SP_OK : SP_ERR_CALLBACK;
 }
 
+/* The library's one implementation (integrators/sp_symplecticity.h). */
 static double symplecticity_defect(flat_map map, void *ctx, int n, const double *z0, int kc, const double *DC)
 {
-    const int N = 2 * n;
-    double U[ZMAX][ZMAX], DU[ZMAX][ZMAX];
-    int d = kernel_basis(N, kc, DC, U);
-    cr_assert_eq(d, N - kc, "the manifold should have dimension %d, got %d", N - kc, d);
-    const double eps = 1e-6;
-    for (int c = 0; c < d; ++c) {
-        double zp[ZMAX], zm[ZMAX];
-        for (int j = 0; j < N; ++j) zp[j] = z0[j] + eps * U[c][j], zm[j] = z0[j] - eps * U[c][j];
-        cr_assert_eq(map(ctx, zp), 0);
-        cr_assert_eq(map(ctx, zm), 0);
-        for (int j = 0; j < N; ++j) DU[c][j] = (zp[j] - zm[j]) / (2 * eps);
-    }
-    double defect = 0.0;
-    for (int a = 0; a < d; ++a)
-        for (int b = 0; b < d; ++b) {
-            double w1 = 0.0, w0 = 0.0;
-            for (int i = 0; i < n; ++i) {
-                w1 += DU[a][i] * DU[b][n + i] - DU[a][n + i] * DU[b][i];
-                w0 += U[a][i] * U[b][n + i] - U[a][n + i] * U[b][i];
-            }
-            defect = fmax(defect, fabs(w1 - w0));
-        }
+    flat_ctx c = {map, ctx};
+    double defect;
+    int d;
+    cr_assert_eq(sp_symplecticity_defect(adapt_flat, &c, n, z0, kc, DC, 1e-6, &defect, &d), SP_OK);
+    cr_assert_eq(d, 2 * n - kc, "the manifold should have dimension %d, got %d", 2 * n - kc, d);
     return defect;
 }
 
 /* DC of C(q, p) = (g(q), G(q)M⁻¹p) for the top in matrix form, using the model's d2g. */
 static void top_constraint_jacobian(const sp_holonomic_model *md, const double *z, double *DC)
 {
-    double g[6], G[54], d2g[6 * 81];
-    cr_assert_eq(md->constraints(z, g, G, d2g, md->params), 0);
-    memset(DC, 0, 12 * 18 * sizeof *DC);
-    for (int r = 0; r < 6; ++r)
-        for (int l = 0; l < 9; ++l) {
-            DC[r * 18 + l] = G[r * 9 + l];
-            double s = 0.0;
-            for (int i = 0; i < 9; ++i) s += d2g[(r * 9 + i) * 9 + l] * z[9 + i] / md->mass[i];
-            DC[(6 + r) * 18 + l] = s;
-            DC[(6 + r) * 18 + 9 + l] = G[r * 9 + l] / md->mass[l];
-        }
+    cr_assert_eq(sp_holonomic_manifold_jacobian(md, z, z + 9, DC), SP_OK);
 }
 
 /* ---- the heavy-top models */

@@ -21,130 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-#define PATH_SIZE 4096
+#include "support.h"
 
 /* ------------------------------------------------------------ harness -- */
 
 /* A scratch directory per test and process, so that parallel jobs never share one. */
-static void scratch_dir(char *dir, const char *test)
-{
-    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
-    int n = snprintf(dir, PATH_SIZE, "%s/plot-%s-%ld", SP_TEST_TMP, test, (long)getpid());
-    cr_assert(n > 0 && n < PATH_SIZE);
-    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
-}
-
-/* Removes a scratch directory and what is in it (one level of subdirectories). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    const struct dirent *de;
-    char path[PATH_SIZE];
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            if (unlink(path) != 0) remove_tree(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void join(char *out, const char *dir, const char *name)
-{
-    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
-    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    size_t size = 0, cap = 1 << 16;
-    char *text = malloc(cap + 1);
-    cr_assert_not_null(text);
-    size_t got;
-    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
-        size += got;
-        if (size == cap) {
-            cap *= 2;
-            text = realloc(text, cap + 1);
-            cr_assert_not_null(text);
-        }
-    }
-    fclose(f);
-    text[size] = '\0';
-    return text;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot write %s", path);
-    cr_assert_eq(fputs(text, f) >= 0, 1);
-    cr_assert_eq(fclose(f), 0);
-}
-
-static void write_json(const char *path, const cJSON *doc)
-{
-    char *text = cJSON_Print(doc);
-    cr_assert_not_null(text);
-    write_text(path, text);
-    free(text);
-}
-
-static cJSON *read_json(const char *path)
-{
-    char *text = slurp(path);
-    cJSON *doc = cJSON_Parse(text);
-    cr_assert_not_null(doc, "%s is not JSON", path);
-    free(text);
-    return doc;
-}
-
-typedef struct run_result {
-    int status;
-    char *out, *err;
-} run_result;
-
-/* Runs symplan with args (NULL-terminated, without argv[0]) and waits for it. */
-static void run(const char *dir, const char *const *args, run_result *r)
-{
-    char out_path[PATH_SIZE], err_path[PATH_SIZE];
-    join(out_path, dir, "captured-stdout");
-    join(err_path, dir, "captured-stderr");
-    const char *argv[16] = {SP_TEST_BIN};
-    int argc = 1;
-    for (; args[argc - 1]; ++argc) {
-        cr_assert_lt(argc, 15);
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
-    posix_spawn_file_actions_t io;
-    posix_spawn_file_actions_init(&io);
-    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    int rc = posix_spawn(&pid, SP_TEST_BIN, &io, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&io);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", SP_TEST_BIN, strerror(rc));
-    int ws;
-    cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    cr_assert(WIFEXITED(ws), "symplan died by signal %d", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
-    r->status = WEXITSTATUS(ws);
-    r->out = slurp(out_path);
-    r->err = slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "plot", test); }
 
 /* Runs a command that must succeed silently. */
 static void run_ok(const char *dir, const char *const *args)
@@ -179,17 +61,6 @@ static int count(const char *text, const char *needle)
 {
     int n = 0;
     for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) ++n;
-    return n;
-}
-
-static int count_temporaries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    int n = 0;
-    const struct dirent *de;
-    while ((de = readdir(d))) n += strstr(de->d_name, ".tmp-") != NULL;
-    closedir(d);
     return n;
 }
 
@@ -548,6 +419,37 @@ Test(plot, vakonomic_simulations_show_coordinates_energy_and_integrals)
         cr_expect(has_round_off_ticks(svg), "%s: the drift axis does not reach round-off", cases[c].file);
         cr_expect(has_series(svg, "path"), "%s: no path in the plane", cases[c].file);
         cr_expect_eq(count(svg, "class=\"target\""), 0, "%s: a simulation has no target", cases[c].file);
+        free(svg);
+        cJSON_Delete(res);
+    }
+    remove_tree(dir);
+}
+
+/* Holonomic simulations: the pendulum's drift panel holds the four quantities of seed
+ * 004's figures, |q|² − l², q·p, |H − H0| and L3, on a log axis; the heavy top (no
+ * monitors) shows the constraint and the hidden constraint, and its vertical momentum. */
+Test(plot, holonomic_simulations_show_the_seed_figures_quantities)
+{
+    static const struct {
+        const char *file, *lines[4];
+    } cases[] = {
+        {"spherical_pendulum_feedback_euler.json", {"|q|² − l²", "q·p", "energy |H − H0|", "L3 drift"}},
+        {"spherical_pendulum_strang.json", {"|q|² − l²", "q·p", "energy |H − H0|", "L3 drift"}},
+        {"heavy_top.json",
+         {"constraint |g(q)|", "hidden constraint |G(q) M⁻¹p|", "energy |H − H0|", "vertical_momentum drift"}},
+        {"s3_contact_hopf.json", {"|q|² − l²", "q·p", "energy |H − H0|", "lambda drift"}},
+    };
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "hol-sim");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        cJSON *res = solve(dir, cases[c].file, result);
+        char *svg = plot(dir, result);
+        expect_well_formed(svg, cases[c].file);
+        for (int i = 0; i < 4; ++i)
+            cr_expect(has_series(svg, cases[c].lines[i]), "%s: no drift line for %s", cases[c].file, cases[c].lines[i]);
+        cr_expect(strstr(svg, "Drift of the invariants") != NULL, "%s", cases[c].file);
+        if (c > 0) /* the feedback integrator's drifts stay near 1e-5 */
+            cr_expect(has_round_off_ticks(svg), "%s: the drift axis does not reach round-off", cases[c].file);
         free(svg);
         cJSON_Delete(res);
     }

@@ -62,6 +62,51 @@
     " \"q1\": [0, 0.5, 0, 0], \"T\": 1, \"steps\": 50, \"tolerance\": 1e-10, \"starts\": 8,"                           \
     " \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}"
 
+
+/* Holonomic bases (CONSTRAINED spec §2.5, §3, §5): the spherical pendulum with RATTLE and
+ * with feedback + DOP853, the planar pendulum with feedback + RK4, the heavy top on SO(3),
+ * and S³ with the Hopf-invariant potential. */
+#define PEND_SIMULATE                                                                                                  \
+    "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"params\": {\"m\": 1, \"g\": 1, \"l\": 1},"          \
+    " \"scheme\": \"rattle\", \"q0\": [0, 1, 0], \"p0\": [1, 0, 1], \"h\": 0.001, \"steps\": 100}"
+
+#define PEND_FEEDBACK                                                                                                  \
+    "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"scheme\": \"feedback_dop853\","                    \
+    " \"gains\": {\"k1\": 50, \"k2\": 50, \"k3\": 50, \"k4\": 50}, \"rtol\": 1e-8, \"atol\": 1e-10,"                  \
+    " \"q0\": [0, 1, 0], \"p0\": [1, 0, 1], \"h\": 0.01, \"steps\": 10}"
+
+#define PLANAR_FEEDBACK                                                                                                \
+    "{\"task\": \"simulate\", \"model\": \"planar_pendulum\", \"scheme\": \"feedback_rk4\", \"gains\": {\"k1\": 50},"  \
+    " \"q0\": [0.8414709848078965, -0.5403023058681398], \"p0\": [0, 0], \"h\": 0.01, \"steps\": 10}"
+
+#define TOP_SIMULATE                                                                                                   \
+    "{\"task\": \"simulate\", \"model\": \"heavy_top\", \"params\": {\"J\": [2, 3, 4], \"mgl\": 1,"                    \
+    " \"chi\": [0.3, 0.2, 1]}, \"scheme\": \"lie_rattle\", \"retraction\": \"cayley\","                               \
+    " \"R0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"omega0\": [0.4, -0.7, 1.1], \"h\": 0.05, \"steps\": 10}"
+
+#define S3_SIMULATE                                                                                                    \
+    "{\"task\": \"simulate\", \"model\": \"s3_contact\", \"params\": {\"c1\": 0.5, \"potential\": \"hopf_invariant\"}," \
+    " \"q0\": [1, 0, 0, 0], \"p0\": [0, 0.3, 0.8, 0], \"h\": 0.1, \"steps\": 10}"
+
+/* Nonholonomic bases (CONSTRAINED spec §4.3): the contact oscillator, the rolling disk from
+ * a velocity, and the Lie-group models, the sleigh on SE(2) and the Suslov body. */
+#define NH_CONTACT                                                                                                     \
+    "{\"task\": \"simulate\", \"model\": \"contact_oscillator\", \"params\": {\"eps\": 0.5},"                          \
+    " \"q0\": [1.18133634311129, 1, 0.5], \"p0\": [-0.3, 0, 0.3], \"scheme\": \"lobatto\", \"stages\": 3,"             \
+    " \"lambda1\": \"carry\", \"h\": 0.1, \"steps\": 10}"
+
+#define NH_DISK_V0                                                                                                     \
+    "{\"task\": \"simulate\", \"model\": \"rolling_disk\", \"q0\": [0, 0, 0, 0], \"v0\": [1, 0, 2, 1],"                \
+    " \"h\": 0.05, \"steps\": 10}"
+
+#define NH_SE2                                                                                                         \
+    "{\"task\": \"simulate\", \"model\": \"sleigh_se2\", \"params\": {\"m\": 1, \"a\": 0.5, \"I\": 0.3},"              \
+    " \"g0\": [0, 0, 0], \"xi0\": [1, 1, 0], \"retraction\": \"cayley\", \"h\": 0.1, \"steps\": 10}"
+
+#define NH_SUSLOV                                                                                                      \
+    "{\"task\": \"simulate\", \"model\": \"suslov\", \"params\": {\"J\": [1, 2, 3.5], \"e\": [0.3, 0.5, 0.8]},"        \
+    " \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"xi0\": [0.8, 0, -0.3], \"T\": 1, \"steps\": 10}"
+
 /* One edit: the member at `path` ("optimizer.xtol_rel", "targets[2].t") replaced by,
  * or when absent added as, the raw JSON text `value`; value NULL removes it. The text
  * is copied verbatim, so it can be what cJSON would never print: 1e999, NaN, or
@@ -594,6 +639,57 @@ Test(problem_file, vakonomic_velocity_and_multiplier_give_the_momentum)
     cJSON_free(text);
 }
 
+
+/* The holonomic data files (CONSTRAINED spec §2.5, §3.5, §5.3) and the defaults. */
+Test(problem_file, holonomic_files_say_what_they_say)
+{
+    sp_problem pb;
+    read_data("spherical_pendulum.json", &pb);
+    cr_expect_eq(pb.kind, SP_KIND_HOLONOMIC);
+    cr_expect_eq(pb.hol.type, &sp_hol_spherical_pendulum);
+    cr_expect_str_eq(pb.hol.scheme->name, "rattle");
+    cr_expect_eq(pb.steps, 100000);
+    cr_expect_float_eq(pb.T, 100.0, 1e-12);
+    cr_expect_eq(pb.hol.record_every, 100);
+    cr_expect(pb.hol.symplecticity_defect);
+    const double q0[3] = {0, 1, 0}, p0[3] = {1, 0, 1};
+    for (int i = 0; i < 3; ++i) cr_expect(pb.hol.q0[i] == q0[i] && pb.hol.p0[i] == p0[i], "seed 004's state, %d", i);
+    cr_expect_not(pb.hol.projected);
+    read_data("spherical_pendulum_feedback_euler.json", &pb);
+    cr_expect_str_eq(pb.hol.scheme->name, "feedback_euler");
+    cr_expect(pb.hol.gains.k1 == 50 && pb.hol.gains.k2 == 50 && pb.hol.gains.k3 == 50 && pb.hol.gains.k4 == 50);
+    read_data("heavy_top_lie.json", &pb);
+    cr_expect_str_eq(pb.hol.scheme->name, "lie_rattle");
+    cr_expect_eq(pb.hol.retraction, sp_retraction_cayley);
+    /* the matrix state (R0, R0 ω̂0 J_d): P = Q̇ J_d with J_d = (2.5, 1.5, 0.5) */
+    cr_expect_float_eq(pb.hol.p0[0], -1.5308219178082192, 1e-15, "golden.json B_heavy_top P0[0]");
+    cr_expect_float_eq(pb.hol.p0[8], -0.13356164383561644, 1e-15, "golden.json B_heavy_top P0[8]");
+    for (int i = 0; i < 9; ++i) cr_expect_eq(pb.hol.q0[i], pb.hol.R0[i]);
+    read_data("s3_contact_hopf.json", &pb);
+    cr_expect_str_eq(pb.hol.type->potential_names[pb.hol.params.potential], "hopf_invariant");
+    cr_expect_str_eq(pb.hol.scheme->name, "prop7");
+    /* defaults: m = g = l = 1, scheme rattle (prop7 on S³), cayley, one row per step */
+    parse_valid("{\"task\": \"simulate\", \"model\": \"planar_pendulum\", \"q0\": [1, 0], \"p0\": [0, 1], \"h\": 0.1,"
+                " \"steps\": 3}",
+                &pb);
+    cr_expect_str_eq(pb.hol.scheme->name, "rattle");
+    cr_expect(pb.hol.params.value[0] == 1 && pb.hol.params.value[1] == 1 && pb.hol.params.value[2] == 1);
+    cr_expect_eq(pb.hol.record_every, 1);
+    cr_expect_float_eq(pb.solver_tol, 1e-15, 0);
+    parse_valid("{\"task\": \"simulate\", \"model\": \"heavy_top\", \"scheme\": \"lie_rattle\","
+                " \"R0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"omega0\": [0, 0, 1], \"T\": 1, \"steps\": 3}",
+                &pb);
+    cr_expect_eq(pb.hol.retraction, sp_retraction_cayley);
+    cr_expect(pb.hol.params.value[0] == 2 && pb.hol.params.value[3] == 1, "J = (2, 3, 4), mgl = 1 by default");
+    /* a state within 1e-9 of T*Q is rounded onto it without a note */
+    parse_valid("{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"q0\": [0, 1.0000000001, 0],"
+                " \"p0\": [1, 1e-10, 1], \"h\": 0.1, \"steps\": 3}",
+                &pb);
+    cr_expect_eq(pb.hol.q0[1], 1.0);
+    cr_expect_eq(pb.hol.p0[1], 0.0);
+    cr_expect_not(pb.hol.projected);
+}
+
 /* ------------------------------------------------------------ malformed input -- */
 
 typedef struct bad_case {
@@ -932,6 +1028,139 @@ static const bad_case bad_cases[] = {
      "optimizer.algorithm",
      "unknown NLopt algorithm 'LD_BFGS'"},
     {"vak_plan_with_sigma", PARK_PLAN, {{"sigma", "0.1"}}, "sigma", "unknown field"},
+    /* holonomic models: task, scheme and the model's schemes */
+    {"hol_plan", PEND_SIMULATE, {{"task", "\"plan\""}}, "task", "spherical_pendulum has simulate tasks only"},
+    {"hol_unknown_scheme", PEND_SIMULATE, {{"scheme", "\"verlet\""}}, "scheme", "unknown scheme 'verlet'"},
+    {"hol_scheme_of_another_model",
+     PEND_SIMULATE,
+     {{"scheme", "\"prop7\""}},
+     "scheme",
+     "spherical_pendulum does not run with 'prop7' (its schemes: se_a"},
+    {"hol_top_strang", TOP_SIMULATE, {{"scheme", "\"strang\""}}, "scheme", "heavy_top does not run with 'strang'"},
+    {"hol_planar_strang", PLANAR_FEEDBACK, {{"scheme", "\"strang\""}, {"gains", NULL}}, "scheme",
+     "planar_pendulum does not run with 'strang'"},
+    {"hol_cubic_scheme", S3_SIMULATE, {{"scheme", "\"hohp_sv\""}}, "scheme", "unknown scheme 'hohp_sv'"},
+    {"hol_unknown_field", PEND_SIMULATE, {{"stages", "2"}}, "stages", "unknown field"},
+    /* parameters */
+    {"hol_m_zero", PEND_SIMULATE, {{"params.m", "0"}}, "params.m", "must be positive"},
+    {"hol_l_negative", PEND_SIMULATE, {{"params.l", "-1"}}, "params.l", "must be positive"},
+    {"hol_unknown_param", PEND_SIMULATE, {{"params.k", "1"}}, "params.k", "unknown field"},
+    {"hol_g_string", PEND_SIMULATE, {{"params.g", "\"9.81\""}}, "params.g", "must be a number"},
+    {"hol_J_triangle", TOP_SIMULATE, {{"params.J", "[1, 1, 3]"}}, "params.J", "triangle inequality"},
+    {"hol_J_short", TOP_SIMULATE, {{"params.J", "[2, 3]"}}, "params.J", "must be an array of 3 numbers"},
+    {"hol_J_negative", TOP_SIMULATE, {{"params.J", "[-2, 3, 4]"}}, "params.J", "must be positive"},
+    {"hol_mgl_overflow", TOP_SIMULATE, {{"params.mgl", "1e999"}}, "params.mgl", "must be a finite number"},
+    {"hol_c4_with_hopf", S3_SIMULATE, {{"params.c4", "0.1"}}, "params.c4", "hopf_invariant potential has no q4 term"},
+    {"hol_unknown_potential",
+     S3_SIMULATE,
+     {{"params.potential", "\"quartic\""}},
+     "params.potential",
+     "unknown potential 'quartic' for s3_contact (known: tilted, hopf_invariant)"},
+    /* the initial state */
+    {"hol_q0_off_the_sphere", PEND_SIMULATE, {{"q0", "[0, 1.1, 0]"}}, "q0", "is off the constraint"},
+    {"hol_p0_not_tangent", PEND_SIMULATE, {{"p0", "[1, 0.5, 1]"}}, "p0", "is not tangent to the constraint at q0"},
+    {"hol_s3_p0_not_tangent", S3_SIMULATE, {{"p0", "[0.1, 0.3, 0.8, 0]"}}, "p0", "is not tangent"},
+    {"hol_q0_origin", PEND_SIMULATE, {{"q0", "[0, 0, 0]"}, {"project", "true"}}, "q0", "must not be the origin"},
+    {"hol_q0_short", PEND_SIMULATE, {{"q0", "[0, 1]"}}, "q0", "must be an array of 3 numbers"},
+    {"hol_planar_q0_long", PLANAR_FEEDBACK, {{"q0", "[0, -1, 0]"}}, "q0", "must be an array of 2 numbers"},
+    {"hol_missing_p0", PEND_SIMULATE, {{"p0", NULL}}, "p0", "missing required field"},
+    {"hol_project_string", PEND_SIMULATE, {{"project", "\"yes\""}}, "project", "must be true or false"},
+    {"hol_top_with_q0", TOP_SIMULATE, {{"q0", "[0, 1, 0]"}}, "q0", "heavy_top starts from R0 and omega0"},
+    {"hol_top_project", TOP_SIMULATE, {{"project", "true"}}, "project", "heavy_top starts from R0 and omega0"},
+    {"hol_pendulum_with_R0",
+     PEND_SIMULATE,
+     {{"R0", "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"}},
+     "R0",
+     "only the heavy top starts from R0 and omega0"},
+    {"hol_R0_scaled", TOP_SIMULATE, {{"R0", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"}}, "R0", "must be a rotation matrix"},
+    {"hol_missing_omega0", TOP_SIMULATE, {{"omega0", NULL}}, "omega0", "missing required field"},
+    {"hol_missing_R0", TOP_SIMULATE, {{"R0", NULL}}, "R0", "missing required field"},
+    /* fields of other schemes */
+    {"hol_retraction_for_rattle",
+     PEND_SIMULATE,
+     {{"retraction", "\"cayley\""}},
+     "retraction",
+     "only lie_rattle takes a retraction"},
+    {"hol_unknown_retraction", TOP_SIMULATE, {{"retraction", "\"log\""}}, "retraction", "unknown retraction 'log'"},
+    {"hol_gains_for_rattle", PEND_SIMULATE, {{"gains", "{\"k1\": 50}"}}, "gains", "only feedback schemes take gains"},
+    {"hol_feedback_without_gains", PEND_FEEDBACK, {{"gains", NULL}}, "gains", "feedback schemes need the gains"},
+    {"hol_gains_array", PEND_FEEDBACK, {{"gains", "[50, 50, 50, 50]"}}, "gains", "must be an object"},
+    {"hol_negative_gain", PEND_FEEDBACK, {{"gains.k2", "-1"}}, "gains.k2", "must not be negative"},
+    {"hol_unknown_gain", PEND_FEEDBACK, {{"gains.k5", "1"}}, "gains.k5", "unknown field"},
+    {"hol_k4_planar", PLANAR_FEEDBACK, {{"gains.k4", "50"}}, "gains.k4", "planar_pendulum declares no first integral"},
+    {"hol_rtol_for_rk4", PLANAR_FEEDBACK, {{"rtol", "1e-6"}}, "rtol", "only feedback_dop853 takes error tolerances"},
+    {"hol_atol_for_rattle", PEND_SIMULATE, {{"atol", "1e-6"}}, "atol", "only feedback_dop853 takes error tolerances"},
+    {"hol_rtol_zero", PEND_FEEDBACK, {{"rtol", "0"}}, "rtol", "must be positive"},
+    {"hol_solver_tol_explicit", PEND_FEEDBACK, {{"solver_tol", "1e-12"}}, "solver_tol", "is explicit"},
+    {"hol_solver_tol_large", TOP_SIMULATE, {{"solver_tol", "0.1"}}, "solver_tol", "must be below"},
+    /* steps, recording, defect */
+    {"hol_missing_steps", PEND_SIMULATE, {{"steps", NULL}}, "steps", "missing required field"},
+    {"hol_missing_h_and_T", S3_SIMULATE, {{"h", NULL}}, "h", "give the step h or the horizon T"},
+    {"hol_T_and_h_inconsistent", PEND_SIMULATE, {{"T", "2"}}, "h", "inconsistent with T/steps = 0.02"},
+    {"hol_record_every_zero", PEND_SIMULATE, {{"record_every", "0"}}, "record_every", "must be between 1 and"},
+    {"hol_record_every_fractional", PEND_SIMULATE, {{"record_every", "2.5"}}, "record_every", "must be an integer"},
+    {"hol_shake_defect",
+     PEND_SIMULATE,
+     {{"scheme", "\"shake\""}, {"symplecticity_defect", "true"}},
+     "symplecticity_defect",
+     "shake is a two-step method"},
+    {"hol_defect_number", S3_SIMULATE, {{"symplecticity_defect", "1"}}, "symplecticity_defect", "must be true or false"},
+    /* nonholonomic models: task, scheme, stages, multiplier rule, parameters */
+    {"nh_plan", NH_CONTACT, {{"task", "\"plan\""}}, "task", "contact_oscillator has simulate tasks only"},
+    {"nh_unknown_scheme", NH_CONTACT, {{"scheme", "\"gauss\""}}, "scheme", "unknown scheme 'gauss' (known: lobatto)"},
+    {"nh_stages_one", NH_CONTACT, {{"stages", "1"}}, "stages", "must be between 2 and 4"},
+    {"nh_stages_five", NH_SE2, {{"stages", "5"}}, "stages", "must be between 2 and 4"},
+    {"nh_stages_string", NH_SUSLOV, {{"stages", "\"3\""}}, "stages", "must be a number"},
+    {"nh_unknown_lambda1",
+     NH_CONTACT,
+     {{"lambda1", "\"average\""}},
+     "lambda1",
+     "unknown lambda1 rule 'average' (known: carry, recompute)"},
+    {"nh_lambda1_bool", NH_SE2, {{"lambda1", "true"}}, "lambda1", "must be a string"},
+    {"nh_eps_negative", NH_CONTACT, {{"params.eps", "-1"}}, "params.eps", "must be non-negative"},
+    {"nh_disk_R_zero", NH_DISK_V0, {{"params", "{\"R\": 0}"}}, "params.R", "must be positive"},
+    {"nh_unknown_param", NH_CONTACT, {{"params.L", "1"}}, "params.L", "unknown field"},
+    {"nh_se2_m_negative", NH_SE2, {{"params.m", "-1"}}, "params.m", "must be positive"},
+    {"nh_suslov_e_zero", NH_SUSLOV, {{"params.e", "[0, 0, 0]"}}, "params.e", "must not be the zero vector"},
+    {"nh_suslov_J_short", NH_SUSLOV, {{"params.J", "[1, 2]"}}, "params.J", "must be an array of 3 numbers"},
+    {"nh_suslov_J_negative", NH_SUSLOV, {{"params.J", "[1, -2, 3]"}}, "params.J", "must be positive"},
+    /* the initial state, on the constraint */
+    {"nh_p0_off_the_constraint", NH_CONTACT, {{"p0", "[-0.3, 0, 0.4]"}}, "p0", "violates the constraint at q0"},
+    {"nh_v0_off_the_constraint", NH_DISK_V0, {{"v0", "[1, 1, 2, 1]"}}, "v0", "violates the constraint at q0"},
+    {"nh_p0_and_v0", NH_CONTACT, {{"v0", "[-0.3, 0, 0.3]"}}, "v0", "give either p0 or v0, not both"},
+    {"nh_missing_p0", NH_CONTACT, {{"p0", NULL}}, "p0", "missing: give p0, or the velocity v0"},
+    {"nh_q0_short", NH_CONTACT, {{"q0", "[1, 1]"}}, "q0", "must be an array of 3 numbers"},
+    {"nh_v0_long", NH_DISK_V0, {{"v0", "[1, 0, 2, 1, 0]"}}, "v0", "must be an array of 4 numbers"},
+    {"nh_retraction_in_coordinates", NH_CONTACT, {{"retraction", "\"cayley\""}}, "retraction",
+     "only the Lie-group models (sleigh_se2, suslov) take this field"},
+    {"nh_xi0_in_coordinates", NH_DISK_V0, {{"xi0", "[1, 0, 0]"}}, "xi0", "only the Lie-group models"},
+    {"nh_se2_with_q0", NH_SE2, {{"q0", "[0, 0, 0]"}}, "q0", "sleigh_se2 starts from g0 and mu0 or xi0"},
+    {"nh_suslov_with_p0", NH_SUSLOV, {{"p0", "[0, 0, 0]"}}, "p0", "suslov starts from g0 and mu0 or xi0"},
+    {"nh_se2_xi0_sideways", NH_SE2, {{"xi0", "[1, 1, 0.5]"}}, "xi0", "violates the constraint"},
+    {"nh_suslov_xi0_off", NH_SUSLOV, {{"xi0", "[1, 0, 0]"}}, "xi0", "violates the constraint (|alpha(g0) xi0| = 0.3)"},
+    {"nh_se2_mu0_and_xi0", NH_SE2, {{"mu0", "[0.55, 1, 0.5]"}}, "xi0", "give either mu0 or xi0, not both"},
+    {"nh_se2_no_velocity", NH_SE2, {{"xi0", NULL}}, "mu0", "missing: give the body momentum mu0"},
+    {"nh_se2_g0_not_se2",
+     NH_SE2,
+     {{"g0", "[[1, 0, 0], [0, 1, 0], [0, 1, 1]]"}},
+     "g0",
+     "must be an SE(2) matrix"},
+    {"nh_se2_g0_short", NH_SE2, {{"g0", "[0, 0]"}}, "g0", "must be [x, y, theta] or a 3 x 3 SE(2) matrix"},
+    {"nh_se2_g0_row_short", NH_SE2, {{"g0", "[[1, 0, 0], [0, 1], [0, 0, 1]]"}}, "g0[1]", "must be a row of 3 numbers"},
+    {"nh_suslov_g0_not_rotation",
+     NH_SUSLOV,
+     {{"g0", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"}},
+     "g0",
+     "must be a rotation matrix"},
+    {"nh_suslov_g0_vector", NH_SUSLOV, {{"g0", "[0, 0, 0]"}}, "g0[0]", "must be a row of 3 numbers"},
+    {"nh_unknown_retraction", NH_SE2, {{"retraction", "\"log\""}}, "retraction", "unknown retraction 'log'"},
+    /* steps and tolerances */
+    {"nh_missing_steps", NH_SUSLOV, {{"steps", NULL}}, "steps", "missing required field"},
+    {"nh_T_and_h_inconsistent", NH_CONTACT, {{"T", "2"}}, "h", "inconsistent with T/steps = 0.2"},
+    {"nh_missing_h_and_T", NH_SE2, {{"h", NULL}}, "h", "give the step h or the horizon T"},
+    {"nh_record_every_zero", NH_CONTACT, {{"record_every", "0"}}, "record_every", "must be between 1 and"},
+    {"nh_solver_tol_large", NH_SE2, {{"solver_tol", "0.5"}}, "solver_tol", "must be below 1e-2"},
+    {"nh_unknown_field", NH_CONTACT, {{"symplecticity_defect", "true"}}, "symplecticity_defect", "unknown field"},
 };
 
 #define N_BAD_CASES (sizeof bad_cases / sizeof bad_cases[0])
@@ -997,7 +1226,11 @@ Test(problem_file, malformed_table_is_broad)
                                         "must be true or false",
                                         "plan tasks find the momenta",
                                         "only simulate tasks take this field",
-                                        "must be an object"};
+                                        "must be an object",
+                                        "does not run with",
+                                        "is off the constraint",
+                                        "is not tangent",
+                                        "triangle inequality"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
         int found = 0;
         for (size_t i = 0; i < N_BAD_CASES && !found; ++i) found = strstr(bad_cases[i].message, kinds[k]) != NULL;

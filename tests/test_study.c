@@ -24,91 +24,11 @@
 #include "../planner/sp_solve.h"
 #include "../planner/sp_study.h"
 
-extern char **environ;
-
-#define PATH_SIZE 4096
+#include "support.h"
 
 /* ------------------------------------------------------------- helpers -- */
 
-static void scratch_dir(char *dir, const char *test)
-{
-    if (mkdir(SP_TEST_TMP, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", SP_TEST_TMP);
-    int n = snprintf(dir, PATH_SIZE, "%s/study-%s-%ld", SP_TEST_TMP, test, (long)getpid());
-    cr_assert(n > 0 && n < PATH_SIZE);
-    if (mkdir(dir, 0755) != 0) cr_assert_eq(errno, EEXIST, "cannot create %s", dir);
-}
-
-/* Removes a directory tree of plain files and folders (scratch only). */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    const struct dirent *de;
-    char path[PATH_SIZE];
-    while ((de = readdir(d))) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void join(char *out, const char *dir, const char *name)
-{
-    int n = snprintf(out, PATH_SIZE, "%s/%s", dir, name);
-    cr_assert(n > 0 && n < PATH_SIZE, "path %s/%s too long", dir, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    size_t size = 0, cap = 1 << 16;
-    char *text = malloc(cap + 1);
-    cr_assert_not_null(text);
-    size_t got;
-    while ((got = fread(text + size, 1, cap - size, f)) > 0) {
-        size += got;
-        if (size == cap) {
-            cap *= 2;
-            text = realloc(text, cap + 1);
-            cr_assert_not_null(text);
-        }
-    }
-    fclose(f);
-    text[size] = '\0';
-    return text;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "cannot write %s", path);
-    cr_assert_eq(fputs(text, f) >= 0, 1);
-    cr_assert_eq(fclose(f), 0);
-}
-
-static void write_json(const char *path, const cJSON *doc)
-{
-    char *text = cJSON_Print(doc);
-    cr_assert_not_null(text);
-    write_text(path, text);
-    free(text);
-}
-
-static cJSON *read_json(const char *path)
-{
-    char *text = slurp(path);
-    cJSON *doc = cJSON_Parse(text);
-    cr_assert_not_null(doc, "%s is not JSON", path);
-    free(text);
-    return doc;
-}
+static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "study", test); }
 
 static cJSON *parse(const char *text)
 {
@@ -122,86 +42,6 @@ static char *compact(const cJSON *node)
     char *text = cJSON_PrintUnformatted(node);
     cr_assert_not_null(text);
     return text;
-}
-
-typedef struct run_result {
-    int status; /* exit status */
-    char *out, *err;
-} run_result;
-
-/* Starts `program` (SP_TEST_BIN when NULL, found on PATH otherwise) with args, output to
- * files in dir; in a process group of its own when `group`. */
-static pid_t start(const char *dir, const char *program, const char *const *args, int group)
-{
-    char out_path[PATH_SIZE], err_path[PATH_SIZE];
-    join(out_path, dir, "captured-stdout");
-    join(err_path, dir, "captured-stderr");
-    const char *argv[32] = {program ? program : SP_TEST_BIN};
-    int argc = 1;
-    for (; args[argc - 1]; ++argc) {
-        cr_assert_lt(argc, 31);
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
-    posix_spawn_file_actions_t io;
-    posix_spawn_file_actions_init(&io);
-    posix_spawn_file_actions_addopen(&io, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&io, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    if (group) {
-        posix_spawnattr_setpgroup(&attr, 0);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    }
-    pid_t pid;
-    int rc = program ? posix_spawnp(&pid, argv[0], &io, &attr, (char *const *)argv, environ)
-                     : posix_spawn(&pid, argv[0], &io, &attr, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&io);
-    posix_spawnattr_destroy(&attr);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", argv[0], strerror(rc));
-    return pid;
-}
-
-static void finish(const char *dir, pid_t pid, run_result *r)
-{
-    int ws;
-    cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    char out_path[PATH_SIZE], err_path[PATH_SIZE];
-    join(out_path, dir, "captured-stdout");
-    join(err_path, dir, "captured-stderr");
-    r->out = slurp(out_path);
-    r->err = slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    cr_assert(WIFEXITED(ws), "the command died by signal %d; stderr: %s", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, r->err);
-    r->status = WEXITSTATUS(ws);
-}
-
-/* Runs symplan with args (NULL-terminated) and waits for it. */
-static void run(const char *dir, const char *const *args, run_result *r) { finish(dir, start(dir, NULL, args, 0), r); }
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static int is_one_line(const char *text)
-{
-    const char *nl = strchr(text, '\n');
-    return nl && nl[1] == '\0' && nl != text;
-}
-
-/* Number of entries of dir whose name contains `part`. */
-static int count_named(const char *dir, const char *part)
-{
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int n = 0;
-    const struct dirent *de;
-    while ((de = readdir(d))) n += strstr(de->d_name, part) != NULL;
-    closedir(d);
-    return n;
 }
 
 static void case_path(char *out, const char *dir, size_t i)
@@ -851,6 +691,65 @@ Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .tim
         double order = log2((J[2] - J[3]) / (J[3] - J[4]));
         cr_log_info("%s: observed order %.3f", schemes[s], order);
         cr_expect(fabs(order - (s + 1)) < 0.05, "%s converges at order %.3f", schemes[s], order);
+    }
+    cJSON_Delete(summary);
+    remove_tree(dir);
+}
+
+/* Seed 004's comparison (CONSTRAINED spec §5.3, checks D4–D5) from its one command: the
+ * summary table has the four columns of the spec's table, the maxima of ||q|² − l²|,
+ * |q·p|, |H − H0| and |L3 − L3(0)|, one row per method, with the spec's values. */
+Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    scratch_dir(dir, "pendulum");
+    join(file, SP_TEST_DATA, "studies/pendulum_comparison.json");
+    join(out, dir, "out");
+    run_study(dir, file, out, "2");
+    join(path, out, "summary.csv");
+    char *csv = slurp(path);
+    static const char *const columns[] = {"q_squared_drift", "q_dot_p_drift", "energy_error", "L3_drift"};
+    char *nl = strchr(csv, '\n');
+    cr_assert_not_null(nl);
+    *nl = '\0';
+    int col[4];
+    for (int c = 0; c < 4; ++c) { /* the column index of each figure in the header */
+        col[c] = -1;
+        int k = 0;
+        for (const char *f = csv; f; f = strchr(f, ','), f = f ? f + 1 : NULL, ++k) {
+            size_t len = strcspn(f, ",");
+            if (len == strlen(columns[c]) && strncmp(f, columns[c], len) == 0) col[c] = k;
+        }
+        cr_expect_geq(col[c], 0, "summary.csv has no column %s: %s", columns[c], csv);
+    }
+    free(csv);
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
+    cr_assert_eq(cJSON_GetArraySize(rows), 4);
+    /* bounds: spec §5.4 D4 (feedback + Euler ≤ 1e-4 each) and D5, energy as measured ×1.5 */
+    static const struct {
+        const char *scheme;
+        double bound[4], floor[4];
+    } expect[] = {
+        {"feedback_euler", {1e-4, 1e-4, 1e-4, 1e-4}, {1e-6, 1e-6, 1e-6, 1e-6}},
+        {"rattle", {1e-14, 1e-14, 1.05e-6, 1e-11}, {0, 0, 1e-7, 0}},
+        {"lie_trotter", {1e-12, 1e-12, 2e-3, 1e-11}, {0, 0, 5e-4, 0}},
+        {"strang", {1e-12, 1e-12, 1e-6, 1e-11}, {0, 0, 1e-7, 0}},
+    };
+    for (int r = 0; r < 4; ++r) {
+        const cJSON *row = cJSON_GetArrayItem(rows, r);
+        cr_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(row, "values"), "scheme")),
+                         expect[r].scheme);
+        cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), "ok");
+        for (int c = 0; c < 4; ++c) {
+            const cJSON *x = cJSON_GetObjectItem(row, columns[c]);
+            cr_assert(cJSON_IsNumber(x), "%s: no %s", expect[r].scheme, columns[c]);
+            cr_log_info("%-15s %-16s %.2e", expect[r].scheme, columns[c], x->valuedouble);
+            cr_expect(x->valuedouble <= expect[r].bound[c] && x->valuedouble >= expect[r].floor[c],
+                      "%s: %s = %.3e outside [%.1e, %.1e]", expect[r].scheme, columns[c], x->valuedouble,
+                      expect[r].floor[c], expect[r].bound[c]);
+        }
     }
     cJSON_Delete(summary);
     remove_tree(dir);

@@ -1,0 +1,48 @@
+/* Resource limits: how much work and memory a problem file may ask for. A scientist who
+ * generates thousands of files must not take a machine down with one typo ("steps":
+ * 1e10), so the problem reader refuses a problem beyond these limits, with the JSON path
+ * at fault and the command-line option that raises the limit:
+ *
+ *     x.json: steps: 200000000 exceeds the limit 10000000 (raise it with --max-steps)
+ *
+ * The memory a run needs (its trajectory and tape arrays, and the result tree and text)
+ * is estimated from the problem before anything is allocated and refused the same way.
+ * Studies add a limit on their number of cases (planner/sp_study.h). */
+#ifndef SP_LIMITS_H
+#define SP_LIMITS_H
+
+#include <stddef.h>
+
+#include "sp_problem.h"
+
+typedef struct sp_limits {
+    long steps;       /* integration steps of one run ("steps") */
+    long evaluations; /* optimiser evaluations: optimizer.maxeval, and starts x maxeval */
+    long targets;     /* targets of a plan */
+    long cases;       /* cases of a study */
+    double memory;    /* bytes one run may allocate, as sp_problem_memory_estimate counts them */
+} sp_limits;
+
+/* The defaults: 10^7 steps, 10^6 evaluations, 10^4 targets, 10^5 cases, 4 GiB. */
+sp_limits sp_limits_default(void);
+
+/* Bytes a run of the problem allocates at its largest: the arrays its task keeps per step
+ * and the result tree with its printed text. An estimate from above for the models known
+ * here, a generous one for others. */
+double sp_problem_memory_estimate(const sp_problem *pb);
+
+/* Checks a problem that has been read against the limits (NULL: the defaults). Returns
+ * SP_OK, or SP_ERR_INVALID with *err naming the field and the option that raises it. */
+sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits, sp_input_error *err);
+
+/* sp_problem_read_file and sp_problem_parse under given limits (NULL: the defaults, which
+ * are what the plain functions apply). */
+sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out,
+                                       sp_input_error *err);
+sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
+                                   sp_input_error *err);
+
+/* "1.5 GiB", "640 MiB", "12 KiB", "100 bytes". */
+void sp_format_bytes(double bytes, char *out, size_t size);
+
+#endif
