@@ -121,6 +121,7 @@ bench: $(BENCH)
 
 # The test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own tree.
 asan: | $(DEPS_STAMP)
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	$(MAKE) BUILD=$(BUILD)/asan OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
 
 # `make fuzz FUZZ_SECONDS=N`: the libFuzzer harness tests/fuzz/fuzz_problem.c over the
