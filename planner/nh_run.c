@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sp_solve.h"
 #include "sp_nh_run.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
@@ -330,16 +331,7 @@ cJSON *sp_nh_simulate_json(const sp_problem *pb, const sp_progress *progress)
     st = sp_nh_integrate(sys, 1, &run);
     cJSON *root = NULL;
     if (st != SP_ERR_NOMEM) {
-        root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "task", "simulate");
-        cJSON_AddStringToObject(root, "model", pb->model);
-        cJSON_AddStringToObject(root, "status", sp_status_name(st));
-        if (st != SP_OK) {
-            cJSON_AddStringToObject(root, "message", sp_status_message(st));
-            cJSON_AddNumberToObject(root, st == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step",
-                                    run.steps_done);
-        }
-        cJSON_AddNumberToObject(root, "steps", run.steps_done);
+        root = sp_simulate_result_new(pb, st, run.steps_done);
         cJSON_AddNumberToObject(root, "initial_energy", run.H0);
         run_json(sys, &run, root);
         settings_json(pb, root);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "sp_plan.h"
+#include "sp_solve.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
 
@@ -80,15 +81,7 @@ cJSON *sp_simulate_json(const sp_problem *pb, const sp_progress *progress)
         drift_update(&d, G, &z[k + 1]);
     }
 
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "task", "simulate");
-    cJSON_AddStringToObject(root, "model", pb->model);
-    cJSON_AddStringToObject(root, "status", sp_status_name(st));
-    if (st != SP_OK) {
-        cJSON_AddStringToObject(root, "message", sp_status_message(st));
-        cJSON_AddNumberToObject(root, st == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step", k);
-    }
-    cJSON_AddNumberToObject(root, "steps", k);
+    cJSON *root = sp_simulate_result_new(pb, st, k);
     cJSON_AddNumberToObject(root, "h", h);
     cJSON_AddItemToObject(root, "trajectory", sp_trajectory_json(G, z, t, k + 1, NULL));
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");

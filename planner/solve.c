@@ -87,6 +87,21 @@ static const char *status_message(const char *status)
     return "the task failed";
 }
 
+cJSON *sp_simulate_result_new(const sp_problem *pb, sp_status status, int steps_done)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "task", "simulate");
+    cJSON_AddStringToObject(root, "model", pb->model);
+    cJSON_AddStringToObject(root, "status", sp_status_name(status));
+    if (status != SP_OK) {
+        cJSON_AddStringToObject(root, "message", sp_status_message(status));
+        cJSON_AddNumberToObject(root, status == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step",
+                                steps_done);
+    }
+    cJSON_AddNumberToObject(root, "steps", steps_done);
+    return root;
+}
+
 void sp_result_explain(const cJSON *result, char *out, size_t size)
 {
     const char *status = status_of(result);

@@ -17,6 +17,11 @@
  * replaced by null (sp_result_refuse_nonfinite), so the tree can always be written. */
 cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress);
 
+/* The head every simulate result starts with: task, model, status and, when the run
+ * stopped early, the message and the step it stopped at (failed_at_step, or
+ * interrupted_at_step after a stop request); then the number of steps done. */
+cJSON *sp_simulate_result_new(const sp_problem *pb, sp_status status, int steps_done);
+
 /* How a result ended, from its "status":
  *   DONE        "converged", "ok", "stopval_reached": the task did what was asked;
  *   STOPPED     "stalled", "maxeval_reached", "maxtime_reached", "target_not_reached":

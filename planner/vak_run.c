@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_solve.h"
 #include "sp_vak_run.h"
 #include "../integrators/sp_symplecticity.h"
 #include "../lie/sp_linalg.h"
@@ -213,16 +214,7 @@ cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress)
     sp_status st = sp_vak_integrate(&sys, pb->vak.q0, pb->vak.p0, 1, 0, &run);
     cJSON *root = NULL;
     if (st != SP_ERR_NOMEM) {
-        root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "task", "simulate");
-        cJSON_AddStringToObject(root, "model", pb->model);
-        cJSON_AddStringToObject(root, "status", sp_status_name(st));
-        if (st != SP_OK) {
-            cJSON_AddStringToObject(root, "message", sp_status_message(st));
-            cJSON_AddNumberToObject(root, st == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step",
-                                    run.steps_done);
-        }
-        cJSON_AddNumberToObject(root, "steps", run.steps_done);
+        root = sp_simulate_result_new(pb, st, run.steps_done);
         sp_vak_run_json(&sys, &run, root);
         if (pb->vak.symplecticity_defect && st != SP_ERR_INTERRUPTED) {
             double defect;
