@@ -16,13 +16,6 @@
 #define BENCH_STEPS 1000
 #define BENCH_FILE "data/sphere_interpolation.json"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef enum { SWEEP_FORWARD, SWEEP_GRADIENT } sweep_kind;
 
 /* Seconds per sweep: the best of 7 batches, each long enough (~40 ms) to time. */
@@ -31,14 +24,14 @@ static double time_sweep(sp_shooting *s, sweep_kind kind, const double *x)
     double best = INFINITY, J, grad[12];
     int reps = 1;
     for (int batch = 0; batch < 7; ++batch) {
-        double t0 = now();
+        double t0 = bench_clock();
         for (int r = 0; r < reps; ++r) {
             if (kind == SWEEP_FORWARD)
                 sp_shooting_cost(s, x, &J);
             else
                 sp_shooting_gradient(s, x, &J, grad);
         }
-        double dt = (now() - t0) / reps;
+        double dt = (bench_clock() - t0) / reps;
         if (dt < best) best = dt;
         if (dt * reps < 0.04) reps *= 2, --batch; /* too short to time: retry larger */
     }
@@ -70,9 +63,9 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
     for (int r = 0; r < 3; ++r) {
         sp_plan *plan = sp_plan_new(pb);
         sp_plan_result res;
-        double t0 = now();
+        double t0 = bench_clock();
         sp_plan_solve(plan, &res);
-        double dt = now() - t0;
+        double dt = bench_clock() - t0;
         if (dt < best) best = dt;
         f.cost = res.cost;
         f.evaluations = res.evaluations;

@@ -19,4 +19,11 @@ void bench_nonholonomic(void);
  * of 1e-6, 1e-8, 1e-10 and the constraint drift left). Prints; asserts nothing. Links GSL. */
 void bench_holonomic(void);
 
+/* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
+ * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
+ * and the largest absolute difference of two vectors. */
+double bench_clock(void);
+double bench_best_time(void (*f)(void *), void *ctx, int repeats, double min_batch);
+double bench_max_abs_diff(int n, const double *a, const double *b);
+
 #endif

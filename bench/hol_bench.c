@@ -30,13 +30,6 @@
 #define REPEATS 5
 #define MIN_BATCH 0.02
 
-static double clock_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- pendulums of unit mass, gravity and length in R^d, with a counter of model calls */
 
 typedef struct pendulum {
@@ -176,9 +169,9 @@ static double time_method(const method *m, int d, const double *z0, double T, do
     double z[6], best = INFINITY;
     int reps = 1;
     for (int b = 0; b < REPEATS; ++b) {
-        double t0 = clock_now();
+        double t0 = bench_clock();
         for (int r = 0; r < reps; ++r) run_method(m, d, z0, T, acc, z);
-        double dt = clock_now() - t0;
+        double dt = bench_clock() - t0;
         if (dt < MIN_BATCH) {
             reps *= 2;
             --b;

@@ -26,13 +26,6 @@
 #define REPEATS 7
 #define MIN_BATCH 0.02 /* seconds: shorter batches are repeated more often */
 
-static double clock_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A model bound to its parameters, with its initial state. Initialised in place (the
  * bound model points into the struct). */
 typedef struct bench_model {
@@ -146,31 +139,6 @@ static void run(void *ctx)
     }
 }
 
-/* Seconds per call of f: the best of REPEATS batches, each at least MIN_BATCH long. */
-static double best_time(void (*f)(void *), void *ctx)
-{
-    double best = INFINITY;
-    int reps = 1;
-    for (int batch = 0; batch < REPEATS; ++batch) {
-        const double t0 = clock_now();
-        for (int r = 0; r < reps; ++r) f(ctx);
-        const double dt = clock_now() - t0;
-        if (dt < MIN_BATCH && reps < (1 << 20)) {
-            reps *= 2, --batch; /* too short to time: retry larger */
-            continue;
-        }
-        best = fmin(best, dt / reps);
-    }
-    return best;
-}
-
-static double max_abs_diff(int n, const double *a, const double *b)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
-
 /* ---------------------------------------------------- 1. cost per step -- */
 
 static void cost_per_step(bench_model *models, int n_models)
@@ -191,7 +159,7 @@ static void cost_per_step(bench_model *models, int n_models)
                 sp_index1_free(r.st);
                 break;
             }
-            const double t = best_time(run, &r) / r.N;
+            const double t = bench_best_time(run, &r, REPEATS, MIN_BATCH) / r.N;
             if (s == 1) t1 = t;
             if (r.status == SP_OK)
                 printf("%-28s %6.3g %2d %9d %12.2f %14.2f %10.2f\n", b->name, b->h, s, s * (2 * b->model.n + b->model.m),
@@ -221,9 +189,9 @@ static wp_row wp_measure(method kind, int s, bench_model *b, sp_vakonomic_point 
     run_spec r = {.kind = kind, .b = b, .pt = pt, .h = h, .N = (int)lround(T / h), .t_mark = {T, T, T}};
     if (kind == METHOD_GAUSS && !(r.st = gauss(&b->model, s))) return row;
     r.monitor = 0;
-    row.seconds = best_time(run, &r);
+    row.seconds = bench_best_time(run, &r, REPEATS, MIN_BATCH);
     row.ok = r.status == SP_OK;
-    row.err = max_abs_diff(2 * b->model.n, r.z, ref);
+    row.err = bench_max_abs_diff(2 * b->model.n, r.z, ref);
     row.iters = (double)r.iterations / r.N;
     r.monitor = 1;
     run(&r);
@@ -253,7 +221,7 @@ static void work_precision(bench_model *b)
                                      0.11105841473973768,   0.28902770432074804,   1};
     printf("\nwork-precision, %s, T = %g; reference Gauss s=6 h=0.01 (|ref - ref(h/2)| = %.1e, |ref - DOP853 of "
            "golden.json| = %.1e)\n",
-           b->name, T, max_abs_diff(2 * n, ref, ref2), max_abs_diff(2 * n, ref, dop853));
+           b->name, T, bench_max_abs_diff(2 * n, ref, ref2), bench_max_abs_diff(2 * n, ref, dop853));
     printf("%-14s %10s %6s %12s %12s %12s %10s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "max|dH|",
            "it/step", "order");
     wp_row rows[4][WP_H];
@@ -321,10 +289,10 @@ static void long_run(bench_model *b)
                       .N = (int)lround(T / h),
                       .t_mark = {10, 100, 1000}};
         if (m < 3 && !(r.st = gauss(&b->model, m + 1))) break;
-        const double t0 = clock_now();
+        const double t0 = bench_clock();
         r.monitor = 1;
         run(&r);
-        const double dt = clock_now() - t0;
+        const double dt = bench_clock() - t0;
         if (r.status != SP_OK)
             printf("%-14s failed: %s\n", names[m], sp_status_name(r.status));
         else

@@ -30,13 +30,6 @@
 
 static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3", "lobatto s=4", "rk4 (reduced)"};
 
-static double clock_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A model bound to its default parameters, with the spec's initial data. Initialised in
  * place (the bound model points into the struct). */
 typedef struct nh_instance {
@@ -123,31 +116,6 @@ static void run_close(nh_run *r)
     sp_erk_free(r->rk);
 }
 
-/* Seconds per call of f: the best of REPEATS batches, each at least MIN_BATCH long. */
-static double best_time(void (*f)(void *), void *ctx)
-{
-    double best = INFINITY;
-    int reps = 1;
-    for (int batch = 0; batch < REPEATS; ++batch) {
-        const double t0 = clock_now();
-        for (int r = 0; r < reps; ++r) f(ctx);
-        const double dt = clock_now() - t0;
-        if (dt < MIN_BATCH && reps < (1 << 20)) {
-            reps *= 2, --batch; /* too short to time: retry larger */
-            continue;
-        }
-        best = fmin(best, dt / reps);
-    }
-    return best;
-}
-
-static double max_abs_diff(int n, const double *a, const double *b)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
-
 /* ---------------------------------------------------- 1. cost per step -- */
 
 static void cost_per_step(void)
@@ -167,7 +135,7 @@ static void cost_per_step(void)
                 printf("%-20s %-14s allocation failed\n", I.type->name, method_names[m]);
                 return;
             }
-            t[m] = best_time(run, &r[m]) / 200;
+            t[m] = bench_best_time(run, &r[m], REPEATS, MIN_BATCH) / 200;
         }
         for (int m = 0; m < N_METHODS; ++m) {
             if (r[m].status != SP_OK)
@@ -197,9 +165,9 @@ static wp_row wp_measure(nh_instance *I, int method, double T, double h, const d
     wp_row row = {0};
     nh_run r;
     if (run_open(&r, I, method, h, (int)lround(T / h))) return row;
-    row.seconds = best_time(run, &r);
+    row.seconds = bench_best_time(run, &r, REPEATS, MIN_BATCH);
     row.ok = r.status == SP_OK;
-    row.err = max_abs_diff(2 * I->n, r.z, ref);
+    row.err = bench_max_abs_diff(2 * I->n, r.z, ref);
     double psi = NAN;
     sp_nh_constraint_residual(&I->model, r.z, r.z + I->n, &psi);
     row.psi = psi;
@@ -267,9 +235,9 @@ static void long_run(nh_instance *I)
         nh_run r;
         if (run_open(&r, I, m, h, (int)lround(T / h))) break;
         r.monitor = 1;
-        const double t0 = clock_now();
+        const double t0 = bench_clock();
         run(&r);
-        const double dt = clock_now() - t0;
+        const double dt = bench_clock() - t0;
         if (r.status != SP_OK)
             printf("%-14s failed: %s\n", method_names[m], sp_status_name(r.status));
         else
