@@ -226,16 +226,16 @@ sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run)
     memset(run, 0, sizeof *run);
     if (record) {
         const size_t rows = (size_t)(N / every) + 1 + (N % every != 0);
-        run->t = malloc(rows * sizeof *run->t);
-        run->q = malloc(rows * (size_t)n * sizeof *run->q);
-        run->p = malloc(rows * (size_t)n * sizeof *run->p);
+        run->t = calloc(rows, sizeof *run->t);
+        run->q = calloc(rows * (size_t)n, sizeof *run->q);
+        run->p = calloc(rows * (size_t)n, sizeof *run->p);
         int ok = run->t && run->q && run->p;
         if (ok && sys->lie) {
-            run->R = malloc(rows * 9 * sizeof *run->R);
-            run->mu = malloc(rows * 3 * sizeof *run->mu);
+            run->R = calloc(rows * 9, sizeof *run->R);
+            run->mu = calloc(rows * 3, sizeof *run->mu);
             ok = run->R && run->mu;
         }
-        if (ok && sys->prop7) ok = (run->lam = malloc(rows * sizeof *run->lam)) != NULL;
+        if (ok && sys->prop7) ok = (run->lam = calloc(rows, sizeof *run->lam)) != NULL;
         if (!ok) return run->status = SP_ERR_NOMEM;
     }
     double x[2 * SP_HOL_MAX_N], q[SP_HOL_MAX_N], p[SP_HOL_MAX_N];

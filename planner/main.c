@@ -281,13 +281,14 @@ static int cmd_solve(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     rc = EXIT_RESULT;
-    const char *where = out_path && strcmp(out_path, "-") != 0 ? out_path : "standard output";
+    const int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    const char *where = to_stdout ? "standard output" : out_path;
     if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
         error_line(file, NULL, why);
         rc = EXIT_INTERNAL;
     } else {
         /* never mix the summary into a JSON result on standard output */
-        if (summary) print_summary(out_path ? stdout : stderr, &pb, result, where);
+        if (summary) print_summary(to_stdout ? stderr : stdout, &pb, result, where);
         rc = result_exit(file, where, result);
     }
     cJSON_Delete(result);

@@ -100,18 +100,18 @@ static sp_status record_alloc(const sp_nh_system *sys, sp_nh_run *run, int rows)
 {
     const sp_nh_problem *np = &sys->pb->nh;
     const size_t r = (size_t)rows;
-    run->t = malloc(r * sizeof *run->t);
-    run->lam = malloc(r * (size_t)sys->m * sizeof *run->lam);
+    run->t = calloc(r, sizeof *run->t);
+    run->lam = calloc(r * (size_t)sys->m, sizeof *run->lam);
     if (!run->t || !run->lam) return SP_ERR_NOMEM;
     const int coords = sys->lie ? np->lie_type->n_coordinates : sys->n;
     if (coords > 0) {
-        run->q = malloc(r * (size_t)coords * sizeof *run->q);
-        run->p = malloc(r * (size_t)coords * sizeof *run->p);
+        run->q = calloc(r * (size_t)coords, sizeof *run->q);
+        run->p = calloc(r * (size_t)coords, sizeof *run->p);
         if (!run->q || !run->p) return SP_ERR_NOMEM;
     }
     if (sys->lie) {
-        run->g = malloc(r * (size_t)sys->n * sizeof *run->g);
-        run->mu = malloc(r * (size_t)sys->dim * sizeof *run->mu);
+        run->g = calloc(r * (size_t)sys->n, sizeof *run->g);
+        run->mu = calloc(r * (size_t)sys->dim, sizeof *run->mu);
         if (!run->g || !run->mu) return SP_ERR_NOMEM;
     }
     return SP_OK;

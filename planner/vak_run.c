@@ -68,10 +68,11 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
     const double h = pb->T / N;
     memset(run, 0, sizeof *run);
     if (record) {
-        run->t = malloc(((size_t)N + 1) * sizeof *run->t);
-        run->q = malloc(((size_t)N + 1) * (size_t)n * sizeof *run->q);
-        run->p = malloc(((size_t)N + 1) * (size_t)n * sizeof *run->p);
-        run->lam = malloc(((size_t)N + 1) * (size_t)(m ? m : 1) * sizeof *run->lam);
+        /* zeroed: a run that fails at its first point still reports a defined row 0 */
+        run->t = calloc((size_t)N + 1, sizeof *run->t);
+        run->q = calloc(((size_t)N + 1) * (size_t)n, sizeof *run->q);
+        run->p = calloc(((size_t)N + 1) * (size_t)n, sizeof *run->p);
+        run->lam = calloc(((size_t)N + 1) * (size_t)(m ? m : 1), sizeof *run->lam);
         if (!run->t || !run->q || !run->p || !run->lam) return run->status = SP_ERR_NOMEM;
     }
     double S[2 * SP_VAK_MAX_N * SP_VAK_MAX_N], Phi[4 * SP_VAK_MAX_N * SP_VAK_MAX_N];
@@ -85,6 +86,10 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
     double residual, kinetic, kinetic_prev, H;
     sp_vec_copy(n, q0, q);
     sp_vec_copy(n, p0, p);
+    if (record) {
+        sp_vec_copy(n, q, run->q);
+        sp_vec_copy(n, p, run->p);
+    }
     sp_status st = point_values(sys, q, p, &run->H0, lam, &run->constraint_residual, &kinetic_prev);
     if (st != SP_OK) return run->status = st;
     run->n_integrals = type->integrals(q, p, &pb->vak.params, run->integral0, NULL);

@@ -27,6 +27,18 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
         say(why, why_size, "cannot write", path);
         return SP_ERR_IO;
     }
+    /* A device, a FIFO or a socket (/dev/null, /dev/stdout, a named pipe) is written in
+     * place: a rename would replace it with a regular file. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(out->path, sizeof out->path, "%s", path);
+        out->file = fopen(path, "w");
+        if (!out->file) {
+            say(why, why_size, "cannot write", path);
+            return SP_ERR_IO;
+        }
+        out->direct = 1;
+        return SP_OK;
+    }
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(out->tmp_path);
@@ -49,7 +61,7 @@ void sp_output_abandon(sp_output *out)
 {
     if (!out->file) return;
     fclose(out->file);
-    unlink(out->tmp_path);
+    if (!out->direct) unlink(out->tmp_path);
     out->file = NULL;
 }
 
@@ -60,6 +72,13 @@ sp_status sp_output_commit_text(sp_output *out, const char *text, size_t length,
     if (!out->file) {
         if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", strerror(errno));
         return ok ? SP_OK : SP_ERR_IO;
+    }
+    if (out->direct) { /* a device or a pipe: nothing to sync or rename */
+        ok = (fclose(f) == 0) && ok;
+        out->file = NULL;
+        if (ok) return SP_OK;
+        say(why, why_size, "cannot write", out->path);
+        return SP_ERR_IO;
     }
     ok = ok && fsync(fileno(f)) == 0;
     ok = (fclose(f) == 0) && ok;

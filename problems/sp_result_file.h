@@ -19,9 +19,12 @@ typedef struct sp_output {
     char path[4096];
     char tmp_path[4096];
     FILE *file; /* NULL for standard output */
+    int direct; /* path is a device, FIFO or socket, written in place */
 } sp_output;
 
-/* Opens a temporary file beside `path` (path NULL or "-": standard output). On failure
+/* Opens a temporary file beside `path` (path NULL or "-": standard output). A path that
+ * names a device, a FIFO or a socket (/dev/null, a named pipe) is opened and written in
+ * place instead: renaming onto it would replace it with a regular file. On failure
  * returns SP_ERR_IO with a message in `why`. */
 sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why_size);
 /* Prints the tree, flushes, syncs and renames into place; on any failure removes the

@@ -394,6 +394,38 @@ Test(failures, a_full_disk_leaves_the_previous_result_whole)
     remove_tree(dir);
 }
 
+/* An output that is a device or a FIFO (/dev/null, /dev/stdout, a named pipe) is written
+ * in place: renaming a temporary file onto it would replace it with a regular file (as
+ * root, `-o /dev/null` once turned /dev/null into one). */
+Test(failures, a_pipe_or_device_output_is_written_in_place_not_replaced)
+{
+    char dir[PATH_SIZE], problem[PATH_SIZE], fifo[PATH_SIZE];
+    scratch_dir(dir, "fifo");
+    cr_assert(derived_problem(dir, "sphere_simulate.json", "{\"steps\": 5}", "problem.json", problem));
+    join(fifo, dir, "result.fifo");
+    cr_assert_eq(mkfifo(fifo, 0644), 0);
+    int reader = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so that the writer's open succeeds */
+    cr_assert_geq(reader, 0);
+    run_result r;
+    run(dir, (const char *[]){"solve", problem, "-o", fifo, NULL}, &r);
+    cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+    cr_expect_str_empty(r.err);
+    run_free(&r);
+    static char text[65536];
+    ssize_t got = read(reader, text, sizeof text - 1);
+    close(reader);
+    cr_assert_gt(got, 0, "nothing came through the pipe");
+    text[got] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    cr_expect_not_null(doc, "the pipe did not carry one JSON document");
+    cJSON_Delete(doc);
+    struct stat st;
+    cr_assert_eq(lstat(fifo, &st), 0);
+    cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced by a file");
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_tree(dir); /* (not tried on /dev/null itself: a regression would break the machine) */
+}
+
 /* ------------------------------------------------------------ SIGINT -- */
 
 static double now_seconds(void)
