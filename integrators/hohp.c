@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sp_hohp.h"
+#include "sp_linsolve.h"
 #include "../lie/sp_linalg.h"
 
 static const sp_hohp_scheme schemes[] = {
@@ -187,6 +188,68 @@ sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_st
 {
     return s->config.group->dim == 3 ? hohp_step(s, h, in, out, interval, 3)
                                      : hohp_step(s, h, in, out, interval, s->config.group->dim);
+}
+
+/* Linearised step (δξ₁, δΔ, δμ from the step's equations):
+ *   A δξ₁ = (I − h³(1−θ)²D) δξ + h δp − h²(1−θ) Bᵀδν,   A = I + h³θ(1−θ)D,  D = D_τ(Δ, ν)
+ *   δΔ = h(1−θ)δξ + hθ δξ₁,   δμ = Bᵀδν + D δΔ,   δp₁ = δp − h δμ
+ *   δθ₁ = Ad_{R⁻¹}(δθ + B δΔ),   δν₁ = Ad*_R(δν + ad*_{BδΔ} ν). */
+sp_status sp_hohp_tangent(const sp_hohp *s, const sp_hohp_interval *iv, int count, double *dz)
+{
+    const sp_group *G = s->config.group;
+    const int n = G->dim;
+    const double th = s->config.theta, a = 1.0 - th, h = iv->h, h3 = h * h * h;
+    double D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], R_inv[SP_LIE_MAX_ELEM];
+    double N[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]; /* N ε = ad*_ε ν */
+    int piv[SP_LIE_MAX_DIM];
+    s->config.retraction->dtau_T_deriv(G, iv->delta, iv->nu, D);
+    for (int j = 0; j < n; ++j) {
+        double e[SP_LIE_MAX_DIM] = {0}, col[SP_LIE_MAX_DIM];
+        e[j] = 1.0;
+        G->ad_star(G, e, iv->nu, col);
+        for (int i = 0; i < n; ++i) N[i * n + j] = col[i];
+    }
+    G->inverse(G, iv->R, R_inv);
+    const int implicit = th > 0.0 && th < 1.0;
+    double rhs_local[SP_LIE_MAX_DIM * 4 * SP_LIE_MAX_DIM];
+    for (int c0 = 0; c0 < count; c0 += 4 * SP_LIE_MAX_DIM) {
+        int m = count - c0 < 4 * SP_LIE_MAX_DIM ? count - c0 : 4 * SP_LIE_MAX_DIM;
+        /* right-hand sides of the implicit equation for δξ₁, solved together */
+        for (int c = 0; c < m; ++c) {
+            const double *z = dz + (size_t)(c0 + c) * 4 * n;
+            const double *dxi = z + n, *dnu = z + 2 * n, *dp = z + 3 * n;
+            double Dx[SP_LIE_MAX_DIM], Bn[SP_LIE_MAX_DIM];
+            sp_mat_vec(n, n, D, dxi, Dx);
+            sp_mat_tvec(n, n, iv->B, dnu, Bn);
+            for (int i = 0; i < n; ++i)
+                rhs_local[c * n + i] = dxi[i] - h3 * a * a * Dx[i] + h * dp[i] - h * h * a * Bn[i];
+        }
+        if (implicit) {
+            for (int i = 0; i < n * n; ++i) A[i] = h3 * th * a * D[i];
+            for (int i = 0; i < n; ++i) A[i * n + i] += 1.0;
+            sp_status st = sp_linsolve(n, A, rhs_local, m, piv, 0);
+            if (st != SP_OK) return st;
+        }
+        for (int c = 0; c < m; ++c) {
+            double *z = dz + (size_t)(c0 + c) * 4 * n;
+            double *dth = z, *dxi = z + n, *dnu = z + 2 * n, *dp = z + 3 * n;
+            const double *dxi1 = rhs_local + c * n;
+            double dD[SP_LIE_MAX_DIM], dmu[SP_LIE_MAX_DIM], BdD[SP_LIE_MAX_DIM], v[SP_LIE_MAX_DIM];
+            for (int i = 0; i < n; ++i) dD[i] = h * a * dxi[i] + h * th * dxi1[i];
+            sp_mat_tvec(n, n, iv->B, dnu, dmu);
+            sp_mat_vec(n, n, D, dD, v);
+            sp_vec_axpy(n, 1.0, v, dmu);
+            sp_mat_vec(n, n, iv->B, dD, BdD);
+            for (int i = 0; i < n; ++i) dp[i] -= h * dmu[i];
+            for (int i = 0; i < n; ++i) v[i] = dth[i] + BdD[i];
+            G->Ad(G, R_inv, v, dth);
+            sp_mat_vec(n, n, N, BdD, v);
+            for (int i = 0; i < n; ++i) v[i] += dnu[i];
+            G->Ad_star(G, iv->R, v, dnu);
+            sp_vec_copy(n, dxi1, dxi);
+        }
+    }
+    return SP_OK;
 }
 
 void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M)

@@ -72,6 +72,12 @@ const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s);
  * A failed implicit solve returns its status and leaves `out` untouched. */
 sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out, sp_hohp_interval *interval);
 
+/* The linearisation of the step recorded in `iv` (which must come from a converged step
+ * of `s`), applied in place to `count` tangent vectors stored one after another, 4·dim
+ * doubles each: (δθ, δξ, δν, δp), with g perturbed on the right, g → g exp(δθ).
+ * Multiple shooting propagates the columns of a block's Jacobian with it. */
+sp_status sp_hohp_tangent(const sp_hohp *s, const sp_hohp_interval *iv, int count, double *dz);
+
 /* The invariants of the scheme. */
 void sp_hohp_momentum_map(const sp_group *G, const sp_hohp_state *z, double *M);   /* Ad*_{g⁻¹} ν */
 void sp_hohp_right_momentum(const sp_group *G, const sp_hohp_state *z, double *C); /* −ad*_ξ p − ν */

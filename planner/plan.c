@@ -1,17 +1,41 @@
-/* Plan task: NLopt minimises J_d over the initial momenta (HOHP spec §4.6) with the
- * adjoint gradient of sp_shooting; derivative-free algorithms get the cost alone. */
+/* Plan task. The default solves the discrete optimality system of the whole plan by
+ * multiple shooting with a banded Newton solver, from initial curves built through the
+ * keyframes, and returns the lowest-cost solution found; single shooting lets NLopt
+ * minimise J_d over the initial momenta with the adjoint gradient of sp_shooting
+ * (derivative-free algorithms get the cost alone). Both share the step map and the
+ * result format. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#include "sp_multiple_shooting.h"
 #include "sp_optimize.h"
 #include "sp_plan.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
 
+#define PLAN_MAX_STARTS 32
+
+/* One start of the multiple-shooting search, as the result reports it. */
+typedef struct plan_start {
+    const char *name;
+    char status[32];
+    double cost, running, residual, sigma;
+    int iterations, stages;
+} plan_start;
+
 struct sp_plan {
     const sp_problem *pb;
-    sp_shooting *shooting;
+    sp_shooting *shooting; /* single shooting */
+    sp_ms *ms;             /* multiple shooting: the solution returned */
+    sp_ms_report report;
+    sp_ms_stats stats;
+    int iterations, factorizations, sweeps; /* over every start */
+    plan_start starts[PLAN_MAX_STARTS];
+    int n_starts;
+    double seconds;
     sp_progress progress; /* {NULL, NULL} unless set */
 };
 
@@ -26,6 +50,7 @@ sp_plan *sp_plan_new(const sp_problem *pb)
     sp_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return NULL;
     plan->pb = pb;
+    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) return plan;
     plan->shooting = sp_shooting_alloc(pb);
     if (!plan->shooting) {
         sp_plan_free(plan);
@@ -38,6 +63,8 @@ void sp_plan_free(sp_plan *plan)
 {
     if (!plan) return;
     sp_shooting_free(plan->shooting);
+    sp_ms_free(plan->ms);
+    sp_ms_report_free(&plan->report);
     free(plan);
 }
 
@@ -48,9 +75,141 @@ void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
     plan->progress = progress ? *progress : (sp_progress){0};
 }
 
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Newton from one start; when it does not converge, continuation in σ from a weaker
+ * weighting (from the same start) down to the plan's own. Returns the solved object
+ * (converged or not; NULL on a failure that left nothing) and records the start. */
+static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_status *failure)
+{
+    const sp_problem *pb = plan->pb;
+    const double sigma = pb->cubic.sigma;
+    rec->name = sp_start_name(kind);
+    rec->sigma = sigma;
+    sp_ms_stats stats = {0};
+    sp_ms *ms = sp_ms_alloc(pb, sigma);
+    sp_status st = ms ? sp_ms_start(ms, kind) : SP_ERR_NOMEM;
+    if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, &stats);
+    plan->iterations += stats.iterations, plan->factorizations += stats.factorizations, plan->sweeps += stats.evaluations;
+    rec->iterations = stats.iterations, rec->stages = 1;
+    if (st != SP_ERR_INTERRUPTED && st != SP_ERR_NOMEM && !stats.converged) {
+        /* σ_k = σ_hi·q^k down to σ (σ = 0: to 1e-3, then exact) */
+        double hi = fmax(0.3, 8.0 * sigma), lo = sigma > 0.0 ? sigma : 1e-3;
+        int stages = (int)ceil(log(hi / lo) / log(2.0));
+        sp_ms *prev = NULL;
+        sp_status cs = SP_OK;
+        for (int k = 0; k <= stages + (sigma == 0.0) && cs != SP_ERR_INTERRUPTED; ++k) {
+            double s_k = k > stages ? 0.0 : hi * pow(lo / hi, (double)k / stages);
+            sp_ms *next = sp_ms_alloc(pb, s_k);
+            if (!next) {
+                cs = SP_ERR_NOMEM;
+                break;
+            }
+            if (prev) sp_ms_take_states(next, prev);
+            else cs = sp_ms_start(next, kind);
+            sp_ms_stats cstats = {0};
+            if (cs == SP_OK) cs = sp_ms_solve(next, &plan->progress, &cstats);
+            plan->iterations += cstats.iterations, plan->factorizations += cstats.factorizations;
+            plan->sweeps += cstats.evaluations;
+            rec->iterations += cstats.iterations, rec->stages++;
+            sp_ms_free(prev);
+            prev = next;
+            stats = cstats;
+            if (cs != SP_OK || !cstats.converged) break;
+        }
+        if (prev && sp_ms_sigma(prev) == sigma) {
+            sp_ms_free(ms);
+            ms = prev, st = cs;
+        } else {
+            sp_ms_free(prev);
+        }
+    }
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK ? sp_status_name(st) : stats.converged ? "converged" : "stalled");
+    if (st != SP_OK && st != SP_ERR_INTERRUPTED) {
+        *failure = st;
+        if (!isfinite(stats.cost)) {
+            sp_ms_free(ms);
+            return NULL;
+        }
+    }
+    if (st == SP_ERR_INTERRUPTED) *failure = st;
+    return ms;
+}
+
+/* Every start from the keyframes; the converged solution of lowest cost wins. */
+static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    const double t0 = now_seconds();
+    static const sp_start_kind kinds[] = {SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM};
+    sp_ms *best = NULL;
+    int best_converged = 0;
+    sp_status failure = SP_OK;
+    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED; ++q) {
+        /* the uniform rotation only when no curve through the keyframes has converged */
+        if (kinds[q] == SP_START_UNIFORM && best_converged) break;
+        plan_start *rec = &plan->starts[plan->n_starts++];
+        sp_status f = SP_OK;
+        sp_ms *ms = run_start(plan, kinds[q], rec, &f);
+        if (f == SP_ERR_INTERRUPTED) failure = f;
+        int conv = strcmp(rec->status, "converged") == 0;
+        if (ms && (!best || (conv && !best_converged) ||
+                   (conv == best_converged && rec->cost < plan->stats.cost))) {
+            sp_ms_free(best);
+            best = ms, best_converged = conv;
+            plan->stats = (sp_ms_stats){
+                .cost = rec->cost, .running_cost = rec->running, .residual = rec->residual, .converged = conv};
+        } else {
+            sp_ms_free(ms);
+        }
+        if (!best && f != SP_OK && failure == SP_OK) failure = f;
+    }
+    plan->ms = best;
+    plan->seconds = now_seconds() - t0;
+    res->evaluations = plan->sweeps;
+    snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", "newton");
+    if (!best) {
+        res->failure = failure != SP_OK ? failure : SP_ERR_NO_CONVERGENCE;
+        res->cost = HUGE_VAL;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        return res->failure;
+    }
+    sp_status st = sp_ms_report_build(best, pb->plan.record_every, &plan->report);
+    if (st != SP_OK) {
+        res->failure = st;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(st));
+        return st;
+    }
+    const int n = pb->cubic.group->dim;
+    res->cost = plan->stats.cost;
+    res->gradient_norm = plan->stats.residual;
+    res->residual_norm = sp_vec_norm(2 * n, plan->report.terminal);
+    sp_vec_copy(2 * n, plan->report.initial_momenta, res->x);
+    if (failure == SP_ERR_INTERRUPTED) {
+        res->failure = failure;
+        snprintf(res->status, sizeof res->status, "interrupted");
+        return failure;
+    }
+    snprintf(res->status, sizeof res->status, "%s",
+             best_converged ? "converged" : plan->starts[0].iterations >= pb->plan.max_iterations ? "maxeval_reached"
+                                                                                               : "stalled");
+    return SP_OK;
+}
+
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) {
+        memset(res, 0, sizeof *res);
+        return solve_multiple_shooting(plan, res);
+    }
     const int n = sp_shooting_dim(plan->shooting);
     memset(res, 0, sizeof *res);
     if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, res->x);
@@ -113,7 +272,142 @@ static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_gr
     return worst;
 }
 
-cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
+/* The quaternion [w, x, y, z] (w ≥ 0) of a rotation matrix. */
+static void rotation_to_quaternion(const double *R, double *q)
+{
+    const double tr = R[0] + R[4] + R[8];
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
+    }
+    if (q[0] < 0.0)
+        for (int k = 0; k < 4; ++k) q[k] = -q[k];
+}
+
+/* An orientation as the user asked for it: rows of a matrix or a quaternion. */
+static void add_orientation(cJSON *o, const char *name, const double *R, int quaternion)
+{
+    if (!quaternion) {
+        sp_json_add_rows(o, name, 3, 3, R, 3);
+        return;
+    }
+    double q[4];
+    rotation_to_quaternion(R, q);
+    sp_json_add_vector(o, name, 4, q);
+}
+
+/* Per keyframe its time, grid step, the target, the reached point and the distance;
+ * and the momentum kick there. g of keyframe i at target_g + i·elem_size. */
+static void add_targets(cJSON *root, const sp_problem *pb, const double *target_g, const int *steps,
+                        const double *kicks)
+{
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    const int n = G->dim, quaternion = pb->plan.quaternion_output;
+    cJSON *targets = cJSON_AddArrayToObject(root, "targets");
+    cJSON *kick_list = cJSON_AddArrayToObject(root, "kicks");
+    for (size_t i = 0; i < c->n_targets; ++i) {
+        const double *g = target_g + i * (size_t)G->elem_size;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t", c->targets[i].t);
+        cJSON_AddNumberToObject(o, "step", steps[i]);
+        if (c->space == SP_SPACE_SPHERE) {
+            double y[3];
+            G->act(G, g, c->y0, y);
+            sp_json_add_vector(o, "target", 3, c->targets[i].y);
+            sp_json_add_vector(o, "reached", 3, y);
+        } else {
+            add_orientation(o, "target", c->targets[i].R, quaternion);
+            add_orientation(o, "reached", g, quaternion);
+        }
+        cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
+        cJSON_AddItemToArray(targets, o);
+
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddNumberToObject(k, "t", c->targets[i].t);
+        sp_json_add_vector(k, "kick", n, kicks + i * (size_t)n);
+        cJSON_AddItemToArray(kick_list, k);
+    }
+}
+
+/* The trajectory block, with orientations as quaternions when asked. */
+static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, const double *t, int count)
+{
+    const sp_cubic_spline *c = &pb->cubic;
+    cJSON *tr = sp_trajectory_json(c->group, z, t, count, c->space == SP_SPACE_SPHERE ? c->y0 : NULL);
+    if (tr && pb->plan.quaternion_output) {
+        cJSON_DeleteItemFromObjectCaseSensitive(tr, "q");
+        cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
+        for (int k = 0; rows && k < count; ++k) {
+            double q[4];
+            rotation_to_quaternion(z[k].g, q);
+            cJSON_AddItemToArray(rows, sp_json_vector(4, q));
+        }
+    }
+    return tr;
+}
+
+static void add_terminal(cJSON *root, int n, const double *residual, double norm)
+{
+    cJSON *term = cJSON_AddObjectToObject(root, "terminal_residual");
+    sp_json_add_vector(term, "nu", n, residual);
+    sp_json_add_vector(term, "p", n, residual + n);
+    cJSON_AddNumberToObject(term, "norm", norm);
+}
+
+static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
+{
+    const sp_problem *pb = plan->pb;
+    const int n = pb->cubic.group->dim;
+    cJSON_AddStringToObject(root, "method", "multiple_shooting");
+    if (isfinite(res->cost)) {
+        cJSON_AddNumberToObject(root, "cost", res->cost);
+        cJSON_AddNumberToObject(root, "running_cost", plan->stats.running_cost);
+        cJSON_AddNumberToObject(root, "target_cost", res->cost - plan->stats.running_cost);
+    }
+    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
+    cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
+    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
+    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
+    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
+    for (int q = 0; q < plan->n_starts; ++q) {
+        const plan_start *r = &plan->starts[q];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "start", r->name);
+        cJSON_AddStringToObject(o, "status", r->status);
+        if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
+        cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
+        cJSON_AddNumberToObject(o, "iterations", r->iterations);
+        cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
+        cJSON_AddItemToArray(starts, o);
+    }
+    if (!plan->ms || !plan->report.states) return root;
+    const sp_ms_report *rep = &plan->report;
+    sp_json_add_vector(root, "initial_momenta", 2 * n, rep->initial_momenta);
+    sp_json_add_vector(root, "initial_velocity", n, rep->initial_velocity);
+    sp_json_add_vector(root, "final_velocity", n, rep->final_velocity);
+    add_terminal(root, n, rep->terminal, res->residual_norm);
+    add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
+    cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
+    cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
+    cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps);
+    return root;
+}
+
+static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
 {
     const sp_problem *pb = plan->pb;
     const sp_cubic_spline *c = &pb->cubic;
@@ -124,10 +418,6 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     const int *steps = sp_shooting_target_steps(s);
     const double *t = sp_shooting_times(s);
 
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "task", "plan");
-    cJSON_AddStringToObject(root, "model", pb->model);
-    cJSON_AddStringToObject(root, "status", res->status);
     cJSON_AddStringToObject(root, "optimizer_result", res->optimizer_code);
     if (isfinite(res->cost)) {
         cJSON_AddNumberToObject(root, "cost", res->cost);
@@ -141,38 +431,15 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
 
     double residual[2 * SP_LIE_MAX_DIM];
     sp_shooting_terminal_residual(s, residual);
-    cJSON *term = cJSON_AddObjectToObject(root, "terminal_residual");
-    sp_json_add_vector(term, "nu", n, residual);
-    sp_json_add_vector(term, "p", n, residual + n);
-    cJSON_AddNumberToObject(term, "norm", res->residual_norm);
+    add_terminal(root, n, residual, res->residual_norm);
 
-    cJSON *targets = cJSON_AddArrayToObject(root, "targets");
-    cJSON *kicks = cJSON_AddArrayToObject(root, "kicks");
-    for (size_t i = 0; i < c->n_targets; ++i) {
-        const double *g = z[steps[i]].g;
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "t", c->targets[i].t);
-        cJSON_AddNumberToObject(o, "step", steps[i]);
-        if (c->space == SP_SPACE_SPHERE) {
-            double y[3];
-            G->act(G, g, c->y0, y);
-            sp_json_add_vector(o, "target", 3, c->targets[i].y);
-            sp_json_add_vector(o, "reached", 3, y);
-        } else {
-            sp_json_add_rows(o, "target", 3, 3, c->targets[i].R, 3);
-            sp_json_add_rows(o, "reached", 3, 3, g, 3);
-        }
-        cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
-        cJSON_AddItemToArray(targets, o);
+    double *target_g = malloc((c->n_targets ? c->n_targets : 1) * (size_t)G->elem_size * sizeof *target_g);
+    if (!target_g) return root;
+    for (size_t i = 0; i < c->n_targets; ++i) sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
+    add_targets(root, pb, target_g, steps, sp_shooting_kicks(s));
+    free(target_g);
 
-        cJSON *k = cJSON_CreateObject();
-        cJSON_AddNumberToObject(k, "t", c->targets[i].t);
-        sp_json_add_vector(k, "kick", n, sp_shooting_kicks(s) + i * (size_t)n);
-        cJSON_AddItemToArray(kicks, k);
-    }
-
-    cJSON_AddItemToObject(root, "trajectory",
-                          sp_trajectory_json(G, z, t, N + 1, c->space == SP_SPACE_SPHERE ? c->y0 : NULL));
+    cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, z, t, N + 1));
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", momentum_map_drift_between_kicks(s, G, N, c->n_targets));
 
@@ -183,11 +450,33 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     cJSON_AddNumberToObject(timing, "adjoint_seconds", tm.adjoint_seconds);
     cJSON_AddNumberToObject(timing, "adjoint_sweeps", (double)tm.adjoint_sweeps);
 
+    return root;
+}
+
+cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    const int n = G->dim, N = pb->steps;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "task", "plan");
+    cJSON_AddStringToObject(root, "model", pb->model);
+    cJSON_AddStringToObject(root, "status", res->status);
+    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) {
+        multiple_shooting_json(plan, res, root);
+    } else {
+        cJSON_AddStringToObject(root, "method", "single_shooting");
+        single_shooting_json(plan, res, root);
+    }
     cJSON *settings = cJSON_AddObjectToObject(root, "settings");
     cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
-    cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
-    cJSON_AddStringToObject(settings, "gradient", pb->optimizer.central_differences ? "central_difference" : "adjoint");
+    if (pb->plan.method == SP_METHOD_SINGLE_SHOOTING) {
+        cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
+        cJSON_AddStringToObject(settings, "gradient", pb->optimizer.central_differences ? "central_difference" : "adjoint");
+    }
     cJSON_AddNumberToObject(settings, "steps", N);
+    (void)n;
     return root;
 }

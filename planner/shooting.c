@@ -33,44 +33,12 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Shares the steps out over the segments between targets (see sp_shooting.h). */
 static void build_grid(sp_shooting *s)
 {
     const sp_cubic_spline *c = &s->pb->cubic;
-    const double T = s->pb->T;
-    const int N = s->N;
-    size_t m = c->n_targets;
-    int uniform = 1;
-    for (size_t i = 0; i < m; ++i) {
-        double k = c->targets[i].t / T * N;
-        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
-    }
-    int previous = 0;
-    for (size_t i = 0; i < m; ++i) {
-        int k = (int)nearbyint(c->targets[i].t / T * N);
-        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
-        if (k < previous + 1) k = previous + 1;
-        if (k > N - segments_left) k = N - segments_left;
-        s->target_step[i] = previous = k;
-    }
-    for (int k = 0; k <= N; ++k) s->target_at[k] = -1;
-    for (size_t i = 0; i < m; ++i) s->target_at[s->target_step[i]] = (int)i;
-
-    /* Steps of one segment are even; segment ends sit exactly on the target times. */
-    int k0 = 0;
-    double t0 = 0.0;
-    s->t[0] = 0.0;
-    for (size_t i = 0; i <= m; ++i) {
-        int k1 = i < m ? s->target_step[i] : N;
-        double t1 = i < m ? c->targets[i].t : T;
-        double h = uniform ? T / N : (t1 - t0) / (k1 - k0);
-        for (int k = k0; k < k1; ++k) {
-            s->h[k] = h;
-            s->t[k + 1] = uniform ? (k + 1) * h : t0 + (k + 1 - k0) * h;
-        }
-        if (k1 > k0) s->t[k1] = t1;
-        k0 = k1, t0 = t1;
-    }
+    sp_cubic_grid(c, s->pb->T, s->N, s->h, s->t, s->target_step);
+    for (int k = 0; k <= s->N; ++k) s->target_at[k] = -1;
+    for (size_t i = 0; i < c->n_targets; ++i) s->target_at[s->target_step[i]] = (int)i;
 }
 
 sp_shooting *sp_shooting_alloc(const sp_problem *pb)

@@ -88,3 +88,40 @@ double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double
     if (c->group->log(c->group, A, x) != SP_OK) return SP_PI;
     return sp_vec_norm(3, x);
 }
+
+/* Targets at multiples of T/N give a uniform grid; otherwise each segment between
+ * targets gets its own even step, steps shared in proportion to its length, and the
+ * segment ends sit exactly on the target times. */
+void sp_cubic_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step)
+{
+    size_t m = c->n_targets;
+    int uniform = 1;
+    for (size_t i = 0; i < m; ++i) {
+        double k = c->targets[i].t / T * N;
+        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
+    }
+    int previous = 0;
+    for (size_t i = 0; i < m; ++i) {
+        int k = (int)nearbyint(c->targets[i].t / T * N);
+        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
+        if (k < previous + 1) k = previous + 1;
+        if (k > N - segments_left) k = N - segments_left;
+        target_step[i] = previous = k;
+    }
+
+    /* Steps of one segment are even; segment ends sit exactly on the target times. */
+    int k0 = 0;
+    double t0 = 0.0;
+    t[0] = 0.0;
+    for (size_t i = 0; i <= m; ++i) {
+        int k1 = i < m ? target_step[i] : N;
+        double t1 = i < m ? c->targets[i].t : T;
+        double hs = uniform ? T / N : (t1 - t0) / (k1 - k0);
+        for (int k = k0; k < k1; ++k) {
+            h[k] = hs;
+            t[k + 1] = uniform ? (k + 1) * hs : t0 + (k + 1 - k0) * hs;
+        }
+        if (k1 > k0) t[k1] = t1;
+        k0 = k1, t0 = t1;
+    }
+}

@@ -59,10 +59,37 @@ static int json_direction(const json_input *in, const char *key, int required, d
     return 1;
 }
 
-/* Reads a rotation matrix: |RᵀR − I| ≤ 1e-6 and det R > 0, then rounds it onto SO(3)
- * by the polar iteration R ← ½(R + R⁻ᵀ), so typed-in digits lose nothing. */
+/* The rotation of a unit quaternion (w, x, y, z). */
+static void quaternion_to_rotation(const double *q, double *R)
+{
+    const double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Reads a unit quaternion [w, x, y, z] (normalised; q and −q are one orientation) as a
+ * rotation matrix. */
+int json_quaternion(const json_input *in, const char *key, int required, double *R)
+{
+    double q[4];
+    int st = json_vector(in, key, required, 4, q);
+    if (st != 1) return st;
+    double n = sp_vec_norm(4, q);
+    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
+    for (int i = 0; i < 4; ++i) q[i] /= n;
+    quaternion_to_rotation(q, R);
+    return 1;
+}
+
+/* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ 1e-6 and det R > 0, rounded onto
+ * SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) so typed-in digits lose nothing; or a
+ * unit quaternion [w, x, y, z]. */
 int json_rotation(const json_input *in, const char *key, int required, double *R)
 {
+    const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)))
+        return json_quaternion(in, key, required, R);
     int st = json_matrix(in, key, required, 3, R);
     if (st != 1) return st;
     double RtR[9], Rt[9], I[9];
@@ -73,7 +100,7 @@ int json_rotation(const json_input *in, const char *key, int required, double *R
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
-        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g)", err, det);
+        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err, det);
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],
@@ -151,22 +178,84 @@ static int read_targets(const json_input *root, sp_problem *p)
     p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
     if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
     p->cubic.n_targets = (size_t)n;
-    const char *point = p->cubic.space == SP_SPACE_SPHERE ? "y" : "R";
-    const char *const keys[] = {"t", point, NULL};
+    const int sphere = p->cubic.space == SP_SPACE_SPHERE;
+    const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL};
     for (int i = 0; i < n; ++i) {
         json_input tg = json_element(&in, i);
         sp_cubic_target *t = &p->cubic.targets[i];
-        if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
+        if (json_require_object(&tg) != 1 || json_only_keys(&tg, sphere ? sphere_keys : group_keys) != 1 ||
+            json_number(&tg, "t", 1, &t->t) != 1)
             return -1;
         if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
-        if (i > 0 && !(t->t > t[-1].t)) return json_fail(&tg, "t", "must be later than targets[%d].t", i - 1);
-        int st =
-            p->cubic.space == SP_SPACE_SPHERE ? json_direction(&tg, "y", 1, t->y) : json_rotation(&tg, "R", 1, t->R);
+        if (i > 0 && !(t->t > t[-1].t))
+            return json_fail(&tg, "t", "must be later than targets[%d].t (two keyframes at one time)", i - 1);
+        int st;
+        if (sphere) {
+            st = json_direction(&tg, "y", 1, t->y);
+        } else {
+            int has_R = json_member(&tg, "R").node != NULL, has_q = json_member(&tg, "q").node != NULL;
+            if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
+            if (!has_R && !has_q) return json_fail(&tg, "R", "missing: give the orientation as R or q");
+            t->quaternion = has_q;
+            st = has_q ? json_quaternion(&tg, "q", 1, t->R) : json_rotation(&tg, "R", 1, t->R);
+        }
         if (st != 1) return -1;
     }
     size_t segments = sp_cubic_segments(&p->cubic, p->T);
     if ((size_t)p->steps < segments)
         return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
+    return 1;
+}
+
+static const char *method_name_at(size_t i)
+{
+    return i == 0 ? "multiple_shooting" : i == 1 ? "single_shooting" : NULL;
+}
+static const char *orientation_name_at(size_t i) { return i == 0 ? "matrix" : i == 1 ? "quaternion" : NULL; }
+
+/* The method, end conditions and output of a cubic-spline plan. A file that names an
+ * optimiser but no method keeps the shooting on the initial momenta it was written for. */
+static int read_plan_settings(const json_input *root, sp_problem *p)
+{
+    sp_plan_settings *s = &p->plan;
+    const int has_optimizer = json_member(root, "optimizer").node != NULL;
+    const char *name = has_optimizer ? "single_shooting" : "multiple_shooting";
+    if (json_name(root, "method", 0, method_name_at, "method", &name) < 0) return -1;
+    s->method = strcmp(name, "single_shooting") == 0 ? SP_METHOD_SINGLE_SHOOTING : SP_METHOD_MULTIPLE_SHOOTING;
+    const int n = p->cubic.group->dim;
+    int st = json_vector(root, "xiT", 0, n, s->xiT);
+    if (st < 0) return -1;
+    s->has_xiT = st == 1;
+    s->tolerance = 1e-10;
+    s->max_iterations = 100;
+    s->block_steps = 64;
+    s->record_every = 1;
+    if (json_positive(root, "tolerance", 0, &s->tolerance) < 0 ||
+        json_integer(root, "max_iterations", 0, 1, 1000000, &s->max_iterations) < 0 ||
+        json_integer(root, "block_steps", 0, 1, PROBLEM_MAX_STEPS, &s->block_steps) < 0 ||
+        json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &s->record_every) < 0)
+        return -1;
+    json_input out = json_member(root, "output");
+    if (out.node) {
+        static const char *const keys[] = {"orientation", NULL};
+        const char *o = "matrix";
+        if (json_require_object(&out) != 1 || json_only_keys(&out, keys) != 1 ||
+            json_name(&out, "orientation", 0, orientation_name_at, "orientation", &o) < 0)
+            return -1;
+        s->quaternion_output = strcmp(o, "quaternion") == 0;
+    }
+    if (s->method == SP_METHOD_SINGLE_SHOOTING) {
+        if (p->cubic.sigma == 0.0)
+            return json_fail(root, "sigma", "exact interpolation (sigma 0) needs the method multiple_shooting");
+        if (s->xi0_free) return json_fail(root, "xi0", "a free initial velocity needs the method multiple_shooting");
+        if (s->has_xiT) return json_fail(root, "xiT", "a prescribed final velocity needs the method multiple_shooting");
+        static const char *const ms_only[] = {"tolerance", "max_iterations", "block_steps"};
+        for (size_t i = 0; i < sizeof ms_only / sizeof ms_only[0]; ++i)
+            if (json_member(root, ms_only[i]).node)
+                return json_fail(root, ms_only[i], "only the method multiple_shooting takes this field");
+    } else if (json_member(root, "initial_momenta").node) {
+        return json_fail(root, "initial_momenta", "only the method single_shooting starts from given momenta");
+    }
     return 1;
 }
 
@@ -191,7 +280,8 @@ static int read_problem(const json_input *root, sp_problem *p)
     static const char *const keys[] = {"task",  "model",  "group",      "space",  "y0",         "g0",    "xi0",
                                        "p0",    "nu0",    "T",          "h",      "steps",      "scheme", "retraction",
                                        "solver", "solver_tol", "sigma", "targets", "initial_momenta", "optimizer",
-                                       "description", NULL};
+                                       "description", "xiT", "method", "tolerance", "max_iterations", "block_steps",
+                                       "record_every", "output", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
     s = "SO3";
@@ -212,10 +302,23 @@ static int read_problem(const json_input *root, sp_problem *p)
 
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
     if (json_group_element(root, "g0", G, p->g0) < 0) return -1;
-    if (json_vector(root, "xi0", 1, G->dim, p->xi0) != 1) return -1;
+    const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
+    if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
+        if (strcmp(xi0->valuestring, "free") != 0)
+            return json_fail(root, "xi0", "must be a body velocity [x, y, z] or \"free\" (got \"%s\")", xi0->valuestring);
+        p->plan.xi0_free = 1;
+    } else if (json_vector(root, "xi0", 1, G->dim, p->xi0) != 1) {
+        return -1;
+    }
 
     if (p->task == SP_TASK_SIMULATE) {
-        static const char *const plan_only[] = {"targets", "sigma", "space", "y0", "initial_momenta", "optimizer"};
+        if (G == sp_group_se2)
+            return json_fail(root, "group",
+                             "SE2 has no bi-invariant metric, which the Riemannian cubic equations integrated here "
+                             "need (their momenta would not be conserved); use SO3 or R1…R6");
+        static const char *const plan_only[] = {"targets", "sigma", "space", "y0", "initial_momenta", "optimizer",
+                                                "xiT", "method", "tolerance", "max_iterations", "block_steps",
+                                                "record_every", "output"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
@@ -237,7 +340,10 @@ static int read_problem(const json_input *root, sp_problem *p)
         return json_fail(root, json_member(root, "p0").node ? "p0" : "nu0",
                          "plan tasks optimise the momenta; give a starting guess as initial_momenta");
     if (G != sp_group_so3) return json_fail(root, "group", "plan tasks need group SO3 (got %s)", G->name);
-    if (json_positive(root, "T", 1, &p->T) != 1 || json_positive(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
+    if (json_positive(root, "T", 1, &p->T) != 1 || json_number(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
+    if (p->cubic.sigma < 0.0)
+        return json_fail(root, "sigma", "must not be negative (0 asks for exact interpolation)");
+    if (read_plan_settings(root, p) != 1) return -1;
     s = "sphere";
     if (json_name(root, "space", 0, space_name_at, "space", &s) < 0) return -1;
     p->cubic.space = strcmp(s, "sphere") == 0 ? SP_SPACE_SPHERE : SP_SPACE_GROUP;

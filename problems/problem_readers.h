@@ -15,6 +15,7 @@ int read_holonomic(const json_input *root, sp_problem *p);
 int read_nonholonomic(const json_input *root, sp_problem *p);
 /* A 3 x 3 rotation matrix (|RᵀR − I| ≤ 1e-6, det R > 0), rounded onto SO(3). */
 int json_rotation(const json_input *in, const char *key, int required, double *R);
+int json_quaternion(const json_input *in, const char *key, int required, double *R);
 
 /* Largest step count a file may name; the resource limit (sp_limits.h, 10^7 by default)
  * is checked once the problem has been read. */

@@ -29,6 +29,7 @@ typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 
 typedef struct sp_cubic_target {
     double t;
+    int quaternion; /* the file gave the orientation as a quaternion "q" */
     double y[3]; /* sphere targets */
     double R[9]; /* rotation targets, row-major */
 } sp_cubic_target;
@@ -54,6 +55,10 @@ void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double
  * one unless the final target sits at T (to within 1e-9·T, so that a time such as
  * 59·(T/59) that rounds just below T still counts as T). */
 size_t sp_cubic_segments(const sp_cubic_spline *c, double T);
+
+/* The grid of a plan of N steps over [0, T]: step sizes h[N], node times t[N+1] and the
+ * step index of every target (target_step[n_targets]). */
+void sp_cubic_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step);
 
 /* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
  * distance to the target (chordal, resp. geodesic angle). */
@@ -101,6 +106,23 @@ typedef struct sp_hol_problem {
     int symplecticity_defect;                /* report the defect of CONSTRAINED spec §1.5 */
 } sp_hol_problem;
 
+/* How a cubic-spline plan is solved: Newton's method on the block-banded optimality
+ * system of multiple shooting (the default), or NLopt over the initial momenta alone. */
+typedef enum { SP_METHOD_MULTIPLE_SHOOTING, SP_METHOD_SINGLE_SHOOTING } sp_plan_method;
+
+/* End conditions and output settings of a cubic-spline plan. */
+typedef struct sp_plan_settings {
+    sp_plan_method method;
+    int xi0_free;                 /* "xi0": "free": the initial velocity minimises the cost (p_0 = 0) */
+    int has_xiT;                  /* "xiT" prescribes the final body velocity */
+    double xiT[SP_LIE_MAX_DIM];
+    double tolerance;             /* scaled optimality residual that counts as converged */
+    int max_iterations;           /* Newton iterations per start */
+    int block_steps;              /* largest number of steps in one shooting block */
+    int record_every;             /* trajectory rows every this many steps (and at every keyframe and T) */
+    int quaternion_output;        /* "output": {"orientation": "quaternion"} */
+} sp_plan_settings;
+
 typedef struct sp_problem {
     sp_task task;
     sp_model_kind kind;
@@ -121,6 +143,7 @@ typedef struct sp_problem {
     int has_initial_momenta;
     double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν0, p0); p0 for vakonomic models */
     sp_optimizer_settings optimizer;
+    sp_plan_settings plan; /* cubic-spline plans */
 
     sp_vak_problem vak; /* kind SP_KIND_VAKONOMIC; T, steps, solver_tol and optimizer above apply */
     sp_hol_problem hol; /* kind SP_KIND_HOLONOMIC; T, steps and solver_tol above apply */

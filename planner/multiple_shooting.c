@@ -1,0 +1,690 @@
+/* Multiple shooting with a banded Newton solver (see sp_multiple_shooting.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_keyframe_start.h"
+#include "../integrators/sp_band.h"
+#include "sp_multiple_shooting.h"
+#include "../lie/sp_linalg.h"
+
+#define NZ_MAX (4 * SP_LIE_MAX_DIM)
+
+struct sp_ms {
+    const sp_problem *pb;
+    sp_cubic_spline cubic; /* the problem's, with the σ of this object */
+    const sp_group *G;
+    sp_hohp *stepper;
+    int n, nz, N, M; /* algebra dim, 4n, steps, blocks */
+    int exact, nc;   /* σ = 0; rows of one interpolation condition (3, or 2 on the sphere) */
+    double *h, *t;
+    int *target_step, *target_at; /* target_at[k]: keyframe at node k or −1 */
+    int *kb;                      /* M+1 block boundaries (grid indices) */
+    /* unknowns */
+    int nx;
+    int *off_s;   /* offset of s_j in x */
+    int *off_lam; /* per keyframe: offset of its multiplier (exact), else −1 */
+    sp_hohp_state *S, *S_trial;
+    double *lam, *lam_trial; /* n_targets x nc */
+    double W[3 * 3];         /* columns: multiplier directions (y0⊥ on the sphere) */
+    /* per block: end state and Jacobian ∂e_j/∂s_j (nz x nz, column c at c·nz) */
+    sp_hohp_state *E, *E_trial;
+    double *Jb, *Jb_trial;
+    double running, running_trial;
+    /* banded system */
+    int kl, ku;
+    sp_band *band;
+    double *F, *dx, *dxb, *weight;
+    sp_ms_stats stats;
+};
+
+const char *sp_start_name(sp_start_kind kind)
+{
+    static const char *const names[] = {"spline", "geodesic", "uniform"};
+    return kind < SP_START_COUNT ? names[kind] : "?";
+}
+
+int sp_ms_unknowns(const sp_ms *ms) { return ms->nx; }
+double sp_ms_sigma(const sp_ms *ms) { return ms->cubic.sigma; }
+
+/* Row count before join j's continuity rows, and the layout of rows:
+ * [start: 2n] [join j: (nc if exact keyframe) + nz] … [end: (nc) + 2n]. */
+static int keyframe_at_join(const sp_ms *ms, int j) { return ms->target_at[ms->kb[j + 1]]; }
+
+static void layout(sp_ms *ms)
+{
+    int x = 0;
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i) ms->off_lam[i] = -1;
+    for (int j = 0; j < ms->M; ++j) {
+        int i = j > 0 ? ms->target_at[ms->kb[j]] : -1;
+        if (ms->exact && i >= 0) ms->off_lam[i] = x, x += ms->nc;
+        ms->off_s[j] = x, x += ms->nz;
+    }
+    int i_end = ms->target_at[ms->N];
+    if (ms->exact && i_end >= 0) ms->off_lam[i_end] = x, x += ms->nc;
+    ms->nx = x;
+    /* bandwidths: every row group touches a contiguous range of columns */
+    int row = 0, kl = 0, ku = 0;
+    const int n = ms->n, nz = ms->nz;
+    /* start rows touch s_0 */
+    for (int r = 0; r < 2 * n; ++r) {
+        kl = fmax(kl, row + r - ms->off_s[0]);
+        ku = fmax(ku, ms->off_s[0] + nz - 1 - (row + r));
+    }
+    row += 2 * n;
+    for (int j = 0; j + 1 < ms->M; ++j) {
+        int rows = nz + (ms->exact && keyframe_at_join(ms, j) >= 0 ? ms->nc : 0);
+        int c0 = ms->off_s[j], c1 = ms->off_s[j + 1] + nz - 1;
+        for (int r = 0; r < rows; ++r) kl = fmax(kl, row + r - c0), ku = fmax(ku, c1 - (row + r));
+        row += rows;
+    }
+    int c0 = ms->off_s[ms->M - 1], c1 = ms->nx - 1;
+    for (int r = row; r < ms->nx; ++r) kl = fmax(kl, r - c0), ku = fmax(ku, c1 - r);
+    ms->kl = kl, ms->ku = ku;
+}
+
+/* Orthonormal basis of the plane ⊥ u (columns a, b). */
+static void plane_basis(const double *u, double *a, double *b)
+{
+    double e[3] = {0, 0, 0};
+    e[fabs(u[0]) < 0.6 ? 0 : fabs(u[1]) < 0.6 ? 1 : 2] = 1.0;
+    sp_cross(u, e, a);
+    double na = sp_vec_norm(3, a);
+    for (int k = 0; k < 3; ++k) a[k] /= na;
+    sp_cross(u, a, b);
+}
+
+sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
+{
+    sp_ms *ms = calloc(1, sizeof *ms);
+    if (!ms) return NULL;
+    ms->pb = pb;
+    ms->cubic = pb->cubic;
+    ms->cubic.sigma = sigma;
+    ms->G = pb->cubic.group;
+    ms->n = ms->G->dim;
+    ms->nz = 4 * ms->n;
+    ms->N = pb->steps;
+    ms->exact = sigma == 0.0;
+    ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
+    sp_hohp_config cfg = {.group = ms->G,
+                          .retraction = pb->retraction,
+                          .theta = pb->scheme->theta,
+                          .solver = pb->solver,
+                          .solve = {.tol = pb->solver_tol, .max_iter = 50}};
+    ms->stepper = sp_hohp_alloc(&cfg);
+    size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
+    ms->h = malloc(N * sizeof *ms->h);
+    ms->t = malloc((N + 1) * sizeof *ms->t);
+    ms->target_step = malloc((m ? m : 1) * sizeof *ms->target_step);
+    ms->target_at = malloc((N + 1) * sizeof *ms->target_at);
+    ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
+    if (!ms->stepper || !ms->h || !ms->t || !ms->target_step || !ms->target_at || !ms->off_lam) goto fail;
+    sp_cubic_grid(&ms->cubic, pb->T, ms->N, ms->h, ms->t, ms->target_step);
+    for (size_t k = 0; k <= N; ++k) ms->target_at[k] = -1;
+    for (size_t i = 0; i < m; ++i) ms->target_at[ms->target_step[i]] = (int)i;
+
+    /* blocks: cut at every keyframe, long stretches into even blocks */
+    int B = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64, M = 0;
+    ms->kb = malloc((N + 2) * sizeof *ms->kb);
+    if (!ms->kb) goto fail;
+    ms->kb[0] = 0;
+    for (size_t i = 0, k0 = 0; i <= m; ++i) {
+        size_t k1 = i < m ? (size_t)ms->target_step[i] : N;
+        if (k1 <= k0) continue;
+        size_t len = k1 - k0, pieces = (len + (size_t)B - 1) / (size_t)B;
+        for (size_t q = 1; q <= pieces; ++q) ms->kb[++M] = (int)(k0 + len * q / pieces);
+        k0 = k1;
+    }
+    ms->M = M;
+    ms->off_s = malloc((size_t)M * sizeof *ms->off_s);
+    ms->S = calloc((size_t)M, sizeof *ms->S);
+    ms->S_trial = calloc((size_t)M, sizeof *ms->S_trial);
+    ms->E = calloc((size_t)M, sizeof *ms->E);
+    ms->E_trial = calloc((size_t)M, sizeof *ms->E_trial);
+    ms->Jb = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb);
+    ms->Jb_trial = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb_trial);
+    ms->lam = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam);
+    ms->lam_trial = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam_trial);
+    if (!ms->off_s || !ms->S || !ms->S_trial || !ms->E || !ms->E_trial || !ms->Jb || !ms->Jb_trial || !ms->lam ||
+        !ms->lam_trial)
+        goto fail;
+    layout(ms);
+    size_t nx = (size_t)ms->nx;
+    ms->band = sp_band_alloc(ms->nx, ms->kl, ms->ku);
+    ms->F = malloc(nx * sizeof *ms->F);
+    ms->dx = malloc(nx * sizeof *ms->dx);
+    ms->dxb = malloc(nx * sizeof *ms->dxb);
+    ms->weight = malloc(nx * sizeof *ms->weight);
+    if (!ms->band || !ms->F || !ms->dx || !ms->dxb || !ms->weight) goto fail;
+
+    if (pb->cubic.space == SP_SPACE_SPHERE) {
+        double a[3], b[3];
+        plane_basis(pb->cubic.y0, a, b);
+        for (int r = 0; r < 3; ++r) ms->W[r * 3 + 0] = a[r], ms->W[r * 3 + 1] = b[r], ms->W[r * 3 + 2] = 0.0;
+    } else {
+        sp_mat_identity(3, ms->W);
+    }
+    return ms;
+fail:
+    sp_ms_free(ms);
+    return NULL;
+}
+
+void sp_ms_free(sp_ms *ms)
+{
+    if (!ms) return;
+    sp_hohp_free(ms->stepper);
+    free(ms->h), free(ms->t), free(ms->target_step), free(ms->target_at), free(ms->off_lam), free(ms->kb);
+    free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
+    free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
+    free(ms->dx), free(ms->dxb), free(ms->weight);
+    free(ms);
+}
+
+sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind)
+{
+    sp_start_curve *c = sp_start_curve_new(ms->pb, kind);
+    if (!c) return SP_ERR_NOMEM;
+    for (int j = 0; j < ms->M; ++j) sp_start_curve_eval(c, ms->t[ms->kb[j]], &ms->S[j]);
+    sp_start_curve_free(c);
+    memset(ms->lam, 0, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    return SP_OK;
+}
+
+void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
+{
+    memcpy(ms->S, from->S, (size_t)ms->M * sizeof *ms->S);
+    if (ms->exact && from->exact) memcpy(ms->lam, from->lam, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    if (ms->exact && !from->exact) {
+        /* the kicks of the weighted plan, expressed in the multiplier directions */
+        for (size_t i = 0; i < ms->cubic.n_targets; ++i) {
+            double kick[SP_LIE_MAX_DIM];
+            int b = 0;
+            while (b + 1 < from->M && from->kb[b + 1] < ms->target_step[i]) ++b;
+            sp_cubic_target_gradient(&from->cubic, i, from->E[b].g, kick);
+            for (int a = 0; a < ms->nc; ++a) {
+                double s = 0.0;
+                for (int r = 0; r < 3; ++r) s += ms->W[r * 3 + a] * kick[r];
+                ms->lam[i * (size_t)ms->nc + (size_t)a] = s;
+            }
+        }
+    }
+}
+
+/* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
+static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
+{
+    const int nz = ms->nz, n = ms->n;
+    double run = 0.0;
+    for (int j = 0; j < ms->M; ++j) {
+        sp_hohp_state z = S[j];
+        double *Jj = J ? J + (size_t)j * nz * nz : NULL;
+        if (Jj) {
+            memset(Jj, 0, (size_t)nz * nz * sizeof *Jj);
+            for (int c = 0; c < nz; ++c) Jj[c * nz + c] = 1.0;
+        }
+        for (int k = ms->kb[j]; k < ms->kb[j + 1]; ++k) {
+            sp_hohp_interval iv;
+            sp_status st = sp_hohp_step(ms->stepper, ms->h[k], &z, &z, &iv);
+            if (st == SP_OK && Jj) st = sp_hohp_tangent(ms->stepper, &iv, nz, Jj);
+            if (st != SP_OK) return st;
+            run += 0.5 * ms->h[k] * sp_vec_dot(n, iv.pi, iv.pi);
+        }
+        E[j] = z;
+    }
+    ms->stats.evaluations++;
+    *running = run;
+    return isfinite(run) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* r = log(a⁻¹b) with its derivatives under right perturbations of a and b:
+ * Da = −dexp⁻¹_r, Db = dexp⁻¹_r Ad_{a⁻¹b}. */
+static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db)
+{
+    const int n = G->dim;
+    double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    G->inverse(G, a, ai);
+    G->compose(G, ai, b, X);
+    sp_status st = G->log(G, X, r);
+    if (st != SP_OK) return st;
+    if (!Da && !Db) return SP_OK;
+    G->dexp_inv(G, r, Di);
+    if (Da)
+        for (int k = 0; k < n * n; ++k) Da[k] = -Di[k];
+    if (Db)
+        for (int c = 0; c < n; ++c) {
+            double e[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+            e[c] = 1.0;
+            G->Ad(G, X, e, v);
+            sp_mat_vec(n, n, Di, v, w);
+            for (int k = 0; k < n; ++k) Db[k * n + c] = w[k];
+        }
+    return SP_OK;
+}
+
+/* The interpolation condition of keyframe i at g (nc values) and its derivative C
+ * (nc x n) under g → g exp(δ). */
+static sp_status interpolation_condition(const sp_ms *ms, size_t i, const double *g, double *c, double *C)
+{
+    const sp_cubic_target *tg = &ms->cubic.targets[i];
+    if (ms->cubic.space == SP_SPACE_SPHERE) {
+        double u[2][3], y[3];
+        plane_basis(tg->y, u[0], u[1]);
+        sp_mat_vec(3, 3, g, ms->cubic.y0, y);
+        for (int a = 0; a < 2; ++a) {
+            c[a] = sp_vec_dot(3, u[a], y);
+            if (C) {
+                double w[3], row[3];
+                sp_mat_tvec(3, 3, g, u[a], w);
+                sp_cross(ms->cubic.y0, w, row);
+                sp_vec_copy(3, row, C + a * 3);
+            }
+        }
+        return SP_OK;
+    }
+    return log_mismatch(ms->G, tg->R, g, c, NULL, C);
+}
+
+/* Kick κ at keyframe i reached at g (σ > 0) and its Jacobian K (n x n, row-major). */
+static void kick(const sp_ms *ms, size_t i, const double *g, double *kappa, double *K)
+{
+    const int n = ms->n;
+    sp_cubic_target_gradient(&ms->cubic, i, g, kappa);
+    if (!K) return;
+    for (int r = 0; r < n; ++r) {
+        double e[SP_LIE_MAX_DIM] = {0};
+        e[r] = 1.0;
+        sp_cubic_target_jacobian_T(&ms->cubic, i, g, e, K + r * n); /* row r of K = Kᵀ e_r */
+    }
+}
+
+/* The multiplier kick W λ_i (exact). */
+static void multiplier_kick(const sp_ms *ms, const double *lam, size_t i, double *kappa)
+{
+    for (int r = 0; r < 3; ++r) {
+        kappa[r] = 0.0;
+        for (int a = 0; a < ms->nc; ++a) kappa[r] += ms->W[r * 3 + a] * lam[i * (size_t)ms->nc + (size_t)a];
+    }
+}
+
+static void put(sp_ms *ms, int r, int c, double v) { sp_band_add(ms->band, r, c, v); }
+
+/* A dense block (rows x cols, row-major) times the block Jacobian rows: adds A·Jb[rows
+ * r0.., all nz columns] at (row, col). */
+static void put_product(sp_ms *ms, int row, int col, int rows, int inner, const double *A, const double *Jj, int r0)
+{
+    const int nz = ms->nz;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < nz; ++c) {
+            double s = 0.0;
+            for (int q = 0; q < inner; ++q) s += A[r * inner + q] * Jj[c * nz + r0 + q];
+            put(ms, row + r, col + c, s);
+        }
+}
+
+/* Residual F of the whole system at (S, λ) with block ends E; with `assemble` also the
+ * banded Jacobian from the block Jacobians Jb. Also sets the scale of every row for
+ * the optimality residual (returned). */
+static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, const sp_hohp_state *E,
+                          const double *Jb, double *F, int assemble, double *scaled)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, nz = ms->nz;
+    const sp_problem *pb = ms->pb;
+    double worst = 0.0;
+    double Id[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    sp_mat_identity(n, Id);
+    if (assemble) sp_band_zero(ms->band);
+#define SCALE(v, s) (worst = fmax(worst, fabs(v) / fmax(1.0, (s))))
+    int row = 0;
+    /* start: log(g0⁻¹ g_0) and ξ_0 − ξ0 (or p_0 when ξ_0 is free) */
+    {
+        double Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        sp_status st = log_mismatch(G, pb->g0, S[0].g, F, NULL, Db);
+        if (st != SP_OK) return st;
+        for (int k = 0; k < n; ++k) SCALE(F[k], 1.0);
+        const double *v = pb->plan.xi0_free ? S[0].p : S[0].xi;
+        for (int k = 0; k < n; ++k) {
+            F[n + k] = v[k] - (pb->plan.xi0_free ? 0.0 : pb->xi0[k]);
+            SCALE(F[n + k], fabs(v[k]));
+        }
+        if (assemble) {
+            int c0 = ms->off_s[0];
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) put(ms, r, c0 + c, Db[r * n + c]);
+            for (int r = 0; r < n; ++r) put(ms, n + r, c0 + (pb->plan.xi0_free ? 3 * n : n) + r, 1.0);
+        }
+        row = 2 * n;
+    }
+    for (int j = 0; j < ms->M; ++j) {
+        const sp_hohp_state *e = &E[j];
+        const double *Jj = Jb ? Jb + (size_t)j * nz * nz : NULL;
+        const int last = j + 1 == ms->M;
+        const int i = ms->target_at[ms->kb[j + 1]];
+        const int cj = ms->off_s[j];
+        double kappa[SP_LIE_MAX_DIM] = {0}, K[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        if (i >= 0 && ms->exact) {
+            double C[3 * SP_LIE_MAX_DIM];
+            sp_status st = interpolation_condition(ms, (size_t)i, e->g, F + row, assemble ? C : NULL);
+            if (st != SP_OK) return st;
+            for (int a = 0; a < ms->nc; ++a) SCALE(F[row + a], 1.0);
+            if (assemble) put_product(ms, row, cj, ms->nc, n, C, Jj, 0);
+            row += ms->nc;
+            multiplier_kick(ms, lam, (size_t)i, kappa);
+        } else if (i >= 0) {
+            kick(ms, (size_t)i, e->g, kappa, assemble ? K : NULL);
+        }
+        double nu_plus[SP_LIE_MAX_DIM];
+        for (int k = 0; k < n; ++k) nu_plus[k] = e->nu[k] + kappa[k];
+        if (!last) {
+            const sp_hohp_state *s1 = &S[j + 1];
+            const int c1 = ms->off_s[j + 1];
+            double Da[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+            sp_status st = log_mismatch(G, s1->g, e->g, F + row, Da, Db);
+            if (st != SP_OK) return st;
+            for (int k = 0; k < n; ++k) {
+                SCALE(F[row + k], 1.0);
+                F[row + n + k] = e->xi[k] - s1->xi[k];
+                SCALE(F[row + n + k], fabs(s1->xi[k]));
+                F[row + 2 * n + k] = nu_plus[k] - s1->nu[k];
+                SCALE(F[row + 2 * n + k], fmax(fabs(s1->nu[k]), fabs(kappa[k])));
+                F[row + 3 * n + k] = e->p[k] - s1->p[k];
+                SCALE(F[row + 3 * n + k], fabs(s1->p[k]));
+            }
+            if (assemble) {
+                put_product(ms, row, cj, n, n, Db, Jj, 0);
+                for (int r = 0; r < n; ++r)
+                    for (int c = 0; c < n; ++c) put(ms, row + r, c1 + c, Da[r * n + c]);
+                for (int b = 1; b < 4; ++b) {
+                    put_product(ms, row + b * n, cj, n, n, Id, Jj, b * n);
+                    for (int r = 0; r < n; ++r) put(ms, row + b * n + r, c1 + b * n + r, -1.0);
+                }
+                if (i >= 0 && !ms->exact) put_product(ms, row + 2 * n, cj, n, n, K, Jj, 0);
+                if (i >= 0 && ms->exact)
+                    for (int r = 0; r < n; ++r)
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + 2 * n + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+            }
+            row += nz;
+        } else {
+            /* end: ν_N⁺ = 0, and p_N = 0 or ξ_N = ξ_T */
+            const double *v = pb->plan.has_xiT ? e->xi : e->p;
+            for (int k = 0; k < n; ++k) {
+                F[row + k] = nu_plus[k];
+                SCALE(F[row + k], fabs(kappa[k]));
+                F[row + n + k] = v[k] - (pb->plan.has_xiT ? pb->plan.xiT[k] : 0.0);
+                SCALE(F[row + n + k], fabs(v[k]));
+            }
+            if (assemble) {
+                put_product(ms, row, cj, n, n, Id, Jj, 2 * n);
+                if (i >= 0 && !ms->exact) put_product(ms, row, cj, n, n, K, Jj, 0);
+                if (i >= 0 && ms->exact)
+                    for (int r = 0; r < n; ++r)
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+                put_product(ms, row + n, cj, n, n, Id, Jj, pb->plan.has_xiT ? n : 3 * n);
+            }
+            row += 2 * n;
+        }
+    }
+#undef SCALE
+    *scaled = worst;
+    return sp_vec_isfinite(ms->nx, F) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* Applies x ⊕ αΔx from (S, λ) into (S', λ'). */
+static void retract(const sp_ms *ms, const sp_hohp_state *S, const double *lam, const double *dx, double alpha,
+                    sp_hohp_state *S1, double *lam1)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n;
+    for (int j = 0; j < ms->M; ++j) {
+        const double *d = dx + ms->off_s[j];
+        double v[SP_LIE_MAX_DIM], R[SP_LIE_MAX_ELEM], g[SP_LIE_MAX_ELEM];
+        for (int k = 0; k < n; ++k) v[k] = alpha * d[k];
+        G->exp(G, v, R);
+        G->compose(G, S[j].g, R, g);
+        S1[j] = S[j];
+        sp_vec_copy(G->elem_size, g, S1[j].g);
+        for (int k = 0; k < n; ++k) {
+            S1[j].xi[k] += alpha * d[n + k];
+            S1[j].nu[k] += alpha * d[2 * n + k];
+            S1[j].p[k] += alpha * d[3 * n + k];
+        }
+    }
+    size_t nl = ms->cubic.n_targets * (size_t)ms->nc;
+    if (lam1 != lam) memcpy(lam1, lam, nl * sizeof *lam);
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+        if (ms->off_lam[i] >= 0)
+            for (int a = 0; a < ms->nc; ++a) lam1[i * (size_t)ms->nc + (size_t)a] += alpha * dx[ms->off_lam[i] + a];
+}
+
+void sp_ms_move(sp_ms *ms, const double *dx, double alpha) { retract(ms, ms->S, ms->lam, dx, alpha, ms->S, ms->lam); }
+
+static sp_status factor(sp_ms *ms)
+{
+    ms->stats.factorizations++;
+    return sp_band_factor(ms->band);
+}
+
+/* x ← −J⁻¹x with the factored band matrix. */
+static sp_status back_solve(sp_ms *ms, double *x)
+{
+    for (int k = 0; k < ms->nx; ++k) x[k] = -x[k];
+    return sp_band_solve(ms->band, x);
+}
+
+sp_status sp_ms_residual(sp_ms *ms, double *F)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, NULL, &run);
+    return st != SP_OK ? st : residual(ms, ms->S, ms->lam, ms->E, NULL, F, 0, &scaled);
+}
+
+sp_status sp_ms_correction(sp_ms *ms, double *dx)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, dx, 1, &scaled);
+    if (st == SP_OK) st = factor(ms);
+    return st != SP_OK ? st : back_solve(ms, dx);
+}
+
+sp_status sp_ms_jacobian_dense(sp_ms *ms, double *J)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &scaled);
+    if (st != SP_OK) return st;
+    const int nx = ms->nx;
+    for (int r = 0; r < nx; ++r)
+        for (int c = 0; c < nx; ++c) J[(size_t)r * nx + c] = sp_band_get(ms->band, r, c);
+    return SP_OK;
+}
+
+/* Weighted RMS norm of a correction: unknowns in units of max(1, |x|). */
+static double wnorm(const sp_ms *ms, const double *v)
+{
+    double s = 0.0;
+    for (int k = 0; k < ms->nx; ++k) s += (v[k] * ms->weight[k]) * (v[k] * ms->weight[k]);
+    return sqrt(s / ms->nx);
+}
+
+static void set_weights(sp_ms *ms)
+{
+    const int n = ms->n;
+    for (int j = 0; j < ms->M; ++j) {
+        double *w = ms->weight + ms->off_s[j];
+        for (int k = 0; k < n; ++k) {
+            w[k] = 1.0;
+            w[n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].xi[k]));
+            w[2 * n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].nu[k]));
+            w[3 * n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].p[k]));
+        }
+    }
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+        if (ms->off_lam[i] >= 0)
+            for (int a = 0; a < ms->nc; ++a)
+                ms->weight[ms->off_lam[i] + a] = 1.0 / fmax(1.0, fabs(ms->lam[i * (size_t)ms->nc + (size_t)a]));
+}
+
+static void swap_trial(sp_ms *ms)
+{
+    sp_hohp_state *S = ms->S, *E = ms->E;
+    double *lam = ms->lam, *Jb = ms->Jb;
+    ms->S = ms->S_trial, ms->S_trial = S;
+    ms->E = ms->E_trial, ms->E_trial = E;
+    ms->lam = ms->lam_trial, ms->lam_trial = lam;
+    ms->Jb = ms->Jb_trial, ms->Jb_trial = Jb;
+    ms->running = ms->running_trial;
+}
+
+static double target_cost(const sp_ms *ms)
+{
+    if (ms->exact) return 0.0;
+    double J = 0.0;
+    for (int j = 0; j < ms->M; ++j) {
+        int i = ms->target_at[ms->kb[j + 1]];
+        if (i >= 0) J += sp_cubic_target_cost(&ms->cubic, (size_t)i, ms->E[j].g);
+    }
+    return J;
+}
+
+sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
+{
+    const sp_problem *pb = ms->pb;
+    const int max_iter = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
+    const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
+    memset(&ms->stats, 0, sizeof ms->stats);
+    double res = HUGE_VAL;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+    double alpha = 1.0;
+    while (st == SP_OK) {
+        sp_progress_info info = {.evaluation = ms->stats.iterations + 1,
+                                 .cost = ms->running + target_cost(ms),
+                                 .gradient_norm = res};
+        sp_progress_report(progress, &info);
+        if (res <= tol) {
+            ms->stats.converged = 1;
+            break;
+        }
+        if (ms->stats.iterations >= max_iter) break;
+        if (sp_progress_stopped(progress)) {
+            st = SP_ERR_INTERRUPTED;
+            break;
+        }
+        ms->stats.iterations++;
+        /* the band holds J at the current point: factor, correct */
+        set_weights(ms);
+        st = factor(ms);
+        if (st != SP_OK) break;
+        memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
+        st = back_solve(ms, ms->dx);
+        if (st != SP_OK) break;
+        const double ndx = wnorm(ms, ms->dx);
+        alpha = fmin(1.0, 4.0 * alpha);
+        int accepted = 0;
+        double res_trial = HUGE_VAL;
+        while (!accepted && alpha >= 1e-8) {
+            retract(ms, ms->S, ms->lam, ms->dx, alpha, ms->S_trial, ms->lam_trial);
+            sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+            if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
+            if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
+            if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
+                accepted = 1;
+                break;
+            }
+            alpha *= 0.5;
+        }
+        if (!accepted) break; /* no descent in the natural norm: stalled */
+        /* the trial point becomes current; its Jacobian for the next iteration */
+        swap_trial(ms);
+        st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+        if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+    }
+    ms->stats.residual = res;
+    ms->stats.running_cost = ms->running;
+    ms->stats.cost = ms->running + target_cost(ms);
+    *out = ms->stats;
+    return st;
+}
+
+sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, N = ms->N;
+    const size_t m = ms->cubic.n_targets;
+    memset(out, 0, sizeof *out);
+    if (record_every < 1) record_every = 1;
+    /* rows: every record_every-th node, every keyframe and the last node */
+    int count = 0;
+    for (int k = 0; k <= N; ++k) count += k % record_every == 0 || k == N || ms->target_at[k] >= 0;
+    out->states = malloc((size_t)count * sizeof *out->states);
+    out->t = malloc((size_t)count * sizeof *out->t);
+    out->target_g = calloc(m ? m * (size_t)G->elem_size : 1, sizeof *out->target_g);
+    out->kicks = calloc(m ? m * (size_t)n : 1, sizeof *out->kicks);
+    out->target_step = malloc((m ? m : 1) * sizeof *out->target_step);
+    if (!out->states || !out->t || !out->target_g || !out->kicks || !out->target_step) {
+        sp_ms_report_free(out);
+        return SP_ERR_NOMEM;
+    }
+    memcpy(out->target_step, ms->target_step, m * sizeof *out->target_step);
+    /* each block from its own start state (the solved states agree at the joins); the
+     * momentum map restarts after every kick */
+    double M0[SP_LIE_MAX_DIM], Mk[SP_LIE_MAX_DIM];
+    int row = 0;
+    for (int j = 0; j < ms->M; ++j) {
+        sp_hohp_state z = ms->S[j];
+        if (j == 0 || ms->target_at[ms->kb[j]] >= 0) sp_hohp_momentum_map(G, &z, M0);
+        const int k_end = j + 1 < ms->M ? ms->kb[j + 1] - 1 : N; /* the next block records its first node */
+        for (int k = ms->kb[j]; k <= k_end; ++k) {
+            if (k > ms->kb[j]) {
+                sp_status st = sp_hohp_step(ms->stepper, ms->h[k - 1], &z, &z, NULL);
+                if (st != SP_OK) {
+                    out->count = row;
+                    return st;
+                }
+            }
+            sp_hohp_momentum_map(G, &z, Mk);
+            out->momentum_map_drift =
+                fmax(out->momentum_map_drift, sp_vec_dist(n, Mk, M0) / fmax(sp_vec_norm(n, M0), 1e-300));
+            if (k % record_every == 0 || k == N || ms->target_at[k] >= 0) {
+                out->states[row] = z;
+                out->t[row++] = ms->t[k];
+            }
+        }
+        int i = ms->target_at[ms->kb[j + 1]];
+        if (i >= 0) {
+            double kappa[SP_LIE_MAX_DIM];
+            if (ms->exact)
+                multiplier_kick(ms, ms->lam, (size_t)i, kappa);
+            else
+                kick(ms, (size_t)i, ms->E[j].g, kappa, NULL);
+            sp_vec_copy(n, kappa, out->kicks + (size_t)i * n);
+            sp_vec_copy(G->elem_size, ms->E[j].g, out->target_g + (size_t)i * G->elem_size);
+        }
+    }
+    out->count = row;
+    sp_vec_copy(n, ms->S[0].nu, out->initial_momenta);
+    sp_vec_copy(n, ms->S[0].p, out->initial_momenta + n);
+    sp_vec_copy(n, ms->S[0].xi, out->initial_velocity);
+    const sp_hohp_state *e = &ms->E[ms->M - 1];
+    sp_vec_copy(n, e->xi, out->final_velocity);
+    double kappa[SP_LIE_MAX_DIM] = {0};
+    int i_end = ms->target_at[N];
+    if (i_end >= 0) {
+        if (ms->exact)
+            multiplier_kick(ms, ms->lam, (size_t)i_end, kappa);
+        else
+            kick(ms, (size_t)i_end, e->g, kappa, NULL);
+    }
+    for (int q = 0; q < n; ++q) out->terminal[q] = e->nu[q] + kappa[q], out->terminal[n + q] = e->p[q];
+    return SP_OK;
+}
+
+void sp_ms_report_free(sp_ms_report *r)
+{
+    if (!r) return;
+    free(r->states), free(r->t), free(r->target_g), free(r->kicks), free(r->target_step);
+    memset(r, 0, sizeof *r);
+}
