@@ -195,7 +195,7 @@ static int read_targets(const json_input *root, sp_problem *p)
         } else {
             int has_R = json_member(&tg, "R").node != NULL, has_q = json_member(&tg, "q").node != NULL;
             if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
-            if (!has_R && !has_q) return json_fail(&tg, "R", "missing: give the orientation as R or q");
+            if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
             t->quaternion = has_q;
             st = has_q ? json_quaternion(&tg, "q", 1, t->R) : json_rotation(&tg, "R", 1, t->R);
         }

@@ -231,7 +231,7 @@ static void rotation_problem(char *doc, size_t size, const char *scheme, const c
     int len = snprintf(doc, size,
                        "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 1.5,"
                        " \"steps\": 60, \"scheme\": \"%s\", \"retraction\": \"%s\", \"xi0\": [0.3, 0, 0.5],"
-                       " \"sigma\": 0.2, \"targets\": [",
+                       " \"sigma\": 0.2, \"method\": \"single_shooting\", \"targets\": [",
                        scheme, retraction);
     for (int i = 0; i < 3; ++i) {
         const double *r = R[i];
