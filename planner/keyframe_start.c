@@ -15,7 +15,15 @@ struct sp_start_curve {
     double *x;  /* n+1 points of the rolled-out chain, 3 each */
     double *M;  /* n+1 second derivatives of the spline, 3 each */
     double xi0[3];
+    /* sphere plans: the spin ψ(t) about y0 added to the lifted curve, as values ψ and
+     * rates ω = ψ̇ at K+1 times τ (NULL otherwise) */
+    int K;
+    double *tau, *psi, *omega;
+    double y0[3];
 };
+
+static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z);
+static int spin_profile(sp_start_curve *c, const sp_problem *pb);
 
 /* The smallest rotation taking the unit vector a to the unit vector b. */
 static void smallest_rotation(const sp_group *G, const double *a, const double *b, double *Q)
@@ -117,13 +125,90 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
         spline_moments(c->n, c->tk, c->x, pb->plan.xi0_free ? NULL : pb->xi0,
                        pb->plan.has_xiT && ends_at_T ? pb->plan.xiT : NULL, c->M, work);
     free(work);
+    if (cs->space == SP_SPACE_SPHERE && kind != SP_START_UNIFORM && c->n > 0 && spin_profile(c, pb) != 0) {
+        sp_start_curve_free(c);
+        return NULL;
+    }
     return c;
 }
+
+/* Sphere keyframes fix the curve's points g·y0 but not its spin about y0, and a spin
+ * ψ(t) added to a curve (g → g exp(ψ ŷ0)) changes its cost in closed form: with
+ * ξ' = exp(−ψŷ0)ξ + ψ̇ y0,
+ *     |ξ̇'|² = |ξ̇ + ψ̇ ξ×y0|² + 2ψ̈ y0·ξ̇ + ψ̈²,
+ * a quadratic in ω = ψ̇. Over a long horizon the best spin winds a long way from the
+ * lift by smallest rotations (it follows the turning of the path), and Newton, for
+ * which the spin is a nearly free direction, cannot travel that far; so the start is
+ * given its best spin at once: ∫ω̇² + 2ω̇ y0·ξ̇ + ω²|ξ×y0|² + 2ω ξ̇·(ξ×y0) is minimised
+ * on a fine grid (a tridiagonal system), with ω(0) = 0 when ξ0 is prescribed and
+ * ω(T) = 0 when ξ_T is. */
+static int spin_profile(sp_start_curve *c, const sp_problem *pb)
+{
+    const int per = 16, tail = pb->T > c->tk[c->n] * (1.0 + 1e-12);
+    const int K = per * (c->n + tail);
+    c->K = K;
+    sp_vec_copy(3, pb->cubic.y0, c->y0);
+    c->tau = malloc((size_t)(K + 1) * sizeof *c->tau);
+    c->psi = malloc((size_t)(K + 1) * sizeof *c->psi);
+    c->omega = malloc((size_t)(K + 1) * sizeof *c->omega);
+    double *work = malloc(6 * (size_t)(K + 1) * sizeof *work);
+    if (!c->tau || !c->psi || !c->omega || !work) {
+        free(work);
+        return -1;
+    }
+    for (int i = 0; i < c->n + tail; ++i) {
+        double t0 = c->tk[i], t1 = i < c->n ? c->tk[i + 1] : pb->T;
+        for (int q = 0; q < per; ++q) c->tau[i * per + q] = t0 + (t1 - t0) * q / per;
+    }
+    c->tau[K] = tail ? pb->T : c->tk[c->n];
+    double *a = work, *b = work + (K + 1), *cy = work + 2 * (K + 1);
+    double *lo = work + 3 * (K + 1), *di = work + 4 * (K + 1), *rh = work + 5 * (K + 1);
+    for (int k = 0; k <= K; ++k) {
+        sp_hohp_state z;
+        /* one-sided at knots: the left limit at an interval's end */
+        untwisted_eval(c, k > 0 && k % per == 0 ? c->tau[k] - 1e-9 * (c->tau[k] - c->tau[k - 1]) : c->tau[k], &z);
+        double x[3];
+        sp_cross(z.xi, c->y0, x);
+        a[k] = sp_vec_dot(3, x, x);
+        b[k] = sp_vec_dot(3, z.p, x);
+        cy[k] = sp_vec_dot(3, c->y0, z.p);
+    }
+    for (int k = 0; k <= K; ++k) lo[k] = di[k] = rh[k] = 0.0;
+    for (int k = 0; k < K; ++k) {
+        const double d = c->tau[k + 1] - c->tau[k], cm = 0.5 * (cy[k] + cy[k + 1]);
+        /* ∫ω̇² + 2ω̇·c over the interval, and the trapezoid of a ω² + 2 b ω */
+        di[k] += 1.0 / d + 0.5 * d * a[k], di[k + 1] += 1.0 / d + 0.5 * d * a[k + 1];
+        lo[k + 1] = -1.0 / d;
+        rh[k] += cm - 0.5 * d * b[k], rh[k + 1] += -cm - 0.5 * d * b[k + 1];
+    }
+    /* ω(0) = 0 for a prescribed ξ0, ω(T) = 0 for a prescribed ξ_T */
+    int fix0 = !pb->plan.xi0_free, fixK = pb->plan.has_xiT;
+    if (fix0) di[0] = 1.0, rh[0] = 0.0; /* row 0: ω0 = 0 (its super-diagonal is cleared below) */
+    /* symmetric tridiagonal (sub = super = lo), solved by elimination */
+    double *up = a; /* reuse: super-diagonal of row k is lo[k+1] */
+    for (int k = 0; k < K; ++k) up[k] = fix0 && k == 0 ? 0.0 : lo[k + 1];
+    if (fixK) di[K] = 1.0, rh[K] = 0.0, lo[K] = 0.0;
+    for (int k = 1; k <= K; ++k) {
+        double m = lo[k] / di[k - 1];
+        di[k] -= m * up[k - 1];
+        rh[k] -= m * rh[k - 1];
+    }
+    c->omega[K] = rh[K] / di[K];
+    for (int k = K - 1; k >= 0; --k) c->omega[k] = (rh[k] - up[k] * c->omega[k + 1]) / di[k];
+    c->psi[0] = 0.0;
+    for (int k = 0; k < K; ++k)
+        c->psi[k + 1] = c->psi[k] + 0.5 * (c->tau[k + 1] - c->tau[k]) * (c->omega[k] + c->omega[k + 1]);
+    free(work);
+    return 0;
+}
+
+const double *sp_start_curve_rotation(const sp_start_curve *c, size_t i) { return c->R + 9 * (i + 1); }
 
 void sp_start_curve_free(sp_start_curve *c)
 {
     if (!c) return;
     free(c->tk), free(c->R), free(c->x), free(c->M);
+    free(c->tau), free(c->psi), free(c->omega);
     free(c);
 }
 
@@ -144,6 +229,41 @@ static void spline_eval(const sp_start_curve *c, int i, double t, double *u, dou
 }
 
 void sp_start_curve_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
+{
+    untwisted_eval(c, t, z);
+    if (!c->tau) return;
+    /* the spin at t: ω piecewise linear, ψ its integral */
+    int lo = 0, hi = c->K;
+    if (t >= c->tau[c->K]) {
+        lo = c->K - 1;
+    } else {
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (c->tau[mid] <= t) lo = mid;
+            else hi = mid;
+        }
+    }
+    const double d = c->tau[lo + 1] - c->tau[lo], r = t - c->tau[lo];
+    const double wdot = (c->omega[lo + 1] - c->omega[lo]) / d, w = c->omega[lo] + wdot * r;
+    const double psi = c->psi[lo] + c->omega[lo] * r + 0.5 * wdot * r * r;
+    const sp_group *G = c->G;
+    double v[3], Rm[9], E[9], x[3], g[9];
+    for (int k = 0; k < 3; ++k) v[k] = psi * c->y0[k];
+    G->exp(G, v, E);
+    G->compose(G, z->g, E, g);
+    sp_vec_copy(9, g, z->g);
+    sp_mat_transpose(3, E, Rm); /* exp(−ψŷ0) */
+    sp_cross(z->xi, c->y0, x);
+    for (int k = 0; k < 3; ++k) v[k] = z->p[k] + w * x[k];
+    sp_mat_vec(3, 3, Rm, v, z->p);
+    sp_vec_axpy(3, wdot, c->y0, z->p);
+    sp_mat_vec(3, 3, Rm, z->xi, v);
+    for (int k = 0; k < 3; ++k) z->xi[k] = v[k] + w * c->y0[k];
+    sp_mat_vec(3, 3, Rm, z->nu, v);
+    sp_vec_copy(3, v, z->nu);
+}
+
+static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
 {
     const sp_group *G = c->G;
     memset(z, 0, sizeof *z);

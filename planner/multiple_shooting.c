@@ -35,8 +35,14 @@ struct sp_ms {
     int kl, ku;
     sp_band *band;
     double *F, *dx, *dxb, *weight;
+    double *rscale, *rscale_kept; /* scale of every residual row (optimality residual, LM merit) */
+    sp_band *normal;              /* JᵀWJ for Levenberg–Marquardt steps, allocated when first needed */
+    double *grad;
+    int max_iterations;           /* Newton iterations allowed (the problem's unless capped) */
     sp_ms_stats stats;
 };
+
+static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db);
 
 const char *sp_start_name(sp_start_kind kind)
 {
@@ -106,6 +112,7 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
     ms->nz = 4 * ms->n;
     ms->N = pb->steps;
     ms->exact = sigma == 0.0;
+    ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
     sp_hohp_config cfg = {.group = ms->G,
                           .retraction = pb->retraction,
@@ -156,7 +163,11 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
     ms->dx = malloc(nx * sizeof *ms->dx);
     ms->dxb = malloc(nx * sizeof *ms->dxb);
     ms->weight = malloc(nx * sizeof *ms->weight);
-    if (!ms->band || !ms->F || !ms->dx || !ms->dxb || !ms->weight) goto fail;
+    ms->rscale = malloc(nx * sizeof *ms->rscale);
+    ms->rscale_kept = malloc(nx * sizeof *ms->rscale_kept);
+    ms->grad = malloc(nx * sizeof *ms->grad);
+    if (!ms->band || !ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale || !ms->rscale_kept || !ms->grad)
+        goto fail;
 
     if (pb->cubic.space == SP_SPACE_SPHERE) {
         double a[3], b[3];
@@ -178,7 +189,8 @@ void sp_ms_free(sp_ms *ms)
     free(ms->h), free(ms->t), free(ms->target_step), free(ms->target_at), free(ms->off_lam), free(ms->kb);
     free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
     free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
-    free(ms->dx), free(ms->dxb), free(ms->weight);
+    free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale), free(ms->rscale_kept), free(ms->grad);
+    sp_band_free(ms->normal);
     free(ms);
 }
 
@@ -187,10 +199,24 @@ sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind)
     sp_start_curve *c = sp_start_curve_new(ms->pb, kind);
     if (!c) return SP_ERR_NOMEM;
     for (int j = 0; j < ms->M; ++j) sp_start_curve_eval(c, ms->t[ms->kb[j]], &ms->S[j]);
-    sp_start_curve_free(c);
     memset(ms->lam, 0, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    sp_start_curve_free(c);
     return SP_OK;
 }
+
+void sp_ms_cap_iterations(sp_ms *ms, int max_iterations)
+{
+    const int own = ms->pb->plan.max_iterations > 0 ? ms->pb->plan.max_iterations : 100;
+    ms->max_iterations = max_iterations < own ? max_iterations : own;
+}
+
+const int *sp_ms_block_nodes(const sp_ms *ms, int *count)
+{
+    *count = ms->M;
+    return ms->kb;
+}
+
+void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S) { memcpy(ms->S, S, (size_t)ms->M * sizeof *ms->S); }
 
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
 {
@@ -212,6 +238,54 @@ void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
     }
 }
 
+/* The unknowns of a block are the correction δθ of g (g ← g exp(δθ)) and corrections
+ * of ξ, ν, p in the SPATIAL frame (Ad_g ξ, Ad*_{g⁻¹} ν, Ad*_{g⁻¹} p), not the body frame:
+ * turning g then carries its velocity and momenta along, so the spin of a sphere plan
+ * about y0 (nearly free in the cost, and large over long horizons) enters the Newton
+ * system linearly instead of through the rotation of every body vector. T (nz x nz,
+ * column c at c·nz) maps these unknowns to body-frame perturbations of z. */
+static void frame_change(const sp_ms *ms, const sp_hohp_state *z, double *T)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, nz = ms->nz;
+    double g_inv[SP_LIE_MAX_ELEM];
+    G->inverse(G, z->g, g_inv);
+    memset(T, 0, (size_t)nz * nz * sizeof *T);
+    for (int c = 0; c < n; ++c) {
+        double e[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM];
+        e[c] = 1.0;
+        double *col = T + (size_t)c * nz; /* ∂z/∂δθ_c: ξ − ad_{e} ξ, ν + ad*_e ν, p + ad*_e p */
+        col[c] = 1.0;
+        G->ad(G, e, z->xi, v);
+        for (int r = 0; r < n; ++r) col[n + r] = -v[r];
+        G->ad_star(G, e, z->nu, v);
+        for (int r = 0; r < n; ++r) col[2 * n + r] = v[r];
+        G->ad_star(G, e, z->p, v);
+        for (int r = 0; r < n; ++r) col[3 * n + r] = v[r];
+        /* ∂ξ/∂(spatial ξ) = Ad_{g⁻¹}; ∂ν/∂(spatial ν) = Ad*_g, and the same for p */
+        G->Ad(G, g_inv, e, v);
+        for (int r = 0; r < n; ++r) T[(size_t)(n + c) * nz + n + r] = v[r];
+        G->Ad_star(G, z->g, e, v);
+        for (int r = 0; r < n; ++r) {
+            T[(size_t)(2 * n + c) * nz + 2 * n + r] = v[r];
+            T[(size_t)(3 * n + c) * nz + 3 * n + r] = v[r];
+        }
+    }
+}
+
+/* Jj ← Jj·T (both with column c at c·nz). */
+static void change_columns(int nz, double *Jj, const double *T)
+{
+    double out[NZ_MAX * NZ_MAX];
+    for (int c2 = 0; c2 < nz; ++c2)
+        for (int r = 0; r < nz; ++r) {
+            double acc = 0.0;
+            for (int c = 0; c < nz; ++c) acc += Jj[c * nz + r] * T[c2 * nz + c];
+            out[c2 * nz + r] = acc;
+        }
+    memcpy(Jj, out, (size_t)nz * nz * sizeof *Jj);
+}
+
 /* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
 static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
 {
@@ -230,6 +304,11 @@ static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, doub
             if (st == SP_OK && Jj) st = sp_hohp_tangent(ms->stepper, &iv, nz, Jj);
             if (st != SP_OK) return st;
             run += 0.5 * ms->h[k] * sp_vec_dot(n, iv.pi, iv.pi);
+        }
+        if (Jj) {
+            double T[NZ_MAX * NZ_MAX];
+            frame_change(ms, &S[j], T);
+            change_columns(nz, Jj, T);
         }
         E[j] = z;
     }
@@ -336,24 +415,24 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
     double Id[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     sp_mat_identity(n, Id);
     if (assemble) sp_band_zero(ms->band);
-#define SCALE(v, s) (worst = fmax(worst, fabs(v) / fmax(1.0, (s))))
+#define SCALE(r, s) (ms->rscale[r] = fmax(1.0, (s)), worst = fmax(worst, fabs(F[r]) / ms->rscale[r]))
     int row = 0;
     /* start: log(g0⁻¹ g_0) and ξ_0 − ξ0 (or p_0 when ξ_0 is free) */
     {
         double Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
         sp_status st = log_mismatch(G, pb->g0, S[0].g, F, NULL, Db);
         if (st != SP_OK) return st;
-        for (int k = 0; k < n; ++k) SCALE(F[k], 1.0);
+        for (int k = 0; k < n; ++k) SCALE(k, 1.0);
         const double *v = pb->plan.xi0_free ? S[0].p : S[0].xi;
         for (int k = 0; k < n; ++k) {
             F[n + k] = v[k] - (pb->plan.xi0_free ? 0.0 : pb->xi0[k]);
-            SCALE(F[n + k], fabs(v[k]));
+            SCALE(n + k, fabs(v[k]));
         }
         if (assemble) {
-            int c0 = ms->off_s[0];
-            for (int r = 0; r < n; ++r)
-                for (int c = 0; c < n; ++c) put(ms, r, c0 + c, Db[r * n + c]);
-            for (int r = 0; r < n; ++r) put(ms, n + r, c0 + (pb->plan.xi0_free ? 3 * n : n) + r, 1.0);
+            double T[NZ_MAX * NZ_MAX];
+            frame_change(ms, &S[0], T);
+            put_product(ms, 0, ms->off_s[0], n, n, Db, T, 0);
+            put_product(ms, n, ms->off_s[0], n, n, Id, T, pb->plan.xi0_free ? 3 * n : n);
         }
         row = 2 * n;
     }
@@ -368,7 +447,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
             double C[3 * SP_LIE_MAX_DIM];
             sp_status st = interpolation_condition(ms, (size_t)i, e->g, F + row, assemble ? C : NULL);
             if (st != SP_OK) return st;
-            for (int a = 0; a < ms->nc; ++a) SCALE(F[row + a], 1.0);
+            for (int a = 0; a < ms->nc; ++a) SCALE(row + a, 1.0);
             if (assemble) put_product(ms, row, cj, ms->nc, n, C, Jj, 0);
             row += ms->nc;
             multiplier_kick(ms, lam, (size_t)i, kappa);
@@ -384,21 +463,23 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
             sp_status st = log_mismatch(G, s1->g, e->g, F + row, Da, Db);
             if (st != SP_OK) return st;
             for (int k = 0; k < n; ++k) {
-                SCALE(F[row + k], 1.0);
+                SCALE(row + k, 1.0);
                 F[row + n + k] = e->xi[k] - s1->xi[k];
-                SCALE(F[row + n + k], fabs(s1->xi[k]));
+                SCALE(row + n + k, fabs(s1->xi[k]));
                 F[row + 2 * n + k] = nu_plus[k] - s1->nu[k];
-                SCALE(F[row + 2 * n + k], fmax(fabs(s1->nu[k]), fabs(kappa[k])));
+                SCALE(row + 2 * n + k, fmax(fabs(s1->nu[k]), fabs(kappa[k])));
                 F[row + 3 * n + k] = e->p[k] - s1->p[k];
-                SCALE(F[row + 3 * n + k], fabs(s1->p[k]));
+                SCALE(row + 3 * n + k, fabs(s1->p[k]));
             }
             if (assemble) {
+                double T[NZ_MAX * NZ_MAX], minus[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+                frame_change(ms, s1, T);
+                for (int k = 0; k < n * n; ++k) minus[k] = -Id[k];
                 put_product(ms, row, cj, n, n, Db, Jj, 0);
-                for (int r = 0; r < n; ++r)
-                    for (int c = 0; c < n; ++c) put(ms, row + r, c1 + c, Da[r * n + c]);
+                put_product(ms, row, c1, n, n, Da, T, 0);
                 for (int b = 1; b < 4; ++b) {
                     put_product(ms, row + b * n, cj, n, n, Id, Jj, b * n);
-                    for (int r = 0; r < n; ++r) put(ms, row + b * n + r, c1 + b * n + r, -1.0);
+                    put_product(ms, row + b * n, c1, n, n, minus, T, b * n);
                 }
                 if (i >= 0 && !ms->exact) put_product(ms, row + 2 * n, cj, n, n, K, Jj, 0);
                 if (i >= 0 && ms->exact)
@@ -411,9 +492,9 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
             const double *v = pb->plan.has_xiT ? e->xi : e->p;
             for (int k = 0; k < n; ++k) {
                 F[row + k] = nu_plus[k];
-                SCALE(F[row + k], fabs(kappa[k]));
+                SCALE(row + k, fabs(kappa[k]));
                 F[row + n + k] = v[k] - (pb->plan.has_xiT ? pb->plan.xiT[k] : 0.0);
-                SCALE(F[row + n + k], fabs(v[k]));
+                SCALE(row + n + k, fabs(v[k]));
             }
             if (assemble) {
                 put_product(ms, row, cj, n, n, Id, Jj, 2 * n);
@@ -439,17 +520,27 @@ static void retract(const sp_ms *ms, const sp_hohp_state *S, const double *lam, 
     const int n = ms->n;
     for (int j = 0; j < ms->M; ++j) {
         const double *d = dx + ms->off_s[j];
-        double v[SP_LIE_MAX_DIM], R[SP_LIE_MAX_ELEM], g[SP_LIE_MAX_ELEM];
-        for (int k = 0; k < n; ++k) v[k] = alpha * d[k];
+        double v[SP_LIE_MAX_DIM], R[SP_LIE_MAX_ELEM], g[SP_LIE_MAX_ELEM], g_inv[SP_LIE_MAX_ELEM];
+        double xs[SP_LIE_MAX_DIM], ns[SP_LIE_MAX_DIM], ps[SP_LIE_MAX_DIM];
+        /* spatial ξ, ν, p of the old state, corrected (see frame_change) */
+        G->inverse(G, S[j].g, g_inv);
+        G->Ad(G, S[j].g, S[j].xi, xs);
+        G->Ad_star(G, g_inv, S[j].nu, ns);
+        G->Ad_star(G, g_inv, S[j].p, ps);
+        for (int k = 0; k < n; ++k) {
+            v[k] = alpha * d[k];
+            xs[k] += alpha * d[n + k];
+            ns[k] += alpha * d[2 * n + k];
+            ps[k] += alpha * d[3 * n + k];
+        }
         G->exp(G, v, R);
         G->compose(G, S[j].g, R, g);
         S1[j] = S[j];
         sp_vec_copy(G->elem_size, g, S1[j].g);
-        for (int k = 0; k < n; ++k) {
-            S1[j].xi[k] += alpha * d[n + k];
-            S1[j].nu[k] += alpha * d[2 * n + k];
-            S1[j].p[k] += alpha * d[3 * n + k];
-        }
+        G->inverse(G, g, g_inv);
+        G->Ad(G, g_inv, xs, S1[j].xi);
+        G->Ad_star(G, g, ns, S1[j].nu);
+        G->Ad_star(G, g, ps, S1[j].p);
     }
     size_t nl = ms->cubic.n_targets * (size_t)ms->nc;
     if (lam1 != lam) memcpy(lam1, lam, nl * sizeof *lam);
@@ -549,13 +640,83 @@ static double target_cost(const sp_ms *ms)
     return J;
 }
 
+/* ½ Σ (F_r / s_r)² with the row scales kept from the current point. */
+static double merit(const sp_ms *ms, const double *F)
+{
+    double m = 0.0;
+    for (int r = 0; r < ms->nx; ++r) m += 0.5 * (F[r] / ms->rscale_kept[r]) * (F[r] / ms->rscale_kept[r]);
+    return m;
+}
+
+/* One Levenberg–Marquardt step on the scaled residual, for where Newton's linear model
+ * is not to be trusted (far from a solution, or along a nearly singular direction of
+ * J: a sphere plan's spin about y0 over a long horizon is one). The band holds J at the
+ * current point, unfactored. Solves (JᵀWJ + μ diag(JᵀWJ)) Δx = −JᵀWF and adapts μ by
+ * the ratio of actual to predicted decrease (Nielsen's rule). Returns SP_OK with
+ * *accepted set when the merit decreased; the trial point then becomes current. */
+static sp_status lm_step(sp_ms *ms, double *mu, double *mu_growth, int *accepted)
+{
+    const int nx = ms->nx, kl = ms->kl, ku = ms->ku, w = kl + ku;
+    *accepted = 0;
+    if (!ms->normal) ms->normal = sp_band_alloc(nx, w, w);
+    if (!ms->normal) return SP_ERR_NOMEM;
+    memcpy(ms->rscale_kept, ms->rscale, (size_t)nx * sizeof *ms->rscale);
+    const double phi0 = merit(ms, ms->F);
+    /* g = JᵀWF and the diagonal of JᵀWJ */
+    for (int c = 0; c < nx; ++c) {
+        double g = 0.0;
+        for (int r = c - ku < 0 ? 0 : c - ku; r <= c + kl && r < nx; ++r)
+            g += sp_band_get(ms->band, r, c) * ms->F[r] / (ms->rscale_kept[r] * ms->rscale_kept[r]);
+        ms->grad[c] = g;
+    }
+    for (int tries = 0; tries < 40; ++tries) {
+        sp_band_zero(ms->normal);
+        for (int c1 = 0; c1 < nx; ++c1)
+            for (int c2 = c1; c2 <= c1 + w && c2 < nx; ++c2) {
+                double a = 0.0;
+                for (int r = c2 - ku < 0 ? 0 : c2 - ku; r <= c1 + kl && r < nx; ++r)
+                    a += sp_band_get(ms->band, r, c1) * sp_band_get(ms->band, r, c2) /
+                         (ms->rscale_kept[r] * ms->rscale_kept[r]);
+                if (c1 == c2) {
+                    ms->weight[c1] = fmax(a, 1e-12); /* the Marquardt scaling, kept for the prediction */
+                    a += *mu * ms->weight[c1];
+                }
+                sp_band_add(ms->normal, c1, c2, a);
+                if (c2 != c1) sp_band_add(ms->normal, c2, c1, a);
+            }
+        sp_status st = sp_band_factor(ms->normal);
+        if (st != SP_OK) return st;
+        for (int c = 0; c < nx; ++c) ms->dx[c] = -ms->grad[c];
+        st = sp_band_solve(ms->normal, ms->dx);
+        if (st != SP_OK) return st;
+        double predicted = 0.0;
+        for (int c = 0; c < nx; ++c) predicted += 0.5 * ms->dx[c] * (*mu * ms->weight[c] * ms->dx[c] - ms->grad[c]);
+        retract(ms, ms->S, ms->lam, ms->dx, 1.0, ms->S_trial, ms->lam_trial);
+        double res_trial;
+        sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+        if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
+        double rho = ts == SP_OK && predicted > 0.0 ? (phi0 - merit(ms, ms->dxb)) / predicted : -1.0;
+        if (rho > 0.0) {
+            double q = 2.0 * rho - 1.0;
+            *mu *= fmax(1.0 / 3.0, 1.0 - q * q * q);
+            *mu_growth = 2.0;
+            swap_trial(ms);
+            *accepted = 1;
+            return SP_OK;
+        }
+        *mu *= *mu_growth;
+        *mu_growth *= 2.0;
+    }
+    return SP_OK;
+}
+
 sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
 {
     const sp_problem *pb = ms->pb;
-    const int max_iter = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
+    const int max_iter = ms->max_iterations;
     const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
     memset(&ms->stats, 0, sizeof ms->stats);
-    double res = HUGE_VAL;
+    double res = HUGE_VAL, mu = 1e-3, mu_growth = 2.0;
     sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
     if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
     double alpha = 1.0;
@@ -574,31 +735,43 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             break;
         }
         ms->stats.iterations++;
-        /* the band holds J at the current point: factor, correct */
+        /* Newton: the band holds J at the current point; factor, correct, and damp by the
+         * natural monotonicity test down to α = 1/8 */
         set_weights(ms);
         st = factor(ms);
-        if (st != SP_OK) break;
-        memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
-        st = back_solve(ms, ms->dx);
-        if (st != SP_OK) break;
-        const double ndx = wnorm(ms, ms->dx);
-        alpha = fmin(1.0, 4.0 * alpha);
-        int accepted = 0;
-        double res_trial = HUGE_VAL;
-        while (!accepted && alpha >= 1e-8) {
-            retract(ms, ms->S, ms->lam, ms->dx, alpha, ms->S_trial, ms->lam_trial);
-            sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
-            if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
-            if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
-            if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
-                accepted = 1;
-                break;
-            }
-            alpha *= 0.5;
+        if (st == SP_OK) {
+            memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
+            st = back_solve(ms, ms->dx);
         }
-        if (!accepted) break; /* no descent in the natural norm: stalled */
-        /* the trial point becomes current; its Jacobian for the next iteration */
-        swap_trial(ms);
+        int accepted = 0;
+        if (st == SP_OK) {
+            const double ndx = wnorm(ms, ms->dx);
+            alpha = fmin(1.0, 4.0 * alpha);
+            for (; !accepted && alpha >= 0.125; alpha *= 0.5) {
+                double res_trial = HUGE_VAL;
+                retract(ms, ms->S, ms->lam, ms->dx, alpha, ms->S_trial, ms->lam_trial);
+                sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+                if (ts == SP_OK)
+                    ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
+                if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
+                if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
+                    accepted = 1;
+                    swap_trial(ms);
+                    mu = fmax(mu / 3.0, 1e-12);
+                    break;
+                }
+            }
+        }
+        if (!accepted) {
+            /* Newton's model failed here: a Levenberg–Marquardt step from the same point
+             * (the band is rebuilt from the block Jacobians, which are still current) */
+            alpha = 0.125;
+            double r0;
+            st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &r0);
+            if (st == SP_OK) st = lm_step(ms, &mu, &mu_growth, &accepted);
+            if (st != SP_OK || !accepted) break; /* no decrease at all: stalled */
+        }
+        /* the accepted point becomes current, with its Jacobian */
         st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
         if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
     }

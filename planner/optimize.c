@@ -6,8 +6,7 @@
 #include "sp_optimize.h"
 #include "../lie/sp_linalg.h"
 
-/* Largest number of unknowns the glue keeps scratch for. */
-#define OPTIMIZE_MAX_N 64
+#include <stdlib.h>
 /* NLopt's random generator is seeded with this before every search (sp_optimize.h). */
 #define OPTIMIZE_SEED 20111229UL
 
@@ -22,12 +21,12 @@ typedef struct search {
     const sp_progress *progress;
     int start;
     int have_best; /* the best point evaluated so far, kept for an interrupted search */
-    double best_f, best_x[OPTIMIZE_MAX_N];
+    double best_f, *best_x, *scratch; /* n doubles each */
 } search;
 
 static sp_status central_difference_gradient(search *z, int n, const double *x, double *f, double *grad)
 {
-    double xs[OPTIMIZE_MAX_N], fp, fm;
+    double *xs = z->scratch, fp, fm;
     sp_vec_copy(n, x, xs);
     sp_status st = z->f(z->ctx, x, f, NULL);
     for (int j = 0; j < n && st == SP_OK; ++j) {
@@ -112,15 +111,25 @@ sp_status sp_optimize(const sp_optimizer_settings *s, int n, sp_objective_fn f, 
                       const sp_progress *progress, int start, sp_optimize_result *out)
 {
     memset(out, 0, sizeof *out);
-    if (n < 1 || n > OPTIMIZE_MAX_N) return SP_ERR_INVALID;
+    if (n < 1) return SP_ERR_INVALID;
     search z = {.s = s, .f = f, .ctx = ctx, .scale = 1.0, .progress = progress, .start = start};
+    z.best_x = malloc((size_t)n * sizeof *z.best_x);
+    z.scratch = malloc((size_t)n * sizeof *z.scratch);
+    if (!z.best_x || !z.scratch) {
+        free(z.best_x), free(z.scratch);
+        return SP_ERR_NOMEM;
+    }
     /* the scaling of sp_optimize.h, at the cost of one evaluation of the budget */
     if (strncmp(s->algorithm, "LD_", 3) == 0 && s->maxeval >= 2) {
-        double f0, g0[OPTIMIZE_MAX_N];
-        if (evaluate(&z, n, x, &f0, g0) == SP_OK) z.scale = fmax(1.0, sp_vec_norm(n, g0));
+        double f0, *g0 = malloc((size_t)n * sizeof *g0);
+        if (g0 && evaluate(&z, n, x, &f0, g0) == SP_OK) z.scale = fmax(1.0, sp_vec_norm(n, g0));
+        free(g0);
     }
     z.opt = nlopt_create(nlopt_algorithm_from_string(s->algorithm), (unsigned)n);
-    if (!z.opt) return SP_ERR_NOMEM;
+    if (!z.opt) {
+        free(z.best_x), free(z.scratch);
+        return SP_ERR_NOMEM;
+    }
     nlopt_set_min_objective(z.opt, objective, &z);
     set_stopping(z.opt, s, z.scale);
     if (needs_bounds(s->algorithm)) {
@@ -150,6 +159,7 @@ sp_status sp_optimize(const sp_optimizer_settings *s, int n, sp_objective_fn f, 
     out->evaluations = z.evaluations;
     out->failure = z.failure;
     out->f = fbest * z.scale;
+    free(z.best_x), free(z.scratch);
     return SP_OK;
 }
 

@@ -4,12 +4,14 @@
  * minimise J_d over the initial momenta with the adjoint gradient of sp_shooting
  * (derivative-free algorithms get the cost alone). Both share the step map and the
  * result format. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <time.h>
 
+#include "sp_direct.h"
 #include "sp_multiple_shooting.h"
 #include "sp_optimize.h"
 #include "sp_plan.h"
@@ -23,7 +25,7 @@ typedef struct plan_start {
     const char *name;
     char status[32];
     double cost, running, residual, sigma;
-    int iterations, stages;
+    int iterations, stages, direct_evaluations;
 } plan_start;
 
 struct sp_plan {
@@ -82,23 +84,88 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Newton from one start; when it does not converge, continuation in σ from a weaker
- * weighting (from the same start) down to the plan's own. Returns the solved object
- * (converged or not; NULL on a failure that left nothing) and records the start. */
+static sp_status direct_objective(void *ctx, const double *x, double *f, double *grad)
+{
+    return sp_direct_cost(ctx, x, f, grad);
+}
+
+static void add_work(sp_plan *plan, plan_start *rec, const sp_ms_stats *st)
+{
+    plan->iterations += st->iterations, plan->factorizations += st->factorizations, plan->sweeps += st->evaluations;
+    rec->iterations += st->iterations;
+}
+
+/* For a weighted plan whose Newton iteration cannot finish from the start curve (sphere
+ * plans over long horizons, whose spin about y0 is a nearly free direction): L-BFGS on
+ * the direct form from the same curve, in rounds, each followed by a short Newton polish
+ * from the states the direct form's costates give. L-BFGS walks the flat valley that
+ * Newton's linear model cannot; Newton finishes to round-off once it is close. */
+static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind, plan_start *rec, sp_ms_stats *stats)
+{
+    enum { ROUNDS = 12, ROUND_EVALUATIONS = 250, POLISH_ITERATIONS = 12 };
+    const sp_problem *pb = plan->pb;
+    int M;
+    const int *nodes = sp_ms_block_nodes(ms, &M);
+    sp_direct *d = sp_direct_alloc(pb, sp_ms_sigma(ms));
+    double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
+    sp_hohp_state *S = malloc((size_t)M * sizeof *S);
+    sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;
+    sp_optimizer_settings o = {.algorithm = "LD_LBFGS", .local_algorithm = "LD_LBFGS", .xtol_rel = 1e-15,
+                               .ftol_rel = 1e-15, .stopval = -HUGE_VAL, .maxeval = ROUND_EVALUATIONS, .gtol = 1e-6,
+                               .bound = 100.0};
+    for (int r = 0; r < ROUNDS && st == SP_OK; ++r) {
+        sp_optimize_result opt;
+        st = sp_optimize(&o, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, &opt);
+        plan->sweeps += opt.evaluations;
+        rec->direct_evaluations += opt.evaluations;
+        if (st == SP_OK && opt.failure != SP_OK) st = opt.failure;
+        if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
+        if (st != SP_OK) break;
+        sp_ms_set_states(ms, S);
+        sp_ms_cap_iterations(ms, POLISH_ITERATIONS);
+        st = sp_ms_solve(ms, &plan->progress, stats);
+        add_work(plan, rec, stats);
+        if (st != SP_OK || stats->converged) break;
+    }
+    sp_ms_cap_iterations(ms, INT_MAX);
+    sp_direct_free(d);
+    free(x), free(S);
+    return st;
+}
+
+/* One plan at the weight of `ms`, from the states of `from` or else from the start
+ * curve: Newton, then for a weighted plan the direct form when Newton stalls. */
+static sp_status solve_stage(sp_plan *plan, sp_ms *ms, sp_start_kind kind, const sp_ms *from, plan_start *rec,
+                             sp_ms_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    sp_status st = SP_OK;
+    if (from) sp_ms_take_states(ms, from);
+    else st = sp_ms_start(ms, kind);
+    const int fallback = !from && sp_ms_sigma(ms) > 0.0;
+    if (fallback) sp_ms_cap_iterations(ms, 30);
+    if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, stats);
+    sp_ms_cap_iterations(ms, INT_MAX);
+    add_work(plan, rec, stats);
+    if (fallback && !stats->converged && (st == SP_OK || st == SP_ERR_NO_CONVERGENCE || st == SP_ERR_SINGULAR))
+        st = direct_then_newton(plan, ms, kind, rec, stats);
+    return st;
+}
+
+/* One start: the plan itself, and when that does not converge, continuation in σ from a
+ * weaker weighting down to the plan's own (σ = 0: to 1e-3, then exact). Returns the
+ * solved object (converged or not; NULL on a failure that left nothing). */
 static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_status *failure)
 {
     const sp_problem *pb = plan->pb;
     const double sigma = pb->cubic.sigma;
     rec->name = sp_start_name(kind);
     rec->sigma = sigma;
+    rec->stages = 1;
     sp_ms_stats stats = {0};
     sp_ms *ms = sp_ms_alloc(pb, sigma);
-    sp_status st = ms ? sp_ms_start(ms, kind) : SP_ERR_NOMEM;
-    if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, &stats);
-    plan->iterations += stats.iterations, plan->factorizations += stats.factorizations, plan->sweeps += stats.evaluations;
-    rec->iterations = stats.iterations, rec->stages = 1;
+    sp_status st = ms ? solve_stage(plan, ms, kind, NULL, rec, &stats) : SP_ERR_NOMEM;
     if (st != SP_ERR_INTERRUPTED && st != SP_ERR_NOMEM && !stats.converged) {
-        /* σ_k = σ_hi·q^k down to σ (σ = 0: to 1e-3, then exact) */
         double hi = fmax(0.3, 8.0 * sigma), lo = sigma > 0.0 ? sigma : 1e-3;
         int stages = (int)ceil(log(hi / lo) / log(2.0));
         sp_ms *prev = NULL;
@@ -110,13 +177,9 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
                 cs = SP_ERR_NOMEM;
                 break;
             }
-            if (prev) sp_ms_take_states(next, prev);
-            else cs = sp_ms_start(next, kind);
-            sp_ms_stats cstats = {0};
-            if (cs == SP_OK) cs = sp_ms_solve(next, &plan->progress, &cstats);
-            plan->iterations += cstats.iterations, plan->factorizations += cstats.factorizations;
-            plan->sweeps += cstats.evaluations;
-            rec->iterations += cstats.iterations, rec->stages++;
+            sp_ms_stats cstats;
+            cs = solve_stage(plan, next, kind, prev, rec, &cstats);
+            rec->stages++;
             sp_ms_free(prev);
             prev = next;
             stats = cstats;
@@ -389,6 +452,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
         cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
         cJSON_AddNumberToObject(o, "iterations", r->iterations);
         cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
+        if (r->direct_evaluations) cJSON_AddNumberToObject(o, "direct_evaluations", r->direct_evaluations);
         cJSON_AddItemToArray(starts, o);
     }
     if (!plan->ms || !plan->report.states) return root;

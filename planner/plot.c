@@ -1,10 +1,13 @@
 /* Pictures of results (sp_plot.h): one figure per kind of result.
  *
- *  - cubic-spline plans on the sphere: an orthographic view of S² with the path y(t)
- *    (far side dashed and dimmed), targets, reached points and the miss between them,
- *    and a panel of the momentum kicks |Δν| against t;
- *  - cubic-spline plans of orientations: body frames (RGB triads) along the path at
- *    sampled times, the target and reached frames at each target time, and the kicks;
+ *  - cubic-spline plans on the sphere: an orthographic view of S² centred on the path
+ *    y(t) (far side dashed and dimmed), targets, reached points and the miss between
+ *    them, labelled without overlaps (only some of them when there are many), and
+ *    panels of the momentum kicks |Δν| and of the misses against t;
+ *  - cubic-spline plans of orientations (rotation matrices or quaternions): body frames
+ *    (RGB triads) along the path at sampled times, the target and reached frames at the
+ *    target times (as many as fit side by side), the kicks, and two time plots: the miss
+ *    angle at each keyframe and the angular speed |ω| = |ξ|;
  *  - everything else (simulations of any model, vakonomic plans): the configuration
  *    against time, one line per component, and the drift of the invariants on a log
  *    scale, recomputed from the trajectory through the library (the momentum map, the
@@ -227,7 +230,29 @@ typedef struct plan_target {
     double t, target[9], reached[9], distance;
 } plan_target;
 
-/* The result's "targets" with width 3 (points) or 9 (rotations). */
+/* The rotation matrix of the quaternion [w, x, y, z], normalised first; 0 (R untouched)
+ * when the quaternion is zero or not finite. */
+static int quaternion_matrix(const double *q, double *R)
+{
+    const double n = sp_vec_norm(4, q);
+    if (!(n > 1e-12) || !isfinite(n)) return 0;
+    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+    return 1;
+}
+
+/* A rotation given as three rows of three numbers or as a quaternion [w, x, y, z]. */
+static int read_rotation(const cJSON *node, double *R)
+{
+    double q[4];
+    if (read_numbers(node, 9, R)) return 1;
+    return read_numbers(node, 4, q) && quaternion_matrix(q, R);
+}
+
+/* The result's "targets" with width 3 (points) or 9 (rotations: a matrix or a quaternion
+ * under "target", or a quaternion under "q"). */
 static sp_status read_targets(const cJSON *root, int width, plan_target **out, int *count, sp_input_error *err)
 {
     const cJSON *targets = cJSON_GetObjectItem(root, "targets");
@@ -243,15 +268,17 @@ static sp_status read_targets(const cJSON *root, int width, plan_target **out, i
     {
         char path[64];
         const cJSON *t = cJSON_GetObjectItem(node, "t"), *d = cJSON_GetObjectItem(node, "distance");
-        const char *bad = !cJSON_IsNumber(t)                                                          ? "t"
-                          : !read_numbers(cJSON_GetObjectItem(node, "target"), width, tg[i].target)   ? "target"
-                          : !read_numbers(cJSON_GetObjectItem(node, "reached"), width, tg[i].reached) ? "reached"
-                                                                                                      : NULL;
+        const cJSON *target = cJSON_GetObjectItem(node, "target"), *reached = cJSON_GetObjectItem(node, "reached");
+        if (width == 9 && !target) target = cJSON_GetObjectItem(node, "q");
+        int target_ok = width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, tg[i].target);
+        int reached_ok = width == 3 ? read_numbers(reached, 3, tg[i].reached) : read_rotation(reached, tg[i].reached);
+        const char *bad = !cJSON_IsNumber(t) ? "t" : !target_ok ? "target" : !reached_ok ? "reached" : NULL;
         if (bad) {
             free(tg);
             snprintf(path, sizeof path, "targets[%d].%s", i, bad);
             if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
-            return sp_input_fail(err, path, width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix");
+            return sp_input_fail(err, path,
+                                 width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix or a quaternion [w, x, y, z]");
         }
         tg[i].t = t->valuedouble;
         tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
@@ -260,6 +287,79 @@ static sp_status read_targets(const cJSON *root, int width, plan_target **out, i
     *out = tg;
     *count = n;
     return SP_OK;
+}
+
+/* ---- labels that keep clear of each other */
+
+/* The room a label takes on screen is estimated, not measured: LABEL_EM of the font
+ * size per character (a little more than the advance of a digit in the usual sans-serif
+ * fonts, 0.56 to 0.64 em), from 0.8 em above the baseline to 0.25 em below it. */
+#define LABEL_EM 0.66
+
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+enum { ANCHOR_START, ANCHOR_MIDDLE, ANCHOR_END };
+static const char *const ANCHOR_ATTR[3] = {"", " text-anchor=\"middle\"", " text-anchor=\"end\""};
+
+static int utf8_chars(const char *text)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; ++p) n += (*p & 0xc0) != 0x80;
+    return n;
+}
+
+static box text_box(double x, double y, int anchor, double font, const char *text)
+{
+    const double w = LABEL_EM * font * utf8_chars(text);
+    const double x0 = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2 : x - w;
+    return (box){x0, y - 0.8 * font, x0 + w, y + 0.25 * font};
+}
+
+/* Boxes already taken on screen (markers, or labels placed before). */
+typedef struct box_set {
+    box *b;
+    int count, capacity;
+} box_set;
+
+static int box_set_init(box_set *set, int capacity)
+{
+    set->b = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *set->b);
+    set->count = 0;
+    set->capacity = set->b ? capacity : 0;
+    return set->b != NULL;
+}
+
+static void box_take(box_set *set, box a)
+{
+    if (set->count < set->capacity) set->b[set->count++] = a;
+}
+
+static int box_clear_of(const box_set *set, const box *a)
+{
+    for (int i = 0; i < set->count; ++i) {
+        const box *b = &set->b[i];
+        if (a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1) return 0;
+    }
+    return 1;
+}
+
+static int box_inside(const box *a, const sp_chart *c)
+{
+    return a->x0 >= c->left && a->x1 <= c->left + c->width && a->y0 >= c->top && a->y1 <= c->top + c->height;
+}
+
+/* ---- plans: panels against time */
+
+/* Stem markers sized to the narrowest gap between neighbouring times on the chart. */
+static void stem_size(const sp_chart *c, const double *t, int n, double *radius, double *stroke)
+{
+    double gap = INFINITY;
+    for (int j = 1; j < n; ++j) gap = fmin(gap, fabs(sp_chart_px(c, t[j]) - sp_chart_px(c, t[j - 1])));
+    if (!isfinite(gap)) gap = 100.0;
+    *radius = fmax(1.5, fmin(4.0, 0.3 * gap));
+    *stroke = fmax(1.0, fmin(3.0, 0.25 * gap));
 }
 
 /* The kicks panel: |Δν| at each target time as a stem. */
@@ -297,14 +397,15 @@ static sp_status kicks_panel(sp_svg *s, const cJSON *root, double T, double left
     sp_axis_finish(&c.x);
     sp_axis_finish(&c.y);
     sp_chart_axes(s, &c);
-    double y0 = sp_chart_py(&c, 0.0);
+    double y0 = sp_chart_py(&c, 0.0), r, w;
+    stem_size(&c, t, n, &r, &w);
     for (int j = 0; j < n; ++j) {
         double x = sp_chart_px(&c, t[j]), y = sp_chart_py(&c, size[j]);
         sp_svg_add(s,
                    "<g class=\"kick\"><title>t = %g, |kick| = %.4g</title><line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
-                   "y2=\"%.2f\" stroke=\"#9467bd\" stroke-width=\"3\"/><circle cx=\"%.2f\" cy=\"%.2f\" r=\"4\" "
+                   "y2=\"%.2f\" stroke=\"#9467bd\" stroke-width=\"%.2f\"/><circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" "
                    "fill=\"#9467bd\"/></g>\n",
-                   t[j], size[j], x, y0, x, y, x, y);
+                   t[j], size[j], x, y0, x, y, w, x, y, r);
     }
     if (n == 0)
         sp_svg_text(s, left + width / 2, top + height / 2, "text-anchor=\"middle\" fill=\"#777\"",
@@ -313,25 +414,220 @@ static sp_status kicks_panel(sp_svg *s, const cJSON *root, double T, double left
     return SP_OK;
 }
 
+/* The miss at each keyframe against its time, as <g id="`id`" class="time-plot">: a dot
+ * per keyframe on a thin line, on a log axis when the positive misses span two decades
+ * or more (exact zeros, as after exact interpolation, then sit a decade below the
+ * smallest positive miss, which a note says); `what` names the miss on the y axis. */
+static sp_status miss_panel(sp_svg *s, const plan_target *tg, int n, double T, sp_chart c, const char *id,
+                            const char *what, sp_input_error *err)
+{
+    double *t = calloc((size_t)n + 1, sizeof *t), *v = calloc((size_t)n + 1, sizeof *v);
+    if (!t || !v) {
+        free(t), free(v);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
+    double minpos = INFINITY, maxpos = 0.0;
+    int zeros = 0, finite = 0;
+    for (int i = 0; i < n; ++i) {
+        t[i] = tg[i].t, v[i] = tg[i].distance;
+        if (!isfinite(v[i])) continue;
+        ++finite;
+        if (v[i] > 0.0)
+            minpos = fmin(minpos, v[i]), maxpos = fmax(maxpos, v[i]);
+        else
+            ++zeros;
+    }
+    c.y.log = isfinite(minpos) && maxpos >= 100.0 * minpos;
+    double floor_value = 0.0;
+    if (c.y.log && zeros) {
+        floor_value = pow(10.0, floor(log10(minpos)) - 1.0);
+        for (int i = 0; i < n; ++i)
+            if (isfinite(v[i]) && v[i] <= 0.0) v[i] = floor_value;
+    }
+    char label[96]; /* "miss angle (rad)" becomes "miss angle (rad, log scale)" */
+    const size_t wl = strlen(what);
+    if (!c.y.log)
+        snprintf(label, sizeof label, "%s", what);
+    else if (wl > 0 && what[wl - 1] == ')')
+        snprintf(label, sizeof label, "%.*s, log scale)", (int)(wl - 1), what);
+    else
+        snprintf(label, sizeof label, "%s (log scale)", what);
+    c.y.label = label;
+    c.x.label = "time t";
+    if (!c.title) c.title = "Miss at the keyframes";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    if (!c.y.log) sp_axis_include(&c.y, 0.0);
+    for (int i = 0; i < n; ++i) sp_axis_include(&c.x, t[i]), sp_axis_include(&c.y, v[i]);
+    if (floor_value > 0.0) sp_axis_include(&c.y, floor_value / 10); /* room below the zeros for the note */
+    sp_axis_finish(&c.x);
+    sp_axis_finish(&c.y);
+    sp_svg_add(s, "<g id=\"%s\" class=\"time-plot\">\n", id);
+    sp_chart_axes(s, &c);
+    sp_chart_series(s, &c, "miss at the keyframes", (size_t)n, t, 1, v, 1,
+                    "stroke=\"#a0522d\" stroke-width=\"1\" stroke-opacity=\"0.6\"");
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i]) || (c.y.log && !(v[i] > 0.0))) continue;
+        sp_svg_add(s,
+                   "<circle class=\"miss-point\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.6\" fill=\"#a0522d\"><title>keyframe %d "
+                   "at t = %g: miss %.4g</title></circle>\n",
+                   sp_chart_px(&c, t[i]), sp_chart_py(&c, v[i]), i + 1, t[i], tg[i].distance);
+    }
+    if (!finite)
+        sp_svg_text(s, c.left + c.width / 2, c.top + c.height / 2, "text-anchor=\"middle\" fill=\"#777\"",
+                    "no misses in the result");
+    if (floor_value > 0.0) {
+        char note[64];
+        snprintf(note, sizeof note, "exact zeros drawn at %.0e", floor_value);
+        sp_svg_text(s, c.left + c.width - 6, c.top + c.height - 6,
+                    "class=\"floor-note\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\"", note);
+    }
+    sp_svg_add(s, "</g>\n");
+    free(t), free(v);
+    return SP_OK;
+}
+
+/* The rotation angle between two rotation matrices (of R1ᵀ R2), accurate for small angles too. */
+static double rotation_angle(const double *R1, const double *R2)
+{
+    double A[9];
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) A[3 * a + b] = R1[a] * R2[b] + R1[3 + a] * R2[3 + b] + R1[6 + a] * R2[6 + b];
+    const double axial[3] = {A[7] - A[5], A[2] - A[6], A[3] - A[1]};
+    return atan2(0.5 * sp_vec_norm(3, axial), 0.5 * (A[0] + A[4] + A[8] - 1.0));
+}
+
+/* The angular speed |ω| against time, as <g id="angular-speed" class="time-plot">: |ξ| of
+ * the trajectory's "xi" (the body angular velocity; the spatial one has the same length),
+ * or, without it, the rotation angle between neighbouring rows of R over their time step. */
+static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, double T, sp_chart c,
+                             sp_input_error *err)
+{
+    const sp_traj_field *xi = sp_traj_get(tr, "xi");
+    const int rows = tr->rows, from_xi = xi && xi->width == 3;
+    double *t = calloc((size_t)rows + 1, sizeof *t), *w = calloc((size_t)rows + 1, sizeof *w);
+    if (!t || !w) {
+        free(t), free(w);
+        return sp_input_fail(err, "trajectory", "out of memory");
+    }
+    int count = 0;
+    if (from_xi) {
+        for (int k = 0; k < rows; ++k) t[k] = tr->t[k], w[k] = sp_vec_norm(3, xi->data + 3 * (size_t)k);
+        count = rows;
+    } else {
+        for (int k = 1; k < rows; ++k, ++count) {
+            const double dt = tr->t[k] - tr->t[k - 1];
+            t[count] = 0.5 * (tr->t[k] + tr->t[k - 1]);
+            w[count] = dt > 0.0 ? rotation_angle(R + 9 * (size_t)(k - 1), R + 9 * (size_t)k) / dt : NAN;
+        }
+    }
+    c.title = from_xi ? "Angular speed |ω| = |ξ|" : "Angular speed |ω| (from the rotations)";
+    c.x.label = "time t";
+    c.y.label = "|ω| (rad per unit time)";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    sp_axis_include(&c.y, 0.0);
+    for (int k = 0; k < count; ++k) sp_axis_include(&c.x, t[k]), sp_axis_include(&c.y, 1.05 * w[k]); /* headroom */
+    sp_axis_finish(&c.x);
+    sp_axis_finish(&c.y);
+    sp_svg_add(s, "<g id=\"angular-speed\" class=\"time-plot\">\n");
+    sp_chart_axes(s, &c);
+    sp_chart_series(s, &c, "|ω|", (size_t)count, t, 1, w, 1, "stroke=\"#1f77b4\" stroke-width=\"1.6\"");
+    if (count == 0)
+        sp_svg_text(s, c.left + c.width / 2, c.top + c.height / 2, "text-anchor=\"middle\" fill=\"#777\"",
+                    "a single row: no speed to show");
+    sp_svg_add(s, "</g>\n");
+    free(t), free(w);
+    return SP_OK;
+}
+
 /* ---- the sphere plan */
 
-/* A camera for points on the sphere: towards their mean direction m, tilted by 35°
- * towards the normal of the plane through the origin that fits them best (a path along
- * a great circle seen from within its plane would collapse to a line). */
+/* How a camera along `d` sees points of the sphere: how many fall on the far side, and
+ * how round their cloud looks on screen (the square root of the ratio of the small to
+ * the large principal spread of the projected points: 0 for a line, 1 for a disc). */
+static void view_score(const double *d, const double *pts, int count, int *far, double *roundness)
+{
+    view3 v;
+    view_from(d, &v);
+    double su = 0, sw = 0, suu = 0, sww = 0, suw = 0;
+    *far = 0;
+    for (int k = 0; k < count; ++k) {
+        const double *P = pts + 3 * k;
+        if (sp_vec_dot(3, P, v.depth) < 0.0) ++*far;
+        double u = sp_vec_dot(3, P, v.right), w = sp_vec_dot(3, P, v.up);
+        su += u, sw += w, suu += u * u, sww += w * w, suw += u * w;
+    }
+    *roundness = 0.0;
+    if (count < 2) return;
+    su /= count, sw /= count;
+    double a = suu / count - su * su, c = sww / count - sw * sw, b = suw / count - su * sw;
+    double mid = 0.5 * (a + c), half = sqrt(0.25 * (a - c) * (a - c) + b * b), big = mid + half, small = mid - half;
+    if (big > 1e-12) *roundness = sqrt(fmax(small, 0.0) / big);
+}
+
+/* A camera for points on the sphere (the path y(t), thinned, and the targets) that keeps
+ * them on the near hemisphere and in the middle of the disc: it looks along their mean
+ * direction, or along the centre of the smallest ball holding them where that leaves
+ * fewer points on the far side (a long arc, whose mean is pulled towards its middle).
+ * A path close to a great circle seen from within its plane would collapse to a line:
+ * then the camera turns towards the normal of the plane through the origin that fits the
+ * points best, or away from it, by the smallest of 5°, 10°, … 35° that makes the cloud
+ * round enough on screen (else by the one that makes it roundest) without moving points
+ * to the far side. */
 static void sphere_view(const double *y, int rows, const plan_target *tg, int n, view3 *v)
 {
+    const int stride = rows > 2000 ? (rows + 1999) / 2000 : 1;
+    int count = 0;
+    double *pts = malloc(((size_t)rows / (size_t)stride + 2 + (size_t)n) * 3 * sizeof *pts);
+    if (!pts) { /* no room to choose: a fixed oblique view */
+        view_from((const double[3]){1.0, 0.8, 0.6}, v);
+        return;
+    }
+#define TAKE(P)                                                                                                        \
+    do {                                                                                                               \
+        if (sp_vec_isfinite(3, (P))) sp_vec_copy(3, (P), pts + 3 * count++);                                           \
+    } while (0)
+    for (int k = 0; k < rows; k += stride) TAKE(y + 3 * (size_t)k);
+    if (rows > 0 && (rows - 1) % stride) TAKE(y + 3 * (size_t)(rows - 1));
+    for (int i = 0; i < n; ++i) TAKE(tg[i].target);
+#undef TAKE
     double mean[3] = {0, 0, 0}, M[9] = {0};
-    for (int k = 0; k < rows + n; ++k) {
-        const double *P = k < rows ? y + 3 * k : tg[k - rows].target;
+    for (int k = 0; k < count; ++k) {
+        const double *P = pts + 3 * k;
         sp_vec_axpy(3, 1.0, P, mean);
         for (int i = 0; i < 9; ++i) M[i] += P[i / 3] * P[i % 3];
     }
     double m = sp_vec_norm(3, mean);
-    if (!(m > 0.2 * (rows + n))) { /* spread all round: a fixed oblique view */
+    if (!(m > 0.2 * count)) { /* spread all round: a fixed oblique view */
+        free(pts);
         view_from((const double[3]){1.0, 0.8, 0.6}, v);
         return;
     }
-    for (int i = 0; i < 3; ++i) mean[i] /= m;
+    double d[3], roundness;
+    int far;
+    for (int i = 0; i < 3; ++i) d[i] = mean[i] / m;
+    view_score(d, pts, count, &far, &roundness);
+    if (far > 0) { /* the smallest enclosing ball, by Bădoiu and Clarkson's iteration from the mean */
+        double c[3];
+        for (int i = 0; i < 3; ++i) c[i] = mean[i] / count;
+        for (int it = 1; it <= 400; ++it) {
+            int worst = 0;
+            double wd = -1.0;
+            for (int k = 0; k < count; ++k) {
+                double dk = sp_vec_dist(3, pts + 3 * k, c);
+                if (dk > wd) wd = dk, worst = k;
+            }
+            for (int i = 0; i < 3; ++i) c[i] += (pts[3 * worst + i] - c[i]) / (it + 1);
+        }
+        double cn = sp_vec_norm(3, c), dc[3], rc;
+        int fc;
+        if (cn > 1e-6) {
+            for (int i = 0; i < 3; ++i) dc[i] = c[i] / cn;
+            view_score(dc, pts, count, &fc, &rc);
+            if (fc < far) sp_vec_copy(3, dc, d), far = fc, roundness = rc;
+        }
+    }
     /* the normal: the dominant eigenvector of tr(M) I − M, by power iteration */
     double trace = M[0] + M[4] + M[8], nrm[3] = {0.3, 0.5, 0.8};
     for (int it = 0; it < 200; ++it) {
@@ -341,14 +637,26 @@ static void sphere_view(const double *y, int rows, const plan_target *tg, int n,
         if (!(wn > 0)) break;
         for (int i = 0; i < 3; ++i) nrm[i] = w[i] / wn;
     }
-    double a = sp_vec_dot(3, nrm, mean); /* orthogonal to the mean, looking from above */
-    for (int i = 0; i < 3; ++i) nrm[i] -= a * mean[i];
+    double a = sp_vec_dot(3, nrm, d); /* made orthogonal to the view */
+    for (int i = 0; i < 3; ++i) nrm[i] -= a * d[i];
     double nn = sp_vec_norm(3, nrm);
-    if (!(nn > 1e-6)) nn = 1, nrm[0] = nrm[1] = nrm[2] = 0;
-    if (nrm[2] < 0) nn = -nn;
-    const double tilt = 35.0 * SP_PI / 180.0;
-    double d[3];
-    for (int i = 0; i < 3; ++i) d[i] = cos(tilt) * mean[i] + sin(tilt) * nrm[i] / nn;
+    const double enough = 0.12; /* a cloud rounder than this reads as two-dimensional */
+    if (nn > 1e-6 && roundness < enough) {
+        if (nrm[2] < 0) nn = -nn; /* tried first: tilting upwards, looking from above */
+        double best[3], best_round = roundness;
+        sp_vec_copy(3, d, best);
+        for (int deg = 5; deg <= 35 && best_round < enough; deg += 5)
+            for (int sign = 1; sign >= -1 && best_round < enough; sign -= 2) {
+                const double tilt = sign * deg * SP_PI / 180.0;
+                double dt[3], r;
+                int f;
+                for (int i = 0; i < 3; ++i) dt[i] = cos(tilt) * d[i] + sin(tilt) * nrm[i] / nn;
+                view_score(dt, pts, count, &f, &r);
+                if (f <= far && r > best_round) sp_vec_copy(3, dt, best), best_round = r;
+            }
+        sp_vec_copy(3, best, d);
+    }
+    free(pts);
     view_from(d, v);
 }
 
@@ -365,6 +673,12 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
     int n;
     sp_status st = read_targets(root, 3, &tg, &n, err);
     if (st != SP_OK) return st;
+    box_set markers, labels;
+    int ok_markers = box_set_init(&markers, 2 * n + 1), ok_labels = box_set_init(&labels, n);
+    if (!ok_markers || !ok_labels) {
+        free(markers.b), free(labels.b), free(tg);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
 
     view3 v;
     sphere_view(y->data, tr->rows, tg, n, &v);
@@ -418,8 +732,11 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
                "<rect class=\"start\" x=\"%.2f\" y=\"%.2f\" width=\"8\" height=\"8\" fill=\"#2ca02c\"><title>start "
                "y(0)</title></rect>\n",
                x - 4, yy - 4);
+    box_take(&markers, (box){x - 4, yy - 4, x + 4, yy + 4});
 
-    /* targets, reached points and the miss between them */
+    /* targets, reached points and the miss between them; markers shrink past 10 keyframes */
+    const double scale = n > 10 ? fmax(0.55, sqrt(10.0 / n)) : 1.0, mr = 5.5 * scale, cross = 4.0 * scale,
+                 stroke = fmax(1.2, 2.0 * scale);
     for (int i = 0; i < n; ++i) {
         double tx, ty, rx, ry;
         to_screen(&c, &v, tg[i].target, &tx, &ty);
@@ -430,24 +747,57 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
                    "stroke-dasharray=\"2 2\"/>\n",
                    tx, ty, rx, ry);
         sp_svg_add(&s,
-                   "<circle class=\"target\" cx=\"%.2f\" cy=\"%.2f\" r=\"5.5\" fill=\"%s\" stroke=\"#ff7f0e\" "
-                   "stroke-width=\"2\"><title>target %d at t = %g</title></circle>\n",
-                   tx, ty, tfront ? "#ff7f0e" : "white", i + 1, tg[i].t);
+                   "<circle class=\"target\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"#ff7f0e\" "
+                   "stroke-width=\"%.2f\"><title>target %d at t = %g</title></circle>\n",
+                   tx, ty, mr, tfront ? "#ff7f0e" : "white", stroke, i + 1, tg[i].t);
         sp_svg_add(&s,
                    "<path class=\"reached\" d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" stroke=\"#d62728\" "
-                   "stroke-width=\"2\"%s><title>reached at t = %g, distance %.4g</title></path>\n",
-                   rx - 4, ry - 4, rx + 4, ry + 4, rx - 4, ry + 4, rx + 4, ry - 4,
-                   rfront ? "" : " stroke-opacity=\"0.5\"", tg[i].t, tg[i].distance);
-        /* the label radially outwards from the sphere's centre, alternating sides along the path */
+                   "stroke-width=\"%.2f\"%s><title>reached at t = %g, distance %.4g</title></path>\n",
+                   rx - cross, ry - cross, rx + cross, ry + cross, rx - cross, ry + cross, rx + cross, ry - cross,
+                   stroke, rfront ? "" : " stroke-opacity=\"0.5\"", tg[i].t, tg[i].distance);
+        const double half = mr + 0.5 * stroke;
+        box_take(&markers, (box){tx - half, ty - half, tx + half, ty + half});
+        box_take(&markers, (box){rx - cross, ry - cross, rx + cross, ry + cross});
+    }
+
+    /* Labels: with at most 12 keyframes each one's time and miss; with more, the time of
+     * every k-th keyframe and of the last, about 12 in all (the misses have their own
+     * panel). A label goes to the first of nine places round its target (radially
+     * outwards first) that stays inside the chart and clear of the labels placed before
+     * it, and preferably of the markers too; one that fits nowhere is left out (the
+     * marker's tooltip still gives its time). */
+    const int every = n > 12 ? (n + 11) / 12 : 1;
+    const double font = 11.0, gap = mr + 3.0;
+    for (int i = 0; i < n; ++i) {
+        if (i % every != 0 && i != n - 1) continue;
         char label[64];
+        if (every == 1)
+            snprintf(label, sizeof label, "t=%g (%.2g)", tg[i].t, tg[i].distance);
+        else
+            snprintf(label, sizeof label, "t=%g", tg[i].t);
+        double tx, ty;
+        to_screen(&c, &v, tg[i].target, &tx, &ty);
         double ox = tx - cx, oy = ty - cy, on = hypot(ox, oy);
         if (!(on > 1e-9)) ox = 0, oy = -1, on = 1;
-        const double side = i % 2 ? -1.0 : 1.0, lx = tx + 14 * side * ox / on, ly = ty + 14 * side * oy / on + 4;
-        snprintf(label, sizeof label, "t=%g (%.2g)", tg[i].t, tg[i].distance);
-        sp_svg_text(&s, lx, ly,
-                    lx >= tx ? "class=\"target-label\" font-size=\"11\" fill=\"#a0522d\""
-                             : "class=\"target-label\" font-size=\"11\" fill=\"#a0522d\" text-anchor=\"end\"",
-                    label);
+        const double dir[9][2] = {{ox / on, oy / on}, {1, 0},         {-1, 0},        {0, -1},        {0, 1},
+                                  {0.71, -0.71},    {-0.71, -0.71}, {0.71, 0.71},   {-0.71, 0.71}};
+        int placed = 0;
+        for (int pass = 0; pass < 2 && !placed; ++pass)
+            for (int j = 0; j < 9 && !placed; ++j) {
+                const double dx = dir[j][0], dy = dir[j][1];
+                const int anchor = dx > 0.3 ? ANCHOR_START : dx < -0.3 ? ANCHOR_END : ANCHOR_MIDDLE;
+                const double lx = tx + gap * dx,
+                             ly = ty + gap * dy + (dy < -0.3 ? -0.25 * font : dy > 0.3 ? 0.8 * font : 0.3 * font);
+                const box b = text_box(lx, ly, anchor, font, label);
+                if (!box_inside(&b, &c) || !box_clear_of(&labels, &b) || (pass == 0 && !box_clear_of(&markers, &b)))
+                    continue;
+                char attrs[128];
+                snprintf(attrs, sizeof attrs, "class=\"target-label\" font-size=\"%g\" fill=\"#a0522d\"%s", font,
+                         ANCHOR_ATTR[anchor]);
+                sp_svg_text(&s, lx, ly, attrs, label);
+                box_take(&labels, b);
+                placed = 1;
+            }
     }
 
     sp_legend l = {.x = c.left + c.width + 18, .y = c.top + 10};
@@ -459,12 +809,17 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
                     "target (hollow: far side)");
     sp_legend_entry(&s, &l, NULL, "<path d=\"M-4 -4L4 4M-4 4L4 -4\" stroke=\"#d62728\" stroke-width=\"2\"/>",
                     "reached point");
-    sp_legend_entry(&s, &l, "stroke=\"#333\" stroke-dasharray=\"2 2\"", NULL, "miss (label: t, distance)");
+    sp_legend_entry(&s, &l, "stroke=\"#333\" stroke-dasharray=\"2 2\"", NULL,
+                    every == 1 ? "miss (label: t, distance)" : "miss (label: t)");
     sp_svg_add(&s, "</g>\n");
 
     double T = tr->t[tr->rows - 1];
-    st = kicks_panel(&s, root, T, 820, 90, 320, 440, err);
-    free(tg);
+    st = kicks_panel(&s, root, T, 820, 90, 320, 170, err);
+    if (st == SP_OK) {
+        sp_chart m = {.left = 820, .top = 360, .width = 320, .height = 170};
+        st = miss_panel(&s, tg, n, T, m, "miss-distance", "miss |y − target|", err);
+    }
+    free(tg), free(markers.b), free(labels.b);
     if (st != SP_OK) {
         sp_svg_release(&s);
         return st;
@@ -510,19 +865,46 @@ static void triad(sp_svg *s, const view3 *v, double cx, double cy, double len, c
 
 static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
 {
-    const sp_traj_field *q = sp_traj_get(tr, "q");
-    if (!q || q->width != 9)
-        return sp_input_fail(err, "trajectory.q", "missing: rows of 9 numbers (rotations) expected");
+    /* the rotations of the path: rows of "q", or of "quaternion" [w, x, y, z] turned into matrices */
+    const sp_traj_field *q = sp_traj_get(tr, "q"), *quat = sp_traj_get(tr, "quaternion");
+    double *owned = NULL;
+    const double *R;
+    if (q && q->width == 9) {
+        R = q->data;
+    } else if (!q && quat && quat->width == 4) {
+        owned = malloc((size_t)tr->rows * 9 * sizeof *owned);
+        if (!owned) return sp_input_fail(err, "trajectory.quaternion", "out of memory");
+        for (int k = 0; k < tr->rows; ++k)
+            if (!quaternion_matrix(quat->data + 4 * (size_t)k, owned + 9 * (size_t)k)) {
+                free(owned);
+                char path[64];
+                snprintf(path, sizeof path, "trajectory.quaternion[%d]", k);
+                return sp_input_fail(err, path, "must be a non-zero quaternion [w, x, y, z]");
+            }
+        R = owned;
+    } else {
+        return sp_input_fail(err, q ? "trajectory.q" : "trajectory",
+                             q ? "rows of 9 numbers (rotations) expected"
+                               : "missing: rows \"q\" of 9 numbers or \"quaternion\" of 4 (rotations) expected");
+    }
     plan_target *tg;
     int n;
     sp_status st = read_targets(root, 9, &tg, &n, err);
-    if (st != SP_OK) return st;
+    box_set labels = {0};
+    if (st == SP_OK && !box_set_init(&labels, 2 * n)) {
+        free(tg);
+        st = sp_input_fail(err, "targets", "out of memory");
+    }
+    if (st != SP_OK) {
+        free(owned);
+        return st;
+    }
     view3 v;
     view_from((const double[3]){1.0, 0.75, 0.55}, &v);
     const double T = tr->t[tr->rows - 1];
 
     sp_svg s;
-    begin(&s, 1180, 720, "Riemannian cubic of orientations on SO(3)", root);
+    begin(&s, 1180, 970, "Riemannian cubic of orientations on SO(3)", root);
     static const char *rows[2] = {"targets", "path g(t)"};
     sp_chart c = {.left = 90, .top = 90, .width = 840, .height = 320, .title = "Body frames along the path"};
     c.x.label = "time t";
@@ -534,27 +916,65 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
     c.y = (sp_axis){.min = -0.7, .max = 1.6, .have = 1, .label = "frames"};
     c.y_category = rows;
     c.n_categories = 2;
+
+    /* Which keyframes get their frames: all while neighbours are at least 64 px apart
+     * (axes 30 px long); else axes of 22 px, and from the left each keyframe at least
+     * 48 px from the last one drawn, the last keyframe taking its predecessor's place
+     * when they are too close. */
+    char *drawn = calloc(n ? (size_t)n : 1, 1);
+    if (!drawn) {
+        free(tg), free(labels.b), free(owned);
+        sp_svg_release(&s);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
+    double len = 30.0;
+    for (int i = 1; i < n; ++i)
+        if (fabs(sp_chart_px(&c, tg[i].t) - sp_chart_px(&c, tg[i - 1].t)) < 2 * len + 4) len = 22.0;
+    int shown = 0, last = -1;
+    for (int i = 0; i < n; ++i) {
+        const double x = sp_chart_px(&c, tg[i].t);
+        if (last >= 0 && fabs(x - sp_chart_px(&c, tg[last].t)) < 2 * len + 4) {
+            if (i != n - 1 || last == 0) continue;
+            drawn[last] = 0, --shown; /* the last keyframe replaces its too-close predecessor */
+        }
+        drawn[i] = 1, ++shown, last = i;
+    }
+    char title[96];
+    if (shown < n) {
+        snprintf(title, sizeof title, "Body frames along the path (targets: %d of %d keyframes drawn)", shown, n);
+        c.title = title;
+    }
     sp_chart_axes(&s, &c);
-    const double len = 30.0;
     const int frames = tr->rows < 11 ? tr->rows : 11;
     for (int j = 0; j < frames; ++j) {
         int k = frames > 1 ? (int)lround((double)j * (tr->rows - 1) / (frames - 1)) : 0;
         char tip[64];
         snprintf(tip, sizeof tip, "g(t) at t = %g", tr->t[k]);
-        triad(&s, &v, sp_chart_px(&c, tr->t[k]), sp_chart_py(&c, 1.0), len, q->data + 9 * k, "frame", "", tip);
+        triad(&s, &v, sp_chart_px(&c, tr->t[k]), sp_chart_py(&c, 1.0), 30.0, R + 9 * (size_t)k, "frame", "", tip);
     }
+    /* the target frames with their times below (and the miss, while all are drawn) */
+    const double font = 11.0;
     for (int i = 0; i < n; ++i) {
+        if (!drawn[i]) continue;
         char tip[96], label[64];
         double x = sp_chart_px(&c, tg[i].t), y = sp_chart_py(&c, 0.0);
         snprintf(tip, sizeof tip, "target %d at t = %g", i + 1, tg[i].t);
         triad(&s, &v, x, y, len, tg[i].target, "target", " stroke-dasharray=\"4 3\"", tip);
         snprintf(tip, sizeof tip, "reached at t = %g, %.4g rad from the target", tg[i].t, tg[i].distance);
         triad(&s, &v, x, y, len * 0.8, tg[i].reached, "reached", "", tip);
-        snprintf(label, sizeof label, "t=%g", tg[i].t);
-        sp_svg_text(&s, x, y + len + 14, "class=\"target-label\" text-anchor=\"middle\" font-size=\"11\"", label);
-        snprintf(label, sizeof label, "%.2g rad", tg[i].distance);
-        sp_svg_text(&s, x, y + len + 27, "class=\"target-label\" text-anchor=\"middle\" font-size=\"11\"", label);
+        for (int line = 0; line < (shown < n ? 1 : 2); ++line) {
+            if (line == 0)
+                snprintf(label, sizeof label, "t=%g", tg[i].t);
+            else
+                snprintf(label, sizeof label, "%.2g rad", tg[i].distance);
+            const double ly = y + len + 14 + 13 * line;
+            const box b = text_box(x, ly, ANCHOR_MIDDLE, font, label);
+            if (!box_clear_of(&labels, &b)) continue;
+            sp_svg_text(&s, x, ly, "class=\"target-label\" text-anchor=\"middle\" font-size=\"11\"", label);
+            box_take(&labels, b);
+        }
     }
+    free(drawn);
 
     sp_legend l = {.x = c.left + c.width + 18, .y = c.top + 10};
     sp_svg_add(&s, "<g class=\"legend\">\n");
@@ -572,7 +992,15 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
     world_axes(&s, &v, l.x + 40, l.y + 18 * l.count + 65, 24);
 
     st = kicks_panel(&s, root, T, 90, 500, 840, 150, err);
-    free(tg);
+    if (st == SP_OK) {
+        sp_chart m = {.left = 90, .top = 750, .width = 360, .height = 160, .title = "Miss angle at the keyframes"};
+        st = miss_panel(&s, tg, n, T, m, "miss-angle", "miss angle (rad)", err);
+    }
+    if (st == SP_OK) {
+        sp_chart w = {.left = 570, .top = 750, .width = 360, .height = 160};
+        st = speed_panel(&s, tr, R, T, w, err);
+    }
+    free(tg), free(labels.b), free(owned);
     if (st != SP_OK) {
         sp_svg_release(&s);
         return st;
@@ -993,8 +1421,12 @@ sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err)
     const char *model = string_at(result, "model"), *task = string_at(result, "task");
     const cJSON *targets = cJSON_GetObjectItem(result, "targets");
     if (model && strcmp(model, "cubic_spline") == 0 && strcmp(task, "plan") == 0) {
+        /* orientations when the first target is a matrix or a quaternion, or, without a
+         * readable one, when the trajectory has no points y(t) of the sphere */
         const cJSON *first = cJSON_GetObjectItem(cJSON_GetArrayItem(targets, 0), "target");
-        if (cJSON_IsArray(first) && cJSON_IsArray(first->child))
+        int orientation = cJSON_IsArray(first) ? cJSON_IsArray(first->child) || cJSON_GetArraySize(first) == 4
+                                               : !sp_traj_get(&tr, "y");
+        if (orientation)
             st = plot_orientation_plan(result, &tr, svg, err);
         else
             st = plot_sphere_plan(result, &tr, svg, err);

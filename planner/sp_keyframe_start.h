@@ -25,4 +25,7 @@ void sp_start_curve_free(sp_start_curve *c);
  * keyframe). */
 void sp_start_curve_eval(const sp_start_curve *c, double t, sp_hohp_state *z);
 
+/* The rotation the curve passes through at keyframe i (0-based; lifted on the sphere). */
+const double *sp_start_curve_rotation(const sp_start_curve *c, size_t i);
+
 #endif

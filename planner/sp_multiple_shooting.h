@@ -42,10 +42,16 @@ void sp_ms_free(sp_ms *ms);
 
 /* Sets every block state from an initial curve through the keyframes. */
 sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind);
+/* The grid nodes where the blocks start (count = blocks), and the block states to set
+ * there (for starts computed elsewhere, such as the direct form's). */
+const int *sp_ms_block_nodes(const sp_ms *ms, int *count);
+void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
 /* Takes over the block states (and multipliers, when both are exact) of another
  * object of the same problem. */
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from);
 
+/* Caps the Newton iterations of the next solves below the problem's own limit. */
+void sp_ms_cap_iterations(sp_ms *ms, int max_iterations);
 /* Newton from the current states. The outcome is in *stats (converged or not); a
  * non-OK return is a failure that left no usable iterate (or SP_ERR_INTERRUPTED). */
 sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *stats);

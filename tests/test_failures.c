@@ -284,17 +284,20 @@ Test(failures, the_optimiser_fails)
 
 typedef enum { AS_IS, AS_NOBODY, FILE_SIZE_LIMIT } child_setup;
 
-/* Runs symplan with args in a child set up as asked: as the user nobody (root writes
- * anywhere, so a read-only directory needs another user), or under `ulimit -f` of 8 KiB
- * (a disk that fills up: writes past it fail with EFBIG). stdout goes to `stdout_path`
- * (dir/captured-stdout when NULL). Not under valgrind: the child's set-up is the test. */
-static void run_in(const char *dir, child_setup setup, const char *stdout_path, const char *const *args,
-                   run_result *r)
+/* Runs symplan (`program`, or SP_TEST_BIN when NULL) with args in a child set up as
+ * asked: as the user nobody (root writes anywhere, so a read-only directory needs another
+ * user), or under `ulimit -f` of 8 KiB (a disk that fills up: writes past it fail with
+ * EFBIG). stdout goes to `stdout_path` (dir/captured-stdout when NULL); both captures are
+ * opened before the child gives up root. Not under valgrind: the child's set-up is the
+ * test. */
+static void run_in(const char *dir, child_setup setup, const char *program, const char *stdout_path,
+                   const char *const *args, run_result *r)
 {
+    if (!program) program = SP_TEST_BIN;
     char out_path[PATH_SIZE], err_path[PATH_SIZE];
     join(out_path, dir, "captured-stdout");
     join(err_path, dir, "captured-stderr");
-    const char *argv[16] = {SP_TEST_BIN};
+    const char *argv[16] = {program};
     int argc = 1;
     for (; args[argc - 1]; ++argc) argv[argc] = args[argc - 1];
     argv[argc] = NULL;
@@ -309,7 +312,7 @@ static void run_in(const char *dir, child_setup setup, const char *stdout_path, 
             struct rlimit lim = {8192, 8192};
             if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(122);
         }
-        execv(SP_TEST_BIN, (char *const *)argv);
+        execv(program, (char *const *)argv);
         _exit(123);
     }
     int ws;
@@ -323,19 +326,52 @@ static void run_in(const char *dir, child_setup setup, const char *stdout_path, 
     cr_assert(r->status < 120, "the child could not be set up (%d)", r->status);
 }
 
+/* Copies the file `from` to `to` with the permission bits `mode`. */
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY);
+    cr_assert_geq(in, 0, "cannot read %s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    cr_assert_geq(out, 0, "cannot create %s: %s", to, strerror(errno));
+    char buf[1 << 16];
+    ssize_t got;
+    while ((got = read(in, buf, sizeof buf)) > 0)
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(out, buf + done, (size_t)(got - done));
+            cr_assert_gt(put, 0, "cannot write %s: %s", to, strerror(errno));
+            done += put;
+        }
+    cr_assert_eq(got, 0, "cannot read %s: %s", from, strerror(errno));
+    close(in);
+    cr_assert_eq(close(out), 0);
+    cr_assert_eq(chmod(to, mode), 0); /* open's mode went through the umask */
+}
+
+/* The user nobody must reach everything its run touches: the command, the problem and
+ * the output directory. The checkout (and with it build/ and data/) may sit below a
+ * directory only root can enter, e.g. a clone inside `mktemp -d`, so the child gets its
+ * own copies in a fresh directory under /tmp that everybody may enter and read. The
+ * captured stdout and stderr stay in the scratch directory: they are opened before the
+ * child gives up root. */
 Test(failures, an_output_in_a_read_only_directory_is_refused_before_the_run)
 {
-    char dir[PATH_SIZE], ro[PATH_SIZE], out[PATH_SIZE], in[PATH_SIZE];
+    char dir[PATH_SIZE], pub[] = "/tmp/symplan-nobody-XXXXXX", bin[PATH_SIZE], ro[PATH_SIZE], out[PATH_SIZE],
+                         in[PATH_SIZE], data[PATH_SIZE];
     scratch_dir(dir, "readonly");
-    join(ro, dir, "ro");
+    cr_assert_not_null(mkdtemp(pub), "cannot create a directory in /tmp: %s", strerror(errno));
+    cr_assert_eq(chmod(pub, 0755), 0);
+    join(bin, pub, "symplan");
+    copy_file(SP_TEST_BIN, bin, 0755);
+    join(data, SP_TEST_DATA, "sphere_simulate.json");
+    join(in, pub, "sphere_simulate.json");
+    copy_file(data, in, 0644);
+    join(ro, pub, "ro");
     cr_assert_eq(mkdir(ro, 0755), 0);
     join(out, ro, "result.json");
     write_text(out, "{\"previous\": \"result\"}\n");
     cr_assert_eq(chmod(ro, 0555), 0);
-    chmod(dir, 0755);
-    join(in, SP_TEST_DATA, "sphere_simulate.json");
     run_result r;
-    run_in(dir, AS_NOBODY, NULL, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+    run_in(dir, AS_NOBODY, bin, NULL, (const char *[]){"solve", in, "-o", out, NULL}, &r);
     cr_expect_eq(r.status, EXIT_BAD_INPUT, "stderr: %s", r.err);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(starts_with(r.err, out), "the line must name the output: %s", r.err);
@@ -346,6 +382,7 @@ Test(failures, an_output_in_a_read_only_directory_is_refused_before_the_run)
     free(now);
     cr_expect_eq(count_temporaries(ro), 0);
     chmod(ro, 0755);
+    remove_tree(pub);
     remove_tree(dir);
 }
 
@@ -374,7 +411,7 @@ Test(failures, a_full_disk_leaves_the_previous_result_whole)
     static const char previous[] = "{\"previous\": \"result\"}\n";
     write_text(out, previous);
     run_result r;
-    run_in(dir, FILE_SIZE_LIMIT, NULL, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+    run_in(dir, FILE_SIZE_LIMIT, NULL, NULL, (const char *[]){"solve", in, "-o", out, NULL}, &r);
     cr_expect_eq(r.status, EXIT_INTERNAL, "stderr: %s", r.err);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(starts_with(r.err, in), "the line names the problem file: %s", r.err);
@@ -386,7 +423,7 @@ Test(failures, a_full_disk_leaves_the_previous_result_whole)
     cr_expect_eq(count_temporaries(dir), 0, "the temporary file was left behind");
 
     /* standard output on a full device */
-    run_in(dir, AS_IS, "/dev/full", (const char *[]){"solve", in, NULL}, &r);
+    run_in(dir, AS_IS, NULL, "/dev/full", (const char *[]){"solve", in, NULL}, &r);
     cr_expect_eq(r.status, EXIT_INTERNAL, "stderr: %s", r.err);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(strstr(r.err, "cannot write to standard output: No space left on device") != NULL, "got %s", r.err);

@@ -474,6 +474,388 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
     remove_tree(dir);
 }
 
+/* ------------------------------------------- plans with many keyframes -- */
+
+/* Plan results like `symplan solve` writes them, made up here: 30 keyframes, one per
+ * unit of time, on a path known in closed form. */
+enum { KEYFRAMES = 30, ROWS = 601 };
+
+static cJSON *plan_skeleton(void)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "task", "plan");
+    cJSON_AddStringToObject(doc, "model", "cubic_spline");
+    cJSON_AddStringToObject(doc, "status", "converged");
+    cJSON_AddNumberToObject(doc, "cost", 1.5);
+    cJSON *settings = cJSON_AddObjectToObject(doc, "settings");
+    cJSON_AddStringToObject(settings, "scheme", "hohp_sv");
+    cJSON_AddNumberToObject(settings, "steps", ROWS - 1);
+    cJSON *kicks = cJSON_AddArrayToObject(doc, "kicks");
+    for (int i = 1; i <= KEYFRAMES; ++i) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddNumberToObject(k, "t", i);
+        cJSON_AddItemToObject(k, "kick", cJSON_CreateDoubleArray((const double[3]){sin(i), 0.5, 0.02 * i}, 3));
+        cJSON_AddItemToArray(kicks, k);
+    }
+    return doc;
+}
+
+static void unit(double *v)
+{
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int i = 0; i < 3; ++i) v[i] /= n;
+}
+
+/* A point of a spiral on the sphere round c = (−1, −1, −0.5)/|…|, from 20° to 70° away
+ * from c: all of it fits on the hemisphere facing c, but not on one turned 35° away. */
+static void spiral(double t, double T, double *y)
+{
+    double c[3] = {-1, -1, -0.5}, e1[3], e2[3];
+    unit(c);
+    e1[0] = c[1], e1[1] = -c[0], e1[2] = 0; /* c × z */
+    unit(e1);
+    e2[0] = c[1] * e1[2] - c[2] * e1[1], e2[1] = c[2] * e1[0] - c[0] * e1[2], e2[2] = c[0] * e1[1] - c[1] * e1[0];
+    const double pi = 3.14159265358979323846, theta = (20 + 50 * t / T) * pi / 180, phi = 2 * pi * t / 15;
+    for (int i = 0; i < 3; ++i) y[i] = cos(theta) * c[i] + sin(theta) * (cos(phi) * e1[i] + sin(phi) * e2[i]);
+}
+
+static cJSON *sphere_plan_30(void)
+{
+    cJSON *doc = plan_skeleton(), *targets = cJSON_AddArrayToObject(doc, "targets");
+    cJSON *tr = cJSON_AddObjectToObject(doc, "trajectory"), *t = cJSON_AddArrayToObject(tr, "t"),
+          *y = cJSON_AddArrayToObject(tr, "y");
+    const double T = KEYFRAMES;
+    for (int k = 0; k < ROWS; ++k) {
+        double tk = T * k / (ROWS - 1), p[3];
+        spiral(tk, T, p);
+        cJSON_AddItemToArray(t, cJSON_CreateNumber(tk));
+        cJSON_AddItemToArray(y, cJSON_CreateDoubleArray(p, 3));
+    }
+    for (int i = 1; i <= KEYFRAMES; ++i) {
+        double reached[3], target[3];
+        spiral(i, T, reached);
+        for (int j = 0; j < 3; ++j) target[j] = reached[j] + 0.01 * (j == 0 ? sin(i) : j == 1 ? cos(2 * i) : 0.3);
+        unit(target);
+        double d = 0;
+        for (int j = 0; j < 3; ++j) d += (target[j] - reached[j]) * (target[j] - reached[j]);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t", i);
+        cJSON_AddNumberToObject(o, "step", 20 * i);
+        cJSON_AddItemToObject(o, "target", cJSON_CreateDoubleArray(target, 3));
+        cJSON_AddItemToObject(o, "reached", cJSON_CreateDoubleArray(reached, 3));
+        cJSON_AddNumberToObject(o, "distance", sqrt(d));
+        cJSON_AddItemToArray(targets, o);
+    }
+    return doc;
+}
+
+/* The rotation by `angle` about the unit axis a (Rodrigues), row-major. */
+static void rotation(const double *a, double angle, double *R)
+{
+    const double c = cos(angle), s = sin(angle), v = 1 - c;
+    R[0] = c + a[0] * a[0] * v, R[1] = a[0] * a[1] * v - a[2] * s, R[2] = a[0] * a[2] * v + a[1] * s;
+    R[3] = a[1] * a[0] * v + a[2] * s, R[4] = c + a[1] * a[1] * v, R[5] = a[1] * a[2] * v - a[0] * s;
+    R[6] = a[2] * a[0] * v - a[1] * s, R[7] = a[2] * a[1] * v + a[0] * s, R[8] = c + a[2] * a[2] * v;
+}
+
+/* [w, x, y, z] of the rotation by `angle` about the unit axis a */
+static void quaternion(const double *a, double angle, double *q)
+{
+    q[0] = cos(angle / 2);
+    for (int i = 0; i < 3; ++i) q[i + 1] = sin(angle / 2) * a[i];
+}
+
+static cJSON *matrix_json(const double *R)
+{
+    cJSON *m = cJSON_CreateArray();
+    for (int i = 0; i < 3; ++i) cJSON_AddItemToArray(m, cJSON_CreateDoubleArray(R + 3 * i, 3));
+    return m;
+}
+
+/* The slow rotation R(t) = exp(0.2 t â) about the tilted axis â ∝ (1, 2, 3), with
+ * ξ = 0.2 â; keyframe i reached exactly where i is a multiple of 7, else missed by
+ * 10^(i mod 4 − 13) rad about z (misses spanning four decades and exact zeros, as after
+ * exact interpolation). Orientations as matrices, or as quaternions [w, x, y, z] with
+ * the trajectory's "quaternion" rows in place of "q". */
+static cJSON *orientation_plan_30(int quaternions)
+{
+    const double rate = 0.2, z[3] = {0, 0, 1};
+    double axis[3] = {1, 2, 3};
+    unit(axis);
+    cJSON *doc = plan_skeleton(), *targets = cJSON_AddArrayToObject(doc, "targets");
+    cJSON *tr = cJSON_AddObjectToObject(doc, "trajectory"), *t = cJSON_AddArrayToObject(tr, "t"),
+          *g = cJSON_AddArrayToObject(tr, quaternions ? "quaternion" : "q"), *xi = cJSON_AddArrayToObject(tr, "xi");
+    const double xi_row[3] = {rate * axis[0], rate * axis[1], rate * axis[2]};
+    for (int k = 0; k < ROWS; ++k) {
+        double tk = (double)KEYFRAMES * k / (ROWS - 1), R[9], q[4];
+        cJSON_AddItemToArray(t, cJSON_CreateNumber(tk));
+        if (quaternions) {
+            quaternion(axis, rate * tk, q);
+            cJSON_AddItemToArray(g, cJSON_CreateDoubleArray(q, 4));
+        } else {
+            rotation(axis, rate * tk, R);
+            cJSON_AddItemToArray(g, cJSON_CreateDoubleArray(R, 9));
+        }
+        cJSON_AddItemToArray(xi, cJSON_CreateDoubleArray(xi_row, 3));
+    }
+    for (int i = 1; i <= KEYFRAMES; ++i) {
+        const double miss = i % 7 == 0 ? 0.0 : pow(10.0, i % 4 - 13);
+        double R[9], E[9], P[9], q[4], qe[4], qp[4];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t", i);
+        cJSON_AddNumberToObject(o, "step", 20 * i);
+        if (quaternions) { /* the target: the reached one times the miss about z */
+            quaternion(axis, rate * i, q);
+            quaternion(z, miss, qe);
+            qp[0] = q[0] * qe[0] - q[3] * qe[3], qp[1] = q[1] * qe[0] + q[2] * qe[3];
+            qp[2] = q[2] * qe[0] - q[1] * qe[3], qp[3] = q[3] * qe[0] + q[0] * qe[3];
+            cJSON_AddItemToObject(o, "target", cJSON_CreateDoubleArray(qp, 4));
+            cJSON_AddItemToObject(o, "reached", cJSON_CreateDoubleArray(q, 4));
+        } else {
+            rotation(axis, rate * i, R);
+            rotation(z, miss, E);
+            for (int a = 0; a < 3; ++a)
+                for (int b = 0; b < 3; ++b)
+                    P[3 * a + b] = R[3 * a] * E[b] + R[3 * a + 1] * E[3 + b] + R[3 * a + 2] * E[6 + b];
+            cJSON_AddItemToObject(o, "target", matrix_json(P));
+            cJSON_AddItemToObject(o, "reached", matrix_json(R));
+        }
+        cJSON_AddNumberToObject(o, "distance", miss);
+        cJSON_AddItemToArray(targets, o);
+    }
+    return doc;
+}
+
+/* Plots a made-up result written to dir/<name>. */
+static char *plot_doc(const char *dir, const char *name, const cJSON *doc)
+{
+    char path[PATH_SIZE];
+    join(path, dir, name);
+    write_json(path, doc);
+    return plot(dir, path);
+}
+
+/* The value of attribute `name` in the tag starting at `tag` (which ends at the first
+ * '>'), or NULL; copied into out. */
+static const char *attribute(const char *tag, const char *name, char *out, size_t size)
+{
+    const char *end = strchr(tag, '>');
+    char needle[64];
+    snprintf(needle, sizeof needle, " %s=\"", name);
+    const char *p = strstr(tag, needle);
+    if (!p || !end || p > end) return NULL;
+    p += strlen(needle);
+    const char *q = strchr(p, '"');
+    if (!q || (size_t)(q - p) >= size) return NULL;
+    memcpy(out, p, (size_t)(q - p));
+    out[q - p] = '\0';
+    return out;
+}
+
+/* The region of the element with id="`id`": from its tag to the end of the document. */
+static const char *element_by_id(const char *svg, const char *id)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "id=\"%s\"", id);
+    const char *p = strstr(svg, needle);
+    return p;
+}
+
+typedef struct label_box {
+    double x0, y0, x1, y1;
+    char text[64];
+} label_box;
+
+/* The boxes of every <text class="target-label">: 0.6 em per character (about the width
+ * of a digit in the usual sans-serif fonts; entities and UTF-8 sequences count as one),
+ * 0.75 em above the baseline to 0.2 em below; returns how many (at most max). */
+static int target_labels(const char *svg, label_box *out, int max)
+{
+    int n = 0;
+    for (const char *p = strstr(svg, "<text "); p && n < max; p = strstr(p + 1, "<text ")) {
+        char value[64], anchor[64] = "start";
+        const char *cls = attribute(p, "class", value, sizeof value);
+        if (!cls || strcmp(cls, "target-label") != 0) continue;
+        double x = atof(attribute(p, "x", value, sizeof value) ? value : "nan");
+        double y = atof(attribute(p, "y", value, sizeof value) ? value : "nan");
+        double font = attribute(p, "font-size", value, sizeof value) ? atof(value) : 12.0;
+        attribute(p, "text-anchor", anchor, sizeof anchor);
+        const char *body = strchr(p, '>') + 1, *close = strstr(body, "</text>");
+        cr_assert_not_null(close);
+        int chars = 0;
+        for (const char *c = body; c < close; ++c) {
+            if (*c == '&') c = strchr(c, ';');
+            if ((*c & 0xc0) != 0x80) ++chars;
+        }
+        label_box *b = &out[n++];
+        snprintf(b->text, sizeof b->text, "%.*s", (int)(close - body), body);
+        const double w = 0.6 * font * chars;
+        b->x0 = strcmp(anchor, "middle") == 0 ? x - w / 2 : strcmp(anchor, "end") == 0 ? x - w : x;
+        b->x1 = b->x0 + w;
+        b->y0 = y - 0.75 * font, b->y1 = y + 0.2 * font;
+        cr_assert(isfinite(b->x0) && isfinite(b->y0), "a label without its position: %.80s", p);
+    }
+    return n;
+}
+
+static void expect_labels_apart(const char *svg, int at_least, const char *what)
+{
+    label_box b[4 * KEYFRAMES];
+    int n = target_labels(svg, b, 4 * KEYFRAMES);
+    cr_expect_geq(n, at_least, "%s: only %d keyframe labels", what, n);
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            cr_expect(!(b[i].x0 < b[j].x1 && b[j].x0 < b[i].x1 && b[i].y0 < b[j].y1 && b[j].y0 < b[i].y1),
+                      "%s: labels '%s' at (%.1f, %.1f) and '%s' at (%.1f, %.1f) overlap", what, b[i].text, b[i].x0,
+                      b[i].y1, b[j].text, b[j].x0, b[j].y1);
+}
+
+/* 30 keyframes on the sphere: the camera faces the path (none of it, and no target, on
+ * the far side, although it reaches 70° from its centre), the markers are smaller,
+ * about every third keyframe is labelled and no two labels overlap; the misses get a
+ * panel of their own. */
+Test(plot, sphere_plan_with_30_keyframes_stays_readable)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "sphere30");
+    cJSON *doc = sphere_plan_30();
+    char *svg = plot_doc(dir, "sphere30.json", doc);
+    expect_well_formed(svg, "30-keyframe sphere plan");
+    cr_expect_eq(count(svg, "class=\"target\""), KEYFRAMES);
+    cr_expect_eq(count(svg, "class=\"reached\""), KEYFRAMES);
+    cr_expect_eq(count(svg, "class=\"miss\""), KEYFRAMES);
+    cr_expect_eq(count(svg, "class=\"kick\""), KEYFRAMES);
+    const char *path = strstr(svg, "<g class=\"series path\">"), *path_end = path ? strstr(path, "</g>") : NULL;
+    cr_assert(path && path_end);
+    int far = 0;
+    for (const char *p = strstr(path, "stroke-opacity"); p && p < path_end; p = strstr(p + 1, "stroke-opacity")) ++far;
+    cr_expect_eq(far, 0, "part of the path is drawn on the far side");
+    cr_expect_eq(count(svg, "fill=\"white\" stroke=\"#ff7f0e\""), 0, "a target is on the far side");
+    char r[32];
+    const char *marker = strstr(svg, "<circle class=\"target\"");
+    cr_assert_not_null(marker);
+    cr_assert_not_null(attribute(marker, "r", r, sizeof r));
+    cr_expect_lt(atof(r), 5.5, "markers keep their size for 30 keyframes (r = %s)", r);
+    expect_labels_apart(svg, 8, "sphere");
+    label_box b[4 * KEYFRAMES];
+    cr_expect_leq(target_labels(svg, b, 4 * KEYFRAMES), 12, "more labels than fit");
+    const char *miss = element_by_id(svg, "miss-distance");
+    cr_assert_not_null(miss, "no panel of the misses");
+    cr_expect_eq(count(miss, "class=\"miss-point\""), KEYFRAMES);
+    free(svg);
+    cJSON_Delete(doc);
+    remove_tree(dir);
+}
+
+/* The points of the first polyline after `from`. */
+static int polyline_points(const char *from, double *x, double *y, int max)
+{
+    const char *p = strstr(from, "<polyline");
+    cr_assert_not_null(p);
+    p = strstr(p, "points=\"");
+    cr_assert_not_null(p);
+    p += 8;
+    int n = 0;
+    while (*p != '"' && n < max) {
+        char *end;
+        x[n] = strtod(p, &end);
+        cr_assert_eq(*end, ',');
+        y[n] = strtod(end + 1, &end);
+        ++n;
+        p = end;
+        while (*p == ' ') ++p;
+    }
+    return n;
+}
+
+/* 30 keyframes of orientations: the target frames thinned out, labels apart, and two
+ * time plots: the miss angle per keyframe on a log axis (the misses span four decades,
+ * the exact zeros on a floor that a note names) and |ω| = |ξ| along the trajectory,
+ * here constant. */
+Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "so3-30");
+    cJSON *doc = orientation_plan_30(0);
+    char *svg = plot_doc(dir, "so3_30.json", doc);
+    expect_well_formed(svg, "30-keyframe orientation plan");
+    int targets = count(svg, "<g class=\"target\">");
+    cr_expect(targets >= 8 && targets < KEYFRAMES, "%d of %d target frames drawn", targets, KEYFRAMES);
+    cr_expect_eq(count(svg, "<g class=\"reached\">"), targets);
+    cr_expect_eq(count(svg, "<g class=\"frame\">"), 11);
+    cr_expect_eq(count(svg, "<g class=\"kick\">"), KEYFRAMES);
+    expect_labels_apart(svg, 8, "orientations");
+
+    cr_expect_eq(count(svg, "id=\"miss-angle\""), 1);
+    cr_expect_eq(count(svg, "id=\"angular-speed\""), 1);
+    const char *miss = element_by_id(svg, "miss-angle"), *speed = element_by_id(svg, "angular-speed");
+    cr_assert(miss && speed);
+    cr_assert(miss < speed, "the panels are drawn in the order miss angle, angular speed");
+    const size_t miss_len = (size_t)(speed - miss);
+    char *miss_panel = strndup(miss, miss_len);
+    cr_assert_not_null(miss_panel);
+    cr_expect_eq(count(miss_panel, "class=\"miss-point\""), KEYFRAMES);
+    cr_expect(strstr(miss_panel, "log scale") != NULL, "the misses span decades: a log axis");
+    cr_expect(strstr(miss_panel, ">1e-12</text>") != NULL, "no decade ticks on the miss axis");
+    cr_expect_eq(count(miss_panel, "class=\"floor-note\""), 1, "the exact zeros are not explained");
+    free(miss_panel);
+    cr_expect(has_series(speed, "|ω|"), "no |ω| line");
+    double x[ROWS], y[ROWS];
+    int n = polyline_points(strstr(speed, "<title>|ω|</title>"), x, y, ROWS);
+    cr_expect_eq(n, ROWS);
+    for (int k = 1; k < n; ++k) {
+        cr_expect_gt(x[k], x[k - 1], "time runs to the right");
+        cr_expect_lt(fabs(y[k] - y[0]), 0.02, "|ξ| is constant: row %d drawn at %g, row 0 at %g", k, y[k], y[0]);
+    }
+    free(svg);
+    cJSON_Delete(doc);
+    remove_tree(dir);
+}
+
+/* Orientations given as quaternions (targets and trajectory rows [w, x, y, z]) draw the
+ * same picture as the same plan with matrices, up to the last printed digit; without
+ * "xi" the angular speed comes from neighbouring rotations. */
+Test(plot, orientation_plan_from_quaternions_matches_matrices)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "so3-quat");
+    cJSON *with_matrices = orientation_plan_30(0), *with_quaternions = orientation_plan_30(1);
+    char *a = plot_doc(dir, "matrices.json", with_matrices), *b = plot_doc(dir, "quaternions.json", with_quaternions);
+    expect_well_formed(b, "quaternion plan");
+    const char *p = a, *q = b;
+    int numbers = 0;
+    while (*p && *q) {
+        if (isdigit((unsigned char)*p) && isdigit((unsigned char)*q)) {
+            char *ep, *eq;
+            double u = strtod(p, &ep), v = strtod(q, &eq);
+            cr_assert_leq(fabs(u - v), 0.0100001 + 1e-9 * fabs(u), "%g against %g near '%.60s'", u, v, p);
+            p = ep, q = eq, ++numbers;
+            continue;
+        }
+        cr_assert_eq(*p, *q, "the pictures differ at '%.60s' against '%.60s'", p, q);
+        ++p, ++q;
+    }
+    cr_expect(*p == '\0' && *q == '\0', "one picture is longer");
+    cr_expect_gt(numbers, 1000);
+
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(with_quaternions, "trajectory"), "xi");
+    char *c = plot_doc(dir, "no-xi.json", with_quaternions);
+    expect_well_formed(c, "quaternion plan without xi");
+    const char *speed = element_by_id(c, "angular-speed");
+    cr_assert_not_null(speed);
+    cr_expect(strstr(speed, "from the rotations") != NULL);
+    double x[ROWS], y[ROWS], ya[ROWS];
+    int n = polyline_points(strstr(speed, "<title>|ω|</title>"), x, y, ROWS);
+    cr_expect_eq(n, ROWS - 1, "one speed per step");
+    polyline_points(strstr(element_by_id(a, "angular-speed"), "<title>|ω|</title>"), x, ya, ROWS);
+    for (int k = 0; k < n; ++k)
+        cr_expect_lt(fabs(y[k] - ya[0]), 0.05, "step %d: speed drawn at %g, |ξ| at %g", k, y[k], ya[0]);
+    free(a), free(b), free(c);
+    cJSON_Delete(with_matrices);
+    cJSON_Delete(with_quaternions);
+    remove_tree(dir);
+}
+
 /* Every example in data/ (whatever its model) solves to a result that plots and exports. */
 Test(plot, every_data_file_plots_and_exports)
 {
