@@ -35,7 +35,10 @@ void sp_band_free(sp_band *b)
 
 void sp_band_zero(sp_band *b) { memset(b->ab, 0, (size_t)b->ldab * (size_t)b->n * sizeof *b->ab); }
 
-void sp_band_add(sp_band *b, int r, int c, double v) { b->ab[(size_t)c * b->ldab + (size_t)(b->kl + b->ku + r - c)] += v; }
+void sp_band_add(sp_band *b, int r, int c, double v)
+{
+    b->ab[(size_t)c * b->ldab + (size_t)(b->kl + b->ku + r - c)] += v;
+}
 
 double sp_band_get(const sp_band *b, int r, int c)
 {
@@ -51,7 +54,8 @@ sp_status sp_band_factor(sp_band *b)
 
 sp_status sp_band_solve(const sp_band *b, double *x)
 {
-    lapack_int info = LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', b->n, b->kl, b->ku, 1, b->ab, b->ldab, b->piv, x, b->n);
+    lapack_int info =
+        LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', b->n, b->kl, b->ku, 1, b->ab, b->ldab, b->piv, x, b->n);
     if (info != 0) return SP_ERR_INVALID;
     for (int k = 0; k < b->n; ++k)
         if (!(x[k] - x[k] == 0.0)) return SP_ERR_NONFINITE;

@@ -15,7 +15,7 @@ struct sp_direct {
     double theta;
     double *h, *t;
     int *target_step, *target_at;
-    double *xi;   /* (N+1)·n velocities, fixed ones included */
+    double *xi;    /* (N+1)·n velocities, fixed ones included */
     double *R, *B; /* per step τ(Δ_k) and dτ_Δk, for the backward sweep */
     double *g;     /* (N+1) group elements */
     double *full;  /* gradient over every node */

@@ -63,8 +63,7 @@ static void spline_moments(int n, const double *t, const double *y, const double
         }
         double h0 = t[1] - t[0], hn = t[n] - t[n - 1];
         if (slope0) b[0] = 2.0 * h0, c[0] = h0, d[0] = 6.0 * ((y[3 + q] - y[q]) / h0 - slope0[q]);
-        if (slopeN)
-            a[n] = hn, b[n] = 2.0 * hn, d[n] = 6.0 * (slopeN[q] - (y[3 * n + q] - y[3 * (n - 1) + q]) / hn);
+        if (slopeN) a[n] = hn, b[n] = 2.0 * hn, d[n] = 6.0 * (slopeN[q] - (y[3 * n + q] - y[3 * (n - 1) + q]) / hn);
         /* Thomas algorithm (diagonally dominant) */
         for (int i = 1; i < m; ++i) {
             double w = a[i] / b[i - 1];
@@ -239,8 +238,10 @@ void sp_start_curve_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
     } else {
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
-            if (c->tau[mid] <= t) lo = mid;
-            else hi = mid;
+            if (c->tau[mid] <= t)
+                lo = mid;
+            else
+                hi = mid;
         }
     }
     const double d = c->tau[lo + 1] - c->tau[lo], r = t - c->tau[lo];
@@ -283,8 +284,10 @@ static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
     } else {
         while (hi - lo > 1) {
             int mid = (lo + hi) / 2;
-            if (c->tk[mid] <= t) lo = mid;
-            else hi = mid;
+            if (c->tk[mid] <= t)
+                lo = mid;
+            else
+                hi = mid;
         }
     }
     double u[3], v[3], a[3] = {0, 0, 0}, j[3] = {0, 0, 0};

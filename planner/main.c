@@ -131,7 +131,10 @@ static int cmd_check(int argc, char **argv)
     return EXIT_RESULT;
 }
 
-static double number_at(const cJSON *obj, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(obj, key)); }
+static double number_at(const cJSON *obj, const char *key)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItem(obj, key));
+}
 
 /* A few human lines about a result; everything else is in the JSON. */
 static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
@@ -145,11 +148,16 @@ static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, co
                 pb->nh.recompute ? "recompute" : "carry", pb->nh.retraction ? ", " : "",
                 pb->nh.retraction ? pb->nh.retraction->name : "", pb->steps, pb->T / pb->steps, status);
     else if (pb->kind == SP_KIND_VAKONOMIC)
-        fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate",
-                pb->vak.stages, pb->steps, status);
+        fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model,
+                pb->task == SP_TASK_PLAN ? "plan" : "simulate", pb->vak.stages, pb->steps, status);
     else
         fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps, status);
-    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")))
+    const cJSON *optimality = cJSON_GetObjectItem(result, "optimality_residual");
+    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")) && cJSON_IsNumber(optimality))
+        fprintf(f, "  cost %.12g (running %.12g), optimality residual %.2g after %d Newton iterations, %d sweeps\n",
+                number_at(result, "cost"), number_at(result, "running_cost"), optimality->valuedouble,
+                (int)number_at(result, "iterations"), (int)number_at(result, "sweeps"));
+    else if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")))
         fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n",
                 number_at(result, "cost"), (int)number_at(result, "iterations"), number_at(result, "gradient_norm"),
                 number_at(cJSON_GetObjectItem(result, "terminal_residual"), "norm"));
@@ -157,11 +165,20 @@ static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, co
         fprintf(f, "  endpoint residual %.2g after %d starts; path length %.6g, energy %.6g\n",
                 number_at(result, "residual"), (int)number_at(result, "starts"), number_at(result, "length"),
                 number_at(result, "energy"));
-    const cJSON *tg;
-    cJSON_ArrayForEach(tg, cJSON_GetObjectItem(result, "targets"))
-        fprintf(f, "  t = %-6g distance to target %.6f\n", number_at(tg, "t"), number_at(tg, "distance"));
+    /* every target while there are few; then the count and the worst miss */
+    const cJSON *tg, *targets = cJSON_GetObjectItem(result, "targets");
+    if (cJSON_GetArraySize(targets) <= 12) {
+        cJSON_ArrayForEach(tg, targets)
+            fprintf(f, "  t = %-6g distance to target %.6g\n", number_at(tg, "t"), number_at(tg, "distance"));
+    } else {
+        double worst = 0.0, at = 0.0;
+        cJSON_ArrayForEach(tg, targets) if (number_at(tg, "distance") >= worst) worst = number_at(tg, "distance"),
+                                                                                at = number_at(tg, "t");
+        fprintf(f, "  %d keyframes, largest distance %.6g at t = %g\n", cJSON_GetArraySize(targets), worst, at);
+    }
     const cJSON *d;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics")) fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics"))
+        fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
     fprintf(f, "result written to %s\n", where);
 }
 
@@ -223,9 +240,12 @@ static int result_exit(const char *file, const char *where, const cJSON *result)
     snprintf(line, sizeof line, "%s (result written to %s)", why, where);
     error_line(file, NULL, line);
     switch (outcome) {
-    case SP_OUTCOME_STOPPED: return EXIT_NOT_CONVERGED;
-    case SP_OUTCOME_INTERRUPTED: return EXIT_SIGNAL + (stop_signal ? stop_signal : SIGINT);
-    default: return EXIT_FAILED;
+    case SP_OUTCOME_STOPPED:
+        return EXIT_NOT_CONVERGED;
+    case SP_OUTCOME_INTERRUPTED:
+        return EXIT_SIGNAL + (stop_signal ? stop_signal : SIGINT);
+    default:
+        return EXIT_FAILED;
     }
 }
 
@@ -269,9 +289,8 @@ static int cmd_solve(int argc, char **argv)
     }
 
     solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
-    sp_progress reporter = {.report = progress.terminal || verbose ? on_progress : NULL,
-                            .ctx = &progress,
-                            .stop = &stop_signal};
+    sp_progress reporter = {
+        .report = progress.terminal || verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
     cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
     if (!result) {

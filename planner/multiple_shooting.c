@@ -38,7 +38,7 @@ struct sp_ms {
     double *rscale, *rscale_kept; /* scale of every residual row (optimality residual, LM merit) */
     sp_band *normal;              /* JᵀWJ for Levenberg–Marquardt steps, allocated when first needed */
     double *grad;
-    int max_iterations;           /* Newton iterations allowed (the problem's unless capped) */
+    int max_iterations; /* Newton iterations allowed (the problem's unless capped) */
     sp_ms_stats stats;
 };
 
@@ -721,9 +721,8 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
     if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
     double alpha = 1.0;
     while (st == SP_OK) {
-        sp_progress_info info = {.evaluation = ms->stats.iterations + 1,
-                                 .cost = ms->running + target_cost(ms),
-                                 .gradient_norm = res};
+        sp_progress_info info = {
+            .evaluation = ms->stats.iterations + 1, .cost = ms->running + target_cost(ms), .gradient_norm = res};
         sp_progress_report(progress, &info);
         if (res <= tol) {
             ms->stats.converged = 1;

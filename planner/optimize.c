@@ -20,7 +20,7 @@ typedef struct search {
     sp_status failure;
     const sp_progress *progress;
     int start;
-    int have_best; /* the best point evaluated so far, kept for an interrupted search */
+    int have_best;                    /* the best point evaluated so far, kept for an interrupted search */
     double best_f, *best_x, *scratch; /* n doubles each */
 } search;
 

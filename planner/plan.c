@@ -5,6 +5,7 @@
  * (derivative-free algorithms get the cost alone). Both share the step map and the
  * result format. */
 #include <limits.h>
+#include <nlopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ sp_plan *sp_plan_new(const sp_problem *pb)
     sp_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return NULL;
     plan->pb = pb;
-    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) return plan;
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return plan;
     plan->shooting = sp_shooting_alloc(pb);
     if (!plan->shooting) {
         sp_plan_free(plan);
@@ -110,8 +111,13 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
     double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
     sp_hohp_state *S = malloc((size_t)M * sizeof *S);
     sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;
-    sp_optimizer_settings o = {.algorithm = "LD_LBFGS", .local_algorithm = "LD_LBFGS", .xtol_rel = 1e-15,
-                               .ftol_rel = 1e-15, .stopval = -HUGE_VAL, .maxeval = ROUND_EVALUATIONS, .gtol = 1e-6,
+    sp_optimizer_settings o = {.algorithm = "LD_LBFGS",
+                               .local_algorithm = "LD_LBFGS",
+                               .xtol_rel = 1e-15,
+                               .ftol_rel = 1e-15,
+                               .stopval = -HUGE_VAL,
+                               .maxeval = ROUND_EVALUATIONS,
+                               .gtol = 1e-6,
                                .bound = 100.0};
     for (int r = 0; r < ROUNDS && st == SP_OK; ++r) {
         sp_optimize_result opt;
@@ -140,8 +146,10 @@ static sp_status solve_stage(sp_plan *plan, sp_ms *ms, sp_start_kind kind, const
 {
     memset(stats, 0, sizeof *stats);
     sp_status st = SP_OK;
-    if (from) sp_ms_take_states(ms, from);
-    else st = sp_ms_start(ms, kind);
+    if (from)
+        sp_ms_take_states(ms, from);
+    else
+        st = sp_ms_start(ms, kind);
     const int fallback = !from && sp_ms_sigma(ms) > 0.0;
     if (fallback) sp_ms_cap_iterations(ms, 30);
     if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, stats);
@@ -194,7 +202,9 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
     }
     rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
     snprintf(rec->status, sizeof rec->status, "%s",
-             st != SP_OK ? sp_status_name(st) : stats.converged ? "converged" : "stalled");
+             st != SP_OK       ? sp_status_name(st)
+             : stats.converged ? "converged"
+                               : "stalled");
     if (st != SP_OK && st != SP_ERR_INTERRUPTED) {
         *failure = st;
         if (!isfinite(stats.cost)) {
@@ -206,7 +216,53 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
     return ms;
 }
 
-/* Every start from the keyframes; the converged solution of lowest cost wins. */
+/* The file's NLopt algorithm and stopping rules on the direct form from the spline
+ * start, finished by Newton on the optimality system from the curve it returns. */
+static sp_ms *run_direct(sp_plan *plan, plan_start *rec, sp_status *failure, sp_optimize_result *opt)
+{
+    const sp_problem *pb = plan->pb;
+    rec->name = sp_start_name(SP_START_SPLINE);
+    rec->sigma = pb->cubic.sigma;
+    rec->stages = 1;
+    memset(opt, 0, sizeof *opt);
+    sp_ms *ms = sp_ms_alloc(pb, pb->cubic.sigma);
+    sp_direct *d = sp_direct_alloc(pb, pb->cubic.sigma);
+    int M = 0;
+    const int *nodes = ms ? sp_ms_block_nodes(ms, &M) : NULL;
+    double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
+    sp_hohp_state *S = malloc((size_t)(M ? M : 1) * sizeof *S);
+    sp_status st = ms && d && x && S ? sp_direct_start(d, SP_START_SPLINE, x) : SP_ERR_NOMEM;
+    if (st == SP_OK)
+        st = sp_optimize(&pb->optimizer, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, opt);
+    if (st == SP_OK) st = opt->failure;
+    plan->sweeps += opt->evaluations;
+    rec->direct_evaluations = opt->evaluations;
+    sp_ms_stats stats = {0};
+    if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
+    if (st == SP_OK) {
+        sp_ms_set_states(ms, S);
+        st = sp_ms_solve(ms, &plan->progress, &stats);
+        add_work(plan, rec, &stats);
+    }
+    sp_direct_free(d);
+    free(x), free(S);
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK       ? sp_status_name(st)
+             : stats.converged ? "converged"
+                               : "stalled");
+    if (st != SP_OK) {
+        *failure = st;
+        if (st != SP_ERR_INTERRUPTED || !(stats.cost < HUGE_VAL)) {
+            sp_ms_free(ms);
+            return NULL;
+        }
+    }
+    return ms;
+}
+
+/* Every start from the keyframes (or NLopt's run on the direct form); the converged
+ * solution of lowest cost wins. */
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
@@ -215,7 +271,16 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     sp_ms *best = NULL;
     int best_converged = 0;
     sp_status failure = SP_OK;
-    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED; ++q) {
+    sp_optimize_result opt = {0};
+    const int direct = pb->plan.method == SP_METHOD_DIRECT;
+    if (direct) {
+        plan_start *rec = &plan->starts[plan->n_starts++];
+        best = run_direct(plan, rec, &failure, &opt);
+        best_converged = best && strcmp(rec->status, "converged") == 0;
+        plan->stats = (sp_ms_stats){
+            .cost = rec->cost, .running_cost = rec->running, .residual = rec->residual, .converged = best_converged};
+    }
+    for (size_t q = 0; !direct && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED; ++q) {
         /* the uniform rotation only when no curve through the keyframes has converged */
         if (kinds[q] == SP_START_UNIFORM && best_converged) break;
         plan_start *rec = &plan->starts[plan->n_starts++];
@@ -223,8 +288,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         sp_ms *ms = run_start(plan, kinds[q], rec, &f);
         if (f == SP_ERR_INTERRUPTED) failure = f;
         int conv = strcmp(rec->status, "converged") == 0;
-        if (ms && (!best || (conv && !best_converged) ||
-                   (conv == best_converged && rec->cost < plan->stats.cost))) {
+        if (ms && (!best || (conv && !best_converged) || (conv == best_converged && rec->cost < plan->stats.cost))) {
             sp_ms_free(best);
             best = ms, best_converged = conv;
             plan->stats = (sp_ms_stats){
@@ -236,8 +300,8 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     }
     plan->ms = best;
     plan->seconds = now_seconds() - t0;
-    res->evaluations = plan->sweeps;
-    snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", "newton");
+    res->evaluations = direct ? opt.evaluations : plan->sweeps;
+    snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");
     if (!best) {
         res->failure = failure != SP_OK ? failure : SP_ERR_NO_CONVERGENCE;
         res->cost = HUGE_VAL;
@@ -260,16 +324,19 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         snprintf(res->status, sizeof res->status, "interrupted");
         return failure;
     }
+    const int budget_spent =
+        direct ? opt.code == (int)NLOPT_MAXEVAL_REACHED : plan->starts[0].iterations >= pb->plan.max_iterations;
     snprintf(res->status, sizeof res->status, "%s",
-             best_converged ? "converged" : plan->starts[0].iterations >= pb->plan.max_iterations ? "maxeval_reached"
-                                                                                               : "stalled");
+             best_converged ? "converged"
+             : budget_spent ? "maxeval_reached"
+                            : "stalled");
     return SP_OK;
 }
 
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
-    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) {
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
         memset(res, 0, sizeof *res);
         return solve_multiple_shooting(plan, res);
     }
@@ -431,11 +498,16 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
 {
     const sp_problem *pb = plan->pb;
     const int n = pb->cubic.group->dim;
-    cJSON_AddStringToObject(root, "method", "multiple_shooting");
+    const int direct = pb->plan.method == SP_METHOD_DIRECT;
+    cJSON_AddStringToObject(root, "method", direct ? "direct" : "multiple_shooting");
     if (isfinite(res->cost)) {
         cJSON_AddNumberToObject(root, "cost", res->cost);
         cJSON_AddNumberToObject(root, "running_cost", plan->stats.running_cost);
         cJSON_AddNumberToObject(root, "target_cost", res->cost - plan->stats.running_cost);
+    }
+    if (direct) {
+        cJSON_AddStringToObject(root, "optimizer_result", res->optimizer_code);
+        cJSON_AddNumberToObject(root, "evaluations", res->evaluations);
     }
     cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
     cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
@@ -499,7 +571,8 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
 
     double *target_g = malloc((c->n_targets ? c->n_targets : 1) * (size_t)G->elem_size * sizeof *target_g);
     if (!target_g) return root;
-    for (size_t i = 0; i < c->n_targets; ++i) sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
+    for (size_t i = 0; i < c->n_targets; ++i)
+        sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
     add_targets(root, pb, target_g, steps, sp_shooting_kicks(s));
     free(target_g);
 
@@ -527,7 +600,7 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     cJSON_AddStringToObject(root, "task", "plan");
     cJSON_AddStringToObject(root, "model", pb->model);
     cJSON_AddStringToObject(root, "status", res->status);
-    if (pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING) {
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
         multiple_shooting_json(plan, res, root);
     } else {
         cJSON_AddStringToObject(root, "method", "single_shooting");
@@ -536,9 +609,10 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     cJSON *settings = cJSON_AddObjectToObject(root, "settings");
     cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
-    if (pb->plan.method == SP_METHOD_SINGLE_SHOOTING) {
+    if (pb->plan.method != SP_METHOD_MULTIPLE_SHOOTING) {
         cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
-        cJSON_AddStringToObject(settings, "gradient", pb->optimizer.central_differences ? "central_difference" : "adjoint");
+        cJSON_AddStringToObject(settings, "gradient",
+                                pb->optimizer.central_differences ? "central_difference" : "adjoint");
     }
     cJSON_AddNumberToObject(settings, "steps", N);
     (void)n;

@@ -68,12 +68,12 @@ double sp_ms_sigma(const sp_ms *ms);
 
 /* What a solved plan reports, from one recording sweep from the block states. */
 typedef struct sp_ms_report {
-    int count;              /* recorded rows */
-    sp_hohp_state *states;  /* count rows (pre-kick at keyframes) */
-    double *t;              /* their times */
-    double *target_g;       /* g at every keyframe (n_targets x elem_size) */
-    double *kicks;          /* the momentum kick at every keyframe (n_targets x dim) */
-    int *target_step;       /* grid index of every keyframe */
+    int count;             /* recorded rows */
+    sp_hohp_state *states; /* count rows (pre-kick at keyframes) */
+    double *t;             /* their times */
+    double *target_g;      /* g at every keyframe (n_targets x elem_size) */
+    double *kicks;         /* the momentum kick at every keyframe (n_targets x dim) */
+    int *target_step;      /* grid index of every keyframe */
     double momentum_map_drift;
     double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν_0, p_0) */
     double initial_velocity[SP_LIE_MAX_DIM], final_velocity[SP_LIE_MAX_DIM];

@@ -100,7 +100,9 @@ int json_rotation(const json_input *in, const char *key, int required, double *R
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
-        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err, det);
+        return json_fail(in, key,
+                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err,
+                         det);
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],
@@ -209,19 +211,21 @@ static int read_targets(const json_input *root, sp_problem *p)
 
 static const char *method_name_at(size_t i)
 {
-    return i == 0 ? "multiple_shooting" : i == 1 ? "single_shooting" : NULL;
+    return i == 0 ? "multiple_shooting" : i == 1 ? "direct" : i == 2 ? "single_shooting" : NULL;
 }
 static const char *orientation_name_at(size_t i) { return i == 0 ? "matrix" : i == 1 ? "quaternion" : NULL; }
 
 /* The method, end conditions and output of a cubic-spline plan. A file that names an
- * optimiser but no method keeps the shooting on the initial momenta it was written for. */
+ * optimiser but no method has NLopt run on the direct form. */
 static int read_plan_settings(const json_input *root, sp_problem *p)
 {
     sp_plan_settings *s = &p->plan;
     const int has_optimizer = json_member(root, "optimizer").node != NULL;
-    const char *name = has_optimizer ? "single_shooting" : "multiple_shooting";
+    const char *name = has_optimizer ? "direct" : "multiple_shooting";
     if (json_name(root, "method", 0, method_name_at, "method", &name) < 0) return -1;
-    s->method = strcmp(name, "single_shooting") == 0 ? SP_METHOD_SINGLE_SHOOTING : SP_METHOD_MULTIPLE_SHOOTING;
+    s->method = strcmp(name, "single_shooting") == 0 ? SP_METHOD_SINGLE_SHOOTING
+                : strcmp(name, "direct") == 0        ? SP_METHOD_DIRECT
+                                                     : SP_METHOD_MULTIPLE_SHOOTING;
     const int n = p->cubic.group->dim;
     int st = json_vector(root, "xiT", 0, n, s->xiT);
     if (st < 0) return -1;
@@ -255,6 +259,10 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
                 return json_fail(root, ms_only[i], "only the method multiple_shooting takes this field");
     } else if (json_member(root, "initial_momenta").node) {
         return json_fail(root, "initial_momenta", "only the method single_shooting starts from given momenta");
+    } else if (s->method == SP_METHOD_DIRECT && p->cubic.sigma == 0.0) {
+        return json_fail(root, "sigma",
+                         "exact interpolation (sigma 0) needs the method multiple_shooting (the direct form weights "
+                         "the keyframes)");
     }
     return 1;
 }
@@ -277,11 +285,35 @@ static int read_problem(const json_input *root, sp_problem *p)
     if (sp_nh_is_model(p->model)) return read_nonholonomic(root, p);
 
     p->kind = SP_KIND_CUBIC;
-    static const char *const keys[] = {"task",  "model",  "group",      "space",  "y0",         "g0",    "xi0",
-                                       "p0",    "nu0",    "T",          "h",      "steps",      "scheme", "retraction",
-                                       "solver", "solver_tol", "sigma", "targets", "initial_momenta", "optimizer",
-                                       "description", "xiT", "method", "tolerance", "max_iterations", "block_steps",
-                                       "record_every", "output", NULL};
+    static const char *const keys[] = {"task",
+                                       "model",
+                                       "group",
+                                       "space",
+                                       "y0",
+                                       "g0",
+                                       "xi0",
+                                       "p0",
+                                       "nu0",
+                                       "T",
+                                       "h",
+                                       "steps",
+                                       "scheme",
+                                       "retraction",
+                                       "solver",
+                                       "solver_tol",
+                                       "sigma",
+                                       "targets",
+                                       "initial_momenta",
+                                       "optimizer",
+                                       "description",
+                                       "xiT",
+                                       "method",
+                                       "tolerance",
+                                       "max_iterations",
+                                       "block_steps",
+                                       "record_every",
+                                       "output",
+                                       NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
     s = "SO3";
@@ -305,7 +337,8 @@ static int read_problem(const json_input *root, sp_problem *p)
     const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
     if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
         if (strcmp(xi0->valuestring, "free") != 0)
-            return json_fail(root, "xi0", "must be a body velocity [x, y, z] or \"free\" (got \"%s\")", xi0->valuestring);
+            return json_fail(root, "xi0", "must be a body velocity [x, y, z] or \"free\" (got \"%s\")",
+                             xi0->valuestring);
         p->plan.xi0_free = 1;
     } else if (json_vector(root, "xi0", 1, G->dim, p->xi0) != 1) {
         return -1;
@@ -316,9 +349,9 @@ static int read_problem(const json_input *root, sp_problem *p)
             return json_fail(root, "group",
                              "SE2 has no bi-invariant metric, which the Riemannian cubic equations integrated here "
                              "need (their momenta would not be conserved); use SO3 or R1…R6");
-        static const char *const plan_only[] = {"targets", "sigma", "space", "y0", "initial_momenta", "optimizer",
-                                                "xiT", "method", "tolerance", "max_iterations", "block_steps",
-                                                "record_every", "output"};
+        static const char *const plan_only[] = {"targets",     "sigma",        "space",  "y0",        "initial_momenta",
+                                                "optimizer",   "xiT",          "method", "tolerance", "max_iterations",
+                                                "block_steps", "record_every", "output"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
@@ -341,8 +374,7 @@ static int read_problem(const json_input *root, sp_problem *p)
                          "plan tasks optimise the momenta; give a starting guess as initial_momenta");
     if (G != sp_group_so3) return json_fail(root, "group", "plan tasks need group SO3 (got %s)", G->name);
     if (json_positive(root, "T", 1, &p->T) != 1 || json_number(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
-    if (p->cubic.sigma < 0.0)
-        return json_fail(root, "sigma", "must not be negative (0 asks for exact interpolation)");
+    if (p->cubic.sigma < 0.0) return json_fail(root, "sigma", "must not be negative (0 asks for exact interpolation)");
     if (read_plan_settings(root, p) != 1) return -1;
     s = "sphere";
     if (json_name(root, "space", 0, space_name_at, "space", &s) < 0) return -1;
@@ -391,8 +423,7 @@ sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_lim
     return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
 }
 
-sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out,
-                                       sp_input_error *err)
+sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out, sp_input_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *doc;

@@ -30,8 +30,8 @@ typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 typedef struct sp_cubic_target {
     double t;
     int quaternion; /* the file gave the orientation as a quaternion "q" */
-    double y[3]; /* sphere targets */
-    double R[9]; /* rotation targets, row-major */
+    double y[3];    /* sphere targets */
+    double R[9];    /* rotation targets, row-major */
 } sp_cubic_target;
 
 /* A Riemannian cubic on a group, with the targets it should pass near
@@ -81,11 +81,11 @@ typedef struct sp_optimizer_settings {
 typedef struct sp_vak_problem {
     const sp_vak_model_type *type;
     sp_vak_params params;
-    int stages;                    /* Gauss–Legendre stages, 1…6 */
+    int stages; /* Gauss–Legendre stages, 1…6 */
     double q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N], q1[SP_VAK_MAX_N];
-    int symplecticity_defect;      /* report the defect of CONSTRAINED spec §1.5 */
-    double tolerance;              /* plan: endpoint residual asked for */
-    int starts;                    /* plan: starting points tried at most */
+    int symplecticity_defect; /* report the defect of CONSTRAINED spec §1.5 */
+    double tolerance;         /* plan: endpoint residual asked for */
+    int starts;               /* plan: starting points tried at most */
 } sp_vak_problem;
 
 /* A simulation of a holonomic model (sp_hol_models.h): the scheme and its settings and
@@ -99,28 +99,29 @@ typedef struct sp_hol_problem {
     double rtol, atol;               /* feedback_dop853 */
     /* the initial state: q0, p0 on T*Q (for the heavy top its matrix form (R0, R0 ω̂0 J_d)) */
     double q0[SP_HOL_MAX_N], p0[SP_HOL_MAX_N];
-    double R0[9], omega0[3];                 /* heavy top */
-    int projected;                           /* "project": true moved the state onto T*Q */
-    double projection_q, projection_p;       /* by these distances (max-abs) */
-    int record_every;                        /* trajectory rows every this many steps (and the last) */
-    int symplecticity_defect;                /* report the defect of CONSTRAINED spec §1.5 */
+    double R0[9], omega0[3];           /* heavy top */
+    int projected;                     /* "project": true moved the state onto T*Q */
+    double projection_q, projection_p; /* by these distances (max-abs) */
+    int record_every;                  /* trajectory rows every this many steps (and the last) */
+    int symplecticity_defect;          /* report the defect of CONSTRAINED spec §1.5 */
 } sp_hol_problem;
 
 /* How a cubic-spline plan is solved: Newton's method on the block-banded optimality
- * system of multiple shooting (the default), or NLopt over the initial momenta alone. */
-typedef enum { SP_METHOD_MULTIPLE_SHOOTING, SP_METHOD_SINGLE_SHOOTING } sp_plan_method;
+ * system of multiple shooting (the default); NLopt on the direct form over the node
+ * velocities, finished by that Newton iteration; or NLopt over the initial momenta alone. */
+typedef enum { SP_METHOD_MULTIPLE_SHOOTING, SP_METHOD_DIRECT, SP_METHOD_SINGLE_SHOOTING } sp_plan_method;
 
 /* End conditions and output settings of a cubic-spline plan. */
 typedef struct sp_plan_settings {
     sp_plan_method method;
-    int xi0_free;                 /* "xi0": "free": the initial velocity minimises the cost (p_0 = 0) */
-    int has_xiT;                  /* "xiT" prescribes the final body velocity */
+    int xi0_free; /* "xi0": "free": the initial velocity minimises the cost (p_0 = 0) */
+    int has_xiT;  /* "xiT" prescribes the final body velocity */
     double xiT[SP_LIE_MAX_DIM];
-    double tolerance;             /* scaled optimality residual that counts as converged */
-    int max_iterations;           /* Newton iterations per start */
-    int block_steps;              /* largest number of steps in one shooting block */
-    int record_every;             /* trajectory rows every this many steps (and at every keyframe and T) */
-    int quaternion_output;        /* "output": {"orientation": "quaternion"} */
+    double tolerance;      /* scaled optimality residual that counts as converged */
+    int max_iterations;    /* Newton iterations per start */
+    int block_steps;       /* largest number of steps in one shooting block */
+    int record_every;      /* trajectory rows every this many steps (and at every keyframe and T) */
+    int quaternion_output; /* "output": {"orientation": "quaternion"} */
 } sp_plan_settings;
 
 typedef struct sp_problem {

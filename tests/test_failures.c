@@ -66,8 +66,7 @@ static int has_nonfinite_word(const char *text)
 {
     for (const char *p = text; *p; ++p) {
         if (p != text && isalpha((unsigned char)p[-1])) continue;
-        if ((strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0) && !isalpha((unsigned char)p[3]))
-            return 1;
+        if ((strncasecmp(p, "nan", 3) == 0 || strncasecmp(p, "inf", 3) == 0) && !isalpha((unsigned char)p[3])) return 1;
     }
     return 0;
 }
@@ -90,8 +89,7 @@ static cJSON *whole_result(const char *path, const char *status, const char *wha
 }
 
 /* The one line "FILE: STATUS: …(result written to OUT)" of a result that is not done. */
-static void expect_status_line(const char *err, const char *file, const char *status, const char *out,
-                               const char *what)
+static void expect_status_line(const char *err, const char *file, const char *status, const char *out, const char *what)
 {
     cr_expect(is_one_line(err), "%s: not one line on stderr:\n%s", what, err);
     char prefix[PATH_SIZE + 64];
@@ -248,7 +246,8 @@ Test(failures, the_optimiser_stops_on_its_evaluation_limit)
 {
     char dir[PATH_SIZE], problem[PATH_SIZE];
     scratch_dir(dir, "maxeval");
-    cr_assert(derived_problem(dir, "sphere_interpolation.json", "{\"optimizer\": {\"maxeval\": 3}}", "plan.json",
+    cr_assert(derived_problem(dir, "sphere_interpolation.json",
+                              "{\"optimizer\": {\"maxeval\": 3}, \"method\": \"single_shooting\"}", "plan.json",
                               problem));
     cJSON *res = solve_expecting(dir, problem, "maxeval_reached", EXIT_NOT_CONVERGED, "cubic plan, maxeval 3");
     cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "iterations")), 3, "the budget is kept exactly");
@@ -256,8 +255,8 @@ Test(failures, the_optimiser_stops_on_its_evaluation_limit)
     cr_expect_not_null(cJSON_GetObjectItem(res, "trajectory"));
     cJSON_Delete(res);
     /* an endpoint plan with one start and two evaluations does not reach its target */
-    if (derived_problem(dir, "parallel_parking.json", "{\"starts\": 1, \"optimizer\": {\"maxeval\": 2}}",
-                        "park.json", problem)) {
+    if (derived_problem(dir, "parallel_parking.json", "{\"starts\": 1, \"optimizer\": {\"maxeval\": 2}}", "park.json",
+                        problem)) {
         res = solve_expecting(dir, problem, "target_not_reached", EXIT_NOT_CONVERGED, "parking, one start");
         cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "starts")), 1);
         cJSON_Delete(res);
@@ -272,7 +271,8 @@ Test(failures, the_optimiser_fails)
     char dir[PATH_SIZE], problem[PATH_SIZE];
     scratch_dir(dir, "optimizer");
     cr_assert(derived_problem(dir, "sphere_interpolation.json",
-                              "{\"optimizer\": {\"algorithm\": \"AUGLAG\", \"local_algorithm\": \"GN_CRS2_LM\"}}",
+                              "{\"optimizer\": {\"algorithm\": \"AUGLAG\", \"local_algorithm\": \"GN_CRS2_LM\"},"
+                              " \"method\": \"single_shooting\"}",
                               "plan.json", problem));
     cJSON *res = solve_expecting(dir, problem, "optimizer_failed", EXIT_FAILED, "AUGLAG + GN_CRS2_LM");
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "optimizer_result")), "INVALID_ARGS");
@@ -553,7 +553,8 @@ Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout 
     char dir[PATH_SIZE], problem[PATH_SIZE];
     scratch_dir(dir, "sigint-plan");
     cr_assert(derived_problem(dir, "sphere_interpolation.json",
-                              "{\"steps\": 20000, \"optimizer\": {\"algorithm\": \"LN_NELDERMEAD\", \"maxeval\": 100000,"
+                              "{\"steps\": 20000, \"method\": \"single_shooting\", \"optimizer\": {\"algorithm\": "
+                              "\"LN_NELDERMEAD\", \"maxeval\": 100000,"
                               " \"xtol_rel\": 0, \"ftol_rel\": 0}}",
                               "plan.json", problem));
     cJSON *res = interrupt(dir, problem, "evaluation ", SIGINT, "cubic plan");
@@ -581,23 +582,35 @@ Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout 
 
 typedef struct limit_case {
     const char *what, *file, *changes;
-    const char *path;    /* the JSON path the line names */
-    const char *message; /* part of the line */
+    const char *path;     /* the JSON path the line names */
+    const char *message;  /* part of the line */
     const char *raise[4]; /* options that let it pass */
 } limit_case;
 
 static const limit_case limit_cases[] = {
-    {"steps", "heisenberg.json", "{\"steps\": 200000000}", "steps",
+    {"steps",
+     "heisenberg.json",
+     "{\"steps\": 200000000}",
+     "steps",
      "200000000 exceeds the limit 10000000 (raise it with --max-steps)",
      {"--max-steps", "1e9", "--max-memory", "1T"}},
-    {"memory", "sphere_simulate.json", "{\"steps\": 5000000}", "steps",
+    {"memory",
+     "sphere_simulate.json",
+     "{\"steps\": 5000000}",
+     "steps",
      "above the limit 4.0 GiB (raise it with --max-memory)",
      {"--max-memory", "64G"}},
-    {"evaluations", "sphere_interpolation.json", "{\"optimizer\": {\"maxeval\": 2000000}}", "optimizer.maxeval",
+    {"evaluations",
+     "sphere_interpolation.json",
+     "{\"optimizer\": {\"maxeval\": 2000000}}",
+     "optimizer.maxeval",
      "2000000 exceeds the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations", "2000000"}},
-    {"starts x evaluations", "parallel_parking.json", "{\"starts\": 10000, \"optimizer\": {\"maxeval\": 1000}}",
-     "starts", "make 10000000, above the limit 1000000 (raise it with --max-evaluations)",
+    {"starts x evaluations",
+     "parallel_parking.json",
+     "{\"starts\": 10000, \"optimizer\": {\"maxeval\": 1000}}",
+     "starts",
+     "make 10000000, above the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations=1e7"}},
 };
 
@@ -630,8 +643,8 @@ Test(failures, resource_limits_refuse_a_problem_with_the_option_that_raises_them
     expect_refused(dir, (const char *[]){"check", problem, "--max-targets", "3", NULL}, NULL, EXIT_BAD_INPUT, prefix,
                    "4 targets exceed the limit 3 (raise it with --max-targets)", "targets");
     snprintf(prefix, sizeof prefix, "%s: steps: ", problem);
-    expect_refused(dir, (const char *[]){"check", problem, "--max-memory", "100K", NULL}, NULL, EXIT_BAD_INPUT,
-                   prefix, "above the limit 100 KiB", "--max-memory 100K");
+    expect_refused(dir, (const char *[]){"check", problem, "--max-memory", "100K", NULL}, NULL, EXIT_BAD_INPUT, prefix,
+                   "above the limit 100 KiB", "--max-memory 100K");
     /* a bad value of an option */
     expect_refused(dir, (const char *[]){"solve", problem, "--max-steps", "many", NULL}, NULL, EXIT_BAD_INPUT,
                    "symplan: --max-steps: ", "positive whole number", "--max-steps many");

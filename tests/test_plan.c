@@ -26,7 +26,7 @@ static void instance_a(char *doc, size_t size, const char *scheme, const char *r
     snprintf(doc, size,
              "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [1, 0, 0],"
              " \"T\": 1, \"steps\": %d, \"scheme\": \"%s\", \"retraction\": \"%s\", \"xi0\": [0, 0, 1],"
-             " \"sigma\": 0.1, \"targets\": ["
+             " \"sigma\": 0.1, \"method\": \"single_shooting\", \"targets\": ["
              "{\"t\": %.17g, \"y\": [%.17g, %.17g, %.17g]}, {\"t\": %.17g, \"y\": [%.17g, %.17g, %.17g]},"
              "{\"t\": %.17g, \"y\": [%.17g, %.17g, %.17g]}, {\"t\": %.17g, \"y\": [%.17g, %.17g, %.17g]}],"
              " \"optimizer\": %s}",

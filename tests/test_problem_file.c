@@ -62,7 +62,6 @@
     " \"q1\": [0, 0.5, 0, 0], \"T\": 1, \"steps\": 50, \"tolerance\": 1e-10, \"starts\": 8,"                           \
     " \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}"
 
-
 /* Holonomic bases (CONSTRAINED spec §2.5, §3, §5): the spherical pendulum with RATTLE and
  * with feedback + DOP853, the planar pendulum with feedback + RK4, the heavy top on SO(3),
  * and S³ with the Hopf-invariant potential. */
@@ -71,8 +70,8 @@
     " \"scheme\": \"rattle\", \"q0\": [0, 1, 0], \"p0\": [1, 0, 1], \"h\": 0.001, \"steps\": 100}"
 
 #define PEND_FEEDBACK                                                                                                  \
-    "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"scheme\": \"feedback_dop853\","                    \
-    " \"gains\": {\"k1\": 50, \"k2\": 50, \"k3\": 50, \"k4\": 50}, \"rtol\": 1e-8, \"atol\": 1e-10,"                  \
+    "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"scheme\": \"feedback_dop853\","                     \
+    " \"gains\": {\"k1\": 50, \"k2\": 50, \"k3\": 50, \"k4\": 50}, \"rtol\": 1e-8, \"atol\": 1e-10,"                   \
     " \"q0\": [0, 1, 0], \"p0\": [1, 0, 1], \"h\": 0.01, \"steps\": 10}"
 
 #define PLANAR_FEEDBACK                                                                                                \
@@ -81,11 +80,12 @@
 
 #define TOP_SIMULATE                                                                                                   \
     "{\"task\": \"simulate\", \"model\": \"heavy_top\", \"params\": {\"J\": [2, 3, 4], \"mgl\": 1,"                    \
-    " \"chi\": [0.3, 0.2, 1]}, \"scheme\": \"lie_rattle\", \"retraction\": \"cayley\","                               \
+    " \"chi\": [0.3, 0.2, 1]}, \"scheme\": \"lie_rattle\", \"retraction\": \"cayley\","                                \
     " \"R0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"omega0\": [0.4, -0.7, 1.1], \"h\": 0.05, \"steps\": 10}"
 
 #define S3_SIMULATE                                                                                                    \
-    "{\"task\": \"simulate\", \"model\": \"s3_contact\", \"params\": {\"c1\": 0.5, \"potential\": \"hopf_invariant\"}," \
+    "{\"task\": \"simulate\", \"model\": \"s3_contact\", \"params\": {\"c1\": 0.5, \"potential\": "                    \
+    "\"hopf_invariant\"},"                                                                                             \
     " \"q0\": [1, 0, 0, 0], \"p0\": [0, 0.3, 0.8, 0], \"h\": 0.1, \"steps\": 10}"
 
 /* Nonholonomic bases (CONSTRAINED spec §4.3): the contact oscillator, the rolling disk from
@@ -472,8 +472,9 @@ Test(problem_file, explicit_settings_override_defaults)
                                {"retraction", "\"exp\""},
                                {"solver", "\"fixed_point\""},
                                {"optimizer", "{\"algorithm\": \"LN_BOBYQA\", \"maxeval\": 7, \"ftol_abs\": 0}"},
-                               {"initial_momenta", "[1, 2, 3, 4, 5, 6]"}};
-    char *text = edited(PLAN_SPHERE, set, 5);
+                               {"initial_momenta", "[1, 2, 3, 4, 5, 6]"},
+                               {"method", "\"single_shooting\""}};
+    char *text = edited(PLAN_SPHERE, set, 6);
     sp_problem pb;
     parse_valid(text, &pb);
     cr_expect_str_eq(pb.scheme->name, "hohp_euler");
@@ -638,7 +639,6 @@ Test(problem_file, vakonomic_velocity_and_multiplier_give_the_momentum)
     sp_problem_free(&pb);
     cJSON_free(text);
 }
-
 
 /* The holonomic data files (CONSTRAINED spec §2.5, §3.5, §5.3) and the defaults. */
 Test(problem_file, holonomic_files_say_what_they_say)
@@ -830,7 +830,7 @@ static const bad_case bad_cases[] = {
     {"target_y_long", PLAN_SPHERE, {{"targets[0].y", "[1, 1, 0, 0]"}}, "targets[0].y", "must be an array of 3 numbers"},
     {"initial_momenta_short",
      PLAN_SPHERE,
-     {{"initial_momenta", "[0, 0, 0, 0, 0]"}},
+     {{"initial_momenta", "[0, 0, 0, 0, 0]"}, {"method", "\"single_shooting\""}},
      "initial_momenta",
      "must be an array of 6 numbers"},
     {"p0_short", SIMULATE, {{"p0", "[0.3, 0.6]"}}, "p0", "must be an array of 3 numbers"},
@@ -1037,7 +1037,10 @@ static const bad_case bad_cases[] = {
      "scheme",
      "spherical_pendulum does not run with 'prop7' (its schemes: se_a"},
     {"hol_top_strang", TOP_SIMULATE, {{"scheme", "\"strang\""}}, "scheme", "heavy_top does not run with 'strang'"},
-    {"hol_planar_strang", PLANAR_FEEDBACK, {{"scheme", "\"strang\""}, {"gains", NULL}}, "scheme",
+    {"hol_planar_strang",
+     PLANAR_FEEDBACK,
+     {{"scheme", "\"strang\""}, {"gains", NULL}},
+     "scheme",
      "planar_pendulum does not run with 'strang'"},
     {"hol_cubic_scheme", S3_SIMULATE, {{"scheme", "\"hohp_sv\""}}, "scheme", "unknown scheme 'hohp_sv'"},
     {"hol_unknown_field", PEND_SIMULATE, {{"stages", "2"}}, "stages", "unknown field"},
@@ -1104,7 +1107,11 @@ static const bad_case bad_cases[] = {
      {{"scheme", "\"shake\""}, {"symplecticity_defect", "true"}},
      "symplecticity_defect",
      "shake is a two-step method"},
-    {"hol_defect_number", S3_SIMULATE, {{"symplecticity_defect", "1"}}, "symplecticity_defect", "must be true or false"},
+    {"hol_defect_number",
+     S3_SIMULATE,
+     {{"symplecticity_defect", "1"}},
+     "symplecticity_defect",
+     "must be true or false"},
     /* nonholonomic models: task, scheme, stages, multiplier rule, parameters */
     {"nh_plan", NH_CONTACT, {{"task", "\"plan\""}}, "task", "contact_oscillator has simulate tasks only"},
     {"nh_unknown_scheme", NH_CONTACT, {{"scheme", "\"gauss\""}}, "scheme", "unknown scheme 'gauss' (known: lobatto)"},
@@ -1131,7 +1138,10 @@ static const bad_case bad_cases[] = {
     {"nh_missing_p0", NH_CONTACT, {{"p0", NULL}}, "p0", "missing: give p0, or the velocity v0"},
     {"nh_q0_short", NH_CONTACT, {{"q0", "[1, 1]"}}, "q0", "must be an array of 3 numbers"},
     {"nh_v0_long", NH_DISK_V0, {{"v0", "[1, 0, 2, 1, 0]"}}, "v0", "must be an array of 4 numbers"},
-    {"nh_retraction_in_coordinates", NH_CONTACT, {{"retraction", "\"cayley\""}}, "retraction",
+    {"nh_retraction_in_coordinates",
+     NH_CONTACT,
+     {{"retraction", "\"cayley\""}},
+     "retraction",
      "only the Lie-group models (sleigh_se2, suslov) take this field"},
     {"nh_xi0_in_coordinates", NH_DISK_V0, {{"xi0", "[1, 0, 0]"}}, "xi0", "only the Lie-group models"},
     {"nh_se2_with_q0", NH_SE2, {{"q0", "[0, 0, 0]"}}, "q0", "sleigh_se2 starts from g0 and mu0 or xi0"},
@@ -1140,11 +1150,7 @@ static const bad_case bad_cases[] = {
     {"nh_suslov_xi0_off", NH_SUSLOV, {{"xi0", "[1, 0, 0]"}}, "xi0", "violates the constraint (|alpha(g0) xi0| = 0.3)"},
     {"nh_se2_mu0_and_xi0", NH_SE2, {{"mu0", "[0.55, 1, 0.5]"}}, "xi0", "give either mu0 or xi0, not both"},
     {"nh_se2_no_velocity", NH_SE2, {{"xi0", NULL}}, "mu0", "missing: give the body momentum mu0"},
-    {"nh_se2_g0_not_se2",
-     NH_SE2,
-     {{"g0", "[[1, 0, 0], [0, 1, 0], [0, 1, 1]]"}},
-     "g0",
-     "must be an SE(2) matrix"},
+    {"nh_se2_g0_not_se2", NH_SE2, {{"g0", "[[1, 0, 0], [0, 1, 0], [0, 1, 1]]"}}, "g0", "must be an SE(2) matrix"},
     {"nh_se2_g0_short", NH_SE2, {{"g0", "[0, 0]"}}, "g0", "must be [x, y, theta] or a 3 x 3 SE(2) matrix"},
     {"nh_se2_g0_row_short", NH_SE2, {{"g0", "[[1, 0, 0], [0, 1], [0, 0, 1]]"}}, "g0[1]", "must be a row of 3 numbers"},
     {"nh_suslov_g0_not_rotation",
