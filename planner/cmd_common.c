@@ -88,8 +88,8 @@ int sp_cmd_limit_option(int argc, char **argv, int *i, sp_limits *limits)
     static const struct {
         const char *name;
         int units;
-    } options[] = {{"--max-steps", 0}, {"--max-evaluations", 0}, {"--max-targets", 0}, {"--max-cases", 0},
-                   {"--max-memory", 1}};
+    } options[] = {
+        {"--max-steps", 0}, {"--max-evaluations", 0}, {"--max-targets", 0}, {"--max-cases", 0}, {"--max-memory", 1}};
     const char *arg = argv[*i];
     for (int k = 0; k < 5; ++k) {
         size_t n = strlen(options[k].name);
@@ -104,11 +104,20 @@ int sp_cmd_limit_option(int argc, char **argv, int *i, sp_limits *limits)
         }
         if (arg[n] != '=') ++*i;
         switch (k) {
-        case 0: limits->steps = (long)x; break;
-        case 1: limits->evaluations = (long)x; break;
-        case 2: limits->targets = (long)x; break;
-        case 3: limits->cases = (long)x; break;
-        default: limits->memory = x;
+        case 0:
+            limits->steps = (long)x;
+            break;
+        case 1:
+            limits->evaluations = (long)x;
+            break;
+        case 2:
+            limits->targets = (long)x;
+            break;
+        case 3:
+            limits->cases = (long)x;
+            break;
+        default:
+            limits->memory = x;
         }
         return 1;
     }

@@ -30,13 +30,17 @@
 #include <malloc.h> /* malloc_trim */
 #endif
 
+#include "sp_clock.h"
 #include "sp_commands.h"
 #include "sp_study.h"
 #include "../problems/sp_result_file.h"
 
 enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
 
-static void usage(void) { fputs("usage: symplan study STUDY.json -o DIR [-j N] [-v] [--max-cases N] [--max-steps N] ...\n", stderr); }
+static void usage(void)
+{
+    fputs("usage: symplan study STUDY.json -o DIR [-j N] [-v] [--max-cases N] [--max-steps N] ...\n", stderr);
+}
 
 /* "where: [cases[i]: ][path: ]message" on one line (sp_cmd_error). */
 static void error_line(const char *where, long case_index, const char *path, const char *message)
@@ -47,13 +51,6 @@ static void error_line(const char *where, long case_index, const char *path, con
     else
         snprintf(at, sizeof at, "%.200s", path ? path : "");
     sp_cmd_error(where, at, message);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* mkdir -p */
@@ -138,7 +135,7 @@ static void report_case(study_run *r, size_t i, const char *status, double wall)
     if (!status && r->verbose) return;
     size_t total = sp_study_case_count(r->study);
     size_t done = sp_study_summary_done(r->summary) + sp_study_summary_failed(r->summary);
-    double elapsed = now_seconds() - r->start;
+    double elapsed = sp_clock_seconds() - r->start;
     char el[32], left[48] = "", values[160];
     format_seconds(elapsed, el, sizeof el);
     if (r->finished < r->to_run && r->finished > 0) {
@@ -164,7 +161,7 @@ static void end_report(study_run *r)
     r->status_line_open = 0;
     if (!r->verbose && !r->terminal) return;
     char el[32];
-    format_seconds(now_seconds() - r->start, el, sizeof el);
+    format_seconds(sp_clock_seconds() - r->start, el, sizeof el);
     fprintf(stderr, "%s: %zu of %zu cases done, %zu failed, %zu computed in %s; summary in %s/summary.csv\n",
             sp_study_name(r->study), sp_study_summary_done(r->summary), sp_study_case_count(r->study),
             sp_study_summary_failed(r->summary), r->finished, el, r->dir);
@@ -175,7 +172,7 @@ static void end_report(study_run *r)
  * it). A failure to write is reported once and makes the study fail. */
 static void refresh_summary(study_run *r, int force)
 {
-    double now = now_seconds();
+    double now = sp_clock_seconds();
     if (!force && (!r->summary_dirty || now - r->summary_written < 1.0)) return;
     char why[512];
     if (sp_study_summary_write(r->summary, r->dir, why, sizeof why) != SP_OK) {
@@ -297,7 +294,7 @@ static int start_worker(study_run *r, size_t i, worker *w)
         run_worker(r, i, fds[1]);
     }
     close(fds[1]);
-    *w = (worker){.pid = pid, .case_index = i, .start = now_seconds(), .pipe_fd = fds[0]};
+    *w = (worker){.pid = pid, .case_index = i, .start = sp_clock_seconds(), .pipe_fd = fds[0]};
     return 0;
 }
 
@@ -312,7 +309,7 @@ static void finish_worker(study_run *r, worker *w, int wait_status)
         else
             snprintf(outcome, sizeof outcome, "Ethe worker exited with status %d", WEXITSTATUS(wait_status));
     }
-    record_case(r, w->case_index, outcome, now_seconds() - w->start);
+    record_case(r, w->case_index, outcome, sp_clock_seconds() - w->start);
     w->pid = 0;
 }
 
@@ -340,9 +337,9 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
             if (start_worker(r, todo[next], &workers[slot]) != 0) {
                 if (running > 0) break; /* no process to spare now: wait for one */
                 /* none at all: run the case here */
-                double t0 = now_seconds();
+                double t0 = sp_clock_seconds();
                 char *outcome = run_case(r, todo[next]);
-                record_case(r, todo[next], outcome, now_seconds() - t0);
+                record_case(r, todo[next], outcome, sp_clock_seconds() - t0);
                 free(outcome);
             } else {
                 ++running;
@@ -419,9 +416,9 @@ static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t
             if (rank == 0) ++expected;
             continue;
         }
-        double t0 = now_seconds();
+        double t0 = sp_clock_seconds();
         char *outcome = run_case(r, todo[j]);
-        double wall = now_seconds() - t0;
+        double wall = sp_clock_seconds() - t0;
         if (rank == 0) {
             record_case(r, todo[j], outcome, wall);
             while (expected > 0) { /* what has come from the others meanwhile */
@@ -576,7 +573,7 @@ static int run_study(const study_args *a, int rank, int size)
                    .study = study,
                    .verbose = a->verbose && rank == 0,
                    .terminal = rank == 0 && isatty(STDERR_FILENO),
-                   .start = now_seconds()};
+                   .start = sp_clock_seconds()};
     size_t total = sp_study_case_count(study);
     size_t *todo = malloc(total * sizeof *todo);
     r.summary = rank == 0 ? sp_study_summary_new(study) : NULL;

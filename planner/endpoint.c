@@ -165,8 +165,10 @@ static void starting_point(const endpoint *e, int start, double *p0)
     const sp_problem *pb = e->pb;
     const int n = e->sys.model.n;
     if (start == 0) {
-        if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, p0);
-        else sp_vec_zero(n, p0);
+        if (pb->has_initial_momenta)
+            sp_vec_copy(n, pb->initial_momenta, p0);
+        else
+            sp_vec_zero(n, p0);
         return;
     }
     static const double factors[4] = {4.0, 2.0, 8.0, 1.0};
@@ -244,7 +246,7 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "task", "plan");
         cJSON_AddStringToObject(root, "model", pb->model);
-        const char *status = found_at >= 0                    ? "converged"
+        const char *status = found_at >= 0                   ? "converged"
                              : failure == SP_ERR_INTERRUPTED ? sp_status_name(failure)
                              : isfinite(best_residual)       ? "target_not_reached"
                                                              : sp_status_name(failure);

@@ -3,20 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "sp_clock.h"
 #include "sp_solve.h"
 #include "sp_hol_run.h"
 #include "../integrators/sp_symplecticity.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
-
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb)
 {
@@ -252,7 +245,7 @@ sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run)
     if (record) record_row(sys, run, 0.0, x, q, p, v.lambda);
     if (sys->erk) sp_erk_reset_stats(sys->erk);
     sys->h_proposal = 0.0;
-    const double start = monotonic_seconds();
+    const double start = sp_clock_seconds();
     long iterations = 0;
     for (int k = 0; k < N; ++k) {
         if (sys->stop && *sys->stop) {
@@ -273,7 +266,7 @@ sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run)
         accumulate(run, &v);
         if (record && ((k + 1) % every == 0 || k + 1 == N)) record_row(sys, run, t1, x, q, p, v.lambda);
     }
-    run->seconds = monotonic_seconds() - start;
+    run->seconds = sp_clock_seconds() - start;
     if (sys->erk) {
         sp_erk_stats s = sp_erk_get_stats(sys->erk);
         run->work = s.evaluations;
@@ -393,8 +386,7 @@ static void run_json(const sp_hol_system *sys, const sp_hol_run *run, cJSON *res
         break;
     default:
         cJSON_AddNumberToObject(work, "newton_iterations", (double)run->work);
-        cJSON_AddNumberToObject(work, "mean_iterations",
-                                run->steps_done ? (double)run->work / run->steps_done : 0.0);
+        cJSON_AddNumberToObject(work, "mean_iterations", run->steps_done ? (double)run->work / run->steps_done : 0.0);
         cJSON_AddNumberToObject(work, "max_iterations", run->max_iterations);
     }
     cJSON *timing = cJSON_AddObjectToObject(result, "timing");

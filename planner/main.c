@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "sp_clock.h"
 #include "sp_commands.h"
 #include "sp_solve.h"
 #include "../problems/sp_result_file.h"
@@ -192,13 +192,6 @@ typedef struct solve_progress {
     sp_progress_info last;
 } solve_progress;
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void print_progress(solve_progress *p)
 {
     const sp_progress_info *i = &p->last;
@@ -217,7 +210,7 @@ static void on_progress(void *ctx, const sp_progress_info *info)
     solve_progress *p = ctx;
     p->last = *info;
     p->pending = 1;
-    double now = monotonic_seconds();
+    double now = sp_clock_seconds();
     if (p->last_print < 0.0 || now - p->last_print >= 0.1) {
         p->last_print = now;
         print_progress(p);

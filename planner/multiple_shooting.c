@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_clock.h"
 #include "sp_keyframe_start.h"
 #include "../integrators/sp_band.h"
 #include "sp_multiple_shooting.h"
@@ -290,6 +291,7 @@ static void change_columns(int nz, double *Jj, const double *T)
 static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
 {
     const int nz = ms->nz, n = ms->n;
+    const double t0 = sp_clock_seconds();
     double run = 0.0;
     for (int j = 0; j < ms->M; ++j) {
         sp_hohp_state z = S[j];
@@ -313,6 +315,10 @@ static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, doub
         E[j] = z;
     }
     ms->stats.evaluations++;
+    if (J)
+        ms->stats.linearised++, ms->stats.linearised_seconds += sp_clock_seconds() - t0;
+    else
+        ms->stats.forward_seconds += sp_clock_seconds() - t0;
     *running = run;
     return isfinite(run) ? SP_OK : SP_ERR_NONFINITE;
 }

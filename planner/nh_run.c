@@ -3,19 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "sp_clock.h"
 #include "sp_solve.h"
 #include "sp_nh_run.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
-
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb)
 {
@@ -187,7 +180,7 @@ sp_status sp_nh_integrate(sp_nh_system *sys, int record, sp_nh_run *run)
     }
     if (record) record_row(sys, run, run->rows++, 0.0, x, y, lam, qc, pc);
 
-    const double start = monotonic_seconds();
+    const double start = sp_clock_seconds();
     for (int k = 0; k < N; ++k) {
         if (sys->stop && *sys->stop) {
             st = SP_ERR_INTERRUPTED;
@@ -226,7 +219,7 @@ sp_status sp_nh_integrate(sp_nh_system *sys, int record, sp_nh_run *run)
         if (record && ((k + 1) % every == 0 || k + 1 == N))
             record_row(sys, run, run->rows++, (k + 1) * h, x, y, lam, qc, pc);
     }
-    run->seconds = monotonic_seconds() - start;
+    run->seconds = sp_clock_seconds() - start;
     /* the constraint holds at the stages and at the step points alike (spec §4.2) */
     run->constraint_residual = fmax(run->constraint_residual, run->stage_residual);
     sp_vec_copy(sys->n, x, run->q_end);

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <time.h>
-
+#include "sp_clock.h"
 #include "sp_direct.h"
 #include "sp_multiple_shooting.h"
 #include "sp_optimize.h"
@@ -36,6 +35,8 @@ struct sp_plan {
     sp_ms_report report;
     sp_ms_stats stats;
     int iterations, factorizations, sweeps; /* over every start */
+    int linearised, direct_gradients;       /* sweeps with tangents; direct-form gradients */
+    double forward_seconds, linearised_seconds, direct_seconds;
     plan_start starts[PLAN_MAX_STARTS];
     int n_starts;
     double seconds;
@@ -78,13 +79,6 @@ void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
     plan->progress = progress ? *progress : (sp_progress){0};
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static sp_status direct_objective(void *ctx, const double *x, double *f, double *grad)
 {
     return sp_direct_cost(ctx, x, f, grad);
@@ -93,6 +87,8 @@ static sp_status direct_objective(void *ctx, const double *x, double *f, double 
 static void add_work(sp_plan *plan, plan_start *rec, const sp_ms_stats *st)
 {
     plan->iterations += st->iterations, plan->factorizations += st->factorizations, plan->sweeps += st->evaluations;
+    plan->linearised += st->linearised;
+    plan->forward_seconds += st->forward_seconds, plan->linearised_seconds += st->linearised_seconds;
     rec->iterations += st->iterations;
 }
 
@@ -121,8 +117,10 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
                                .bound = 100.0};
     for (int r = 0; r < ROUNDS && st == SP_OK; ++r) {
         sp_optimize_result opt;
+        double t0 = sp_clock_seconds();
         st = sp_optimize(&o, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, &opt);
-        plan->sweeps += opt.evaluations;
+        plan->direct_seconds += sp_clock_seconds() - t0;
+        plan->sweeps += opt.evaluations, plan->direct_gradients += opt.evaluations;
         rec->direct_evaluations += opt.evaluations;
         if (st == SP_OK && opt.failure != SP_OK) st = opt.failure;
         if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
@@ -266,7 +264,7 @@ static sp_ms *run_direct(sp_plan *plan, plan_start *rec, sp_status *failure, sp_
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
-    const double t0 = now_seconds();
+    const double t0 = sp_clock_seconds();
     static const sp_start_kind kinds[] = {SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM};
     sp_ms *best = NULL;
     int best_converged = 0;
@@ -299,7 +297,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         if (!best && f != SP_OK && failure == SP_OK) failure = f;
     }
     plan->ms = best;
-    plan->seconds = now_seconds() - t0;
+    plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = direct ? opt.evaluations : plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");
     if (!best) {
@@ -538,8 +536,13 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    /* forward: sweeps of the HOHP step alone; adjoint: sweeps that carried derivatives
+     * (the block Jacobians, or the direct form's costates with its cost) */
+    cJSON_AddNumberToObject(timing, "forward_seconds", plan->forward_seconds);
+    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised - plan->direct_gradients);
+    cJSON_AddNumberToObject(timing, "adjoint_seconds", plan->linearised_seconds + plan->direct_seconds);
+    cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised + plan->direct_gradients);
     cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
-    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps);
     return root;
 }
 

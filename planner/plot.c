@@ -277,8 +277,8 @@ static sp_status read_targets(const cJSON *root, int width, plan_target **out, i
             free(tg);
             snprintf(path, sizeof path, "targets[%d].%s", i, bad);
             if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
-            return sp_input_fail(err, path,
-                                 width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix or a quaternion [w, x, y, z]");
+            return sp_input_fail(
+                err, path, width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix or a quaternion [w, x, y, z]");
         }
         tg[i].t = t->valuedouble;
         tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
@@ -500,8 +500,7 @@ static double rotation_angle(const double *R1, const double *R2)
 /* The angular speed |ω| against time, as <g id="angular-speed" class="time-plot">: |ξ| of
  * the trajectory's "xi" (the body angular velocity; the spatial one has the same length),
  * or, without it, the rotation angle between neighbouring rows of R over their time step. */
-static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, double T, sp_chart c,
-                             sp_input_error *err)
+static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, double T, sp_chart c, sp_input_error *err)
 {
     const sp_traj_field *xi = sp_traj_get(tr, "xi");
     const int rows = tr->rows, from_xi = xi && xi->width == 3;
@@ -779,15 +778,17 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
         to_screen(&c, &v, tg[i].target, &tx, &ty);
         double ox = tx - cx, oy = ty - cy, on = hypot(ox, oy);
         if (!(on > 1e-9)) ox = 0, oy = -1, on = 1;
-        const double dir[9][2] = {{ox / on, oy / on}, {1, 0},         {-1, 0},        {0, -1},        {0, 1},
-                                  {0.71, -0.71},    {-0.71, -0.71}, {0.71, 0.71},   {-0.71, 0.71}};
+        const double dir[9][2] = {{ox / on, oy / on}, {1, 0},         {-1, 0},      {0, -1},      {0, 1},
+                                  {0.71, -0.71},      {-0.71, -0.71}, {0.71, 0.71}, {-0.71, 0.71}};
         int placed = 0;
         for (int pass = 0; pass < 2 && !placed; ++pass)
             for (int j = 0; j < 9 && !placed; ++j) {
                 const double dx = dir[j][0], dy = dir[j][1];
                 const int anchor = dx > 0.3 ? ANCHOR_START : dx < -0.3 ? ANCHOR_END : ANCHOR_MIDDLE;
-                const double lx = tx + gap * dx,
-                             ly = ty + gap * dy + (dy < -0.3 ? -0.25 * font : dy > 0.3 ? 0.8 * font : 0.3 * font);
+                const double lx = tx + gap * dx, ly = ty + gap * dy +
+                                                      (dy < -0.3  ? -0.25 * font
+                                                       : dy > 0.3 ? 0.8 * font
+                                                                  : 0.3 * font);
                 const box b = text_box(lx, ly, anchor, font, label);
                 if (!box_inside(&b, &c) || !box_clear_of(&labels, &b) || (pass == 0 && !box_clear_of(&markers, &b)))
                     continue;
@@ -1213,7 +1214,8 @@ static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, con
     double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
     int lines = 0, ok = 1;
     if (nm) {
-        for (size_t i = 0; ok && i < nm; ++i) ok = (line[lines++] = drift_add(d, type->monitor_labels[i], rows)) != NULL;
+        for (size_t i = 0; ok && i < nm; ++i)
+            ok = (line[lines++] = drift_add(d, type->monitor_labels[i], rows)) != NULL;
     } else {
         ok = (line[lines++] = drift_add(d, "constraint |g(q)|", rows)) != NULL &&
              (line[lines++] = drift_add(d, "hidden constraint |G(q) M⁻¹p|", rows)) != NULL;

@@ -2,8 +2,8 @@
  * against the group interface. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "sp_clock.h"
 #include "sp_shooting.h"
 #include "../integrators/sp_linsolve.h"
 #include "../lie/sp_linalg.h"
@@ -25,13 +25,6 @@ struct sp_shooting {
     double residual[2 * SP_LIE_MAX_DIM];
     sp_shooting_timing timing;
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void build_grid(sp_shooting *s)
 {
@@ -100,7 +93,7 @@ static sp_status forward(sp_shooting *s, const double *x, record_level record, d
     const sp_group *G = s->G;
     const sp_cubic_spline *c = &s->pb->cubic;
     const int n = s->n;
-    double t0 = now_seconds();
+    double t0 = sp_clock_seconds();
     sp_hohp_state z;
     sp_vec_copy(G->elem_size, s->pb->g0, z.g);
     sp_vec_copy(n, s->pb->xi0, z.xi);
@@ -134,7 +127,7 @@ static sp_status forward(sp_shooting *s, const double *x, record_level record, d
         sp_vec_copy(n, z.nu, s->residual);
         sp_vec_copy(n, z.p, s->residual + n);
     }
-    s->timing.forward_seconds += now_seconds() - t0;
+    s->timing.forward_seconds += sp_clock_seconds() - t0;
     s->timing.forward_sweeps++;
     return st;
 }
@@ -206,7 +199,7 @@ static SP_ALWAYS_INLINE sp_status adjoint_step(const sp_shooting *s, const sp_ho
 static sp_status adjoint(sp_shooting *s, double *grad)
 {
     const int n = s->n;
-    double t0 = now_seconds();
+    double t0 = sp_clock_seconds();
     double lg[SP_LIE_MAX_DIM] = {0}, lx[SP_LIE_MAX_DIM] = {0}, ln[SP_LIE_MAX_DIM] = {0}, lp[SP_LIE_MAX_DIM] = {0};
     adjoint_kick(s, s->N, lg, ln);
     sp_status st = SP_OK;
@@ -217,7 +210,7 @@ static sp_status adjoint(sp_shooting *s, double *grad)
     sp_vec_copy(n, ln, grad);
     sp_vec_copy(n, lp, grad + n);
     if (st == SP_OK && !sp_vec_isfinite(2 * n, grad)) st = SP_ERR_NONFINITE;
-    s->timing.adjoint_seconds += now_seconds() - t0;
+    s->timing.adjoint_seconds += sp_clock_seconds() - t0;
     s->timing.adjoint_sweeps++;
     return st;
 }

@@ -19,8 +19,7 @@ static cJSON *run_task(const sp_problem *pb, const sp_progress *progress)
     if (pb->kind == SP_KIND_NONHOLONOMIC || pb->kind == SP_KIND_NONHOLONOMIC_LIE)
         return sp_nh_simulate_json(pb, progress);
     if (pb->kind == SP_KIND_VAKONOMIC)
-        return pb->task == SP_TASK_PLAN ? sp_vak_plan_json_progress(pb, progress)
-                                        : sp_vak_simulate_json(pb, progress);
+        return pb->task == SP_TASK_PLAN ? sp_vak_plan_json_progress(pb, progress) : sp_vak_simulate_json(pb, progress);
     if (pb->task == SP_TASK_SIMULATE) return sp_simulate_json(pb, progress);
     sp_plan *plan = sp_plan_new(pb);
     if (!plan) return NULL;
@@ -138,7 +137,8 @@ void sp_result_refuse_nonfinite(cJSON *result)
              count == 1 ? "" : "s", first);
     if (!failed) { /* in place, so the members keep their order */
         if (status)
-            cJSON_ReplaceItemInObjectCaseSensitive(result, "status", cJSON_CreateString(sp_status_name(SP_ERR_NONFINITE)));
+            cJSON_ReplaceItemInObjectCaseSensitive(result, "status",
+                                                   cJSON_CreateString(sp_status_name(SP_ERR_NONFINITE)));
         else
             cJSON_AddStringToObject(result, "status", sp_status_name(SP_ERR_NONFINITE));
         if (cJSON_GetObjectItemCaseSensitive(result, "message"))

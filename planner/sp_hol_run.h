@@ -50,17 +50,17 @@ sp_status sp_hol_step_qp(sp_hol_system *sys, double h, double *z);
 typedef struct sp_hol_run {
     int steps_done, rows;
     sp_status status;
-    double *t, *q, *p;     /* rows x 1, n, n */
-    double *R, *mu;        /* lie_rattle: rows x 9, 3 */
-    double *lam;           /* s3_contact: the contact multiplier λ(q, p) */
+    double *t, *q, *p; /* rows x 1, n, n */
+    double *R, *mu;    /* lie_rattle: rows x 9, 3 */
+    double *lam;       /* s3_contact: the contact multiplier λ(q, p) */
     double H0, energy_error, constraint_residual, hidden_residual;
     size_t n_monitors, n_integrals;
     double monitor_drift[SP_HOL_MAX_MONITORS];
     double integral0[SP_HOL_MAX_INTEGRALS], integral_drift[SP_HOL_MAX_INTEGRALS];
-    long work;             /* right-hand-side evaluations (feedback), flows (splitting), Newton iterations */
-    long rejected;         /* feedback_dop853: rejected steps */
-    int max_iterations;    /* implicit schemes: most Newton iterations in a step */
-    double seconds;        /* wall time of the integration */
+    long work;          /* right-hand-side evaluations (feedback), flows (splitting), Newton iterations */
+    long rejected;      /* feedback_dop853: rejected steps */
+    int max_iterations; /* implicit schemes: most Newton iterations in a step */
+    double seconds;     /* wall time of the integration */
     double q_end[SP_HOL_MAX_N], p_end[SP_HOL_MAX_N];
 } sp_hol_run;
 

@@ -31,7 +31,9 @@ typedef struct sp_ms_stats {
     int iterations;     /* Newton iterations */
     int factorizations; /* banded LU factorisations */
     int evaluations;    /* sweeps over the grid (each with or without tangents) */
-    double residual;    /* scaled optimality residual (largest component) */
+    int linearised;     /* of them, sweeps that also carried the block Jacobians */
+    double forward_seconds, linearised_seconds;
+    double residual; /* scaled optimality residual (largest component) */
     double cost, running_cost;
     int converged;
 } sp_ms_stats;

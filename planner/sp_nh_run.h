@@ -18,14 +18,14 @@
  * initialise it where it stays (no copies). */
 typedef struct sp_nh_system {
     const sp_problem *pb;
-    int lie;                 /* kind SP_KIND_NONHOLONOMIC_LIE */
-    sp_nh_model model;       /* vector spaces */
+    int lie;           /* kind SP_KIND_NONHOLONOMIC_LIE */
+    sp_nh_model model; /* vector spaces */
     sp_nh *stepper;
-    sp_nh_lie_bound bound;   /* Lie groups */
+    sp_nh_lie_bound bound; /* Lie groups */
     sp_nh_lie *lie_stepper;
-    int n;                   /* numbers of the configuration: n, or the group's elem_size */
-    int dim;                 /* numbers of the momentum: n, or the algebra dimension */
-    int m;                   /* constraints */
+    int n;                             /* numbers of the configuration: n, or the group's elem_size */
+    int dim;                           /* numbers of the momentum: n, or the algebra dimension */
+    int m;                             /* constraints */
     const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
 } sp_nh_system;
 
@@ -37,19 +37,19 @@ void sp_nh_system_release(sp_nh_system *sys);
 typedef struct sp_nh_run {
     int steps_done, rows;
     sp_status status;
-    double *t;          /* rows */
-    double *q, *p;      /* rows x n: vector spaces, and the sleigh's coordinates (x, y, θ), M(θ)q̇ */
-    double *g, *mu;     /* Lie groups: rows x elem_size, rows x dim */
-    double *lam;        /* rows x m: the multiplier carried out of each step (Λ_s; λ0 at t = 0) */
-    double H0;          /* energy at t = 0 */
+    double *t;      /* rows */
+    double *q, *p;  /* rows x n: vector spaces, and the sleigh's coordinates (x, y, θ), M(θ)q̇ */
+    double *g, *mu; /* Lie groups: rows x elem_size, rows x dim */
+    double *lam;    /* rows x m: the multiplier carried out of each step (Λ_s; λ0 at t = 0) */
+    double H0;      /* energy at t = 0 */
     double energy_error, constraint_residual, stage_residual, group_error;
     double energy_quarter[4]; /* max |H − H0| over each quarter of the steps */
     size_t n_integrals;       /* declared first integrals besides the energy */
     const char *integral_names[SP_NH_MAX_INTEGRALS];
     double integral0[SP_NH_MAX_INTEGRALS], integral_drift[SP_NH_MAX_INTEGRALS];
-    long iterations;          /* Newton iterations, all steps */
+    long iterations; /* Newton iterations, all steps */
     int max_iterations;
-    double seconds;           /* wall time of the integration */
+    double seconds;                                                              /* wall time of the integration */
     double q_end[SP_LIE_MAX_ELEM], p_end[SP_LIE_MAX_ELEM], lam_end[SP_NH_MAX_M]; /* the last state (g, μ on groups) */
 } sp_nh_run;
 

@@ -11,11 +11,11 @@
 typedef sp_status (*sp_objective_fn)(void *ctx, const double *x, double *f, double *grad);
 
 typedef struct sp_optimize_result {
-    int code;            /* NLopt's nlopt_result; MAXEVAL_REACHED also when the budget stopped it */
-    char code_name[40];  /* NLopt's name of it */
-    int evaluations;     /* of f, each with or without its gradient */
-    sp_status failure;   /* the evaluation failure that stopped the search, or SP_OK */
-    double f;            /* best value found */
+    int code;           /* NLopt's nlopt_result; MAXEVAL_REACHED also when the budget stopped it */
+    char code_name[40]; /* NLopt's name of it */
+    int evaluations;    /* of f, each with or without its gradient */
+    sp_status failure;  /* the evaluation failure that stopped the search, or SP_OK */
+    double f;           /* best value found */
 } sp_optimize_result;
 
 /* Minimises f over R^n from x, which receives the best point found. With

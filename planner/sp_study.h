@@ -33,7 +33,6 @@
 #include "../problems/sp_limits.h"
 #include "../problems/sp_problem.h"
 
-
 /* What is wrong with a study: in the study file itself (case_index −1; input.path is a
  * JSON path in the study file) or in one case (input.path is the override or the
  * problem field at fault, as the problem reader names it). */

@@ -16,7 +16,7 @@ typedef struct sp_vak_system {
     sp_vakonomic_model model;
     double mass[SP_VAK_MAX_N];
     sp_index1 *stepper;
-    sp_vakonomic_point *point; /* for λ(q, p), Ĥ and diagnostics */
+    sp_vakonomic_point *point;         /* for λ(q, p), Ĥ and diagnostics */
     const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
 } sp_vak_system;
 
@@ -35,7 +35,7 @@ typedef struct sp_vak_run {
     double length, energy; /* ∫ |q̇|_M dt and ∫ ½ q̇ᵀMq̇ dt by the trapezoidal rule */
     double mean_iterations;
     int max_iterations;
-    double *jacobian; /* ∂z_N/∂p0 (2n x n, row-major) when asked */
+    double *jacobian;                                /* ∂z_N/∂p0 (2n x n, row-major) when asked */
     double q_end[SP_VAK_MAX_N], p_end[SP_VAK_MAX_N]; /* the last state reached */
 } sp_vak_run;
 
@@ -50,8 +50,7 @@ void sp_vak_run_release(sp_vak_run *run);
 /* The symplecticity defect of one step of size h at (q0, p0) (CONSTRAINED spec §1.5:
  * ‖DΦᵀ J DΦ − J‖∞ with DΦ by central differences, ε = 1e-6; the vakonomic flow is
  * symplectic on all of R²ⁿ). */
-sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h,
-                                      double *defect);
+sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h, double *defect);
 
 /* Adds "trajectory" and "diagnostics" of a recorded run to a result. */
 void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result);

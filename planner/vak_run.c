@@ -153,8 +153,7 @@ static sp_status vak_step_map(void *ctx, double *z)
 }
 
 /* The vakonomic flow is symplectic on all of R²ⁿ: the defect with U = I (no constraint rows). */
-sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h,
-                                      double *defect)
+sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h, double *defect)
 {
     const int n = sys->model.n;
     double z0[2 * SP_VAK_MAX_N];
