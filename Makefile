@@ -20,7 +20,8 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 # tests/*.c, and the fuzz harness (tests/fuzz/), whose regression corpus the suite replays
 TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
-BENCH_SRC = $(wildcard bench/*.c)
+# (the keyframes part measures the planner against the tests' independent reference solver)
+BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
 HEADERS  = $(wildcard $(addsuffix /*.h,$(MODULES)))
 PUBLIC_HEADERS = $(wildcard $(addsuffix /sp_*.h,$(MODULES)))
 

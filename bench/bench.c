@@ -109,5 +109,6 @@ int main(void)
     bench_index1();
     bench_nonholonomic();
     bench_holonomic();
+    bench_keyframes();
     return 0;
 }

@@ -19,6 +19,13 @@ void bench_nonholonomic(void);
  * of 1e-6, 1e-8, 1e-10 and the constraint drift left). Prints; asserts nothing. Links GSL. */
 void bench_holonomic(void);
 
+/* Keyframe planning on SO(3) (bench/keyframe_bench.c): random schedules of 10, 50 and 200
+ * orientation keyframes solved by multiple shooting, single shooting and the direct form,
+ * set against the independent reference of tests/keyframe_reference.c and scipy's
+ * RotationSpline, plus one plan on 10^6 steps with its peak memory. Prints; asserts
+ * nothing. Links tests/keyframe_reference.c. */
+void bench_keyframes(void);
+
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */

@@ -8,6 +8,7 @@
 
 struct sp_start_curve {
     const sp_group *G;
+    int e; /* doubles per group element */
     sp_start_kind kind;
     int n;      /* keyframes; knots 0…n with knot 0 the start (t = 0, g0) */
     double *tk; /* n+1 knot times */
@@ -82,11 +83,12 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
     sp_start_curve *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->G = G;
+    c->e = G->elem_size;
     c->kind = kind;
     c->n = (int)cs->n_targets;
     size_t m = (size_t)c->n + 1;
     c->tk = malloc(m * sizeof *c->tk);
-    c->R = malloc(9 * m * sizeof *c->R);
+    c->R = malloc((size_t)c->e * m * sizeof *c->R);
     c->x = malloc(3 * m * sizeof *c->x);
     c->M = calloc(3 * m, sizeof *c->M);
     double *work = malloc(4 * m * sizeof *work);
@@ -97,12 +99,12 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
     }
     if (!pb->plan.xi0_free) sp_vec_copy(3, pb->xi0, c->xi0);
     c->tk[0] = 0.0;
-    sp_vec_copy(9, pb->g0, c->R);
+    sp_vec_copy(c->e, pb->g0, c->R);
     for (int i = 1; i <= c->n; ++i) {
         const sp_cubic_target *tg = &cs->targets[i - 1];
         c->tk[i] = tg->t;
         if (cs->space == SP_SPACE_GROUP) {
-            sp_vec_copy(9, tg->R, c->R + 9 * i);
+            sp_vec_copy(c->e, tg->R, c->R + c->e * i);
         } else {
             double y[3], Q[9];
             G->act(G, c->R + 9 * (i - 1), cs->y0, y);
@@ -113,9 +115,9 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
     /* the chain of body displacements, each the short way round */
     sp_vec_zero(3, c->x);
     for (int i = 1; i <= c->n; ++i) {
-        double Ri[9], A[9], d[3] = {0, 0, 0};
-        G->inverse(G, c->R + 9 * (i - 1), Ri);
-        G->compose(G, Ri, c->R + 9 * i, A);
+        double Ri[SP_LIE_MAX_ELEM], A[SP_LIE_MAX_ELEM], d[3] = {0, 0, 0};
+        G->inverse(G, c->R + c->e * (i - 1), Ri);
+        G->compose(G, Ri, c->R + c->e * i, A);
         if (G->log(G, A, d) != SP_OK) sp_vec_zero(3, d);
         for (int q = 0; q < 3; ++q) c->x[3 * i + q] = c->x[3 * (i - 1) + q] + d[q];
     }
@@ -201,7 +203,7 @@ static int spin_profile(sp_start_curve *c, const sp_problem *pb)
     return 0;
 }
 
-const double *sp_start_curve_rotation(const sp_start_curve *c, size_t i) { return c->R + 9 * (i + 1); }
+const double *sp_start_curve_rotation(const sp_start_curve *c, size_t i) { return c->R + (size_t)c->e * (i + 1); }
 
 void sp_start_curve_free(sp_start_curve *c)
 {
@@ -271,7 +273,7 @@ static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
     if (c->kind == SP_START_UNIFORM || c->n == 0) {
         double v[3];
         for (int q = 0; q < 3; ++q) v[q] = t * c->xi0[q];
-        double E[9];
+        double E[SP_LIE_MAX_ELEM];
         G->exp(G, v, E);
         G->compose(G, c->R, E, z->g);
         sp_vec_copy(3, c->xi0, z->xi);
@@ -311,9 +313,9 @@ static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
         }
     }
     /* g = R_lo exp(u); body velocity dexp_{−u} u̇ */
-    double E[9], D[9], mu[3];
+    double E[SP_LIE_MAX_ELEM], D[9], mu[3];
     G->exp(G, u, E);
-    G->compose(G, c->R + 9 * lo, E, z->g);
+    G->compose(G, c->R + c->e * lo, E, z->g);
     for (int q = 0; q < 3; ++q) mu[q] = -u[q];
     G->dexp(G, mu, D);
     sp_mat_vec(3, 3, D, v, z->xi);

@@ -14,6 +14,7 @@
 #include "sp_direct.h"
 #include "sp_multiple_shooting.h"
 #include "sp_optimize.h"
+#include "sp_pose_plan.h"
 #include "sp_plan.h"
 #include "../lie/sp_linalg.h"
 #include "../problems/sp_result_file.h"
@@ -41,6 +42,10 @@ struct sp_plan {
     int n_starts;
     double seconds;
     sp_progress progress; /* {NULL, NULL} unless set */
+    /* pose plans: the orientation and position parts, each a plan of its own */
+    sp_problem parts[2];
+    sp_plan *sub[2];
+    sp_plan_result sub_result[2];
 };
 
 static sp_status objective(void *ctx, const double *x, double *J, double *grad)
@@ -54,6 +59,19 @@ sp_plan *sp_plan_new(const sp_problem *pb)
     sp_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return NULL;
     plan->pb = pb;
+    if (pb->plan.pose) {
+        if (sp_pose_split(pb, plan->parts) != SP_OK) {
+            free(plan);
+            return NULL;
+        }
+        plan->sub[0] = sp_plan_new(&plan->parts[0]);
+        plan->sub[1] = sp_plan_new(&plan->parts[1]);
+        if (!plan->sub[0] || !plan->sub[1]) {
+            sp_plan_free(plan);
+            return NULL;
+        }
+        return plan;
+    }
     if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return plan;
     plan->shooting = sp_shooting_alloc(pb);
     if (!plan->shooting) {
@@ -66,6 +84,11 @@ sp_plan *sp_plan_new(const sp_problem *pb)
 void sp_plan_free(sp_plan *plan)
 {
     if (!plan) return;
+    if (plan->pb->plan.pose) {
+        sp_plan_free(plan->sub[0]);
+        sp_plan_free(plan->sub[1]);
+        sp_pose_parts_free(plan->parts);
+    }
     sp_shooting_free(plan->shooting);
     sp_ms_free(plan->ms);
     sp_ms_report_free(&plan->report);
@@ -77,6 +100,8 @@ sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
 {
     plan->progress = progress ? *progress : (sp_progress){0};
+    for (int k = 0; k < 2; ++k)
+        if (plan->sub[k]) sp_plan_set_progress(plan->sub[k], progress);
 }
 
 static sp_status direct_objective(void *ctx, const double *x, double *f, double *grad)
@@ -331,9 +356,29 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     return SP_OK;
 }
 
+/* A pose plan: both parts; the first failure or non-converged status speaks for both. */
+static sp_status solve_pose(sp_plan *plan, sp_plan_result *res)
+{
+    memset(res, 0, sizeof *res);
+    sp_status st = SP_OK;
+    for (int k = 0; k < 2; ++k) {
+        sp_status sk = sp_plan_solve(plan->sub[k], &plan->sub_result[k]);
+        if (st == SP_OK) st = sk;
+    }
+    const sp_plan_result *a = &plan->sub_result[0], *b = &plan->sub_result[1];
+    *res = strcmp(a->status, "converged") != 0 ? *a : *b;
+    res->cost = a->cost + b->cost;
+    res->gradient_norm = fmax(a->gradient_norm, b->gradient_norm);
+    res->residual_norm = hypot(a->residual_norm, b->residual_norm);
+    res->evaluations = a->evaluations + b->evaluations;
+    res->failure = a->failure != SP_OK ? a->failure : b->failure;
+    return st;
+}
+
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (pb->plan.pose) return solve_pose(plan, res);
     if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
         memset(res, 0, sizeof *res);
         return solve_multiple_shooting(plan, res);
@@ -453,6 +498,9 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
             G->act(G, g, c->y0, y);
             sp_json_add_vector(o, "target", 3, c->targets[i].y);
             sp_json_add_vector(o, "reached", 3, y);
+        } else if (G != sp_group_so3) {
+            sp_json_add_vector(o, "target", G->elem_size, c->targets[i].R); /* points of Rⁿ */
+            sp_json_add_vector(o, "reached", G->elem_size, g);
         } else {
             add_orientation(o, "target", c->targets[i].R, quaternion);
             add_orientation(o, "reached", g, quaternion);
@@ -596,6 +644,9 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
 cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (pb->plan.pose)
+        return sp_pose_merge(pb, sp_plan_result_json(plan->sub[0], &plan->sub_result[0]),
+                             sp_plan_result_json(plan->sub[1], &plan->sub_result[1]));
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
     const int n = G->dim, N = pb->steps;

@@ -16,7 +16,7 @@ double sp_cubic_target_cost(const sp_cubic_spline *c, size_t i, const double *g)
         double d = sp_vec_dist(3, y, tg->y);
         return 0.5 * d * d / s2;
     }
-    double d = sp_mat_dist(9, g, tg->R);
+    double d = sp_vec_dist(c->group->elem_size, g, tg->R);
     return 0.5 * d * d / s2;
 }
 
@@ -40,6 +40,11 @@ void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *
         for (int k = 0; k < 3; ++k) grad[k] /= -s2;
         return;
     }
+    if (c->group != sp_group_so3) {
+        /* points of Rⁿ: ∇E = (g − xᵢ)/σ² */
+        for (int k = 0; k < c->group->dim; ++k) grad[k] = (g[k] - tg->R[k]) / s2;
+        return;
+    }
     /* ∇E = (1/σ²) vee(A − Aᵀ) */
     double A[9];
     relative_rotation(tg, g, A);
@@ -59,6 +64,10 @@ void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double
         sp_cross(c->y0, v, w);
         sp_cross(gy, w, out);
         for (int k = 0; k < 3; ++k) out[k] /= -s2;
+        return;
+    }
+    if (c->group != sp_group_so3) {
+        for (int k = 0; k < c->group->dim; ++k) out[k] = v[k] / s2; /* K = I/σ² */
         return;
     }
     /* K = (1/σ²)(tr(A) I − Aᵀ), so Kᵀv = (1/σ²)(tr(A) v − A v) */
@@ -83,6 +92,7 @@ double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double
         sp_mat_vec(3, 3, g, c->y0, y);
         return sp_vec_dist(3, y, tg->y);
     }
+    if (c->group != sp_group_so3) return sp_vec_dist(c->group->elem_size, g, tg->R);
     double A[9], x[3];
     relative_rotation(tg, g, A);
     if (c->group->log(c->group, A, x) != SP_OK) return SP_PI;

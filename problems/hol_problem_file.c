@@ -80,8 +80,9 @@ static int read_gains(const json_input *root, const sp_hol_model_type *type, sp_
 {
     json_input in = json_member(root, "gains");
     if (!in.node || cJSON_IsNull(in.node))
-        return json_fail(root, "gains", "missing: feedback schemes need the gains {\"k1\", \"k2\", \"k3\", \"k4\"} "
-                                        "(write {} for the Dirac field without feedback)");
+        return json_fail(root, "gains",
+                         "missing: feedback schemes need the gains {\"k1\", \"k2\", \"k3\", \"k4\"} "
+                         "(write {} for the Dirac field without feedback)");
     if (json_require_object(&in) != 1) return -1;
     static const char *const keys[] = {"k1", "k2", "k3", "k4", NULL};
     if (json_only_keys(&in, keys) != 1) return -1;
@@ -115,15 +116,15 @@ static int read_scheme(const json_input *root, sp_problem *p)
     const sp_hol_family fam = v->scheme->family;
     static const char *const retraction[] = {"retraction", NULL}, *const gains[] = {"gains", NULL},
                              *const tolerances[] = {"rtol", "atol", NULL}, *const solver[] = {"solver_tol", NULL};
-    if (fam != SP_HOL_FAMILY_LIE && forbid(root, retraction, "only lie_rattle takes a retraction (scheme %s)", name) != 1)
+    if (fam != SP_HOL_FAMILY_LIE &&
+        forbid(root, retraction, "only lie_rattle takes a retraction (scheme %s)", name) != 1)
         return -1;
     if (fam != SP_HOL_FAMILY_FEEDBACK && forbid(root, gains, "only feedback schemes take gains (scheme %s)", name) != 1)
         return -1;
     if (strcmp(name, "feedback_dop853") != 0 &&
         forbid(root, tolerances, "only feedback_dop853 takes error tolerances (scheme %s)", name) != 1)
         return -1;
-    if (!v->scheme->implicit &&
-        forbid(root, solver, "scheme %s is explicit: it has no implicit solve", name) != 1)
+    if (!v->scheme->implicit && forbid(root, solver, "scheme %s is explicit: it has no implicit solve", name) != 1)
         return -1;
     const char *r = "cayley";
     if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &r) < 0) return -1;
@@ -159,8 +160,7 @@ static int read_initial_state(const json_input *root, sp_problem *p)
         return 1;
     }
     static const char *const rotation[] = {"R0", "omega0", NULL};
-    if (forbid(root, rotation, "only the heavy top starts from R0 and omega0 (%s takes q0 and p0)", v->type->name) !=
-        1)
+    if (forbid(root, rotation, "only the heavy top starts from R0 and omega0 (%s takes q0 and p0)", v->type->name) != 1)
         return -1;
     const int n = v->type->n;
     if (json_vector(root, "q0", 1, n, v->q0) != 1 || json_vector(root, "p0", 1, n, v->p0) != 1) return -1;
@@ -192,10 +192,11 @@ int read_holonomic(const json_input *root, sp_problem *p)
     sp_hol_problem *v = &p->hol;
     p->kind = SP_KIND_HOLONOMIC;
     v->type = sp_hol_model_by_name(p->model);
-    static const char *const keys[] = {"task",     "model",        "description", "params",     "scheme",
-                                       "retraction", "solver_tol", "gains",       "rtol",       "atol",
-                                       "q0",       "p0",           "project",     "R0",         "omega0",
-                                       "h",        "T",            "steps",       "record_every", "symplecticity_defect",
+    static const char *const keys[] = {"task",    "model",      "description",  "params",
+                                       "scheme",  "retraction", "solver_tol",   "gains",
+                                       "rtol",    "atol",       "q0",           "p0",
+                                       "project", "R0",         "omega0",       "h",
+                                       "T",       "steps",      "record_every", "symplecticity_defect",
                                        NULL};
     if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
     if (read_scheme(root, p) != 1) return -1;
@@ -212,7 +213,7 @@ int read_holonomic(const json_input *root, sp_problem *p)
     if (json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &v->record_every) < 0) return -1;
     if (json_boolean(root, "symplecticity_defect", 0, &v->symplecticity_defect) < 0) return -1;
     if (v->symplecticity_defect && !v->scheme->one_step)
-        return json_fail(root, "symplecticity_defect", "%s is a two-step method: it has no one-step symplecticity defect",
-                         v->scheme->name);
+        return json_fail(root, "symplecticity_defect",
+                         "%s is a two-step method: it has no one-step symplecticity defect", v->scheme->name);
     return read_initial_state(root, p);
 }

@@ -46,6 +46,22 @@ double sp_problem_memory_estimate(const sp_problem *pb)
     case SP_KIND_CUBIC: {
         const sp_group *G = pb->cubic.group;
         const double numbers = 1.0 + G->elem_size + 3.0 * G->dim + 3.0; /* t, q, xi, nu, p, y */
+        if (pb->task == SP_TASK_PLAN && pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
+            /* per step: its size, time and keyframe index, and the direct form's curve (its
+             * step factors, element and velocity) where it is used; per block of at most
+             * block_steps steps: states, Jacobians and a band of the Newton matrix (twice over
+             * for pose plans, whose parts are planned one after the other); rows recorded
+             * every record_every steps */
+            const double per_step = 2.0 * sizeof(double) + sizeof(int) +
+                                    (pb->plan.method == SP_METHOD_DIRECT || pb->cubic.space == SP_SPACE_SPHERE
+                                         ? (2.0 * SP_LIE_MAX_ELEM + 2.0 * SP_LIE_MAX_DIM) * sizeof(double)
+                                         : 0.0);
+            const double blocks =
+                N / (pb->plan.block_steps > 0 ? pb->plan.block_steps : 64) + 2.0 * pb->cubic.n_targets + 2.0;
+            const double kept = N / (pb->plan.record_every > 1 ? pb->plan.record_every : 1) + pb->cubic.n_targets + 2.0;
+            return N * per_step + blocks * 12000.0 + kept * (double)sizeof(sp_hohp_state) +
+                   result_bytes(kept, numbers + 3.0, 6.0);
+        }
         double arrays = rows * ((double)sizeof(sp_hohp_state) + sizeof(double)); /* states and times */
         if (pb->task == SP_TASK_PLAN) /* steps and tape of the shooting, target index per step */
             arrays += N * ((double)sizeof(sp_hohp_interval) + sizeof(double)) + rows * sizeof(int) +
@@ -82,7 +98,8 @@ double sp_problem_memory_estimate(const sp_problem *pb)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static sp_status fail(sp_input_error *err, const char *path, const char *fmt, ...)
+static sp_status
+fail(sp_input_error *err, const char *path, const char *fmt, ...)
 {
     snprintf(err->path, sizeof err->path, "%s", path);
     va_list ap;

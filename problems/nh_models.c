@@ -220,8 +220,7 @@ static void disk_mass(const double *q, const sp_nh_params *prm, double *M)
     diagonal_mass(4, d, M);
 }
 
-static size_t disk_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out,
-                             const char **names)
+static size_t disk_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out, const char **names)
 {
     double H = 0.0;
     disk_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
@@ -246,8 +245,7 @@ static double sinc(double u) { return fabs(u) < 1e-4 ? 1.0 - u * u / 6.0 * (1.0 
 /* φ and θ turn uniformly (ω_φ = p_φ/I_flip, ω_θ = p_θ/I_roll) and the contact point runs
  * on a circle of radius ρ = R ω_θ/ω_φ: x = x0 + ρ(sin φ − sin φ0), y = y0 − ρ(cos φ − cos φ0),
  * written as R ω_θ t sinc(ω_φ t/2)(cos, sin)(φ0 + ω_φ t/2) so that ω_φ = 0 is included. */
-static sp_status disk_exact(double t, const double *q0, const double *p0, const sp_nh_params *prm, double *q,
-                            double *p)
+static sp_status disk_exact(double t, const double *q0, const double *p0, const sp_nh_params *prm, double *q, double *p)
 {
     if (!constrained(&sp_nh_rolling_disk, prm, q0, p0)) return SP_ERR_DOMAIN;
     const double R = prm->value[RD_R], wf = p0[2] / prm->value[RD_IF], wt = p0[3] / prm->value[RD_IR];
@@ -398,15 +396,9 @@ static void inverse3(const double *M, double *Mi)
 {
     const double c00 = M[4] * M[8] - M[5] * M[7], c01 = M[5] * M[6] - M[3] * M[8], c02 = M[3] * M[7] - M[4] * M[6];
     const double det = M[0] * c00 + M[1] * c01 + M[2] * c02;
-    const double v[9] = {c00,
-                         M[2] * M[7] - M[1] * M[8],
-                         M[1] * M[5] - M[2] * M[4],
-                         c01,
-                         M[0] * M[8] - M[2] * M[6],
-                         M[2] * M[3] - M[0] * M[5],
-                         c02,
-                         M[1] * M[6] - M[0] * M[7],
-                         M[0] * M[4] - M[1] * M[3]};
+    const double v[9] = {c00, M[2] * M[7] - M[1] * M[8], M[1] * M[5] - M[2] * M[4],
+                         c01, M[0] * M[8] - M[2] * M[6], M[2] * M[3] - M[0] * M[5],
+                         c02, M[1] * M[6] - M[0] * M[7], M[0] * M[4] - M[1] * M[3]};
     for (int i = 0; i < 9; ++i) Mi[i] = v[i] / det;
 }
 
@@ -450,7 +442,10 @@ static int sleigh_constraints(const double *q, double *mu, double *dmu, void *pa
     return 0;
 }
 
-static void sleigh_mass(const double *q, const sp_nh_params *prm, double *M) { sleigh_matrices(q[2], prm, M, NULL, NULL); }
+static void sleigh_mass(const double *q, const sp_nh_params *prm, double *M)
+{
+    sleigh_matrices(q[2], prm, M, NULL, NULL);
+}
 
 static size_t sleigh_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out,
                                const char **names)
@@ -504,8 +499,8 @@ const sp_nh_model_type sp_nh_chaplygin_sleigh = {
 
 /* --------------------------------------------------------------- registry -- */
 
-static const sp_nh_model_type *const registry[] = {&sp_nh_knife_edge, &sp_nh_rolling_disk,
-                                                    &sp_nh_contact_oscillator, &sp_nh_chaplygin_sleigh};
+static const sp_nh_model_type *const registry[] = {&sp_nh_knife_edge, &sp_nh_rolling_disk, &sp_nh_contact_oscillator,
+                                                   &sp_nh_chaplygin_sleigh};
 
 const sp_nh_model_type *sp_nh_model_at(size_t i)
 {

@@ -279,19 +279,18 @@ int read_nonholonomic(const json_input *root, sp_problem *p)
     v->lie_type = v->type ? NULL : sp_nh_lie_type_by_name(p->model);
     const int lie = v->lie_type != NULL;
     p->kind = lie ? SP_KIND_NONHOLONOMIC_LIE : SP_KIND_NONHOLONOMIC;
-    if (p->task != SP_TASK_SIMULATE)
-        return json_fail(root, "task", "%s has simulate tasks only (got plan)", p->model);
-    static const char *const vector_state[] = {"q0", "p0", "v0", NULL},
-                             *const lie_only[] = {"g0", "mu0", "xi0", "retraction", NULL};
+    if (p->task != SP_TASK_SIMULATE) return json_fail(root, "task", "%s has simulate tasks only (got plan)", p->model);
+    static const char *const vector_state[] = {"q0", "p0", "v0", NULL}, *const lie_only[] = {"g0", "mu0", "xi0",
+                                                                                             "retraction", NULL};
     if (lie && forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
-    if (!lie && forbid(root, lie_only, "only the Lie-group models (sleigh_se2, suslov) take this field (%s "
-                                       "takes q0 and p0 or v0)",
+    if (!lie && forbid(root, lie_only,
+                       "only the Lie-group models (sleigh_se2, suslov) take this field (%s "
+                       "takes q0 and p0 or v0)",
                        p->model) != 1)
         return -1;
-    static const char *const keys[] = {"task",   "model",      "description", "params",      "q0", "p0", "v0",
-                                       "g0",     "mu0",        "xi0",         "scheme",      "stages", "lambda1",
-                                       "retraction", "solver_tol", "h",      "T",           "steps", "record_every",
-                                       NULL};
+    static const char *const keys[] = {
+        "task",   "model",  "description", "params",     "q0",         "p0", "v0", "g0",    "mu0",          "xi0",
+        "scheme", "stages", "lambda1",     "retraction", "solver_tol", "h",  "T",  "steps", "record_every", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
     if (lie ? read_lie_params(root, v->lie_type, &v->lie_params) != 1
             : read_vector_params(root, v->type, &v->params) != 1)

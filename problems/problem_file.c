@@ -180,13 +180,14 @@ static int read_targets(const json_input *root, sp_problem *p)
     p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
     if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
     p->cubic.n_targets = (size_t)n;
-    const int sphere = p->cubic.space == SP_SPACE_SPHERE;
-    const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL};
+    const int sphere = p->cubic.space == SP_SPACE_SPHERE, rotations = p->cubic.group == sp_group_so3;
+    const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL},
+                      *const point_keys[] = {"t", "x", NULL}, *const pose_keys[] = {"t", "R", "q", "x", NULL};
+    const char *const *keys = sphere ? sphere_keys : p->plan.pose ? pose_keys : rotations ? group_keys : point_keys;
     for (int i = 0; i < n; ++i) {
         json_input tg = json_element(&in, i);
         sp_cubic_target *t = &p->cubic.targets[i];
-        if (json_require_object(&tg) != 1 || json_only_keys(&tg, sphere ? sphere_keys : group_keys) != 1 ||
-            json_number(&tg, "t", 1, &t->t) != 1)
+        if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
             return -1;
         if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
         if (i > 0 && !(t->t > t[-1].t))
@@ -194,12 +195,15 @@ static int read_targets(const json_input *root, sp_problem *p)
         int st;
         if (sphere) {
             st = json_direction(&tg, "y", 1, t->y);
+        } else if (!rotations) {
+            st = json_vector(&tg, "x", 1, p->cubic.group->dim, t->R); /* a point of Rⁿ */
         } else {
             int has_R = json_member(&tg, "R").node != NULL, has_q = json_member(&tg, "q").node != NULL;
             if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
             if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
             t->quaternion = has_q;
             st = has_q ? json_quaternion(&tg, "q", 1, t->R) : json_rotation(&tg, "R", 1, t->R);
+            if (st == 1 && p->plan.pose) st = json_vector(&tg, "x", 1, 3, t->x);
         }
         if (st != 1) return -1;
     }
@@ -208,6 +212,8 @@ static int read_targets(const json_input *root, sp_problem *p)
         return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
     return 1;
 }
+
+#define POSE_GROUP "SO3xR3"
 
 static const char *method_name_at(size_t i)
 {
@@ -226,7 +232,7 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
     s->method = strcmp(name, "single_shooting") == 0 ? SP_METHOD_SINGLE_SHOOTING
                 : strcmp(name, "direct") == 0        ? SP_METHOD_DIRECT
                                                      : SP_METHOD_MULTIPLE_SHOOTING;
-    const int n = p->cubic.group->dim;
+    const int n = s->pose ? 6 : p->cubic.group->dim;
     int st = json_vector(root, "xiT", 0, n, s->xiT);
     if (st < 0) return -1;
     s->has_xiT = st == 1;
@@ -249,6 +255,7 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
         s->quaternion_output = strcmp(o, "quaternion") == 0;
     }
     if (s->method == SP_METHOD_SINGLE_SHOOTING) {
+        if (s->pose) return json_fail(root, "method", POSE_GROUP " plans take the methods multiple_shooting or direct");
         if (p->cubic.sigma == 0.0)
             return json_fail(root, "sigma", "exact interpolation (sigma 0) needs the method multiple_shooting");
         if (s->xi0_free) return json_fail(root, "xi0", "a free initial velocity needs the method multiple_shooting");
@@ -313,12 +320,25 @@ static int read_problem(const json_input *root, sp_problem *p)
                                        "block_steps",
                                        "record_every",
                                        "output",
+                                       "x0",
                                        NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
+    /* SO3xR3: poses, planned as an orientation and a position with the product metric */
     s = "SO3";
-    if (json_name(root, "group", 0, group_name_at, "group", &s) < 0) return -1;
+    const cJSON *group = cJSON_GetObjectItemCaseSensitive(root->node, "group");
+    if (p->task == SP_TASK_PLAN && cJSON_IsString(group) && strcmp(group->valuestring, POSE_GROUP) == 0)
+        p->plan.pose = 1;
+    else if (json_name(root, "group", 0, group_name_at, "group", &s) < 0)
+        return -1;
     const sp_group *G = p->cubic.group = sp_group_by_name(s);
+    /* the Riemannian cubic equations integrated here hold for a bi-invariant metric only */
+    if (G != sp_group_so3 && G != sp_group_rn(G->dim))
+        return json_fail(root, "group",
+                         "%s has no bi-invariant metric, which Riemannian cubics need (their momenta would not be "
+                         "conserved); use SO3, R1…R6 or " POSE_GROUP " (plans)",
+                         G->name);
+    const int dim = p->plan.pose ? 6 : G->dim; /* of ξ0 and ξ_T */
     s = "hohp_sv";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &s) < 0) return -1;
     p->scheme = sp_hohp_scheme_by_name(s);
@@ -340,15 +360,14 @@ static int read_problem(const json_input *root, sp_problem *p)
             return json_fail(root, "xi0", "must be a body velocity [x, y, z] or \"free\" (got \"%s\")",
                              xi0->valuestring);
         p->plan.xi0_free = 1;
-    } else if (json_vector(root, "xi0", 1, G->dim, p->xi0) != 1) {
+    } else if (json_vector(root, "xi0", 1, dim, p->xi0) != 1) {
         return -1;
     }
+    if (!p->plan.pose && json_member(root, "x0").node)
+        return json_fail(root, "x0", "only plans on %s take a start position", POSE_GROUP);
+    if (p->plan.pose && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
 
     if (p->task == SP_TASK_SIMULATE) {
-        if (G == sp_group_se2)
-            return json_fail(root, "group",
-                             "SE2 has no bi-invariant metric, which the Riemannian cubic equations integrated here "
-                             "need (their momenta would not be conserved); use SO3 or R1…R6");
         static const char *const plan_only[] = {"targets",     "sigma",        "space",  "y0",        "initial_momenta",
                                                 "optimizer",   "xiT",          "method", "tolerance", "max_iterations",
                                                 "block_steps", "record_every", "output"};
@@ -372,13 +391,14 @@ static int read_problem(const json_input *root, sp_problem *p)
     if (json_member(root, "p0").node || json_member(root, "nu0").node)
         return json_fail(root, json_member(root, "p0").node ? "p0" : "nu0",
                          "plan tasks optimise the momenta; give a starting guess as initial_momenta");
-    if (G != sp_group_so3) return json_fail(root, "group", "plan tasks need group SO3 (got %s)", G->name);
     if (json_positive(root, "T", 1, &p->T) != 1 || json_number(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
     if (p->cubic.sigma < 0.0) return json_fail(root, "sigma", "must not be negative (0 asks for exact interpolation)");
     if (read_plan_settings(root, p) != 1) return -1;
-    s = "sphere";
+    s = G == sp_group_so3 && !p->plan.pose ? "sphere" : "group";
     if (json_name(root, "space", 0, space_name_at, "space", &s) < 0) return -1;
     p->cubic.space = strcmp(s, "sphere") == 0 ? SP_SPACE_SPHERE : SP_SPACE_GROUP;
+    if (p->cubic.space == SP_SPACE_SPHERE && (G != sp_group_so3 || p->plan.pose))
+        return json_fail(root, "space", "sphere targets need group SO3");
     if (p->cubic.space == SP_SPACE_SPHERE) {
         if (json_direction(root, "y0", 1, p->cubic.y0) != 1) return -1;
     } else if (json_member(root, "y0").node) {

@@ -169,13 +169,27 @@ static void put_string(json_text *t, const char *s)
         put(t, run, (size_t)(s - run));
         char esc[8];
         switch (c) {
-        case '"': puts_text(t, "\\\""); break;
-        case '\\': puts_text(t, "\\\\"); break;
-        case '\b': puts_text(t, "\\b"); break;
-        case '\f': puts_text(t, "\\f"); break;
-        case '\n': puts_text(t, "\\n"); break;
-        case '\r': puts_text(t, "\\r"); break;
-        case '\t': puts_text(t, "\\t"); break;
+        case '"':
+            puts_text(t, "\\\"");
+            break;
+        case '\\':
+            puts_text(t, "\\\\");
+            break;
+        case '\b':
+            puts_text(t, "\\b");
+            break;
+        case '\f':
+            puts_text(t, "\\f");
+            break;
+        case '\n':
+            puts_text(t, "\\n");
+            break;
+        case '\r':
+            puts_text(t, "\\r");
+            break;
+        case '\t':
+            puts_text(t, "\\t");
+            break;
         default:
             snprintf(esc, sizeof esc, "\\u%04x", c);
             puts_text(t, esc);
@@ -191,18 +205,28 @@ static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
 {
     char number[40];
     switch (v->type & 0xFF) {
-    case cJSON_NULL: puts_text(t, "null"); return;
-    case cJSON_False: puts_text(t, "false"); return;
-    case cJSON_True: puts_text(t, "true"); return;
+    case cJSON_NULL:
+        puts_text(t, "null");
+        return;
+    case cJSON_False:
+        puts_text(t, "false");
+        return;
+    case cJSON_True:
+        puts_text(t, "true");
+        return;
     case cJSON_Number:
         sp_format_double(v->valuedouble, number, sizeof number);
         puts_text(t, number);
         return;
     case cJSON_Raw:
-        if (v->valuestring) puts_text(t, v->valuestring);
-        else t->failed = 1; /* as cJSON: a raw node without text cannot be printed */
+        if (v->valuestring)
+            puts_text(t, v->valuestring);
+        else
+            t->failed = 1; /* as cJSON: a raw node without text cannot be printed */
         return;
-    case cJSON_String: put_string(t, v->valuestring); return;
+    case cJSON_String:
+        put_string(t, v->valuestring);
+        return;
     case cJSON_Array:
         put(t, "[", 1);
         for (const cJSON *c = v->child; c; c = c->next) {
@@ -225,7 +249,8 @@ static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
         if (formatted) put_tabs(t, depth);
         put(t, "}", 1);
         return;
-    default: t->failed = 1; /* not a valid node */
+    default:
+        t->failed = 1; /* not a valid node */
     }
 }
 

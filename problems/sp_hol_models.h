@@ -67,11 +67,11 @@ typedef struct sp_hol_model_type {
     const char *const *coordinates; /* n names, or NULL (matrix entries q_11 … q_33) */
     size_t n_params;
     const sp_hol_param *params;
-    const double *param_defaults; /* all values, flat */
+    const double *param_defaults;       /* all values, flat */
     const char *const *potential_names; /* NULL-terminated; the first is the default */
     unsigned families;                  /* the sp_hol_family values it runs with */
     sp_hol_initial initial;
-    const char *const *monitor_names; /* NULL-terminated: quantities that vanish on T*Q, as "<name>_drift" */
+    const char *const *monitor_names;  /* NULL-terminated: quantities that vanish on T*Q, as "<name>_drift" */
     const char *const *monitor_labels; /* their names in pictures */
 
     /* Checks parameter values (given[i]: param i was written in the file); returns the
@@ -98,14 +98,14 @@ typedef struct sp_hol_bound {
     const sp_hol_model_type *type;
     sp_hol_params prm;
     double mass[SP_HOL_MAX_N];
-    sp_holonomic_model holonomic;  /* every model but s3_contact */
-    sp_lie_rattle_model lie;       /* heavy_top */
-    sp_prop7_model prop7;          /* s3_contact */
+    sp_holonomic_model holonomic;   /* every model but s3_contact */
+    sp_lie_rattle_model lie;        /* heavy_top */
+    sp_prop7_model prop7;           /* s3_contact */
     sp_spherical_pendulum pendulum; /* spherical_pendulum (its exact flows) */
     sp_heavy_top top;
     sp_s3_contact s3;
-    sp_feedback_gains scales;      /* the V_fb normalisation of spec §5.1 (g_scale, hidden_scale) */
-    int has_integral;              /* an integral for the feedback gain k4 (L₃) */
+    sp_feedback_gains scales; /* the V_fb normalisation of spec §5.1 (g_scale, hidden_scale) */
+    int has_integral;         /* an integral for the feedback gain k4 (L₃) */
     sp_first_integral integral;
 } sp_hol_bound;
 

@@ -37,8 +37,7 @@ sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits,
 
 /* sp_problem_read_file and sp_problem_parse under given limits (NULL: the defaults, which
  * are what the plain functions apply). */
-sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out,
-                                       sp_input_error *err);
+sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out, sp_input_error *err);
 sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                    sp_input_error *err);
 

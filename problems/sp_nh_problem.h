@@ -62,8 +62,8 @@ typedef struct sp_nh_lie_type {
      * previous q; NULL at the first point). */
     int n_coordinates;
     const char *const *coordinates;
-    void (*to_coordinates)(const sp_nh_lie_bound *b, const double *g, const double *mu, const double *q_hint,
-                           double *q, double *p);
+    void (*to_coordinates)(const sp_nh_lie_bound *b, const double *g, const double *mu, const double *q_hint, double *q,
+                           double *p);
     /* Distance of an element from the group (max-abs entry of the defect): |RᵀR − I| for
      * the rotation part, and |last row − (0, …, 0, 1)| for SE(2). */
     double (*group_error)(const double *g);

@@ -30,6 +30,7 @@ typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 typedef struct sp_cubic_target {
     double t;
     int quaternion; /* the file gave the orientation as a quaternion "q" */
+    double x[3];    /* poses (SO3xR3): the position */
     double y[3];    /* sphere targets */
     double R[9];    /* rotation targets, row-major */
 } sp_cubic_target;
@@ -122,6 +123,9 @@ typedef struct sp_plan_settings {
     int block_steps;       /* largest number of steps in one shooting block */
     int record_every;      /* trajectory rows every this many steps (and at every keyframe and T) */
     int quaternion_output; /* "output": {"orientation": "quaternion"} */
+    int pose;              /* group SO3xR3: keyframes are poses (R, x), planned as an SO(3) plan and an R³
+                              plan with ξ = (ω, v) side by side (the product metric separates them) */
+    double x0[3];          /* pose plans: the start position */
 } sp_plan_settings;
 
 typedef struct sp_problem {

@@ -176,8 +176,7 @@ const sp_vak_model_type *sp_vak_model_by_name(const char *name)
     return NULL;
 }
 
-void sp_vak_model_bind(const sp_vak_model_type *type, const sp_vak_params *prm, double *mass,
-                       sp_vakonomic_model *model)
+void sp_vak_model_bind(const sp_vak_model_type *type, const sp_vak_params *prm, double *mass, sp_vakonomic_model *model)
 {
     type->mass(prm, mass);
     *model = (sp_vakonomic_model){.n = type->n,

@@ -90,11 +90,27 @@ int read_vakonomic(const json_input *root, sp_problem *p)
     p->kind = SP_KIND_VAKONOMIC;
     v->type = sp_vak_model_by_name(p->model);
     const int n = v->type->n;
-    static const char *const keys[] = {"task",   "model", "description", "params",    "q0",
-                                       "p0",     "v0",    "lambda0",     "scheme",    "stages",
-                                       "h",      "T",     "steps",       "solver_tol", "symplecticity_defect",
-                                       "q1",     "initial_momenta",      "optimizer", "tolerance",
-                                       "starts", NULL};
+    static const char *const keys[] = {"task",
+                                       "model",
+                                       "description",
+                                       "params",
+                                       "q0",
+                                       "p0",
+                                       "v0",
+                                       "lambda0",
+                                       "scheme",
+                                       "stages",
+                                       "h",
+                                       "T",
+                                       "steps",
+                                       "solver_tol",
+                                       "symplecticity_defect",
+                                       "q1",
+                                       "initial_momenta",
+                                       "optimizer",
+                                       "tolerance",
+                                       "starts",
+                                       NULL};
     if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
     const char *scheme = "gauss";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &scheme) < 0) return -1;

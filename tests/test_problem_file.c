@@ -897,7 +897,9 @@ static const bad_case bad_cases[] = {
      "only plan tasks take this field"},
     {"plan_with_p0", PLAN_SPHERE, {{"p0", "[0, 0, 0]"}}, "p0", "plan tasks optimise the momenta"},
     {"plan_with_h", PLAN_SPHERE, {{"h", "0.01"}}, "h", "plan tasks take the horizon T"},
-    {"plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "group", "plan tasks need group SO3"},
+    {"sphere_plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "space", "sphere targets need group SO3"},
+    {"plan_on_se2", PLAN_GROUP, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
+    {"simulate_on_se2", SIMULATE, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"group_space_with_y0", PLAN_GROUP, {{"y0", "[1, 0, 0]"}}, "y0", "only sphere targets take y0"},
     /* consistency between fields */
     {"T_and_h_inconsistent", SIMULATE, {{"h", "0.02"}}, "h", "inconsistent with T/steps = 0.01"},
