@@ -15,8 +15,9 @@
  * grid (single-shooting object, zero momenta, best of several repeats).
  *
  * A last row solves 1000 keyframes on 10⁶ steps in a child process and reports its time
- * and the child's peak resident set. The reference runs in a child too, so that a solve
- * longer than REFERENCE_LIMIT seconds can be abandoned. Prints; asserts nothing. */
+ * and the child's peak resident set. The references run first, one child process per
+ * schedule side by side, each abandoned after REFERENCE_LIMIT seconds of CPU time; no
+ * solve is timed while they run. Prints; asserts nothing. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -38,7 +39,8 @@
 #define STEP_ANGLE 0.7
 #define STEPS_PER_UNIT 20
 #define SIGMA_SOFT 0.05
-#define REFERENCE_LIMIT 60.0 /* seconds a reference solve may take before it is abandoned */
+#define REFERENCE_LIMIT 60.0 /* CPU seconds a reference solve may take before it is abandoned */
+#define REFERENCE_WALL 240.0 /* and the wall-clock seconds all of them together may take */
 #define REPEAT_BELOW 0.25    /* solves shorter than this (s) are repeated … */
 #define REPEAT_BUDGET 1.0    /* … while the repeats together stay under this (s) */
 #define REPEAT_MAX 5
@@ -172,7 +174,7 @@ static double sweep_seconds(const char *text)
     c.sh = sp_shooting_alloc(&pb);
     double t = NAN;
     if (c.sh) {
-        t = bench_best_time(one_sweep, &c, 7, 0.02);
+        t = bench_best_time(one_sweep, &c, 15, 0.01);
         sp_shooting_free(c.sh);
     }
     sp_problem_free(&pb);
@@ -245,6 +247,7 @@ static void reference_start(const kf_schedule *s, reference_job *job)
     job->pid = -1;
     job->fd = -1;
     job->outcome = -1;
+    if (!s->t) return; /* the schedule could not be built */
     int fds[2];
     if (pipe(fds) != 0) return;
     fflush(stdout);
@@ -390,24 +393,19 @@ static const char *start_name(int k)
     return k == KF_START_ZERO ? "zero" : k == KF_START_GEODESIC ? "geodesic" : "spline";
 }
 
-/* One line about the reference solve of a schedule; returns the note to print in place
- * of its column when it was not used (static storage), else NULL. */
-static const char *report_reference(int got, const reference_report *ref)
+/* One line about the reference solve of a schedule. */
+static void report_reference(const reference_job *job)
 {
-    static char note[96];
-    if (got == 1) {
+    const reference_report *ref = &job->rep;
+    if (job->outcome == 1)
         printf("       reference: best %.10g from the %s start (zero %.6g, geodesic %.6g, spline %.6g), "
-               "%d evaluations, %.1f s\n",
+               "%d evaluations, %.1f s CPU\n",
                ref->best, start_name(ref->best_start), ref->cost[KF_START_ZERO], ref->cost[KF_START_GEODESIC],
                ref->cost[KF_START_SPLINE], ref->evaluations, ref->seconds);
-        return NULL;
-    }
-    if (got == 0)
-        snprintf(note, sizeof note, "skipped (reference too slow: > %.0f s)", REFERENCE_LIMIT);
+    else if (job->outcome == 0)
+        printf("       reference: skipped (reference too slow: > %.0f s)\n", REFERENCE_LIMIT);
     else
-        snprintf(note, sizeof note, "reference failed");
-    printf("       reference: %s\n", note);
-    return note;
+        printf("       reference: failed\n");
 }
 
 /* ------------------------------------------------------------ the 10⁶-step row -- */
@@ -524,37 +522,59 @@ void bench_keyframes(void)
     printf("  vs RotSpl: running cost / (scipy RotationSpline's 1/2 int |dw/dt|^2) - 1; x sweep: time / one forward "
            "sweep of the grid\n");
 
-    double sweep[N_SIZES];
-    int spline_missing = 0;
+    /* soft[q]: setting (a); exact[q]: setting (b), the same keyframes */
+    kf_schedule soft[N_SIZES], exact[N_SIZES];
+    for (int q = 0; q < N_SIZES; ++q) {
+        kf_random_schedule(SCHEDULE_NUMBER, 0, sizes[q], STEP_ANGLE, STEPS_PER_UNIT, SIGMA_SOFT, &soft[q]);
+        kf_random_schedule(SCHEDULE_NUMBER, 0, sizes[q], STEP_ANGLE, STEPS_PER_UNIT, 0.0, &exact[q]);
+        exact[q].xi0_free = 1;
+        exact[q].has_xiT = 0;
+    }
 
+    /* The references (and RotationSpline) first, side by side: nothing is timed meanwhile. */
+    reference_job ref_soft[N_SIZES], ref_exact[N_SIZES];
+    for (int q = 0; q < N_SIZES; ++q) {
+        reference_start(&soft[q], &ref_soft[q]);
+        reference_start(&exact[q], &ref_exact[q]);
+    }
+    double spline[N_SIZES];
+    int spline_missing = 0;
+    for (int q = 0; q < N_SIZES; ++q) {
+        spline[q] = exact[q].t ? rotation_spline_cost(&exact[q]) : NAN;
+        if (!isfinite(spline[q])) spline_missing = 1;
+    }
+    const double deadline = bench_clock() + REFERENCE_WALL;
+    for (int q = 0; q < N_SIZES; ++q) {
+        reference_finish(&ref_soft[q], deadline);
+        reference_finish(&ref_exact[q], deadline);
+    }
+    printf("  (references: %.1f s of wall time, run side by side before the timed solves)\n", bench_clock() - t_part);
+
+    double sweep[N_SIZES];
     printf("\n(a) sigma = %g, prescribed xi0\n", SIGMA_SOFT);
     print_header();
     for (int q = 0; q < N_SIZES; ++q) {
         const int n = sizes[q];
-        kf_schedule s;
-        kf_random_schedule(SCHEDULE_NUMBER, 0, n, STEP_ANGLE, STEPS_PER_UNIT, SIGMA_SOFT, &s);
-        if (!s.t) {
+        sweep[q] = NAN;
+        if (!soft[q].t) {
             printf("%5d  out of memory\n", n);
             continue;
         }
-        char *ms = problem_text(&s, NULL, 0, 0);
-        char *single = problem_text(&s, "single_shooting", 2000, 0);
-        char *direct = problem_text(&s, "direct", 20000, 0);
+        char *ms = problem_text(&soft[q], NULL, 0, 0);
+        char *single = problem_text(&soft[q], "single_shooting", 2000, 0);
+        char *direct = problem_text(&soft[q], "direct", 20000, 0);
         sweep[q] = sweep_seconds(single);
-        reference_report ref;
-        const int got = reference_with_limit(&s, REFERENCE_LIMIT, &ref);
-
+        const reference_job *ref = &ref_soft[q];
+        const char *note = ref->outcome == 1 ? NULL : "-";
         solve_row r_ms = solve(ms), r_single = solve(single), r_direct = solve(direct);
-        const char *note = got == 1 ? NULL : "-";
-        print_row(n, "multiple_shooting", &r_ms, r_ms.cost, ref.best, note, NAN, NAN, 0, sweep[q]);
-        print_row(n, "single_shooting", &r_single, r_single.cost, ref.best, note, NAN, NAN, 0, sweep[q]);
-        print_row(n, "direct", &r_direct, r_direct.cost, ref.best, note, NAN, NAN, 0, sweep[q]);
-        printf("       one forward sweep: %.1f us (%d steps)\n", 1e6 * sweep[q], s.steps);
-        report_reference(got, &ref);
+        print_row(n, "multiple_shooting", &r_ms, r_ms.cost, ref->rep.best, note, NAN, NAN, 0, sweep[q]);
+        print_row(n, "single_shooting", &r_single, r_single.cost, ref->rep.best, note, NAN, NAN, 0, sweep[q]);
+        print_row(n, "direct", &r_direct, r_direct.cost, ref->rep.best, note, NAN, NAN, 0, sweep[q]);
+        printf("       one forward sweep: %.1f us (%d steps)\n", 1e6 * sweep[q], soft[q].steps);
+        report_reference(ref);
         free(ms);
         free(single);
         free(direct);
-        kf_schedule_free(&s);
     }
 
     printf("\n(b) sigma = 0 (exact interpolation), free end velocities; the reference reports its running cost at "
@@ -563,32 +583,28 @@ void bench_keyframes(void)
     print_header();
     for (int q = 0; q < N_SIZES; ++q) {
         const int n = sizes[q];
-        kf_schedule s;
-        kf_random_schedule(SCHEDULE_NUMBER, 0, n, STEP_ANGLE, STEPS_PER_UNIT, 0.0, &s);
-        if (!s.t) {
+        if (!exact[q].t) {
             printf("%5d  out of memory\n", n);
             continue;
         }
-        s.xi0_free = 1;
-        s.has_xiT = 0;
-        char *ms = problem_text(&s, NULL, 0, 0);
-        reference_report ref;
-        const int got = reference_with_limit(&s, REFERENCE_LIMIT, &ref);
-        const double spline = rotation_spline_cost(&s);
-        if (!isfinite(spline)) spline_missing = 1;
+        char *ms = problem_text(&exact[q], NULL, 0, 0);
+        const reference_job *ref = &ref_exact[q];
         solve_row r = solve(ms);
-        print_row(n, "multiple_shooting", &r, r.running_cost, ref.best, got == 1 ? NULL : "-", r.running_cost,
-                  spline, 1, sweep[q]);
+        print_row(n, "multiple_shooting", &r, r.running_cost, ref->rep.best, ref->outcome == 1 ? NULL : "-",
+                  r.running_cost, spline[q], 1, sweep[q]);
         printf("       running cost %.10g; RotationSpline ", r.running_cost);
-        if (isfinite(spline))
-            printf("%.10g\n", spline);
+        if (isfinite(spline[q]))
+            printf("%.10g\n", spline[q]);
         else
             printf("n/a\n");
-        report_reference(got, &ref);
+        report_reference(ref);
         free(ms);
-        kf_schedule_free(&s);
     }
     if (spline_missing) printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", PYTHON, SPLINE_SCRIPT);
+    for (int q = 0; q < N_SIZES; ++q) {
+        kf_schedule_free(&soft[q]);
+        kf_schedule_free(&exact[q]);
+    }
 
     big_row(1000, 1000);
 

@@ -1,0 +1,509 @@
+/* Keyframe plans (multiple shooting with the banded Newton solver, the direct form, pose
+ * plans): the Newton system against a dense solve and against central differences; the
+ * direct form's gradient against central differences; the optimum against single
+ * shooting and against an independent multi-start L-BFGS over the velocity sequence
+ * (keyframe_reference.h) on the schedules of tests/keyframes/ and on random schedules of
+ * 50 keyframes; exact interpolation; natural ends against scipy's RotationSpline; the
+ * momentum map between kicks; the order of the discrete optimum in h; poses and
+ * quaternions. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keyframe_reference.h"
+#include "../lie/sp_linalg.h"
+#include "../planner/sp_direct.h"
+#include "../planner/sp_plan.h"
+
+#define KEYFRAMES SP_TEST_FUZZ "/../keyframes/"
+#define ROTATION_SPLINE SP_TEST_FUZZ "/../rotation_spline_cost.py"
+
+static void parse(const char *doc, sp_problem *pb)
+{
+    sp_input_error e;
+    sp_status st = sp_problem_parse(doc, strlen(doc), pb, &e);
+    cr_assert_eq(st, SP_OK, "problem refused: %s: %s\n%.300s", e.path, e.message, doc);
+}
+
+/* Solves a plan; the result tree (caller deletes). */
+static cJSON *solve(const sp_problem *pb)
+{
+    sp_plan *plan = sp_plan_new(pb);
+    cr_assert_not_null(plan);
+    sp_plan_result r;
+    sp_plan_solve(plan, &r);
+    cJSON *res = sp_plan_result_json(plan, &r);
+    sp_plan_free(plan);
+    cr_assert_not_null(res);
+    return res;
+}
+
+static cJSON *solve_text(const char *doc)
+{
+    sp_problem pb;
+    parse(doc, &pb);
+    cJSON *res = solve(&pb);
+    sp_problem_free(&pb);
+    return res;
+}
+
+static double number(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(o, key)); }
+static const char *string(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+    return s ? s : "";
+}
+
+static double worst_miss(const cJSON *res)
+{
+    double worst = 0.0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(res, "targets")) worst = fmax(worst, number(t, "distance"));
+    return worst;
+}
+
+/* A problem file with `extra` fields inserted after the opening brace. */
+static char *with_fields(const char *doc, const char *extra)
+{
+    size_t n = strlen(doc) + strlen(extra) + 4;
+    char *out = malloc(n);
+    cr_assert_not_null(out);
+    snprintf(out, n, "{%s, %s", extra, doc + 1);
+    return out;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* ---------------------------------------------------------- the Newton system -- */
+
+/* Small plans covering every branch of the optimality system: sphere and rotation
+ * keyframes, weighted and exact, prescribed or free start, prescribed end, every scheme
+ * and both retractions, uneven grids and a stretch after the last keyframe. */
+static const char *const small_plans[] = {
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [1, 0, 0], \"T\": 1.2,"
+    " \"steps\": 37, \"xi0\": [0, 0.3, 1], \"sigma\": 0.2, \"block_steps\": 5, \"targets\": [{\"t\": 0.3, \"y\":"
+    " [0.9, 0.4, 0.1]}, {\"t\": 0.7, \"y\": [0.6, 0.7, 0.3]}, {\"t\": 1.0, \"y\": [0.1, 0.9, 0.4]}]}",
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [0, 0, 1], \"T\": 1,"
+    " \"steps\": 30, \"scheme\": \"hohp_euler\", \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0,"
+    " \"xiT\": [0.2, 0, 0], \"targets\": [{\"t\": 0.5, \"y\": [0.3, 0.2, 0.9]}, {\"t\": 1, \"y\": [0.5, 0.5, 0.7]}]}",
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
+    " \"scheme\": \"hohp_euler_adjoint\", \"xi0\": [0.1, 0.2, 0.3], \"sigma\": 0.1, \"xiT\": [0, 0, 0],"
+    " \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2, 0.1]}, {\"t\": 1.5, \"q\": [0.8, 0.3, 0.4, 0.2]}]}",
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
+    " \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0, \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2,"
+    " 0.1]}, {\"t\": 1.0, \"q\": [0.8, 0.3, 0.4, 0.2]}, {\"t\": 2.0, \"q\": [0.6, 0.5, 0.4, 0.3]}]}",
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 30, \"xi0\": [1, 0,"
+    " 0], \"sigma\": 0.3, \"targets\": [{\"t\": 1, \"x\": [1, 1, 0]}, {\"t\": 2, \"x\": [0, 2, 1]}]}",
+};
+#define SMALL_PLANS (sizeof small_plans / sizeof small_plans[0])
+
+/* A point away from any solution, where every term of the Jacobian is at work. */
+static sp_ms *perturbed_system(const sp_problem *pb)
+{
+    sp_ms *ms = sp_ms_alloc(pb, pb->cubic.sigma);
+    cr_assert_not_null(ms);
+    cr_assert_eq(sp_ms_start(ms, SP_START_SPLINE), SP_OK);
+    int nx = sp_ms_unknowns(ms);
+    double *dx = malloc((size_t)nx * sizeof *dx);
+    for (int c = 0; c < nx; ++c) dx[c] = 0.05 * sin(1.3 * c + 0.7);
+    sp_ms_move(ms, dx, 1.0);
+    free(dx);
+    return ms;
+}
+
+/* The banded Jacobian against central differences of the residual, column by column. */
+Test(keyframes, newton_jacobian_against_central_differences)
+{
+    for (size_t q = 0; q < SMALL_PLANS; ++q) {
+        sp_problem pb;
+        parse(small_plans[q], &pb);
+        sp_ms *ms = perturbed_system(&pb);
+        const int nx = sp_ms_unknowns(ms);
+        double *J = malloc((size_t)nx * nx * sizeof *J), *Fp = malloc((size_t)nx * sizeof *Fp),
+               *Fm = malloc((size_t)nx * sizeof *Fm), *e = calloc((size_t)nx, sizeof *e);
+        cr_assert_eq(sp_ms_jacobian_dense(ms, J), SP_OK);
+        double worst = 0.0, scale = 0.0;
+        for (int i = 0; i < nx * nx; ++i) scale = fmax(scale, fabs(J[i]));
+        for (int c = 0; c < nx; ++c) {
+            const double eps = 1e-6;
+            e[c] = 1.0;
+            sp_ms_move(ms, e, eps);
+            cr_assert_eq(sp_ms_residual(ms, Fp), SP_OK);
+            sp_ms_move(ms, e, -2.0 * eps);
+            cr_assert_eq(sp_ms_residual(ms, Fm), SP_OK);
+            sp_ms_move(ms, e, eps);
+            e[c] = 0.0;
+            for (int r = 0; r < nx; ++r) worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2.0 * eps) - J[(size_t)r * nx + c]));
+        }
+        cr_expect_leq(worst, 1e-7 * scale, "plan %zu: Jacobian off by %.2e (scale %.2e)", q, worst, scale);
+        free(J), free(Fp), free(Fm), free(e);
+        sp_ms_free(ms);
+        sp_problem_free(&pb);
+    }
+}
+
+/* Gaussian elimination with partial pivoting, the test's own dense solve. */
+static void dense_solve(int n, double *A, double *b)
+{
+    for (int k = 0; k < n; ++k) {
+        int p = k;
+        for (int i = k + 1; i < n; ++i)
+            if (fabs(A[(size_t)i * n + k]) > fabs(A[(size_t)p * n + k])) p = i;
+        for (int j = 0; j < n; ++j) {
+            double t = A[(size_t)k * n + j];
+            A[(size_t)k * n + j] = A[(size_t)p * n + j], A[(size_t)p * n + j] = t;
+        }
+        double t = b[k];
+        b[k] = b[p], b[p] = t;
+        for (int i = k + 1; i < n; ++i) {
+            double f = A[(size_t)i * n + k] / A[(size_t)k * n + k];
+            for (int j = k; j < n; ++j) A[(size_t)i * n + j] -= f * A[(size_t)k * n + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (int k = n - 1; k >= 0; --k) {
+        for (int j = k + 1; j < n; ++j) b[k] -= A[(size_t)k * n + j] * b[j];
+        b[k] /= A[(size_t)k * n + k];
+    }
+}
+
+/* The banded LU's Newton correction equals a dense solve of J Δx = −F. */
+Test(keyframes, banded_newton_step_equals_a_dense_solve)
+{
+    for (size_t q = 0; q < SMALL_PLANS; ++q) {
+        sp_problem pb;
+        parse(small_plans[q], &pb);
+        sp_ms *ms = perturbed_system(&pb);
+        const int nx = sp_ms_unknowns(ms);
+        double *J = malloc((size_t)nx * nx * sizeof *J), *F = malloc((size_t)nx * sizeof *F),
+               *dx = malloc((size_t)nx * sizeof *dx);
+        cr_assert_eq(sp_ms_jacobian_dense(ms, J), SP_OK);
+        cr_assert_eq(sp_ms_residual(ms, F), SP_OK);
+        for (int r = 0; r < nx; ++r) F[r] = -F[r];
+        dense_solve(nx, J, F);
+        cr_assert_eq(sp_ms_correction(ms, dx), SP_OK);
+        cr_expect_leq(sp_vec_dist(nx, dx, F), 1e-10 * fmax(1.0, sp_vec_norm(nx, F)), "plan %zu: banded %.3e", q,
+                      sp_vec_dist(nx, dx, F));
+        free(J), free(F), free(dx);
+        sp_ms_free(ms);
+        sp_problem_free(&pb);
+    }
+}
+
+/* The direct form's gradient (its costate sweep) against central differences. */
+Test(keyframes, direct_gradient_against_central_differences)
+{
+    for (size_t q = 0; q < SMALL_PLANS; ++q) {
+        sp_problem pb;
+        parse(small_plans[q], &pb);
+        const double sigma = pb.cubic.sigma > 0.0 ? pb.cubic.sigma : 0.05;
+        sp_direct *d = sp_direct_alloc(&pb, sigma);
+        cr_assert_not_null(d);
+        const int n = sp_direct_dim(d);
+        double *x = malloc((size_t)n * sizeof *x), *g = malloc((size_t)n * sizeof *g), J, Jp, Jm;
+        cr_assert_eq(sp_direct_start(d, SP_START_GEODESIC, x), SP_OK);
+        for (int i = 0; i < n; ++i) x[i] += 0.2 * cos(0.9 * i);
+        cr_assert_eq(sp_direct_cost(d, x, &J, g), SP_OK);
+        double worst = 0.0, gmax = 0.0;
+        for (int i = 0; i < n; ++i) {
+            const double eps = 1e-6, xi = x[i];
+            x[i] = xi + eps;
+            sp_direct_cost(d, x, &Jp, NULL);
+            x[i] = xi - eps;
+            sp_direct_cost(d, x, &Jm, NULL);
+            x[i] = xi;
+            worst = fmax(worst, fabs((Jp - Jm) / (2.0 * eps) - g[i]));
+            gmax = fmax(gmax, fabs(g[i]));
+        }
+        cr_expect_leq(worst, 1e-7 * gmax, "plan %zu: gradient off by %.2e of %.2e", q, worst, gmax);
+        free(x), free(g);
+        sp_direct_free(d);
+        sp_problem_free(&pb);
+    }
+}
+
+/* ------------------------------------------------------- the optimum itself -- */
+
+/* On the bundled instance (four sphere keyframes), the default, the direct form and
+ * single shooting reach one optimum, J* = 2.06590801846492 of the independent Python
+ * implementation, and the default's optimality residual is at round-off. */
+Test(keyframes, every_method_reaches_the_single_shooting_optimum)
+{
+    char *doc = read_text(SP_TEST_DATA "/sphere_interpolation.json");
+    static const char *const methods[] = {"multiple_shooting", "direct", "single_shooting"};
+    double cost[3];
+    for (int m = 0; m < 3; ++m) {
+        char field[64];
+        snprintf(field, sizeof field, "\"method\": \"%s\"", methods[m]);
+        char *text = with_fields(doc, field);
+        cJSON *res = solve_text(text);
+        cr_expect_str_eq(string(res, "status"), "converged", "%s", methods[m]);
+        cost[m] = number(res, "cost");
+        if (m == 0) cr_expect_leq(number(res, "optimality_residual"), 1e-10);
+        cJSON_Delete(res);
+        free(text);
+    }
+    for (int m = 0; m < 3; ++m)
+        cr_expect_leq(fabs(cost[m] - 2.06590801846492), 1e-10 * 2.066, "%s: %.15g", methods[m], cost[m]);
+    free(doc);
+}
+
+/* The best costs of tests/keyframes/best.json (L-BFGS from zero, geodesic and spline
+ * starts), reached from nothing but the keyframes; exact interpolation within 1e-10. */
+Test(keyframes, published_schedules_reach_their_best_costs)
+{
+    static const struct {
+        const char *name;
+        double best, tol;
+    } cases[] = {{"so3_8", 7.66197, 1e-6},
+                 {"so3_16", 20.9331, 1e-6},
+                 {"sphere_8", 2.13678, 1e-6},
+                 {"so3_8_exact_free", 6.76964, 1e-5}};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; ++q) {
+        char path[512];
+        snprintf(path, sizeof path, KEYFRAMES "%s.json", cases[q].name);
+        char *doc = read_text(path);
+        cJSON *res = solve_text(doc);
+        cr_expect_str_eq(string(res, "status"), "converged", "%s", cases[q].name);
+        double cost = number(res, "cost");
+        /* the published figures carry six digits: allow half a unit of the sixth */
+        double allowed = cases[q].tol * cases[q].best + 0.5e-5 * pow(10.0, floor(log10(cases[q].best)));
+        cr_expect_leq(fabs(cost - cases[q].best), allowed, "%s: cost %.10g, best known %.6g", cases[q].name, cost,
+                      cases[q].best);
+        if (strstr(cases[q].name, "exact"))
+            cr_expect_leq(worst_miss(res), 1e-10, "%s: misses %.2e", cases[q].name, worst_miss(res));
+        cr_expect_leq(number(cJSON_GetObjectItem(res, "diagnostics"), "momentum_map_drift"), 1e-12);
+        cJSON_Delete(res);
+        free(doc);
+    }
+}
+
+/* A random schedule against the independent reference: converged, optimality residual
+ * within the tolerance, and a cost no higher than the lowest of L-BFGS from zero, from
+ * geodesics and from a spline (relative `tol`; for σ = 0 the reference's running cost at
+ * σ = 1e-4). */
+static void against_reference(unsigned long seed, int n, double sigma, int ends, double tol)
+{
+    kf_schedule s;
+    kf_random_schedule(seed, 0, n, 0.7, 20, sigma, &s);
+    if (ends == 1) s.xi0_free = 1;
+    if (ends == 2) {
+        s.has_xiT = 1;
+        for (int c = 0; c < 3; ++c) s.xi0[c] = s.xiT[c] = 0.0;
+    }
+    kf_reference ref;
+    cr_assert_eq(kf_reference_solve(&s, &ref), 0);
+    char *doc = kf_schedule_json(&s);
+    cJSON *res = solve_text(doc);
+    const char *what = ends == 1 ? "free ends" : ends == 2 ? "rest to rest" : "prescribed start";
+    cr_expect_str_eq(string(res, "status"), "converged", "seed %lu (%s, sigma %g)", seed, what, sigma);
+    cr_expect_leq(number(res, "optimality_residual"), 1e-10);
+    double ours = sigma > 0.0 ? number(res, "cost") : number(res, "running_cost");
+    cr_expect_leq(ours, ref.best * (1.0 + tol),
+                  "seed %lu (%s, sigma %g): %.10g against the reference's %.10g (zero %.6g, geodesic %.6g, spline %.6g)",
+                  seed, what, sigma, ours, ref.best, ref.cost[KF_START_ZERO], ref.cost[KF_START_GEODESIC],
+                  ref.cost[KF_START_SPLINE]);
+    if (sigma == 0.0) cr_expect_leq(worst_miss(res), 1e-10, "seed %lu: misses %.2e", seed, worst_miss(res));
+    if (ends == 2) {
+        const cJSON *v = cJSON_GetObjectItem(res, "final_velocity");
+        for (int c = 0; c < 3; ++c) cr_expect_leq(fabs(cJSON_GetArrayItem(v, c)->valuedouble), 1e-12);
+    }
+    cJSON_Delete(res);
+    free(doc);
+    kf_reference_free(&ref);
+    kf_schedule_free(&s);
+}
+
+Test(keyframes, random_50_keyframes_reach_the_lowest_cost, .timeout = 600)
+{
+    against_reference(101, 50, 0.05, 0, 1e-6);
+    against_reference(102, 50, 0.05, 0, 1e-6);
+    against_reference(103, 50, 0.05, 2, 1e-6);
+}
+
+Test(keyframes, random_50_exact_keyframes_free_ends_reach_the_lowest_cost, .timeout = 600)
+{
+    against_reference(201, 50, 0.0, 1, 1e-5);
+}
+
+Test(keyframes, random_50_exact_keyframes_rest_to_rest_reach_the_lowest_cost, .timeout = 600)
+{
+    against_reference(301, 50, 0.0, 2, 1e-5);
+}
+
+/* scipy's RotationSpline through the start and the keyframes: ½∫|ω̇|², or −1 when
+ * python3 with scipy is not there. */
+static double rotation_spline_cost(const cJSON *problem)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s > %s/rotation_spline.out", ROTATION_SPLINE, SP_TEST_TMP);
+    cJSON *in = cJSON_CreateObject();
+    cJSON *t = cJSON_AddArrayToObject(in, "t"), *R = cJSON_AddArrayToObject(in, "R");
+    cJSON_AddItemToArray(t, cJSON_CreateNumber(0.0));
+    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    cJSON_AddItemToArray(R, cJSON_CreateDoubleArray(identity, 9));
+    const cJSON *k;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(problem, "targets"))
+    {
+        cJSON_AddItemToArray(t, cJSON_CreateNumber(number(k, "t")));
+        double m[9];
+        const cJSON *row;
+        int i = 0;
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(k, "R"))
+        {
+            for (int j = 0; j < 3; ++j) m[3 * i + j] = cJSON_GetArrayItem(row, j)->valuedouble;
+            ++i;
+        }
+        cJSON_AddItemToArray(R, cJSON_CreateDoubleArray(m, 9));
+    }
+    char *text = cJSON_PrintUnformatted(in);
+    cJSON_Delete(in);
+    FILE *p = popen(cmd, "w");
+    cr_assert_not_null(p);
+    fputs(text, p);
+    free(text);
+    int rc = pclose(p);
+    if (rc != 0) return -1.0;
+    char out[512];
+    snprintf(out, sizeof out, "%s/rotation_spline.out", SP_TEST_TMP);
+    char *s = read_text(out);
+    double v = atof(s);
+    free(s);
+    remove(out);
+    return v;
+}
+
+/* With free ends and exact interpolation the plan minimises the functional that scipy's
+ * RotationSpline only approximates: its cost is no higher than RotationSpline's. */
+Test(keyframes, natural_exact_curves_cost_no_more_than_rotation_spline, .timeout = 300)
+{
+    static const unsigned long seeds[] = {7, 8};
+    for (int q = 0; q < 3; ++q) {
+        char *doc;
+        if (q == 0) {
+            doc = read_text(KEYFRAMES "so3_8_exact_free.json");
+        } else {
+            kf_schedule s;
+            kf_random_schedule(seeds[q - 1], 0, 8 + 8 * q, 0.7, 20, 0.0, &s);
+            s.xi0_free = 1;
+            doc = kf_schedule_json(&s);
+            kf_schedule_free(&s);
+        }
+        cJSON *problem = cJSON_Parse(doc);
+        double spline = rotation_spline_cost(problem);
+        cr_assert_geq(spline, 0.0, "python3 with scipy is needed (apt-get install python3-scipy)");
+        cJSON *res = solve_text(doc);
+        cr_expect_str_eq(string(res, "status"), "converged");
+        double ours = number(res, "running_cost");
+        cr_expect_leq(ours, spline, "case %d: %.8g against RotationSpline's %.8g", q, ours, spline);
+        cr_expect_leq(worst_miss(res), 1e-10);
+        cr_log_info("case %d: %.8g against RotationSpline's %.8g (%.2f %% lower)", q, ours, spline,
+                    100.0 * (1.0 - ours / spline));
+        cJSON_Delete(res);
+        cJSON_Delete(problem);
+        free(doc);
+    }
+}
+
+/* The discrete optimum of a plan on R³ (exact interpolation, rest to rest: a clamped
+ * cubic spline) converges at order 2 in h, as the scheme does. */
+Test(keyframes, euclidean_plan_converges_at_order_two)
+{
+    double J[3];
+    for (int r = 0; r < 3; ++r) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 4, \"steps\": %d,"
+                 " \"xi0\": [0, 0, 0], \"xiT\": [0, 0, 0], \"sigma\": 0, \"targets\": [{\"t\": 1, \"x\": [1, 0, 0]},"
+                 " {\"t\": 2, \"x\": [1, 1, 0]}, {\"t\": 3, \"x\": [0, 1, 1]}, {\"t\": 4, \"x\": [0, 0, 0]}]}",
+                 40 << r);
+        cJSON *res = solve_text(doc);
+        cr_expect_str_eq(string(res, "status"), "converged");
+        J[r] = number(res, "cost");
+        cJSON_Delete(res);
+    }
+    /* the clamped cubic spline through these points has ½∫|ẍ|² = 135/7; the discrete
+     * costs approach it at order 2, and their Richardson extrapolation to far better */
+    double order = log2((J[0] - J[1]) / (J[1] - J[2]));
+    cr_expect(fabs(order - 2.0) < 0.05, "order %.3f (costs %.10g %.10g %.10g)", order, J[0], J[1], J[2]);
+    double extrapolated = J[2] + (J[2] - J[1]) / 3.0;
+    cr_expect_leq(fabs(extrapolated - 135.0 / 7.0), 1e-4, "%.10g against %.10g", extrapolated, 135.0 / 7.0);
+}
+
+/* A pose plan is its orientation plan and its position plan side by side. */
+Test(keyframes, pose_plan_is_orientation_and_position_side_by_side)
+{
+    const char *pose =
+        "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3xR3\", \"T\": 3, \"steps\": 60,"
+        " \"xi0\": [0.1, 0, 0, 0.5, 0, 0], \"sigma\": 0.1, \"x0\": [0, 0, 1],"
+        " \"targets\": [{\"t\": 1, \"q\": [0.9, 0.1, 0.3, 0], \"x\": [1, 0, 1]}, {\"t\": 2, \"q\": [0.7, 0.5, 0.2,"
+        " 0.1], \"x\": [1, 1, 1]}, {\"t\": 3, \"q\": [0.5, 0.5, -0.5, 0.5], \"x\": [0, 1, 2]}]}";
+    const char *rot = "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 3, \"steps\": 60,"
+                      " \"xi0\": [0.1, 0, 0], \"sigma\": 0.1, \"targets\": [{\"t\": 1, \"q\": [0.9, 0.1, 0.3, 0]},"
+                      " {\"t\": 2, \"q\": [-0.7, -0.5, -0.2, -0.1]}, {\"t\": 3, \"q\": [0.5, 0.5, -0.5, 0.5]}]}";
+    const char *pos = "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 60,"
+                      " \"xi0\": [0.5, 0, 0], \"g0\": [0, 0, 1], \"sigma\": 0.1, \"targets\": [{\"t\": 1, \"x\": [1, 0,"
+                      " 1]}, {\"t\": 2, \"x\": [1, 1, 1]}, {\"t\": 3, \"x\": [0, 1, 2]}]}";
+    cJSON *a = solve_text(pose), *b = solve_text(rot), *c = solve_text(pos);
+    cr_expect_str_eq(string(a, "status"), "converged");
+    cr_expect_str_eq(string(b, "status"), "converged");
+    cr_expect_str_eq(string(c, "status"), "converged");
+    /* −q in the orientation plan is the same orientation */
+    cr_expect_leq(fabs(number(a, "cost") - number(b, "cost") - number(c, "cost")), 1e-10 * number(a, "cost"));
+    const cJSON *tr = cJSON_GetObjectItem(a, "trajectory");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(cJSON_GetObjectItem(tr, "xi"), 0)), 6);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(cJSON_GetObjectItem(tr, "x"), 0)), 3);
+    const cJSON *k0 = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "targets"), 2);
+    cr_expect_leq(fabs(number(k0, "position_distance") -
+                       number(cJSON_GetArrayItem(cJSON_GetObjectItem(c, "targets"), 2), "distance")),
+                  1e-12);
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(c);
+}
+
+/* Quaternion output: unit quaternions with w ≥ 0 that are the orientations written as
+ * matrices; record_every keeps every k-th row, the keyframes and the end. */
+Test(keyframes, quaternion_output_and_record_every)
+{
+    char *doc = read_text(KEYFRAMES "so3_8.json");
+    char *quat = with_fields(doc, "\"output\": {\"orientation\": \"quaternion\"}, \"record_every\": 7");
+    cJSON *m = solve_text(doc), *q = solve_text(quat);
+    const cJSON *tm = cJSON_GetObjectItem(m, "trajectory"), *tq = cJSON_GetObjectItem(q, "trajectory");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tm, "t")), 161);
+    const cJSON *times = cJSON_GetObjectItem(tq, "t"), *rows = cJSON_GetObjectItem(tq, "quaternion");
+    cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(times));
+    cr_expect_eq(cJSON_GetArraySize(times), 160 / 7 + 1 + 8 - 1, "rows %d", cJSON_GetArraySize(times)); /* t = 7 is k = 140 */
+    const cJSON *t, *row = cJSON_GetArrayItem(rows, 0);
+    cJSON_ArrayForEach(t, times)
+    {
+        double w = cJSON_GetArrayItem(row, 0)->valuedouble, x = cJSON_GetArrayItem(row, 1)->valuedouble,
+               y = cJSON_GetArrayItem(row, 2)->valuedouble, z = cJSON_GetArrayItem(row, 3)->valuedouble;
+        cr_expect_leq(fabs(w * w + x * x + y * y + z * z - 1.0), 1e-14);
+        cr_expect_geq(w, 0.0);
+        /* the matrix row at the same time (every row of the full trajectory is at k·h) */
+        int k = (int)lround(t->valuedouble / 0.05);
+        const cJSON *mr = cJSON_GetArrayItem(cJSON_GetObjectItem(tm, "q"), k);
+        double R[9];
+        for (int i = 0; i < 9; ++i) R[i] = cJSON_GetArrayItem(mr, i)->valuedouble;
+        cr_expect_leq(fabs(R[1] - 2 * (x * y - w * z)), 1e-14);
+        cr_expect_leq(fabs(R[5] - 2 * (y * z - w * x)), 1e-14);
+        cr_expect_leq(fabs(R[8] - (1 - 2 * (x * x + y * y))), 1e-14);
+        row = row->next;
+    }
+    cJSON_Delete(m), cJSON_Delete(q);
+    free(doc), free(quat);
+}
