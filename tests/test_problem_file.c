@@ -261,8 +261,11 @@ Test(problem_file, sphere_interpolation_says_what_it_says)
         cr_expect_float_eq(sp_vec_norm(3, pb.cubic.targets[i].y), 1.0, 1e-15);
     }
     cr_expect_float_eq(pb.cubic.targets[1].y[0], 0.6933752452815364, 1e-15);
-    cr_expect_eq(pb.optimizer.xtol_rel, 1e-12);
-    cr_expect_eq(pb.optimizer.maxeval, 500);
+    /* no optimiser named: the default method and its settings */
+    cr_expect_eq(pb.plan.method, SP_METHOD_MULTIPLE_SHOOTING);
+    cr_expect_eq(pb.plan.tolerance, 1e-10);
+    cr_expect_eq(pb.plan.xi0_free, 0);
+    cr_expect_eq(pb.plan.has_xiT, 0);
     sp_problem_free(&pb);
 }
 
