@@ -1,5 +1,5 @@
-/* The Dirac-extended field and the feedback potential of sp_feedback.h (CONSTRAINED spec
- * §5.1). One evaluation calls the model once (g, G, g'' and ∇V) and builds, with
+/* The Dirac-extended field and the feedback potential of sp_feedback.h. One
+ * evaluation calls the model once (g, G, g'' and ∇V) and builds, with
  * v = M⁻¹p, the blocks of C = {φ_i, φ_j} for φ = (g, ψ), ψ = G v:
  *
  *     {g_a, g_b} = 0,   {g_a, ψ_b} = W_ab = (G M⁻¹ Gᵀ)_ab,   {ψ_a, ψ_b} = S_ab,

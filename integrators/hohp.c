@@ -1,4 +1,5 @@
-/* HOHP θ-scheme, HOHP spec §3.4–3.5. Written against the group interface only. */
+/* HOHP θ-scheme of sp_hohp.h (Burnett, Holm & Meier, "Geometric integrators for
+ * higher-order mechanics on Lie groups", 2011). Written against the group interface only. */
 #include <stdlib.h>
 #include <string.h>
 

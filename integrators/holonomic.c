@@ -1,4 +1,4 @@
-/* Constrained symplectic Euler A/B, RATTLE, SHAKE and compositions (CONSTRAINED spec §3.2).
+/* Constrained symplectic Euler A/B, RATTLE, SHAKE and compositions (sp_holonomic.h).
  * Every method rests on one solve: given q0, a trial momentum p̃ and G0 = G(q0), find Λ
  * with g(q0 + h M⁻¹(p̃ − G0ᵀΛ)) = 0. Newton solves for the position correction x = hΛ,
  * g(q0 + h M⁻¹p̃ − M⁻¹G0ᵀx) = 0 with Jacobian −G(q1) M⁻¹ G0ᵀ: x is resolved to round-off
@@ -12,7 +12,7 @@
 #include "sp_linsolve.h"
 #include "../lie/sp_linalg.h"
 
-/* Composition coefficients, spec §1.3: triple jump γ = (a, 1 − 2a, a), a = 1/(2 − 2^{1/3});
+/* Composition coefficients: triple jump γ = (a, 1 − 2a, a), a = 1/(2 − 2^{1/3});
  * Suzuki γ = (a, a, 1 − 4a, a, a), a = 1/(4 − 4^{1/3}); order 6: the triple jump with
  * b = 1/(2 − 2^{1/5}) applied to the order-4 triple jump. */
 static const double one[1] = {1.0};
@@ -176,7 +176,7 @@ sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p)
     return SP_OK;
 }
 
-/* The base maps of spec §3.2 with potential kicks of weight `before` at q0 and `after` at
+/* The base maps with potential kicks of weight `before` at q0 and `after` at
  * q1 (SE-A: 1, 0; SE-B: 0, 1; RATTLE: ½, ½), the projection last. */
 static sp_status kick_drift_kick(sp_holonomic *s, double h, double before, double after, double *q, double *p)
 {

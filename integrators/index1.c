@@ -1,4 +1,5 @@
-/* Gauss–Legendre RK on the index-1 DAE, CONSTRAINED spec §2.2. Unknowns are laid out as
+/* Gauss–Legendre RK on the index-1 DAE (McLachlan, Modin, Verdier & Wilkins, "Symplectic
+ * integrators for index one constraints", 2013). Unknowns are laid out as
  * x = (Q_1 … Q_s, P_1 … P_s, Λ_1 … Λ_s). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* RATTLE / variational Störmer–Verlet on a Lie group, left trivialisation (CONSTRAINED
- * spec §3.4). The implicit equation (dτ⁻¹_{hξ})ᵀ𝕁(ξ) = r is multiplied by dτ_{hξ}ᵀ:
+/* RATTLE / variational Störmer–Verlet on a Lie group, left trivialisation
+ * (sp_lie_rattle.h). The implicit equation (dτ⁻¹_{hξ})ᵀ𝕁(ξ) = r is multiplied by dτ_{hξ}ᵀ:
  *
  *     F(ξ) = 𝕁(ξ) − dτ_{hξ}ᵀ r = 0,   ∂F/∂ξ = D𝕁(ξ) − h D_τ(hξ, r),
  *
  * with D_τ(x, v) = ∂ₓ[dτ_xᵀ v] from the group table. Both forms have the same root; this
  * one needs no derivative of dτ⁻¹. (At the root the Jacobian equals dτ_{hξ}ᵀ K(ξ), K
- * being the Jacobian of the spec's form, e.g. its K(ξ) for the Cayley map.) */
+ * being the Jacobian of the equation's explicit form, e.g. K(ξ) for the Cayley map.) */
 #include <stdlib.h>
 #include <string.h>
 

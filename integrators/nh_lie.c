@@ -342,7 +342,7 @@ static sp_status stage_system(const sp_nh_lie *s, double h, const double *g0, co
     return SP_OK;
 }
 
-/* The Newton residual; the Jacobian is a central finite difference (spec §1.4), see
+/* The Newton residual; the Jacobian is a central finite difference, see
  * JACOBIAN_CONTRACTION for when it is recomputed. */
 static sp_status newton_residual(void *ctx, const double *x, double *r, double *J)
 {

@@ -1,5 +1,5 @@
-/* Lobatto IIIA–IIIB for nonholonomic systems, CONSTRAINED spec §4.1–4.2 (see
- * sp_nonholonomic.h). Stages are numbered from 0 here (stage 0 is the spec's stage 1).
+/* Lobatto IIIA–IIIB for nonholonomic systems (see sp_nonholonomic.h). Stages are
+ * numbered from 0 here (stage 0 is stage 1 of the formulas in sp_nonholonomic.h).
  * Unknowns x = (Q_1..Q_{s-1}, P_0..P_{s-1}, Λ_k0..Λ_{s-1}), k0 = 1 (IIIA placement) or 0
  * (IIIB placement); equations in the same order: R_Q,i (i ≥ 1), R_P,i (all i), one
  * constraint block per unknown Λ_i. */

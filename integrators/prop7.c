@@ -1,5 +1,5 @@
-/* "RATTLE outer, midpoint inner" for holonomic plus index-1 constraints (CONSTRAINED
- * spec §2.5; reference code index1.py, rattle_midpoint_step). Newton unknowns
+/* "RATTLE outer, midpoint inner" for holonomic plus index-1 constraints (sp_prop7.h;
+ * written after an independent Python implementation). Newton unknowns
  * x = (q1, p_{1/2}, ν0) with ν0 = (h/2)μ0, residual
  *
  *     r1 = p_{1/2} − p0 + (h/2) H_q(q̄, p_{1/2}, λ̄) + Dh(q0)ᵀν0,

@@ -1,5 +1,5 @@
-/* Feedback integrators for mechanical systems with holonomic constraints (CONSTRAINED
- * spec §5.1; Chang, Perlmutter & Vankerschaver, Sensors 22 (2022) 6487).
+/* Feedback integrators for mechanical systems with holonomic constraints (Chang,
+ * Perlmutter & Vankerschaver, Sensors 22 (2022) 6487).
  *
  * For a holonomic model (sp_holonomic.h) H = ½ pᵀM⁻¹p + V(q) with constraints g(q) = 0 ∈ Rᵐ,
  * the second-class constraints are φ = (g(q), ψ(q, p)), ψ = G(q) M⁻¹ p. Dirac's formula
@@ -16,7 +16,7 @@
  * Every φ_i and H are first integrals of X on all of R²ⁿ (so is any first integral of the
  * constrained system that Poisson-commutes with the constraints, such as L₃ for the
  * spherical pendulum). For the spherical pendulum, g = ½(|q|² − l²), M = mI, this is the
- * field of spec §5.1.
+ * field of Chang, Perlmutter & Vankerschaver (2022).
  *
  * The feedback integrator is ż = X(z) − ∇V_fb(z) with
  *
@@ -24,11 +24,11 @@
  *
  * I an optional extra first integral given by a callback (L₃ for the pendulum). Since
  * ∇V_fb·X = 0, V̇_fb = −|∇V_fb|² along the flow and {V_fb = 0} attracts. The scales s₁, s₂
- * let V_fb use the normalisation of spec §5.1 whatever the model's g: for the pendulum
+ * let V_fb use the normalisation of that paper whatever the model's g: for the pendulum
  * with g = ½(|q|² − l²), s₁ = 2 gives |q|² − l² and s₂ = m gives q·p.
  *
  * sp_feedback_rhs is an ODE callback (sp_explicit_rk.h): feedback + Euler, RK4, DOP853.
- * Explicit steps are stable only for roughly h·4k₁l² < 2 (spec §5.1). */
+ * Explicit steps are stable only for roughly h·4k₁l² < 2. */
 #ifndef SP_FEEDBACK_H
 #define SP_FEEDBACK_H
 

@@ -1,6 +1,6 @@
 /* Discrete higher-order Hamilton–Pontryagin (HOHP) integrators for Riemannian cubics on
- * a Lie group with bi-invariant metric (Burnett, Holm & Meier, arXiv:1112.6037; the
- * θ-family step map of HOHP spec §3.4).
+ * a Lie group with bi-invariant metric (Burnett, Holm & Meier, "Geometric integrators
+ * for higher-order mechanics on Lie groups", arXiv:1112.6037, 2011; their θ-family step map).
  *
  * Node state (g, ξ, ν, p): group element, body velocity, and the discrete
  * Legendre–Ostrogradsky momenta ν ≈ −ξ̈ (conjugate to g) and p ≈ ξ̇ (conjugate to ξ).

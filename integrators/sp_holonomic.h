@@ -1,5 +1,5 @@
-/* Mechanical systems with holonomic constraints g(q) = 0 (CONSTRAINED spec §3; Barbero
- * Liñán, Martín de Diego & Sato Martín de Almagro, arXiv:2306.06786):
+/* Mechanical systems with holonomic constraints g(q) = 0 (Barbero Liñán,
+ * Martín de Diego & Sato Martín de Almagro, arXiv:2306.06786, 2023):
  *
  *     H = ½ pᵀM⁻¹p + V(q),   g(q) = 0 ∈ Rᵐ,   G = Dg,
  *
@@ -13,7 +13,7 @@
  *   shake   SHAKE (two-step positions, started by one RATTLE step), order 2
  *   rattle_tj4, rattle_suzuki5, rattle_tj6
  *           symmetric compositions of RATTLE (triple jump and Suzuki's 5-stage, order 4;
- *           triple jump of the triple jump, order 6), coefficients as data (spec §1.3).
+ *           triple jump of the triple jump, order 6), coefficients as data.
  *
  * A model is given by callbacks that return 0 on success. */
 #ifndef SP_HOLONOMIC_H

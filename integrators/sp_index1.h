@@ -1,5 +1,6 @@
-/* Symplectic Runge–Kutta for index-1 constrained Hamiltonian systems (CONSTRAINED spec
- * §2.2): s-stage Gauss–Legendre (order 2s) applied to q̇ = H_p, ṗ = −H_q, 0 = H_λ of a
+/* Symplectic Runge–Kutta for index-1 constrained Hamiltonian systems
+ * (McLachlan, Modin, Verdier & Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150):
+ * s-stage Gauss–Legendre (order 2s) applied to q̇ = H_p, ṗ = −H_q, 0 = H_λ of a
  * vakonomic model, solving the stage values (Q_i, P_i) and stage multipliers Λ_i together
  * by Newton's method with the analytic Jacobian:
  *

@@ -1,6 +1,6 @@
 /* RATTLE on a Lie group: the variational Störmer–Verlet integrator of a left-invariant
  * mechanical system in left trivialisation, with a retraction τ chosen by name
- * (CONSTRAINED spec §3.4; discrete Lagrangian L_d = h ℓ(ξ_k) − (h/2)(V(g_k) + V(g_{k+1}))).
+ * (discrete Lagrangian L_d = h ℓ(ξ_k) − (h/2)(V(g_k) + V(g_{k+1}))).
  *
  * State (g, μ) ∈ G × g*: the group element and the body momentum. With the
  * left-trivialised potential gradient f(g), ⟨f(g), η⟩ = dV(g)(g η̂), the continuous
@@ -11,7 +11,7 @@
  *     μ_{k+1} = (dτ⁻¹_{−hξ})ᵀ 𝕁(ξ) − (h/2) f(g_{k+1}),
  *
  * where dτ⁻¹ is the inverse right-trivialised differential of sp_lie.h. For τ = cay on
- * SO(3) this is the spec's explicit form with (I ± (h/2)ξ̂ + (h²/4)ξξᵀ).
+ * SO(3) this is the explicit form with (I ± (h/2)ξ̂ + (h²/4)ξξᵀ).
  *
  * The first line is solved in the equivalent form 𝕁(ξ) = dτ_{hξ}ᵀ r, r = μ_k − (h/2)f(g_k),
  * by the shared Newton solver with the analytic Jacobian D𝕁(ξ) − h D_τ(hξ, r), D_τ being

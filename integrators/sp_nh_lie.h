@@ -1,6 +1,6 @@
 /* Lobatto IIIA–IIIB nonholonomic integrators on Lie groups: the Runge–Kutta–Munthe-Kaas
- * transposition of the vector-space method of sp_nonholonomic.h (CONSTRAINED spec §4.2;
- * seed 002: Sato Martín de Almagro & Martín de Diego, "High-order geometric nonholonomic
+ * transposition of the vector-space method of sp_nonholonomic.h (Sato Martín de Almagro &
+ * Martín de Diego, "High-order geometric nonholonomic
  * integrators on vector spaces and Lie groups", after Bogfjellmo & Marthinsen's
  * symplectic RKMK methods, Found. Comput. Math. 2016).
  *
@@ -29,18 +29,19 @@
  *     Ad*_{τ(−ξ^i)} μ̃_i = μ_k + h Σ_j a_ij Ad*_{τ(−ξ^j)} F_j,   ⟨α(g^i), 𝕁⁻¹(μ̃_i)⟩ = 0   (i = 2..s),
  *     μ_{k+1} = μ̃_s = (d^Lτ⁻¹_{ξ̄})ᵀ ν,   λ_{k+1} = Λ_s.
  *
- * This is the seed's system: its ξ_{k,k+1}, ξ^i_k, N^i_k = (d^Lτ_{ξ^i})ᵀ F_i and
+ * This is the system of that paper: its ξ_{k,k+1}, ξ^i_k, N^i_k = (d^Lτ_{ξ^i})ᵀ F_i and
  * M^i_k = P_i + h Σ_j (b_j a_ji/b_i) (dd^Lτ_{ξ^j})ᵀ(η_j, P_j), and its carried momentum
  * μ_k (the chart momentum ν of the previous step) enters through the body momentum
  * (d^Lτ⁻¹_{ξ_{k−1,k}})ᵀ μ_k, which is the state kept here. The IIIB stage equations
- * P_i = … are the seed's M-equations, multiplied out, with the ratio a_ji/b_j of its
+ * P_i = … are the paper's M-equations, multiplied out, with the ratio a_ji/b_j of its
  * N-term read as a_ji/b_i, as in its own dd-term (b_j a_ji/b_i: the variational, IIIB,
  * coefficient; a_ji/b_j would not reduce to Lobatto IIIB on Rⁿ). The IIIA-type stage
- * momenta μ̃_i (the seed's μ^i_k, on which the constraint is imposed) transport the
+ * momenta μ̃_i (the paper's μ^i_k, on which the constraint is imposed) transport the
  * momentum balance to the frame of g_k with the IIIA coefficients: μ̃_1 = μ_k and
  * μ̃_s = μ_{k+1}, so the constraint holds at every stage AND at every step point (the
- * seed's line for μ^i_k, garbled in its text, would not: on Rⁿ it must reduce to spec
- * §4.2's p̃^i, and this one does). On Rⁿ (τ = +, Ad = I) every line reduces to spec §4.2.
+ * paper's line for μ^i_k, garbled in its text, would not: on Rⁿ it must reduce to the
+ * p̃^i of sp_nonholonomic.h, and this one does). On Rⁿ (τ = +, Ad = I) every line reduces
+ * to the vector-space method of sp_nonholonomic.h.
  * Order 2s − 2 in (g, μ).
  *
  * Properties (measured in tests/test_nh_lie.c):
@@ -63,7 +64,7 @@
  *    still exact); use it for long runs on groups.
  *
  * The stage system, (s·dim + (s−1)·m) equations, is solved by the shared Newton solver
- * (sp_newton.h) with a central finite-difference Jacobian (spec §1.4: step
+ * (sp_newton.h) with a central finite-difference Jacobian (step
  * 1e-7·max(1, |x_j|)), computed at the first iterate of a step and recomputed only when
  * the residual stops falling by a factor 10 (the exact Jacobian would need third
  * derivatives of τ). The initial guess is η_i = 𝕁⁻¹(μ_k), Λ_i = Λ_1.
@@ -121,7 +122,7 @@ sp_status sp_nh_lie_multiplier(const sp_nh_lie_model *model, const double *g, co
 /* ---- The stepper. ---- */
 
 typedef enum {
-    SP_NH_LIE_LAMBDA_CARRY = 0,    /* Λ_1 = the λ passed in (the last Λ_s): spec §4.2, default */
+    SP_NH_LIE_LAMBDA_CARRY = 0,    /* Λ_1 = the λ passed in (the last Λ_s): as on vector spaces, default */
     SP_NH_LIE_LAMBDA_RECOMPUTE = 1 /* Λ_1 = sp_nh_lie_multiplier(g_k, μ_k): for long runs */
 } sp_nh_lie_lambda1;
 

@@ -1,5 +1,5 @@
 /* Holonomic plus index-1 (vakonomic) constraints: "RATTLE outer, midpoint inner"
- * (CONSTRAINED spec §2.5, a reconstruction of Prop. 7 of McLachlan, Modin, Verdier &
+ * (a reconstruction of Prop. 7 of McLachlan, Modin, Verdier &
  * Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150).
  *
  * The index-1 Hamiltonian H(q, p, λ) of sp_vakonomic.h together with holonomic

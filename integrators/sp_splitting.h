@@ -1,4 +1,4 @@
-/* Splitting methods with exact sub-flows (CONSTRAINED spec §5.2). A split system
+/* Splitting methods with exact sub-flows. A split system
  * H = H₁ + … + H_k is given by the exact flows φ_i(t) of its parts; a method is data: the
  * sequence of (part, fraction of h) applied in order, so that
  *

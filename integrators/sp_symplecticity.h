@@ -1,5 +1,5 @@
-/* The symplecticity defect of a one-step map on a constraint manifold (CONSTRAINED spec
- * §1.5), the one implementation every caller uses (tests, the simulate task of every
+/* The symplecticity defect of a one-step map on a constraint manifold, the one
+ * implementation every caller uses (tests, the simulate task of every
  * model kind).
  *
  * For a map Φ on R²ⁿ (z = (q, p), J = [0 I; −I 0]) and a constraint manifold
@@ -10,7 +10,7 @@
  *     (DΦ U)_j = [Φ(z0 + ε u_j) − Φ(z0 − ε u_j)] / (2ε),
  *
  * and return δ = ‖(DΦU)ᵀ J (DΦU) − Uᵀ J U‖∞. Maps symplectic on 𝓜 give δ ≈ 1e-11…1e-9
- * with ε = 1e-6; non-symplectic ones δ ≳ 1e-5 (spec §1.5). The test is meaningful when 𝓜
+ * with ε = 1e-6; non-symplectic ones δ ≳ 1e-5. The test is meaningful when 𝓜
  * is a symplectic submanifold of (R²ⁿ, J), as T*Q = {g(q) = 0, G(q)M⁻¹p = 0} is. */
 #ifndef SP_SYMPLECTICITY_H
 #define SP_SYMPLECTICITY_H

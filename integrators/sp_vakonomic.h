@@ -1,6 +1,6 @@
 /* Mechanical systems with linear velocity constraints treated variationally (vakonomic
- * or sub-Riemannian problems), as index-1 Hamiltonian systems (CONSTRAINED spec §2.1;
- * McLachlan, Modin, Verdier & Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150):
+ * or sub-Riemannian problems), as index-1 Hamiltonian systems
+ * (McLachlan, Modin, Verdier & Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150):
  *
  *     H(q, p, λ) = ½ (p + Gᵀλ)ᵀ M⁻¹ (p + Gᵀλ) + V(q),
  *     q̇ = H_p = M⁻¹(p + Gᵀλ) =: v,   ṗ = −H_q,   0 = H_λ = G(q) v,

@@ -1,5 +1,5 @@
 /* Splitting methods as data, and the exact sub-flows of the spherical pendulum on T*S²
- * (CONSTRAINED spec §5.2; Hairer, Lubich & Wanner, Geometric Numerical Integration, §II.5). */
+ * (Hairer, Lubich & Wanner, Geometric Numerical Integration, §II.5). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The symplecticity defect on a constraint manifold (CONSTRAINED spec §1.5). */
+/* The symplecticity defect on a constraint manifold (sp_symplecticity.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Runge–Kutta tables. Gauss–Legendre: nodes c_i are the roots of the shifted Legendre
  * polynomial P_s(2x − 1), weights b_j = ∫₀¹ ℓ_j and a_ij = ∫₀^{c_i} ℓ_j (collocation;
  * HLW II.1.3), each integral evaluated exactly by the s-point Gauss rule on [0, c_i].
- * Lobatto IIIA/IIIB: HLW II.1.4, as tabulated in CONSTRAINED spec §1.2. */
+ * Lobatto IIIA/IIIB: HLW II.1.4. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* The index-1 Hamiltonian of sp_vakonomic.h and its derivatives (CONSTRAINED spec §2.1). */
+/* The index-1 Hamiltonian of sp_vakonomic.h and its derivatives. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SO(3): rotations of R³, stored as row-major 3x3 matrices; so(3) ≅ R³ by hat/vee.
  *
- * Formulas: HOHP spec §1 (Rodrigues' formula; the closed Cayley map
+ * Formulas (Rodrigues' formula; the closed Cayley map
  * cay(x) = I + 4/(4+|x|²)(x̂ + ½x̂²); right-trivialised differentials
  * dexp_x = I + B x̂ + C x̂², dexp⁻¹_x = I − ½x̂ + c x̂², dcay_x = 2/(4+|x|²)(2I + x̂),
  * dcay⁻¹_x = I − ½x̂ + ¼xxᵀ; and D_τ(x, v) = ∂ₓ[dτ_xᵀ v]). The trigonometric
@@ -87,7 +87,7 @@ static void so3_act(const sp_group *G, const double *g, const double *x, double 
 
 /* M = α I + β x̂ + γ x̂², the shape shared by exp, cay and their differentials
  * (x̂² = xxᵀ − |x|² I). The symmetric part γ xxᵀ is rounded once per pair (i, j), so
- * that M(−x) = M(x)ᵀ holds exactly: τ(−x) = τ(x)ᵀ (spec §7.1). */
+ * that M(−x) = M(x)ᵀ holds exactly: τ(−x) = τ(x)ᵀ. */
 static void so3_poly(const double *x, double alpha, double beta, double gamma, double *M)
 {
     const double d = alpha - gamma * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
@@ -236,11 +236,11 @@ static void so3_dcay_T_deriv(const sp_group *G, const double *x, const double *v
 
 /* The closed forms of a'/θ and b'/θ cancel far more than those of A, B, C: at
  * θ = 0.1 they lose five digits (relative errors 1e-11 and 1e-10, a 1e-14 relative
- * jump in D_exp at the spec's switch). Their series, two terms longer than spec
- * §1.4's, are used up to 0.5, beyond which the closed forms are accurate to round-off. */
+ * jump in D_exp at a switch at 0.1). Their series, two terms longer than the
+ * standard truncation, are used up to 0.5, beyond which the closed forms are accurate to round-off. */
 #define SO3_DERIV_SERIES_ANGLE 0.5
 
-/* a'/θ and b'/θ for a = B(θ), b = C(θ) (HOHP spec §1.4):
+/* a'/θ and b'/θ for a = B(θ), b = C(θ):
  * a'/θ = Σₖ (−1)ᵏ 2k θ^(2k−2)/(2k+2)!, b'/θ = Σₖ (−1)ᵏ 2k θ^(2k−2)/(2k+3)!, k ≥ 1. */
 static void rodrigues_derivatives(double t, double *da, double *db)
 {

@@ -1,4 +1,4 @@
-/* Simulations of holonomic models with their diagnostics (CONSTRAINED spec §2.5, §3, §5). */
+/* Simulations of holonomic models with their diagnostics. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Simulations of nonholonomic models with their diagnostics (CONSTRAINED spec §4). */
+/* Simulations of nonholonomic models with their diagnostics. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,7 +220,7 @@ sp_status sp_nh_integrate(sp_nh_system *sys, int record, sp_nh_run *run)
             record_row(sys, run, run->rows++, (k + 1) * h, x, y, lam, qc, pc);
     }
     run->seconds = sp_clock_seconds() - start;
-    /* the constraint holds at the stages and at the step points alike (spec §4.2) */
+    /* the constraint holds at the stages and at the step points alike */
     run->constraint_residual = fmax(run->constraint_residual, run->stage_residual);
     sp_vec_copy(sys->n, x, run->q_end);
     sp_vec_copy(sys->dim, y, run->p_end);

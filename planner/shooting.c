@@ -1,5 +1,5 @@
-/* Forward sweep with kicks and its discrete adjoint (HOHP spec §4.3–4.4), written
- * against the group interface. */
+/* Forward sweep with kicks and its discrete adjoint, written against the group
+ * interface. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,7 +148,7 @@ static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const doubl
     for (int j = 0; j < s->n; ++j) lam_g[j] += grad[j] + kt[j];
 }
 
-/* One backward step k of the exact transpose of the linearised sweep, HOHP spec §4.4,
+/* One backward step k of the exact transpose of the linearised sweep,
  * in group-generic form: Rλ becomes Ad*_{R⁻¹}λ or Ad_R λ, and (Rλ_ν) × ν becomes
  * −ad*_{Ad_R λ_ν} ν. Instantiated for n = 3 and for any n. */
 static SP_ALWAYS_INLINE sp_status adjoint_step(const sp_shooting *s, const sp_hohp_interval *iv, double *lg, double *lx,

@@ -1,5 +1,5 @@
 /* Simulate task for cubic splines: the HOHP initial value problem from (g0, ξ0, ν0, p0)
- * with the drift of every invariant the scheme keeps (HOHP spec §3.6). */
+ * with the drift of every invariant the scheme keeps. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -23,7 +23,7 @@ static void drift_start(drift *d, const sp_group *G, const sp_hohp_state *z)
 }
 
 /* Relative changes, measured against the size of each quantity at the start
- * (|ξ||p| + |ν| for the right-action momentum, HOHP spec §7.4). */
+ * (|ξ||p| + |ν| for the right-action momentum). */
 static void drift_update(drift *d, const sp_group *G, const sp_hohp_state *z)
 {
     const int n = G->dim;

@@ -71,7 +71,7 @@ typedef struct sp_hol_run {
 sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run);
 void sp_hol_run_release(sp_hol_run *run);
 
-/* The symplecticity defect (CONSTRAINED spec §1.5, integrators/sp_symplecticity.h) of
+/* The symplecticity defect (integrators/sp_symplecticity.h) of
  * one step of size h at the initial state, on T*Q. */
 sp_status sp_hol_symplecticity_defect(sp_hol_system *sys, double h, double *defect);
 

@@ -1,5 +1,5 @@
 /* Simulations of nonholonomic models (problems/sp_nh_problem.h): the Lobatto IIIA–IIIB
- * method (CONSTRAINED spec §4.2) on a vector-space model, or its RKMK version on a
+ * method on a vector-space model, or its RKMK version on a
  * Lie-group model, from the problem's initial state, recording the trajectory and, at
  * every step, the invariants the method keeps: the constraint at the step point and at
  * every stage, the energy and each declared first integral, and (on groups) the distance

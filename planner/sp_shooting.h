@@ -1,4 +1,4 @@
-/* Shooting for cubic-spline plans (HOHP spec §4.3–4.4): the unknowns are the initial
+/* Shooting for cubic-spline plans: the unknowns are the initial
  * momenta x = (ν0, p0); a forward sweep integrates the HOHP scheme from (g0, ξ0, x)
  * with a momentum kick ν ← ν + ∇E_i(g) at every target, accumulating
  *     J_d(x) = Σ_k h_k/2 |π_k|² + Σ_i E_i(g_{k_i}),

@@ -47,8 +47,8 @@ sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p
                            sp_vak_run *run);
 void sp_vak_run_release(sp_vak_run *run);
 
-/* The symplecticity defect of one step of size h at (q0, p0) (CONSTRAINED spec §1.5:
- * ‖DΦᵀ J DΦ − J‖∞ with DΦ by central differences, ε = 1e-6; the vakonomic flow is
+/* The symplecticity defect of one step of size h at (q0, p0)
+ * (‖DΦᵀ J DΦ − J‖∞ with DΦ by central differences, ε = 1e-6; the vakonomic flow is
  * symplectic on all of R²ⁿ). */
 sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h, double *defect);
 

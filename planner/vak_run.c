@@ -1,4 +1,4 @@
-/* Integration of vakonomic models with their diagnostics (CONSTRAINED spec §2). */
+/* Integration of vakonomic models with their diagnostics. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

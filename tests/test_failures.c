@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keyframe_reference.h"
 #include "support.h"
 
 enum { EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2, EXIT_NOT_CONVERGED = 3, EXIT_FAILED = 4 };
@@ -575,6 +576,32 @@ Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout 
         cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "starts")), 1);
         cJSON_Delete(res);
     }
+    remove_tree(dir);
+}
+
+/* A keyframe plan stops between two Newton iterations and reports its iterate in full:
+ * 200 keyframes over 2·10⁵ steps, so that the signal lands in the middle of the search. */
+Test(failures, sigint_during_a_long_keyframe_plan_writes_the_current_iterate, .timeout = 300)
+{
+    char dir[PATH_SIZE], problem[PATH_SIZE];
+    scratch_dir(dir, "sigint-keyframes");
+    kf_schedule s;
+    kf_random_schedule(17, 0, 200, 0.7, 1000, 0.05, &s);
+    char *doc = kf_schedule_json(&s);
+    cJSON *tree = cJSON_Parse(doc);
+    cJSON_AddNumberToObject(tree, "record_every", 100);
+    char *text = cJSON_Print(tree);
+    join(problem, dir, "keyframes.json");
+    write_text(problem, text);
+    cJSON *res = interrupt(dir, problem, "evaluation ", SIGINT, "keyframe plan");
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "cost")), "the iterate's cost");
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "optimality_residual")));
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets")), 200);
+    cr_expect_not_null(cJSON_GetObjectItem(res, "trajectory"));
+    cJSON_Delete(res);
+    free(text), free(doc);
+    cJSON_Delete(tree);
+    kf_schedule_free(&s);
     remove_tree(dir);
 }
 
