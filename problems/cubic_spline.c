@@ -1,6 +1,5 @@
-/* Target terms of the cubic-spline planning cost (HOHP spec §4.1 for points on S²,
- * §4.7 for rotations). Both use chordal distances, so that gradients stay smooth at
- * every configuration. */
+/* Target terms of the cubic-spline planning cost (points on S², rotations).
+ * Both use chordal distances, so that gradients stay smooth at every configuration. */
 #include <math.h>
 
 #include "sp_problem.h"

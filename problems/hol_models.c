@@ -1,4 +1,4 @@
-/* The holonomic models of CONSTRAINED spec §2.5, §3.3–3.5 and §5: spherical and planar
+/* The holonomic models (sp_hol_models.h): spherical and planar
  * pendulum, heavy top, and the S³ contact example, with the schemes they run with. */
 #include <math.h>
 #include <stdio.h>

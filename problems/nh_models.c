@@ -1,7 +1,7 @@
-/* The nonholonomic models of CONSTRAINED spec §4.3: knife edge on an inclined plane,
+/* The nonholonomic models: knife edge on an inclined plane,
  * vertical rolling disk, contact oscillator and Chaplygin sleigh (see sp_nh_models.h).
- * Exact solutions: the knife edge integrated by hand (spec §4.3 item 1 is the case
- * q0 = 0, p0 = (0, 0, Jω)); the rolling disk from odelab (spec §4.3 item 2). */
+ * Exact solutions: the knife edge integrated by hand (its default initial data are the
+ * case q0 = 0, p0 = (0, 0, Jω), ω = 1); the rolling disk from odelab. */
 #include <math.h>
 #include <string.h>
 

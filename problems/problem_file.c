@@ -1,5 +1,5 @@
-/* The problem-file reader: every field of DESIGN.md's contract, checked before anything
- * runs. */
+/* The problem-file reader: every field of the problem-file contract (README.md, "Problem
+ * files"), checked before anything runs. */
 #include <nlopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* The heavy top as a holonomic system on R⁹ and as a mechanical system on SO(3)
- * (CONSTRAINED spec §3.3–3.4; the reference code is holonomic.py, heavy_top_matrix and
- * lie_rattle_cayley). */
+ * (sp_rigid_body.h; an independent Python implementation served as reference). */
 #include <math.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* S³ with the standard contact constraint (CONSTRAINED spec §2.5; index1.py,
- * s3_contact). */
+/* S³ with the standard contact constraint (sp_s3_contact.h; an independent Python
+ * implementation served as reference). */
 #include <math.h>
 #include <string.h>
 

@@ -1,13 +1,12 @@
-/* Mechanical systems with holonomic constraints known by name (CONSTRAINED spec §2.5, §3,
- * §5): the spherical and planar pendulum, the heavy top (the free rigid body when
- * mgl = 0) and the S³ contact example of Prop. 7, with the schemes each one runs with,
- * their parameters and the quantities a run watches. Each type is a constant table; a
- * problem holds the parameter values, and sp_hol_model_bind() turns both into the
- * callback models the integrators take (sp_holonomic.h, sp_lie_rattle.h, sp_prop7.h,
- * sp_feedback.h, sp_splitting.h).
+/* Mechanical systems with holonomic constraints known by name: the spherical and planar
+ * pendulum, the heavy top (the free rigid body when mgl = 0) and the S³ contact example
+ * of Prop. 7, with the schemes each one runs with, their parameters and the quantities a
+ * run watches. Each type is a constant table; a problem holds the parameter values, and
+ * sp_hol_model_bind() turns both into the callback models the integrators take
+ * (sp_holonomic.h, sp_lie_rattle.h, sp_prop7.h, sp_feedback.h, sp_splitting.h).
  *
  * States are (q, p) ∈ R²ⁿ for every model; the heavy top's is the matrix form
- * (Q, P) ∈ R⁹ x R⁹ of spec §3.3 (its Lie-group form (R, μ) embeds into it). */
+ * (Q, P) ∈ R⁹ x R⁹ of sp_rigid_body.h (its Lie-group form (R, μ) embeds into it). */
 #ifndef SP_HOL_MODELS_H
 #define SP_HOL_MODELS_H
 
@@ -104,7 +103,7 @@ typedef struct sp_hol_bound {
     sp_spherical_pendulum pendulum; /* spherical_pendulum (its exact flows) */
     sp_heavy_top top;
     sp_s3_contact s3;
-    sp_feedback_gains scales; /* the V_fb normalisation of spec §5.1 (g_scale, hidden_scale) */
+    sp_feedback_gains scales; /* the V_fb normalisation of sp_feedback.h (g_scale, hidden_scale) */
     int has_integral;         /* an integral for the feedback gain k4 (L₃) */
     sp_first_integral integral;
 } sp_hol_bound;

@@ -1,4 +1,4 @@
-/* Nonholonomic models on Lie groups for integrators/sp_nh_lie.h (CONSTRAINED spec §4.3).
+/* Nonholonomic models on Lie groups for integrators/sp_nh_lie.h.
  *
  * Chaplygin sleigh on SE(2). A rigid body in the plane resting on a knife edge at the
  * contact point (x, y), with its mass centre at distance a along the body axis; the
@@ -11,10 +11,10 @@
  *
  * with I the moment of inertia about the mass centre. An optional slope tilts the plane
  * so that gravity pulls along +x: V = −m·slope·x, f(g) = (0, −m·slope·R₀₀, −m·slope·R₀₁).
- * slope = 0 is the sleigh of spec §4.3 item 4 (m = 1, a = 0.5, I = 0.3); a = 0, m = I = 1,
- * slope = 1 is the knife edge on an inclined plane of item 1 (exact solution there).
+ * slope = 0 is the chaplygin_sleigh of sp_nh_models.h (m = 1, a = 0.5, I = 0.3); a = 0, m = I = 1,
+ * slope = 1 is its knife_edge on an inclined plane (exact solution there).
  *
- * The coordinate picture of the spec: q = (x, y, θ), p = M(θ) q̇ with
+ * The coordinate picture (chaplygin_sleigh of sp_nh_models.h): q = (x, y, θ), p = M(θ) q̇ with
  *     M(θ) = [[m, 0, −m a sin θ], [0, m, m a cos θ], [−m a sin θ, m a cos θ, I + m a²]],
  * μ(q) = (−sin θ, cos θ, 0). With B(θ) = [[0, 0, 1], [cos θ, sin θ, 0], [−sin θ, cos θ, 0]]
  * (orthogonal) ξ = B q̇, M = Bᵀ 𝕀 B, the body momentum is π = 𝕀ξ = B p, and the
@@ -38,7 +38,7 @@ typedef struct sp_sleigh_se2 {
 /* Fills *model (group SE(2), m = 1, `sleigh` as params, which must outlive it).
  * SP_ERR_INVALID for NULL or non-finite data, m ≤ 0 or I ≤ 0. */
 sp_status sp_sleigh_se2_model(const sp_sleigh_se2 *sleigh, sp_nh_lie_model *model);
-/* The body inertia 𝕀 (3x3 row-major) and the coordinate mass matrix M(θ) of the spec. */
+/* The body inertia 𝕀 (3x3 row-major) and the coordinate mass matrix M(θ) above. */
 void sp_sleigh_se2_inertia(const sp_sleigh_se2 *sleigh, double *Ib);
 void sp_sleigh_se2_mass_matrix(const sp_sleigh_se2 *sleigh, double theta, double *M);
 

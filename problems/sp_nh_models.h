@@ -1,6 +1,6 @@
-/* Nonholonomic models known by name (CONSTRAINED spec §4.3): their coordinates,
+/* Nonholonomic models known by name: their coordinates,
  * parameters, Hamiltonian and constraint callbacks, mass matrix, declared first integrals,
- * the spec's initial data and, where the spec gives one, the exact solution. Each is a
+ * default initial data and, where one is known, the exact solution. Each is a
  * constant table; a problem holds the parameter values, and sp_nh_model_bind() turns both
  * into the callback model of integrators/sp_nonholonomic.h.
  *
@@ -48,7 +48,7 @@ typedef struct sp_nh_model_type {
     /* The declared first integrals: values into out and, when names is not NULL, their
      * names; returns how many (≤ SP_NH_MAX_INTEGRALS). The first is always "energy". */
     size_t (*integrals)(const double *q, const double *p, const sp_nh_params *prm, double *out, const char **names);
-    /* The initial data of spec §4.3 (q0, p0: n values each). */
+    /* The default initial data (q0, p0: n values each). */
     void (*initial)(const sp_nh_params *prm, double *q0, double *p0);
     /* The exact solution at time t through (q0, p0), which must satisfy the constraint
      * (else SP_ERR_DOMAIN); NULL for models without one (contact oscillator, sleigh). */

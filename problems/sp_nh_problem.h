@@ -1,4 +1,4 @@
-/* Problems of the nonholonomic models (CONSTRAINED spec §4): simulations with the
+/* Problems of the nonholonomic models: simulations with the
  * Lobatto IIIA–IIIB method of integrators/sp_nonholonomic.h on the vector-space models of
  * sp_nh_models.h (knife_edge, rolling_disk, contact_oscillator, chaplygin_sleigh), and
  * with its RKMK transposition of integrators/sp_nh_lie.h on the Lie-group models of
@@ -12,7 +12,7 @@
  *                and e (the body-fixed vector, (0.3, 0.5, 0.8)); constraint ⟨e, Ω⟩ = 0.
  *
  * The multiplier Λ₁ of each step is carried over from the last stage of the step before
- * (spec §4.2: the map is then symmetric and, on vector spaces, the energy error stays
+ * (the map is then symmetric and, on vector spaces, the energy error stays
  * bounded) or recomputed from the hidden constraint; the Lie-group models recompute it by
  * default, because on a non-abelian group the carried multiplier has a parasitic mode
  * that grows like e^(c t) once the motion settles into a steady one (the sleigh

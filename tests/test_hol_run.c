@@ -1,7 +1,7 @@
 /* Simulations of the holonomic models (planner/sp_hol_run.h, problems/sp_hol_models.h):
- * the diagnostics of every result against known values (seed 004's set-up, CONSTRAINED
- * spec §5.3–5.4; the heavy top and S³ of §3.5 and §2.5), the scheme dispatch against the
- * integrators called directly, the symplecticity defect of every scheme through the
+ * the diagnostics of every result against known values (the spherical-pendulum set-up of
+ * Chang, Perlmutter & Vankerschaver (2022); the heavy top and S³), the scheme dispatch
+ * against the integrators called directly, the symplecticity defect of every scheme through the
  * library's one implementation, the initial-state projection, recording and failures. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -55,10 +55,10 @@ static sp_hol_run run_problem(const sp_problem *pb)
     return run;
 }
 
-/* Seed 004's set-up with RATTLE (data/spherical_pendulum.json, 10⁵ steps): the constraint
- * and the hidden constraint at every step to 1e-14, |ΔH| ≤ 1e-6 (spec: 7.0e-7), L₃ to
- * 1e-11 (D5). */
-Test(hol_run, rattle_on_the_seed_set_up_keeps_the_constraints_at_every_step)
+/* The feedback paper's set-up with RATTLE (data/spherical_pendulum.json, 10⁵ steps): the
+ * constraint and the hidden constraint at every step to 1e-14, |ΔH| ≤ 1e-6 (an independent
+ * Python implementation: 7.0e-7), L₃ to 1e-11 (D5 of test_feedback.c). */
+Test(hol_run, rattle_on_the_feedback_paper_set_up_keeps_the_constraints_at_every_step)
 {
     sp_problem pb;
     read_data("spherical_pendulum.json", &pb);
@@ -80,8 +80,9 @@ Test(hol_run, rattle_on_the_seed_set_up_keeps_the_constraints_at_every_step)
     cr_expect_float_eq(r.integral0[0], -1.0, 1e-15);
 }
 
-/* D4 and D5 for the other three methods of the comparison, from their data files. */
-Test(hol_run, feedback_and_splitting_on_the_seed_set_up)
+/* D4 and D5 of test_feedback.c for the other three methods of the comparison, from their
+ * data files. */
+Test(hol_run, feedback_and_splitting_on_the_feedback_paper_set_up)
 {
     static const struct {
         const char *file;
@@ -105,7 +106,7 @@ Test(hol_run, feedback_and_splitting_on_the_seed_set_up)
     }
 }
 
-/* The negative control of D4: the Dirac field without feedback (gains {}) drifts. */
+/* The negative control of D4 (test_feedback.c): the Dirac field without feedback (gains {}) drifts. */
 Test(hol_run, euler_without_feedback_drifts)
 {
     sp_problem pb;
@@ -113,11 +114,11 @@ Test(hol_run, euler_without_feedback_drifts)
           " \"scheme\": \"feedback_euler\", \"gains\": {}, \"h\": 1e-3, \"steps\": 100000}",
           &pb);
     sp_hol_run r = run_problem(&pb);
-    cr_log_info("euler without feedback: |dH| %.2e (spec 0.40)", r.energy_error);
+    cr_log_info("euler without feedback: |dH| %.2e (independent value 0.40)", r.energy_error);
     cr_expect_gt(r.energy_error, 0.1);
 }
 
-/* Where feedback hurts (spec §5.3): RK4 at h = 0.01 on the planar pendulum keeps the
+/* Where feedback hurts: RK4 at h = 0.01 on the planar pendulum keeps the
  * energy to ~4e-10 without feedback and only to ~4.5e-5 with gains 50. */
 Test(hol_run, feedback_hurts_rk4_on_the_planar_pendulum)
 {
@@ -127,15 +128,16 @@ Test(hol_run, feedback_hurts_rk4_on_the_planar_pendulum)
     without.hol.gains = (sp_feedback_gains){0};
     sp_hol_run a = run_problem(&with), b = run_problem(&without);
     cr_log_info("planar RK4 h=0.01: |dH| %.2e with feedback, %.2e without", a.energy_error, b.energy_error);
-    cr_expect(a.energy_error > 1e-5 && a.energy_error < 1e-4, "with feedback %.3e (spec 4.5e-5)", a.energy_error);
-    cr_expect_lt(b.energy_error, 1e-9, "without feedback %.3e (spec 4.1e-10)", b.energy_error);
+    cr_expect(a.energy_error > 1e-5 && a.energy_error < 1e-4, "with feedback %.3e (independent value 4.5e-5)",
+              a.energy_error);
+    cr_expect_lt(b.energy_error, 1e-9, "without feedback %.3e (independent value 4.1e-10)", b.energy_error);
 }
 
 /* The dispatch: one step of each scheme through the run equals the integrator itself. */
 Test(hol_run, one_step_of_each_scheme_is_the_integrators_step)
 {
     static const double golden_rattle[6] = {0.1, 0.9904418206033103, 0.095, 0.9909168206033104, -0.18554540135213432,
-                                            0.8913709795731448}; /* golden.json, B1 */
+                                            0.8913709795731448}; /* golden, B1 of test_holonomic.c */
     for (size_t i = 0; sp_hol_scheme_at(i); ++i) {
         const sp_hol_scheme *sc = sp_hol_scheme_at(i);
         if (!sp_hol_model_accepts(&sp_hol_spherical_pendulum, sc)) continue;
@@ -178,7 +180,7 @@ Test(hol_run, one_step_of_each_scheme_is_the_integrators_step)
     }
 }
 
-/* Spec §1.5 on T*Q for every one-step scheme of every model, through
+/* The symplecticity defect on T*Q for every one-step scheme of every model, through
  * sp_hol_symplecticity_defect (the library's one implementation): the symplectic maps
  * ≤ 1e-8, the feedback integrators (not symplectic) ≥ 1e-4. */
 Test(hol_run, symplecticity_defect_of_every_scheme)
@@ -216,8 +218,8 @@ Test(hol_run, symplecticity_defect_of_every_scheme)
     cr_expect_eq(measured, 12 + 10 + 8 + 1, "every scheme of every model (got %d)", measured);
 }
 
-/* The heavy top: both forms start from the same state and keep their invariants (spec
- * B6, B7 over a short run); the Lie form records R, μ and its embedding. */
+/* The heavy top: both forms start from the same state and keep their invariants (B6,
+ * B7 of test_lie_rattle.c over a short run); the Lie form records R, μ and its embedding. */
 Test(hol_run, heavy_top_in_both_forms)
 {
     sp_problem a, b;
@@ -259,7 +261,7 @@ Test(hol_run, heavy_top_in_both_forms)
     cJSON_Delete(res);
 }
 
-/* A9 over the data file's run (T = 500, h = 0.1) and λ for the Hopf-invariant potential. */
+/* A9 of test_lie_rattle.c over the data file's run (T = 500, h = 0.1) and λ for the Hopf-invariant potential. */
 Test(hol_run, s3_contact_keeps_the_sphere_and_lambda)
 {
     sp_problem pb, hopf;
@@ -349,7 +351,7 @@ Test(hol_run, a_failed_run_says_where)
 
 /* Small steps: the multiplier solves of RATTLE and of the Prop. 7 step are posed in
  * unknowns that the constraint fixes to round-off whatever h (x = hΛ; w = hν0), so steps
- * far below the ones the spec uses still converge (they failed from h ≈ 1e-4 on when
+ * far below the ones the examples use still converge (they failed from h ≈ 1e-4 on when
  * Newton solved for Λ itself). */
 Test(hol_run, small_steps_converge)
 {
@@ -368,7 +370,8 @@ Test(hol_run, small_steps_converge)
             sp_hol_run r = run_problem(&pb);
             cr_expect_eq(r.status, SP_OK, "%s at h = %g: %s after %d steps", pb.hol.scheme->name, h,
                          sp_status_name(r.status), r.steps_done);
-            /* RᵀR − I of the Lie form gathers round-off from the products R τ(hξ) (spec B7: 1e-13) */
+            /* RᵀR − I of the Lie form gathers round-off from the products R τ(hξ) (B7 of
+             * test_lie_rattle.c: 1e-13) */
             const double bound = pb.hol.scheme->family == SP_HOL_FAMILY_LIE ? 1e-13 : 1e-14;
             cr_expect_leq(r.constraint_residual, bound, "%s at h = %g: %.2e", pb.hol.scheme->name, h,
                           r.constraint_residual);

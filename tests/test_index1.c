@@ -1,16 +1,17 @@
 /* Gauss–Legendre RK on index-1 (vakonomic) constraints: integrators/sp_index1.h with the
- * models of problems/sp_vak_models.h. Acceptance checks A1–A8 of CONSTRAINED spec §2.6 for
+ * models of problems/sp_vak_models.h. Acceptance checks A1–A8 (named in the tests below) for
  * s = 1, 2, 3, and around them:
  *   - the analytic derivative blocks of sp_vakonomic_eval against central differences, and
- *     its values against the formulas of spec §2.3–2.4 written out here;
+ *     its values against the model formulas written out here;
  *   - sp_index1_step_jacobian against central differences, and its symplecticity;
  *   - failures as statuses with the outputs untouched (Newton, callbacks, rank-deficient
  *     constraints);
  *   - the multiplier convention p = M v − Gᵀλ of problem files;
  *   - unseen initial conditions (fixed seed) of both models, with and without the bowl
  *     potential, converging at order 2s to an independent reference: classical RK4 on the
- *     eliminated ODE, written here from the spec's formulas.
- * Golden numbers are from /work/shared/spec/constrained/golden.json (17 digits). */
+ *     eliminated ODE, written here from the model formulas.
+ * Golden numbers are reference values computed independently (an independent Python
+ * implementation, 17 digits). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
@@ -120,8 +121,8 @@ static double uniform(double lo, double hi)
 }
 
 /* ------------------------------------ the models written out independently -- */
-/* Spec §2.3 (Heisenberg: g = (−y, x, 1), λ = −g·p/|g|², v = p + λg, H_q = λ(v_y, −v_x, 0))
- * and §2.4 (vehicle: M = diag(1, 1, α, β), g1 = (sin φ, −cos φ, 0, 0), g2 = (sin θ, −cos θ, L, 0),
+/* The Heisenberg problem (g = (−y, x, 1), λ = −g·p/|g|², v = p + λg, H_q = λ(v_y, −v_x, 0))
+ * and the vehicle (M = diag(1, 1, α, β), g1 = (sin φ, −cos φ, 0, 0), g2 = (sin θ, −cos θ, L, 0),
  * H_q = (∂_xV, ∂_yV, λ2(cos θ v_x + sin θ v_y), λ1(cos φ v_x + sin φ v_y)), V = −cos r or 0),
  * used as the reference, independent of the library's model tables and derivative code. */
 typedef struct ode {
@@ -235,7 +236,7 @@ static void rk4_run(const ode *o, double T, int N, const double *y0, double *y)
     }
 }
 
-/* ---------------------------------------------- symplecticity defect (§1.5) -- */
+/* ----------------------------------------------------- symplecticity defect -- */
 
 typedef sp_status (*map_fn)(void *ctx, const double *z0, double *z1);
 
@@ -254,7 +255,7 @@ static double jtj_defect(int n, const double *D)
     return d;
 }
 
-/* The defect of spec §1.5 with U = I (the vakonomic flow is symplectic on all of R²ⁿ):
+/* The defect of sp_symplecticity.h with U = I (the vakonomic flow is symplectic on all of R²ⁿ):
  * DΦ by central differences with ε = 1e-6. */
 static double fd_symplecticity_defect(map_fn f, void *ctx, int n, const double *z0)
 {
@@ -300,7 +301,7 @@ static sp_status rk4_map_fn(void *ctx, const double *z0, double *z1)
 /* ------------------------------------------------------------------ data -- */
 
 static const double heis_q0[3] = {0, 0, 0}, heis_p0[3] = {0.1, 0.3, 1};
-/* golden.json → A_heisenberg */
+/* reference values computed independently: Heisenberg */
 static const double heis_yref_T10[6] = {-0.023095615819168702, -0.060105961675532761, 0.53011854676768477,
                                         0.11105841473973768,   0.28902770432074804,   1};
 static const double heis_one_step[3][6] = {
@@ -309,9 +310,10 @@ static const double heis_one_step[3][6] = {
     {0.012922535111714043, 0.028804186894354471, 3.3246847049134277e-05, 0.12879482822366095, 0.28708223820709272,
      1}};
 
-/* Fig.-3 data completed as in spec §2.4: φ0 = π, p = (0, 0, 1.09, 1), α = β = 1, L = 0.3 */
+/* The data of Fig. 3 of McLachlan, Modin, Verdier & Wilkins (2013), completed:
+ * φ0 = π, p = (0, 0, 1.09, 1), α = β = 1, L = 0.3 */
 static const double fig3_q0[4] = {0.3, 0, 0, 3.141592653589793}, fig3_p0[4] = {0, 0, 1.09, 1};
-/* golden.json → A_vehicle_fig3_V0 and A_vehicle_fig3_mcosr, one_step_h0.1 */
+/* reference values computed independently: one step h = 0.1 with V = 0 and V = −cos r */
 static const double fig3_V0_one_step[3][8] = {
     {0.317150577508934, 0.00083135303564536584, 0.0026941635271238162, 3.2384643544611884, 0, 0, 1.1525659825720977,
      0.93743401742790244},
@@ -348,7 +350,8 @@ static void golden_one_step(const char *what, sp_vakonomic_model *model, const d
         cr_log_info("%s s=%d one step h=0.1: |z1 − golden| = %.2e, |λ1 − λ(q1,p1)| = %.1e, |G(q1)v1| = %.1e, "
                     "%d Newton iterations",
                     what, s, e, dl, res, sp_index1_iterations(st));
-        cr_expect_leq(e, tol, "%s s=%d: one step differs from golden.json by %.3e (tolerance %.0e)", what, s, e, tol);
+        cr_expect_leq(e, tol, "%s s=%d: one step differs from the golden values by %.3e (tolerance %.0e)", what, s, e,
+                      tol);
         cr_expect_leq(dl, 1e-15 * (1.0 + max_abs(m, lam1)), "%s s=%d: λ1 differs from λ(q1, p1) by %.3e", what, s, dl);
         cr_expect_leq(res, 1e-15, "%s s=%d: G(q1) v1 = %.3e", what, s, res);
         sp_index1_free(st);
@@ -363,7 +366,7 @@ Test(index1_acceptance, A1_heisenberg_one_step_golden)
     double golden[3][8];
     for (int s = 0; s < 3; ++s) memcpy(golden[s], heis_one_step[s], sizeof heis_one_step[s]);
     golden_one_step("Heisenberg", &I.model, heis_q0, heis_p0, (const double(*)[8])golden, 1e-13);
-    /* λ0 is not an input: the spec's data lists λ = +1, the consistent value is −1 (spec §2.3) */
+    /* λ0 is not an input: the consistent value is −1 (not +1, the opposite sign convention) */
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&I.model);
     double lam0, H0;
     cr_assert_eq(sp_vakonomic_hamiltonian(&I.model, pt, heis_q0, heis_p0, &H0, &lam0, NULL), SP_OK);
@@ -379,7 +382,7 @@ Test(index1_acceptance, A6_fig3_bowl_one_step_golden)
     golden_one_step("Fig.3 V=-cos r", &I.model, fig3_q0, fig3_p0, fig3_mcosr_one_step, 1e-12);
     bind_parking(&I, 0.3, 1.0, 1.0, POT_NONE);
     golden_one_step("Fig.3 V=0", &I.model, fig3_q0, fig3_p0, fig3_V0_one_step, 1e-12);
-    /* λ0 = −(p_θ/L)(1, 1) and Ĥ0 = 0.5 (spec §2.4) */
+    /* λ0 = −(p_θ/L)(1, 1) and Ĥ0 = 0.5 */
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&I.model);
     double lam0[2], H0, v0[4];
     cr_assert_eq(sp_vakonomic_hamiltonian(&I.model, pt, fig3_q0, fig3_p0, &H0, lam0, v0), SP_OK);
@@ -397,7 +400,7 @@ Test(index1_acceptance, A2_heisenberg_orders_at_T10)
 {
     inst I;
     bind_heisenberg(&I);
-    /* spec §2.3 (index1_output.txt): h = .5 … .0625 for s = 1, 2; 1 … .125 for s = 3 */
+    /* an independent Python implementation's table: h = .5 … .0625 for s = 1, 2; 1 … .125 for s = 3 */
     static const int Ns[3][4] = {{20, 40, 80, 160}, {20, 40, 80, 160}, {10, 20, 40, 80}};
     static const double table[3][4] = {{1.5620e-01, 4.7279e-02, 1.1990e-02, 3.0006e-03},
                                        {2.4166e-03, 1.5938e-04, 1.0111e-05, 6.3425e-07},
@@ -535,7 +538,7 @@ Test(index1_acceptance, A4_vehicle_straight_line)
 }
 
 /* A5: circular relative equilibrium, θ = at, φ = at + π/2, (x, y) = L(cos at, sin at),
- * p = (0, 0, a(α + L²), aβ) constant; the exact solution holds for every α, β (spec §2.4). */
+ * p = (0, 0, a(α + L²), aβ) constant; the exact solution holds for every α, β. */
 Test(index1_acceptance, A5_relative_equilibrium_orders)
 {
     const double L = 0.3, a = 1.0, T = 1.5;
@@ -578,7 +581,7 @@ Test(index1_acceptance, A5_relative_equilibrium_orders)
                 cr_expect_geq(o2, 2 * s - 0.1, "A5 α=%g β=%g s=3: observed order %.4f between N=8 and 16", alpha,
                               beta, o2);
             }
-            if (mi == 0) /* the spec's table is for α = β = 1 */
+            if (mi == 0) /* the independent table is for α = β = 1 */
                 for (int k = 0; k < (s < 3 ? 4 : 3); ++k) {
                     const double ratio = err[k] / table[s - 1][k];
                     cr_expect(ratio >= 1 / 1.5 && ratio <= 1.5, "A5 s=%d N=%d: error %.4e vs table %.4e", s, Ns[k],
@@ -618,7 +621,9 @@ Test(index1_acceptance, A8_symplecticity_defect_and_rk4_negative_control)
     const ode o = {.vehicle = 1, .L = 0.3, .alpha = 1, .beta = 1, .bowl = 1};
     rk4_map r = {.o = &o, .h = 0.1};
     const double drk = fd_symplecticity_defect(rk4_map_fn, &r, 4, z0);
-    cr_log_info("A8 negative control: RK4 h=0.1 defect %.2e (spec: 9.5e-5); worst Gauss %.2e", drk, worst);
+    cr_log_info("A8 negative control: RK4 h=0.1 defect %.2e (independent Python implementation: 9.5e-5); "
+                "worst Gauss %.2e",
+                drk, worst);
     cr_expect_geq(drk, 1e-5, "RK4 defect %.3e: the defect test cannot tell a non-symplectic map", drk);
     cr_expect_geq(drk, 1e3 * worst, "RK4 defect %.3e is not clearly above Gauss's %.3e", drk, worst);
 }
@@ -674,7 +679,7 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(model), *fd = sp_vakonomic_point_alloc(model);
     cr_assert_not_null(pt);
     cr_assert_not_null(fd);
-    /* values: with and without derivatives, and against the spec's formulas */
+    /* values: with and without derivatives, and against the formulas written out here */
     cr_assert_eq(sp_vakonomic_eval(model, pt, q, p, lam, 0), SP_OK);
     double v0[NMAX], Hq0[NMAX], Hl0[MMAX];
     sp_vec_copy(n, pt->v, v0), sp_vec_copy(n, pt->Hq, Hq0), sp_vec_copy(m, pt->Hl, Hl0);
@@ -684,7 +689,7 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
     double vi[NMAX], Hqi[NMAX], Hli[MMAX];
     ode_eval(o, q, p, lam, vi, Hqi, Hli);
     double val = worse(max_abs_diff(n, vi, pt->v), worse(max_abs_diff(n, Hqi, pt->Hq), max_abs_diff(m, Hli, pt->Hl)));
-    cr_expect_leq(val, 1e-15, "%s: v, H_q, H_λ differ from the spec's formulas by %.3e", what, val);
+    cr_expect_leq(val, 1e-15, "%s: v, H_q, H_λ differ from the written-out formulas by %.3e", what, val);
 
     /* blocks against central differences; each block's error relative to max(1, |block|) */
     const double eps = 1e-6;
@@ -724,7 +729,7 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
     }
     const double worst = worse(worse(worse(err_Vq, err_Hqq), worse(err_Hqp, err_Hql)),
                                worse(worse(err_Cq, err_Cl), worse(err_implicit, err_hess)));
-    cr_log_info("%s: |values − spec| %.1e; FD errors Vq %.1e Hqq %.1e Hqp %.1e Hql %.1e Cq %.1e Cl %.1e, implicit "
+    cr_log_info("%s: |values − formulas| %.1e; FD errors Vq %.1e Hqq %.1e Hqp %.1e Hql %.1e Cq %.1e Cl %.1e, implicit "
                 "blocks %.1e, ∇²V %.1e",
                 what, val, err_Vq, err_Hqq, err_Hqp, err_Hql, err_Cq, err_Cl, err_implicit, err_hess);
     cr_expect_leq(err_Vq, 1e-8, "%s: ∂v/∂q off by %.3e", what, err_Vq);
@@ -770,8 +775,8 @@ Test(index1_model, derivative_blocks_match_central_differences)
     }
 }
 
-/* The multiplier λ(q, p) and Ĥ agree with the spec's closed forms, and λ makes H_λ vanish. */
-Test(index1_model, multiplier_and_hamiltonian_match_the_spec)
+/* The multiplier λ(q, p) and Ĥ agree with their closed forms, and λ makes H_λ vanish. */
+Test(index1_model, multiplier_and_hamiltonian_match_the_closed_forms)
 {
     rng_state = 0x1234;
     double worst_l = 0.0, worst_H = 0.0, worst_c = 0.0;
@@ -798,9 +803,10 @@ Test(index1_model, multiplier_and_hamiltonian_match_the_spec)
         for (int j = 0; j < m; ++j) worst_c = worse(worst_c, fabs(sp_vec_dot(n, pt->G + j * n, v)));
         sp_vakonomic_point_free(pt);
     }
-    cr_log_info("λ(q,p) vs spec %.1e, Ĥ vs spec %.1e, |G v| %.1e over 20 random points", worst_l, worst_H, worst_c);
-    cr_expect_leq(worst_l, 1e-14, "λ(q, p) differs from the spec's formula by %.3e", worst_l);
-    cr_expect_leq(worst_H, 1e-14, "Ĥ differs from the spec's formula by %.3e", worst_H);
+    cr_log_info("λ(q,p) vs closed form %.1e, Ĥ vs closed form %.1e, |G v| %.1e over 20 random points", worst_l, worst_H,
+                worst_c);
+    cr_expect_leq(worst_l, 1e-14, "λ(q, p) differs from its closed form by %.3e", worst_l);
+    cr_expect_leq(worst_H, 1e-14, "Ĥ differs from its closed form by %.3e", worst_H);
     cr_expect_leq(worst_c, 1e-14, "G v(q, p) = %.3e, not on the constraint", worst_c);
 }
 
@@ -1102,17 +1108,17 @@ static double trajectory_distance(const sp_vak_run *a, const sp_vak_run *b, int 
 
 /* p = M v − Gᵀλ: a file giving (v0, λ0) runs the same trajectory as the file giving the
  * equivalent p0; λ(q0, p0) = λ0 and v(q0, p0) = v0 come back; the opposite sign
- * convention (the spec's λ = +1 for Heisenberg) gives another momentum. */
+ * convention (λ = +1 for Heisenberg) gives another momentum. */
 Test(index1_model, multiplier_convention_of_problem_files)
 {
-    /* Heisenberg (spec §2.3): v0 = p0 + λ0 g = (0.1, 0.3, 0) with λ0 = −1 */
+    /* Heisenberg: v0 = p0 + λ0 g = (0.1, 0.3, 0) with λ0 = −1 */
     static const char heis_p[] = "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], "
                                  "\"p0\": [0.1, 0.3, 1], \"stages\": 2, \"h\": 0.1, \"steps\": 100}";
     static const char heis_v[] = "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], "
                                  "\"v0\": [0.1, 0.3, 0], \"lambda0\": [-1], \"stages\": 2, \"h\": 0.1, \"steps\": 100}";
     static const char heis_wrong_sign[] = "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], "
                                           "\"v0\": [0.1, 0.3, 0], \"lambda0\": [1], \"h\": 0.1, \"steps\": 100}";
-    /* Fig. 3 (spec §2.4): q̇0 = (0, 0, 0, 1), λ0 = −(p_θ/L)(1, 1) = −(109/30)(1, 1) */
+    /* Fig. 3: q̇0 = (0, 0, 0, 1), λ0 = −(p_θ/L)(1, 1) = −(109/30)(1, 1) */
     static const char fig3_p[] = "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"L\": 0.3}, "
                                  "\"q0\": [0.3, 0, 0, 3.141592653589793], \"p0\": [0, 0, 1.09, 1], \"stages\": 3, "
                                  "\"h\": 0.05, \"steps\": 200}";
@@ -1171,9 +1177,9 @@ Test(index1_model, multiplier_convention_of_problem_files)
 
 /* ------------------------------------------------------- unseen runs -- */
 
-/* Initial conditions not in the spec, drawn with a fixed seed, for the Heisenberg problem
+/* Initial conditions not among the examples, drawn with a fixed seed, for the Heisenberg problem
  * and the vehicle (random L, α, β) without and with the bowl, over T = 6. The reference
- * is classical RK4 (compensated summation) on the eliminated ODE written from the spec
+ * is classical RK4 (compensated summation) on the eliminated ODE written out here
  * (ode_rhs above) at 6·10⁴ steps; its error, measured against 3·10⁴ steps, must be below
  * 1e-14. Gauss s = 1, 2, 3 runs with N = N0, 2N0, … (at most 7 levels) while the error
  * stays above a floor of 1e-12 (a hundred times the reference's error and well above the

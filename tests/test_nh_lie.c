@@ -1,13 +1,14 @@
 /* The Lobatto IIIA–IIIB nonholonomic RKMK integrator on Lie groups
  * (integrators/sp_nh_lie.h) on the models of problems/sp_nh_lie_models.h:
  *
- *   - on the abelian group R³ it is the vector-space method: the knife edge of spec §4.3
- *     reproduces golden.json's one-step values (check C1), has orders 2, 4, 6 against
- *     the exact solution and is exactly symmetric with the carried multiplier (C6);
+ *   - on the abelian group R³ it is the vector-space method: the knife edge of
+ *     sp_nh_models.h reproduces the golden one-step values (C1 of test_nonholonomic.c), has
+ *     orders 2, 4, 6 against the exact solution and is exactly symmetric with the carried
+ *     multiplier (C6 there);
  *   - the knife edge as a sleigh on SE(2) (a potential on a non-abelian group) has
  *     orders 2s − 2 against the same exact solution;
- *   - the Chaplygin sleigh on SE(2) agrees with the coordinate sleigh of spec §4.3
- *     (integrated here by a fine RK4 on the index-reduced ODE, λ from spec §4.1) to the
+ *   - the Chaplygin sleigh on SE(2) agrees with the coordinate sleigh of sp_nh_models.h
+ *     (integrated here by a fine RK4 on the index-reduced ODE, λ as in sp_nonholonomic.h) to the
  *     method's order, for both retractions; it stays on SE(2) to round-off and on the
  *     constraint at every step and stage;
  *   - the Suslov problem on SO(3): constraint at round-off, order against a fine RK4
@@ -41,8 +42,8 @@ static double observed_order(double e_coarse, double e_fine) { return log(e_coar
 
 /* ======================================================== the coordinate sleigh == */
 
-/* Spec §4.3 item 4: q = (x, y, θ), H = ½ pᵀM(θ)⁻¹p, μ(q) = (−sin θ, cos θ, 0); the
- * index-reduced field ẏ = (H_p, −H_q + μᵀλ(q, p)) with spec §4.1's
+/* The coordinate Chaplygin sleigh: q = (x, y, θ), H = ½ pᵀM(θ)⁻¹p, μ(q) = (−sin θ, cos θ, 0); the
+ * index-reduced field ẏ = (H_p, −H_q + μᵀλ(q, p)) with the multiplier of sp_nonholonomic.h,
  * λ = (Ψ_p μᵀ)⁻¹(Ψ_p H_q − Ψ_q H_p), Ψ = μ M⁻¹ p. Written out here, independently of
  * the library (only M(θ) from the model header, itself checked below). */
 static const sp_sleigh_se2 spec_sleigh = {.m = 1.0, .a = 0.5, .I = 0.3, .slope = 0.0};
@@ -110,8 +111,8 @@ static void coordinate_sleigh_rk4(const sp_sleigh_se2 *sl, double *y, double T, 
     }
 }
 
-/* Spec data: q0 = 0, q̇0 = (1, 0, 1), p0 = M(0)q̇0 = (1, 0.5, 0.55), E0 = 0.775;
- * golden.json → C_chaplygin_sleigh.y_ref_T at T = 5 (DOP853). */
+/* Default data: q0 = 0, q̇0 = (1, 0, 1), p0 = M(0)q̇0 = (1, 0.5, 0.55), E0 = 0.775;
+ * the golden state at T = 5 (DOP853), computed independently. */
 static const double sleigh_q0[3] = {0.0, 0.0, 0.0}, sleigh_p0[3] = {1.0, 0.5, 0.55};
 static const double sleigh_T = 5.0;
 static const double sleigh_golden_T[6] = {4.208171621955234,  4.227491030503998,  0.943063299139621,
@@ -205,8 +206,8 @@ static run_result run(sp_nh_lie *st, const sp_nh_lie_model *md, const double *g0
 
 /* ============================================== the knife edge on R³ (abelian) == */
 
-/* Spec §4.3 item 1 on the group R³: q = (x, y, φ), H = ½|p|² − x, μ = (sin φ, −cos φ, 0);
- * golden.json → C_knife_edge. */
+/* The knife edge of sp_nh_models.h on the group R³: q = (x, y, φ), H = ½|p|² − x, μ = (sin φ, −cos φ, 0);
+ * golden values computed independently. */
 static int knife_potential(const double *q, double *V, double *f, void *params)
 {
     (void)params;
@@ -273,13 +274,14 @@ Test(nh_lie, r3_knife_edge_reproduces_the_golden_one_step_values)
             double e = max_abs_diff(6, y, knife_golden[s - 2]);
             cr_log_info("knife edge on R3, s = %d, %s: |y1 − golden| = %.1e (%d Newton iterations)", s,
                         retraction_names[ri], e, sp_nh_lie_last_step(st).iterations);
-            cr_assert_leq(e, 1e-13, "s = %d %s: one step differs from golden.json by %.3e", s, retraction_names[ri], e);
+            cr_assert_leq(e, 1e-13, "s = %d %s: one step differs from the golden value by %.3e", s,
+                          retraction_names[ri], e);
             sp_nh_lie_free(st);
         }
     }
 }
 
-/* Orders against the exact solution at T = 3 (spec C3) and exact symmetry (C6). */
+/* Orders against the exact solution at T = 3 (as in C3 of test_nonholonomic.c) and exact symmetry (C6). */
 Test(nh_lie, r3_knife_edge_orders_and_exact_symmetry)
 {
     sp_nh_lie_model md = knife_r3_model();
@@ -416,8 +418,8 @@ Test(nh_lie, sleigh_model_matches_the_coordinate_picture)
     cr_assert_leq(e, 1e-13);
 }
 
-/* The reference itself: RK4 with 40000 and 20000 steps agree, and match golden.json's
- * DOP853 value at T = 5. */
+/* The reference itself: RK4 with 40000 and 20000 steps agree, and match the independently
+ * computed DOP853 value at T = 5. */
 Test(nh_lie, sleigh_reference_is_accurate)
 {
     double y[6], y2[6];
@@ -428,7 +430,7 @@ Test(nh_lie, sleigh_reference_is_accurate)
     const double self = max_abs_diff(6, y, y2), golden = max_abs_diff(6, y, sleigh_golden_T);
     cr_log_info("sleigh reference: |RK4(40000) − RK4(20000)| = %.1e, |RK4(40000) − golden| = %.1e", self, golden);
     cr_assert_leq(self, 1e-13, "RK4 reference not converged: %.3e", self);
-    cr_assert_leq(golden, 1e-11, "RK4 reference differs from golden.json by %.3e", golden);
+    cr_assert_leq(golden, 1e-11, "RK4 reference differs from the golden value by %.3e", golden);
 }
 
 /* Orders at T = 5 with N = N0·(1, 2, 4, 8). With the carried multiplier the error of
@@ -824,8 +826,9 @@ Test(nh_lie, carried_multiplier_has_the_predicted_parasitic_growth_on_the_suslov
 
 /* ===================================================== the stage system and stages == */
 
-/* On R³ the stage system is spec §4.2's, written out here from the tables: for
- * x = (η_1..η_s, Λ_2..Λ_s), Q_i = q + h Σ a_ij η_j, F_j = −∇V + μ(Q_j)ᵀΛ_j, the rows are
+/* On R³ the stage system is the vector-space one (sp_nonholonomic.h), written out here
+ * from the tables: for x = (η_1..η_s, Λ_2..Λ_s), Q_i = q + h Σ a_ij η_j,
+ * F_j = −∇V + μ(Q_j)ᵀΛ_j, the rows are
  * η_i − p − h Σ_j â_ij F_j (IIIB, M = I) and μ(Q_i)·(p + h Σ_j a_ij F_j). */
 Test(nh_lie, r3_stage_system_is_the_vector_space_system)
 {
@@ -864,7 +867,7 @@ Test(nh_lie, r3_stage_system_is_the_vector_space_system)
         worst = fmax(worst, max_abs_diff(nx, r, ref));
         sp_nh_lie_free(st);
     }
-    cr_log_info("R3 stage system vs spec §4.2 written out: %.1e", worst);
+    cr_log_info("R3 stage system vs the vector-space system written out: %.1e", worst);
     cr_assert_leq(worst, 1e-15);
 }
 
@@ -895,7 +898,7 @@ Test(nh_lie, stage_values_of_a_step)
             psi = fmax(psi, c);
         }
         /* the IIIB stage velocities V^i are not on the constraint (a diagnostic, as the
-         * IIIB momenta of spec §4.4): only the IIIA momenta μ̃_i are */
+         * IIIB momenta on vector spaces): only the IIIA momenta μ̃_i are */
         cr_log_info("s = %d: stage 1 − (g_k, μ_k, λ_k) %.1e, stage s − new state %.1e, max |ψ| at stages %.1e, "
                     "sideways IIIB velocities %.1e %.1e",
                     s, e1, es, psi, Vs[2], Vs[3 * (s - 1) + 2]);

@@ -1,12 +1,12 @@
 /* Simulations of the nonholonomic models through their problem files (problems/
  * nh_problem_file.c, planner/sp_nh_run.h):
  *
- *   - the data files say what the spec says (§4.3), defaults apply, and the forms of the
+ *   - the data files hold the default data of sp_nh_models.h, defaults apply, and the forms of the
  *     initial state (p0 or v0; g0 as (x, y, θ) or a matrix; mu0 or xi0) agree; a state
  *     within 1e-9 of the constraint is projected onto it;
  *   - the contact oscillator file's energy error and constraint residual are the
  *     integrator's own figures (the same run made directly through sp_nonholonomic.h),
- *     within the spec's bounds (check C7: |ΔH| ≤ 6e-3 for s = 2, 2e-6 for s = 3 over
+ *     within the bounds of the C7 check of test_nonholonomic.c (|ΔH| ≤ 6e-3 for s = 2, 2e-6 for s = 3 over
  *     T = 2000, flat between the quarters), while the recomputed multiplier drifts;
  *   - the sleigh on SE(2) and the sleigh in coordinates, run from their files, agree to
  *     the method's order;
@@ -86,7 +86,7 @@ Test(nh_run, data_files_say_what_they_say)
     sp_nh_model md;
     sp_nh_model_bind(pb.nh.type, &pb.nh.params, &md);
     cr_assert_eq(sp_nh_energy(&md, pb.nh.q0, pb.nh.p0, &H), SP_OK);
-    cr_expect_float_eq(H, 1.5, 1e-14, "spec §4.3: H0 = 1.5 (got %.17g)", H);
+    cr_expect_float_eq(H, 1.5, 1e-14, "default data: H0 = 1.5 (got %.17g)", H);
 
     read_data("rolling_disk.json", &pb); /* v0 (1, 0, 2, 1) with unit parameters: p0 = v0 */
     const double disk_p0[4] = {1, 0, 2, 1};
@@ -125,7 +125,7 @@ Test(nh_run, defaults_apply)
     sp_problem pb;
     parse(CONTACT ", \"h\": 0.1, \"steps\": 3}", &pb);
     cr_expect_eq(pb.nh.stages, 3);
-    cr_expect_not(pb.nh.recompute, "vector spaces carry the multiplier by default (spec §4.2)");
+    cr_expect_not(pb.nh.recompute, "vector spaces carry the multiplier by default");
     cr_expect_eq(pb.nh.record_every, 1);
     cr_expect_float_eq(pb.solver_tol, 1e-15, 0);
     cr_expect_float_eq(pb.nh.params.value[0], 0.5, 0, "eps = 0.5");
@@ -252,8 +252,8 @@ static direct_figures direct_contact(int stages, int recompute, double h, int N)
     return f;
 }
 
-/* Check C7 through the file: data/contact_oscillator.json (h = 0.1, T = 2000) with s = 2
- * and 3 gives the integrator's own figures, within the spec's bounds and flat between
+/* The C7 check of test_nonholonomic.c through the file: data/contact_oscillator.json (h = 0.1, T = 2000) with s = 2
+ * and 3 gives the integrator's own figures, within the C7 bounds and flat between
  * the quarters; with the recomputed multiplier (s = 2) the energy drifts. */
 Test(nh_run, contact_oscillator_file_matches_the_integrator, .timeout = 120)
 {
@@ -285,8 +285,7 @@ Test(nh_run, contact_oscillator_file_matches_the_integrator, .timeout = 120)
                 cr_expect_leq(energy, bound, "check C7: max|ΔH| %.3e > %.0e", energy, bound);
                 cr_expect_leq(q[3], 1.2 * q[0], "check C7: the energy error grows: %.3e then %.3e", q[0], q[3]);
             } else {
-                cr_expect_geq(q[3], 2.0 * q[0], "the recomputed multiplier drifts (spec §4.4): %.3e then %.3e", q[0],
-                              q[3]);
+                cr_expect_geq(q[3], 2.0 * q[0], "the recomputed multiplier drifts: %.3e then %.3e", q[0], q[3]);
             }
             cJSON_Delete(res);
         }

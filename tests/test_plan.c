@@ -1,4 +1,4 @@
-/* Planner acceptance tests (HOHP spec §4 and §7.8–7.10): the discrete adjoint against
+/* Planner acceptance tests: the discrete adjoint against
  * central differences and the reference values, the planning optimum of instance A for
  * every scheme and retraction, rotation targets, uneven grids, derivative-free
  * algorithms, and the order at which the discrete optimum approaches the continuous one. */
@@ -10,7 +10,7 @@
 #include "../lie/sp_linalg.h"
 #include "../planner/sp_plan.h"
 
-/* Instance A of HOHP spec §6.4 with the targets' times, scheme, retraction, steps and
+/* Instance A (data/sphere_interpolation.json) with the targets' times, scheme, retraction, steps and
  * optimizer block as parameters. */
 static void instance_a(char *doc, size_t size, const char *scheme, const char *retraction, int steps,
                        const double *times, const char *optimizer)
@@ -87,7 +87,8 @@ Test(adjoint, matches_central_differences_every_scheme_and_retraction)
         }
 }
 
-/* HOHP spec §7.8, reference_values.out.txt §3. */
+/* The adjoint gradient against reference values computed independently (an independent
+ * Python implementation). */
 Test(adjoint, reproduces_reference_values)
 {
     static const struct {
@@ -132,7 +133,7 @@ Test(adjoint, reproduces_reference_values)
     }
 }
 
-/* HOHP spec §7.9: the optimum of instance A, N = 100, from zero momenta. */
+/* The optimum of instance A, N = 100, from zero momenta. */
 Test(plan, instance_a_optimum_every_scheme_and_retraction)
 {
     static const struct {
@@ -242,7 +243,7 @@ static void rotation_problem(char *doc, size_t size, const char *scheme, const c
     snprintf(doc + len, size - (size_t)len, "]}");
 }
 
-/* HOHP spec §4.7: rotation targets, their gradient and kick Jacobian, then the
+/* Rotation targets, their gradient and kick Jacobian, then the
  * adjoint through them. */
 Test(plan, rotation_targets_gradient_and_optimum)
 {
@@ -335,7 +336,7 @@ Test(plan, evaluation_limit_is_reported)
     sp_problem_free(&pb);
 }
 
-/* HOHP spec §6.4/§7.10: the discrete optimum tends to the continuous one,
+/* The discrete optimum tends to the continuous one,
  * x_c = (3.22778080, −11.45185688, 9.81578117, −0.22785081, −3.22778080, 3.38157816),
  * J_c = 2.065466324697, at order 2 for θ = ½ and order 1 for θ = 0. */
 Test(plan, discrete_optimum_converges_at_the_scheme_order, .timeout = 120)

@@ -425,10 +425,11 @@ Test(plot, vakonomic_simulations_show_coordinates_energy_and_integrals)
     remove_tree(dir);
 }
 
-/* Holonomic simulations: the pendulum's drift panel holds the four quantities of seed
- * 004's figures, |q|² − l², q·p, |H − H0| and L3, on a log axis; the heavy top (no
- * monitors) shows the constraint and the hidden constraint, and its vertical momentum. */
-Test(plot, holonomic_simulations_show_the_seed_figures_quantities)
+/* Holonomic simulations: the pendulum's drift panel holds the four quantities of the
+ * figures of Chang, Perlmutter & Vankerschaver (2022), |q|² − l², q·p, |H − H0| and L3,
+ * on a log axis; the heavy top (no monitors) shows the constraint and the hidden
+ * constraint, and its vertical momentum. */
+Test(plot, holonomic_simulations_show_the_feedback_paper_figures_quantities)
 {
     static const struct {
         const char *file, *lines[4];

@@ -1,7 +1,7 @@
 /* The problem-file reader (problems/problem_file.c): every example in data/ is read,
  * defaults apply where a field is left out, and every kind of malformed document is
  * refused with the exact JSON path of the first problem and a message that says what
- * is wrong (DESIGN.md, "The command and the file contract"). The malformed documents
+ * is wrong (README.md, "Problem files" and "The command"). The malformed documents
  * are one or two edits of a few valid base documents, so each case shows only what it
  * breaks. */
 #include <criterion/criterion.h>
@@ -40,7 +40,7 @@
     " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                                   \
     " \"T\": 2, \"steps\": 200}"
 
-/* Vakonomic bases (CONSTRAINED spec §2.3–2.4): a Heisenberg and a parking simulation,
+/* Vakonomic bases: a Heisenberg and a parking simulation,
  * parking from a velocity and multiplier (driving straight at heading 0.7, speed 1, so
  * G(q0) v0 = 0), and the parking plan. */
 #define HEIS_SIMULATE                                                                                                  \
@@ -62,7 +62,7 @@
     " \"q1\": [0, 0.5, 0, 0], \"T\": 1, \"steps\": 50, \"tolerance\": 1e-10, \"starts\": 8,"                           \
     " \"optimizer\": {\"algorithm\": \"LD_LBFGS\"}}"
 
-/* Holonomic bases (CONSTRAINED spec §2.5, §3, §5): the spherical pendulum with RATTLE and
+/* Holonomic bases: the spherical pendulum with RATTLE and
  * with feedback + DOP853, the planar pendulum with feedback + RK4, the heavy top on SO(3),
  * and S³ with the Hopf-invariant potential. */
 #define PEND_SIMULATE                                                                                                  \
@@ -88,7 +88,7 @@
     "\"hopf_invariant\"},"                                                                                             \
     " \"q0\": [1, 0, 0, 0], \"p0\": [0, 0.3, 0.8, 0], \"h\": 0.1, \"steps\": 10}"
 
-/* Nonholonomic bases (CONSTRAINED spec §4.3): the contact oscillator, the rolling disk from
+/* Nonholonomic bases: the contact oscillator, the rolling disk from
  * a velocity, and the Lie-group models, the sleigh on SE(2) and the Suslov body. */
 #define NH_CONTACT                                                                                                     \
     "{\"task\": \"simulate\", \"model\": \"contact_oscillator\", \"params\": {\"eps\": 0.5},"                          \
@@ -335,7 +335,7 @@ Test(problem_file, so3_orientations_is_a_slew)
     sp_problem_free(&pb);
 }
 
-Test(problem_file, sphere_simulate_is_the_spec_ivp)
+Test(problem_file, sphere_simulate_is_the_reference_ivp)
 {
     sp_problem pb;
     read_data("sphere_simulate.json", &pb);
@@ -352,8 +352,8 @@ Test(problem_file, sphere_simulate_is_the_spec_ivp)
     sp_problem_free(&pb);
 }
 
-/* The vakonomic examples say what their descriptions say (CONSTRAINED spec §2.3–2.4). */
-Test(problem_file, heisenberg_is_the_spec_example)
+/* The vakonomic examples say what their descriptions say. */
+Test(problem_file, heisenberg_is_the_described_example)
 {
     sp_problem pb;
     read_data("heisenberg.json", &pb);
@@ -389,7 +389,7 @@ static void expect_parking(const sp_problem *pb, const double *q0, const double 
     }
 }
 
-Test(problem_file, parking_examples_are_the_spec_examples)
+Test(problem_file, parking_examples_are_the_described_examples)
 {
     sp_problem pb;
     /* the relative equilibrium: p = (0, 0, a(α + L²), aβ) with a = 1 */
@@ -554,7 +554,7 @@ Test(problem_file, vakonomic_simulate_defaults_apply)
     cr_expect_str_eq(sp_vak_parking.potential_names[pb.vak.params.potential], "none");
     for (size_t i = 0; i < sp_vak_parking.n_params; ++i)
         cr_expect_eq(pb.vak.params.value[i], sp_vak_parking.param_defaults[i], "%s", sp_vak_parking.param_names[i]);
-    cr_expect_eq(pb.vak.params.value[0], 0.3, "L defaults to the spec's 0.3");
+    cr_expect_eq(pb.vak.params.value[0], 0.3, "L defaults to 0.3");
     cr_expect_eq(pb.solver_tol, 1e-15);
     cr_expect_eq(pb.vak.symplecticity_defect, 0);
     cr_expect_eq(pb.T, 1.0);
@@ -620,7 +620,7 @@ Test(problem_file, vakonomic_explicit_settings_override_defaults)
     cJSON_free(text);
 }
 
-/* p0 = M v0 − G(q0)ᵀ λ0 (the momentum convention of spec §2.1), with α, β ≠ 1 and a
+/* p0 = M v0 − G(q0)ᵀ λ0 (the momentum convention of sp_vakonomic.h), with α, β ≠ 1 and a
  * multiplier that is not zero. At heading θ = φ = 0.7, G has rows
  * g1 = (sin φ, −cos φ, 0, 0) and g2 = (sin θ, −cos θ, L, 0); v0 drives along the
  * heading and turns the steering (any φ' is allowed). */
@@ -643,7 +643,7 @@ Test(problem_file, vakonomic_velocity_and_multiplier_give_the_momentum)
     cJSON_free(text);
 }
 
-/* The holonomic data files (CONSTRAINED spec §2.5, §3.5, §5.3) and the defaults. */
+/* The holonomic data files and the defaults. */
 Test(problem_file, holonomic_files_say_what_they_say)
 {
     sp_problem pb;
@@ -656,7 +656,8 @@ Test(problem_file, holonomic_files_say_what_they_say)
     cr_expect_eq(pb.hol.record_every, 100);
     cr_expect(pb.hol.symplecticity_defect);
     const double q0[3] = {0, 1, 0}, p0[3] = {1, 0, 1};
-    for (int i = 0; i < 3; ++i) cr_expect(pb.hol.q0[i] == q0[i] && pb.hol.p0[i] == p0[i], "seed 004's state, %d", i);
+    for (int i = 0; i < 3; ++i)
+        cr_expect(pb.hol.q0[i] == q0[i] && pb.hol.p0[i] == p0[i], "the feedback paper's state, %d", i);
     cr_expect_not(pb.hol.projected);
     read_data("spherical_pendulum_feedback_euler.json", &pb);
     cr_expect_str_eq(pb.hol.scheme->name, "feedback_euler");
@@ -665,8 +666,8 @@ Test(problem_file, holonomic_files_say_what_they_say)
     cr_expect_str_eq(pb.hol.scheme->name, "lie_rattle");
     cr_expect_eq(pb.hol.retraction, sp_retraction_cayley);
     /* the matrix state (R0, R0 ω̂0 J_d): P = Q̇ J_d with J_d = (2.5, 1.5, 0.5) */
-    cr_expect_float_eq(pb.hol.p0[0], -1.5308219178082192, 1e-15, "golden.json B_heavy_top P0[0]");
-    cr_expect_float_eq(pb.hol.p0[8], -0.13356164383561644, 1e-15, "golden.json B_heavy_top P0[8]");
+    cr_expect_float_eq(pb.hol.p0[0], -1.5308219178082192, 1e-15, "golden heavy-top P0[0]");
+    cr_expect_float_eq(pb.hol.p0[8], -0.13356164383561644, 1e-15, "golden heavy-top P0[8]");
     for (int i = 0; i < 9; ++i) cr_expect_eq(pb.hol.q0[i], pb.hol.R0[i]);
     read_data("s3_contact_hopf.json", &pb);
     cr_expect_str_eq(pb.hol.type->potential_names[pb.hol.params.potential], "hopf_invariant");

@@ -696,9 +696,10 @@ Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .tim
     remove_tree(dir);
 }
 
-/* Seed 004's comparison (CONSTRAINED spec §5.3, checks D4–D5) from its one command: the
- * summary table has the four columns of the spec's table, the maxima of ||q|² − l²|,
- * |q·p|, |H − H0| and |L3 − L3(0)|, one row per method, with the spec's values. */
+/* The comparison of Chang, Perlmutter & Vankerschaver (2022) (checks D4–D5 of
+ * test_feedback.c) from its one command: the summary table has four columns, the maxima
+ * of ||q|² − l²|, |q·p|, |H − H0| and |L3 − L3(0)|, one row per method, with the values an
+ * independent Python implementation gives. */
 Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
@@ -727,7 +728,7 @@ Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
     cJSON *summary = read_json(path);
     const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
     cr_assert_eq(cJSON_GetArraySize(rows), 4);
-    /* bounds: spec §5.4 D4 (feedback + Euler ≤ 1e-4 each) and D5, energy as measured ×1.5 */
+    /* bounds: D4 (feedback + Euler ≤ 1e-4 each) and D5 of test_feedback.c, energy as measured ×1.5 */
     static const struct {
         const char *scheme;
         double bound[4], floor[4];

@@ -1,12 +1,13 @@
-/* Butcher tables of integrators/sp_tableau.h (CONSTRAINED spec §1.2), family by family
+/* Butcher tables of integrators/sp_tableau.h, family by family
  * and stage count by stage count:
  *   - row sums Σ_j a_ij = c_i (Gauss, Lobatto IIIA, IIIB for s ≥ 3; IIIB s = 2 has row
- *     sums ½, as the spec says);
+ *     sums ½, not c_i);
  *   - the simplifying assumptions B(p) up to the order, C(s) for Gauss and IIIA, C(s−2)
  *     for IIIB;
  *   - the symplecticity condition b_i a_ij + b_j a_ji = b_i b_j for Gauss and the
  *     partitioned condition b_i â_ij + b_j a_ji = b_i b_j for the IIIA/IIIB pair;
- *   - Gauss s = 1…3 and Lobatto s = 2…4 equal the closed forms of §1.2;
+ *   - Gauss s = 1…3 and Lobatto s = 2…4 equal their closed forms (Hairer, Lubich
+ *     & Wanner, Geometric Numerical Integration, II.1.3–II.1.4);
  *   - unknown families and stage counts are refused with SP_ERR_INVALID. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -108,7 +109,7 @@ Test(tableau, gauss_row_sums_order_conditions_and_symplecticity)
     }
 }
 
-Test(tableau, gauss_equals_closed_forms_of_the_spec)
+Test(tableau, gauss_equals_its_closed_forms)
 {
     const real r3 = sqrtl(3.0L), r15 = sqrtl(15.0L);
     const real A1[1][1] = {{0.5L}}, b1[1] = {1.0L}, c1[1] = {0.5L};
@@ -132,7 +133,7 @@ Test(tableau, gauss_equals_closed_forms_of_the_spec)
             }
         }
         cr_log_info("gauss s=%d: max |table − closed form| = %.2e", s, d);
-        cr_expect_leq(d, 2e-16, "gauss s=%d differs from spec §1.2 by %.3e", s, d);
+        cr_expect_leq(d, 2e-16, "gauss s=%d differs from its closed form by %.3e", s, d);
     }
 }
 
@@ -160,7 +161,7 @@ Test(tableau, lobatto_iiia_iiib_pair)
         /* IIIA alone is not symplectic: the pair condition is what makes the partitioned method so */
         cr_expect_geq(selfA, 1e-3, "IIIA s=%d alone satisfies the symplecticity condition (%.3e)?", s, selfA);
 
-        /* IIIB row sums: c_i for s ≥ 3; ½ for s = 2 (spec §1.2) */
+        /* IIIB row sums: c_i for s ≥ 3; ½ for s = 2 */
         double rowsB = row_sum_defect(&bh, bh.c);
         if (s == 2) {
             const double half[2] = {0.5, 0.5};
@@ -183,7 +184,7 @@ Test(tableau, lobatto_iiia_iiib_pair)
     }
 }
 
-Test(tableau, lobatto_equals_closed_forms_of_the_spec)
+Test(tableau, lobatto_equals_its_closed_forms)
 {
     const real r5 = sqrtl(5.0L);
     const real A3[3][3] = {{0, 0, 0}, {5.0L / 24, 1.0L / 3, -1.0L / 24}, {1.0L / 6, 2.0L / 3, 1.0L / 6}};
@@ -210,7 +211,7 @@ Test(tableau, lobatto_equals_closed_forms_of_the_spec)
             }
         }
         cr_log_info("Lobatto s=%d: max |table − closed form| = %.2e", s, d);
-        cr_expect_leq(d, 2.5e-16, "Lobatto s=%d differs from spec §1.2 by %.3e", s, d);
+        cr_expect_leq(d, 2.5e-16, "Lobatto s=%d differs from its closed form by %.3e", s, d);
     }
 }
 

@@ -1,6 +1,6 @@
-/* Endpoint planning for the vakonomic models (planner/endpoint.c, planner/vak_run.c;
- * CONSTRAINED spec §2.1–2.4): find p0 such that the discrete geodesic from q0 (s-stage
- * Gauss–Legendre, N steps of T/N) reaches q1 at T.
+/* Endpoint planning for the vakonomic models (planner/endpoint.c, planner/vak_run.c):
+ * find p0 such that the discrete geodesic from q0 (s-stage Gauss–Legendre, N steps of T/N)
+ * reaches q1 at T.
  *
  *  - The gradient NLopt sees, ∇f = (∂q_N/∂p0)ᵀ(q_N − q1) for f = ½|q_N(p0) − q1|², is
  *    exact: the tangent-linear sweep (sp_vak_integrate with sensitivity) agrees with
@@ -271,7 +271,7 @@ Test(vak_plan, parallel_parking_from_a_cold_start)
             cr_expect_eq(max_abs_diff(n, p, p0), 0.0);
         }
         if (k == pb.steps) cr_expect_eq(max_abs_diff(n, q, reached), 0.0);
-        double J = q[0] * p[1] - q[1] * p[0] + p[2] + p[3]; /* rotation momentum, spec §2.4 */
+        double J = q[0] * p[1] - q[1] * p[0] + p[2] + p[3]; /* rotation momentum */
         if (k == 0) J0 = J;
         worst_px = fmax(worst_px, fabs(p[0] - p0[0]));
         worst_py = fmax(worst_py, fabs(p[1] - p0[1]));
