@@ -78,7 +78,11 @@ static void subtitle(const cJSON *root, char *out, size_t size)
     const cJSON *cost = cJSON_GetObjectItem(root, "cost");
     if (cJSON_IsNumber(cost)) PUT(" · cost %.6g", cost->valuedouble);
     const cJSON *it = cJSON_GetObjectItem(root, "iterations");
-    if (cJSON_IsNumber(it)) PUT(" after %d evaluations", (int)it->valuedouble);
+    const cJSON *optimality = cJSON_GetObjectItem(root, "optimality_residual");
+    if (cJSON_IsNumber(it) && cJSON_IsNumber(optimality))
+        PUT(" after %d Newton iterations · optimality residual %.1g", (int)it->valuedouble, optimality->valuedouble);
+    else if (cJSON_IsNumber(it))
+        PUT(" after %d evaluations", (int)it->valuedouble);
     const cJSON *res = cJSON_GetObjectItem(root, "residual");
     if (cJSON_IsNumber(res)) PUT(" · endpoint residual %.2g", res->valuedouble);
     const char *sep = " · ";
