@@ -64,15 +64,15 @@ typedef enum { METHOD_GAUSS, METHOD_RK4 } method;
 typedef struct run_spec {
     method kind;
     bench_model *b;
-    sp_index1 *st;            /* METHOD_GAUSS */
-    sp_vakonomic_point *pt;   /* λ(q, p), the RK4 field and Ĥ */
+    sp_index1 *st;          /* METHOD_GAUSS */
+    sp_vakonomic_point *pt; /* λ(q, p), the RK4 field and Ĥ */
     double h;
     int N;
-    int monitor;              /* track max |ΔĤ| (not while timing) */
+    int monitor; /* track max |ΔĤ| (not while timing) */
     /* what a run leaves */
     sp_status status;
     double z[2 * NMAX];
-    double dH, dH_at[3];      /* max |ΔĤ| overall and up to t_mark[k] */
+    double dH, dH_at[3]; /* max |ΔĤ| overall and up to t_mark[k] */
     double t_mark[3];
     long iterations;
 } run_spec;
@@ -162,8 +162,8 @@ static void cost_per_step(bench_model *models, int n_models)
             const double t = bench_best_time(run, &r, REPEATS, MIN_BATCH) / r.N;
             if (s == 1) t1 = t;
             if (r.status == SP_OK)
-                printf("%-28s %6.3g %2d %9d %12.2f %14.2f %10.2f\n", b->name, b->h, s, s * (2 * b->model.n + b->model.m),
-                       1e6 * t, (double)r.iterations / r.N, t / t1);
+                printf("%-28s %6.3g %2d %9d %12.2f %14.2f %10.2f\n", b->name, b->h, s,
+                       s * (2 * b->model.n + b->model.m), 1e6 * t, (double)r.iterations / r.N, t / t1);
             else
                 printf("%-28s %6.3g %2d failed: %s\n", b->name, b->h, s, sp_status_name(r.status));
             sp_index1_free(r.st);

@@ -4,7 +4,8 @@
  * t = 1 … n, each 0.7 rad from the previous one, 20 steps per interval. Two settings:
  *   (a) σ = 0.05 with the schedule's prescribed ξ0, solved by multiple shooting (the
  *       default), single shooting (L-BFGS over the initial momenta, 2000 evaluations at
- *       most) and the direct form (L-BFGS over the node velocities, finished by Newton);
+ *       most) and the direct form (L-BFGS over the node velocities, 20000 evaluations or
+ *       DIRECT_MAXTIME seconds at most, finished by Newton);
  *   (b) σ = 0 (exact interpolation) with free end velocities, multiple shooting only.
  * Every row gives the status, the time (plan allocation and solve, best of a few
  * repeats when one solve is short), Newton iterations or NLopt evaluations, the cost, the
@@ -16,7 +17,8 @@
  *
  * A last row solves 1000 keyframes on 10⁶ steps in a child process and reports its time
  * and the child's peak resident set. The references run first, one child process per
- * schedule side by side, each abandoned after REFERENCE_LIMIT seconds of CPU time; no
+ * schedule side by side, each abandoned after REFERENCE_LIMIT seconds of CPU time (and
+ * all of them after REFERENCE_WALL seconds of wall time, should the machine be busy); no
  * solve is timed while they run. Prints; asserts nothing. */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -40,7 +42,8 @@
 #define STEPS_PER_UNIT 20
 #define SIGMA_SOFT 0.05
 #define REFERENCE_LIMIT 60.0 /* CPU seconds a reference solve may take before it is abandoned */
-#define REFERENCE_WALL 240.0 /* and the wall-clock seconds all of them together may take */
+#define REFERENCE_WALL 150.0 /* and the wall-clock seconds all of them together may take */
+#define DIRECT_MAXTIME 30.0  /* s: NLopt's time limit for the direct form, a guard on the runtime */
 #define REPEAT_BELOW 0.25    /* solves shorter than this (s) are repeated … */
 #define REPEAT_BUDGET 1.0    /* … while the repeats together stay under this (s) */
 #define REPEAT_MAX 9
@@ -52,9 +55,10 @@ static const int sizes[] = {10, 50, 200};
 
 /* ------------------------------------------------------------ problems and solves -- */
 
-/* The schedule as problem text, with the method, an optimizer block (maxeval > 0) and
- * record_every (> 0) added. malloc'd; NULL when out of memory. */
-static char *problem_text(const kf_schedule *s, const char *method, int maxeval, int record_every)
+/* The schedule as problem text, with the method, an optimizer block (L-BFGS; maxeval > 0,
+ * and a time limit when maxtime > 0) and record_every (> 0) added. malloc'd; NULL when out
+ * of memory. */
+static char *problem_text(const kf_schedule *s, const char *method, int maxeval, double maxtime, int record_every)
 {
     char *base = kf_schedule_json(s);
     if (!base) return NULL;
@@ -66,6 +70,7 @@ static char *problem_text(const kf_schedule *s, const char *method, int maxeval,
         cJSON *opt = cJSON_AddObjectToObject(doc, "optimizer");
         cJSON_AddStringToObject(opt, "algorithm", "LD_LBFGS");
         cJSON_AddNumberToObject(opt, "maxeval", maxeval);
+        if (maxtime > 0) cJSON_AddNumberToObject(opt, "maxtime", maxtime);
     }
     if (record_every > 0) cJSON_AddNumberToObject(doc, "record_every", record_every);
     char *printed = cJSON_PrintUnformatted(doc);
@@ -229,7 +234,7 @@ static int read_until(int fd, void *buf, size_t n, double deadline)
 typedef struct reference_job {
     pid_t pid;
     int fd;
-    int outcome; /* 1: done, *rep filled; 0: abandoned (too slow); -1: failed */
+    int outcome; /* 1: done, *rep filled; 0: past the CPU limit; 2: past the wall-clock limit; -1: failed */
     reference_report rep;
 } reference_job;
 
@@ -293,7 +298,9 @@ static void reference_finish(reference_job *job, double deadline)
     waitpid(job->pid, &status, 0);
     if (got == 1)
         job->outcome = job->rep.ok ? 1 : -1;
-    else if (got == 0 || (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL)))
+    else if (got == 0)
+        job->outcome = 2;
+    else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
         job->outcome = 0;
     else
         job->outcome = -1;
@@ -371,8 +378,8 @@ static void format_relative(double ours, double theirs, char *buf, size_t size)
 }
 
 /* ref_note: printed in place of the reference column when the reference was not run. */
-static void print_row(int n, const char *method, const solve_row *r, double ours_vs_ref, double ref, const char *ref_note,
-                      double ours_vs_spline, double spline, int with_spline, double sweep)
+static void print_row(int n, const char *method, const solve_row *r, double ours_vs_ref, double ref,
+                      const char *ref_note, double ours_vs_spline, double spline, int with_spline, double sweep)
 {
     char it[32], vs_ref[32], vs_spline[32];
     format_iterations(r, it, sizeof it);
@@ -404,6 +411,9 @@ static void report_reference(const reference_job *job)
                ref->cost[KF_START_SPLINE], ref->evaluations, ref->seconds);
     else if (job->outcome == 0)
         printf("       reference: skipped (reference too slow: > %.0f s)\n", REFERENCE_LIMIT);
+    else if (job->outcome == 2)
+        printf("       reference: skipped (reference too slow: unfinished after %.0f s of wall time, machine busy)\n",
+               REFERENCE_WALL);
     else
         printf("       reference: failed\n");
 }
@@ -435,7 +445,7 @@ static void big_child(int n, int per_unit, big_report *rep)
     kf_schedule s;
     kf_random_schedule(SCHEDULE_NUMBER, 0, n, STEP_ANGLE, per_unit, SIGMA_SOFT, &s);
     if (!s.t) return;
-    char *text = problem_text(&s, NULL, 0, per_unit);
+    char *text = problem_text(&s, NULL, 0, 0.0, per_unit);
     kf_schedule_free(&s);
     sp_problem pb;
     if (!text || parse(text, &pb)) {
@@ -551,7 +561,9 @@ void bench_keyframes(void)
     printf("  (references: %.1f s of wall time, run side by side before the timed solves)\n", bench_clock() - t_part);
 
     double sweep[N_SIZES];
-    printf("\n(a) sigma = %g, prescribed xi0\n", SIGMA_SOFT);
+    printf("\n(a) sigma = %g, prescribed xi0; single_shooting: L-BFGS, maxeval 2000; direct: L-BFGS, maxeval 20000, "
+           "maxtime %g s\n",
+           SIGMA_SOFT, DIRECT_MAXTIME);
     print_header();
     for (int q = 0; q < N_SIZES; ++q) {
         const int n = sizes[q];
@@ -560,9 +572,9 @@ void bench_keyframes(void)
             printf("%5d  out of memory\n", n);
             continue;
         }
-        char *ms = problem_text(&soft[q], NULL, 0, 0);
-        char *single = problem_text(&soft[q], "single_shooting", 2000, 0);
-        char *direct = problem_text(&soft[q], "direct", 20000, 0);
+        char *ms = problem_text(&soft[q], NULL, 0, 0.0, 0);
+        char *single = problem_text(&soft[q], "single_shooting", 2000, 0.0, 0);
+        char *direct = problem_text(&soft[q], "direct", 20000, DIRECT_MAXTIME, 0);
         sweep[q] = sweep_seconds(single);
         const reference_job *ref = &ref_soft[q];
         const char *note = ref->outcome == 1 ? NULL : "-";
@@ -587,7 +599,7 @@ void bench_keyframes(void)
             printf("%5d  out of memory\n", n);
             continue;
         }
-        char *ms = problem_text(&exact[q], NULL, 0, 0);
+        char *ms = problem_text(&exact[q], NULL, 0, 0.0, 0);
         const reference_job *ref = &ref_exact[q];
         solve_row r = solve(ms);
         print_row(n, "multiple_shooting", &r, r.running_cost, ref->rep.best, ref->outcome == 1 ? NULL : "-",
@@ -600,7 +612,8 @@ void bench_keyframes(void)
         report_reference(ref);
         free(ms);
     }
-    if (spline_missing) printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", PYTHON, SPLINE_SCRIPT);
+    if (spline_missing)
+        printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", PYTHON, SPLINE_SCRIPT);
     for (int q = 0; q < N_SIZES; ++q) {
         kf_schedule_free(&soft[q]);
         kf_schedule_free(&exact[q]);

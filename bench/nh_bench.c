@@ -123,8 +123,7 @@ static void cost_per_step(void)
     printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, 200 steps of h = 0.1 from "
            "the default data, best of %d\n",
            REPEATS);
-    printf("%-20s %-14s %9s %10s %14s %10s\n", "problem", "method", "unknowns", "us/step", "Newton it/step",
-           "vs RK4");
+    printf("%-20s %-14s %9s %10s %14s %10s\n", "problem", "method", "unknowns", "us/step", "Newton it/step", "vs RK4");
     for (size_t k = 0; sp_nh_model_at(k); ++k) {
         nh_instance I;
         if (instance_init(&I, sp_nh_model_at(k))) continue;
@@ -144,7 +143,8 @@ static void cost_per_step(void)
                 printf("%-20s %-14s %9d %10.2f %14.2f %10.1f\n", I.type->name, method_names[m], sp_nh_unknowns(r[m].st),
                        1e6 * t[m], (double)r[m].iterations / 200, t[m] / t[3]);
             else
-                printf("%-20s %-14s %9s %10.2f %14s %10.1f\n", I.type->name, method_names[m], "-", 1e6 * t[m], "-", 1.0);
+                printf("%-20s %-14s %9s %10.2f %14s %10.1f\n", I.type->name, method_names[m], "-", 1e6 * t[m], "-",
+                       1.0);
             run_close(&r[m]);
         }
     }

@@ -124,7 +124,7 @@ static void add_work(sp_plan *plan, plan_start *rec, const sp_ms_stats *st)
  * Newton's linear model cannot; Newton finishes to round-off once it is close. */
 static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind, plan_start *rec, sp_ms_stats *stats)
 {
-    enum { ROUNDS = 12, ROUND_EVALUATIONS = 250, POLISH_ITERATIONS = 12 };
+    enum { ROUNDS = 6, ROUND_EVALUATIONS = 1500, POLISH_ITERATIONS = 12 };
     const sp_problem *pb = plan->pb;
     int M;
     const int *nodes = sp_ms_block_nodes(ms, &M);
@@ -416,8 +416,12 @@ sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
     res->gradient_norm = sp_vec_norm(n, grad);
     sp_shooting_terminal_residual(plan->shooting, residual);
     res->residual_norm = sp_vec_norm(n, residual);
-    snprintf(res->status, sizeof res->status, "%s",
-             sp_optimize_status(&opt, res->gradient_norm, res->cost, pb->optimizer.gtol));
+    /* a small gradient of J over the six momenta is not yet optimality of the plan: the end
+     * conditions ν_N⁺ = 0, p_N = 0 must hold too (relative to the momenta's size) */
+    const char *status = sp_optimize_status(&opt, res->gradient_norm, res->cost, pb->optimizer.gtol);
+    if (strcmp(status, "converged") == 0 && res->residual_norm > pb->optimizer.gtol * fmax(1.0, sp_vec_norm(n, res->x)))
+        status = "stalled";
+    snprintf(res->status, sizeof res->status, "%s", status);
     return SP_OK;
 }
 
