@@ -95,20 +95,20 @@ static char *read_text(const char *path)
  * keyframes, weighted and exact, prescribed or free start, prescribed end, every scheme
  * and both retractions, uneven grids and a stretch after the last keyframe. */
 static const char *const small_plans[] = {
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [1, 0, 0], \"T\": 1.2,"
-    " \"steps\": 37, \"xi0\": [0, 0.3, 1], \"sigma\": 0.2, \"block_steps\": 5, \"targets\": [{\"t\": 0.3, \"y\":"
-    " [0.9, 0.4, 0.1]}, {\"t\": 0.7, \"y\": [0.6, 0.7, 0.3]}, {\"t\": 1.0, \"y\": [0.1, 0.9, 0.4]}]}",
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [0, 0, 1], \"T\": 1,"
-    " \"steps\": 30, \"scheme\": \"hohp_euler\", \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0,"
-    " \"xiT\": [0.2, 0, 0], \"targets\": [{\"t\": 0.5, \"y\": [0.3, 0.2, 0.9]}, {\"t\": 1, \"y\": [0.5, 0.5, 0.7]}]}",
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
-    " \"scheme\": \"hohp_euler_adjoint\", \"xi0\": [0.1, 0.2, 0.3], \"sigma\": 0.1, \"xiT\": [0, 0, 0],"
-    " \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2, 0.1]}, {\"t\": 1.5, \"q\": [0.8, 0.3, 0.4, 0.2]}]}",
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
-    " \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0, \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2,"
-    " 0.1]}, {\"t\": 1.0, \"q\": [0.8, 0.3, 0.4, 0.2]}, {\"t\": 2.0, \"q\": [0.6, 0.5, 0.4, 0.3]}]}",
-    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 30, \"xi0\": [1, 0,"
-    " 0], \"sigma\": 0.3, \"targets\": [{\"t\": 1, \"x\": [1, 1, 0]}, {\"t\": 2, \"x\": [0, 2, 1]}]}",
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [1, 0, 0], \"T\": 1.2,"
+     " \"steps\": 37, \"xi0\": [0, 0.3, 1], \"sigma\": 0.2, \"block_steps\": 5, \"targets\": [{\"t\": 0.3, \"y\":"
+     " [0.9, 0.4, 0.1]}, {\"t\": 0.7, \"y\": [0.6, 0.7, 0.3]}, {\"t\": 1.0, \"y\": [0.1, 0.9, 0.4]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [0, 0, 1], \"T\": 1,"
+     " \"steps\": 30, \"scheme\": \"hohp_euler\", \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0,"
+     " \"xiT\": [0.2, 0, 0], \"targets\": [{\"t\": 0.5, \"y\": [0.3, 0.2, 0.9]}, {\"t\": 1, \"y\": [0.5, 0.5, 0.7]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
+     " \"scheme\": \"hohp_euler_adjoint\", \"xi0\": [0.1, 0.2, 0.3], \"sigma\": 0.1, \"xiT\": [0, 0, 0],"
+     " \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2, 0.1]}, {\"t\": 1.5, \"q\": [0.8, 0.3, 0.4, 0.2]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
+     " \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0, \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2,"
+     " 0.1]}, {\"t\": 1.0, \"q\": [0.8, 0.3, 0.4, 0.2]}, {\"t\": 2.0, \"q\": [0.6, 0.5, 0.4, 0.3]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 30, \"xi0\": [1, 0,"
+     " 0], \"sigma\": 0.3, \"targets\": [{\"t\": 1, \"x\": [1, 1, 0]}, {\"t\": 2, \"x\": [0, 2, 1]}]}"),
 };
 #define SMALL_PLANS (sizeof small_plans / sizeof small_plans[0])
 
@@ -148,7 +148,8 @@ Test(keyframes, newton_jacobian_against_central_differences)
             cr_assert_eq(sp_ms_residual(ms, Fm), SP_OK);
             sp_ms_move(ms, e, eps);
             e[c] = 0.0;
-            for (int r = 0; r < nx; ++r) worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2.0 * eps) - J[(size_t)r * nx + c]));
+            for (int r = 0; r < nx; ++r)
+                worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2.0 * eps) - J[(size_t)r * nx + c]));
         }
         cr_expect_leq(worst, 1e-7 * scale, "plan %zu: Jacobian off by %.2e (scale %.2e)", q, worst, scale);
         free(J), free(Fp), free(Fm), free(e);
@@ -314,10 +315,10 @@ static void against_reference(unsigned long seed, int n, double sigma, int ends,
     cr_expect_str_eq(string(res, "status"), "converged", "seed %lu (%s, sigma %g)", seed, what, sigma);
     cr_expect_leq(number(res, "optimality_residual"), 1e-10);
     double ours = sigma > 0.0 ? number(res, "cost") : number(res, "running_cost");
-    cr_expect_leq(ours, ref.best * (1.0 + tol),
-                  "seed %lu (%s, sigma %g): %.10g against the reference's %.10g (zero %.6g, geodesic %.6g, spline %.6g)",
-                  seed, what, sigma, ours, ref.best, ref.cost[KF_START_ZERO], ref.cost[KF_START_GEODESIC],
-                  ref.cost[KF_START_SPLINE]);
+    cr_expect_leq(
+        ours, ref.best * (1.0 + tol),
+        "seed %lu (%s, sigma %g): %.10g against the reference's %.10g (zero %.6g, geodesic %.6g, spline %.6g)", seed,
+        what, sigma, ours, ref.best, ref.cost[KF_START_ZERO], ref.cost[KF_START_GEODESIC], ref.cost[KF_START_SPLINE]);
     if (sigma == 0.0) cr_expect_leq(worst_miss(res), 1e-10, "seed %lu: misses %.2e", seed, worst_miss(res));
     if (ends == 2) {
         const cJSON *v = cJSON_GetObjectItem(res, "final_velocity");
@@ -486,7 +487,8 @@ Test(keyframes, quaternion_output_and_record_every)
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tm, "t")), 161);
     const cJSON *times = cJSON_GetObjectItem(tq, "t"), *rows = cJSON_GetObjectItem(tq, "quaternion");
     cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(times));
-    cr_expect_eq(cJSON_GetArraySize(times), 160 / 7 + 1 + 8 - 1, "rows %d", cJSON_GetArraySize(times)); /* t = 7 is k = 140 */
+    cr_expect_eq(cJSON_GetArraySize(times), 160 / 7 + 1 + 8 - 1, "rows %d",
+                 cJSON_GetArraySize(times)); /* t = 7 is k = 140 */
     const cJSON *t, *row = cJSON_GetArrayItem(rows, 0);
     cJSON_ArrayForEach(t, times)
     {
