@@ -507,7 +507,8 @@ static double rotation_angle(const double *R1, const double *R2)
 static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, double T, sp_chart c, sp_input_error *err)
 {
     const sp_traj_field *xi = sp_traj_get(tr, "xi");
-    const int rows = tr->rows, from_xi = xi && xi->width == 3;
+    /* ξ = (ω) on SO(3), (ω, v) for poses: the angular part comes first */
+    const int rows = tr->rows, from_xi = xi && (xi->width == 3 || xi->width == 6);
     double *t = calloc((size_t)rows + 1, sizeof *t), *w = calloc((size_t)rows + 1, sizeof *w);
     if (!t || !w) {
         free(t), free(w);
@@ -515,7 +516,7 @@ static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, doub
     }
     int count = 0;
     if (from_xi) {
-        for (int k = 0; k < rows; ++k) t[k] = tr->t[k], w[k] = sp_vec_norm(3, xi->data + 3 * (size_t)k);
+        for (int k = 0; k < rows; ++k) t[k] = tr->t[k], w[k] = sp_vec_norm(3, xi->data + (size_t)xi->width * k);
         count = rows;
     } else {
         for (int k = 1; k < rows; ++k, ++count) {
