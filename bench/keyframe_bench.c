@@ -50,6 +50,23 @@
 #define SPLINE_SCRIPT "tests/rotation_spline_cost.py"
 #define PYTHON "/usr/bin/python3"
 
+/* A child process with a pipe back to the parent: fds[0] stays open in the parent and
+ * fds[1] in the child. −1 when the pipe or the fork fails (nothing is left open). */
+static pid_t fork_with_pipe(int fds[2])
+{
+    if (pipe(fds) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) close(fds[0]);
+    return pid;
+}
+
 static const int sizes[] = {10, 50, 200};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -254,17 +271,9 @@ static void reference_start(const kf_schedule *s, reference_job *job)
     job->outcome = -1;
     if (!s->t) return; /* the schedule could not be built */
     int fds[2];
-    if (pipe(fds) != 0) return;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
-    }
+    pid_t pid = fork_with_pipe(fds);
+    if (pid < 0) return;
     if (pid == 0) {
-        close(fds[0]);
         const struct rlimit no_core = {0, 0};
         const struct rlimit cpu = {(rlim_t)REFERENCE_LIMIT, (rlim_t)REFERENCE_LIMIT + 5};
         setrlimit(RLIMIT_CORE, &no_core);
@@ -481,17 +490,9 @@ static void big_child(int n, int per_unit, big_report *rep)
 static void big_row(int n, int per_unit)
 {
     int fds[2];
-    if (pipe(fds) != 0) return;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return;
-    }
+    pid_t pid = fork_with_pipe(fds);
+    if (pid < 0) return;
     if (pid == 0) {
-        close(fds[0]);
         big_report rep = {0};
         snprintf(rep.status, sizeof rep.status, "failed");
         big_child(n, per_unit, &rep);

@@ -24,6 +24,22 @@ struct sp_start_curve {
 };
 
 static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z);
+
+/* The last of the increasing knots x[0…n] at or before t (0 before the first, n from the
+ * last on): the interval t lies in, right-sided at knots. */
+static int knot_at(const double *x, int n, double t)
+{
+    if (t >= x[n]) return n;
+    int lo = 0, hi = n;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (x[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 static int spin_profile(sp_start_curve *c, const sp_problem *pb);
 
 /* The smallest rotation taking the unit vector a to the unit vector b. */
@@ -234,18 +250,8 @@ void sp_start_curve_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
     untwisted_eval(c, t, z);
     if (!c->tau) return;
     /* the spin at t: ω piecewise linear, ψ its integral */
-    int lo = 0, hi = c->K;
-    if (t >= c->tau[c->K]) {
-        lo = c->K - 1;
-    } else {
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (c->tau[mid] <= t)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    }
+    int lo = knot_at(c->tau, c->K, t);
+    if (lo == c->K) lo = c->K - 1; /* at the end: the last interval */
     const double d = c->tau[lo + 1] - c->tau[lo], r = t - c->tau[lo];
     const double wdot = (c->omega[lo + 1] - c->omega[lo]) / d, w = c->omega[lo] + wdot * r;
     const double psi = c->psi[lo] + c->omega[lo] * r + 0.5 * wdot * r * r;
@@ -280,18 +286,7 @@ static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
         return;
     }
     /* the segment that starts at or before t (right-sided at knots) */
-    int lo = 0, hi = c->n;
-    if (t >= c->tk[c->n]) {
-        lo = c->n;
-    } else {
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (c->tk[mid] <= t)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    }
+    int lo = knot_at(c->tk, c->n, t);
     double u[3], v[3], a[3] = {0, 0, 0}, j[3] = {0, 0, 0};
     if (lo == c->n) {
         /* after the last keyframe: carry on with the end velocity */
