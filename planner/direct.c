@@ -13,8 +13,7 @@ struct sp_direct {
     const sp_group *G;
     int N, n, k_lo, k_hi; /* free nodes k_lo…k_hi */
     double theta;
-    double *h, *t;
-    int *target_step, *target_at;
+    sp_plan_grid grid;
     double *xi;    /* (N+1)·n velocities, fixed ones included */
     double *R, *B; /* per step τ(Δ_k) and dτ_Δk, for the backward sweep */
     double *g;     /* (N+1) group elements */
@@ -34,23 +33,17 @@ sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma)
     d->theta = pb->scheme->theta;
     d->k_lo = pb->plan.xi0_free ? 0 : 1;
     d->k_hi = pb->plan.has_xiT ? d->N - 1 : d->N;
-    const size_t N = (size_t)d->N, m = pb->cubic.n_targets, n = (size_t)d->n, e = (size_t)d->G->elem_size;
-    d->h = malloc(N * sizeof *d->h);
-    d->t = malloc((N + 1) * sizeof *d->t);
-    d->target_step = malloc((m ? m : 1) * sizeof *d->target_step);
-    d->target_at = malloc((N + 1) * sizeof *d->target_at);
+    const size_t N = (size_t)d->N, n = (size_t)d->n, e = (size_t)d->G->elem_size;
     d->xi = calloc((N + 1) * n, sizeof *d->xi);
     d->R = malloc(N * e * sizeof *d->R);
     d->B = malloc(N * n * n * sizeof *d->B);
     d->g = malloc((N + 1) * e * sizeof *d->g);
     d->full = malloc((N + 1) * n * sizeof *d->full);
-    if (!d->h || !d->t || !d->target_step || !d->target_at || !d->xi || !d->R || !d->B || !d->g || !d->full) {
+    if (sp_plan_grid_init(&d->grid, &pb->cubic, pb->T, d->N) != SP_OK || !d->xi || !d->R || !d->B || !d->g ||
+        !d->full) {
         sp_direct_free(d);
         return NULL;
     }
-    sp_cubic_grid(&pb->cubic, pb->T, d->N, d->h, d->t, d->target_step);
-    for (size_t k = 0; k <= N; ++k) d->target_at[k] = -1;
-    for (size_t i = 0; i < m; ++i) d->target_at[d->target_step[i]] = (int)i;
     if (!pb->plan.xi0_free) sp_vec_copy(d->n, pb->xi0, d->xi);
     if (pb->plan.has_xiT) sp_vec_copy(d->n, pb->plan.xiT, d->xi + N * n);
     return d;
@@ -59,7 +52,7 @@ sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma)
 void sp_direct_free(sp_direct *d)
 {
     if (!d) return;
-    free(d->h), free(d->t), free(d->target_step), free(d->target_at), free(d->xi), free(d->R), free(d->B);
+    sp_plan_grid_free(&d->grid), free(d->xi), free(d->R), free(d->B);
     free(d->g), free(d->full);
     free(d);
 }
@@ -79,15 +72,15 @@ static sp_status forward(sp_direct *d, const double *x, double *J)
         const double *x0 = d->xi + (size_t)k * n, *x1 = x0 + n;
         double delta[SP_LIE_MAX_DIM], eta[SP_LIE_MAX_DIM];
         for (int a = 0; a < n; ++a) {
-            delta[a] = d->h[k] * ((1.0 - d->theta) * x0[a] + d->theta * x1[a]);
-            eta[a] = (x1[a] - x0[a]) / d->h[k];
+            delta[a] = d->grid.h[k] * ((1.0 - d->theta) * x0[a] + d->theta * x1[a]);
+            eta[a] = (x1[a] - x0[a]) / d->grid.h[k];
         }
-        cost += 0.5 * d->h[k] * sp_vec_dot(n, eta, eta);
+        cost += 0.5 * d->grid.h[k] * sp_vec_dot(n, eta, eta);
         double *R = d->R + (size_t)k * e;
         tau->tau(G, delta, R);
         tau->dtau(G, delta, d->B + (size_t)k * n * n);
         G->compose(G, d->g + (size_t)k * e, R, d->g + (size_t)(k + 1) * e);
-        int i = d->target_at[k + 1];
+        int i = d->grid.target_at[k + 1];
         if (i >= 0) cost += sp_cubic_target_cost(&d->cubic, (size_t)i, d->g + (size_t)(k + 1) * e);
     }
     *J = cost;
@@ -103,7 +96,7 @@ static void backward(sp_direct *d, const int *nodes, int count, sp_hohp_state *o
     const int n = d->n, e = G->elem_size, N = d->N;
     double a_g[SP_LIE_MAX_DIM] = {0}, a_x[SP_LIE_MAX_DIM] = {0}, u[SP_LIE_MAX_DIM], v[SP_LIE_MAX_DIM];
     memset(d->full, 0, (size_t)(N + 1) * n * sizeof *d->full);
-    int i = d->target_at[N];
+    int i = d->grid.target_at[N];
     if (i >= 0) sp_cubic_target_gradient(&d->cubic, (size_t)i, d->g + (size_t)N * e, a_g);
     int q = count - 1;
     for (int k = N - 1; k >= 0; --k) {
@@ -117,13 +110,13 @@ static void backward(sp_direct *d, const int *nodes, int count, sp_hohp_state *o
         sp_mat_tvec(n, n, B, a_g, u); /* ∂J/∂Δ_k */
         if (k == N - 1 && d->pb->plan.has_xiT) {
             /* ξ_N is fixed: its costate is the multiplier that makes η_{N−1} stationary */
-            for (int a = 0; a < n; ++a) a_x[a] = -(x1[a] - x0[a]) / d->h[k] - d->h[k] * d->theta * u[a];
+            for (int a = 0; a < n; ++a) a_x[a] = -(x1[a] - x0[a]) / d->grid.h[k] - d->grid.h[k] * d->theta * u[a];
         }
         for (int a = 0; a < n; ++a) {
-            double eta = (x1[a] - x0[a]) / d->h[k];
-            d->full[(size_t)k * n + a] += d->h[k] * (1.0 - d->theta) * u[a] - eta;
-            d->full[(size_t)(k + 1) * n + a] += d->h[k] * d->theta * u[a] + eta;
-            a_x[a] += d->h[k] * u[a];
+            double eta = (x1[a] - x0[a]) / d->grid.h[k];
+            d->full[(size_t)k * n + a] += d->grid.h[k] * (1.0 - d->theta) * u[a] - eta;
+            d->full[(size_t)(k + 1) * n + a] += d->grid.h[k] * d->theta * u[a] + eta;
+            a_x[a] += d->grid.h[k] * u[a];
         }
         if (q >= 0 && nodes[q] == k) {
             sp_hohp_state *z = &out[q--];
@@ -131,7 +124,7 @@ static void backward(sp_direct *d, const int *nodes, int count, sp_hohp_state *o
             sp_vec_copy(n, x0, z->xi);
             for (int a = 0; a < n; ++a) z->nu[a] = -a_g[a], z->p[a] = -a_x[a];
         }
-        i = k > 0 ? d->target_at[k] : -1;
+        i = k > 0 ? d->grid.target_at[k] : -1;
         if (i >= 0) {
             sp_cubic_target_gradient(&d->cubic, (size_t)i, d->g + (size_t)k * e, v);
             sp_vec_axpy(n, 1.0, v, a_g);
@@ -154,7 +147,7 @@ sp_status sp_direct_start(sp_direct *d, sp_start_kind kind, double *x)
     if (!c) return SP_ERR_NOMEM;
     for (int k = d->k_lo; k <= d->k_hi; ++k) {
         sp_hohp_state z;
-        sp_start_curve_eval(c, d->t[k], &z);
+        sp_start_curve_eval(c, d->grid.t[k], &z);
         sp_vec_copy(d->n, z.xi, x + (size_t)(k - d->k_lo) * d->n);
     }
     sp_start_curve_free(c);

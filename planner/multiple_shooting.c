@@ -18,9 +18,8 @@ struct sp_ms {
     sp_hohp *stepper;
     int n, nz, N, M; /* algebra dim, 4n, steps, blocks */
     int exact, nc;   /* σ = 0; rows of one interpolation condition (3, or 2 on the sphere) */
-    double *h, *t;
-    int *target_step, *target_at; /* target_at[k]: keyframe at node k or −1 */
-    int *kb;                      /* M+1 block boundaries (grid indices) */
+    sp_plan_grid grid;
+    int *kb; /* M+1 block boundaries (grid indices) */
     /* unknowns */
     int nx;
     int *off_s;   /* offset of s_j in x */
@@ -56,18 +55,18 @@ double sp_ms_sigma(const sp_ms *ms) { return ms->cubic.sigma; }
 
 /* Row count before join j's continuity rows, and the layout of rows:
  * [start: 2n] [join j: (nc if exact keyframe) + nz] … [end: (nc) + 2n]. */
-static int keyframe_at_join(const sp_ms *ms, int j) { return ms->target_at[ms->kb[j + 1]]; }
+static int keyframe_at_join(const sp_ms *ms, int j) { return ms->grid.target_at[ms->kb[j + 1]]; }
 
 static void layout(sp_ms *ms)
 {
     int x = 0;
     for (size_t i = 0; i < ms->cubic.n_targets; ++i) ms->off_lam[i] = -1;
     for (int j = 0; j < ms->M; ++j) {
-        int i = j > 0 ? ms->target_at[ms->kb[j]] : -1;
+        int i = j > 0 ? ms->grid.target_at[ms->kb[j]] : -1;
         if (ms->exact && i >= 0) ms->off_lam[i] = x, x += ms->nc;
         ms->off_s[j] = x, x += ms->nz;
     }
-    int i_end = ms->target_at[ms->N];
+    int i_end = ms->grid.target_at[ms->N];
     if (ms->exact && i_end >= 0) ms->off_lam[i_end] = x, x += ms->nc;
     ms->nx = x;
     /* bandwidths: every row group touches a contiguous range of columns */
@@ -122,15 +121,8 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
                           .solve = {.tol = pb->solver_tol, .max_iter = 50}};
     ms->stepper = sp_hohp_alloc(&cfg);
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
-    ms->h = malloc(N * sizeof *ms->h);
-    ms->t = malloc((N + 1) * sizeof *ms->t);
-    ms->target_step = malloc((m ? m : 1) * sizeof *ms->target_step);
-    ms->target_at = malloc((N + 1) * sizeof *ms->target_at);
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if (!ms->stepper || !ms->h || !ms->t || !ms->target_step || !ms->target_at || !ms->off_lam) goto fail;
-    sp_cubic_grid(&ms->cubic, pb->T, ms->N, ms->h, ms->t, ms->target_step);
-    for (size_t k = 0; k <= N; ++k) ms->target_at[k] = -1;
-    for (size_t i = 0; i < m; ++i) ms->target_at[ms->target_step[i]] = (int)i;
+    if (!ms->stepper || !ms->off_lam || sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N) != SP_OK) goto fail;
 
     /* blocks: cut at every keyframe, long stretches into even blocks */
     int B = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64, M = 0;
@@ -138,7 +130,7 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
     if (!ms->kb) goto fail;
     ms->kb[0] = 0;
     for (size_t i = 0, k0 = 0; i <= m; ++i) {
-        size_t k1 = i < m ? (size_t)ms->target_step[i] : N;
+        size_t k1 = i < m ? (size_t)ms->grid.target_step[i] : N;
         if (k1 <= k0) continue;
         size_t len = k1 - k0, pieces = (len + (size_t)B - 1) / (size_t)B;
         for (size_t q = 1; q <= pieces; ++q) ms->kb[++M] = (int)(k0 + len * q / pieces);
@@ -187,7 +179,7 @@ void sp_ms_free(sp_ms *ms)
 {
     if (!ms) return;
     sp_hohp_free(ms->stepper);
-    free(ms->h), free(ms->t), free(ms->target_step), free(ms->target_at), free(ms->off_lam), free(ms->kb);
+    sp_plan_grid_free(&ms->grid), free(ms->off_lam), free(ms->kb);
     free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
     free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
     free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale), free(ms->rscale_kept), free(ms->grad);
@@ -199,7 +191,7 @@ sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind)
 {
     sp_start_curve *c = sp_start_curve_new(ms->pb, kind);
     if (!c) return SP_ERR_NOMEM;
-    for (int j = 0; j < ms->M; ++j) sp_start_curve_eval(c, ms->t[ms->kb[j]], &ms->S[j]);
+    for (int j = 0; j < ms->M; ++j) sp_start_curve_eval(c, ms->grid.t[ms->kb[j]], &ms->S[j]);
     memset(ms->lam, 0, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
     sp_start_curve_free(c);
     return SP_OK;
@@ -228,7 +220,7 @@ void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
         for (size_t i = 0; i < ms->cubic.n_targets; ++i) {
             double kick[SP_LIE_MAX_DIM];
             int b = 0;
-            while (b + 1 < from->M && from->kb[b + 1] < ms->target_step[i]) ++b;
+            while (b + 1 < from->M && from->kb[b + 1] < ms->grid.target_step[i]) ++b;
             sp_cubic_target_gradient(&from->cubic, i, from->E[b].g, kick);
             for (int a = 0; a < ms->nc; ++a) {
                 double s = 0.0;
@@ -302,10 +294,10 @@ static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, doub
         }
         for (int k = ms->kb[j]; k < ms->kb[j + 1]; ++k) {
             sp_hohp_interval iv;
-            sp_status st = sp_hohp_step(ms->stepper, ms->h[k], &z, &z, &iv);
+            sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k], &z, &z, &iv);
             if (st == SP_OK && Jj) st = sp_hohp_tangent(ms->stepper, &iv, nz, Jj);
             if (st != SP_OK) return st;
-            run += 0.5 * ms->h[k] * sp_vec_dot(n, iv.pi, iv.pi);
+            run += 0.5 * ms->grid.h[k] * sp_vec_dot(n, iv.pi, iv.pi);
         }
         if (Jj) {
             double T[NZ_MAX * NZ_MAX];
@@ -446,7 +438,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
         const sp_hohp_state *e = &E[j];
         const double *Jj = Jb ? Jb + (size_t)j * nz * nz : NULL;
         const int last = j + 1 == ms->M;
-        const int i = ms->target_at[ms->kb[j + 1]];
+        const int i = ms->grid.target_at[ms->kb[j + 1]];
         const int cj = ms->off_s[j];
         double kappa[SP_LIE_MAX_DIM] = {0}, K[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
         if (i >= 0 && ms->exact) {
@@ -640,7 +632,7 @@ static double target_cost(const sp_ms *ms)
     if (ms->exact) return 0.0;
     double J = 0.0;
     for (int j = 0; j < ms->M; ++j) {
-        int i = ms->target_at[ms->kb[j + 1]];
+        int i = ms->grid.target_at[ms->kb[j + 1]];
         if (i >= 0) J += sp_cubic_target_cost(&ms->cubic, (size_t)i, ms->E[j].g);
     }
     return J;
@@ -796,7 +788,7 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
     if (record_every < 1) record_every = 1;
     /* rows: every record_every-th node, every keyframe and the last node */
     int count = 0;
-    for (int k = 0; k <= N; ++k) count += k % record_every == 0 || k == N || ms->target_at[k] >= 0;
+    for (int k = 0; k <= N; ++k) count += k % record_every == 0 || k == N || ms->grid.target_at[k] >= 0;
     out->states = malloc((size_t)count * sizeof *out->states);
     out->t = malloc((size_t)count * sizeof *out->t);
     out->target_g = calloc(m ? m * (size_t)G->elem_size : 1, sizeof *out->target_g);
@@ -806,18 +798,18 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
         sp_ms_report_free(out);
         return SP_ERR_NOMEM;
     }
-    memcpy(out->target_step, ms->target_step, m * sizeof *out->target_step);
+    memcpy(out->target_step, ms->grid.target_step, m * sizeof *out->target_step);
     /* each block from its own start state (the solved states agree at the joins); the
      * momentum map restarts after every kick */
     double M0[SP_LIE_MAX_DIM], Mk[SP_LIE_MAX_DIM];
     int row = 0;
     for (int j = 0; j < ms->M; ++j) {
         sp_hohp_state z = ms->S[j];
-        if (j == 0 || ms->target_at[ms->kb[j]] >= 0) sp_hohp_momentum_map(G, &z, M0);
+        if (j == 0 || ms->grid.target_at[ms->kb[j]] >= 0) sp_hohp_momentum_map(G, &z, M0);
         const int k_end = j + 1 < ms->M ? ms->kb[j + 1] - 1 : N; /* the next block records its first node */
         for (int k = ms->kb[j]; k <= k_end; ++k) {
             if (k > ms->kb[j]) {
-                sp_status st = sp_hohp_step(ms->stepper, ms->h[k - 1], &z, &z, NULL);
+                sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k - 1], &z, &z, NULL);
                 if (st != SP_OK) {
                     out->count = row;
                     return st;
@@ -826,12 +818,12 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
             sp_hohp_momentum_map(G, &z, Mk);
             out->momentum_map_drift =
                 fmax(out->momentum_map_drift, sp_vec_dist(n, Mk, M0) / fmax(sp_vec_norm(n, M0), 1e-300));
-            if (k % record_every == 0 || k == N || ms->target_at[k] >= 0) {
+            if (k % record_every == 0 || k == N || ms->grid.target_at[k] >= 0) {
                 out->states[row] = z;
-                out->t[row++] = ms->t[k];
+                out->t[row++] = ms->grid.t[k];
             }
         }
-        int i = ms->target_at[ms->kb[j + 1]];
+        int i = ms->grid.target_at[ms->kb[j + 1]];
         if (i >= 0) {
             double kappa[SP_LIE_MAX_DIM];
             if (ms->exact)
@@ -849,7 +841,7 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
     const sp_hohp_state *e = &ms->E[ms->M - 1];
     sp_vec_copy(n, e->xi, out->final_velocity);
     double kappa[SP_LIE_MAX_DIM] = {0};
-    int i_end = ms->target_at[N];
+    int i_end = ms->grid.target_at[N];
     if (i_end >= 0) {
         if (ms->exact)
             multiplier_kick(ms, ms->lam, (size_t)i_end, kappa);

@@ -13,10 +13,7 @@ struct sp_shooting {
     const sp_group *G;
     sp_hohp *stepper;
     int N, n;
-    double *h;            /* N step sizes */
-    double *t;            /* N+1 grid times */
-    int *target_step;     /* step index k_i of each target */
-    int *target_at;       /* N+1 entries: target index at step k, or −1 */
+    sp_plan_grid grid;
     sp_hohp_state *state; /* N+1 states of the last sweep that recorded them */
     double *target_g;     /* g at each target, for the adjoint's kicks */
     sp_hohp_interval *tape;
@@ -25,14 +22,6 @@ struct sp_shooting {
     double residual[2 * SP_LIE_MAX_DIM];
     sp_shooting_timing timing;
 };
-
-static void build_grid(sp_shooting *s)
-{
-    const sp_cubic_spline *c = &s->pb->cubic;
-    sp_cubic_grid(c, s->pb->T, s->N, s->h, s->t, s->target_step);
-    for (int k = 0; k <= s->N; ++k) s->target_at[k] = -1;
-    for (size_t i = 0; i < c->n_targets; ++i) s->target_at[s->target_step[i]] = (int)i;
-}
 
 sp_shooting *sp_shooting_alloc(const sp_problem *pb)
 {
@@ -49,20 +38,15 @@ sp_shooting *sp_shooting_alloc(const sp_problem *pb)
                           .solve = {.tol = pb->solver_tol, .max_iter = 50}};
     size_t N = (size_t)s->N;
     s->stepper = sp_hohp_alloc(&cfg);
-    s->h = malloc(N * sizeof *s->h);
-    s->t = malloc((N + 1) * sizeof *s->t);
-    s->target_step = malloc(pb->cubic.n_targets * sizeof *s->target_step);
-    s->target_at = malloc((N + 1) * sizeof *s->target_at);
     s->state = malloc((N + 1) * sizeof *s->state);
     s->tape = malloc(N * sizeof *s->tape);
     s->kick = calloc(pb->cubic.n_targets * (size_t)s->n, sizeof *s->kick);
     s->target_g = calloc(pb->cubic.n_targets * (size_t)s->G->elem_size, sizeof *s->target_g);
-    if (!s->stepper || !s->h || !s->t || !s->target_step || !s->target_at || !s->state || !s->tape || !s->kick ||
-        !s->target_g) {
+    if (!s->stepper || sp_plan_grid_init(&s->grid, &pb->cubic, pb->T, s->N) != SP_OK || !s->state || !s->tape ||
+        !s->kick || !s->target_g) {
         sp_shooting_free(s);
         return NULL;
     }
-    build_grid(s);
     return s;
 }
 
@@ -70,10 +54,7 @@ void sp_shooting_free(sp_shooting *s)
 {
     if (!s) return;
     sp_hohp_free(s->stepper);
-    free(s->h);
-    free(s->t);
-    free(s->target_step);
-    free(s->target_at);
+    sp_plan_grid_free(&s->grid);
     free(s->state);
     free(s->tape);
     free(s->kick);
@@ -104,11 +85,11 @@ static sp_status forward(sp_shooting *s, const double *x, record_level record, d
     if (record == RECORD_STATES) s->state[0] = z;
     for (int k = 0; k < s->N && st == SP_OK; ++k) {
         sp_hohp_interval local, *iv = record ? &s->tape[k] : &local;
-        st = sp_hohp_step(s->stepper, s->h[k], &z, &z, iv);
+        st = sp_hohp_step(s->stepper, s->grid.h[k], &z, &z, iv);
         if (st != SP_OK) break;
-        running += 0.5 * s->h[k] * sp_vec_dot(n, iv->pi, iv->pi);
+        running += 0.5 * s->grid.h[k] * sp_vec_dot(n, iv->pi, iv->pi);
         if (record == RECORD_STATES) s->state[k + 1] = z;
-        int i = s->target_at[k + 1];
+        int i = s->grid.target_at[k + 1];
         if (i >= 0) {
             double grad[SP_LIE_MAX_DIM];
             penalty += sp_cubic_target_cost(c, (size_t)i, z.g);
@@ -139,7 +120,7 @@ sp_status sp_shooting_trajectory(sp_shooting *s, const double *x, double *J) { r
 /* Adds the target terms at step k to λ_g: ∇E_i(g_k) + K_iᵀ λ_ν. */
 static void adjoint_kick(const sp_shooting *s, int k, double *lam_g, const double *lam_nu)
 {
-    int i = s->target_at[k];
+    int i = s->grid.target_at[k];
     if (i < 0) return;
     double grad[SP_LIE_MAX_DIM], kt[SP_LIE_MAX_DIM];
     const double *g = s->target_g + (size_t)i * s->G->elem_size;
@@ -222,8 +203,8 @@ sp_status sp_shooting_gradient(sp_shooting *s, const double *x, double *J, doubl
 }
 
 const sp_hohp_state *sp_shooting_states(const sp_shooting *s) { return s->state; }
-const double *sp_shooting_times(const sp_shooting *s) { return s->t; }
-const int *sp_shooting_target_steps(const sp_shooting *s) { return s->target_step; }
+const double *sp_shooting_times(const sp_shooting *s) { return s->grid.t; }
+const int *sp_shooting_target_steps(const sp_shooting *s) { return s->grid.target_step; }
 const double *sp_shooting_kicks(const sp_shooting *s) { return s->kick; }
 double sp_shooting_running_cost(const sp_shooting *s) { return s->running_cost; }
 void sp_shooting_terminal_residual(const sp_shooting *s, double *residual)

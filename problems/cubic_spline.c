@@ -1,6 +1,7 @@
 /* Target terms of the cubic-spline planning cost (points on S², rotations).
  * Both use chordal distances, so that gradients stay smooth at every configuration. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "sp_problem.h"
 #include "../lie/sp_linalg.h"
@@ -98,10 +99,8 @@ double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double
     return sp_vec_norm(3, x);
 }
 
-/* Targets at multiples of T/N give a uniform grid; otherwise each segment between
- * targets gets its own even step, steps shared in proportion to its length, and the
- * segment ends sit exactly on the target times. */
-void sp_cubic_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step)
+/* The step sizes, node times and target steps of sp_plan_grid (see sp_problem.h). */
+static void fill_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step)
 {
     size_t m = c->n_targets;
     int uniform = 1;
@@ -133,4 +132,27 @@ void sp_cubic_grid(const sp_cubic_spline *c, double T, int N, double *h, double 
         if (k1 > k0) t[k1] = t1;
         k0 = k1, t0 = t1;
     }
+}
+
+sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N)
+{
+    const size_t n = (size_t)N, m = c->n_targets;
+    g->h = malloc(n * sizeof *g->h);
+    g->t = malloc((n + 1) * sizeof *g->t);
+    g->target_step = malloc((m ? m : 1) * sizeof *g->target_step);
+    g->target_at = malloc((n + 1) * sizeof *g->target_at);
+    if (!g->h || !g->t || !g->target_step || !g->target_at) {
+        sp_plan_grid_free(g);
+        return SP_ERR_NOMEM;
+    }
+    fill_grid(c, T, N, g->h, g->t, g->target_step);
+    for (size_t k = 0; k <= n; ++k) g->target_at[k] = -1;
+    for (size_t i = 0; i < m; ++i) g->target_at[g->target_step[i]] = (int)i;
+    return SP_OK;
+}
+
+void sp_plan_grid_free(sp_plan_grid *g)
+{
+    free(g->h), free(g->t), free(g->target_step), free(g->target_at);
+    *g = (sp_plan_grid){0};
 }

@@ -57,9 +57,19 @@ void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double
  * 59·(T/59) that rounds just below T still counts as T). */
 size_t sp_cubic_segments(const sp_cubic_spline *c, double T);
 
-/* The grid of a plan of N steps over [0, T]: step sizes h[N], node times t[N+1] and the
- * step index of every target (target_step[n_targets]). */
-void sp_cubic_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step);
+/* The grid of a plan of N steps over [0, T], shared by every formulation: step sizes
+ * h[N], node times t[N+1], the grid index of every target (target_step[n_targets]) and
+ * the target at every node (target_at[N+1], −1 where there is none). Targets at
+ * multiples of T/N give a uniform grid; otherwise each segment between targets gets its
+ * own even step, steps shared in proportion to its length, and the grid passes exactly
+ * through every target time. */
+typedef struct sp_plan_grid {
+    double *h, *t;
+    int *target_step, *target_at;
+} sp_plan_grid;
+/* SP_ERR_NOMEM leaves nothing to free. */
+sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N);
+void sp_plan_grid_free(sp_plan_grid *g);
 
 /* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
  * distance to the target (chordal, resp. geodesic angle). */
