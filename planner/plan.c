@@ -649,11 +649,8 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
     if (pb->plan.pose)
-        return sp_pose_merge(pb, sp_plan_result_json(plan->sub[0], &plan->sub_result[0]),
+        return sp_pose_merge(sp_plan_result_json(plan->sub[0], &plan->sub_result[0]),
                              sp_plan_result_json(plan->sub[1], &plan->sub_result[1]));
-    const sp_cubic_spline *c = &pb->cubic;
-    const sp_group *G = c->group;
-    const int n = G->dim, N = pb->steps;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "task", "plan");
     cJSON_AddStringToObject(root, "model", pb->model);
@@ -672,7 +669,6 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
         cJSON_AddStringToObject(settings, "gradient",
                                 pb->optimizer.central_differences ? "central_difference" : "adjoint");
     }
-    cJSON_AddNumberToObject(settings, "steps", N);
-    (void)n;
+    cJSON_AddNumberToObject(settings, "steps", pb->steps);
     return root;
 }

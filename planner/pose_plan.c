@@ -107,9 +107,8 @@ static const char *combined_status(const char *a, const char *b)
     return strcmp(a, "converged") != 0 ? a : b;
 }
 
-cJSON *sp_pose_merge(const sp_problem *pb, cJSON *rot, cJSON *pos)
+cJSON *sp_pose_merge(cJSON *rot, cJSON *pos)
 {
-    (void)pb;
     if (!rot || !pos) {
         cJSON_Delete(rot);
         cJSON_Delete(pos);
@@ -130,7 +129,7 @@ cJSON *sp_pose_merge(const sp_problem *pb, cJSON *rot, cJSON *pos)
     cJSON *st = cJSON_GetObjectItem(o, "status");
     const char *status =
         combined_status(cJSON_GetStringValue(st), cJSON_GetStringValue(cJSON_GetObjectItem(pos, "status")));
-    if (st) cJSON_SetValuestring(st, status);
+    if (st && status != st->valuestring) cJSON_SetValuestring(st, status); /* never onto itself */
     static const char *const sums[] = {"cost",           "running_cost", "target_cost", "iterations",
                                        "factorizations", "sweeps",       "evaluations"};
     for (size_t k = 0; k < sizeof sums / sizeof sums[0]; ++k) add_numbers(o, pos, sums[k]);

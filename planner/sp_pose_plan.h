@@ -15,6 +15,6 @@ sp_status sp_pose_split(const sp_problem *pb, sp_problem parts[2]);
 void sp_pose_parts_free(sp_problem parts[2]);
 
 /* One result from the results of the two parts (both deleted). NULL when out of memory. */
-cJSON *sp_pose_merge(const sp_problem *pb, cJSON *orientation, cJSON *position);
+cJSON *sp_pose_merge(cJSON *orientation, cJSON *position);
 
 #endif
