@@ -7,23 +7,24 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-SP_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+# Project headers are included by their path from the top folder ("lie/sp_lie.h").
+SP_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$(CURDIR) $(CFLAGS)
 LDLIBS  = -lnlopt -llapacke -lcjson -lm
 TEST_LDLIBS = -lcriterion $(LDLIBS)
 
 MODULES  = lie integrators problems planner
-# The command's own files: main.c and one cmd_<name>.c per subcommand.
-CMD_SRC  = planner/main.c $(wildcard planner/cmd_*.c)
+# The command's own files (planner/cli/): main.c and one cmd_<name>.c per subcommand.
+CMD_SRC  = $(wildcard planner/cli/*.c)
 CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
-LIB_SRC  = $(filter-out $(CMD_SRC),$(wildcard $(addsuffix /*.c,$(MODULES))))
+LIB_SRC  = $(filter-out $(CMD_SRC),$(shell find $(MODULES) -name '*.c' | sort))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 # tests/*.c, and the fuzz harness (tests/fuzz/), whose regression corpus the suite replays
 TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # (the keyframes part measures the planner against the tests' independent reference solver)
 BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
-HEADERS  = $(wildcard $(addsuffix /*.h,$(MODULES)))
-PUBLIC_HEADERS = $(wildcard $(addsuffix /sp_*.h,$(MODULES)))
+HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
+PUBLIC_HEADERS = $(shell find $(MODULES) -name 'sp_*.h' | sort)
 
 LIB   = $(BUILD)/libsymplan.a
 BIN   = $(BUILD)/symplan
@@ -91,7 +92,7 @@ MPICC ?= mpicc
 MPI_PACKAGES = libopenmpi-dev openmpi-bin
 MPI_BIN = $(BUILD)/symplan-mpi
 MPI_STAMP = $(BUILD)/.mpi-deps-ok
-MPI_CMD_OBJ = $(filter-out $(BUILD)/planner/cmd_study.o,$(CMD_OBJ)) $(BUILD)/mpi/planner/cmd_study.o
+MPI_CMD_OBJ = $(filter-out $(BUILD)/planner/cli/cmd_study.o,$(CMD_OBJ)) $(BUILD)/mpi/planner/cli/cmd_study.o
 mpi: $(MPI_BIN)
 $(MPI_STAMP): | $(DEPS_STAMP)
 	@if ! command -v $(MPICC) >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1 || \
@@ -102,7 +103,7 @@ $(MPI_STAMP): | $(DEPS_STAMP)
 	    || { echo "symplan: could not install $(MPI_PACKAGES)"; exit 1; }; \
 	fi
 	@touch $@
-$(BUILD)/mpi/planner/cmd_study.o: planner/cmd_study.c $(HEADERS) | $(MPI_STAMP)
+$(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c $(HEADERS) | $(MPI_STAMP)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) -DSP_HAVE_MPI -c $< -o $@
 $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../planner/sp_plan.h"
-#include "bench.h"
+#include "planner/cubic/sp_plan.h"
+#include "bench/bench.h"
 
 #define BENCH_STEPS 1000
 #define BENCH_FILE "data/sphere_interpolation.json"

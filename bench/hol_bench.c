@@ -22,11 +22,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
-#include "../integrators/sp_explicit_rk.h"
-#include "../integrators/sp_feedback.h"
-#include "../integrators/sp_holonomic.h"
-#include "../lie/sp_linalg.h"
+#include "bench/bench.h"
+#include "integrators/sp_explicit_rk.h"
+#include "integrators/sp_feedback.h"
+#include "integrators/sp_holonomic.h"
+#include "lie/sp_linalg.h"
 
 #define REPEATS 5
 #define MIN_BATCH 0.02

@@ -1,5 +1,5 @@
 /* make bench, part index1: the Gauss–Legendre index-1 scheme (integrators/sp_index1.h) on
- * the vakonomic models of problems/sp_vak_models.h.
+ * the vakonomic models of problems/vakonomic/sp_vak_models.h.
  *
  *  1. Cost per step for s = 1, 2, 3 on the Heisenberg data (h = 0.1) and on the
  *     vehicle data of Fig. 3 of McLachlan, Modin, Verdier & Wilkins (2013) (V = 0 and
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
-#include "../integrators/sp_index1.h"
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_vak_models.h"
+#include "bench/bench.h"
+#include "integrators/sp_index1.h"
+#include "lie/sp_linalg.h"
+#include "problems/vakonomic/sp_vak_models.h"
 
 #define NMAX SP_VAK_MAX_N
 #define MMAX SP_VAK_MAX_M

@@ -33,9 +33,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../planner/sp_plan.h"
-#include "../tests/keyframe_reference.h"
-#include "bench.h"
+#include "planner/cubic/sp_plan.h"
+#include "tests/keyframe_reference.h"
+#include "bench/bench.h"
 
 #define SCHEDULE_NUMBER 20240601UL /* which random schedule (the same for every size) */
 #define STEP_ANGLE 0.7

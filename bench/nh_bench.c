@@ -1,5 +1,5 @@
 /* make bench, part nonholonomic: the Lobatto IIIA–IIIB method (integrators/sp_nonholonomic.h)
- * on the models of problems/sp_nh_models.h, against classical RK4
+ * on the models of problems/nonholonomic/sp_nh_models.h, against classical RK4
  * on the index-reduced ODE (λ(q, p) substituted; sp_nh_reduced_field with sp_explicit_rk.h).
  *
  *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds and
@@ -16,11 +16,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
-#include "../integrators/sp_explicit_rk.h"
-#include "../integrators/sp_nonholonomic.h"
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_nh_models.h"
+#include "bench/bench.h"
+#include "integrators/sp_explicit_rk.h"
+#include "integrators/sp_nonholonomic.h"
+#include "lie/sp_linalg.h"
+#include "problems/nonholonomic/sp_nh_models.h"
 
 #define NMAX SP_NH_MAX_N
 #define MMAX SP_NH_MAX_M

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 
 double bench_clock(void)
 {

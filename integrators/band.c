@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_band.h"
+#include "integrators/sp_band.h"
 
 struct sp_band {
     int n, kl, ku, ldab;

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_explicit_rk.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_explicit_rk.h"
+#include "lie/sp_linalg.h"
 
 struct sp_erk {
     sp_ode_system sys;

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_feedback.h"
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_feedback.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 #define NMAX SP_HOL_MAX_N
 #define MMAX SP_HOL_MAX_M

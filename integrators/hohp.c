@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_hohp.h"
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_hohp.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 static const sp_hohp_scheme schemes[] = {
     {"hohp_euler", 0.0, 1},

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_holonomic.h"
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_holonomic.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 /* Composition coefficients: triple jump γ = (a, 1 − 2a, a), a = 1/(2 − 2^{1/3});
  * Suzuki γ = (a, a, 1 − 4a, a, a), a = 1/(4 − 4^{1/3}); order 6: the triple jump with

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_index1.h"
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_index1.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 struct sp_index1 {
     const sp_vakonomic_model *model;

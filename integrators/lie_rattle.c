@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_lie_rattle.h"
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_lie_rattle.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 #define D_MAX SP_LIE_MAX_DIM
 

@@ -6,8 +6,8 @@
  * spends its time in Level-3 BLAS calls on tiny blocks), dgetrf beyond. */
 #include <lapacke.h>
 
-#include "sp_linsolve.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "lie/sp_linalg.h"
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "symplan expects LAPACK's 32-bit integers");
 

@@ -1,8 +1,8 @@
 #include <stdlib.h>
 
-#include "sp_linsolve.h"
-#include "sp_newton.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "integrators/sp_newton.h"
+#include "lie/sp_linalg.h"
 
 struct sp_newton {
     int n;

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_linsolve.h"
-#include "sp_nh_lie.h"
-#include "sp_tableau.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "integrators/sp_nh_lie.h"
+#include "integrators/sp_tableau.h"
+#include "lie/sp_linalg.h"
 
 #define S_MAX SP_NH_LIE_MAX_STAGES
 #define D_MAX SP_LIE_MAX_DIM

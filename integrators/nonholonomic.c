@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_linsolve.h"
-#include "sp_nonholonomic.h"
-#include "sp_tableau.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "integrators/sp_nonholonomic.h"
+#include "integrators/sp_tableau.h"
+#include "lie/sp_linalg.h"
 
 #define NMAX SP_NH_MAX_N
 #define MMAX SP_NH_MAX_M

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_linsolve.h"
-#include "sp_prop7.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "integrators/sp_prop7.h"
+#include "lie/sp_linalg.h"
 
 #define NMAX SP_VAK_MAX_N
 #define MMAX SP_VAK_MAX_M

@@ -5,7 +5,7 @@
 #ifndef SP_BAND_H
 #define SP_BAND_H
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 typedef struct sp_band sp_band;
 

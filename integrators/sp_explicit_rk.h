@@ -30,7 +30,7 @@
 #ifndef SP_EXPLICIT_RK_H
 #define SP_EXPLICIT_RK_H
 
-#include "sp_tableau.h"
+#include "integrators/sp_tableau.h"
 
 typedef int (*sp_ode_fn)(const double *y, double *dy, void *params);
 

@@ -32,8 +32,8 @@
 #ifndef SP_FEEDBACK_H
 #define SP_FEEDBACK_H
 
-#include "sp_explicit_rk.h"
-#include "sp_holonomic.h"
+#include "integrators/sp_explicit_rk.h"
+#include "integrators/sp_holonomic.h"
 
 /* An extra first integral I(q, p) with its gradient (∂I/∂q: n entries, then ∂I/∂p: n);
  * grad may be NULL. Returns 0 on success. */

@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "../lie/sp_lie.h"
-#include "sp_newton.h"
+#include "lie/sp_lie.h"
+#include "integrators/sp_newton.h"
 
 /* A named member of the θ-family. */
 typedef struct sp_hohp_scheme {

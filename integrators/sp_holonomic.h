@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "sp_newton.h"
+#include "integrators/sp_newton.h"
 
 #define SP_HOL_MAX_N 16
 #define SP_HOL_MAX_M 8

@@ -12,9 +12,9 @@
 #ifndef SP_INDEX1_H
 #define SP_INDEX1_H
 
-#include "sp_newton.h"
-#include "sp_tableau.h"
-#include "sp_vakonomic.h"
+#include "integrators/sp_newton.h"
+#include "integrators/sp_tableau.h"
+#include "integrators/sp_vakonomic.h"
 
 typedef struct sp_index1 sp_index1;
 

@@ -23,8 +23,8 @@
 #ifndef SP_LIE_RATTLE_H
 #define SP_LIE_RATTLE_H
 
-#include "sp_newton.h"
-#include "../lie/sp_lie.h"
+#include "integrators/sp_newton.h"
+#include "lie/sp_lie.h"
 
 typedef struct sp_lie_rattle_model {
     const sp_group *group;

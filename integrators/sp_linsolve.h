@@ -2,7 +2,7 @@
 #ifndef SP_LINSOLVE_H
 #define SP_LINSOLVE_H
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 /* Solves A x = b (transpose = 0) or Aᵀ x = b (transpose = 1) for a row-major n x n A
  * and `nrhs` right-hand sides stored one after another in b (n doubles each).

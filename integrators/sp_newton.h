@@ -8,7 +8,7 @@
 #ifndef SP_NEWTON_H
 #define SP_NEWTON_H
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 typedef struct sp_newton_options {
     double tol;   /* relative size of the last update; ~1e-15 for exact adjoints */

@@ -78,8 +78,8 @@
 #ifndef SP_NH_LIE_H
 #define SP_NH_LIE_H
 
-#include "sp_newton.h"
-#include "../lie/sp_lie.h"
+#include "integrators/sp_newton.h"
+#include "lie/sp_lie.h"
 
 #define SP_NH_LIE_MIN_STAGES 2
 #define SP_NH_LIE_MAX_STAGES 4

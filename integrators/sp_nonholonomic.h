@@ -48,7 +48,7 @@
 #ifndef SP_NONHOLONOMIC_H
 #define SP_NONHOLONOMIC_H
 
-#include "sp_newton.h"
+#include "integrators/sp_newton.h"
 
 /* Larger models are refused (the model-level helpers keep their scratch on the stack). */
 #define SP_NH_MAX_N 12

@@ -22,8 +22,8 @@
 #ifndef SP_PROP7_H
 #define SP_PROP7_H
 
-#include "sp_newton.h"
-#include "sp_vakonomic.h"
+#include "integrators/sp_newton.h"
+#include "integrators/sp_vakonomic.h"
 
 #define SP_PROP7_MAX_K 6
 

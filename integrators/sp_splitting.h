@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 #define SP_SPLIT_MAX_PARTS 4
 

@@ -15,7 +15,7 @@
 #ifndef SP_SYMPLECTICITY_H
 #define SP_SYMPLECTICITY_H
 
-#include "sp_holonomic.h"
+#include "integrators/sp_holonomic.h"
 
 /* A one-step map, in place on z (2n numbers); any status but SP_OK ends the measurement
  * with that status. */

@@ -18,7 +18,7 @@
 #ifndef SP_TABLEAU_H
 #define SP_TABLEAU_H
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 #define SP_TABLEAU_MAX_STAGES 6
 

@@ -15,7 +15,7 @@
 #ifndef SP_VAKONOMIC_H
 #define SP_VAKONOMIC_H
 
-#include "../lie/sp_status.h"
+#include "lie/sp_status.h"
 
 /* Sizes above these are refused (they keep per-point scratch on the stack). */
 #define SP_VAK_MAX_N 12

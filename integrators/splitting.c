@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sp_splitting.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_splitting.h"
+#include "lie/sp_linalg.h"
 
 static const int lie_trotter_part[2] = {0, 1};
 static const double lie_trotter_fraction[2] = {1.0, 1.0};

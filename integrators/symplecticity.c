@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_symplecticity.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_symplecticity.h"
+#include "lie/sp_linalg.h"
 
 /* Orthonormal basis U (rows, N numbers each) of ker DC by Gram–Schmidt, twice, of the
  * rows of DC and then the unit vectors; `ortho` holds the accepted vectors. Returns the

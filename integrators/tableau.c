@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sp_tableau.h"
+#include "integrators/sp_tableau.h"
 
 typedef long double real;
 

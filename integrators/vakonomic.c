@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_linsolve.h"
-#include "sp_vakonomic.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_linsolve.h"
+#include "integrators/sp_vakonomic.h"
+#include "lie/sp_linalg.h"
 
 sp_vakonomic_point *sp_vakonomic_point_alloc(const sp_vakonomic_model *model)
 {

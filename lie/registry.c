@@ -2,7 +2,7 @@
  * the table below; `symplan list` and the conformance tests pick it up from here. */
 #include <string.h>
 
-#include "sp_lie.h"
+#include "lie/sp_lie.h"
 
 static const sp_group *group_table(size_t i)
 {

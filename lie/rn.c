@@ -3,8 +3,8 @@
  * (an HOHP integrator on Rⁿ is a plain variational integrator for splines) and the
  * configuration space of models in coordinates. As a matrix group it is the
  * translations of Rⁿ, so hat gives (n+1) x (n+1) affine matrices. */
-#include "sp_lie.h"
-#include "sp_linalg.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
 
 static void rn_identity(const sp_group *G, double *g) { sp_vec_zero(G->dim, g); }
 

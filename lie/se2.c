@@ -40,8 +40,8 @@
  * at most one digit). */
 #include <math.h>
 
-#include "sp_lie.h"
-#include "sp_linalg.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
 
 /* Below this |ω| every coefficient is summed from its series. */
 #define SE2_SERIES_ANGLE 1.0

@@ -8,8 +8,8 @@
  * lose digits to cancellation. */
 #include <math.h>
 
-#include "sp_lie.h"
-#include "sp_linalg.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
 
 /* Below this angle every trigonometric coefficient is evaluated by its series. */
 #define SO3_SERIES_ANGLE 0.1

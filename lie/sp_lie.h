@@ -21,7 +21,7 @@
 
 #include <stddef.h>
 
-#include "sp_status.h"
+#include "lie/sp_status.h"
 
 /* Largest algebra dimension and element size any registered group uses; callers may
  * size scratch arrays with these to avoid allocating in stepping loops. */

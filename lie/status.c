@@ -1,4 +1,4 @@
-#include "sp_status.h"
+#include "lie/sp_status.h"
 
 const char *sp_status_name(sp_status status)
 {

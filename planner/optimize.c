@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp_optimize.h"
-#include "../lie/sp_linalg.h"
+#include "planner/sp_optimize.h"
+#include "lie/sp_linalg.h"
 
 #include <stdlib.h>
 /* NLopt's random generator is seeded with this before every search (sp_optimize.h). */

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp_hol_run.h"
-#include "sp_nh_run.h"
-#include "sp_plan.h"
-#include "sp_solve.h"
-#include "sp_vak_run.h"
-#include "../problems/sp_result_file.h"
+#include "planner/holonomic/sp_hol_run.h"
+#include "planner/nonholonomic/sp_nh_run.h"
+#include "planner/cubic/sp_plan.h"
+#include "planner/sp_solve.h"
+#include "planner/vakonomic/sp_vak_run.h"
+#include "problems/sp_result_file.h"
 
 /* The task of the problem's kind. */
 static cJSON *run_task(const sp_problem *pb, const sp_progress *progress)

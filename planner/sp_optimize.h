@@ -4,8 +4,8 @@
 #ifndef SP_OPTIMIZE_H
 #define SP_OPTIMIZE_H
 
-#include "sp_progress.h"
-#include "../problems/sp_problem.h"
+#include "planner/sp_progress.h"
+#include "problems/sp_problem.h"
 
 /* f(x) and, when grad is not NULL, its gradient. A non-SP_OK status stops the search. */
 typedef sp_status (*sp_objective_fn)(void *ctx, const double *x, double *f, double *grad);

@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "sp_progress.h"
-#include "../problems/sp_problem.h"
+#include "planner/sp_progress.h"
+#include "problems/sp_problem.h"
 
 /* Runs the problem's task (plan or simulate) for its model and returns the result tree
  * in the JSON form of README.md, "Results" (NULL when out of memory). Optimisers report every

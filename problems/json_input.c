@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_input.h"
+#include "problems/json_input.h"
 
 /* Appends src to the string in dst (capacity size), cutting it short if it must. */
 static void append(char *dst, size_t size, const char *src)

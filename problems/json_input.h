@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "sp_problem.h"
+#include "problems/sp_problem.h"
 
 typedef struct json_input {
     const cJSON *node;

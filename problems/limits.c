@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sp_limits.h"
+#include "problems/sp_limits.h"
 
 sp_limits sp_limits_default(void)
 {

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_input.h"
-#include "problem_readers.h"
-#include "sp_limits.h"
-#include "sp_problem.h"
-#include "sp_result_file.h"
-#include "../lie/sp_linalg.h"
+#include "problems/json_input.h"
+#include "problems/problem_readers.h"
+#include "problems/sp_limits.h"
+#include "problems/sp_problem.h"
+#include "problems/sp_result_file.h"
+#include "lie/sp_linalg.h"
 
 /* Largest problem file read, and largest step count accepted. */
 #define PROBLEM_FILE_MAX_BYTES (64L << 20)

@@ -2,7 +2,7 @@
 #ifndef SP_PROBLEM_READERS_H
 #define SP_PROBLEM_READERS_H
 
-#include "json_input.h"
+#include "problems/json_input.h"
 
 /* The optional "optimizer" block, with its defaults. */
 int read_optimizer(const json_input *root, sp_optimizer_settings *o);

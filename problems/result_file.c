@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sp_result_file.h"
+#include "problems/sp_result_file.h"
 
 static void say(char *why, size_t size, const char *what, const char *path)
 {

@@ -7,13 +7,13 @@
  *
  * The memory a run needs (its trajectory and tape arrays, and the result tree and text)
  * is estimated from the problem before anything is allocated and refused the same way.
- * Studies add a limit on their number of cases (planner/sp_study.h). */
+ * Studies add a limit on their number of cases (planner/study/sp_study.h). */
 #ifndef SP_LIMITS_H
 #define SP_LIMITS_H
 
 #include <stddef.h>
 
-#include "sp_problem.h"
+#include "problems/sp_problem.h"
 
 typedef struct sp_limits {
     long steps;       /* integration steps of one run ("steps") */

@@ -6,11 +6,11 @@
 
 #include <stddef.h>
 
-#include "../integrators/sp_hohp.h"
-#include "../lie/sp_lie.h"
-#include "sp_hol_models.h"
-#include "sp_nh_problem.h"
-#include "sp_vak_models.h"
+#include "integrators/sp_hohp.h"
+#include "lie/sp_lie.h"
+#include "problems/holonomic/sp_hol_models.h"
+#include "problems/nonholonomic/sp_nh_problem.h"
+#include "problems/vakonomic/sp_vak_models.h"
 
 typedef struct sp_input_error {
     char path[160];    /* JSON path, e.g. "targets[2].t"; "" for the whole file */

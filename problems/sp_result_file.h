@@ -10,8 +10,8 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-#include "../lie/sp_status.h"
-#include "sp_problem.h"
+#include "lie/sp_status.h"
+#include "problems/sp_problem.h"
 
 /* An output being written: opened before the work starts (so an unusable path is
  * reported before anything runs) and committed or abandoned at the end. */

@@ -32,7 +32,7 @@
  *             exact body velocity J_r(r) ṙ of this curve at node k; after the last
  *             keyframe the velocity stays ω_n.
  * Prescribed end velocities (xi0, xiT) overwrite ξ_0 and ξ_N in every start. */
-#include "keyframe_reference.h"
+#include "tests/keyframe_reference.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

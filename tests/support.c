@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "support.h"
-#include "../problems/sp_result_file.h"
+#include "tests/support.h"
+#include "problems/sp_result_file.h"
 
 extern char **environ;
 

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "support.h"
+#include "tests/support.h"
 
 /* A scratch directory per test and process, so that parallel jobs never share one. */
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "keyframe_reference.h"
-#include "support.h"
+#include "tests/keyframe_reference.h"
+#include "tests/support.h"
 
 enum { EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2, EXIT_NOT_CONVERGED = 3, EXIT_FAILED = 4 };
 

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../integrators/sp_explicit_rk.h"
-#include "../integrators/sp_feedback.h"
-#include "../integrators/sp_symplecticity.h"
-#include "../integrators/sp_holonomic.h"
-#include "../integrators/sp_splitting.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_explicit_rk.h"
+#include "integrators/sp_feedback.h"
+#include "integrators/sp_symplecticity.h"
+#include "integrators/sp_holonomic.h"
+#include "integrators/sp_splitting.h"
+#include "lie/sp_linalg.h"
 
 /* ------------------------------------------------------------------------------------
  * The spherical pendulum, m = g = l = 1: V = q₃, g(q) = ½(|q|² − 1). */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "support.h"
+#include "tests/support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../integrators/sp_hohp.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_hohp.h"
+#include "lie/sp_linalg.h"
 
 #define MAXD SP_LIE_MAX_DIM
 

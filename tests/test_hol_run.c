@@ -1,4 +1,4 @@
-/* Simulations of the holonomic models (planner/sp_hol_run.h, problems/sp_hol_models.h):
+/* Simulations of the holonomic models (planner/holonomic/sp_hol_run.h, problems/holonomic/sp_hol_models.h):
  * the diagnostics of every result against known values (the spherical-pendulum set-up of
  * Chang, Perlmutter & Vankerschaver (2022); the heavy top and S³), the scheme dispatch
  * against the integrators called directly, the symplecticity defect of every scheme through the
@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_hol_run.h"
-#include "../problems/sp_problem.h"
-#include "../problems/sp_result_file.h"
+#include "lie/sp_linalg.h"
+#include "planner/holonomic/sp_hol_run.h"
+#include "problems/sp_problem.h"
+#include "problems/sp_result_file.h"
 
 #define PENDULUM                                                                                                       \
     "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"q0\": [0, 1, 0], \"p0\": [1, 0, 1],"                \

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "../integrators/sp_holonomic.h"
-#include "../integrators/sp_symplecticity.h"
-#include "../lie/sp_linalg.h"
+#include "integrators/sp_holonomic.h"
+#include "integrators/sp_symplecticity.h"
+#include "lie/sp_linalg.h"
 
 /* m = g = ℓ = 1: V = q₃, g(q) = ½(|q|² − 1). */
 static int pendulum_potential(const double *q, double *V, double *grad, double *hess, void *params)

@@ -1,5 +1,5 @@
 /* Gauss–Legendre RK on index-1 (vakonomic) constraints: integrators/sp_index1.h with the
- * models of problems/sp_vak_models.h. Acceptance checks A1–A8 (named in the tests below) for
+ * models of problems/vakonomic/sp_vak_models.h. Acceptance checks A1–A8 (named in the tests below) for
  * s = 1, 2, 3, and around them:
  *   - the analytic derivative blocks of sp_vakonomic_eval against central differences, and
  *     its values against the model formulas written out here;
@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../integrators/sp_index1.h"
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_vak_run.h"
-#include "../problems/sp_problem.h"
-#include "../problems/sp_vak_models.h"
+#include "integrators/sp_index1.h"
+#include "lie/sp_linalg.h"
+#include "planner/vakonomic/sp_vak_run.h"
+#include "problems/sp_problem.h"
+#include "problems/vakonomic/sp_vak_models.h"
 
 #define NMAX SP_VAK_MAX_N
 #define MMAX SP_VAK_MAX_M
@@ -628,7 +628,7 @@ Test(index1_acceptance, A8_symplecticity_defect_and_rk4_negative_control)
     cr_expect_geq(drk, 1e3 * worst, "RK4 defect %.3e is not clearly above Gauss's %.3e", drk, worst);
 }
 
-/* The library's own defect (planner/sp_vak_run.h) on the bowl data file, at h = 0.1. */
+/* The library's own defect (planner/vakonomic/sp_vak_run.h) on the bowl data file, at h = 0.1. */
 Test(index1_acceptance, A8_library_defect_on_the_bowl_data_file)
 {
     sp_problem pb;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyframe_reference.h"
+#include "tests/keyframe_reference.h"
 
 #define KEYFRAMES SP_TEST_FUZZ "/../keyframes/"
 

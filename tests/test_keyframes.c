@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keyframe_reference.h"
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_direct.h"
-#include "../planner/sp_plan.h"
+#include "tests/keyframe_reference.h"
+#include "lie/sp_linalg.h"
+#include "planner/cubic/sp_direct.h"
+#include "planner/cubic/sp_plan.h"
 
 #define KEYFRAMES SP_TEST_FUZZ "/../keyframes/"
 #define ROTATION_SPLINE SP_TEST_FUZZ "/../rotation_spline_cost.py"

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lie/sp_lie.h"
-#include "../lie/sp_linalg.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
 
 typedef long double ld;
 

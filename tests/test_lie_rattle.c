@@ -17,13 +17,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "../integrators/sp_holonomic.h"
-#include "../integrators/sp_lie_rattle.h"
-#include "../integrators/sp_prop7.h"
-#include "../integrators/sp_symplecticity.h"
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_rigid_body.h"
-#include "../problems/sp_s3_contact.h"
+#include "integrators/sp_holonomic.h"
+#include "integrators/sp_lie_rattle.h"
+#include "integrators/sp_prop7.h"
+#include "integrators/sp_symplecticity.h"
+#include "lie/sp_linalg.h"
+#include "problems/holonomic/sp_rigid_body.h"
+#include "problems/holonomic/sp_s3_contact.h"
 
 /* ---- data: golden values computed independently (heavy top, Prop. 7 on S³) */
 

@@ -1,5 +1,5 @@
 /* The Lobatto IIIA–IIIB nonholonomic RKMK integrator on Lie groups
- * (integrators/sp_nh_lie.h) on the models of problems/sp_nh_lie_models.h:
+ * (integrators/sp_nh_lie.h) on the models of problems/nonholonomic/sp_nh_lie_models.h:
  *
  *   - on the abelian group R³ it is the vector-space method: the knife edge of
  *     sp_nh_models.h reproduces the golden one-step values (C1 of test_nonholonomic.c), has
@@ -22,10 +22,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "../integrators/sp_nh_lie.h"
-#include "../integrators/sp_tableau.h"
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_nh_lie_models.h"
+#include "integrators/sp_nh_lie.h"
+#include "integrators/sp_tableau.h"
+#include "lie/sp_linalg.h"
+#include "problems/nonholonomic/sp_nh_lie_models.h"
 
 #define FOR_STAGES(s) for (int s = SP_NH_LIE_MIN_STAGES; s <= SP_NH_LIE_MAX_STAGES; ++s)
 

@@ -1,5 +1,5 @@
 /* Simulations of the nonholonomic models through their problem files (problems/
- * nh_problem_file.c, planner/sp_nh_run.h):
+ * nh_problem_file.c, planner/nonholonomic/sp_nh_run.h):
  *
  *   - the data files hold the default data of sp_nh_models.h, defaults apply, and the forms of the
  *     initial state (p0 or v0; g0 as (x, y, θ) or a matrix; mu0 or xi0) agree; a state
@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_nh_run.h"
-#include "../planner/sp_plot.h"
-#include "../planner/sp_solve.h"
-#include "../problems/sp_problem.h"
+#include "lie/sp_linalg.h"
+#include "planner/nonholonomic/sp_nh_run.h"
+#include "planner/plot/sp_plot.h"
+#include "planner/sp_solve.h"
+#include "problems/sp_problem.h"
 
 #define CONTACT                                                                                                        \
     "{\"task\": \"simulate\", \"model\": \"contact_oscillator\", \"q0\": [1.18133634311129, 1, 0.5],"                  \

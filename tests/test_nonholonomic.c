@@ -1,5 +1,5 @@
 /* Lobatto IIIA–IIIB for nonholonomic systems: integrators/sp_nonholonomic.h with the models
- * of problems/sp_nh_models.h. Acceptance checks C1–C8 (named in the tests below) for
+ * of problems/nonholonomic/sp_nh_models.h. Acceptance checks C1–C8 (named in the tests below) for
  * s = 2, 3, 4, and around them:
  *   - the Chaplygin sleigh straightens out (θ̇ → 0) at the speed its energy allows;
  *   - RK4 on the index-reduced ODE drifts off the constraint (negative control),
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../integrators/sp_explicit_rk.h"
-#include "../integrators/sp_nonholonomic.h"
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_nh_models.h"
+#include "integrators/sp_explicit_rk.h"
+#include "integrators/sp_nonholonomic.h"
+#include "lie/sp_linalg.h"
+#include "problems/nonholonomic/sp_nh_models.h"
 
 #define NMAX SP_NH_MAX_N
 #define MMAX SP_NH_MAX_M

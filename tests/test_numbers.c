@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "support.h"
-#include "../planner/sp_solve.h"
-#include "../problems/sp_result_file.h"
+#include "tests/support.h"
+#include "planner/sp_solve.h"
+#include "problems/sp_result_file.h"
 
 static uint64_t bits_of(double x)
 {

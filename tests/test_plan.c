@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_plan.h"
+#include "lie/sp_linalg.h"
+#include "planner/cubic/sp_plan.h"
 
 /* Instance A (data/sphere_interpolation.json) with the targets' times, scheme, retraction, steps and
  * optimizer block as parameters. */

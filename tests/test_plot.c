@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "support.h"
+#include "tests/support.h"
 
 /* ------------------------------------------------------------ harness -- */
 
@@ -895,7 +895,7 @@ Test(plot, every_data_file_plots_and_exports)
 
 /* --------------------------------------------------------------- study -- */
 
-/* A summary shaped like DIR/summary.json of `symplan study` (planner/sp_study.h): rows
+/* A summary shaped like DIR/summary.json of `symplan study` (planner/study/sp_study.h): rows
  * with the varied values, status, cost and diagnostics. Errors fall like N^-1 for
  * hohp_euler and N^-2 for hohp_sv. */
 static cJSON *synthetic_summary(int as_array)

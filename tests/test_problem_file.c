@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lie/sp_linalg.h"
-#include "../problems/sp_problem.h"
-#include "../problems/sp_vak_models.h"
+#include "lie/sp_linalg.h"
+#include "problems/sp_problem.h"
+#include "problems/vakonomic/sp_vak_models.h"
 
 /* Valid base documents: a plan through sphere targets, a plan through rotations, and a
  * simulation. Targets are at 0.25, 0.5 and 1 so that targets[2] is the last one. */

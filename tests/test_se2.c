@@ -16,8 +16,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../lie/sp_lie.h"
-#include "../lie/sp_linalg.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
 
 typedef long double ld;
 

@@ -1,4 +1,4 @@
-/* Studies (planner/sp_study.h and `symplan study`): field paths and overrides, the
+/* Studies (planner/study/sp_study.h and `symplan study`): field paths and overrides, the
  * expansion order of "vary", validation of every case before anything runs (exit 2,
  * one line naming the case and the JSON path, nothing written), a 12-case sweep equal to
  * 12 separate `symplan solve` runs, identical case files for -j 1 and -j 2, resuming
@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../planner/sp_solve.h"
-#include "../planner/sp_study.h"
+#include "planner/sp_solve.h"
+#include "planner/study/sp_study.h"
 
-#include "support.h"
+#include "tests/support.h"
 
 /* ------------------------------------------------------------- helpers -- */
 

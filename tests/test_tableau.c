@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../integrators/sp_tableau.h"
+#include "integrators/sp_tableau.h"
 
 typedef long double real;
 

@@ -1,4 +1,4 @@
-/* Endpoint planning for the vakonomic models (planner/endpoint.c, planner/vak_run.c):
+/* Endpoint planning for the vakonomic models (planner/vakonomic/endpoint.c, planner/vakonomic/vak_run.c):
  * find p0 such that the discrete geodesic from q0 (s-stage Gauss–Legendre, N steps of T/N)
  * reaches q1 at T.
  *
@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../lie/sp_linalg.h"
-#include "../planner/sp_vak_run.h"
-#include "../problems/sp_problem.h"
+#include "lie/sp_linalg.h"
+#include "planner/vakonomic/sp_vak_run.h"
+#include "problems/sp_problem.h"
 
 /* ------------------------------------------------------------------ helpers -- */
 

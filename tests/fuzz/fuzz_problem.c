@@ -24,11 +24,11 @@
 #include <strings.h>
 #include <sys/time.h>
 
-#include "../../planner/sp_plot.h"
-#include "../../planner/sp_solve.h"
-#include "../../planner/sp_study.h"
-#include "../../problems/sp_limits.h"
-#include "../../problems/sp_result_file.h"
+#include "planner/plot/sp_plot.h"
+#include "planner/sp_solve.h"
+#include "planner/study/sp_study.h"
+#include "problems/sp_limits.h"
+#include "problems/sp_result_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

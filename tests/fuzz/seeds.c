@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "seeds.h"
+#include "tests/fuzz/seeds.h"
 
 void sp_seed_write(const char *dir, const char *suite, const char *name, const char *text)
 {

@@ -1,9 +1,9 @@
 /* Seeds for the fuzzer (make fuzz): the malformed documents of tests/test_cli.c, built by
  * its own replacement function. Compiled with its test file included; its Criterion
  * tests never run. */
-#include "../test_cli.c"
+#include "tests/test_cli.c"
 
-#include "seeds.h"
+#include "tests/fuzz/seeds.h"
 
 void sp_seeds_cli(const char *dir)
 {

@@ -1,9 +1,9 @@
 /* Seeds for the fuzzer (make fuzz): the malformed documents of tests/test_problem_file.c,
  * built by that file's own edit functions so that cases added there become seeds without
  * a change here. Compiled with its test file included; its Criterion tests never run. */
-#include "../test_problem_file.c"
+#include "tests/test_problem_file.c"
 
-#include "seeds.h"
+#include "tests/fuzz/seeds.h"
 
 void sp_seeds_problem_file(const char *dir)
 {

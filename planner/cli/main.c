@@ -1,0 +1,375 @@
+/* The symplan command: the only place that talks to the terminal. */
+#include <math.h>
+#include <nlopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner/sp_clock.h"
+#include "planner/cli/sp_commands.h"
+#include "planner/sp_solve.h"
+#include "problems/sp_result_file.h"
+
+/* Exit codes (README.md, "The command"): a solve that wrote its result exits with the
+ * code of how the result ended; an interrupted one with 128 + the signal. */
+enum {
+    EXIT_RESULT = 0,        /* result written: converged / ok */
+    EXIT_INTERNAL = 1,      /* out of memory, or the result could not be written */
+    EXIT_BAD_INPUT = 2,     /* bad file or option, limit exceeded, unusable output path */
+    EXIT_NOT_CONVERGED = 3, /* result written: stalled, maxeval_reached, target_not_reached, … */
+    EXIT_FAILED = 4,        /* result written: newton_failed, singular_matrix, non_finite, … */
+    EXIT_SIGNAL = 128       /* + the signal: interrupted, the partial result written */
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary] [-v] [LIMITS]\n"
+          "       symplan check FILE.json [LIMITS]\n"
+          "       symplan list\n"
+          "       symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]\n"
+          "       symplan plot RESULT.json|DIR -o FIG.svg\n"
+          "       symplan export RESULT.json --csv FILE\n"
+          "LIMITS: --max-steps N (default 10000000), --max-evaluations N (1000000),\n"
+          "        --max-targets N (10000), --max-cases N (100000), --max-memory SIZE (4G)\n",
+          f);
+}
+
+/* ------------------------------------------------------------ signals -- */
+
+/* The signal (SIGINT, SIGTERM) that asked the running solve to stop; the library polls
+ * it through sp_progress.stop. The command's own state, not the library's. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    signal(sig, SIG_DFL); /* a second one ends the process at once */
+}
+
+/* From here on SIGINT and SIGTERM (what a batch system sends before its time limit)
+ * stop the solve at its next check and have the partial result written. */
+static void catch_stop_signals(void)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_stop_signal;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGINT, &act, NULL);
+    sigaction(SIGTERM, &act, NULL);
+}
+
+/* Writes s with its control characters escaped: a file name or a string quoted from
+ * the file ("unknown scheme 'a<newline>b'") must not break the one-line error. */
+static void put_escaped(const char *s)
+{
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n')
+            fputs("\\n", stderr);
+        else if (c == '\t')
+            fputs("\\t", stderr);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(stderr, "\\x%02x", c);
+        else
+            fputc(c, stderr);
+    }
+}
+
+/* The one line on stderr for every failure: "where: path: message" (no path part
+ * when path is NULL or empty). */
+static void error_line(const char *where, const char *path, const char *message)
+{
+    put_escaped(where);
+    fputs(": ", stderr);
+    if (path && path[0]) {
+        put_escaped(path);
+        fputs(": ", stderr);
+    }
+    put_escaped(message);
+    fputc('\n', stderr);
+}
+
+/* One line naming the file, the JSON path and what is wrong. */
+static int bad_input(const char *file, const sp_input_error *e)
+{
+    error_line(file, e->path, e->message);
+    return EXIT_BAD_INPUT;
+}
+
+static int read_problem(const char *file, const sp_limits *limits, sp_problem *pb)
+{
+    sp_input_error e;
+    if (sp_problem_read_file_limited(file, limits, pb, &e) != SP_OK) return bad_input(file, &e);
+    return EXIT_RESULT;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    const char *file = NULL;
+    sp_limits limits = sp_limits_default();
+    for (int i = 0; i < argc; ++i) {
+        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
+        if (limit < 0) return EXIT_BAD_INPUT;
+        if (limit > 0) continue;
+        if (file || argv[i][0] == '-') {
+            usage(stderr);
+            return EXIT_BAD_INPUT;
+        }
+        file = argv[i];
+    }
+    if (!file) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    sp_problem pb;
+    int rc = read_problem(file, &limits, &pb);
+    if (rc) return rc;
+    sp_problem_free(&pb);
+    puts("ok");
+    return EXIT_RESULT;
+}
+
+static double number_at(const cJSON *obj, const char *key)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItem(obj, key));
+}
+
+/* A few human lines about a result; everything else is in the JSON. */
+static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
+{
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(result, "status"));
+    if (pb->kind == SP_KIND_HOLONOMIC)
+        fprintf(f, "%s simulate (%s, %d steps, h = %g): %s\n", pb->model, pb->hol.scheme->name, pb->steps,
+                pb->T / pb->steps, status);
+    else if (pb->kind == SP_KIND_NONHOLONOMIC || pb->kind == SP_KIND_NONHOLONOMIC_LIE)
+        fprintf(f, "%s simulate (lobatto, %d stages, lambda1 %s%s%s, %d steps, h = %g): %s\n", pb->model, pb->nh.stages,
+                pb->nh.recompute ? "recompute" : "carry", pb->nh.retraction ? ", " : "",
+                pb->nh.retraction ? pb->nh.retraction->name : "", pb->steps, pb->T / pb->steps, status);
+    else if (pb->kind == SP_KIND_VAKONOMIC)
+        fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model,
+                pb->task == SP_TASK_PLAN ? "plan" : "simulate", pb->vak.stages, pb->steps, status);
+    else
+        fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps, status);
+    const cJSON *optimality = cJSON_GetObjectItem(result, "optimality_residual");
+    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")) && cJSON_IsNumber(optimality))
+        fprintf(f, "  cost %.12g (running %.12g), optimality residual %.2g after %d Newton iterations, %d sweeps\n",
+                number_at(result, "cost"), number_at(result, "running_cost"), optimality->valuedouble,
+                (int)number_at(result, "iterations"), (int)number_at(result, "sweeps"));
+    else if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")))
+        fprintf(f, "  cost %.12g after %d evaluations, |gradient| %.2g, terminal residual %.2g\n",
+                number_at(result, "cost"), (int)number_at(result, "iterations"), number_at(result, "gradient_norm"),
+                number_at(cJSON_GetObjectItem(result, "terminal_residual"), "norm"));
+    if (cJSON_IsNumber(cJSON_GetObjectItem(result, "residual")))
+        fprintf(f, "  endpoint residual %.2g after %d starts; path length %.6g, energy %.6g\n",
+                number_at(result, "residual"), (int)number_at(result, "starts"), number_at(result, "length"),
+                number_at(result, "energy"));
+    /* every target while there are few; then the count and the worst miss */
+    const cJSON *tg, *targets = cJSON_GetObjectItem(result, "targets");
+    if (cJSON_GetArraySize(targets) <= 12) {
+        cJSON_ArrayForEach(tg, targets)
+            fprintf(f, "  t = %-6g distance to target %.6g\n", number_at(tg, "t"), number_at(tg, "distance"));
+    } else {
+        double worst = 0.0, at = 0.0;
+        cJSON_ArrayForEach(tg, targets) if (number_at(tg, "distance") >= worst) worst = number_at(tg, "distance"),
+                                                                                at = number_at(tg, "t");
+        fprintf(f, "  %d keyframes, largest distance %.6g at t = %g\n", cJSON_GetArraySize(targets), worst, at);
+    }
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(result, "diagnostics"))
+        fprintf(f, "  %s %.3g\n", d->string, d->valuedouble);
+    fprintf(f, "result written to %s\n", where);
+}
+
+/* Progress of a solve on stderr: on a terminal one line rewritten in place, with -v to
+ * a pipe or file one line at a time, at most ten a second (the first and the last
+ * evaluation always shown). */
+typedef struct solve_progress {
+    int terminal;
+    double last_print; /* seconds on the monotonic clock; < 0 before the first line */
+    int pending;       /* `last` has not been printed */
+    sp_progress_info last;
+} solve_progress;
+
+static void print_progress(solve_progress *p)
+{
+    const sp_progress_info *i = &p->last;
+    char start[32] = "";
+    if (i->start > 0) snprintf(start, sizeof start, "start %d, ", i->start);
+    char grad[32] = "-";
+    if (!isnan(i->gradient_norm)) snprintf(grad, sizeof grad, "%.3g", i->gradient_norm);
+    fprintf(stderr, "%s%sevaluation %d: cost %.12g, |gradient| %s%s", p->terminal ? "\r" : "", start, i->evaluation,
+            i->cost, grad, p->terminal ? "\033[K" : "\n");
+    fflush(stderr);
+    p->pending = 0;
+}
+
+static void on_progress(void *ctx, const sp_progress_info *info)
+{
+    solve_progress *p = ctx;
+    p->last = *info;
+    p->pending = 1;
+    double now = sp_clock_seconds();
+    if (p->last_print < 0.0 || now - p->last_print >= 0.1) {
+        p->last_print = now;
+        print_progress(p);
+    }
+}
+
+static void end_progress(solve_progress *p)
+{
+    if (p->pending) print_progress(p);
+    if (p->terminal && p->last_print >= 0.0) fputc('\n', stderr);
+}
+
+/* The exit code of a written result, and its one line on stderr when it is not done. */
+static int result_exit(const char *file, const char *where, const cJSON *result)
+{
+    sp_outcome outcome = sp_result_outcome(result);
+    if (outcome == SP_OUTCOME_DONE) return EXIT_RESULT;
+    char why[400], line[512];
+    sp_result_explain(result, why, sizeof why);
+    snprintf(line, sizeof line, "%s (result written to %s)", why, where);
+    error_line(file, NULL, line);
+    switch (outcome) {
+    case SP_OUTCOME_STOPPED:
+        return EXIT_NOT_CONVERGED;
+    case SP_OUTCOME_INTERRUPTED:
+        return EXIT_SIGNAL + (stop_signal ? stop_signal : SIGINT);
+    default:
+        return EXIT_FAILED;
+    }
+}
+
+static int cmd_solve(int argc, char **argv)
+{
+    const char *file = NULL, *out_path = NULL;
+    int summary = 0, verbose = 0;
+    sp_limits limits = sp_limits_default();
+    for (int i = 0; i < argc; ++i) {
+        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
+        if (limit < 0) return EXIT_BAD_INPUT;
+        if (limit > 0) continue;
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out_path = argv[++i];
+        else if (strcmp(argv[i], "--summary") == 0)
+            summary = 1;
+        else if (strcmp(argv[i], "-v") == 0)
+            verbose = 1;
+        else if (!file && argv[i][0] != '-')
+            file = argv[i];
+        else {
+            usage(stderr);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!file) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    catch_stop_signals(); /* before anything runs, so that no interrupt is lost */
+    sp_problem pb;
+    int rc = read_problem(file, &limits, &pb);
+    if (rc) return rc;
+
+    char why[512];
+    sp_output out;
+    if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
+        error_line(out_path, NULL, why);
+        sp_problem_free(&pb);
+        return EXIT_BAD_INPUT;
+    }
+
+    solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
+    sp_progress reporter = {
+        .report = progress.terminal || verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
+    cJSON *result = sp_solve_json(&pb, &reporter);
+    end_progress(&progress);
+    if (!result) {
+        error_line(file, NULL, "out of memory");
+        sp_output_abandon(&out);
+        sp_problem_free(&pb);
+        return EXIT_INTERNAL;
+    }
+    rc = EXIT_RESULT;
+    const int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    const char *where = to_stdout ? "standard output" : out_path;
+    if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
+        error_line(file, NULL, why);
+        rc = EXIT_INTERNAL;
+    } else {
+        /* never mix the summary into a JSON result on standard output */
+        if (summary) print_summary(to_stdout ? stderr : stdout, &pb, result, where);
+        rc = result_exit(file, where, result);
+    }
+    cJSON_Delete(result);
+    sp_problem_free(&pb);
+    return rc;
+}
+
+static int cmd_list(void)
+{
+    printf("groups:");
+    for (size_t i = 0; sp_group_at(i); ++i) printf(" %s", sp_group_at(i)->name);
+    printf("\nretractions:");
+    for (size_t i = 0; sp_retraction_at(i); ++i) printf(" %s", sp_retraction_at(i)->name);
+    printf("\nschemes:");
+    for (size_t i = 0; sp_hohp_scheme_at(i); ++i)
+        printf(" %s (theta=%g, order %d)", sp_hohp_scheme_at(i)->name, sp_hohp_scheme_at(i)->theta,
+               sp_hohp_scheme_at(i)->order);
+    printf("\nmodels:\n");
+    for (size_t i = 0; sp_model_at(i); ++i)
+        printf("  %-14s [%s] %s\n", sp_model_at(i)->name, sp_model_at(i)->tasks, sp_model_at(i)->description);
+    for (size_t i = 0; sp_vak_model_at(i); ++i)
+        printf("  %-14s [plan, simulate; scheme gauss, stages 1-6] %s\n", sp_vak_model_at(i)->name,
+               sp_vak_model_at(i)->description);
+    for (size_t i = 0; sp_hol_model_at(i); ++i) {
+        const sp_hol_model_type *t = sp_hol_model_at(i);
+        printf("  %-18s [simulate] %s\n", t->name, t->description);
+        printf("  %-18s   schemes:", "");
+        for (size_t j = 0; sp_hol_scheme_at(j); ++j)
+            if (sp_hol_model_accepts(t, sp_hol_scheme_at(j))) printf(" %s", sp_hol_scheme_at(j)->name);
+        printf("\n");
+    }
+    for (size_t i = 0; sp_nh_model_at(i); ++i)
+        printf("  %-18s [simulate; scheme lobatto, stages 2-4, lambda1 carry|recompute] %s\n", sp_nh_model_at(i)->name,
+               sp_nh_model_at(i)->description);
+    for (size_t i = 0; sp_nh_lie_type_at(i); ++i)
+        printf("  %-18s [simulate on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction] %s\n",
+               sp_nh_lie_type_at(i)->name, sp_nh_lie_type_at(i)->group_name, sp_nh_lie_type_at(i)->description);
+    printf("holonomic schemes:\n");
+    for (size_t j = 0; sp_hol_scheme_at(j); ++j)
+        printf("  %-16s order %d  %s\n", sp_hol_scheme_at(j)->name, sp_hol_scheme_at(j)->order,
+               sp_hol_scheme_at(j)->description);
+    printf("algorithms (NLopt):\n");
+    for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a)
+        printf("  %-24s %s\n", nlopt_algorithm_to_string((nlopt_algorithm)a), nlopt_algorithm_name((nlopt_algorithm)a));
+    return EXIT_RESULT;
+}
+
+int main(int argc, char **argv)
+{
+    /* past a file size limit (ulimit -f) writes fail with EFBIG and are reported like a
+     * full disk, instead of the process being killed with a half-written temporary */
+    signal(SIGXFSZ, SIG_IGN);
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    if (strcmp(argv[1], "solve") == 0) return cmd_solve(argc - 2, argv + 2);
+    if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
+    if (strcmp(argv[1], "list") == 0) return cmd_list();
+    if (strcmp(argv[1], "study") == 0) return sp_cmd_study(argc - 2, argv + 2);
+    if (strcmp(argv[1], "plot") == 0) return sp_cmd_plot(argc - 2, argv + 2);
+    if (strcmp(argv[1], "export") == 0) return sp_cmd_export(argc - 2, argv + 2);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return EXIT_RESULT;
+    }
+    char message[128];
+    snprintf(message, sizeof message, "unknown command '%.64s'", argv[1]);
+    error_line("symplan", NULL, message);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,860 @@
+/* Multiple shooting with a banded Newton solver (see sp_multiple_shooting.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/sp_clock.h"
+#include "planner/cubic/sp_keyframe_start.h"
+#include "integrators/sp_band.h"
+#include "planner/cubic/sp_multiple_shooting.h"
+#include "lie/sp_linalg.h"
+
+#define NZ_MAX (4 * SP_LIE_MAX_DIM)
+
+struct sp_ms {
+    const sp_problem *pb;
+    sp_cubic_spline cubic; /* the problem's, with the σ of this object */
+    const sp_group *G;
+    sp_hohp *stepper;
+    int n, nz, N, M; /* algebra dim, 4n, steps, blocks */
+    int exact, nc;   /* σ = 0; rows of one interpolation condition (3, or 2 on the sphere) */
+    sp_plan_grid grid;
+    int *kb; /* M+1 block boundaries (grid indices) */
+    /* unknowns */
+    int nx;
+    int *off_s;   /* offset of s_j in x */
+    int *off_lam; /* per keyframe: offset of its multiplier (exact), else −1 */
+    sp_hohp_state *S, *S_trial;
+    double *lam, *lam_trial; /* n_targets x nc */
+    double W[3 * 3];         /* columns: multiplier directions (y0⊥ on the sphere) */
+    /* per block: end state and Jacobian ∂e_j/∂s_j (nz x nz, column c at c·nz) */
+    sp_hohp_state *E, *E_trial;
+    double *Jb, *Jb_trial;
+    double running, running_trial;
+    /* banded system */
+    int kl, ku;
+    sp_band *band;
+    double *F, *dx, *dxb, *weight;
+    double *rscale, *rscale_kept; /* scale of every residual row (optimality residual, LM merit) */
+    sp_band *normal;              /* JᵀWJ for Levenberg–Marquardt steps, allocated when first needed */
+    double *grad;
+    int max_iterations; /* Newton iterations allowed (the problem's unless capped) */
+    sp_ms_stats stats;
+};
+
+static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db);
+
+const char *sp_start_name(sp_start_kind kind)
+{
+    static const char *const names[] = {"spline", "geodesic", "uniform"};
+    return kind < SP_START_COUNT ? names[kind] : "?";
+}
+
+int sp_ms_unknowns(const sp_ms *ms) { return ms->nx; }
+double sp_ms_sigma(const sp_ms *ms) { return ms->cubic.sigma; }
+
+/* Row count before join j's continuity rows, and the layout of rows:
+ * [start: 2n] [join j: (nc if exact keyframe) + nz] … [end: (nc) + 2n]. */
+static int keyframe_at_join(const sp_ms *ms, int j) { return ms->grid.target_at[ms->kb[j + 1]]; }
+
+static void layout(sp_ms *ms)
+{
+    int x = 0;
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i) ms->off_lam[i] = -1;
+    for (int j = 0; j < ms->M; ++j) {
+        int i = j > 0 ? ms->grid.target_at[ms->kb[j]] : -1;
+        if (ms->exact && i >= 0) ms->off_lam[i] = x, x += ms->nc;
+        ms->off_s[j] = x, x += ms->nz;
+    }
+    int i_end = ms->grid.target_at[ms->N];
+    if (ms->exact && i_end >= 0) ms->off_lam[i_end] = x, x += ms->nc;
+    ms->nx = x;
+    /* bandwidths: every row group touches a contiguous range of columns */
+    int row = 0, kl = 0, ku = 0;
+    const int n = ms->n, nz = ms->nz;
+    /* start rows touch s_0 */
+    for (int r = 0; r < 2 * n; ++r) {
+        kl = fmax(kl, row + r - ms->off_s[0]);
+        ku = fmax(ku, ms->off_s[0] + nz - 1 - (row + r));
+    }
+    row += 2 * n;
+    for (int j = 0; j + 1 < ms->M; ++j) {
+        int rows = nz + (ms->exact && keyframe_at_join(ms, j) >= 0 ? ms->nc : 0);
+        int c0 = ms->off_s[j], c1 = ms->off_s[j + 1] + nz - 1;
+        for (int r = 0; r < rows; ++r) kl = fmax(kl, row + r - c0), ku = fmax(ku, c1 - (row + r));
+        row += rows;
+    }
+    int c0 = ms->off_s[ms->M - 1], c1 = ms->nx - 1;
+    for (int r = row; r < ms->nx; ++r) kl = fmax(kl, r - c0), ku = fmax(ku, c1 - r);
+    ms->kl = kl, ms->ku = ku;
+}
+
+/* Orthonormal basis of the plane ⊥ u (columns a, b). */
+static void plane_basis(const double *u, double *a, double *b)
+{
+    double e[3] = {0, 0, 0};
+    e[fabs(u[0]) < 0.6 ? 0 : fabs(u[1]) < 0.6 ? 1 : 2] = 1.0;
+    sp_cross(u, e, a);
+    double na = sp_vec_norm(3, a);
+    for (int k = 0; k < 3; ++k) a[k] /= na;
+    sp_cross(u, a, b);
+}
+
+sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
+{
+    sp_ms *ms = calloc(1, sizeof *ms);
+    if (!ms) return NULL;
+    ms->pb = pb;
+    ms->cubic = pb->cubic;
+    ms->cubic.sigma = sigma;
+    ms->G = pb->cubic.group;
+    ms->n = ms->G->dim;
+    ms->nz = 4 * ms->n;
+    ms->N = pb->steps;
+    ms->exact = sigma == 0.0;
+    ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
+    ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
+    sp_hohp_config cfg = {.group = ms->G,
+                          .retraction = pb->retraction,
+                          .theta = pb->scheme->theta,
+                          .solver = pb->solver,
+                          .solve = {.tol = pb->solver_tol, .max_iter = 50}};
+    ms->stepper = sp_hohp_alloc(&cfg);
+    size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
+    ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
+    if (!ms->stepper || !ms->off_lam || sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N) != SP_OK) goto fail;
+
+    /* blocks: cut at every keyframe, long stretches into even blocks */
+    int B = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64, M = 0;
+    ms->kb = malloc((N + 2) * sizeof *ms->kb);
+    if (!ms->kb) goto fail;
+    ms->kb[0] = 0;
+    for (size_t i = 0, k0 = 0; i <= m; ++i) {
+        size_t k1 = i < m ? (size_t)ms->grid.target_step[i] : N;
+        if (k1 <= k0) continue;
+        size_t len = k1 - k0, pieces = (len + (size_t)B - 1) / (size_t)B;
+        for (size_t q = 1; q <= pieces; ++q) ms->kb[++M] = (int)(k0 + len * q / pieces);
+        k0 = k1;
+    }
+    ms->M = M;
+    ms->off_s = malloc((size_t)M * sizeof *ms->off_s);
+    ms->S = calloc((size_t)M, sizeof *ms->S);
+    ms->S_trial = calloc((size_t)M, sizeof *ms->S_trial);
+    ms->E = calloc((size_t)M, sizeof *ms->E);
+    ms->E_trial = calloc((size_t)M, sizeof *ms->E_trial);
+    ms->Jb = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb);
+    ms->Jb_trial = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb_trial);
+    ms->lam = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam);
+    ms->lam_trial = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam_trial);
+    if (!ms->off_s || !ms->S || !ms->S_trial || !ms->E || !ms->E_trial || !ms->Jb || !ms->Jb_trial || !ms->lam ||
+        !ms->lam_trial)
+        goto fail;
+    layout(ms);
+    size_t nx = (size_t)ms->nx;
+    ms->band = sp_band_alloc(ms->nx, ms->kl, ms->ku);
+    ms->F = malloc(nx * sizeof *ms->F);
+    ms->dx = malloc(nx * sizeof *ms->dx);
+    ms->dxb = malloc(nx * sizeof *ms->dxb);
+    ms->weight = malloc(nx * sizeof *ms->weight);
+    ms->rscale = malloc(nx * sizeof *ms->rscale);
+    ms->rscale_kept = malloc(nx * sizeof *ms->rscale_kept);
+    ms->grad = malloc(nx * sizeof *ms->grad);
+    if (!ms->band || !ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale || !ms->rscale_kept || !ms->grad)
+        goto fail;
+
+    if (pb->cubic.space == SP_SPACE_SPHERE) {
+        double a[3], b[3];
+        plane_basis(pb->cubic.y0, a, b);
+        for (int r = 0; r < 3; ++r) ms->W[r * 3 + 0] = a[r], ms->W[r * 3 + 1] = b[r], ms->W[r * 3 + 2] = 0.0;
+    } else {
+        sp_mat_identity(3, ms->W);
+    }
+    return ms;
+fail:
+    sp_ms_free(ms);
+    return NULL;
+}
+
+void sp_ms_free(sp_ms *ms)
+{
+    if (!ms) return;
+    sp_hohp_free(ms->stepper);
+    sp_plan_grid_free(&ms->grid), free(ms->off_lam), free(ms->kb);
+    free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
+    free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
+    free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale), free(ms->rscale_kept), free(ms->grad);
+    sp_band_free(ms->normal);
+    free(ms);
+}
+
+sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind)
+{
+    sp_start_curve *c = sp_start_curve_new(ms->pb, kind);
+    if (!c) return SP_ERR_NOMEM;
+    for (int j = 0; j < ms->M; ++j) sp_start_curve_eval(c, ms->grid.t[ms->kb[j]], &ms->S[j]);
+    memset(ms->lam, 0, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    sp_start_curve_free(c);
+    return SP_OK;
+}
+
+void sp_ms_cap_iterations(sp_ms *ms, int max_iterations)
+{
+    const int own = ms->pb->plan.max_iterations > 0 ? ms->pb->plan.max_iterations : 100;
+    ms->max_iterations = max_iterations < own ? max_iterations : own;
+}
+
+const int *sp_ms_block_nodes(const sp_ms *ms, int *count)
+{
+    *count = ms->M;
+    return ms->kb;
+}
+
+void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S) { memcpy(ms->S, S, (size_t)ms->M * sizeof *ms->S); }
+
+void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
+{
+    memcpy(ms->S, from->S, (size_t)ms->M * sizeof *ms->S);
+    if (ms->exact && from->exact) memcpy(ms->lam, from->lam, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    if (ms->exact && !from->exact) {
+        /* the kicks of the weighted plan, expressed in the multiplier directions */
+        for (size_t i = 0; i < ms->cubic.n_targets; ++i) {
+            double kick[SP_LIE_MAX_DIM];
+            int b = 0;
+            while (b + 1 < from->M && from->kb[b + 1] < ms->grid.target_step[i]) ++b;
+            sp_cubic_target_gradient(&from->cubic, i, from->E[b].g, kick);
+            for (int a = 0; a < ms->nc; ++a) {
+                double s = 0.0;
+                for (int r = 0; r < 3; ++r) s += ms->W[r * 3 + a] * kick[r];
+                ms->lam[i * (size_t)ms->nc + (size_t)a] = s;
+            }
+        }
+    }
+}
+
+/* The unknowns of a block are the correction δθ of g (g ← g exp(δθ)) and corrections
+ * of ξ, ν, p in the SPATIAL frame (Ad_g ξ, Ad*_{g⁻¹} ν, Ad*_{g⁻¹} p), not the body frame:
+ * turning g then carries its velocity and momenta along, so the spin of a sphere plan
+ * about y0 (nearly free in the cost, and large over long horizons) enters the Newton
+ * system linearly instead of through the rotation of every body vector. T (nz x nz,
+ * column c at c·nz) maps these unknowns to body-frame perturbations of z. */
+static void frame_change(const sp_ms *ms, const sp_hohp_state *z, double *T)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, nz = ms->nz;
+    double g_inv[SP_LIE_MAX_ELEM];
+    G->inverse(G, z->g, g_inv);
+    memset(T, 0, (size_t)nz * nz * sizeof *T);
+    for (int c = 0; c < n; ++c) {
+        double e[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM];
+        e[c] = 1.0;
+        double *col = T + (size_t)c * nz; /* ∂z/∂δθ_c: ξ − ad_{e} ξ, ν + ad*_e ν, p + ad*_e p */
+        col[c] = 1.0;
+        G->ad(G, e, z->xi, v);
+        for (int r = 0; r < n; ++r) col[n + r] = -v[r];
+        G->ad_star(G, e, z->nu, v);
+        for (int r = 0; r < n; ++r) col[2 * n + r] = v[r];
+        G->ad_star(G, e, z->p, v);
+        for (int r = 0; r < n; ++r) col[3 * n + r] = v[r];
+        /* ∂ξ/∂(spatial ξ) = Ad_{g⁻¹}; ∂ν/∂(spatial ν) = Ad*_g, and the same for p */
+        G->Ad(G, g_inv, e, v);
+        for (int r = 0; r < n; ++r) T[(size_t)(n + c) * nz + n + r] = v[r];
+        G->Ad_star(G, z->g, e, v);
+        for (int r = 0; r < n; ++r) {
+            T[(size_t)(2 * n + c) * nz + 2 * n + r] = v[r];
+            T[(size_t)(3 * n + c) * nz + 3 * n + r] = v[r];
+        }
+    }
+}
+
+/* Jj ← Jj·T (both with column c at c·nz). */
+static void change_columns(int nz, double *Jj, const double *T)
+{
+    double out[NZ_MAX * NZ_MAX];
+    for (int c2 = 0; c2 < nz; ++c2)
+        for (int r = 0; r < nz; ++r) {
+            double acc = 0.0;
+            for (int c = 0; c < nz; ++c) acc += Jj[c * nz + r] * T[c2 * nz + c];
+            out[c2 * nz + r] = acc;
+        }
+    memcpy(Jj, out, (size_t)nz * nz * sizeof *Jj);
+}
+
+/* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
+static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
+{
+    const int nz = ms->nz, n = ms->n;
+    const double t0 = sp_clock_seconds();
+    double run = 0.0;
+    for (int j = 0; j < ms->M; ++j) {
+        sp_hohp_state z = S[j];
+        double *Jj = J ? J + (size_t)j * nz * nz : NULL;
+        if (Jj) {
+            memset(Jj, 0, (size_t)nz * nz * sizeof *Jj);
+            for (int c = 0; c < nz; ++c) Jj[c * nz + c] = 1.0;
+        }
+        for (int k = ms->kb[j]; k < ms->kb[j + 1]; ++k) {
+            sp_hohp_interval iv;
+            sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k], &z, &z, &iv);
+            if (st == SP_OK && Jj) st = sp_hohp_tangent(ms->stepper, &iv, nz, Jj);
+            if (st != SP_OK) return st;
+            run += 0.5 * ms->grid.h[k] * sp_vec_dot(n, iv.pi, iv.pi);
+        }
+        if (Jj) {
+            double T[NZ_MAX * NZ_MAX];
+            frame_change(ms, &S[j], T);
+            change_columns(nz, Jj, T);
+        }
+        E[j] = z;
+    }
+    ms->stats.evaluations++;
+    if (J)
+        ms->stats.linearised++, ms->stats.linearised_seconds += sp_clock_seconds() - t0;
+    else
+        ms->stats.forward_seconds += sp_clock_seconds() - t0;
+    *running = run;
+    return isfinite(run) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* r = log(a⁻¹b) with its derivatives under right perturbations of a and b:
+ * Da = −dexp⁻¹_r, Db = dexp⁻¹_r Ad_{a⁻¹b}. */
+static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db)
+{
+    const int n = G->dim;
+    double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    G->inverse(G, a, ai);
+    G->compose(G, ai, b, X);
+    sp_status st = G->log(G, X, r);
+    if (st != SP_OK) return st;
+    if (!Da && !Db) return SP_OK;
+    G->dexp_inv(G, r, Di);
+    if (Da)
+        for (int k = 0; k < n * n; ++k) Da[k] = -Di[k];
+    if (Db)
+        for (int c = 0; c < n; ++c) {
+            double e[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+            e[c] = 1.0;
+            G->Ad(G, X, e, v);
+            sp_mat_vec(n, n, Di, v, w);
+            for (int k = 0; k < n; ++k) Db[k * n + c] = w[k];
+        }
+    return SP_OK;
+}
+
+/* The interpolation condition of keyframe i at g (nc values) and its derivative C
+ * (nc x n) under g → g exp(δ). */
+static sp_status interpolation_condition(const sp_ms *ms, size_t i, const double *g, double *c, double *C)
+{
+    const sp_cubic_target *tg = &ms->cubic.targets[i];
+    if (ms->cubic.space == SP_SPACE_SPHERE) {
+        double u[2][3], y[3];
+        plane_basis(tg->y, u[0], u[1]);
+        sp_mat_vec(3, 3, g, ms->cubic.y0, y);
+        for (int a = 0; a < 2; ++a) {
+            c[a] = sp_vec_dot(3, u[a], y);
+            if (C) {
+                double w[3], row[3];
+                sp_mat_tvec(3, 3, g, u[a], w);
+                sp_cross(ms->cubic.y0, w, row);
+                sp_vec_copy(3, row, C + a * 3);
+            }
+        }
+        return SP_OK;
+    }
+    return log_mismatch(ms->G, tg->R, g, c, NULL, C);
+}
+
+/* Kick κ at keyframe i reached at g (σ > 0) and its Jacobian K (n x n, row-major). */
+static void kick(const sp_ms *ms, size_t i, const double *g, double *kappa, double *K)
+{
+    const int n = ms->n;
+    sp_cubic_target_gradient(&ms->cubic, i, g, kappa);
+    if (!K) return;
+    for (int r = 0; r < n; ++r) {
+        double e[SP_LIE_MAX_DIM] = {0};
+        e[r] = 1.0;
+        sp_cubic_target_jacobian_T(&ms->cubic, i, g, e, K + r * n); /* row r of K = Kᵀ e_r */
+    }
+}
+
+/* The multiplier kick W λ_i (exact). */
+static void multiplier_kick(const sp_ms *ms, const double *lam, size_t i, double *kappa)
+{
+    for (int r = 0; r < 3; ++r) {
+        kappa[r] = 0.0;
+        for (int a = 0; a < ms->nc; ++a) kappa[r] += ms->W[r * 3 + a] * lam[i * (size_t)ms->nc + (size_t)a];
+    }
+}
+
+static void put(sp_ms *ms, int r, int c, double v) { sp_band_add(ms->band, r, c, v); }
+
+/* A dense block (rows x cols, row-major) times the block Jacobian rows: adds A·Jb[rows
+ * r0.., all nz columns] at (row, col). */
+static void put_product(sp_ms *ms, int row, int col, int rows, int inner, const double *A, const double *Jj, int r0)
+{
+    const int nz = ms->nz;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < nz; ++c) {
+            double s = 0.0;
+            for (int q = 0; q < inner; ++q) s += A[r * inner + q] * Jj[c * nz + r0 + q];
+            put(ms, row + r, col + c, s);
+        }
+}
+
+/* Residual F of the whole system at (S, λ) with block ends E; with `assemble` also the
+ * banded Jacobian from the block Jacobians Jb. Also sets the scale of every row for
+ * the optimality residual (returned). */
+static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, const sp_hohp_state *E,
+                          const double *Jb, double *F, int assemble, double *scaled)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, nz = ms->nz;
+    const sp_problem *pb = ms->pb;
+    double worst = 0.0;
+    double Id[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    sp_mat_identity(n, Id);
+    if (assemble) sp_band_zero(ms->band);
+#define SCALE(r, s) (ms->rscale[r] = fmax(1.0, (s)), worst = fmax(worst, fabs(F[r]) / ms->rscale[r]))
+    int row = 0;
+    /* start: log(g0⁻¹ g_0) and ξ_0 − ξ0 (or p_0 when ξ_0 is free) */
+    {
+        double Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        sp_status st = log_mismatch(G, pb->g0, S[0].g, F, NULL, Db);
+        if (st != SP_OK) return st;
+        for (int k = 0; k < n; ++k) SCALE(k, 1.0);
+        const double *v = pb->plan.xi0_free ? S[0].p : S[0].xi;
+        for (int k = 0; k < n; ++k) {
+            F[n + k] = v[k] - (pb->plan.xi0_free ? 0.0 : pb->xi0[k]);
+            SCALE(n + k, fabs(v[k]));
+        }
+        if (assemble) {
+            double T[NZ_MAX * NZ_MAX];
+            frame_change(ms, &S[0], T);
+            put_product(ms, 0, ms->off_s[0], n, n, Db, T, 0);
+            put_product(ms, n, ms->off_s[0], n, n, Id, T, pb->plan.xi0_free ? 3 * n : n);
+        }
+        row = 2 * n;
+    }
+    for (int j = 0; j < ms->M; ++j) {
+        const sp_hohp_state *e = &E[j];
+        const double *Jj = Jb ? Jb + (size_t)j * nz * nz : NULL;
+        const int last = j + 1 == ms->M;
+        const int i = ms->grid.target_at[ms->kb[j + 1]];
+        const int cj = ms->off_s[j];
+        double kappa[SP_LIE_MAX_DIM] = {0}, K[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        if (i >= 0 && ms->exact) {
+            double C[3 * SP_LIE_MAX_DIM];
+            sp_status st = interpolation_condition(ms, (size_t)i, e->g, F + row, assemble ? C : NULL);
+            if (st != SP_OK) return st;
+            for (int a = 0; a < ms->nc; ++a) SCALE(row + a, 1.0);
+            if (assemble) put_product(ms, row, cj, ms->nc, n, C, Jj, 0);
+            row += ms->nc;
+            multiplier_kick(ms, lam, (size_t)i, kappa);
+        } else if (i >= 0) {
+            kick(ms, (size_t)i, e->g, kappa, assemble ? K : NULL);
+        }
+        double nu_plus[SP_LIE_MAX_DIM];
+        for (int k = 0; k < n; ++k) nu_plus[k] = e->nu[k] + kappa[k];
+        if (!last) {
+            const sp_hohp_state *s1 = &S[j + 1];
+            const int c1 = ms->off_s[j + 1];
+            double Da[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+            sp_status st = log_mismatch(G, s1->g, e->g, F + row, Da, Db);
+            if (st != SP_OK) return st;
+            for (int k = 0; k < n; ++k) {
+                SCALE(row + k, 1.0);
+                F[row + n + k] = e->xi[k] - s1->xi[k];
+                SCALE(row + n + k, fabs(s1->xi[k]));
+                F[row + 2 * n + k] = nu_plus[k] - s1->nu[k];
+                SCALE(row + 2 * n + k, fmax(fabs(s1->nu[k]), fabs(kappa[k])));
+                F[row + 3 * n + k] = e->p[k] - s1->p[k];
+                SCALE(row + 3 * n + k, fabs(s1->p[k]));
+            }
+            if (assemble) {
+                double T[NZ_MAX * NZ_MAX], minus[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+                frame_change(ms, s1, T);
+                for (int k = 0; k < n * n; ++k) minus[k] = -Id[k];
+                put_product(ms, row, cj, n, n, Db, Jj, 0);
+                put_product(ms, row, c1, n, n, Da, T, 0);
+                for (int b = 1; b < 4; ++b) {
+                    put_product(ms, row + b * n, cj, n, n, Id, Jj, b * n);
+                    put_product(ms, row + b * n, c1, n, n, minus, T, b * n);
+                }
+                if (i >= 0 && !ms->exact) put_product(ms, row + 2 * n, cj, n, n, K, Jj, 0);
+                if (i >= 0 && ms->exact)
+                    for (int r = 0; r < n; ++r)
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + 2 * n + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+            }
+            row += nz;
+        } else {
+            /* end: ν_N⁺ = 0, and p_N = 0 or ξ_N = ξ_T */
+            const double *v = pb->plan.has_xiT ? e->xi : e->p;
+            for (int k = 0; k < n; ++k) {
+                F[row + k] = nu_plus[k];
+                SCALE(row + k, fabs(kappa[k]));
+                F[row + n + k] = v[k] - (pb->plan.has_xiT ? pb->plan.xiT[k] : 0.0);
+                SCALE(row + n + k, fabs(v[k]));
+            }
+            if (assemble) {
+                put_product(ms, row, cj, n, n, Id, Jj, 2 * n);
+                if (i >= 0 && !ms->exact) put_product(ms, row, cj, n, n, K, Jj, 0);
+                if (i >= 0 && ms->exact)
+                    for (int r = 0; r < n; ++r)
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+                put_product(ms, row + n, cj, n, n, Id, Jj, pb->plan.has_xiT ? n : 3 * n);
+            }
+            row += 2 * n;
+        }
+    }
+#undef SCALE
+    *scaled = worst;
+    return sp_vec_isfinite(ms->nx, F) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* Applies x ⊕ αΔx from (S, λ) into (S', λ'). */
+static void retract(const sp_ms *ms, const sp_hohp_state *S, const double *lam, const double *dx, double alpha,
+                    sp_hohp_state *S1, double *lam1)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n;
+    for (int j = 0; j < ms->M; ++j) {
+        const double *d = dx + ms->off_s[j];
+        double v[SP_LIE_MAX_DIM], R[SP_LIE_MAX_ELEM], g[SP_LIE_MAX_ELEM], g_inv[SP_LIE_MAX_ELEM];
+        double xs[SP_LIE_MAX_DIM], ns[SP_LIE_MAX_DIM], ps[SP_LIE_MAX_DIM];
+        /* spatial ξ, ν, p of the old state, corrected (see frame_change) */
+        G->inverse(G, S[j].g, g_inv);
+        G->Ad(G, S[j].g, S[j].xi, xs);
+        G->Ad_star(G, g_inv, S[j].nu, ns);
+        G->Ad_star(G, g_inv, S[j].p, ps);
+        for (int k = 0; k < n; ++k) {
+            v[k] = alpha * d[k];
+            xs[k] += alpha * d[n + k];
+            ns[k] += alpha * d[2 * n + k];
+            ps[k] += alpha * d[3 * n + k];
+        }
+        G->exp(G, v, R);
+        G->compose(G, S[j].g, R, g);
+        S1[j] = S[j];
+        sp_vec_copy(G->elem_size, g, S1[j].g);
+        G->inverse(G, g, g_inv);
+        G->Ad(G, g_inv, xs, S1[j].xi);
+        G->Ad_star(G, g, ns, S1[j].nu);
+        G->Ad_star(G, g, ps, S1[j].p);
+    }
+    size_t nl = ms->cubic.n_targets * (size_t)ms->nc;
+    if (lam1 != lam) memcpy(lam1, lam, nl * sizeof *lam);
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+        if (ms->off_lam[i] >= 0)
+            for (int a = 0; a < ms->nc; ++a) lam1[i * (size_t)ms->nc + (size_t)a] += alpha * dx[ms->off_lam[i] + a];
+}
+
+void sp_ms_move(sp_ms *ms, const double *dx, double alpha) { retract(ms, ms->S, ms->lam, dx, alpha, ms->S, ms->lam); }
+
+static sp_status factor(sp_ms *ms)
+{
+    ms->stats.factorizations++;
+    return sp_band_factor(ms->band);
+}
+
+/* x ← −J⁻¹x with the factored band matrix. */
+static sp_status back_solve(sp_ms *ms, double *x)
+{
+    for (int k = 0; k < ms->nx; ++k) x[k] = -x[k];
+    return sp_band_solve(ms->band, x);
+}
+
+sp_status sp_ms_residual(sp_ms *ms, double *F)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, NULL, &run);
+    return st != SP_OK ? st : residual(ms, ms->S, ms->lam, ms->E, NULL, F, 0, &scaled);
+}
+
+sp_status sp_ms_correction(sp_ms *ms, double *dx)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, dx, 1, &scaled);
+    if (st == SP_OK) st = factor(ms);
+    return st != SP_OK ? st : back_solve(ms, dx);
+}
+
+sp_status sp_ms_jacobian_dense(sp_ms *ms, double *J)
+{
+    double run, scaled;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &scaled);
+    if (st != SP_OK) return st;
+    const int nx = ms->nx;
+    for (int r = 0; r < nx; ++r)
+        for (int c = 0; c < nx; ++c) J[(size_t)r * nx + c] = sp_band_get(ms->band, r, c);
+    return SP_OK;
+}
+
+/* Weighted RMS norm of a correction: unknowns in units of max(1, |x|). */
+static double wnorm(const sp_ms *ms, const double *v)
+{
+    double s = 0.0;
+    for (int k = 0; k < ms->nx; ++k) s += (v[k] * ms->weight[k]) * (v[k] * ms->weight[k]);
+    return sqrt(s / ms->nx);
+}
+
+static void set_weights(sp_ms *ms)
+{
+    const int n = ms->n;
+    for (int j = 0; j < ms->M; ++j) {
+        double *w = ms->weight + ms->off_s[j];
+        for (int k = 0; k < n; ++k) {
+            w[k] = 1.0;
+            w[n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].xi[k]));
+            w[2 * n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].nu[k]));
+            w[3 * n + k] = 1.0 / fmax(1.0, fabs(ms->S[j].p[k]));
+        }
+    }
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+        if (ms->off_lam[i] >= 0)
+            for (int a = 0; a < ms->nc; ++a)
+                ms->weight[ms->off_lam[i] + a] = 1.0 / fmax(1.0, fabs(ms->lam[i * (size_t)ms->nc + (size_t)a]));
+}
+
+static void swap_trial(sp_ms *ms)
+{
+    sp_hohp_state *S = ms->S, *E = ms->E;
+    double *lam = ms->lam, *Jb = ms->Jb;
+    ms->S = ms->S_trial, ms->S_trial = S;
+    ms->E = ms->E_trial, ms->E_trial = E;
+    ms->lam = ms->lam_trial, ms->lam_trial = lam;
+    ms->Jb = ms->Jb_trial, ms->Jb_trial = Jb;
+    ms->running = ms->running_trial;
+}
+
+static double target_cost(const sp_ms *ms)
+{
+    if (ms->exact) return 0.0;
+    double J = 0.0;
+    for (int j = 0; j < ms->M; ++j) {
+        int i = ms->grid.target_at[ms->kb[j + 1]];
+        if (i >= 0) J += sp_cubic_target_cost(&ms->cubic, (size_t)i, ms->E[j].g);
+    }
+    return J;
+}
+
+/* ½ Σ (F_r / s_r)² with the row scales kept from the current point. */
+static double merit(const sp_ms *ms, const double *F)
+{
+    double m = 0.0;
+    for (int r = 0; r < ms->nx; ++r) m += 0.5 * (F[r] / ms->rscale_kept[r]) * (F[r] / ms->rscale_kept[r]);
+    return m;
+}
+
+/* One Levenberg–Marquardt step on the scaled residual, for where Newton's linear model
+ * is not to be trusted (far from a solution, or along a nearly singular direction of
+ * J: a sphere plan's spin about y0 over a long horizon is one). The band holds J at the
+ * current point, unfactored. Solves (JᵀWJ + μ diag(JᵀWJ)) Δx = −JᵀWF and adapts μ by
+ * the ratio of actual to predicted decrease (Nielsen's rule). Returns SP_OK with
+ * *accepted set when the merit decreased; the trial point then becomes current. */
+static sp_status lm_step(sp_ms *ms, double *mu, double *mu_growth, int *accepted)
+{
+    const int nx = ms->nx, kl = ms->kl, ku = ms->ku, w = kl + ku;
+    *accepted = 0;
+    if (!ms->normal) ms->normal = sp_band_alloc(nx, w, w);
+    if (!ms->normal) return SP_ERR_NOMEM;
+    memcpy(ms->rscale_kept, ms->rscale, (size_t)nx * sizeof *ms->rscale);
+    const double phi0 = merit(ms, ms->F);
+    /* g = JᵀWF and the diagonal of JᵀWJ */
+    for (int c = 0; c < nx; ++c) {
+        double g = 0.0;
+        for (int r = c - ku < 0 ? 0 : c - ku; r <= c + kl && r < nx; ++r)
+            g += sp_band_get(ms->band, r, c) * ms->F[r] / (ms->rscale_kept[r] * ms->rscale_kept[r]);
+        ms->grad[c] = g;
+    }
+    for (int tries = 0; tries < 40; ++tries) {
+        sp_band_zero(ms->normal);
+        for (int c1 = 0; c1 < nx; ++c1)
+            for (int c2 = c1; c2 <= c1 + w && c2 < nx; ++c2) {
+                double a = 0.0;
+                for (int r = c2 - ku < 0 ? 0 : c2 - ku; r <= c1 + kl && r < nx; ++r)
+                    a += sp_band_get(ms->band, r, c1) * sp_band_get(ms->band, r, c2) /
+                         (ms->rscale_kept[r] * ms->rscale_kept[r]);
+                if (c1 == c2) {
+                    ms->weight[c1] = fmax(a, 1e-12); /* the Marquardt scaling, kept for the prediction */
+                    a += *mu * ms->weight[c1];
+                }
+                sp_band_add(ms->normal, c1, c2, a);
+                if (c2 != c1) sp_band_add(ms->normal, c2, c1, a);
+            }
+        sp_status st = sp_band_factor(ms->normal);
+        if (st != SP_OK) return st;
+        for (int c = 0; c < nx; ++c) ms->dx[c] = -ms->grad[c];
+        st = sp_band_solve(ms->normal, ms->dx);
+        if (st != SP_OK) return st;
+        double predicted = 0.0;
+        for (int c = 0; c < nx; ++c) predicted += 0.5 * ms->dx[c] * (*mu * ms->weight[c] * ms->dx[c] - ms->grad[c]);
+        retract(ms, ms->S, ms->lam, ms->dx, 1.0, ms->S_trial, ms->lam_trial);
+        double res_trial;
+        sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+        if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
+        double rho = ts == SP_OK && predicted > 0.0 ? (phi0 - merit(ms, ms->dxb)) / predicted : -1.0;
+        if (rho > 0.0) {
+            double q = 2.0 * rho - 1.0;
+            *mu *= fmax(1.0 / 3.0, 1.0 - q * q * q);
+            *mu_growth = 2.0;
+            swap_trial(ms);
+            *accepted = 1;
+            return SP_OK;
+        }
+        *mu *= *mu_growth;
+        *mu_growth *= 2.0;
+    }
+    return SP_OK;
+}
+
+sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
+{
+    const sp_problem *pb = ms->pb;
+    const int max_iter = ms->max_iterations;
+    const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
+    memset(&ms->stats, 0, sizeof ms->stats);
+    double res = HUGE_VAL, mu = 1e-3, mu_growth = 2.0;
+    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+    double alpha = 1.0;
+    while (st == SP_OK) {
+        sp_progress_info info = {
+            .evaluation = ms->stats.iterations + 1, .cost = ms->running + target_cost(ms), .gradient_norm = res};
+        sp_progress_report(progress, &info);
+        if (res <= tol) {
+            ms->stats.converged = 1;
+            break;
+        }
+        if (ms->stats.iterations >= max_iter) break;
+        if (sp_progress_stopped(progress)) {
+            st = SP_ERR_INTERRUPTED;
+            break;
+        }
+        ms->stats.iterations++;
+        /* Newton: the band holds J at the current point; factor, correct, and damp by the
+         * natural monotonicity test down to α = 1/8 */
+        set_weights(ms);
+        st = factor(ms);
+        if (st == SP_OK) {
+            memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
+            st = back_solve(ms, ms->dx);
+        }
+        int accepted = 0;
+        if (st == SP_OK) {
+            const double ndx = wnorm(ms, ms->dx);
+            alpha = fmin(1.0, 4.0 * alpha);
+            for (; !accepted && alpha >= 0.125; alpha *= 0.5) {
+                double res_trial = HUGE_VAL;
+                retract(ms, ms->S, ms->lam, ms->dx, alpha, ms->S_trial, ms->lam_trial);
+                sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+                if (ts == SP_OK)
+                    ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
+                if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
+                if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
+                    accepted = 1;
+                    swap_trial(ms);
+                    mu = fmax(mu / 3.0, 1e-12);
+                    break;
+                }
+            }
+        }
+        if (!accepted) {
+            /* Newton's model failed here: a Levenberg–Marquardt step from the same point
+             * (the band is rebuilt from the block Jacobians, which are still current) */
+            alpha = 0.125;
+            double r0;
+            st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &r0);
+            if (st == SP_OK) st = lm_step(ms, &mu, &mu_growth, &accepted);
+            if (st != SP_OK || !accepted) break; /* no decrease at all: stalled */
+        }
+        /* the accepted point becomes current, with its Jacobian */
+        st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+        if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+    }
+    ms->stats.residual = res;
+    ms->stats.running_cost = ms->running;
+    ms->stats.cost = ms->running + target_cost(ms);
+    *out = ms->stats;
+    return st;
+}
+
+sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
+{
+    const sp_group *G = ms->G;
+    const int n = ms->n, N = ms->N;
+    const size_t m = ms->cubic.n_targets;
+    memset(out, 0, sizeof *out);
+    if (record_every < 1) record_every = 1;
+    /* rows: every record_every-th node, every keyframe and the last node */
+    int count = 0;
+    for (int k = 0; k <= N; ++k) count += k % record_every == 0 || k == N || ms->grid.target_at[k] >= 0;
+    out->states = malloc((size_t)count * sizeof *out->states);
+    out->t = malloc((size_t)count * sizeof *out->t);
+    out->target_g = calloc(m ? m * (size_t)G->elem_size : 1, sizeof *out->target_g);
+    out->kicks = calloc(m ? m * (size_t)n : 1, sizeof *out->kicks);
+    out->target_step = malloc((m ? m : 1) * sizeof *out->target_step);
+    if (!out->states || !out->t || !out->target_g || !out->kicks || !out->target_step) {
+        sp_ms_report_free(out);
+        return SP_ERR_NOMEM;
+    }
+    memcpy(out->target_step, ms->grid.target_step, m * sizeof *out->target_step);
+    /* each block from its own start state (the solved states agree at the joins); the
+     * momentum map restarts after every kick */
+    double M0[SP_LIE_MAX_DIM], Mk[SP_LIE_MAX_DIM];
+    int row = 0;
+    for (int j = 0; j < ms->M; ++j) {
+        sp_hohp_state z = ms->S[j];
+        if (j == 0 || ms->grid.target_at[ms->kb[j]] >= 0) sp_hohp_momentum_map(G, &z, M0);
+        const int k_end = j + 1 < ms->M ? ms->kb[j + 1] - 1 : N; /* the next block records its first node */
+        for (int k = ms->kb[j]; k <= k_end; ++k) {
+            if (k > ms->kb[j]) {
+                sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k - 1], &z, &z, NULL);
+                if (st != SP_OK) {
+                    out->count = row;
+                    return st;
+                }
+            }
+            sp_hohp_momentum_map(G, &z, Mk);
+            out->momentum_map_drift =
+                fmax(out->momentum_map_drift, sp_vec_dist(n, Mk, M0) / fmax(sp_vec_norm(n, M0), 1e-300));
+            if (k % record_every == 0 || k == N || ms->grid.target_at[k] >= 0) {
+                out->states[row] = z;
+                out->t[row++] = ms->grid.t[k];
+            }
+        }
+        int i = ms->grid.target_at[ms->kb[j + 1]];
+        if (i >= 0) {
+            double kappa[SP_LIE_MAX_DIM];
+            if (ms->exact)
+                multiplier_kick(ms, ms->lam, (size_t)i, kappa);
+            else
+                kick(ms, (size_t)i, ms->E[j].g, kappa, NULL);
+            sp_vec_copy(n, kappa, out->kicks + (size_t)i * n);
+            sp_vec_copy(G->elem_size, ms->E[j].g, out->target_g + (size_t)i * G->elem_size);
+        }
+    }
+    out->count = row;
+    sp_vec_copy(n, ms->S[0].nu, out->initial_momenta);
+    sp_vec_copy(n, ms->S[0].p, out->initial_momenta + n);
+    sp_vec_copy(n, ms->S[0].xi, out->initial_velocity);
+    const sp_hohp_state *e = &ms->E[ms->M - 1];
+    sp_vec_copy(n, e->xi, out->final_velocity);
+    double kappa[SP_LIE_MAX_DIM] = {0};
+    int i_end = ms->grid.target_at[N];
+    if (i_end >= 0) {
+        if (ms->exact)
+            multiplier_kick(ms, ms->lam, (size_t)i_end, kappa);
+        else
+            kick(ms, (size_t)i_end, e->g, kappa, NULL);
+    }
+    for (int q = 0; q < n; ++q) out->terminal[q] = e->nu[q] + kappa[q], out->terminal[n + q] = e->p[q];
+    return SP_OK;
+}
+
+void sp_ms_report_free(sp_ms_report *r)
+{
+    if (!r) return;
+    free(r->states), free(r->t), free(r->target_g), free(r->kicks), free(r->target_step);
+    memset(r, 0, sizeof *r);
+}

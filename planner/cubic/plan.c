@@ -1,0 +1,674 @@
+/* Plan task. The default solves the discrete optimality system of the whole plan by
+ * multiple shooting with a banded Newton solver, from initial curves built through the
+ * keyframes, and returns the lowest-cost solution found; single shooting lets NLopt
+ * minimise J_d over the initial momenta with the adjoint gradient of sp_shooting
+ * (derivative-free algorithms get the cost alone). Both share the step map and the
+ * result format. */
+#include <limits.h>
+#include <nlopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/sp_clock.h"
+#include "planner/cubic/sp_direct.h"
+#include "planner/cubic/sp_multiple_shooting.h"
+#include "planner/sp_optimize.h"
+#include "planner/cubic/sp_pose_plan.h"
+#include "planner/cubic/sp_plan.h"
+#include "lie/sp_linalg.h"
+#include "problems/sp_result_file.h"
+
+#define PLAN_MAX_STARTS 32
+
+/* One start of the multiple-shooting search, as the result reports it. */
+typedef struct plan_start {
+    const char *name;
+    char status[32];
+    double cost, running, residual, sigma;
+    int iterations, stages, direct_evaluations;
+} plan_start;
+
+struct sp_plan {
+    const sp_problem *pb;
+    sp_shooting *shooting; /* single shooting */
+    sp_ms *ms;             /* multiple shooting: the solution returned */
+    sp_ms_report report;
+    sp_ms_stats stats;
+    int iterations, factorizations, sweeps; /* over every start */
+    int linearised, direct_gradients;       /* sweeps with tangents; direct-form gradients */
+    double forward_seconds, linearised_seconds, direct_seconds;
+    plan_start starts[PLAN_MAX_STARTS];
+    int n_starts;
+    double seconds;
+    sp_progress progress; /* {NULL, NULL} unless set */
+    /* pose plans: the orientation and position parts, each a plan of its own */
+    sp_problem parts[2];
+    sp_plan *sub[2];
+    sp_plan_result sub_result[2];
+};
+
+static sp_status objective(void *ctx, const double *x, double *J, double *grad)
+{
+    sp_plan *plan = ctx;
+    return grad ? sp_shooting_gradient(plan->shooting, x, J, grad) : sp_shooting_cost(plan->shooting, x, J);
+}
+
+sp_plan *sp_plan_new(const sp_problem *pb)
+{
+    sp_plan *plan = calloc(1, sizeof *plan);
+    if (!plan) return NULL;
+    plan->pb = pb;
+    if (pb->plan.pose) {
+        if (sp_pose_split(pb, plan->parts) != SP_OK) {
+            free(plan);
+            return NULL;
+        }
+        plan->sub[0] = sp_plan_new(&plan->parts[0]);
+        plan->sub[1] = sp_plan_new(&plan->parts[1]);
+        if (!plan->sub[0] || !plan->sub[1]) {
+            sp_plan_free(plan);
+            return NULL;
+        }
+        return plan;
+    }
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return plan;
+    plan->shooting = sp_shooting_alloc(pb);
+    if (!plan->shooting) {
+        sp_plan_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void sp_plan_free(sp_plan *plan)
+{
+    if (!plan) return;
+    if (plan->pb->plan.pose) {
+        sp_plan_free(plan->sub[0]);
+        sp_plan_free(plan->sub[1]);
+        sp_pose_parts_free(plan->parts);
+    }
+    sp_shooting_free(plan->shooting);
+    sp_ms_free(plan->ms);
+    sp_ms_report_free(&plan->report);
+    free(plan);
+}
+
+sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
+
+void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
+{
+    plan->progress = progress ? *progress : (sp_progress){0};
+    for (int k = 0; k < 2; ++k)
+        if (plan->sub[k]) sp_plan_set_progress(plan->sub[k], progress);
+}
+
+static sp_status direct_objective(void *ctx, const double *x, double *f, double *grad)
+{
+    return sp_direct_cost(ctx, x, f, grad);
+}
+
+static void add_work(sp_plan *plan, plan_start *rec, const sp_ms_stats *st)
+{
+    plan->iterations += st->iterations, plan->factorizations += st->factorizations, plan->sweeps += st->evaluations;
+    plan->linearised += st->linearised;
+    plan->forward_seconds += st->forward_seconds, plan->linearised_seconds += st->linearised_seconds;
+    rec->iterations += st->iterations;
+}
+
+/* For a weighted plan whose Newton iteration cannot finish from the start curve (sphere
+ * plans over long horizons, whose spin about y0 is a nearly free direction): L-BFGS on
+ * the direct form from the same curve, in rounds, each followed by a short Newton polish
+ * from the states the direct form's costates give. L-BFGS walks the flat valley that
+ * Newton's linear model cannot; Newton finishes to round-off once it is close. */
+static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind, plan_start *rec, sp_ms_stats *stats)
+{
+    enum { ROUNDS = 6, ROUND_EVALUATIONS = 1500, POLISH_ITERATIONS = 12 };
+    const sp_problem *pb = plan->pb;
+    int M;
+    const int *nodes = sp_ms_block_nodes(ms, &M);
+    sp_direct *d = sp_direct_alloc(pb, sp_ms_sigma(ms));
+    double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
+    sp_hohp_state *S = malloc((size_t)M * sizeof *S);
+    sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;
+    sp_optimizer_settings o = {.algorithm = "LD_LBFGS",
+                               .local_algorithm = "LD_LBFGS",
+                               .xtol_rel = 1e-15,
+                               .ftol_rel = 1e-15,
+                               .stopval = -HUGE_VAL,
+                               .maxeval = ROUND_EVALUATIONS,
+                               .gtol = 1e-6,
+                               .bound = 100.0};
+    for (int r = 0; r < ROUNDS && st == SP_OK; ++r) {
+        sp_optimize_result opt;
+        double t0 = sp_clock_seconds();
+        st = sp_optimize(&o, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, &opt);
+        plan->direct_seconds += sp_clock_seconds() - t0;
+        plan->sweeps += opt.evaluations, plan->direct_gradients += opt.evaluations;
+        rec->direct_evaluations += opt.evaluations;
+        if (st == SP_OK && opt.failure != SP_OK) st = opt.failure;
+        if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
+        if (st != SP_OK) break;
+        sp_ms_set_states(ms, S);
+        sp_ms_cap_iterations(ms, POLISH_ITERATIONS);
+        st = sp_ms_solve(ms, &plan->progress, stats);
+        add_work(plan, rec, stats);
+        if (st != SP_OK || stats->converged) break;
+    }
+    sp_ms_cap_iterations(ms, INT_MAX);
+    sp_direct_free(d);
+    free(x), free(S);
+    return st;
+}
+
+/* One plan at the weight of `ms`, from the states of `from` or else from the start
+ * curve: Newton, then for a weighted plan the direct form when Newton stalls. */
+static sp_status solve_stage(sp_plan *plan, sp_ms *ms, sp_start_kind kind, const sp_ms *from, plan_start *rec,
+                             sp_ms_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    sp_status st = SP_OK;
+    if (from)
+        sp_ms_take_states(ms, from);
+    else
+        st = sp_ms_start(ms, kind);
+    const int fallback = !from && sp_ms_sigma(ms) > 0.0;
+    if (fallback) sp_ms_cap_iterations(ms, 30);
+    if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, stats);
+    sp_ms_cap_iterations(ms, INT_MAX);
+    add_work(plan, rec, stats);
+    if (fallback && !stats->converged && (st == SP_OK || st == SP_ERR_NO_CONVERGENCE || st == SP_ERR_SINGULAR))
+        st = direct_then_newton(plan, ms, kind, rec, stats);
+    return st;
+}
+
+/* One start: the plan itself, and when that does not converge, continuation in σ from a
+ * weaker weighting down to the plan's own (σ = 0: to 1e-3, then exact). Returns the
+ * solved object (converged or not; NULL on a failure that left nothing). */
+static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_status *failure)
+{
+    const sp_problem *pb = plan->pb;
+    const double sigma = pb->cubic.sigma;
+    rec->name = sp_start_name(kind);
+    rec->sigma = sigma;
+    rec->stages = 1;
+    sp_ms_stats stats = {0};
+    sp_ms *ms = sp_ms_alloc(pb, sigma);
+    sp_status st = ms ? solve_stage(plan, ms, kind, NULL, rec, &stats) : SP_ERR_NOMEM;
+    if (st != SP_ERR_INTERRUPTED && st != SP_ERR_NOMEM && !stats.converged) {
+        double hi = fmax(0.3, 8.0 * sigma), lo = sigma > 0.0 ? sigma : 1e-3;
+        int stages = (int)ceil(log(hi / lo) / log(2.0));
+        sp_ms *prev = NULL;
+        sp_status cs = SP_OK;
+        for (int k = 0; k <= stages + (sigma == 0.0) && cs != SP_ERR_INTERRUPTED; ++k) {
+            double s_k = k > stages ? 0.0 : hi * pow(lo / hi, (double)k / stages);
+            sp_ms *next = sp_ms_alloc(pb, s_k);
+            if (!next) {
+                cs = SP_ERR_NOMEM;
+                break;
+            }
+            sp_ms_stats cstats;
+            cs = solve_stage(plan, next, kind, prev, rec, &cstats);
+            rec->stages++;
+            sp_ms_free(prev);
+            prev = next;
+            stats = cstats;
+            if (cs != SP_OK || !cstats.converged) break;
+        }
+        if (prev && sp_ms_sigma(prev) == sigma) {
+            sp_ms_free(ms);
+            ms = prev, st = cs;
+        } else {
+            sp_ms_free(prev);
+        }
+    }
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK       ? sp_status_name(st)
+             : stats.converged ? "converged"
+                               : "stalled");
+    if (st != SP_OK && st != SP_ERR_INTERRUPTED) {
+        *failure = st;
+        if (!isfinite(stats.cost)) {
+            sp_ms_free(ms);
+            return NULL;
+        }
+    }
+    if (st == SP_ERR_INTERRUPTED) *failure = st;
+    return ms;
+}
+
+/* The file's NLopt algorithm and stopping rules on the direct form from the spline
+ * start, finished by Newton on the optimality system from the curve it returns. */
+static sp_ms *run_direct(sp_plan *plan, plan_start *rec, sp_status *failure, sp_optimize_result *opt)
+{
+    const sp_problem *pb = plan->pb;
+    rec->name = sp_start_name(SP_START_SPLINE);
+    rec->sigma = pb->cubic.sigma;
+    rec->stages = 1;
+    memset(opt, 0, sizeof *opt);
+    sp_ms *ms = sp_ms_alloc(pb, pb->cubic.sigma);
+    sp_direct *d = sp_direct_alloc(pb, pb->cubic.sigma);
+    int M = 0;
+    const int *nodes = ms ? sp_ms_block_nodes(ms, &M) : NULL;
+    double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
+    sp_hohp_state *S = malloc((size_t)(M ? M : 1) * sizeof *S);
+    sp_status st = ms && d && x && S ? sp_direct_start(d, SP_START_SPLINE, x) : SP_ERR_NOMEM;
+    if (st == SP_OK)
+        st = sp_optimize(&pb->optimizer, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, opt);
+    if (st == SP_OK) st = opt->failure;
+    plan->sweeps += opt->evaluations;
+    rec->direct_evaluations = opt->evaluations;
+    sp_ms_stats stats = {0};
+    if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
+    if (st == SP_OK) {
+        sp_ms_set_states(ms, S);
+        st = sp_ms_solve(ms, &plan->progress, &stats);
+        add_work(plan, rec, &stats);
+    }
+    sp_direct_free(d);
+    free(x), free(S);
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK       ? sp_status_name(st)
+             : stats.converged ? "converged"
+                               : "stalled");
+    if (st != SP_OK) {
+        *failure = st;
+        if (st != SP_ERR_INTERRUPTED || !(stats.cost < HUGE_VAL)) {
+            sp_ms_free(ms);
+            return NULL;
+        }
+    }
+    return ms;
+}
+
+/* Every start from the keyframes (or NLopt's run on the direct form); the converged
+ * solution of lowest cost wins. */
+static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    const double t0 = sp_clock_seconds();
+    static const sp_start_kind kinds[] = {SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM};
+    sp_ms *best = NULL;
+    int best_converged = 0;
+    sp_status failure = SP_OK;
+    sp_optimize_result opt = {0};
+    const int direct = pb->plan.method == SP_METHOD_DIRECT;
+    if (direct) {
+        plan_start *rec = &plan->starts[plan->n_starts++];
+        best = run_direct(plan, rec, &failure, &opt);
+        best_converged = best && strcmp(rec->status, "converged") == 0;
+        plan->stats = (sp_ms_stats){
+            .cost = rec->cost, .running_cost = rec->running, .residual = rec->residual, .converged = best_converged};
+    }
+    for (size_t q = 0; !direct && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED; ++q) {
+        /* the uniform rotation only when no curve through the keyframes has converged */
+        if (kinds[q] == SP_START_UNIFORM && best_converged) break;
+        plan_start *rec = &plan->starts[plan->n_starts++];
+        sp_status f = SP_OK;
+        sp_ms *ms = run_start(plan, kinds[q], rec, &f);
+        if (f == SP_ERR_INTERRUPTED) failure = f;
+        int conv = strcmp(rec->status, "converged") == 0;
+        if (ms && (!best || (conv && !best_converged) || (conv == best_converged && rec->cost < plan->stats.cost))) {
+            sp_ms_free(best);
+            best = ms, best_converged = conv;
+            plan->stats = (sp_ms_stats){
+                .cost = rec->cost, .running_cost = rec->running, .residual = rec->residual, .converged = conv};
+        } else {
+            sp_ms_free(ms);
+        }
+        if (!best && f != SP_OK && failure == SP_OK) failure = f;
+    }
+    plan->ms = best;
+    plan->seconds = sp_clock_seconds() - t0;
+    res->evaluations = direct ? opt.evaluations : plan->sweeps;
+    snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");
+    if (!best) {
+        res->failure = failure != SP_OK ? failure : SP_ERR_NO_CONVERGENCE;
+        res->cost = HUGE_VAL;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        return res->failure;
+    }
+    sp_status st = sp_ms_report_build(best, pb->plan.record_every, &plan->report);
+    if (st != SP_OK) {
+        res->failure = st;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(st));
+        return st;
+    }
+    const int n = pb->cubic.group->dim;
+    res->cost = plan->stats.cost;
+    res->gradient_norm = plan->stats.residual;
+    res->residual_norm = sp_vec_norm(2 * n, plan->report.terminal);
+    sp_vec_copy(2 * n, plan->report.initial_momenta, res->x);
+    if (failure == SP_ERR_INTERRUPTED) {
+        res->failure = failure;
+        snprintf(res->status, sizeof res->status, "interrupted");
+        return failure;
+    }
+    const int budget_spent =
+        direct ? opt.code == (int)NLOPT_MAXEVAL_REACHED : plan->starts[0].iterations >= pb->plan.max_iterations;
+    snprintf(res->status, sizeof res->status, "%s",
+             best_converged ? "converged"
+             : budget_spent ? "maxeval_reached"
+                            : "stalled");
+    return SP_OK;
+}
+
+/* A pose plan: both parts; the first failure or non-converged status speaks for both. */
+static sp_status solve_pose(sp_plan *plan, sp_plan_result *res)
+{
+    memset(res, 0, sizeof *res);
+    sp_status st = SP_OK;
+    for (int k = 0; k < 2; ++k) {
+        sp_status sk = sp_plan_solve(plan->sub[k], &plan->sub_result[k]);
+        if (st == SP_OK) st = sk;
+    }
+    const sp_plan_result *a = &plan->sub_result[0], *b = &plan->sub_result[1];
+    *res = strcmp(a->status, "converged") != 0 ? *a : *b;
+    res->cost = a->cost + b->cost;
+    res->gradient_norm = fmax(a->gradient_norm, b->gradient_norm);
+    res->residual_norm = hypot(a->residual_norm, b->residual_norm);
+    res->evaluations = a->evaluations + b->evaluations;
+    res->failure = a->failure != SP_OK ? a->failure : b->failure;
+    return st;
+}
+
+sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    if (pb->plan.pose) return solve_pose(plan, res);
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
+        memset(res, 0, sizeof *res);
+        return solve_multiple_shooting(plan, res);
+    }
+    const int n = sp_shooting_dim(plan->shooting);
+    memset(res, 0, sizeof *res);
+    if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, res->x);
+    sp_optimize_result opt;
+    sp_status st = sp_optimize(&pb->optimizer, n, objective, plan, res->x, &plan->progress, 0, &opt);
+    if (st != SP_OK) return st;
+    snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", opt.code_name);
+    res->evaluations = opt.evaluations;
+    res->failure = opt.failure;
+
+    /* Re-evaluate at the returned point: cost, gradient and the recorded trajectory. */
+    double grad[2 * SP_LIE_MAX_DIM], residual[2 * SP_LIE_MAX_DIM];
+    st = opt.failure;
+    if (st == SP_OK) st = sp_shooting_gradient(plan->shooting, res->x, &res->cost, grad);
+    if (st == SP_OK) st = sp_shooting_trajectory(plan->shooting, res->x, &res->cost);
+    if (st != SP_OK) {
+        if (res->failure == SP_OK) res->failure = st;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        /* record what can be recorded at the best point for the report; an interrupted
+         * search reports its best point in full, gradient and terminal residual too */
+        double J;
+        if (res->failure == SP_ERR_INTERRUPTED && sp_shooting_gradient(plan->shooting, res->x, &J, grad) == SP_OK)
+            res->gradient_norm = sp_vec_norm(n, grad);
+        res->cost = sp_shooting_trajectory(plan->shooting, res->x, &J) == SP_OK ? J : HUGE_VAL;
+        if (isfinite(res->cost)) {
+            sp_shooting_terminal_residual(plan->shooting, residual);
+            res->residual_norm = sp_vec_norm(n, residual);
+        }
+        return res->failure;
+    }
+    res->gradient_norm = sp_vec_norm(n, grad);
+    sp_shooting_terminal_residual(plan->shooting, residual);
+    res->residual_norm = sp_vec_norm(n, residual);
+    /* a small gradient of J over the six momenta is not yet optimality of the plan: the end
+     * conditions ν_N⁺ = 0, p_N = 0 must hold too (relative to the momenta's size) */
+    const char *status = sp_optimize_status(&opt, res->gradient_norm, res->cost, pb->optimizer.gtol);
+    if (strcmp(status, "converged") == 0 && res->residual_norm > pb->optimizer.gtol * fmax(1.0, sp_vec_norm(n, res->x)))
+        status = "stalled";
+    snprintf(res->status, sizeof res->status, "%s", status);
+    return SP_OK;
+}
+
+/* Largest change of the spatial momentum map Ad*_{g⁻¹}ν within each stretch between
+ * kicks, relative to its size: the scheme keeps it to round-off there. */
+static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_group *G, int N, size_t targets)
+{
+    const sp_hohp_state *z = sp_shooting_states(s);
+    const int *steps = sp_shooting_target_steps(s);
+    double worst = 0.0, M0[SP_LIE_MAX_DIM], M[SP_LIE_MAX_DIM];
+    size_t next = 0;
+    sp_hohp_momentum_map(G, &z[0], M0);
+    for (int k = 1; k <= N; ++k) {
+        sp_hohp_momentum_map(G, &z[k], M);
+        double scale = fmax(sp_vec_norm(G->dim, M0), 1e-300);
+        worst = fmax(worst, sp_vec_dist(G->dim, M, M0) / scale);
+        if (next < targets && steps[next] == k) {
+            /* the kick at k changes ν: restart from the post-kick value */
+            sp_hohp_state after = z[k];
+            sp_vec_axpy(G->dim, 1.0, sp_shooting_kicks(s) + (size_t)next * G->dim, after.nu);
+            sp_hohp_momentum_map(G, &after, M0);
+            ++next;
+        }
+    }
+    return worst;
+}
+
+/* The quaternion [w, x, y, z] (w ≥ 0) of a rotation matrix. */
+static void rotation_to_quaternion(const double *R, double *q)
+{
+    const double tr = R[0] + R[4] + R[8];
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
+    }
+    if (q[0] < 0.0)
+        for (int k = 0; k < 4; ++k) q[k] = -q[k];
+}
+
+/* An orientation as the user asked for it: rows of a matrix or a quaternion. */
+static void add_orientation(cJSON *o, const char *name, const double *R, int quaternion)
+{
+    if (!quaternion) {
+        sp_json_add_rows(o, name, 3, 3, R, 3);
+        return;
+    }
+    double q[4];
+    rotation_to_quaternion(R, q);
+    sp_json_add_vector(o, name, 4, q);
+}
+
+/* Per keyframe its time, grid step, the target, the reached point and the distance;
+ * and the momentum kick there. g of keyframe i at target_g + i·elem_size. */
+static void add_targets(cJSON *root, const sp_problem *pb, const double *target_g, const int *steps,
+                        const double *kicks)
+{
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    const int n = G->dim, quaternion = pb->plan.quaternion_output;
+    cJSON *targets = cJSON_AddArrayToObject(root, "targets");
+    cJSON *kick_list = cJSON_AddArrayToObject(root, "kicks");
+    for (size_t i = 0; i < c->n_targets; ++i) {
+        const double *g = target_g + i * (size_t)G->elem_size;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t", c->targets[i].t);
+        cJSON_AddNumberToObject(o, "step", steps[i]);
+        if (c->space == SP_SPACE_SPHERE) {
+            double y[3];
+            G->act(G, g, c->y0, y);
+            sp_json_add_vector(o, "target", 3, c->targets[i].y);
+            sp_json_add_vector(o, "reached", 3, y);
+        } else if (G != sp_group_so3) {
+            sp_json_add_vector(o, "target", G->elem_size, c->targets[i].R); /* points of Rⁿ */
+            sp_json_add_vector(o, "reached", G->elem_size, g);
+        } else {
+            add_orientation(o, "target", c->targets[i].R, quaternion);
+            add_orientation(o, "reached", g, quaternion);
+        }
+        cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
+        cJSON_AddItemToArray(targets, o);
+
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddNumberToObject(k, "t", c->targets[i].t);
+        sp_json_add_vector(k, "kick", n, kicks + i * (size_t)n);
+        cJSON_AddItemToArray(kick_list, k);
+    }
+}
+
+/* The trajectory block, with orientations as quaternions when asked. */
+static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, const double *t, int count)
+{
+    const sp_cubic_spline *c = &pb->cubic;
+    cJSON *tr = sp_trajectory_json(c->group, z, t, count, c->space == SP_SPACE_SPHERE ? c->y0 : NULL);
+    if (tr && pb->plan.quaternion_output) {
+        cJSON_DeleteItemFromObjectCaseSensitive(tr, "q");
+        cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
+        for (int k = 0; rows && k < count; ++k) {
+            double q[4];
+            rotation_to_quaternion(z[k].g, q);
+            cJSON_AddItemToArray(rows, sp_json_vector(4, q));
+        }
+    }
+    return tr;
+}
+
+static void add_terminal(cJSON *root, int n, const double *residual, double norm)
+{
+    cJSON *term = cJSON_AddObjectToObject(root, "terminal_residual");
+    sp_json_add_vector(term, "nu", n, residual);
+    sp_json_add_vector(term, "p", n, residual + n);
+    cJSON_AddNumberToObject(term, "norm", norm);
+}
+
+static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
+{
+    const sp_problem *pb = plan->pb;
+    const int n = pb->cubic.group->dim;
+    const int direct = pb->plan.method == SP_METHOD_DIRECT;
+    cJSON_AddStringToObject(root, "method", direct ? "direct" : "multiple_shooting");
+    if (isfinite(res->cost)) {
+        cJSON_AddNumberToObject(root, "cost", res->cost);
+        cJSON_AddNumberToObject(root, "running_cost", plan->stats.running_cost);
+        cJSON_AddNumberToObject(root, "target_cost", res->cost - plan->stats.running_cost);
+    }
+    if (direct) {
+        cJSON_AddStringToObject(root, "optimizer_result", res->optimizer_code);
+        cJSON_AddNumberToObject(root, "evaluations", res->evaluations);
+    }
+    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
+    cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
+    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
+    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
+    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
+    for (int q = 0; q < plan->n_starts; ++q) {
+        const plan_start *r = &plan->starts[q];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "start", r->name);
+        cJSON_AddStringToObject(o, "status", r->status);
+        if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
+        cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
+        cJSON_AddNumberToObject(o, "iterations", r->iterations);
+        cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
+        if (r->direct_evaluations) cJSON_AddNumberToObject(o, "direct_evaluations", r->direct_evaluations);
+        cJSON_AddItemToArray(starts, o);
+    }
+    if (!plan->ms || !plan->report.states) return root;
+    const sp_ms_report *rep = &plan->report;
+    sp_json_add_vector(root, "initial_momenta", 2 * n, rep->initial_momenta);
+    sp_json_add_vector(root, "initial_velocity", n, rep->initial_velocity);
+    sp_json_add_vector(root, "final_velocity", n, rep->final_velocity);
+    add_terminal(root, n, rep->terminal, res->residual_norm);
+    add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
+    cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
+    cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
+    cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    /* forward: sweeps of the HOHP step alone; adjoint: sweeps that carried derivatives
+     * (the block Jacobians, or the direct form's costates with its cost) */
+    cJSON_AddNumberToObject(timing, "forward_seconds", plan->forward_seconds);
+    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised - plan->direct_gradients);
+    cJSON_AddNumberToObject(timing, "adjoint_seconds", plan->linearised_seconds + plan->direct_seconds);
+    cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised + plan->direct_gradients);
+    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    return root;
+}
+
+static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
+{
+    const sp_problem *pb = plan->pb;
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    const int n = G->dim, N = pb->steps;
+    sp_shooting *s = plan->shooting;
+    const sp_hohp_state *z = sp_shooting_states(s);
+    const int *steps = sp_shooting_target_steps(s);
+    const double *t = sp_shooting_times(s);
+
+    cJSON_AddStringToObject(root, "optimizer_result", res->optimizer_code);
+    if (isfinite(res->cost)) {
+        cJSON_AddNumberToObject(root, "cost", res->cost);
+        cJSON_AddNumberToObject(root, "running_cost", sp_shooting_running_cost(s));
+        cJSON_AddNumberToObject(root, "target_cost", res->cost - sp_shooting_running_cost(s));
+    }
+    cJSON_AddNumberToObject(root, "iterations", res->evaluations);
+    cJSON_AddNumberToObject(root, "gradient_norm", res->gradient_norm);
+    sp_json_add_vector(root, "initial_momenta", 2 * n, res->x);
+    if (!isfinite(res->cost)) return root; /* nothing sound to report beyond this */
+
+    double residual[2 * SP_LIE_MAX_DIM];
+    sp_shooting_terminal_residual(s, residual);
+    add_terminal(root, n, residual, res->residual_norm);
+
+    double *target_g = malloc((c->n_targets ? c->n_targets : 1) * (size_t)G->elem_size * sizeof *target_g);
+    if (!target_g) return root;
+    for (size_t i = 0; i < c->n_targets; ++i)
+        sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
+    add_targets(root, pb, target_g, steps, sp_shooting_kicks(s));
+    free(target_g);
+
+    cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, z, t, N + 1));
+    cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
+    cJSON_AddNumberToObject(diag, "momentum_map_drift", momentum_map_drift_between_kicks(s, G, N, c->n_targets));
+
+    sp_shooting_timing tm = sp_shooting_get_timing(s);
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    cJSON_AddNumberToObject(timing, "forward_seconds", tm.forward_seconds);
+    cJSON_AddNumberToObject(timing, "forward_sweeps", (double)tm.forward_sweeps);
+    cJSON_AddNumberToObject(timing, "adjoint_seconds", tm.adjoint_seconds);
+    cJSON_AddNumberToObject(timing, "adjoint_sweeps", (double)tm.adjoint_sweeps);
+
+    return root;
+}
+
+cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    if (pb->plan.pose)
+        return sp_pose_merge(sp_plan_result_json(plan->sub[0], &plan->sub_result[0]),
+                             sp_plan_result_json(plan->sub[1], &plan->sub_result[1]));
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "task", "plan");
+    cJSON_AddStringToObject(root, "model", pb->model);
+    cJSON_AddStringToObject(root, "status", res->status);
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
+        multiple_shooting_json(plan, res, root);
+    } else {
+        cJSON_AddStringToObject(root, "method", "single_shooting");
+        single_shooting_json(plan, res, root);
+    }
+    cJSON *settings = cJSON_AddObjectToObject(root, "settings");
+    cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
+    cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
+    if (pb->plan.method != SP_METHOD_MULTIPLE_SHOOTING) {
+        cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
+        cJSON_AddStringToObject(settings, "gradient",
+                                pb->optimizer.central_differences ? "central_difference" : "adjoint");
+    }
+    cJSON_AddNumberToObject(settings, "steps", pb->steps);
+    return root;
+}

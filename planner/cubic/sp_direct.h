@@ -1,0 +1,30 @@
+/* The direct form of a cubic-spline plan: the unknowns are the body velocities ξ_k at
+ * the grid nodes (ξ_0 when it is free, ξ_N unless it is prescribed), the curve follows
+ * by g_{k+1} = g_k τ(h_k((1−θ)ξ_k + θξ_{k+1})), and
+ *     J_d = Σ_k h_k/2 |(ξ_{k+1} − ξ_k)/h_k|² + Σ_i E_i(g_{k_i}),
+ * the same discrete problem as shooting and multiple shooting solve (the controls are
+ * η_k = (ξ_{k+1} − ξ_k)/h_k = π_k). Its exact gradient comes from one backward sweep of
+ * the costates (a_g, a_ξ), which at a stationary point are the HOHP momenta (−ν⁻, −p):
+ * the discrete HOHP equations with kicks are this problem's Pontryagin conditions.
+ * Weighted plans only (σ > 0). */
+#ifndef SP_DIRECT_H
+#define SP_DIRECT_H
+
+#include "planner/cubic/sp_multiple_shooting.h"
+
+typedef struct sp_direct sp_direct;
+
+/* Borrows the problem; `sigma` (> 0) replaces its σ. NULL when out of memory. */
+sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma);
+void sp_direct_free(sp_direct *d);
+int sp_direct_dim(const sp_direct *d);
+
+/* J_d(x) and, when grad is not NULL, its gradient. */
+sp_status sp_direct_cost(sp_direct *d, const double *x, double *J, double *grad);
+/* x from an initial curve through the keyframes (its velocities at the nodes). */
+sp_status sp_direct_start(sp_direct *d, sp_start_kind kind, double *x);
+/* The HOHP node states (g, ξ, ν after any kick, p) of the curve x at the grid nodes
+ * `nodes` (count of them, increasing), from the costates of one gradient sweep. */
+sp_status sp_direct_node_states(sp_direct *d, const double *x, const int *nodes, int count, sp_hohp_state *out);
+
+#endif

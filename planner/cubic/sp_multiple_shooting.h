@@ -1,0 +1,87 @@
+/* Multiple shooting for cubic-spline plans: the horizon is cut into blocks (at every
+ * keyframe, and long stretches into blocks of at most `block_steps` steps); each block
+ * starts from its own HOHP node state s_j = (g_j, ξ_j, ν_j, p_j), and Newton's method
+ * solves the discrete optimality system of the whole plan:
+ *   - the HOHP step map inside every block (so each block is a short, well-conditioned
+ *     shot: no kick multiplies perturbations inside it);
+ *   - continuity of g, ξ, p at every join, and ν_{j+1} = ν_end + κ with the momentum
+ *     kick κ = ∇E_i(g) at a keyframe (σ > 0), or κ = a free multiplier with the
+ *     interpolation condition g·y0 = y_i / g = R_i (σ = 0);
+ *   - the end conditions: g_0 and ξ_0 given (or p_0 = 0 when ξ_0 is free); ν_N⁺ = 0 and
+ *     p_N = 0 (or ξ_N = ξ_T when the final velocity is prescribed).
+ * These are the discrete Pontryagin conditions of J_d over the control sequence, so a
+ * root is a stationary point of the whole discrete problem. Every join couples two
+ * neighbouring blocks only: the Jacobian is banded, factored by LAPACK's dgbtrf in
+ * O(blocks). Newton is damped by the affine-invariant natural monotonicity test (the
+ * simplified correction J⁻¹F(x + αΔx) must shrink), which needs no merit scaling. */
+#ifndef SP_MULTIPLE_SHOOTING_H
+#define SP_MULTIPLE_SHOOTING_H
+
+#include "planner/sp_progress.h"
+#include "integrators/sp_hohp.h"
+#include "problems/sp_problem.h"
+
+typedef struct sp_ms sp_ms;
+
+/* Initial curves built from the keyframes alone (sp_keyframe_start.h). */
+typedef enum { SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM, SP_START_COUNT } sp_start_kind;
+const char *sp_start_name(sp_start_kind kind);
+
+typedef struct sp_ms_stats {
+    int iterations;     /* Newton iterations */
+    int factorizations; /* banded LU factorisations */
+    int evaluations;    /* sweeps over the grid (each with or without tangents) */
+    int linearised;     /* of them, sweeps that also carried the block Jacobians */
+    double forward_seconds, linearised_seconds;
+    double residual; /* scaled optimality residual (largest component) */
+    double cost, running_cost;
+    int converged;
+} sp_ms_stats;
+
+/* Borrows the problem; `sigma` replaces its σ (continuation). NULL when out of memory. */
+sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma);
+void sp_ms_free(sp_ms *ms);
+
+/* Sets every block state from an initial curve through the keyframes. */
+sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind);
+/* The grid nodes where the blocks start (count = blocks), and the block states to set
+ * there (for starts computed elsewhere, such as the direct form's). */
+const int *sp_ms_block_nodes(const sp_ms *ms, int *count);
+void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
+/* Takes over the block states (and multipliers, when both are exact) of another
+ * object of the same problem. */
+void sp_ms_take_states(sp_ms *ms, const sp_ms *from);
+
+/* Caps the Newton iterations of the next solves below the problem's own limit. */
+void sp_ms_cap_iterations(sp_ms *ms, int max_iterations);
+/* Newton from the current states. The outcome is in *stats (converged or not); a
+ * non-OK return is a failure that left no usable iterate (or SP_ERR_INTERRUPTED). */
+sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *stats);
+
+/* The unknowns: their number, the residual at the current states, a Newton
+ * correction Δx (J Δx = −F, banded), the dense Jacobian (unknowns² doubles, row-major;
+ * for tests), and the retraction x ⊕ αΔx (g ← g exp(αΔθ), the rest added). */
+int sp_ms_unknowns(const sp_ms *ms);
+sp_status sp_ms_residual(sp_ms *ms, double *F);
+sp_status sp_ms_correction(sp_ms *ms, double *dx);
+sp_status sp_ms_jacobian_dense(sp_ms *ms, double *J);
+void sp_ms_move(sp_ms *ms, const double *dx, double alpha);
+double sp_ms_sigma(const sp_ms *ms);
+
+/* What a solved plan reports, from one recording sweep from the block states. */
+typedef struct sp_ms_report {
+    int count;             /* recorded rows */
+    sp_hohp_state *states; /* count rows (pre-kick at keyframes) */
+    double *t;             /* their times */
+    double *target_g;      /* g at every keyframe (n_targets x elem_size) */
+    double *kicks;         /* the momentum kick at every keyframe (n_targets x dim) */
+    int *target_step;      /* grid index of every keyframe */
+    double momentum_map_drift;
+    double initial_momenta[2 * SP_LIE_MAX_DIM]; /* (ν_0, p_0) */
+    double initial_velocity[SP_LIE_MAX_DIM], final_velocity[SP_LIE_MAX_DIM];
+    double terminal[2 * SP_LIE_MAX_DIM]; /* (ν_N⁺, p_N) */
+} sp_ms_report;
+sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out);
+void sp_ms_report_free(sp_ms_report *r);
+
+#endif

@@ -1,0 +1,43 @@
+/* Tasks of the command: plan (NLopt over the initial momenta, gradients by the
+ * discrete adjoint) and simulate (the initial value problem), each producing a result
+ * tree in the JSON form of README.md, "Results". */
+#ifndef SP_PLAN_H
+#define SP_PLAN_H
+
+#include <cjson/cJSON.h>
+
+#include "planner/sp_progress.h"
+#include "planner/cubic/sp_shooting.h"
+
+typedef struct sp_plan_result {
+    char status[32];         /* "converged", "maxeval_reached", "newton_failed", … */
+    char optimizer_code[40]; /* NLopt's own result name */
+    sp_status failure;       /* SP_OK unless an evaluation failed */
+    double cost, gradient_norm, residual_norm;
+    int evaluations;
+    double x[2 * SP_LIE_MAX_DIM]; /* optimised (ν0, p0) */
+} sp_plan_result;
+
+typedef struct sp_plan sp_plan;
+
+sp_plan *sp_plan_new(const sp_problem *problem);
+void sp_plan_free(sp_plan *plan);
+/* Reports every evaluation of the optimiser to `progress` (copied; NULL: none). */
+void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress);
+/* Runs the optimiser; never fails silently: every outcome lands in *result. */
+sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *result);
+/* The result tree of a solved plan (NULL when out of memory). */
+cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
+/* The shooting object behind the plan (for benchmarks and tests). */
+sp_shooting *sp_plan_shooting(sp_plan *plan);
+
+/* Integrates a simulate task and returns its result tree (NULL when out of memory). A
+ * stop asked through `progress` (may be NULL) ends it with status "interrupted" and the
+ * trajectory up to the last step taken. */
+cJSON *sp_simulate_json(const sp_problem *problem, const sp_progress *progress);
+
+/* The trajectory block shared by both tasks: rows at t, q (g flattened), xi, nu, p,
+ * and y = g·y0 when y0 is not NULL. */
+cJSON *sp_trajectory_json(const sp_group *G, const sp_hohp_state *states, const double *t, int count, const double *y0);
+
+#endif

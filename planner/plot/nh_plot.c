@@ -1,0 +1,155 @@
+/* The invariants of nonholonomic results recomputed from their trajectories (nh_plot.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "planner/plot/nh_plot.h"
+#include "integrators/sp_nh_lie.h"
+#include "integrators/sp_nonholonomic.h"
+#include "problems/nonholonomic/sp_nh_problem.h"
+
+int sp_nh_plot_knows(const char *model) { return model && sp_nh_is_model(model); }
+
+int sp_nh_plot_planar(const char *model)
+{
+    const sp_nh_model_type *t = sp_nh_model_by_name(model);
+    return t == &sp_nh_knife_edge || t == &sp_nh_rolling_disk || t == &sp_nh_chaplygin_sleigh ||
+           sp_nh_lie_type_by_name(model) == &sp_nh_lie_sleigh_se2;
+}
+
+static sp_status need_width(const sp_traj *tr, const char *name, int width, const char *model, sp_input_error *err,
+                            const sp_traj_field **out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "trajectory.%s", name);
+    *out = sp_traj_get(tr, name);
+    if (!*out) return sp_input_fail(err, path, "missing (the state of the %s model)", model);
+    if ((*out)->width != width)
+        return sp_input_fail(err, path, "rows must have %d numbers (the state of the %s model)", width, model);
+    return SP_OK;
+}
+
+/* Below this a residual is zero in double precision (the sleigh's sideways velocity decays
+ * like e^(−αt) to 1e-100 and less): drawn as an exact zero. */
+#define NEGLIGIBLE 1e-20
+static double shown(double x) { return x < NEGLIGIBLE ? 0.0 : x; }
+
+static sp_status out_of_memory(sp_input_error *err) { return sp_input_fail(err, "trajectory", "out of memory"); }
+
+static sp_status vector_drift(const cJSON *params, const sp_nh_model_type *type, const sp_traj *tr, sp_drift_add_fn add,
+                              void *ctx, sp_input_error *err)
+{
+    sp_nh_params prm;
+    sp_nh_params_default(type, &prm);
+    for (size_t i = 0; i < type->n_params; ++i) {
+        const cJSON *x = cJSON_GetObjectItem(params, type->param_names[i]);
+        if (cJSON_IsNumber(x)) prm.value[i] = x->valuedouble;
+    }
+    int bad = type->check_params(&prm);
+    if (bad >= 0) {
+        char path[96];
+        snprintf(path, sizeof path, "settings.params.%s", type->param_names[bad]);
+        return sp_input_fail(err, path, "invalid value for %s", type->name);
+    }
+    const sp_traj_field *q, *p;
+    sp_status st;
+    if ((st = need_width(tr, "q", type->n, type->name, err, &q)) != SP_OK ||
+        (st = need_width(tr, "p", type->n, type->name, err, &p)) != SP_OK)
+        return st;
+    sp_nh_model md;
+    sp_nh_model_bind(type, &prm, &md);
+    const char *names[SP_NH_MAX_INTEGRALS];
+    double I0[SP_NH_MAX_INTEGRALS], I[SP_NH_MAX_INTEGRALS], H0 = NAN;
+    const size_t ni = type->integrals(q->data, p->data, &prm, I0, names);
+    double *H = add(ctx, "energy |H − H0|", tr->rows), *integral[SP_NH_MAX_INTEGRALS] = {0};
+    if (!H) return out_of_memory(err);
+    for (size_t i = 1; i < ni; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "%s drift", names[i]);
+        if (!(integral[i] = add(ctx, name, tr->rows))) return out_of_memory(err);
+    }
+    double *psi = add(ctx, "constraint |Ψ(q, p)|", tr->rows);
+    if (!psi) return out_of_memory(err);
+    const int n = type->n;
+    for (int k = 0; k < tr->rows; ++k) {
+        const double *qk = q->data + (size_t)k * n, *pk = p->data + (size_t)k * n;
+        double e, r;
+        if (sp_nh_energy(&md, qk, pk, &e) != SP_OK || sp_nh_constraint_residual(&md, qk, pk, &r) != SP_OK) {
+            H[k] = psi[k] = NAN; /* breaks the lines */
+        } else {
+            if (k == 0) H0 = e;
+            H[k] = shown(fabs(e - H0));
+            psi[k] = shown(r);
+        }
+        type->integrals(qk, pk, &prm, I, NULL);
+        for (size_t i = 1; i < ni; ++i) integral[i][k] = shown(fabs(I[i] - I0[i]));
+    }
+    return SP_OK;
+}
+
+static sp_status lie_drift(const cJSON *params, const sp_nh_lie_type *type, const sp_traj *tr, sp_drift_add_fn add,
+                           void *ctx, sp_input_error *err)
+{
+    sp_nh_lie_params prm;
+    sp_nh_lie_params_default(type, &prm);
+    for (size_t i = 0; i < type->n_params; ++i) {
+        const sp_nh_lie_param *pa = &type->params[i];
+        const cJSON *x = cJSON_GetObjectItem(params, pa->name);
+        if (pa->size == 1 && cJSON_IsNumber(x)) {
+            prm.value[pa->offset] = x->valuedouble;
+        } else if (pa->size > 1 && cJSON_IsArray(x)) {
+            if (cJSON_GetArraySize(x) != pa->size) {
+                char path[96];
+                snprintf(path, sizeof path, "settings.params.%s", pa->name);
+                return sp_input_fail(err, path, "must be an array of %d numbers", pa->size);
+            }
+            for (int j = 0; j < pa->size; ++j) {
+                const cJSON *e = cJSON_GetArrayItem(x, j);
+                prm.value[pa->offset + j] = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+            }
+        }
+    }
+    char why[160];
+    int bad = type->check_params(&prm, why, sizeof why);
+    sp_nh_lie_bound b;
+    if (bad >= 0 || type->bind(&prm, &b) != SP_OK) {
+        char path[96];
+        snprintf(path, sizeof path, "settings.params.%s", type->params[bad >= 0 ? bad : 0].name);
+        return sp_input_fail(err, path, "invalid value for %s", type->name);
+    }
+    const sp_group *G = b.model.group;
+    const sp_traj_field *g, *mu;
+    sp_status st;
+    if ((st = need_width(tr, "g", G->elem_size, type->name, err, &g)) != SP_OK ||
+        (st = need_width(tr, "mu", G->dim, type->name, err, &mu)) != SP_OK)
+        return st;
+    double *E = add(ctx, "energy |E − E0|", tr->rows), *psi = add(ctx, "constraint |⟨α, 𝕁⁻¹μ⟩|", tr->rows),
+           *grp = add(ctx, "distance from the group", tr->rows);
+    if (!E || !psi || !grp) return out_of_memory(err);
+    double E0 = NAN;
+    for (int k = 0; k < tr->rows; ++k) {
+        const double *gk = g->data + (size_t)k * G->elem_size, *mk = mu->data + (size_t)k * G->dim;
+        double e, r;
+        if (sp_nh_lie_energy(&b.model, gk, mk, &e) != SP_OK ||
+            sp_nh_lie_constraint_residual(&b.model, gk, mk, &r) != SP_OK) {
+            E[k] = psi[k] = NAN;
+        } else {
+            if (k == 0) E0 = e;
+            E[k] = shown(fabs(e - E0));
+            psi[k] = shown(r);
+        }
+        grp[k] = shown(type->group_error(gk));
+    }
+    return SP_OK;
+}
+
+sp_status sp_nh_plot_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                           sp_input_error *err)
+{
+    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
+    const sp_nh_model_type *type = sp_nh_model_by_name(model);
+    if (type) return vector_drift(params, type, tr, add, ctx, err);
+    const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);
+    if (lie) return lie_drift(params, lie, tr, add, ctx, err);
+    return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");
+}

@@ -1,0 +1,1445 @@
+/* Pictures of results (sp_plot.h): one figure per kind of result.
+ *
+ *  - cubic-spline plans on the sphere: an orthographic view of S² centred on the path
+ *    y(t) (far side dashed and dimmed), targets, reached points and the miss between
+ *    them, labelled without overlaps (only some of them when there are many), and
+ *    panels of the momentum kicks |Δν| and of the misses against t;
+ *  - cubic-spline plans of orientations (rotation matrices or quaternions): body frames
+ *    (RGB triads) along the path at sampled times, the target and reached frames at the
+ *    target times (as many as fit side by side), the kicks, and two time plots: the miss
+ *    angle at each keyframe and the angular speed |ω| = |ξ|;
+ *  - everything else (simulations of any model, vakonomic plans): the configuration
+ *    against time, one line per component, and the drift of the invariants on a log
+ *    scale, recomputed from the trajectory through the library (the momentum map, the
+ *    right-action momentum, the Casimir and the energy of a cubic; Ĥ, the first
+ *    integrals and the constraint residual of a vakonomic model; for a holonomic model
+ *    |q|² − l² and q·p (or the constraint and hidden constraint), |H − H0| and each
+ *    first integral; for a nonholonomic model (nh_plot.c) |H − H0|, each first integral,
+ *    |Ψ(q, p)| and, on groups, the distance from the group); vakonomic models, and the
+ *    nonholonomic ones that move in the plane, add the path in the plane of their first
+ *    two coordinates. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/plot/nh_plot.h"
+#include "planner/plot/result_view.h"
+#include "planner/plot/sp_plot.h"
+#include "planner/plot/svg.h"
+#include "integrators/sp_hohp.h"
+#include "lie/sp_lie.h"
+#include "lie/sp_linalg.h"
+#include "problems/holonomic/sp_hol_models.h"
+#include "problems/vakonomic/sp_vak_models.h"
+
+/* ---- small readers */
+
+static const char *string_at(const cJSON *obj, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+}
+
+/* n numbers from an array of numbers, or (n = 9) from an array of three rows of three. */
+static int read_numbers(const cJSON *node, int n, double *out)
+{
+    if (!cJSON_IsArray(node)) return 0;
+    int k = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, node)
+    {
+        if (cJSON_IsNumber(x)) {
+            if (k >= n) return 0;
+            out[k++] = x->valuedouble;
+        } else if (cJSON_IsArray(x) && n == 9) {
+            const cJSON *y;
+            cJSON_ArrayForEach(y, x)
+            {
+                if (!cJSON_IsNumber(y) || k >= n) return 0;
+                out[k++] = y->valuedouble;
+            }
+        } else {
+            return 0;
+        }
+    }
+    return k == n;
+}
+
+/* "status converged · cost 2.06591 · scheme=hohp_sv, steps=100, L=0.3" from the result. */
+static void subtitle(const cJSON *root, char *out, size_t size)
+{
+    size_t len = 0;
+#define PUT(...)                                                                                                       \
+    do {                                                                                                               \
+        if (len < size) len += (size_t)snprintf(out + len, size - len, __VA_ARGS__);                                   \
+    } while (0)
+    out[0] = '\0';
+    PUT("status %s", string_at(root, "status"));
+    const cJSON *cost = cJSON_GetObjectItem(root, "cost");
+    if (cJSON_IsNumber(cost)) PUT(" · cost %.6g", cost->valuedouble);
+    const cJSON *it = cJSON_GetObjectItem(root, "iterations");
+    const cJSON *optimality = cJSON_GetObjectItem(root, "optimality_residual");
+    if (cJSON_IsNumber(it) && cJSON_IsNumber(optimality))
+        PUT(" after %d Newton iterations · optimality residual %.1g", (int)it->valuedouble, optimality->valuedouble);
+    else if (cJSON_IsNumber(it))
+        PUT(" after %d evaluations", (int)it->valuedouble);
+    const cJSON *res = cJSON_GetObjectItem(root, "residual");
+    if (cJSON_IsNumber(res)) PUT(" · endpoint residual %.2g", res->valuedouble);
+    const char *sep = " · ";
+    const cJSON *settings = cJSON_GetObjectItem(root, "settings"), *m;
+    for (int pass = 0; pass < 2; ++pass) { /* the settings, then their "params" */
+        const cJSON *obj = pass ? cJSON_GetObjectItem(settings, "params") : settings;
+        cJSON_ArrayForEach(m, obj)
+        {
+            if (cJSON_IsString(m))
+                PUT("%s%s=%s", sep, m->string, m->valuestring);
+            else if (cJSON_IsNumber(m))
+                PUT("%s%s=%g", sep, m->string, m->valuedouble);
+            else
+                continue;
+            sep = ", ";
+        }
+    }
+#undef PUT
+    if (len >= size && size > 4) strcpy(out + size - 4, "...");
+}
+
+/* The document with its title and subtitle. */
+static void begin(sp_svg *s, double width, double height, const char *title, const cJSON *root)
+{
+    char sub[400];
+    sp_svg_begin(s, width, height, title);
+    subtitle(root, sub, sizeof sub);
+    sp_svg_text(s, width / 2, 50, "class=\"subtitle\" text-anchor=\"middle\" fill=\"#444\"", sub);
+}
+
+static sp_status finish(sp_svg *s, char **svg, sp_input_error *err)
+{
+    *svg = sp_svg_end(s);
+    if (!*svg) {
+        sp_input_fail(err, "", "out of memory while drawing");
+        return SP_ERR_NOMEM;
+    }
+    return SP_OK;
+}
+
+/* ---- 3-d views */
+
+/* An orthographic camera looking at the origin from direction `depth`, z up on screen
+ * (y when looking along z). */
+typedef struct view3 {
+    double right[3], up[3], depth[3];
+} view3;
+
+static void view_from(const double *direction, view3 *v)
+{
+    double d[3] = {direction[0], direction[1], direction[2]}, n = sp_vec_norm(3, d);
+    if (!(n > 1e-9)) d[0] = d[1] = d[2] = 1.0, n = sqrt(3.0);
+    for (int i = 0; i < 3; ++i) v->depth[i] = d[i] / n;
+    double up[3] = {0, 0, 1};
+    if (fabs(v->depth[2]) > 0.95) up[1] = 1, up[2] = 0;
+    double a = sp_vec_dot(3, up, v->depth);
+    for (int i = 0; i < 3; ++i) up[i] -= a * v->depth[i];
+    double un = sp_vec_norm(3, up);
+    for (int i = 0; i < 3; ++i) v->up[i] = up[i] / un;
+    /* right = up × depth, so that (right, up, depth) is right-handed */
+    v->right[0] = v->up[1] * v->depth[2] - v->up[2] * v->depth[1];
+    v->right[1] = v->up[2] * v->depth[0] - v->up[0] * v->depth[2];
+    v->right[2] = v->up[0] * v->depth[1] - v->up[1] * v->depth[0];
+}
+
+/* Screen position of a point of the unit sphere in a chart spanning [-r, r]². */
+static void to_screen(const sp_chart *c, const view3 *v, const double *P, double *x, double *y)
+{
+    *x = sp_chart_px(c, sp_vec_dot(3, P, v->right));
+    *y = sp_chart_py(c, sp_vec_dot(3, P, v->up));
+}
+
+typedef struct polyline {
+    sp_svg *s;
+    int open;
+} polyline;
+
+static void poly_point(polyline *p, const char *style, double x, double y)
+{
+    if (!p->open) sp_svg_add(p->s, "<polyline fill=\"none\" %s points=\"", style);
+    sp_svg_add(p->s, "%s%.2f,%.2f", p->open ? " " : "", x, y);
+    p->open = 1;
+}
+
+static void poly_close(polyline *p)
+{
+    if (p->open) sp_svg_add(p->s, "\"/>\n");
+    p->open = 0;
+}
+
+/* A curve on the unit sphere (n points, 3 doubles apart by `stride` rows), near side in
+ * front_style, far side in back_style (not drawn when NULL); the curve is cut where it
+ * crosses the rim, at the crossing point. */
+static void sphere_curve(sp_svg *s, const sp_chart *c, const view3 *v, size_t n, const double *pts, size_t stride,
+                         const char *front_style, const char *back_style)
+{
+    polyline p = {s, 0};
+    int front_prev = 1;
+    double prev[3] = {0};
+    for (size_t i = 0; i < n; ++i) {
+        const double *P = pts + i * stride;
+        if (!sp_vec_isfinite(3, P)) {
+            poly_close(&p);
+            continue;
+        }
+        double depth = sp_vec_dot(3, P, v->depth), x, y;
+        int front = depth >= 0.0;
+        if (i > 0 && front != front_prev) {
+            double dp = sp_vec_dot(3, prev, v->depth), f = dp / (dp - depth), X[3];
+            for (int j = 0; j < 3; ++j) X[j] = prev[j] + f * (P[j] - prev[j]);
+            double nx = sp_vec_norm(3, X);
+            if (nx > 1e-12)
+                for (int j = 0; j < 3; ++j) X[j] /= nx;
+            to_screen(c, v, X, &x, &y);
+            if (p.open) poly_point(&p, "", x, y);
+            poly_close(&p);
+            const char *style = front ? front_style : back_style;
+            if (style) poly_point(&p, style, x, y);
+        }
+        const char *style = front ? front_style : back_style;
+        if (style) {
+            to_screen(c, v, P, &x, &y);
+            poly_point(&p, style, x, y);
+        }
+        front_prev = front;
+        sp_vec_copy(3, P, prev);
+    }
+    poly_close(&p);
+}
+
+/* Small arrows of the world axes x, y, z as the camera sees them. */
+static void world_axes(sp_svg *s, const view3 *v, double cx, double cy, double len)
+{
+    static const char *const names[3] = {"x", "y", "z"};
+    sp_svg_add(s, "<g class=\"world-axes\">\n");
+    for (int j = 0; j < 3; ++j) {
+        double dx = len * v->right[j], dy = -len * v->up[j];
+        sp_svg_add(s,
+                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-width=\"1.5\"%s/>\n",
+                   cx, cy, cx + dx, cy + dy, v->depth[j] < 0 ? " stroke-dasharray=\"3 2\"" : "");
+        sp_svg_text(s, cx + 1.25 * dx - 3, cy + 1.25 * dy + 4, "fill=\"#555\" font-size=\"11\"", names[j]);
+    }
+    sp_svg_add(s, "</g>\n");
+}
+
+/* ---- plans: targets and kicks */
+
+typedef struct plan_target {
+    double t, target[9], reached[9], distance;
+} plan_target;
+
+/* The rotation matrix of the quaternion [w, x, y, z], normalised first; 0 (R untouched)
+ * when the quaternion is zero or not finite. */
+static int quaternion_matrix(const double *q, double *R)
+{
+    const double n = sp_vec_norm(4, q);
+    if (!(n > 1e-12) || !isfinite(n)) return 0;
+    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+    return 1;
+}
+
+/* A rotation given as three rows of three numbers or as a quaternion [w, x, y, z]. */
+static int read_rotation(const cJSON *node, double *R)
+{
+    double q[4];
+    if (read_numbers(node, 9, R)) return 1;
+    return read_numbers(node, 4, q) && quaternion_matrix(q, R);
+}
+
+/* The result's "targets" with width 3 (points) or 9 (rotations: a matrix or a quaternion
+ * under "target", or a quaternion under "q"). */
+static sp_status read_targets(const cJSON *root, int width, plan_target **out, int *count, sp_input_error *err)
+{
+    const cJSON *targets = cJSON_GetObjectItem(root, "targets");
+    *out = NULL;
+    *count = 0;
+    if (!cJSON_IsArray(targets)) return sp_input_fail(err, "targets", "missing: a plan result lists its targets");
+    int n = cJSON_GetArraySize(targets);
+    plan_target *tg = calloc(n ? (size_t)n : 1, sizeof *tg);
+    if (!tg) return sp_input_fail(err, "targets", "out of memory");
+    const cJSON *node;
+    int i = 0;
+    cJSON_ArrayForEach(node, targets)
+    {
+        char path[64];
+        const cJSON *t = cJSON_GetObjectItem(node, "t"), *d = cJSON_GetObjectItem(node, "distance");
+        const cJSON *target = cJSON_GetObjectItem(node, "target"), *reached = cJSON_GetObjectItem(node, "reached");
+        if (width == 9 && !target) target = cJSON_GetObjectItem(node, "q");
+        int target_ok = width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, tg[i].target);
+        int reached_ok = width == 3 ? read_numbers(reached, 3, tg[i].reached) : read_rotation(reached, tg[i].reached);
+        const char *bad = !cJSON_IsNumber(t) ? "t" : !target_ok ? "target" : !reached_ok ? "reached" : NULL;
+        if (bad) {
+            free(tg);
+            snprintf(path, sizeof path, "targets[%d].%s", i, bad);
+            if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
+            return sp_input_fail(
+                err, path, width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix or a quaternion [w, x, y, z]");
+        }
+        tg[i].t = t->valuedouble;
+        tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
+        ++i;
+    }
+    *out = tg;
+    *count = n;
+    return SP_OK;
+}
+
+/* ---- labels that keep clear of each other */
+
+/* The room a label takes on screen is estimated, not measured: LABEL_EM of the font
+ * size per character (a little more than the advance of a digit in the usual sans-serif
+ * fonts, 0.56 to 0.64 em), from 0.8 em above the baseline to 0.25 em below it. */
+#define LABEL_EM 0.66
+
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+enum { ANCHOR_START, ANCHOR_MIDDLE, ANCHOR_END };
+static const char *const ANCHOR_ATTR[3] = {"", " text-anchor=\"middle\"", " text-anchor=\"end\""};
+
+static int utf8_chars(const char *text)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; ++p) n += (*p & 0xc0) != 0x80;
+    return n;
+}
+
+static box text_box(double x, double y, int anchor, double font, const char *text)
+{
+    const double w = LABEL_EM * font * utf8_chars(text);
+    const double x0 = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2 : x - w;
+    return (box){x0, y - 0.8 * font, x0 + w, y + 0.25 * font};
+}
+
+/* Boxes already taken on screen (markers, or labels placed before). */
+typedef struct box_set {
+    box *b;
+    int count, capacity;
+} box_set;
+
+static int box_set_init(box_set *set, int capacity)
+{
+    set->b = calloc(capacity > 0 ? (size_t)capacity : 1, sizeof *set->b);
+    set->count = 0;
+    set->capacity = set->b ? capacity : 0;
+    return set->b != NULL;
+}
+
+static void box_take(box_set *set, box a)
+{
+    if (set->count < set->capacity) set->b[set->count++] = a;
+}
+
+static int box_clear_of(const box_set *set, const box *a)
+{
+    for (int i = 0; i < set->count; ++i) {
+        const box *b = &set->b[i];
+        if (a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1) return 0;
+    }
+    return 1;
+}
+
+static int box_inside(const box *a, const sp_chart *c)
+{
+    return a->x0 >= c->left && a->x1 <= c->left + c->width && a->y0 >= c->top && a->y1 <= c->top + c->height;
+}
+
+/* ---- plans: panels against time */
+
+/* Stem markers sized to the narrowest gap between neighbouring times on the chart. */
+static void stem_size(const sp_chart *c, const double *t, int n, double *radius, double *stroke)
+{
+    double gap = INFINITY;
+    for (int j = 1; j < n; ++j) gap = fmin(gap, fabs(sp_chart_px(c, t[j]) - sp_chart_px(c, t[j - 1])));
+    if (!isfinite(gap)) gap = 100.0;
+    *radius = fmax(1.5, fmin(4.0, 0.3 * gap));
+    *stroke = fmax(1.0, fmin(3.0, 0.25 * gap));
+}
+
+/* The kicks panel: |Δν| at each target time as a stem. */
+static sp_status kicks_panel(sp_svg *s, const cJSON *root, double T, double left, double top, double width,
+                             double height, sp_input_error *err)
+{
+    const cJSON *kicks = cJSON_GetObjectItem(root, "kicks"), *k;
+    int n = cJSON_GetArraySize(kicks), i = 0;
+    double *t = calloc((size_t)n + 1, sizeof *t), *size = calloc((size_t)n + 1, sizeof *size);
+    if (!t || !size) {
+        free(t), free(size);
+        return sp_input_fail(err, "kicks", "out of memory");
+    }
+    cJSON_ArrayForEach(k, kicks)
+    {
+        const cJSON *tk = cJSON_GetObjectItem(k, "t"), *v = cJSON_GetObjectItem(k, "kick"), *x;
+        double sum = 0.0;
+        int ok = cJSON_IsNumber(tk) && cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0;
+        cJSON_ArrayForEach(x, v) ok = ok && cJSON_IsNumber(x), sum += ok ? x->valuedouble * x->valuedouble : 0.0;
+        if (!ok) {
+            free(t), free(size);
+            char path[48];
+            snprintf(path, sizeof path, "kicks[%d]", i);
+            return sp_input_fail(err, path, "must hold a time \"t\" and a vector \"kick\"");
+        }
+        t[i] = tk->valuedouble, size[i] = sqrt(sum), ++i;
+    }
+    sp_chart c = {.left = left, .top = top, .width = width, .height = height, .title = "Momentum kicks at the targets"};
+    c.x.label = "time t";
+    c.y.label = "|Δν| (kick size)";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    sp_axis_include(&c.y, 0.0);
+    for (int j = 0; j < n; ++j) sp_axis_include(&c.x, t[j]), sp_axis_include(&c.y, size[j]);
+    sp_axis_finish(&c.x);
+    sp_axis_finish(&c.y);
+    sp_chart_axes(s, &c);
+    double y0 = sp_chart_py(&c, 0.0), r, w;
+    stem_size(&c, t, n, &r, &w);
+    for (int j = 0; j < n; ++j) {
+        double x = sp_chart_px(&c, t[j]), y = sp_chart_py(&c, size[j]);
+        sp_svg_add(s,
+                   "<g class=\"kick\"><title>t = %g, |kick| = %.4g</title><line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                   "y2=\"%.2f\" stroke=\"#9467bd\" stroke-width=\"%.2f\"/><circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" "
+                   "fill=\"#9467bd\"/></g>\n",
+                   t[j], size[j], x, y0, x, y, w, x, y, r);
+    }
+    if (n == 0)
+        sp_svg_text(s, left + width / 2, top + height / 2, "text-anchor=\"middle\" fill=\"#777\"",
+                    "no kicks in the result");
+    free(t), free(size);
+    return SP_OK;
+}
+
+/* The miss at each keyframe against its time, as <g id="`id`" class="time-plot">: a dot
+ * per keyframe on a thin line, on a log axis when the positive misses span two decades
+ * or more (exact zeros, as after exact interpolation, then sit a decade below the
+ * smallest positive miss, which a note says); `what` names the miss on the y axis. */
+static sp_status miss_panel(sp_svg *s, const plan_target *tg, int n, double T, sp_chart c, const char *id,
+                            const char *what, sp_input_error *err)
+{
+    double *t = calloc((size_t)n + 1, sizeof *t), *v = calloc((size_t)n + 1, sizeof *v);
+    if (!t || !v) {
+        free(t), free(v);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
+    double minpos = INFINITY, maxpos = 0.0;
+    int zeros = 0, finite = 0;
+    for (int i = 0; i < n; ++i) {
+        t[i] = tg[i].t, v[i] = tg[i].distance;
+        if (!isfinite(v[i])) continue;
+        ++finite;
+        if (v[i] > 0.0)
+            minpos = fmin(minpos, v[i]), maxpos = fmax(maxpos, v[i]);
+        else
+            ++zeros;
+    }
+    c.y.log = isfinite(minpos) && maxpos >= 100.0 * minpos;
+    double floor_value = 0.0;
+    if (c.y.log && zeros) {
+        floor_value = pow(10.0, floor(log10(minpos)) - 1.0);
+        for (int i = 0; i < n; ++i)
+            if (isfinite(v[i]) && v[i] <= 0.0) v[i] = floor_value;
+    }
+    char label[96]; /* "miss angle (rad)" becomes "miss angle (rad, log scale)" */
+    const size_t wl = strlen(what);
+    if (!c.y.log)
+        snprintf(label, sizeof label, "%s", what);
+    else if (wl > 0 && what[wl - 1] == ')')
+        snprintf(label, sizeof label, "%.*s, log scale)", (int)(wl - 1), what);
+    else
+        snprintf(label, sizeof label, "%s (log scale)", what);
+    c.y.label = label;
+    c.x.label = "time t";
+    if (!c.title) c.title = "Miss at the keyframes";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    if (!c.y.log) sp_axis_include(&c.y, 0.0);
+    for (int i = 0; i < n; ++i) sp_axis_include(&c.x, t[i]), sp_axis_include(&c.y, v[i]);
+    if (floor_value > 0.0) sp_axis_include(&c.y, floor_value / 10); /* room below the zeros for the note */
+    sp_axis_finish(&c.x);
+    sp_axis_finish(&c.y);
+    sp_svg_add(s, "<g id=\"%s\" class=\"time-plot\">\n", id);
+    sp_chart_axes(s, &c);
+    sp_chart_series(s, &c, "miss at the keyframes", (size_t)n, t, 1, v, 1,
+                    "stroke=\"#a0522d\" stroke-width=\"1\" stroke-opacity=\"0.6\"");
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i]) || (c.y.log && !(v[i] > 0.0))) continue;
+        sp_svg_add(s,
+                   "<circle class=\"miss-point\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.6\" fill=\"#a0522d\"><title>keyframe %d "
+                   "at t = %g: miss %.4g</title></circle>\n",
+                   sp_chart_px(&c, t[i]), sp_chart_py(&c, v[i]), i + 1, t[i], tg[i].distance);
+    }
+    if (!finite)
+        sp_svg_text(s, c.left + c.width / 2, c.top + c.height / 2, "text-anchor=\"middle\" fill=\"#777\"",
+                    "no misses in the result");
+    if (floor_value > 0.0) {
+        char note[64];
+        snprintf(note, sizeof note, "exact zeros drawn at %.0e", floor_value);
+        sp_svg_text(s, c.left + c.width - 6, c.top + c.height - 6,
+                    "class=\"floor-note\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\"", note);
+    }
+    sp_svg_add(s, "</g>\n");
+    free(t), free(v);
+    return SP_OK;
+}
+
+/* The rotation angle between two rotation matrices (of R1ᵀ R2), accurate for small angles too. */
+static double rotation_angle(const double *R1, const double *R2)
+{
+    double A[9];
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) A[3 * a + b] = R1[a] * R2[b] + R1[3 + a] * R2[3 + b] + R1[6 + a] * R2[6 + b];
+    const double axial[3] = {A[7] - A[5], A[2] - A[6], A[3] - A[1]};
+    return atan2(0.5 * sp_vec_norm(3, axial), 0.5 * (A[0] + A[4] + A[8] - 1.0));
+}
+
+/* The angular speed |ω| against time, as <g id="angular-speed" class="time-plot">: |ξ| of
+ * the trajectory's "xi" (the body angular velocity; the spatial one has the same length),
+ * or, without it, the rotation angle between neighbouring rows of R over their time step. */
+static sp_status speed_panel(sp_svg *s, const sp_traj *tr, const double *R, double T, sp_chart c, sp_input_error *err)
+{
+    const sp_traj_field *xi = sp_traj_get(tr, "xi");
+    /* ξ = (ω) on SO(3), (ω, v) for poses: the angular part comes first */
+    const int rows = tr->rows, from_xi = xi && (xi->width == 3 || xi->width == 6);
+    double *t = calloc((size_t)rows + 1, sizeof *t), *w = calloc((size_t)rows + 1, sizeof *w);
+    if (!t || !w) {
+        free(t), free(w);
+        return sp_input_fail(err, "trajectory", "out of memory");
+    }
+    int count = 0;
+    if (from_xi) {
+        for (int k = 0; k < rows; ++k) t[k] = tr->t[k], w[k] = sp_vec_norm(3, xi->data + (size_t)xi->width * k);
+        count = rows;
+    } else {
+        for (int k = 1; k < rows; ++k, ++count) {
+            const double dt = tr->t[k] - tr->t[k - 1];
+            t[count] = 0.5 * (tr->t[k] + tr->t[k - 1]);
+            w[count] = dt > 0.0 ? rotation_angle(R + 9 * (size_t)(k - 1), R + 9 * (size_t)k) / dt : NAN;
+        }
+    }
+    c.title = from_xi ? "Angular speed |ω| = |ξ|" : "Angular speed |ω| (from the rotations)";
+    c.x.label = "time t";
+    c.y.label = "|ω| (rad per unit time)";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    sp_axis_include(&c.y, 0.0);
+    for (int k = 0; k < count; ++k) sp_axis_include(&c.x, t[k]), sp_axis_include(&c.y, 1.05 * w[k]); /* headroom */
+    sp_axis_finish(&c.x);
+    sp_axis_finish(&c.y);
+    sp_svg_add(s, "<g id=\"angular-speed\" class=\"time-plot\">\n");
+    sp_chart_axes(s, &c);
+    sp_chart_series(s, &c, "|ω|", (size_t)count, t, 1, w, 1, "stroke=\"#1f77b4\" stroke-width=\"1.6\"");
+    if (count == 0)
+        sp_svg_text(s, c.left + c.width / 2, c.top + c.height / 2, "text-anchor=\"middle\" fill=\"#777\"",
+                    "a single row: no speed to show");
+    sp_svg_add(s, "</g>\n");
+    free(t), free(w);
+    return SP_OK;
+}
+
+/* ---- the sphere plan */
+
+/* How a camera along `d` sees points of the sphere: how many fall on the far side, and
+ * how round their cloud looks on screen (the square root of the ratio of the small to
+ * the large principal spread of the projected points: 0 for a line, 1 for a disc). */
+static void view_score(const double *d, const double *pts, int count, int *far, double *roundness)
+{
+    view3 v;
+    view_from(d, &v);
+    double su = 0, sw = 0, suu = 0, sww = 0, suw = 0;
+    *far = 0;
+    for (int k = 0; k < count; ++k) {
+        const double *P = pts + 3 * k;
+        if (sp_vec_dot(3, P, v.depth) < 0.0) ++*far;
+        double u = sp_vec_dot(3, P, v.right), w = sp_vec_dot(3, P, v.up);
+        su += u, sw += w, suu += u * u, sww += w * w, suw += u * w;
+    }
+    *roundness = 0.0;
+    if (count < 2) return;
+    su /= count, sw /= count;
+    double a = suu / count - su * su, c = sww / count - sw * sw, b = suw / count - su * sw;
+    double mid = 0.5 * (a + c), half = sqrt(0.25 * (a - c) * (a - c) + b * b), big = mid + half, small = mid - half;
+    if (big > 1e-12) *roundness = sqrt(fmax(small, 0.0) / big);
+}
+
+/* A camera for points on the sphere (the path y(t), thinned, and the targets) that keeps
+ * them on the near hemisphere and in the middle of the disc: it looks along their mean
+ * direction, or along the centre of the smallest ball holding them where that leaves
+ * fewer points on the far side (a long arc, whose mean is pulled towards its middle).
+ * A path close to a great circle seen from within its plane would collapse to a line:
+ * then the camera turns towards the normal of the plane through the origin that fits the
+ * points best, or away from it, by the smallest of 5°, 10°, … 35° that makes the cloud
+ * round enough on screen (else by the one that makes it roundest) without moving points
+ * to the far side. */
+static void sphere_view(const double *y, int rows, const plan_target *tg, int n, view3 *v)
+{
+    const int stride = rows > 2000 ? (rows + 1999) / 2000 : 1;
+    int count = 0;
+    double *pts = malloc(((size_t)rows / (size_t)stride + 2 + (size_t)n) * 3 * sizeof *pts);
+    if (!pts) { /* no room to choose: a fixed oblique view */
+        view_from((const double[3]){1.0, 0.8, 0.6}, v);
+        return;
+    }
+#define TAKE(P)                                                                                                        \
+    do {                                                                                                               \
+        if (sp_vec_isfinite(3, (P))) sp_vec_copy(3, (P), pts + 3 * count++);                                           \
+    } while (0)
+    for (int k = 0; k < rows; k += stride) TAKE(y + 3 * (size_t)k);
+    if (rows > 0 && (rows - 1) % stride) TAKE(y + 3 * (size_t)(rows - 1));
+    for (int i = 0; i < n; ++i) TAKE(tg[i].target);
+#undef TAKE
+    double mean[3] = {0, 0, 0}, M[9] = {0};
+    for (int k = 0; k < count; ++k) {
+        const double *P = pts + 3 * k;
+        sp_vec_axpy(3, 1.0, P, mean);
+        for (int i = 0; i < 9; ++i) M[i] += P[i / 3] * P[i % 3];
+    }
+    double m = sp_vec_norm(3, mean);
+    if (!(m > 0.2 * count)) { /* spread all round: a fixed oblique view */
+        free(pts);
+        view_from((const double[3]){1.0, 0.8, 0.6}, v);
+        return;
+    }
+    double d[3], roundness;
+    int far;
+    for (int i = 0; i < 3; ++i) d[i] = mean[i] / m;
+    view_score(d, pts, count, &far, &roundness);
+    if (far > 0) { /* the smallest enclosing ball, by Bădoiu and Clarkson's iteration from the mean */
+        double c[3];
+        for (int i = 0; i < 3; ++i) c[i] = mean[i] / count;
+        for (int it = 1; it <= 400; ++it) {
+            int worst = 0;
+            double wd = -1.0;
+            for (int k = 0; k < count; ++k) {
+                double dk = sp_vec_dist(3, pts + 3 * k, c);
+                if (dk > wd) wd = dk, worst = k;
+            }
+            for (int i = 0; i < 3; ++i) c[i] += (pts[3 * worst + i] - c[i]) / (it + 1);
+        }
+        double cn = sp_vec_norm(3, c), dc[3], rc;
+        int fc;
+        if (cn > 1e-6) {
+            for (int i = 0; i < 3; ++i) dc[i] = c[i] / cn;
+            view_score(dc, pts, count, &fc, &rc);
+            if (fc < far) sp_vec_copy(3, dc, d), far = fc, roundness = rc;
+        }
+    }
+    /* the normal: the dominant eigenvector of tr(M) I − M, by power iteration */
+    double trace = M[0] + M[4] + M[8], nrm[3] = {0.3, 0.5, 0.8};
+    for (int it = 0; it < 200; ++it) {
+        double w[3];
+        for (int i = 0; i < 3; ++i) w[i] = trace * nrm[i] - sp_vec_dot(3, M + 3 * i, nrm);
+        double wn = sp_vec_norm(3, w);
+        if (!(wn > 0)) break;
+        for (int i = 0; i < 3; ++i) nrm[i] = w[i] / wn;
+    }
+    double a = sp_vec_dot(3, nrm, d); /* made orthogonal to the view */
+    for (int i = 0; i < 3; ++i) nrm[i] -= a * d[i];
+    double nn = sp_vec_norm(3, nrm);
+    const double enough = 0.12; /* a cloud rounder than this reads as two-dimensional */
+    if (nn > 1e-6 && roundness < enough) {
+        if (nrm[2] < 0) nn = -nn; /* tried first: tilting upwards, looking from above */
+        double best[3], best_round = roundness;
+        sp_vec_copy(3, d, best);
+        for (int deg = 5; deg <= 35 && best_round < enough; deg += 5)
+            for (int sign = 1; sign >= -1 && best_round < enough; sign -= 2) {
+                const double tilt = sign * deg * SP_PI / 180.0;
+                double dt[3], r;
+                int f;
+                for (int i = 0; i < 3; ++i) dt[i] = cos(tilt) * d[i] + sin(tilt) * nrm[i] / nn;
+                view_score(dt, pts, count, &f, &r);
+                if (f <= far && r > best_round) sp_vec_copy(3, dt, best), best_round = r;
+            }
+        sp_vec_copy(3, best, d);
+    }
+    free(pts);
+    view_from(d, v);
+}
+
+static const char *const PATH_FRONT = "stroke=\"#1f77b4\" stroke-width=\"2.2\"";
+static const char *const PATH_BACK =
+    "stroke=\"#1f77b4\" stroke-width=\"1.5\" stroke-dasharray=\"5 4\" stroke-opacity=\"0.45\"";
+
+static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
+{
+    const sp_traj_field *y = sp_traj_get(tr, "y");
+    if (!y || y->width != 3)
+        return sp_input_fail(err, "trajectory.y", "missing: a sphere plan has rows of 3 numbers y(t)");
+    plan_target *tg;
+    int n;
+    sp_status st = read_targets(root, 3, &tg, &n, err);
+    if (st != SP_OK) return st;
+    box_set markers, labels;
+    int ok_markers = box_set_init(&markers, 2 * n + 1), ok_labels = box_set_init(&labels, n);
+    if (!ok_markers || !ok_labels) {
+        free(markers.b), free(labels.b), free(tg);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
+
+    view3 v;
+    sphere_view(y->data, tr->rows, tg, n, &v);
+
+    sp_svg s;
+    begin(&s, 1180, 610, "Riemannian cubic on the sphere S²", root);
+    sp_chart c = {
+        .left = 80, .top = 90, .width = 440, .height = 440, .title = "Path y(t) = g(t)·y0, orthographic view"};
+    char xl[96], yl[96];
+    snprintf(xl, sizeof xl, "along (%.2f, %.2f, %.2f)", v.right[0], v.right[1], v.right[2]);
+    snprintf(yl, sizeof yl, "along (%.2f, %.2f, %.2f)", v.up[0], v.up[1], v.up[2]);
+    c.x = (sp_axis){.min = -1.15, .max = 1.15, .have = 1, .label = xl};
+    c.y = (sp_axis){.min = -1.15, .max = 1.15, .have = 1, .label = yl};
+    sp_chart_axes(&s, &c);
+
+    /* the sphere: outline, latitudes every 30°, meridians every 30° */
+    double cx = sp_chart_px(&c, 0), cy = sp_chart_py(&c, 0), r = sp_chart_px(&c, 1) - cx;
+    sp_svg_add(&s, "<circle class=\"sphere\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"#f4f7fb\" stroke=\"#555\"/>\n",
+               cx, cy, r);
+    sp_svg_add(&s, "<g class=\"graticule\">\n");
+    enum { SAMPLES = 121 };
+    double circle[3 * SAMPLES];
+    for (int lat = -60; lat <= 60; lat += 30) {
+        for (int j = 0; j < SAMPLES; ++j) {
+            double a = 2 * SP_PI * j / (SAMPLES - 1), phi = lat * SP_PI / 180;
+            circle[3 * j] = cos(phi) * cos(a), circle[3 * j + 1] = cos(phi) * sin(a), circle[3 * j + 2] = sin(phi);
+        }
+        sphere_curve(&s, &c, &v, SAMPLES, circle, 3, lat == 0 ? "stroke=\"#999\"" : "stroke=\"#c8c8c8\"", NULL);
+    }
+    for (int lon = 0; lon < 180; lon += 30) {
+        for (int j = 0; j < SAMPLES; ++j) {
+            double a = 2 * SP_PI * j / (SAMPLES - 1), l = lon * SP_PI / 180;
+            circle[3 * j] = cos(a) * cos(l), circle[3 * j + 1] = cos(a) * sin(l), circle[3 * j + 2] = sin(a);
+        }
+        sphere_curve(&s, &c, &v, SAMPLES, circle, 3, "stroke=\"#c8c8c8\"", NULL);
+    }
+    sp_svg_add(&s, "</g>\n");
+    world_axes(&s, &v, c.left + 40, c.top + c.height - 40, 24);
+
+    /* the path, thinned to about 3000 points (the last one kept) */
+    size_t stride = (size_t)tr->rows > 3000 ? ((size_t)tr->rows + 2999) / 3000 : 1;
+    sp_svg_add(&s, "<g class=\"series path\"><title>path y(t)</title>\n");
+    sphere_curve(&s, &c, &v, ((size_t)tr->rows - 1) / stride + 1, y->data, 3 * stride, PATH_FRONT, PATH_BACK);
+    if (((size_t)tr->rows - 1) % stride)
+        sphere_curve(&s, &c, &v, 2, y->data + 3 * (((size_t)tr->rows - 1) / stride * stride),
+                     3 * ((size_t)tr->rows - 1 - ((size_t)tr->rows - 1) / stride * stride), PATH_FRONT, PATH_BACK);
+    sp_svg_add(&s, "</g>\n");
+    double x, yy;
+    to_screen(&c, &v, y->data, &x, &yy);
+    sp_svg_add(&s,
+               "<rect class=\"start\" x=\"%.2f\" y=\"%.2f\" width=\"8\" height=\"8\" fill=\"#2ca02c\"><title>start "
+               "y(0)</title></rect>\n",
+               x - 4, yy - 4);
+    box_take(&markers, (box){x - 4, yy - 4, x + 4, yy + 4});
+
+    /* targets, reached points and the miss between them; markers shrink past 10 keyframes */
+    const double scale = n > 10 ? fmax(0.55, sqrt(10.0 / n)) : 1.0, mr = 5.5 * scale, cross = 4.0 * scale,
+                 stroke = fmax(1.2, 2.0 * scale);
+    for (int i = 0; i < n; ++i) {
+        double tx, ty, rx, ry;
+        to_screen(&c, &v, tg[i].target, &tx, &ty);
+        to_screen(&c, &v, tg[i].reached, &rx, &ry);
+        int tfront = sp_vec_dot(3, tg[i].target, v.depth) >= 0, rfront = sp_vec_dot(3, tg[i].reached, v.depth) >= 0;
+        sp_svg_add(&s,
+                   "<line class=\"miss\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\" "
+                   "stroke-dasharray=\"2 2\"/>\n",
+                   tx, ty, rx, ry);
+        sp_svg_add(&s,
+                   "<circle class=\"target\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\" stroke=\"#ff7f0e\" "
+                   "stroke-width=\"%.2f\"><title>target %d at t = %g</title></circle>\n",
+                   tx, ty, mr, tfront ? "#ff7f0e" : "white", stroke, i + 1, tg[i].t);
+        sp_svg_add(&s,
+                   "<path class=\"reached\" d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\" stroke=\"#d62728\" "
+                   "stroke-width=\"%.2f\"%s><title>reached at t = %g, distance %.4g</title></path>\n",
+                   rx - cross, ry - cross, rx + cross, ry + cross, rx - cross, ry + cross, rx + cross, ry - cross,
+                   stroke, rfront ? "" : " stroke-opacity=\"0.5\"", tg[i].t, tg[i].distance);
+        const double half = mr + 0.5 * stroke;
+        box_take(&markers, (box){tx - half, ty - half, tx + half, ty + half});
+        box_take(&markers, (box){rx - cross, ry - cross, rx + cross, ry + cross});
+    }
+
+    /* Labels: with at most 12 keyframes each one's time and miss; with more, the time of
+     * every k-th keyframe and of the last, about 12 in all (the misses have their own
+     * panel). A label goes to the first of nine places round its target (radially
+     * outwards first) that stays inside the chart and clear of the labels placed before
+     * it, and preferably of the markers too; one that fits nowhere is left out (the
+     * marker's tooltip still gives its time). */
+    const int every = n > 12 ? (n + 11) / 12 : 1;
+    const double font = 11.0, gap = mr + 3.0;
+    for (int i = 0; i < n; ++i) {
+        if (i % every != 0 && i != n - 1) continue;
+        char label[64];
+        if (every == 1)
+            snprintf(label, sizeof label, "t=%g (%.2g)", tg[i].t, tg[i].distance);
+        else
+            snprintf(label, sizeof label, "t=%g", tg[i].t);
+        double tx, ty;
+        to_screen(&c, &v, tg[i].target, &tx, &ty);
+        double ox = tx - cx, oy = ty - cy, on = hypot(ox, oy);
+        if (!(on > 1e-9)) ox = 0, oy = -1, on = 1;
+        const double dir[9][2] = {{ox / on, oy / on}, {1, 0},         {-1, 0},      {0, -1},      {0, 1},
+                                  {0.71, -0.71},      {-0.71, -0.71}, {0.71, 0.71}, {-0.71, 0.71}};
+        int placed = 0;
+        for (int pass = 0; pass < 2 && !placed; ++pass)
+            for (int j = 0; j < 9 && !placed; ++j) {
+                const double dx = dir[j][0], dy = dir[j][1];
+                const int anchor = dx > 0.3 ? ANCHOR_START : dx < -0.3 ? ANCHOR_END : ANCHOR_MIDDLE;
+                const double lx = tx + gap * dx, ly = ty + gap * dy +
+                                                      (dy < -0.3  ? -0.25 * font
+                                                       : dy > 0.3 ? 0.8 * font
+                                                                  : 0.3 * font);
+                const box b = text_box(lx, ly, anchor, font, label);
+                if (!box_inside(&b, &c) || !box_clear_of(&labels, &b) || (pass == 0 && !box_clear_of(&markers, &b)))
+                    continue;
+                char attrs[128];
+                snprintf(attrs, sizeof attrs, "class=\"target-label\" font-size=\"%g\" fill=\"#a0522d\"%s", font,
+                         ANCHOR_ATTR[anchor]);
+                sp_svg_text(&s, lx, ly, attrs, label);
+                box_take(&labels, b);
+                placed = 1;
+            }
+    }
+
+    sp_legend l = {.x = c.left + c.width + 18, .y = c.top + 10};
+    sp_svg_add(&s, "<g class=\"legend\">\n");
+    sp_legend_entry(&s, &l, PATH_FRONT, NULL, "path y(t), near side");
+    sp_legend_entry(&s, &l, PATH_BACK, NULL, "path y(t), far side");
+    sp_legend_entry(&s, &l, NULL, "<rect x=\"-4\" y=\"-4\" width=\"8\" height=\"8\" fill=\"#2ca02c\"/>", "start y(0)");
+    sp_legend_entry(&s, &l, NULL, "<circle r=\"5.5\" fill=\"#ff7f0e\" stroke=\"#ff7f0e\" stroke-width=\"2\"/>",
+                    "target (hollow: far side)");
+    sp_legend_entry(&s, &l, NULL, "<path d=\"M-4 -4L4 4M-4 4L4 -4\" stroke=\"#d62728\" stroke-width=\"2\"/>",
+                    "reached point");
+    sp_legend_entry(&s, &l, "stroke=\"#333\" stroke-dasharray=\"2 2\"", NULL,
+                    every == 1 ? "miss (label: t, distance)" : "miss (label: t)");
+    sp_svg_add(&s, "</g>\n");
+
+    double T = tr->t[tr->rows - 1];
+    st = kicks_panel(&s, root, T, 820, 90, 320, 170, err);
+    if (st == SP_OK) {
+        sp_chart m = {.left = 820, .top = 360, .width = 320, .height = 170};
+        st = miss_panel(&s, tg, n, T, m, "miss-distance", "miss |y − target|", err);
+    }
+    free(tg), free(markers.b), free(labels.b);
+    if (st != SP_OK) {
+        sp_svg_release(&s);
+        return st;
+    }
+    return finish(&s, svg, err);
+}
+
+/* ---- the orientation plan */
+
+static const char *const AXIS_COLOR[3] = {"#d62728", "#2ca02c", "#1f77b4"};
+
+/* The body axes (columns of R) as seen by the camera, from (cx, cy), far-pointing ones
+ * faded, drawn back to front. */
+static void triad(sp_svg *s, const view3 *v, double cx, double cy, double len, const double *R, const char *cls,
+                  const char *extra, const char *tooltip)
+{
+    sp_svg_add(s, "<g class=\"%s\"><title>", cls);
+    sp_svg_escaped(s, tooltip);
+    sp_svg_add(s, "</title>");
+    double depth[3];
+    int order[3] = {0, 1, 2};
+    for (int j = 0; j < 3; ++j) {
+        double a[3] = {R[j], R[3 + j], R[6 + j]};
+        depth[j] = sp_vec_dot(3, a, v->depth);
+    }
+    for (int i = 0; i < 3; ++i) /* sort by depth, farthest first */
+        for (int j = i + 1; j < 3; ++j)
+            if (depth[order[j]] < depth[order[i]]) {
+                int tmp = order[i];
+                order[i] = order[j], order[j] = tmp;
+            }
+    for (int i = 0; i < 3; ++i) {
+        int j = order[i];
+        double a[3] = {R[j], R[3 + j], R[6 + j]};
+        double dx = len * sp_vec_dot(3, a, v->right), dy = -len * sp_vec_dot(3, a, v->up);
+        sp_svg_add(s,
+                   "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"2.4\" "
+                   "stroke-linecap=\"round\"%s%s/>",
+                   cx, cy, cx + dx, cy + dy, AXIS_COLOR[j], depth[j] < 0 ? " stroke-opacity=\"0.45\"" : "", extra);
+    }
+    sp_svg_add(s, "</g>\n");
+}
+
+static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
+{
+    /* the rotations of the path: rows of "q", or of "quaternion" [w, x, y, z] turned into matrices */
+    const sp_traj_field *q = sp_traj_get(tr, "q"), *quat = sp_traj_get(tr, "quaternion");
+    double *owned = NULL;
+    const double *R;
+    if (q && q->width == 9) {
+        R = q->data;
+    } else if (!q && quat && quat->width == 4) {
+        owned = malloc((size_t)tr->rows * 9 * sizeof *owned);
+        if (!owned) return sp_input_fail(err, "trajectory.quaternion", "out of memory");
+        for (int k = 0; k < tr->rows; ++k)
+            if (!quaternion_matrix(quat->data + 4 * (size_t)k, owned + 9 * (size_t)k)) {
+                free(owned);
+                char path[64];
+                snprintf(path, sizeof path, "trajectory.quaternion[%d]", k);
+                return sp_input_fail(err, path, "must be a non-zero quaternion [w, x, y, z]");
+            }
+        R = owned;
+    } else {
+        return sp_input_fail(err, q ? "trajectory.q" : "trajectory",
+                             q ? "rows of 9 numbers (rotations) expected"
+                               : "missing: rows \"q\" of 9 numbers or \"quaternion\" of 4 (rotations) expected");
+    }
+    plan_target *tg;
+    int n;
+    sp_status st = read_targets(root, 9, &tg, &n, err);
+    box_set labels = {0};
+    if (st == SP_OK && !box_set_init(&labels, 2 * n)) {
+        free(tg);
+        st = sp_input_fail(err, "targets", "out of memory");
+    }
+    if (st != SP_OK) {
+        free(owned);
+        return st;
+    }
+    view3 v;
+    view_from((const double[3]){1.0, 0.75, 0.55}, &v);
+    const double T = tr->t[tr->rows - 1];
+
+    sp_svg s;
+    begin(&s, 1180, 970, "Riemannian cubic of orientations on SO(3)", root);
+    static const char *rows[2] = {"targets", "path g(t)"};
+    sp_chart c = {.left = 90, .top = 90, .width = 840, .height = 320, .title = "Body frames along the path"};
+    c.x.label = "time t";
+    sp_axis_include(&c.x, 0.0);
+    sp_axis_include(&c.x, T);
+    sp_axis_finish(&c.x);
+    double pad = 0.05 * (c.x.max - c.x.min);
+    c.x.min -= pad, c.x.max += pad;
+    c.y = (sp_axis){.min = -0.7, .max = 1.6, .have = 1, .label = "frames"};
+    c.y_category = rows;
+    c.n_categories = 2;
+
+    /* Which keyframes get their frames: all while neighbours are at least 64 px apart
+     * (axes 30 px long); else axes of 22 px, and from the left each keyframe at least
+     * 48 px from the last one drawn, the last keyframe taking its predecessor's place
+     * when they are too close. */
+    char *drawn = calloc(n ? (size_t)n : 1, 1);
+    if (!drawn) {
+        free(tg), free(labels.b), free(owned);
+        sp_svg_release(&s);
+        return sp_input_fail(err, "targets", "out of memory");
+    }
+    double len = 30.0;
+    for (int i = 1; i < n; ++i)
+        if (fabs(sp_chart_px(&c, tg[i].t) - sp_chart_px(&c, tg[i - 1].t)) < 2 * len + 4) len = 22.0;
+    int shown = 0, last = -1;
+    for (int i = 0; i < n; ++i) {
+        const double x = sp_chart_px(&c, tg[i].t);
+        if (last >= 0 && fabs(x - sp_chart_px(&c, tg[last].t)) < 2 * len + 4) {
+            if (i != n - 1 || last == 0) continue;
+            drawn[last] = 0, --shown; /* the last keyframe replaces its too-close predecessor */
+        }
+        drawn[i] = 1, ++shown, last = i;
+    }
+    char title[96];
+    if (shown < n) {
+        snprintf(title, sizeof title, "Body frames along the path (targets: %d of %d keyframes drawn)", shown, n);
+        c.title = title;
+    }
+    sp_chart_axes(&s, &c);
+    const int frames = tr->rows < 11 ? tr->rows : 11;
+    for (int j = 0; j < frames; ++j) {
+        int k = frames > 1 ? (int)lround((double)j * (tr->rows - 1) / (frames - 1)) : 0;
+        char tip[64];
+        snprintf(tip, sizeof tip, "g(t) at t = %g", tr->t[k]);
+        triad(&s, &v, sp_chart_px(&c, tr->t[k]), sp_chart_py(&c, 1.0), 30.0, R + 9 * (size_t)k, "frame", "", tip);
+    }
+    /* the target frames with their times below (and the miss, while all are drawn) */
+    const double font = 11.0;
+    for (int i = 0; i < n; ++i) {
+        if (!drawn[i]) continue;
+        char tip[96], label[64];
+        double x = sp_chart_px(&c, tg[i].t), y = sp_chart_py(&c, 0.0);
+        snprintf(tip, sizeof tip, "target %d at t = %g", i + 1, tg[i].t);
+        triad(&s, &v, x, y, len, tg[i].target, "target", " stroke-dasharray=\"4 3\"", tip);
+        snprintf(tip, sizeof tip, "reached at t = %g, %.4g rad from the target", tg[i].t, tg[i].distance);
+        triad(&s, &v, x, y, len * 0.8, tg[i].reached, "reached", "", tip);
+        for (int line = 0; line < (shown < n ? 1 : 2); ++line) {
+            if (line == 0)
+                snprintf(label, sizeof label, "t=%g", tg[i].t);
+            else
+                snprintf(label, sizeof label, "%.2g rad", tg[i].distance);
+            const double ly = y + len + 14 + 13 * line;
+            const box b = text_box(x, ly, ANCHOR_MIDDLE, font, label);
+            if (!box_clear_of(&labels, &b)) continue;
+            sp_svg_text(&s, x, ly, "class=\"target-label\" text-anchor=\"middle\" font-size=\"11\"", label);
+            box_take(&labels, b);
+        }
+    }
+    free(drawn);
+
+    sp_legend l = {.x = c.left + c.width + 18, .y = c.top + 10};
+    sp_svg_add(&s, "<g class=\"legend\">\n");
+    static const char *const axis_names[3] = {"body x-axis", "body y-axis", "body z-axis"};
+    for (int j = 0; j < 3; ++j) {
+        char style[64];
+        snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"2.4\"", AXIS_COLOR[j]);
+        sp_legend_entry(&s, &l, style, NULL, axis_names[j]);
+    }
+    sp_legend_entry(&s, &l, "stroke=\"#555\" stroke-width=\"2.4\" stroke-dasharray=\"4 3\"", NULL, "target frame");
+    sp_legend_entry(&s, &l, "stroke=\"#555\" stroke-width=\"2.4\"", NULL, "reached frame (shorter)");
+    sp_legend_entry(&s, &l, "stroke=\"#555\" stroke-width=\"2.4\" stroke-opacity=\"0.45\"", NULL, "axis pointing away");
+    sp_svg_add(&s, "</g>\n");
+    sp_svg_text(&s, l.x, l.y + 18 * l.count + 20, "font-size=\"11\" fill=\"#555\"", "world axes as seen:");
+    world_axes(&s, &v, l.x + 40, l.y + 18 * l.count + 65, 24);
+
+    st = kicks_panel(&s, root, T, 90, 500, 840, 150, err);
+    if (st == SP_OK) {
+        sp_chart m = {.left = 90, .top = 750, .width = 360, .height = 160, .title = "Miss angle at the keyframes"};
+        st = miss_panel(&s, tg, n, T, m, "miss-angle", "miss angle (rad)", err);
+    }
+    if (st == SP_OK) {
+        sp_chart w = {.left = 570, .top = 750, .width = 360, .height = 160};
+        st = speed_panel(&s, tr, R, T, w, err);
+    }
+    free(tg), free(labels.b), free(owned);
+    if (st != SP_OK) {
+        sp_svg_release(&s);
+        return st;
+    }
+    return finish(&s, svg, err);
+}
+
+/* ---- configuration against time, invariants on a log scale */
+
+#define MAX_DRIFT (SP_VAK_MAX_INTEGRALS + 4)
+
+typedef struct drift_set {
+    int count;
+    char name[MAX_DRIFT][64];
+    double *value[MAX_DRIFT]; /* rows each */
+} drift_set;
+
+static void drift_release(drift_set *d)
+{
+    for (int i = 0; i < d->count; ++i) free(d->value[i]);
+    d->count = 0;
+}
+
+static double *drift_add(drift_set *d, const char *name, int rows)
+{
+    if (d->count == MAX_DRIFT) return NULL;
+    d->value[d->count] = calloc((size_t)rows, sizeof(double));
+    if (!d->value[d->count]) return NULL;
+    snprintf(d->name[d->count], sizeof d->name[0], "%s", name);
+    return d->value[d->count++];
+}
+
+/* drift_add as the callback of nh_plot.h */
+static double *drift_add_cb(void *d, const char *name, int rows) { return drift_add(d, name, rows); }
+
+static sp_status need_width(const sp_traj *tr, const char *name, int width, const char *why, sp_input_error *err,
+                            const sp_traj_field **out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "trajectory.%s", name);
+    *out = sp_traj_get(tr, name);
+    if (!*out) return sp_input_fail(err, path, "missing (%s)", why);
+    if ((*out)->width != width) return sp_input_fail(err, path, "rows must have %d numbers (%s)", width, why);
+    return SP_OK;
+}
+
+/* Cubic splines: the invariants of the HOHP schemes, relative to their size at t = 0. */
+static sp_status cubic_drift(const cJSON *root, const sp_traj *tr, drift_set *d, sp_input_error *err)
+{
+    const char *gname = string_at(cJSON_GetObjectItem(root, "settings"), "group");
+    const sp_group *G = sp_group_by_name(gname ? gname : "SO3");
+    if (!G) return sp_input_fail(err, "settings.group", "unknown group '%s'", gname);
+    char why[64];
+    snprintf(why, sizeof why, "the states of a cubic on %s", G->name);
+    const sp_traj_field *q, *xi, *nu, *p;
+    sp_status st;
+    if ((st = need_width(tr, "q", G->elem_size, why, err, &q)) != SP_OK ||
+        (st = need_width(tr, "xi", G->dim, why, err, &xi)) != SP_OK ||
+        (st = need_width(tr, "nu", G->dim, why, err, &nu)) != SP_OK ||
+        (st = need_width(tr, "p", G->dim, why, err, &p)) != SP_OK)
+        return st;
+    const int n = G->dim, rows = tr->rows;
+    double *mm = drift_add(d, "momentum map Ad*(g⁻¹)ν", rows), *rm = drift_add(d, "right momentum −ad*(ξ)p − ν", rows),
+           *cas = drift_add(d, "Casimir |ν|", rows), *en = drift_add(d, "energy ⟨ν,ξ⟩ + ½|p|²", rows);
+    if (!mm || !rm || !cas || !en) return sp_input_fail(err, "trajectory", "out of memory");
+    double M0[SP_LIE_MAX_DIM], C0[SP_LIE_MAX_DIM], c0 = 0, H0 = 0;
+    for (int k = 0; k < rows; ++k) {
+        sp_hohp_state z;
+        memset(&z, 0, sizeof z);
+        sp_vec_copy(G->elem_size, q->data + (size_t)k * G->elem_size, z.g);
+        sp_vec_copy(n, xi->data + (size_t)k * n, z.xi);
+        sp_vec_copy(n, nu->data + (size_t)k * n, z.nu);
+        sp_vec_copy(n, p->data + (size_t)k * n, z.p);
+        double M[SP_LIE_MAX_DIM], C[SP_LIE_MAX_DIM];
+        sp_hohp_momentum_map(G, &z, M);
+        sp_hohp_right_momentum(G, &z, C);
+        double casimir = sp_vec_norm(n, z.nu), H = sp_hohp_energy(G, &z);
+        if (k == 0) sp_vec_copy(n, M, M0), sp_vec_copy(n, C, C0), c0 = casimir, H0 = H;
+        const double tiny = 1e-300, c_scale = sp_vec_norm(n, z.xi) * sp_vec_norm(n, z.p) + casimir;
+        mm[k] = sp_vec_dist(n, M, M0) / fmax(sp_vec_norm(n, M0), tiny);
+        rm[k] = sp_vec_dist(n, C, C0) / fmax(c_scale, tiny);
+        cas[k] = fabs(casimir - c0) / fmax(c0, tiny);
+        en[k] = fabs(H - H0);
+    }
+    return SP_OK;
+}
+
+/* Vakonomic models: |Ĥ − Ĥ0|, |I − I0| for each first integral and |G(q) q̇|∞, with the
+ * model bound to the result's parameters. */
+static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, const sp_traj *tr, drift_set *d,
+                           sp_input_error *err)
+{
+    sp_vak_params prm = {.potential = 0};
+    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
+    for (size_t i = 0; i < type->n_params; ++i) {
+        const cJSON *x = cJSON_GetObjectItem(params, type->param_names[i]);
+        prm.value[i] = cJSON_IsNumber(x) ? x->valuedouble : type->param_defaults[i];
+    }
+    const char *potential = string_at(params, "potential");
+    if (potential) {
+        prm.potential = -1;
+        for (int i = 0; type->potential_names[i]; ++i)
+            if (strcmp(type->potential_names[i], potential) == 0) prm.potential = i;
+        if (prm.potential < 0)
+            return sp_input_fail(err, "settings.params.potential", "unknown potential '%s' for %s", potential,
+                                 type->name);
+    }
+    int bad = type->check_params(&prm);
+    if (bad >= 0) {
+        char path[96];
+        snprintf(path, sizeof path, "settings.params.%s", type->param_names[bad]);
+        return sp_input_fail(err, path, "invalid value for %s", type->name);
+    }
+    const sp_traj_field *q, *p;
+    sp_status st;
+    char why[64];
+    snprintf(why, sizeof why, "the state of the %s model", type->name);
+    if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
+        (st = need_width(tr, "p", type->n, why, err, &p)) != SP_OK)
+        return st;
+    double mass[SP_VAK_MAX_N];
+    sp_vakonomic_model model;
+    sp_vak_model_bind(type, &prm, mass, &model);
+    sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&model);
+    const char *names[SP_VAK_MAX_INTEGRALS];
+    double I0[SP_VAK_MAX_INTEGRALS], I[SP_VAK_MAX_INTEGRALS];
+    size_t ni = type->integrals(q->data, p->data, &prm, I0, names);
+    double *H = drift_add(d, "energy |Ĥ − Ĥ0|", tr->rows), *integral[SP_VAK_MAX_INTEGRALS];
+    int ok = pt && H;
+    for (size_t i = 0; ok && i < ni; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "%s drift", names[i]);
+        ok = (integral[i] = drift_add(d, name, tr->rows)) != NULL;
+    }
+    double *res = ok ? drift_add(d, "constraint |G(q) q̇|", tr->rows) : NULL;
+    if (!res) {
+        sp_vakonomic_point_free(pt);
+        return sp_input_fail(err, "trajectory", "out of memory");
+    }
+    const int n = type->n, m = type->m;
+    double H0 = NAN;
+    for (int k = 0; k < tr->rows; ++k) {
+        const double *qk = q->data + (size_t)k * n, *pk = p->data + (size_t)k * n;
+        double h, v[SP_VAK_MAX_N];
+        if (sp_vakonomic_hamiltonian(&model, pt, qk, pk, &h, NULL, v) != SP_OK) {
+            H[k] = res[k] = NAN; /* breaks the lines */
+        } else {
+            if (k == 0) H0 = h;
+            H[k] = fabs(h - H0);
+            res[k] = 0.0;
+            for (int j = 0; j < m; ++j) res[k] = fmax(res[k], fabs(sp_vec_dot(n, pt->G + j * n, v)));
+        }
+        type->integrals(qk, pk, &prm, I, NULL);
+        for (size_t i = 0; i < ni; ++i) integral[i][k] = fabs(I[i] - I0[i]);
+    }
+    sp_vakonomic_point_free(pt);
+    return SP_OK;
+}
+
+/* Holonomic models: the quantities that vanish on T*Q (|q|² − l² and q·p for the
+ * pendulums and S³; else max |g(q)| and max |G(q)M⁻¹p|), |H − H0| and |I − I0| for each
+ * declared first integral, with the model bound to the result's parameters. */
+static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, const sp_traj *tr, drift_set *d,
+                           sp_input_error *err)
+{
+    sp_hol_params prm;
+    sp_hol_params_default(type, &prm);
+    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
+    for (size_t i = 0; i < type->n_params; ++i) {
+        const sp_hol_param *pa = &type->params[i];
+        const cJSON *x = cJSON_GetObjectItem(params, pa->name);
+        if (pa->size == 1 && cJSON_IsNumber(x))
+            prm.value[pa->offset] = x->valuedouble;
+        else if (pa->size > 1 && x && !read_numbers(x, pa->size, prm.value + pa->offset)) {
+            char path[96];
+            snprintf(path, sizeof path, "settings.params.%s", pa->name);
+            return sp_input_fail(err, path, "must be an array of %d numbers", pa->size);
+        }
+    }
+    const char *potential = string_at(params, "potential");
+    if (potential) {
+        prm.potential = -1;
+        for (int i = 0; type->potential_names[i]; ++i)
+            if (strcmp(type->potential_names[i], potential) == 0) prm.potential = i;
+        if (prm.potential < 0)
+            return sp_input_fail(err, "settings.params.potential", "unknown potential '%s' for %s", potential,
+                                 type->name);
+    }
+    sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
+    if (!b) return sp_input_fail(err, "trajectory", "out of memory");
+    if (sp_hol_model_bind(type, &prm, b) != SP_OK) {
+        free(b);
+        return sp_input_fail(err, "settings.params", "invalid parameters for %s", type->name);
+    }
+    const sp_traj_field *q, *p;
+    sp_status st;
+    char why[64];
+    snprintf(why, sizeof why, "the state of the %s model", type->name);
+    if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
+        (st = need_width(tr, "p", type->n, why, err, &p)) != SP_OK) {
+        free(b);
+        return st;
+    }
+    const int n = type->n, rows = tr->rows;
+    sp_hol_values v0, v;
+    if (sp_hol_values_at(b, q->data, p->data, &v0) != SP_OK) memset(&v0, 0, sizeof v0);
+    const char *inames[SP_HOL_MAX_INTEGRALS];
+    size_t ni = sp_hol_integral_names(b, inames), nm = 0;
+    while (type->monitor_names[nm]) ++nm;
+    double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
+    int lines = 0, ok = 1;
+    if (nm) {
+        for (size_t i = 0; ok && i < nm; ++i)
+            ok = (line[lines++] = drift_add(d, type->monitor_labels[i], rows)) != NULL;
+    } else {
+        ok = (line[lines++] = drift_add(d, "constraint |g(q)|", rows)) != NULL &&
+             (line[lines++] = drift_add(d, "hidden constraint |G(q) M⁻¹p|", rows)) != NULL;
+    }
+    if (ok) ok = (line[lines++] = drift_add(d, "energy |H − H0|", rows)) != NULL;
+    for (size_t i = 0; ok && i < ni; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "%s drift", inames[i]);
+        ok = (line[lines++] = drift_add(d, name, rows)) != NULL;
+    }
+    if (!ok) {
+        free(b);
+        return sp_input_fail(err, "trajectory", "out of memory");
+    }
+    for (int k = 0; k < rows; ++k) {
+        int j = 0;
+        if (sp_hol_values_at(b, q->data + (size_t)k * n, p->data + (size_t)k * n, &v) != SP_OK) {
+            for (int i = 0; i < lines; ++i) line[i][k] = NAN; /* breaks the lines */
+            continue;
+        }
+        if (nm) {
+            for (size_t i = 0; i < nm; ++i) line[j++][k] = fabs(v.monitor[i]);
+        } else {
+            line[j++][k] = v.constraint;
+            line[j++][k] = v.hidden;
+        }
+        line[j++][k] = fabs(v.energy - v0.energy);
+        for (size_t i = 0; i < ni; ++i) line[j++][k] = fabs(v.integral[i] - v0.integral[i]);
+    }
+    free(b);
+    return SP_OK;
+}
+
+/* Names of the components of q: the "coordinates", q_ij for a matrix group, else q_i. */
+static void component_name(const sp_traj *tr, const char *field, int width, int i, char *out, size_t size)
+{
+    int k = (int)lround(sqrt(width));
+    if (tr->n_coordinates == width)
+        snprintf(out, size, "%s", tr->coordinates[i]);
+    else if (strcmp(field, "q") == 0 && width >= 4 && k * k == width)
+        snprintf(out, size, "%s_%d%d", field, i / k + 1, i % k + 1);
+    else
+        snprintf(out, size, "%s_%d", field, i + 1);
+}
+
+static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
+{
+    const char *model = string_at(root, "model"), *task = string_at(root, "task");
+    const sp_traj_field *q = sp_traj_get(tr, "q");
+    for (int i = 0; !q && i < tr->n_fields; ++i) /* a model without "q": its first state component */
+        if (tr->field[i].width > 0) q = &tr->field[i];
+    if (!q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
+
+    drift_set d = {0};
+    const sp_vak_model_type *vak = sp_vak_model_by_name(model);
+    const sp_hol_model_type *hol = sp_hol_model_by_name(model);
+    sp_status st = SP_OK;
+    if (model && strcmp(model, "cubic_spline") == 0)
+        st = cubic_drift(root, tr, &d, err);
+    else if (vak)
+        st = vak_drift(root, vak, tr, &d, err);
+    else if (hol)
+        st = hol_drift(root, hol, tr, &d, err);
+    else if (sp_nh_plot_knows(model))
+        st = sp_nh_plot_drift(root, model, tr, drift_add_cb, &d, err);
+    if (st != SP_OK) {
+        drift_release(&d);
+        return st;
+    }
+    /* exact zeros drawn at a floor below every positive value (and at most 1e-16) */
+    double minpos = INFINITY;
+    for (int i = 0; i < d.count; ++i)
+        for (int k = 1; k < tr->rows; ++k)
+            if (d.value[i][k] > 0.0) minpos = fmin(minpos, d.value[i][k]);
+    double floor_value = isfinite(minpos) ? fmin(1e-16, minpos / 10) : 1e-16;
+    floor_value = pow(10.0, floor(log10(floor_value)));
+    for (int i = 0; i < d.count; ++i)
+        for (int k = 0; k < tr->rows; ++k)
+            if (d.value[i][k] == 0.0) d.value[i][k] = floor_value;
+
+    const int plane = (vak || (sp_nh_plot_planar(model) && strcmp(q->name, "q") == 0)) && q->width >= 2;
+    const double width = plane ? 1240 : 1160, panel_w = plane ? 560 : 780;
+    const int has_drift = d.count > 0 && tr->rows > 1;
+    const double height = has_drift ? 760 : 420;
+    char title[160];
+    const char *gname = string_at(cJSON_GetObjectItem(root, "settings"), "group");
+    snprintf(title, sizeof title, "%s %s%s%s", model ? model : "result", task, gname ? " on " : "", gname ? gname : "");
+    sp_svg s;
+    begin(&s, width, height, title, root);
+
+    /* configuration against time */
+    sp_chart a = {.left = 90, .top = 90, .width = panel_w, .height = 250, .title = "Configuration against time"};
+    a.x.label = "time t";
+    a.y.label = "configuration q";
+    for (int k = 0; k < tr->rows; ++k) {
+        sp_axis_include(&a.x, tr->t[k]);
+        for (int i = 0; i < q->width; ++i) sp_axis_include(&a.y, q->data[(size_t)k * q->width + i]);
+    }
+    sp_axis_finish(&a.x);
+    sp_axis_finish(&a.y);
+    sp_chart_axes(&s, &a);
+    sp_legend l = {.x = a.left + a.width + 18, .y = a.top + 8};
+    for (int i = 0; i < q->width; ++i) {
+        char name[80], style[96];
+        component_name(tr, q->name, q->width, i, name, sizeof name);
+        snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
+        sp_chart_series(&s, &a, name, (size_t)tr->rows, tr->t, 1, q->data + i, (size_t)q->width, style);
+    }
+    sp_svg_add(&s, "<g class=\"legend\">\n");
+    for (int i = 0; i < q->width; ++i) {
+        char name[80], style[96];
+        component_name(tr, q->name, q->width, i, name, sizeof name);
+        snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
+        sp_legend_entry(&s, &l, style, NULL, name);
+    }
+    sp_svg_add(&s, "</g>\n");
+
+    /* invariants on a log scale (the drift at t = 0 is zero by definition: from the first step on) */
+    if (has_drift) {
+        sp_chart b = {.left = 90, .top = 450, .width = panel_w, .height = 250, .title = "Drift of the invariants"};
+        b.x = (sp_axis){.min = a.x.min, .max = a.x.max, .have = 1, .label = "time t"};
+        b.y.log = 1;
+        b.y.label = "drift (log scale)";
+        for (int i = 0; i < d.count; ++i)
+            for (int k = 1; k < tr->rows; ++k) sp_axis_include(&b.y, d.value[i][k]);
+        if (b.y.min <= floor_value) sp_axis_include(&b.y, floor_value / 10); /* floored lines above the frame */
+        sp_axis_finish(&b.y);
+        sp_chart_axes(&s, &b);
+        static const char *const dash[3] = {"", " stroke-dasharray=\"6 3\"", " stroke-dasharray=\"2 2\""};
+        l = (sp_legend){.x = b.left + b.width + 18, .y = b.top + 8};
+        for (int pass = 0; pass < 2; ++pass) {
+            if (pass) sp_svg_add(&s, "<g class=\"legend\">\n");
+            for (int i = 0; i < d.count; ++i) {
+                char style[128];
+                snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"%s", sp_svg_color(i + 4), dash[i % 3]);
+                if (pass)
+                    sp_legend_entry(&s, &l, style, NULL, d.name[i]);
+                else
+                    sp_chart_series(&s, &b, d.name[i], (size_t)tr->rows - 1, tr->t + 1, 1, d.value[i] + 1, 1, style);
+            }
+            if (pass) sp_svg_add(&s, "</g>\n");
+        }
+        char note[96];
+        snprintf(note, sizeof note, "exact zeros drawn at %.0e", floor_value);
+        sp_svg_text(&s, l.x, l.y + 18 * l.count + 10, "class=\"floor-note\" font-size=\"11\" fill=\"#555\"", note);
+        if (model && strcmp(model, "cubic_spline") == 0)
+            sp_svg_text(&s, l.x, l.y + 18 * l.count + 26, "font-size=\"11\" fill=\"#555\"",
+                        "momenta and |ν| relative, energy absolute");
+    }
+
+    /* the path in the plane of the first two coordinates, equal scales */
+    if (plane) {
+        char xl[80], yl[80];
+        component_name(tr, q->name, q->width, 0, xl, sizeof xl);
+        component_name(tr, q->name, q->width, 1, yl, sizeof yl);
+        sp_chart c = {.left = 910, .top = 90, .width = 290, .height = 290, .title = "Path in the plane"};
+        sp_axis x = {0}, y = {0};
+        double target[SP_TRAJ_MAX_WIDTH];
+        int has_target = read_numbers(cJSON_GetObjectItem(root, "target"), q->width, target);
+        for (int k = 0; k < tr->rows; ++k)
+            sp_axis_include(&x, q->data[(size_t)k * q->width]), sp_axis_include(&y, q->data[(size_t)k * q->width + 1]);
+        if (has_target) sp_axis_include(&x, target[0]), sp_axis_include(&y, target[1]);
+        double span = fmax(fmax(x.max - x.min, y.max - y.min) * 1.12, 1e-6), mx = 0.5 * (x.min + x.max),
+               my = 0.5 * (y.min + y.max);
+        c.x = (sp_axis){.min = mx - span / 2, .max = mx + span / 2, .have = 1, .label = xl};
+        c.y = (sp_axis){.min = my - span / 2, .max = my + span / 2, .have = 1, .label = yl};
+        sp_chart_axes(&s, &c);
+        sp_chart_series(&s, &c, "path", (size_t)tr->rows, q->data, (size_t)q->width, q->data + 1, (size_t)q->width,
+                        "stroke=\"#1f77b4\" stroke-width=\"2\"");
+        const double *end = q->data + (size_t)(tr->rows - 1) * q->width;
+        sp_svg_add(
+            &s,
+            "<circle class=\"start\" cx=\"%.2f\" cy=\"%.2f\" r=\"5\" fill=\"#2ca02c\"><title>start</title></circle>\n",
+            sp_chart_px(&c, q->data[0]), sp_chart_py(&c, q->data[1]));
+        sp_svg_add(&s,
+                   "<rect class=\"end\" x=\"%.2f\" y=\"%.2f\" width=\"9\" height=\"9\" "
+                   "fill=\"#1f77b4\"><title>end</title></rect>\n",
+                   sp_chart_px(&c, end[0]) - 4.5, sp_chart_py(&c, end[1]) - 4.5);
+        if (has_target)
+            sp_svg_add(&s,
+                       "<circle class=\"target\" cx=\"%.2f\" cy=\"%.2f\" r=\"8\" fill=\"none\" stroke=\"#ff7f0e\" "
+                       "stroke-width=\"2.5\"><title>target</title></circle>\n",
+                       sp_chart_px(&c, target[0]), sp_chart_py(&c, target[1]));
+        l = (sp_legend){.x = c.left, .y = c.top + c.height + 60};
+        sp_svg_add(&s, "<g class=\"legend\">\n");
+        sp_legend_entry(&s, &l, "stroke=\"#1f77b4\" stroke-width=\"2\"", NULL, "path");
+        sp_legend_entry(&s, &l, NULL, "<circle r=\"5\" fill=\"#2ca02c\"/>", "start");
+        sp_legend_entry(&s, &l, NULL, "<rect x=\"-4.5\" y=\"-4.5\" width=\"9\" height=\"9\" fill=\"#1f77b4\"/>", "end");
+        if (has_target)
+            sp_legend_entry(&s, &l, NULL, "<circle r=\"7\" fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"2.5\"/>",
+                            "target");
+        sp_svg_add(&s, "</g>\n");
+    }
+    drift_release(&d);
+    return finish(&s, svg, err);
+}
+
+sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err)
+{
+    *svg = NULL;
+    sp_status st = sp_result_check(result, err);
+    if (st != SP_OK) return st;
+    sp_traj tr;
+    if ((st = sp_traj_read(result, &tr, err)) != SP_OK) return st;
+    const char *model = string_at(result, "model"), *task = string_at(result, "task");
+    const cJSON *targets = cJSON_GetObjectItem(result, "targets");
+    if (model && strcmp(model, "cubic_spline") == 0 && strcmp(task, "plan") == 0) {
+        /* orientations when the first target is a matrix or a quaternion, or, without a
+         * readable one, when the trajectory has no points y(t) of the sphere */
+        const cJSON *first = cJSON_GetObjectItem(cJSON_GetArrayItem(targets, 0), "target");
+        int orientation = cJSON_IsArray(first) ? cJSON_IsArray(first->child) || cJSON_GetArraySize(first) == 4
+                                               : !sp_traj_get(&tr, "y");
+        if (orientation)
+            st = plot_orientation_plan(result, &tr, svg, err);
+        else
+            st = plot_sphere_plan(result, &tr, svg, err);
+    } else {
+        st = plot_time_series(result, &tr, svg, err);
+    }
+    sp_traj_release(&tr);
+    return st;
+}

@@ -1,0 +1,153 @@
+/* Results read back: the trajectory as numeric columns (result_view.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/plot/result_view.h"
+
+sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, ...)
+{
+    snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return SP_ERR_INVALID;
+}
+
+sp_status sp_result_check(const cJSON *root, sp_input_error *err)
+{
+    memset(err, 0, sizeof *err);
+    if (!cJSON_IsObject(root)) return sp_input_fail(err, "", "not a result: expected a JSON object");
+    if (!cJSON_IsString(cJSON_GetObjectItem(root, "status"))) {
+        if (cJSON_GetObjectItem(root, "task") && !cJSON_GetObjectItem(root, "trajectory"))
+            return sp_input_fail(err, "status",
+                                 "missing: this is a problem file, not a result (run `symplan solve` on it)");
+        return sp_input_fail(err, "status", "missing: not a result");
+    }
+    if (!cJSON_IsString(cJSON_GetObjectItem(root, "task"))) return sp_input_fail(err, "task", "missing: not a result");
+    return SP_OK;
+}
+
+const sp_traj_field *sp_traj_get(const sp_traj *tr, const char *name)
+{
+    for (int i = 0; i < tr->n_fields; ++i)
+        if (strcmp(tr->field[i].name, name) == 0) return &tr->field[i];
+    return NULL;
+}
+
+void sp_traj_release(sp_traj *tr)
+{
+    for (int i = 0; i < tr->n_fields; ++i) free(tr->field[i].data);
+    memset(tr, 0, sizeof *tr);
+}
+
+/* Width of a row: 0 for a number, the count for an array of numbers, −1 otherwise. */
+static int row_width(const cJSON *row)
+{
+    if (cJSON_IsNumber(row)) return 0;
+    if (!cJSON_IsArray(row)) return -1;
+    int w = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, row)
+    {
+        if (!cJSON_IsNumber(x)) return -1;
+        ++w;
+    }
+    return w;
+}
+
+static sp_status read_field(const cJSON *member, int rows, sp_traj_field *f, sp_input_error *err)
+{
+    char path[160];
+    snprintf(path, sizeof path, "trajectory.%s", member->string);
+    if (!cJSON_IsArray(member)) return sp_input_fail(err, path, "must be an array of rows");
+    int count = cJSON_GetArraySize(member);
+    if (rows >= 0 && count != rows) return sp_input_fail(err, path, "has %d rows but t has %d", count, rows);
+    if (count == 0) return sp_input_fail(err, path, "is empty");
+    int width = row_width(member->child);
+    if (width < 0 || width > SP_TRAJ_MAX_WIDTH || (width == 0 && !cJSON_IsNumber(member->child))) {
+        snprintf(path + strlen(path), sizeof path - strlen(path), "[0]");
+        return sp_input_fail(err, path, "must be a number or an array of at most %d numbers", SP_TRAJ_MAX_WIDTH);
+    }
+    f->name = member->string;
+    f->width = width;
+    f->data = malloc((size_t)count * (size_t)(width ? width : 1) * sizeof *f->data);
+    if (!f->data) return sp_input_fail(err, path, "out of memory");
+    int k = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, member)
+    {
+        if (row_width(row) != width || (width == 0) != cJSON_IsNumber(row)) {
+            free(f->data);
+            f->data = NULL;
+            snprintf(path + strlen(path), sizeof path - strlen(path), "[%d]", k);
+            if (width == 0) return sp_input_fail(err, path, "must be a number like the rows before it");
+            return sp_input_fail(err, path, "must be an array of %d numbers like the rows before it", width);
+        }
+        if (width == 0)
+            f->data[k] = row->valuedouble;
+        else {
+            int j = 0;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, row) f->data[(size_t)k * width + j++] = x->valuedouble;
+        }
+        ++k;
+    }
+    return SP_OK;
+}
+
+sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    memset(err, 0, sizeof *err);
+    const cJSON *traj = cJSON_GetObjectItem(root, "trajectory");
+    if (!traj) return sp_input_fail(err, "trajectory", "missing: this result has no trajectory");
+    if (!cJSON_IsObject(traj)) return sp_input_fail(err, "trajectory", "must be an object");
+    const cJSON *t = cJSON_GetObjectItem(traj, "t");
+    if (!t) return sp_input_fail(err, "trajectory.t", "missing");
+    /* "t" first, then the other members in file order */
+    sp_status st = read_field(t, -1, &tr->field[0], err);
+    if (st != SP_OK) return st;
+    tr->n_fields = 1;
+    if (tr->field[0].width != 0) {
+        sp_traj_release(tr);
+        return sp_input_fail(err, "trajectory.t", "must be an array of numbers");
+    }
+    tr->rows = cJSON_GetArraySize(t);
+    tr->t = tr->field[0].data;
+    const cJSON *member;
+    cJSON_ArrayForEach(member, traj)
+    {
+        if (member == t) continue;
+        if (strcmp(member->string, "coordinates") == 0) {
+            const cJSON *name;
+            int i = 0;
+            cJSON_ArrayForEach(name, member)
+            {
+                if (!cJSON_IsString(name) || i >= SP_TRAJ_MAX_WIDTH) {
+                    sp_traj_release(tr);
+                    return sp_input_fail(err, "trajectory.coordinates", "must be an array of at most %d names",
+                                         SP_TRAJ_MAX_WIDTH);
+                }
+                tr->coordinates[i++] = name->valuestring;
+            }
+            tr->n_coordinates = i;
+            continue;
+        }
+        /* only arrays of numbers or of rows are state; names, units and the like are not */
+        if (!cJSON_IsArray(member) || !(cJSON_IsNumber(member->child) || cJSON_IsArray(member->child))) continue;
+        if (tr->n_fields == SP_TRAJ_MAX_FIELDS) {
+            sp_traj_release(tr);
+            return sp_input_fail(err, "trajectory", "more than %d members", SP_TRAJ_MAX_FIELDS);
+        }
+        st = read_field(member, tr->rows, &tr->field[tr->n_fields], err);
+        if (st != SP_OK) {
+            sp_traj_release(tr);
+            return st;
+        }
+        ++tr->n_fields;
+    }
+    return SP_OK;
+}

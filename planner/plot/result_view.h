@@ -1,0 +1,50 @@
+/* Reading a result JSON back (for pictures and CSV): the checks that it is a result,
+ * and its trajectory as numeric columns. Every failure names the JSON path and what is
+ * wrong. Internal to planner/. */
+#ifndef SP_RESULT_VIEW_H
+#define SP_RESULT_VIEW_H
+
+#include <cjson/cJSON.h>
+
+#include "problems/sp_problem.h"
+
+#define SP_TRAJ_MAX_FIELDS 16
+#define SP_TRAJ_MAX_WIDTH 64
+
+/* One member of "trajectory": a column of numbers (width 0, like "t") or rows of
+ * `width` numbers (like "q"). */
+typedef struct sp_traj_field {
+    const char *name; /* owned by the cJSON tree */
+    int width;
+    double *data; /* rows x max(width, 1), row-major */
+} sp_traj_field;
+
+typedef struct sp_traj {
+    int rows;
+    const double *t;                         /* the "t" field's data */
+    sp_traj_field field[SP_TRAJ_MAX_FIELDS]; /* in file order, "t" included */
+    int n_fields;
+    const char *coordinates[SP_TRAJ_MAX_WIDTH]; /* "coordinates" names, owned by the tree */
+    int n_coordinates;
+} sp_traj;
+
+/* Fails unless root is an object with "task" and "status" strings (a result, not a
+ * problem file or a study summary). */
+sp_status sp_result_check(const cJSON *root, sp_input_error *err);
+/* Reads "trajectory" (which must exist, with "t"): its arrays of numbers or of rows, each
+ * with as many rows as "t", all rows of one member the same width; other members (the
+ * "coordinates" names, anything not numeric) are not state and are skipped. The tree must
+ * outlive tr. */
+sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err);
+/* The field named `name`, or NULL. */
+const sp_traj_field *sp_traj_get(const sp_traj *tr, const char *name);
+void sp_traj_release(sp_traj *tr);
+
+/* Sets err (path and printf-style message) and returns SP_ERR_INVALID. */
+sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

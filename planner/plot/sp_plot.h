@@ -1,0 +1,46 @@
+/* Pictures and tables of results, for `symplan plot` and `symplan export`.
+ *
+ * A result JSON (any task, any model) becomes a self-contained SVG picture of what its
+ * user wants to see: the path on the sphere with its targets, reached points and
+ * momentum kicks; orientation frames along an SO(3) path; the configuration against
+ * time with the drift of the invariants (recomputed from the trajectory) on a log
+ * scale. A study's summary becomes the chosen figure against a varied parameter, one
+ * line per combination of the other varied parameters (log–log for step counts and
+ * sizes). A result's trajectory becomes CSV whose numbers read back bitwise.
+ *
+ * Everything is built in memory and handed to the caller (who frees it); nothing is
+ * printed. Bad input comes back as SP_ERR_INVALID with the JSON path and what is wrong
+ * in err; SP_ERR_NOMEM when memory runs out. */
+#ifndef SP_PLOT_H
+#define SP_PLOT_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "problems/sp_problem.h"
+
+/* The picture of a result. */
+sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err);
+
+/* Choices for a study picture; NULL members take the defaults. */
+typedef struct sp_study_plot_options {
+    const char *x; /* the varied field along x; default: the first numeric varied field */
+    const char *y; /* the figure; default: "cost" if the cases have one, else "energy_error" */
+    int error;     /* draw instead |figure − figure of the next finer case of its line| (the
+                      next larger x, or the next smaller for a step size "h"), at the coarser
+                      case: successive differences, which fall with the order of the method */
+} sp_study_plot_options;
+
+/* The picture of a study from its summary (the contents of DIR/summary.json: an array
+ * of case records, or an object with a "cases" array). */
+sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, char **svg, sp_input_error *err);
+
+/* Whether a document is a study summary (an array of records, or an object with a
+ * "rows" array and no "trajectory") rather than a result. */
+int sp_plot_is_study_summary(const cJSON *doc);
+
+/* The trajectory of a result as CSV: a header row naming the columns (t, q_x… or
+ * q_11…q_33, xi_1…, p_…, lambda_…), then one row per time, numbers as %.17g. */
+sp_status sp_export_csv(const cJSON *result, char **csv, size_t *length, sp_input_error *err);
+
+#endif

@@ -1,0 +1,131 @@
+/* Studies: one problem run over a grid of settings, each case to its own result file,
+ * with a summary of them all. This is the part of `symplan study` that needs no
+ * processes: reading and expanding the study file, validating every case, running one
+ * case into its file, recognising a complete result left by an earlier run, and the
+ * summary tables. The command (planner/cli/cmd_study.c) runs the cases in worker processes
+ * or MPI ranks and reports progress.
+ *
+ * A study file:
+ *
+ *     { "name": "convergence",                      (optional; default: the file's name)
+ *       "base": "sphere_interpolation.json",        (a path relative to the study file,
+ *                                                     or the problem itself as an object)
+ *       "vary": { "steps": [50, 100, 200], "scheme": ["hohp_euler", "hohp_sv"] } }
+ *
+ * or, instead of "vary", "cases": [ {"steps": 50}, {"steps": 100, "scheme": "hohp_euler"} ]
+ * (explicit overrides, one object per case). "description" is allowed and ignored.
+ *
+ * Keys are field paths into the problem: names joined by dots, array elements by [i]
+ * ("optimizer.algorithm", "targets[1].t", "params.L"). An override replaces the value
+ * at its path (any JSON value); missing objects on the way are created; an index may
+ * name an existing element or, for the last step of a path, the element just past the
+ * end (appending).
+ *
+ * "vary" expands to the cartesian product of its lists as nested loops in the order the
+ * keys are written, the first key outermost: {"a": [1, 2], "b": [x, y, z]} gives cases
+ * 0…5 = (1,x) (1,y) (1,z) (2,x) (2,y) (2,z). Case i's result is DIR/case-%04d.json. */
+#ifndef SP_STUDY_H
+#define SP_STUDY_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "problems/sp_limits.h"
+#include "problems/sp_problem.h"
+
+/* What is wrong with a study: in the study file itself (case_index −1; input.path is a
+ * JSON path in the study file) or in one case (input.path is the override or the
+ * problem field at fault, as the problem reader names it). */
+typedef struct sp_study_error {
+    long case_index;
+    sp_input_error input;
+} sp_study_error;
+
+typedef struct sp_study sp_study;
+
+/* Reads a study, expands it and validates every case with the problem reader. On
+ * failure returns SP_ERR_INVALID (SP_ERR_IO when the study or base file cannot be read,
+ * SP_ERR_NOMEM) with *err filled and *out NULL. `base_dir` resolves a relative "base"
+ * path (NULL: the working directory); sp_study_read_file uses the study file's folder. */
+sp_status sp_study_parse(const char *text, size_t length, const char *base_dir, sp_study **out, sp_study_error *err);
+sp_status sp_study_read_file(const char *path, sp_study **out, sp_study_error *err);
+/* The same under resource limits (NULL: the defaults of sp_limits.h, which the plain
+ * functions apply): at most limits->cases cases, each problem within the limits, which
+ * the study keeps for sp_study_run_case. */
+sp_status sp_study_parse_limited(const char *text, size_t length, const char *base_dir, const sp_limits *limits,
+                                 sp_study **out, sp_study_error *err);
+sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, sp_study **out, sp_study_error *err);
+void sp_study_free(sp_study *s);
+
+const char *sp_study_name(const sp_study *s);
+size_t sp_study_case_count(const sp_study *s);
+/* The varied field paths, in the order of their first appearance (array of strings). */
+const cJSON *sp_study_parameters(const sp_study *s);
+
+/* Case i's overrides as a new object {path: value} (NULL when out of memory). */
+cJSON *sp_study_case_values(const sp_study *s, size_t i);
+/* Case i's problem: the base with case i's overrides applied, as a new tree. NULL with
+ * *err filled when an override cannot be applied (or memory runs out). */
+cJSON *sp_study_case_problem(const sp_study *s, size_t i, sp_study_error *err);
+/* "case-0003.json" */
+void sp_study_case_file(size_t i, char *name, size_t size);
+
+/* Sets the value at a field path (syntax above) in the tree `root`, which must be an
+ * object; `value` is copied. Returns 0, or −1 with a message in why and the tree as it
+ * was. */
+int sp_json_set_path(cJSON *root, const char *path, const cJSON *value, char *why, size_t why_size);
+
+/* Runs case i and writes its result to DIR/case-NNNN.json (temporary file, then
+ * rename). The file is the result of `symplan solve` on the case's problem without its
+ * wall-clock numbers (sp_result_detach_wall_clock), plus a "case" block:
+ * {"index": i, "values": {...}, "problem": {the case's full problem}}. So a case file is
+ * the same bytes whatever the run that wrote it. When `figures` is not NULL it receives
+ * the result's sp_study_result_figures (NULL when out of memory). On failure returns the
+ * status with a message in why; nothing is left in DIR. */
+sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON **figures, char *why, size_t why_size);
+
+/* Case i's result in DIR when it is complete and was computed for the case as it is
+ * now (same index and the same problem, field for field); NULL otherwise. */
+cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir);
+
+/* Removes the temporary files (NAME.tmp-XXXXXX of case files and summaries) that a
+ * killed run left in DIR. Returns how many. */
+int sp_study_remove_temporaries(const char *dir);
+
+/* The summary of a study: one row per case, in case order.
+ *
+ * summary.json: {"study": name, "cases": N, "done": d, "failed": f,
+ *                "parameters": [paths], "rows": [row…]}
+ * row: {"case": i, "file": "case-0003.json", "input_hash": "<FNV-1a of the problem>",
+ *       "values": {path: value…}, "status": "converged" | "ok" | … | "pending" | "failed",
+ *       "error": "…" (failed only), "wall_seconds": s (null when not known),
+ *       then every number of the result: its top-level numbers under their names
+ *       ("cost", "iterations", "gradient_norm", "residual"…), the members of
+ *       "diagnostics" under theirs ("momentum_map_drift"…) and the numbers of its other
+ *       objects as "object.name" ("terminal_residual.norm", "timing.forward_sweeps")}.
+ * summary.csv: a header row, then one line per case: case, file, one column per
+ * parameter, status, wall_seconds, then the union of the numbers' names in order of
+ * first appearance (a name equal to a parameter's is left out of the CSV). */
+typedef struct sp_study_summary sp_study_summary;
+
+sp_study_summary *sp_study_summary_new(const sp_study *s); /* every row pending */
+void sp_study_summary_free(sp_study_summary *sum);
+/* What a summary row takes from a result, as a new flat object: "status" and every
+ * number named as described above (NULL when out of memory). Small enough to pass
+ * between processes where the whole result is not. */
+cJSON *sp_study_result_figures(const cJSON *result);
+/* Case i finished with `result` (not kept) after wall_seconds (NaN: unknown). */
+sp_status sp_study_summary_set_result(sp_study_summary *sum, size_t i, const cJSON *result, double wall_seconds);
+/* The same from the result's figures (not kept). */
+sp_status sp_study_summary_set_figures(sp_study_summary *sum, size_t i, const cJSON *figures, double wall_seconds);
+/* Case i failed without a result. */
+sp_status sp_study_summary_set_failed(sp_study_summary *sum, size_t i, const char *why, double wall_seconds);
+/* Takes the wall time of every done row whose case and input hash match a row of the
+ * summary.json already in DIR (a resumed study keeps the times of its reused cases). */
+void sp_study_summary_reuse_wall_times(sp_study_summary *sum, const char *dir);
+size_t sp_study_summary_done(const sp_study_summary *sum);   /* with a result */
+size_t sp_study_summary_failed(const sp_study_summary *sum); /* failed */
+/* Writes DIR/summary.json and DIR/summary.csv, each atomically. */
+sp_status sp_study_summary_write(const sp_study_summary *sum, const char *dir, char *why, size_t why_size);
+
+#endif

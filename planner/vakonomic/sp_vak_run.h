@@ -1,0 +1,72 @@
+/* Runs of vakonomic models: integrating a problem's model from (q0, p0) with the
+ * Gauss–Legendre index-1 scheme, recording the trajectory and the invariants the
+ * scheme keeps, and the tasks built on it (simulate; endpoint plans). */
+#ifndef SP_VAK_RUN_H
+#define SP_VAK_RUN_H
+
+#include <cjson/cJSON.h>
+
+#include "planner/sp_progress.h"
+#include "integrators/sp_index1.h"
+#include "problems/sp_problem.h"
+
+/* A model bound to a problem's parameters with its stepper; the problem must outlive it. */
+typedef struct sp_vak_system {
+    const sp_problem *pb;
+    sp_vakonomic_model model;
+    double mass[SP_VAK_MAX_N];
+    sp_index1 *stepper;
+    sp_vakonomic_point *point;         /* for λ(q, p), Ĥ and diagnostics */
+    const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
+} sp_vak_system;
+
+sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb);
+void sp_vak_system_release(sp_vak_system *sys);
+
+/* What a run keeps: every step's state when `record` is set (N+1 rows), and always the
+ * maxima of the invariants' drift. */
+typedef struct sp_vak_run {
+    int steps_done;
+    sp_status status;
+    double *t, *q, *p, *lam; /* (N+1) rows of 1, n, n, m when recorded */
+    double H0, energy_error, constraint_residual;
+    size_t n_integrals; /* the model's first integrals, as declared for its parameters */
+    double integral0[SP_VAK_MAX_INTEGRALS], integral_drift[SP_VAK_MAX_INTEGRALS];
+    double length, energy; /* ∫ |q̇|_M dt and ∫ ½ q̇ᵀMq̇ dt by the trapezoidal rule */
+    double mean_iterations;
+    int max_iterations;
+    double *jacobian;                                /* ∂z_N/∂p0 (2n x n, row-major) when asked */
+    double q_end[SP_VAK_MAX_N], p_end[SP_VAK_MAX_N]; /* the last state reached */
+} sp_vak_run;
+
+/* Integrates pb->steps steps of size pb->T/pb->steps from (q0, p0). With `record` the
+ * trajectory arrays are allocated (free with sp_vak_run_release); with `sensitivity` the
+ * exact ∂z_N/∂p0 is propagated. A failed step ends the run with its status, and so does
+ * a raised sys->stop (SP_ERR_INTERRUPTED). */
+sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p0, int record, int sensitivity,
+                           sp_vak_run *run);
+void sp_vak_run_release(sp_vak_run *run);
+
+/* The symplecticity defect of one step of size h at (q0, p0)
+ * (‖DΦᵀ J DΦ − J‖∞ with DΦ by central differences, ε = 1e-6; the vakonomic flow is
+ * symplectic on all of R²ⁿ). */
+sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h, double *defect);
+
+/* Adds "trajectory" and "diagnostics" of a recorded run to a result. */
+void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result);
+
+/* Adds the "settings" block (scheme, stages, h, params) of a vakonomic problem. */
+void sp_vak_settings_json(const sp_problem *pb, cJSON *result);
+
+/* The simulate task's result (NULL when out of memory); a stop asked through `progress`
+ * (may be NULL) ends it with status "interrupted" and the steps taken so far. */
+cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress);
+
+/* The endpoint plan's result (NULL when out of memory): p0 such that the discrete
+ * geodesic from q0 reaches q1 at T (see planner/vakonomic/endpoint.c). */
+cJSON *sp_vak_plan_json(const sp_problem *pb);
+/* The same, reporting every evaluation of each start's search to `progress`; a stop
+ * asked through it ends the search with status "interrupted" and the best point so far. */
+cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
+
+#endif

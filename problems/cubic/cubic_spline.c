@@ -1,0 +1,158 @@
+/* Target terms of the cubic-spline planning cost (points on S², rotations).
+ * Both use chordal distances, so that gradients stay smooth at every configuration. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "problems/sp_problem.h"
+#include "lie/sp_linalg.h"
+
+double sp_cubic_target_cost(const sp_cubic_spline *c, size_t i, const double *g)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        double y[3];
+        sp_mat_vec(3, 3, g, c->y0, y);
+        double d = sp_vec_dist(3, y, tg->y);
+        return 0.5 * d * d / s2;
+    }
+    double d = sp_vec_dist(c->group->elem_size, g, tg->R);
+    return 0.5 * d * d / s2;
+}
+
+/* A = Rᵢᵀ g */
+static void relative_rotation(const sp_cubic_target *tg, const double *g, double *A)
+{
+    double Rt[9];
+    sp_mat_transpose(3, tg->R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, g, A);
+}
+
+void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *g, double *grad)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        /* ∇E = −(1/σ²) y0 × (gᵀ yᵢ) */
+        double gy[3];
+        sp_mat_tvec(3, 3, g, tg->y, gy);
+        sp_cross(c->y0, gy, grad);
+        for (int k = 0; k < 3; ++k) grad[k] /= -s2;
+        return;
+    }
+    if (c->group != sp_group_so3) {
+        /* points of Rⁿ: ∇E = (g − xᵢ)/σ² */
+        for (int k = 0; k < c->group->dim; ++k) grad[k] = (g[k] - tg->R[k]) / s2;
+        return;
+    }
+    /* ∇E = (1/σ²) vee(A − Aᵀ) */
+    double A[9];
+    relative_rotation(tg, g, A);
+    grad[0] = (A[7] - A[5]) / s2;
+    grad[1] = (A[2] - A[6]) / s2;
+    grad[2] = (A[3] - A[1]) / s2;
+}
+
+void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double *g, const double *v, double *out)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    double s2 = c->sigma * c->sigma;
+    if (c->space == SP_SPACE_SPHERE) {
+        /* Kᵀv = −(1/σ²)(gᵀyᵢ) × (y0 × v) */
+        double gy[3], w[3];
+        sp_mat_tvec(3, 3, g, tg->y, gy);
+        sp_cross(c->y0, v, w);
+        sp_cross(gy, w, out);
+        for (int k = 0; k < 3; ++k) out[k] /= -s2;
+        return;
+    }
+    if (c->group != sp_group_so3) {
+        for (int k = 0; k < c->group->dim; ++k) out[k] = v[k] / s2; /* K = I/σ² */
+        return;
+    }
+    /* K = (1/σ²)(tr(A) I − Aᵀ), so Kᵀv = (1/σ²)(tr(A) v − A v) */
+    double A[9], Av[3];
+    relative_rotation(tg, g, A);
+    sp_mat_vec(3, 3, A, v, Av);
+    double tr = A[0] + A[4] + A[8];
+    for (int k = 0; k < 3; ++k) out[k] = (tr * v[k] - Av[k]) / s2;
+}
+
+size_t sp_cubic_segments(const sp_cubic_spline *c, double T)
+{
+    if (c->n_targets == 0) return 1;
+    return c->n_targets + (fabs(c->targets[c->n_targets - 1].t - T) > 1e-9 * T);
+}
+
+double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g)
+{
+    const sp_cubic_target *tg = &c->targets[i];
+    if (c->space == SP_SPACE_SPHERE) {
+        double y[3];
+        sp_mat_vec(3, 3, g, c->y0, y);
+        return sp_vec_dist(3, y, tg->y);
+    }
+    if (c->group != sp_group_so3) return sp_vec_dist(c->group->elem_size, g, tg->R);
+    double A[9], x[3];
+    relative_rotation(tg, g, A);
+    if (c->group->log(c->group, A, x) != SP_OK) return SP_PI;
+    return sp_vec_norm(3, x);
+}
+
+/* The step sizes, node times and target steps of sp_plan_grid (see sp_problem.h). */
+static void fill_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step)
+{
+    size_t m = c->n_targets;
+    int uniform = 1;
+    for (size_t i = 0; i < m; ++i) {
+        double k = c->targets[i].t / T * N;
+        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
+    }
+    int previous = 0;
+    for (size_t i = 0; i < m; ++i) {
+        int k = (int)nearbyint(c->targets[i].t / T * N);
+        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
+        if (k < previous + 1) k = previous + 1;
+        if (k > N - segments_left) k = N - segments_left;
+        target_step[i] = previous = k;
+    }
+
+    /* Steps of one segment are even; segment ends sit exactly on the target times. */
+    int k0 = 0;
+    double t0 = 0.0;
+    t[0] = 0.0;
+    for (size_t i = 0; i <= m; ++i) {
+        int k1 = i < m ? target_step[i] : N;
+        double t1 = i < m ? c->targets[i].t : T;
+        double hs = uniform ? T / N : (t1 - t0) / (k1 - k0);
+        for (int k = k0; k < k1; ++k) {
+            h[k] = hs;
+            t[k + 1] = uniform ? (k + 1) * hs : t0 + (k + 1 - k0) * hs;
+        }
+        if (k1 > k0) t[k1] = t1;
+        k0 = k1, t0 = t1;
+    }
+}
+
+sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N)
+{
+    const size_t n = (size_t)N, m = c->n_targets;
+    g->h = malloc(n * sizeof *g->h);
+    g->t = malloc((n + 1) * sizeof *g->t);
+    g->target_step = malloc((m ? m : 1) * sizeof *g->target_step);
+    g->target_at = malloc((n + 1) * sizeof *g->target_at);
+    if (!g->h || !g->t || !g->target_step || !g->target_at) {
+        sp_plan_grid_free(g);
+        return SP_ERR_NOMEM;
+    }
+    fill_grid(c, T, N, g->h, g->t, g->target_step);
+    for (size_t k = 0; k <= n; ++k) g->target_at[k] = -1;
+    for (size_t i = 0; i < m; ++i) g->target_at[g->target_step[i]] = (int)i;
+    return SP_OK;
+}
+
+void sp_plan_grid_free(sp_plan_grid *g)
+{
+    free(g->h), free(g->t), free(g->target_step), free(g->target_at);
+    *g = (sp_plan_grid){0};
+}
