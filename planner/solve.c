@@ -1,182 +1,32 @@
-/* The dispatch of a problem to its task: cubic-spline plans (NLopt over the initial
- * momenta with the discrete adjoint), cubic-spline simulations, the vakonomic
- * models' simulations and endpoint plans, and the holonomic and nonholonomic models'
- * simulations. */
-#include <stdio.h>
-#include <string.h>
-
-#include "planner/holonomic/sp_hol_run.h"
-#include "planner/nonholonomic/sp_nh_run.h"
-#include "planner/cubic/sp_plan.h"
+/* The dispatch of a problem to its family's task (sp_solve.h). */
+#include "planner/sp_family.h"
 #include "planner/sp_solve.h"
-#include "planner/vakonomic/sp_vak_run.h"
-#include "problems/sp_result_file.h"
 
-/* The task of the problem's kind. */
-static cJSON *run_task(const sp_problem *pb, const sp_progress *progress)
+cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_progress *progress)
 {
-    if (pb->kind == SP_KIND_HOLONOMIC) return sp_hol_simulate_json(pb, progress);
-    if (pb->kind == SP_KIND_NONHOLONOMIC || pb->kind == SP_KIND_NONHOLONOMIC_LIE)
-        return sp_nh_simulate_json(pb, progress);
-    if (pb->kind == SP_KIND_VAKONOMIC)
-        return pb->task == SP_TASK_PLAN ? sp_vak_plan_json_progress(pb, progress) : sp_vak_simulate_json(pb, progress);
-    if (pb->task == SP_TASK_SIMULATE) return sp_simulate_json(pb, progress);
-    sp_plan *plan = sp_plan_new(pb);
-    if (!plan) return NULL;
-    sp_plan_set_progress(plan, progress);
-    sp_plan_result res;
-    sp_plan_solve(plan, &res); /* every outcome, failures included, lands in res */
-    cJSON *result = sp_plan_result_json(plan, &res);
-    sp_plan_free(plan);
+    sp_stepper stepper;
+    sp_status st;
+    void *self = f->simulation.open(pb, progress, &stepper, &st);
+    if (!self) return NULL;
+    const sp_run_settings settings = sp_run_settings_of(pb, progress);
+    sp_run run;
+    cJSON *result = NULL;
+    if (sp_run_drive(&stepper, &settings, &run) != SP_ERR_NOMEM && (result = sp_run_result(pb, &stepper, &run)))
+        f->simulation.report(self, &run, result);
+    sp_run_release(&run);
+    f->simulation.close(self);
     return result;
 }
 
 cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress)
 {
-    cJSON *result = run_task(pb, progress);
+    const sp_family *f = sp_family_of(pb->kind);
+    if (!f) return NULL;
+    cJSON *result = NULL;
+    if (pb->task == SP_TASK_PLAN && f->plan)
+        result = f->plan(pb, progress);
+    else if (pb->task == SP_TASK_SIMULATE && f->simulation.open)
+        result = sp_family_simulate(f, pb, progress);
     if (result) sp_result_refuse_nonfinite(result);
     return result;
-}
-
-/* ------------------------------------------------------------ outcomes -- */
-
-static const char *const done_statuses[] = {"converged", "ok", "stopval_reached", NULL};
-static const char *const stopped_statuses[] = {"stalled", "maxeval_reached", "maxtime_reached", "target_not_reached",
-                                               NULL};
-
-static int listed(const char *const *list, const char *s)
-{
-    for (; *list; ++list)
-        if (strcmp(*list, s) == 0) return 1;
-    return 0;
-}
-
-static const char *status_of(const cJSON *result)
-{
-    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "status"));
-}
-
-sp_outcome sp_result_outcome(const cJSON *result)
-{
-    const char *status = status_of(result);
-    if (!status) return SP_OUTCOME_FAILED;
-    if (listed(done_statuses, status)) return SP_OUTCOME_DONE;
-    if (listed(stopped_statuses, status)) return SP_OUTCOME_STOPPED;
-    if (strcmp(status, sp_status_name(SP_ERR_INTERRUPTED)) == 0) return SP_OUTCOME_INTERRUPTED;
-    return SP_OUTCOME_FAILED;
-}
-
-/* The message of a status named in a result: the optimiser's stops, else the status
- * code's own message. */
-static const char *status_message(const char *status)
-{
-    static const struct {
-        const char *name, *message;
-    } stops[] = {
-        {"stalled", "the optimiser stopped on a tolerance where the gradient is not small"},
-        {"maxeval_reached", "the optimiser used its evaluation limit (optimizer.maxeval) before converging"},
-        {"maxtime_reached", "the optimiser used its time limit (optimizer.maxtime) before converging"},
-        {"target_not_reached", "no start reached the target within the tolerance"},
-        {"interrupted", "stopped on request; the result holds what was computed until then"},
-    };
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; ++i)
-        if (strcmp(stops[i].name, status) == 0) return stops[i].message;
-    for (int c = 0; strcmp(sp_status_name((sp_status)c), "unknown") != 0; ++c)
-        if (strcmp(sp_status_name((sp_status)c), status) == 0) return sp_status_message((sp_status)c);
-    return "the task failed";
-}
-
-cJSON *sp_simulate_result_new(const sp_problem *pb, sp_status status, int steps_done)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "task", "simulate");
-    cJSON_AddStringToObject(root, "model", pb->model);
-    cJSON_AddStringToObject(root, "status", sp_status_name(status));
-    if (status != SP_OK) {
-        cJSON_AddStringToObject(root, "message", sp_status_message(status));
-        cJSON_AddNumberToObject(root, status == SP_ERR_INTERRUPTED ? "interrupted_at_step" : "failed_at_step",
-                                steps_done);
-    }
-    cJSON_AddNumberToObject(root, "steps", steps_done);
-    return root;
-}
-
-void sp_result_explain(const cJSON *result, char *out, size_t size)
-{
-    const char *status = status_of(result);
-    if (!status) {
-        snprintf(out, size, "the result has no status");
-        return;
-    }
-    const char *message = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "message"));
-    if (!message || strcmp(status, sp_status_name(SP_ERR_INTERRUPTED)) == 0) message = status_message(status);
-    char where[96] = "";
-    const cJSON *step = cJSON_GetObjectItemCaseSensitive(result, "failed_at_step");
-    if (!cJSON_IsNumber(step)) step = cJSON_GetObjectItemCaseSensitive(result, "interrupted_at_step");
-    if (cJSON_IsNumber(step)) snprintf(where, sizeof where, " at step %.0f", step->valuedouble);
-    if (strcmp(status, sp_status_name(SP_ERR_INTERRUPTED)) == 0) {
-        snprintf(out, size, "%s: stopped on request%s; the result holds what was computed until then", status, where);
-        return;
-    }
-    const char *nlopt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "optimizer_result"));
-    char detail[96] = "";
-    if (strcmp(status, "optimizer_failed") == 0 && nlopt) snprintf(detail, sizeof detail, " (NLopt: %s)", nlopt);
-    snprintf(out, size, "%s: %s%s%s", status, message, where, detail);
-}
-
-void sp_result_refuse_nonfinite(cJSON *result)
-{
-    char first[160] = "";
-    int count = sp_json_nullify_nonfinite(result, first, sizeof first);
-    if (count == 0) return;
-    const char *status = status_of(result);
-    sp_outcome outcome = sp_result_outcome(result);
-    int failed = status && (outcome == SP_OUTCOME_FAILED || outcome == SP_OUTCOME_INTERRUPTED);
-    char message[256];
-    snprintf(message, sizeof message, "%d non-finite number%s (the first at %s) written as null", count,
-             count == 1 ? "" : "s", first);
-    if (!failed) { /* in place, so the members keep their order */
-        if (status)
-            cJSON_ReplaceItemInObjectCaseSensitive(result, "status",
-                                                   cJSON_CreateString(sp_status_name(SP_ERR_NONFINITE)));
-        else
-            cJSON_AddStringToObject(result, "status", sp_status_name(SP_ERR_NONFINITE));
-        if (cJSON_GetObjectItemCaseSensitive(result, "message"))
-            cJSON_ReplaceItemInObjectCaseSensitive(result, "message", cJSON_CreateString(message));
-        else
-            cJSON_AddStringToObject(result, "message", message);
-    }
-    cJSON_AddNumberToObject(result, "non_finite_values", count);
-    cJSON_AddStringToObject(result, "non_finite_at", first);
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static void detach_from(cJSON *node, cJSON *into)
-{
-    cJSON *child = node->child;
-    while (child) {
-        cJSON *next = child->next;
-        if (child->string && cJSON_IsNumber(child) && ends_with(child->string, "_seconds")) {
-            cJSON_DetachItemViaPointer(node, child);
-            if (cJSON_GetObjectItemCaseSensitive(into, child->string))
-                cJSON_Delete(child);
-            else
-                cJSON_AddItemToObject(into, child->string, child);
-        } else if (cJSON_IsObject(child) || cJSON_IsArray(child)) {
-            detach_from(child, into);
-        }
-        child = next;
-    }
-}
-
-cJSON *sp_result_detach_wall_clock(cJSON *result)
-{
-    cJSON *into = cJSON_CreateObject();
-    if (into && result) detach_from(result, into);
-    return into;
 }

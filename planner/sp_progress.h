@@ -14,12 +14,13 @@
 
 #include <signal.h>
 
-/* One evaluation of an optimiser's objective. */
+/* One evaluation of an optimiser's objective, or (steps > 0) a simulation's progress. */
 typedef struct sp_progress_info {
     int start;            /* 0, or the starting point (1, 2, …) of a multi-start search */
     int evaluation;       /* 1, 2, … within the current optimisation */
     double cost;          /* the objective at this evaluation, in the problem's units */
     double gradient_norm; /* |∇f| there; NaN when this evaluation had no gradient */
+    long step, steps;     /* simulations: steps done of all (0 of 0 for optimisers) */
 } sp_progress_info;
 
 typedef struct sp_progress {

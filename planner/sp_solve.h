@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "planner/sp_progress.h"
+#include "planner/sp_result.h"
 #include "problems/sp_problem.h"
 
 /* Runs the problem's task (plan or simulate) for its model and returns the result tree
@@ -16,35 +17,5 @@
  * "interrupted" and what was computed so far. A non-finite number never leaves: each is
  * replaced by null (sp_result_refuse_nonfinite), so the tree can always be written. */
 cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress);
-
-/* The head every simulate result starts with: task, model, status and, when the run
- * stopped early, the message and the step it stopped at (failed_at_step, or
- * interrupted_at_step after a stop request); then the number of steps done. */
-cJSON *sp_simulate_result_new(const sp_problem *pb, sp_status status, int steps_done);
-
-/* How a result ended, from its "status":
- *   DONE        "converged", "ok", "stopval_reached": the task did what was asked;
- *   STOPPED     "stalled", "maxeval_reached", "maxtime_reached", "target_not_reached":
- *               it ran to its end without reaching the goal (a usable result);
- *   INTERRUPTED "interrupted": stopped by the caller, the result is partial;
- *   FAILED      anything else ("newton_failed", "singular_matrix", "non_finite",
- *               "optimizer_failed", …): the computation broke down. */
-typedef enum { SP_OUTCOME_DONE, SP_OUTCOME_STOPPED, SP_OUTCOME_INTERRUPTED, SP_OUTCOME_FAILED } sp_outcome;
-sp_outcome sp_result_outcome(const cJSON *result);
-/* One line saying how a result that is not DONE ended: "newton_failed: the implicit solve
- * did not converge at step 3". */
-void sp_result_explain(const cJSON *result, char *out, size_t size);
-/* Replaces every non-finite number of a result by null; when there were any, adds
- * "non_finite_values" (their count) and "non_finite_at" (the JSON path of the first)
- * and, unless the result had already failed, sets "status" to "non_finite" with a
- * "message". */
-void sp_result_refuse_nonfinite(cJSON *result);
-
-/* Wall-clock numbers in results are the members whose name ends in "_seconds" (the
- * "timing" block's forward_seconds and adjoint_seconds); everything else in a result is
- * a function of the problem alone, bitwise equal from run to run. This removes those
- * members wherever they are in the tree and returns them in a new flat object (first
- * of each name kept; NULL when out of memory, in which case the result is unchanged). */
-cJSON *sp_result_detach_wall_clock(cJSON *result);
 
 #endif

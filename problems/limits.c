@@ -58,7 +58,7 @@ double sp_problem_memory_estimate(const sp_problem *pb)
                                          : 0.0);
             const double blocks =
                 N / (pb->plan.block_steps > 0 ? pb->plan.block_steps : 64) + 2.0 * pb->cubic.n_targets + 2.0;
-            const double kept = N / (pb->plan.record_every > 1 ? pb->plan.record_every : 1) + pb->cubic.n_targets + 2.0;
+            const double kept = N / (pb->record_every > 1 ? pb->record_every : 1) + pb->cubic.n_targets + 2.0;
             return N * per_step + blocks * 12000.0 + kept * (double)sizeof(sp_hohp_state) +
                    result_bytes(kept, numbers + 3.0, 6.0);
         }
@@ -75,14 +75,14 @@ double sp_problem_memory_estimate(const sp_problem *pb)
     }
     case SP_KIND_HOLONOMIC: {
         /* rows every record_every steps and the last; q, p and the heavy top's (R, μ), λ */
-        const double every = pb->hol.record_every > 1 ? pb->hol.record_every : 1.0;
+        const double every = pb->record_every > 1 ? pb->record_every : 1.0;
         const double kept = N / every + 2.0, numbers = 1.0 + 2.0 * SP_HOL_MAX_N + 13.0;
         return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 6.0);
     }
     case SP_KIND_NONHOLONOMIC:
     case SP_KIND_NONHOLONOMIC_LIE: {
         /* rows every record_every steps and the last; t, q, p, g, μ, λ at their largest */
-        const double every = pb->nh.record_every > 1 ? pb->nh.record_every : 1.0;
+        const double every = pb->record_every > 1 ? pb->record_every : 1.0;
         const double kept = N / every + 2.0,
                      numbers = 1.0 + 2.0 * SP_NH_MAX_N + SP_LIE_MAX_ELEM + SP_LIE_MAX_DIM + SP_NH_MAX_M;
         return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 6.0);

@@ -113,7 +113,6 @@ typedef struct sp_hol_problem {
     double R0[9], omega0[3];           /* heavy top */
     int projected;                     /* "project": true moved the state onto T*Q */
     double projection_q, projection_p; /* by these distances (max-abs) */
-    int record_every;                  /* trajectory rows every this many steps (and the last) */
     int symplecticity_defect;          /* report the symplecticity defect (sp_symplecticity.h) */
 } sp_hol_problem;
 
@@ -131,7 +130,6 @@ typedef struct sp_plan_settings {
     double tolerance;      /* scaled optimality residual that counts as converged */
     int max_iterations;    /* Newton iterations per start */
     int block_steps;       /* largest number of steps in one shooting block */
-    int record_every;      /* trajectory rows every this many steps (and at every keyframe and T) */
     int quaternion_output; /* "output": {"orientation": "quaternion"} */
     int pose;              /* group SO3xR3: keyframes are poses (R, x), planned as an SO(3) plan and an R³
                               plan with ξ = (ω, v) side by side (the product metric separates them) */
@@ -148,6 +146,11 @@ typedef struct sp_problem {
     double solver_tol;
     double T;  /* horizon */
     int steps; /* number of steps over [0, T] */
+    /* trajectory rows every this many steps and the last (plans: and at every keyframe) */
+    int record_every;
+    /* most steps a run may attempt, an adaptive method's rejected ones included: the
+     * resource limit of sp_limits.h (<= 0: no bound) */
+    long step_budget;
     sp_cubic_spline cubic;
 
     /* initial state: g0 (identity unless given), ξ0; for simulate also ν0, p0 */
@@ -171,12 +174,14 @@ sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error
 sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
 void sp_problem_free(sp_problem *p);
 
-/* Models known to the problem reader. */
+/* Models known to the problem reader, family by family. */
 typedef struct sp_model_info {
-    const char *name;
-    const char *tasks; /* e.g. "plan, simulate" */
+    const char *name, *family;
+    const char *tasks; /* "plan, simulate" or "simulate" */
     const char *description;
+    char notes[512]; /* what it runs with: schemes, stages, options */
 } sp_model_info;
-const sp_model_info *sp_model_at(size_t i);
+/* Fills *out with the i-th model; 0 past the end. */
+int sp_model_info_at(size_t i, sp_model_info *out);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "lie/sp_linalg.h"
 #include "planner/holonomic/sp_hol_run.h"
+#include "planner/sp_solve.h"
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
 
@@ -250,7 +251,7 @@ Test(hol_run, heavy_top_in_both_forms)
     /* the Lie-form result holds R, mu and the embedded (q, p) */
     b.steps = 20;
     b.T = 1;
-    cJSON *res = sp_hol_simulate_json(&b, NULL);
+    cJSON *res = sp_solve_json(&b, NULL);
     cr_assert_not_null(res);
     const cJSON *tr = cJSON_GetObjectItem(res, "trajectory");
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(tr, "R")), 3);
@@ -289,7 +290,7 @@ Test(hol_run, project_moves_the_state_onto_the_manifold_with_a_note)
     cr_expect_float_eq(pb.hol.p0[1], 0.0, 1e-15);
     cr_expect_float_eq(pb.hol.projection_q, 1.0, 1e-15);
     cr_expect_float_eq(pb.hol.projection_p, 0.5, 1e-15);
-    cJSON *res = sp_hol_simulate_json(&pb, NULL);
+    cJSON *res = sp_solve_json(&pb, NULL);
     const cJSON *proj = cJSON_GetObjectItem(res, "initial_projection");
     cr_assert_not_null(proj);
     cr_expect_float_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(proj, "q0_change")), 1.0, 1e-15);
@@ -299,7 +300,7 @@ Test(hol_run, project_moves_the_state_onto_the_manifold_with_a_note)
     parse("{\"task\": \"simulate\", \"model\": \"planar_pendulum\", \"q0\": [0.8414709848078965, -0.5403023058681398],"
           " \"p0\": [0, 0], \"h\": 0.01, \"steps\": 5}",
           &pb);
-    res = sp_hol_simulate_json(&pb, NULL);
+    res = sp_solve_json(&pb, NULL);
     cr_expect_null(cJSON_GetObjectItem(res, "initial_projection"));
     cr_expect_leq(fabs(sp_vec_dot(2, pb.hol.q0, pb.hol.q0) - 1.0), 2.3e-16);
     cJSON_Delete(res);
@@ -311,7 +312,7 @@ Test(hol_run, recording_and_adaptive_grid)
 {
     sp_problem pb;
     parse(PENDULUM ", \"scheme\": \"rattle\", \"record_every\": 3}", &pb);
-    cJSON *res = sp_hol_simulate_json(&pb, NULL);
+    cJSON *res = sp_solve_json(&pb, NULL);
     const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
     cr_assert_eq(cJSON_GetArraySize(t), 5, "rows at steps 0, 3, 6, 9, 10");
     cr_expect_float_eq(cJSON_GetArrayItem(t, 3)->valuedouble, 0.9, 1e-15);
@@ -320,7 +321,7 @@ Test(hol_run, recording_and_adaptive_grid)
     cJSON_Delete(res);
 
     parse(PENDULUM ", \"scheme\": \"feedback_dop853\", \"gains\": {\"k1\": 1}, \"rtol\": 1e-10, \"atol\": 1e-12}", &pb);
-    res = sp_hol_simulate_json(&pb, NULL);
+    res = sp_solve_json(&pb, NULL);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "ok");
     t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
     cr_assert_eq(cJSON_GetArraySize(t), 11);
@@ -339,7 +340,7 @@ Test(hol_run, a_failed_run_says_where)
     parse("{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"q0\": [0, 1, 0], \"p0\": [1, 0, 1],"
           " \"scheme\": \"feedback_euler\", \"gains\": {\"k1\": 1e6}, \"h\": 0.01, \"steps\": 1000}",
           &pb);
-    cJSON *res = sp_hol_simulate_json(&pb, NULL);
+    cJSON *res = sp_solve_json(&pb, NULL);
     cr_assert_not_null(res);
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(res, "status"));
     cr_expect_str_neq(status, "ok");

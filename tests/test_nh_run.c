@@ -81,7 +81,7 @@ Test(nh_run, data_files_say_what_they_say)
     cr_expect_not(pb.nh.recompute);
     cr_expect_eq(pb.steps, 20000);
     cr_expect_float_eq(pb.T, 2000.0, 1e-9);
-    cr_expect_eq(pb.nh.record_every, 20);
+    cr_expect_eq(pb.record_every, 20);
     double H;
     sp_nh_model md;
     sp_nh_model_bind(pb.nh.type, &pb.nh.params, &md);
@@ -126,7 +126,7 @@ Test(nh_run, defaults_apply)
     parse(CONTACT ", \"h\": 0.1, \"steps\": 3}", &pb);
     cr_expect_eq(pb.nh.stages, 3);
     cr_expect_not(pb.nh.recompute, "vector spaces carry the multiplier by default");
-    cr_expect_eq(pb.nh.record_every, 1);
+    cr_expect_eq(pb.record_every, 1);
     cr_expect_float_eq(pb.solver_tol, 1e-15, 0);
     cr_expect_float_eq(pb.nh.params.value[0], 0.5, 0, "eps = 0.5");
     cr_expect_float_eq(pb.T, 0.3, 1e-15);

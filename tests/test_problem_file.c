@@ -653,7 +653,7 @@ Test(problem_file, holonomic_files_say_what_they_say)
     cr_expect_str_eq(pb.hol.scheme->name, "rattle");
     cr_expect_eq(pb.steps, 100000);
     cr_expect_float_eq(pb.T, 100.0, 1e-12);
-    cr_expect_eq(pb.hol.record_every, 100);
+    cr_expect_eq(pb.record_every, 100);
     cr_expect(pb.hol.symplecticity_defect);
     const double q0[3] = {0, 1, 0}, p0[3] = {1, 0, 1};
     for (int i = 0; i < 3; ++i)
@@ -678,7 +678,7 @@ Test(problem_file, holonomic_files_say_what_they_say)
                 &pb);
     cr_expect_str_eq(pb.hol.scheme->name, "rattle");
     cr_expect(pb.hol.params.value[0] == 1 && pb.hol.params.value[1] == 1 && pb.hol.params.value[2] == 1);
-    cr_expect_eq(pb.hol.record_every, 1);
+    cr_expect_eq(pb.record_every, 1);
     cr_expect_float_eq(pb.solver_tol, 1e-15, 0);
     parse_valid("{\"task\": \"simulate\", \"model\": \"heavy_top\", \"scheme\": \"lie_rattle\","
                 " \"R0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"omega0\": [0, 0, 1], \"T\": 1, \"steps\": 3}",

@@ -195,6 +195,13 @@ typedef struct solve_progress {
 static void print_progress(solve_progress *p)
 {
     const sp_progress_info *i = &p->last;
+    if (i->steps > 0) {
+        fprintf(stderr, "%sstep %ld of %ld (%.0f%%)%s", p->terminal ? "\r" : "", i->step, i->steps,
+                100.0 * (double)i->step / (double)i->steps, p->terminal ? "\033[K" : "\n");
+        fflush(stderr);
+        p->pending = 0;
+        return;
+    }
     char start[32] = "";
     if (i->start > 0) snprintf(start, sizeof start, "start %d, ", i->start);
     char grad[32] = "-";
@@ -319,25 +326,9 @@ static int cmd_list(void)
         printf(" %s (theta=%g, order %d)", sp_hohp_scheme_at(i)->name, sp_hohp_scheme_at(i)->theta,
                sp_hohp_scheme_at(i)->order);
     printf("\nmodels:\n");
-    for (size_t i = 0; sp_model_at(i); ++i)
-        printf("  %-14s [%s] %s\n", sp_model_at(i)->name, sp_model_at(i)->tasks, sp_model_at(i)->description);
-    for (size_t i = 0; sp_vak_model_at(i); ++i)
-        printf("  %-14s [plan, simulate; scheme gauss, stages 1-6] %s\n", sp_vak_model_at(i)->name,
-               sp_vak_model_at(i)->description);
-    for (size_t i = 0; sp_hol_model_at(i); ++i) {
-        const sp_hol_model_type *t = sp_hol_model_at(i);
-        printf("  %-18s [simulate] %s\n", t->name, t->description);
-        printf("  %-18s   schemes:", "");
-        for (size_t j = 0; sp_hol_scheme_at(j); ++j)
-            if (sp_hol_model_accepts(t, sp_hol_scheme_at(j))) printf(" %s", sp_hol_scheme_at(j)->name);
-        printf("\n");
-    }
-    for (size_t i = 0; sp_nh_model_at(i); ++i)
-        printf("  %-18s [simulate; scheme lobatto, stages 2-4, lambda1 carry|recompute] %s\n", sp_nh_model_at(i)->name,
-               sp_nh_model_at(i)->description);
-    for (size_t i = 0; sp_nh_lie_type_at(i); ++i)
-        printf("  %-18s [simulate on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction] %s\n",
-               sp_nh_lie_type_at(i)->name, sp_nh_lie_type_at(i)->group_name, sp_nh_lie_type_at(i)->description);
+    sp_model_info m;
+    for (size_t i = 0; sp_model_info_at(i, &m); ++i)
+        printf("  %-18s [%s: %s] %s\n  %-18s   %s\n", m.name, m.family, m.tasks, m.description, "", m.notes);
     printf("holonomic schemes:\n");
     for (size_t j = 0; sp_hol_scheme_at(j); ++j)
         printf("  %-16s order %d  %s\n", sp_hol_scheme_at(j)->name, sp_hol_scheme_at(j)->order,

@@ -331,7 +331,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
         return res->failure;
     }
-    sp_status st = sp_ms_report_build(best, pb->plan.record_every, &plan->report);
+    sp_status st = sp_ms_report_build(best, pb->record_every, &plan->report);
     if (st != SP_OK) {
         res->failure = st;
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(st));

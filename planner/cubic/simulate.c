@@ -1,12 +1,12 @@
-/* Simulate task for cubic splines: the HOHP initial value problem from (g0, ξ0, ν0, p0)
- * with the drift of every invariant the scheme keeps. */
+/* The cubic-spline family (sp_plan.h): the simulate task — the HOHP initial value problem
+ * from (g0, ξ0, ν0, p0) with the drift of every invariant the scheme keeps — and the plan
+ * task. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "planner/cubic/sp_plan.h"
-#include "planner/sp_solve.h"
+#include "planner/sp_family.h"
 #include "lie/sp_linalg.h"
-#include "problems/sp_result_file.h"
 
 typedef struct drift {
     double M0[SP_LIE_MAX_DIM], C0[SP_LIE_MAX_DIM], casimir0, H0;
@@ -38,68 +38,120 @@ static void drift_update(drift *d, const sp_group *G, const sp_hohp_state *z)
     d->energy = fmax(d->energy, fabs(sp_hohp_energy(G, z) - d->H0));
 }
 
-cJSON *sp_simulate_json(const sp_problem *pb, const sp_progress *progress)
+/* ---- the stepper for the loop of planner/sp_run.h */
+
+typedef struct cubic_simulation {
+    const sp_problem *pb;
+    sp_hohp *stepper;
+    sp_hohp_state z;
+    drift d;
+} cubic_simulation;
+
+static sp_status cubic_begin(void *self)
 {
+    cubic_simulation *c = self;
+    const sp_problem *pb = c->pb;
     const sp_group *G = pb->cubic.group;
-    const int N = pb->steps, n = G->dim;
-    const double h = pb->T / N;
-    sp_hohp_config cfg = {.group = G,
-                          .retraction = pb->retraction,
-                          .theta = pb->scheme->theta,
-                          .solver = pb->solver,
-                          .solve = {.tol = pb->solver_tol, .max_iter = 50}};
-    sp_hohp *stepper = sp_hohp_alloc(&cfg);
-    sp_hohp_state *z = malloc(((size_t)N + 1) * sizeof *z);
-    double *t = malloc(((size_t)N + 1) * sizeof *t);
-    if (!stepper || !z || !t) {
-        sp_hohp_free(stepper);
-        free(z);
-        free(t);
+    sp_vec_copy(G->elem_size, pb->g0, c->z.g);
+    sp_vec_copy(G->dim, pb->xi0, c->z.xi);
+    sp_vec_copy(G->dim, pb->nu0, c->z.nu);
+    sp_vec_copy(G->dim, pb->p0, c->z.p);
+    drift_start(&c->d, G, &c->z);
+    return SP_OK;
+}
+
+static sp_status cubic_advance(void *self, const sp_run_interval *iv, sp_run_work *work)
+{
+    cubic_simulation *c = self;
+    sp_hohp_interval info;
+    sp_status st = sp_hohp_step(c->stepper, iv->h, &c->z, &c->z, &info);
+    work->attempts += 1;
+    if (st != SP_OK) return st;
+    work->newton_iterations += info.iterations;
+    if (info.iterations > work->max_iterations) work->max_iterations = info.iterations;
+    drift_update(&c->d, c->pb->cubic.group, &c->z);
+    return SP_OK;
+}
+
+static void cubic_row(const void *self, double *const *out)
+{
+    const cubic_simulation *c = self;
+    const sp_group *G = c->pb->cubic.group;
+    sp_vec_copy(G->elem_size, c->z.g, out[0]);
+    sp_vec_copy(G->dim, c->z.xi, out[1]);
+    sp_vec_copy(G->dim, c->z.nu, out[2]);
+    sp_vec_copy(G->dim, c->z.p, out[3]);
+}
+
+static void *cubic_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+{
+    (void)progress; /* the loop checks the stop flag between steps */
+    const sp_group *G = pb->cubic.group;
+    cubic_simulation *c = calloc(1, sizeof *c);
+    const sp_hohp_config cfg = {.group = G,
+                                .retraction = pb->retraction,
+                                .theta = pb->scheme->theta,
+                                .solver = pb->solver,
+                                .solve = {.tol = pb->solver_tol, .max_iter = 50}};
+    if (!c || !(c->stepper = sp_hohp_alloc(&cfg))) {
+        free(c);
+        *st = SP_ERR_NOMEM;
         return NULL;
     }
-    sp_vec_copy(G->elem_size, pb->g0, z[0].g);
-    sp_vec_copy(n, pb->xi0, z[0].xi);
-    sp_vec_copy(n, pb->nu0, z[0].nu);
-    sp_vec_copy(n, pb->p0, z[0].p);
-    t[0] = 0.0;
-    drift d;
-    drift_start(&d, G, &z[0]);
-    sp_status st = SP_OK;
-    int k = 0, max_iterations = 0;
-    long total_iterations = 0;
-    for (; k < N; ++k) {
-        if (sp_progress_stopped(progress)) {
-            st = SP_ERR_INTERRUPTED;
-            break;
-        }
-        sp_hohp_interval iv;
-        st = sp_hohp_step(stepper, h, &z[k], &z[k + 1], &iv);
-        if (st != SP_OK) break;
-        t[k + 1] = (k + 1) * h;
-        total_iterations += iv.iterations;
-        if (iv.iterations > max_iterations) max_iterations = iv.iterations;
-        drift_update(&d, G, &z[k + 1]);
-    }
+    c->pb = pb;
+    *s = (sp_stepper){.self = c,
+                      .work_kind = SP_WORK_IMPLICIT,
+                      .n_fields = 4,
+                      .fields = {{"q", G->elem_size, 0}, {"xi", G->dim, 0}, {"nu", G->dim, 0}, {"p", G->dim, 0}},
+                      .begin = cubic_begin,
+                      .advance = cubic_advance,
+                      .row = cubic_row};
+    return c;
+}
 
-    cJSON *root = sp_simulate_result_new(pb, st, k);
-    cJSON_AddNumberToObject(root, "h", h);
-    cJSON_AddItemToObject(root, "trajectory", sp_trajectory_json(G, z, t, k + 1, NULL));
+static void cubic_report(void *self, const sp_run *run, cJSON *root)
+{
+    (void)run;
+    const cubic_simulation *c = self;
+    const sp_problem *pb = c->pb;
+    cJSON_AddNumberToObject(root, "h", pb->T / pb->steps);
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
-    cJSON_AddNumberToObject(diag, "momentum_map_drift", d.momentum_map);
-    cJSON_AddNumberToObject(diag, "right_momentum_drift", d.right_momentum);
-    cJSON_AddNumberToObject(diag, "casimir_drift", d.casimir);
-    cJSON_AddNumberToObject(diag, "energy_error", d.energy);
-    if (d.H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", d.energy / fabs(d.H0));
-    cJSON *solve = cJSON_AddObjectToObject(root, "implicit_solve");
-    cJSON_AddStringToObject(solve, "solver", sp_hohp_solver_name(pb->solver));
-    cJSON_AddNumberToObject(solve, "mean_iterations", k ? (double)total_iterations / k : 0.0);
-    cJSON_AddNumberToObject(solve, "max_iterations", max_iterations);
+    cJSON_AddNumberToObject(diag, "momentum_map_drift", c->d.momentum_map);
+    cJSON_AddNumberToObject(diag, "right_momentum_drift", c->d.right_momentum);
+    cJSON_AddNumberToObject(diag, "casimir_drift", c->d.casimir);
+    cJSON_AddNumberToObject(diag, "energy_error", c->d.energy);
+    if (c->d.H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", c->d.energy / fabs(c->d.H0));
+    cJSON_AddStringToObject(cJSON_GetObjectItem(root, "work"), "solver", sp_hohp_solver_name(pb->solver));
     cJSON *settings = cJSON_AddObjectToObject(root, "settings");
-    cJSON_AddStringToObject(settings, "group", G->name);
+    cJSON_AddStringToObject(settings, "group", pb->cubic.group->name);
     cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
-    sp_hohp_free(stepper);
-    free(z);
-    free(t);
-    return root;
+    cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
 }
+
+static void cubic_close(void *self)
+{
+    cubic_simulation *c = self;
+    sp_hohp_free(c->stepper);
+    free(c);
+}
+
+/* The plan task: every outcome, failures included, lands in the result. */
+static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
+{
+    sp_plan *plan = sp_plan_new(pb);
+    if (!plan) return NULL;
+    sp_plan_set_progress(plan, progress);
+    sp_plan_result res;
+    sp_plan_solve(plan, &res);
+    cJSON *result = sp_plan_result_json(plan, &res);
+    sp_plan_free(plan);
+    return result;
+}
+
+const sp_family sp_cubic_family = {
+    .name = "cubic_spline",
+    .kinds = SP_FAMILY_KIND(SP_KIND_CUBIC),
+    .simulation = {.open = cubic_open, .report = cubic_report, .close = cubic_close},
+    .plan = cubic_plan,
+};

@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/sp_progress.h"
+#include "planner/sp_family.h"
 #include "planner/cubic/sp_shooting.h"
 
 typedef struct sp_plan_result {
@@ -31,10 +31,8 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
 /* The shooting object behind the plan (for benchmarks and tests). */
 sp_shooting *sp_plan_shooting(sp_plan *plan);
 
-/* Integrates a simulate task and returns its result tree (NULL when out of memory). A
- * stop asked through `progress` (may be NULL) ends it with status "interrupted" and the
- * trajectory up to the last step taken. */
-cJSON *sp_simulate_json(const sp_problem *problem, const sp_progress *progress);
+/* The family: simulate and plan tasks of cubic splines. */
+extern const sp_family sp_cubic_family;
 
 /* The trajectory block shared by both tasks: rows at t, q (g flattened), xi, nu, p,
  * and y = g·y0 when y0 is not NULL. */

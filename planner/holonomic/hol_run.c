@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_clock.h"
-#include "planner/sp_solve.h"
+#include "planner/sp_family.h"
+#include "planner/sp_run.h"
 #include "planner/holonomic/sp_hol_run.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
@@ -150,21 +150,32 @@ static sp_status native_step(sp_hol_system *sys, double h, double *x, int *itera
 
 /* The step of a run from t0 to t1: adaptive for feedback_dop853 (the error control picks
  * the steps in between, the state lands on t1 exactly), else one fixed step. */
-static sp_status run_step(sp_hol_system *sys, double t0, double t1, double *x, int *iterations)
+/* The step of a run over one interval: adaptive for feedback_dop853 (the error control
+ * picks the steps in between, the state lands on t1 exactly, every attempt counts against
+ * the budget), else one fixed step of size h. */
+static sp_status run_step(sp_hol_system *sys, const sp_run_interval *iv, double *x, sp_run_work *work)
 {
     if (sys->erk && sp_erk_adaptive(sys->erk)) {
-        *iterations = 0;
-        double t = t0;
-        while (t != t1) {
+        double t = iv->t0;
+        const long before = sp_erk_get_stats(sys->erk).steps;
+        sp_status st = SP_OK;
+        while (t != iv->t1 && st == SP_OK) {
             /* each call is one accepted step, as many as the error control wants: a stop
              * (sp_progress.h) is checked between them, not only between output steps */
-            if (sys->stop && *sys->stop) return SP_ERR_INTERRUPTED;
-            sp_status st = sp_erk_evolve(sys->erk, &sys->control, &t, t1, &sys->h_proposal, x);
-            if (st != SP_OK) return st;
+            if (sp_progress_stopped(sys->progress)) return SP_ERR_INTERRUPTED;
+            sys->control.max_steps = iv->budget - (sp_erk_get_stats(sys->erk).steps - before);
+            if (sys->control.max_steps < 1) st = SP_ERR_TOO_MANY_STEPS;
+            else st = sp_erk_evolve(sys->erk, &sys->control, &t, iv->t1, &sys->h_proposal, x);
         }
-        return SP_OK;
+        work->attempts += sp_erk_get_stats(sys->erk).steps - before;
+        return st;
     }
-    return native_step(sys, t1 - t0, x, iterations);
+    int it = 0;
+    sp_status st = native_step(sys, iv->h, x, &it);
+    work->attempts += 1;
+    work->newton_iterations += it;
+    if (it > work->max_iterations) work->max_iterations = it;
+    return st;
 }
 
 sp_status sp_hol_step_qp(sp_hol_system *sys, double h, double *z)
@@ -177,7 +188,7 @@ sp_status sp_hol_step_qp(sp_hol_system *sys, double h, double *z)
     return st;
 }
 
-/* ---- runs */
+/* ---- runs: the family's stepper for the loop of planner/sp_run.h */
 
 void sp_hol_run_release(sp_hol_run *run)
 {
@@ -190,16 +201,14 @@ void sp_hol_run_release(sp_hol_run *run)
     run->t = run->q = run->p = run->R = run->mu = run->lam = NULL;
 }
 
-static void record_row(const sp_hol_system *sys, sp_hol_run *run, double t, const double *x, const double *q,
-                       const double *p, double lam)
-{
-    const int n = sys->n, r = run->rows++;
-    run->t[r] = t;
-    sp_vec_copy(n, q, run->q + (size_t)r * n);
-    sp_vec_copy(n, p, run->p + (size_t)r * n);
-    if (run->R) sp_vec_copy(9, x, run->R + (size_t)r * 9), sp_vec_copy(3, x + 9, run->mu + (size_t)r * 3);
-    if (run->lam) run->lam[r] = lam;
-}
+/* A run in progress: the stepper's own state x, the state (q, p) on T*Q with its values,
+ * and the run whose maxima it updates. */
+typedef struct hol_stepping {
+    sp_hol_system *sys;
+    sp_hol_run *run;
+    double x[2 * SP_HOL_MAX_N], q[SP_HOL_MAX_N], p[SP_HOL_MAX_N];
+    sp_hol_values v;
+} hol_stepping;
 
 static void accumulate(sp_hol_run *run, const sp_hol_values *v)
 {
@@ -211,74 +220,112 @@ static void accumulate(sp_hol_run *run, const sp_hol_values *v)
         run->integral_drift[i] = fmax(run->integral_drift[i], fabs(v->integral[i] - run->integral0[i]));
 }
 
-sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run)
+static sp_status hol_begin(void *self)
 {
-    const sp_problem *pb = sys->pb;
-    const int n = sys->n, N = pb->steps, every = pb->hol.record_every > 0 ? pb->hol.record_every : 1;
-    const double h = pb->T / N;
-    memset(run, 0, sizeof *run);
-    if (record) {
-        const size_t rows = (size_t)(N / every) + 1 + (N % every != 0);
-        run->t = calloc(rows, sizeof *run->t);
-        run->q = calloc(rows * (size_t)n, sizeof *run->q);
-        run->p = calloc(rows * (size_t)n, sizeof *run->p);
-        int ok = run->t && run->q && run->p;
-        if (ok && sys->lie) {
-            run->R = calloc(rows * 9, sizeof *run->R);
-            run->mu = calloc(rows * 3, sizeof *run->mu);
-            ok = run->R && run->mu;
-        }
-        if (ok && sys->prop7) ok = (run->lam = calloc(rows, sizeof *run->lam)) != NULL;
-        if (!ok) return run->status = SP_ERR_NOMEM;
-    }
-    double x[2 * SP_HOL_MAX_N], q[SP_HOL_MAX_N], p[SP_HOL_MAX_N];
-    initial_native(sys, x);
-    native_to_qp(sys, x, q, p);
-    sp_hol_values v;
-    sp_status st = sp_hol_values_at(&sys->bound, q, p, &v);
-    if (st != SP_OK) return run->status = st;
-    run->H0 = v.energy;
-    run->n_monitors = v.n_monitors;
-    run->n_integrals = v.n_integrals;
-    memcpy(run->integral0, v.integral, sizeof v.integral);
-    accumulate(run, &v);
-    if (record) record_row(sys, run, 0.0, x, q, p, v.lambda);
+    hol_stepping *r = self;
+    sp_hol_system *sys = r->sys;
+    initial_native(sys, r->x);
+    native_to_qp(sys, r->x, r->q, r->p);
+    sp_status st = sp_hol_values_at(&sys->bound, r->q, r->p, &r->v);
+    if (st != SP_OK) return st;
+    sp_hol_run *run = r->run;
+    run->H0 = r->v.energy;
+    run->n_monitors = r->v.n_monitors;
+    run->n_integrals = r->v.n_integrals;
+    memcpy(run->integral0, r->v.integral, sizeof r->v.integral);
+    accumulate(run, &r->v);
     if (sys->erk) sp_erk_reset_stats(sys->erk);
     sys->h_proposal = 0.0;
-    const double start = sp_clock_seconds();
-    long iterations = 0;
-    for (int k = 0; k < N; ++k) {
-        if (sys->stop && *sys->stop) {
-            st = SP_ERR_INTERRUPTED;
-            break;
-        }
-        int it = 0;
-        const double t1 = k + 1 == N ? pb->T : (k + 1) * h;
-        st = run_step(sys, k == 0 ? 0.0 : k * h, t1, x, &it);
-        if (st == SP_OK) {
-            native_to_qp(sys, x, q, p);
-            st = sp_hol_values_at(&sys->bound, q, p, &v);
-        }
-        if (st != SP_OK) break;
-        iterations += it;
-        if (it > run->max_iterations) run->max_iterations = it;
-        run->steps_done = k + 1;
-        accumulate(run, &v);
-        if (record && ((k + 1) % every == 0 || k + 1 == N)) record_row(sys, run, t1, x, q, p, v.lambda);
-    }
-    run->seconds = sp_clock_seconds() - start;
+    return SP_OK;
+}
+
+static sp_status hol_advance(void *self, const sp_run_interval *iv, sp_run_work *work)
+{
+    hol_stepping *r = self;
+    sp_hol_system *sys = r->sys;
+    sp_status st = run_step(sys, iv, r->x, work);
     if (sys->erk) {
         sp_erk_stats s = sp_erk_get_stats(sys->erk);
-        run->work = s.evaluations;
-        run->rejected = s.rejected;
+        work->rhs_evaluations = s.evaluations;
+        work->rejected_steps = s.rejected;
     } else if (sys->splitting) {
-        run->work = (long)run->steps_done * sys->splitting->stages;
-    } else {
-        run->work = iterations;
+        work->exact_flows += sys->splitting->stages;
     }
-    sp_vec_copy(n, q, run->q_end);
-    sp_vec_copy(n, p, run->p_end);
-    return run->status = st;
+    if (st != SP_OK) return st;
+    native_to_qp(sys, r->x, r->q, r->p);
+    if ((st = sp_hol_values_at(&sys->bound, r->q, r->p, &r->v)) != SP_OK) return st;
+    accumulate(r->run, &r->v);
+    return SP_OK;
+}
+
+static void hol_row(const void *self, double *const *out)
+{
+    const hol_stepping *r = self;
+    const sp_hol_system *sys = r->sys;
+    int f = 0;
+    sp_vec_copy(sys->n, r->q, out[f++]);
+    sp_vec_copy(sys->n, r->p, out[f++]);
+    if (sys->lie) {
+        sp_vec_copy(9, r->x, out[f++]);
+        sp_vec_copy(3, r->x + 9, out[f++]);
+    }
+    if (sys->prop7) out[f][0] = r->v.lambda;
+}
+
+/* The stepper of a run: fields q, p; (R, μ) for lie_rattle; the contact multiplier λ. */
+static sp_stepper hol_stepper(hol_stepping *r)
+{
+    const sp_hol_system *sys = r->sys;
+    sp_stepper s = {.self = r, .begin = hol_begin, .advance = hol_advance, .row = hol_row};
+    s.work_kind = sys->erk ? SP_WORK_EXPLICIT : sys->splitting ? SP_WORK_SPLITTING : SP_WORK_IMPLICIT;
+    s.fields[s.n_fields++] = (sp_run_field){"q", sys->n, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"p", sys->n, 0};
+    if (sys->lie) {
+        s.fields[s.n_fields++] = (sp_run_field){"R", 9, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"mu", 3, 0};
+    }
+    if (sys->prop7) s.fields[s.n_fields++] = (sp_run_field){"lambda", 1, 1};
+    if (sys->bound.type->coordinates) {
+        s.coordinates = sys->bound.type->coordinates;
+        s.n_coordinates = sys->n;
+    }
+    return s;
+}
+
+/* The loop's outcome in the run: status, steps, work and time, and the recorded rows. */
+static void take_outcome(const sp_hol_system *sys, sp_run *loop, sp_hol_run *run)
+{
+    run->status = loop->status;
+    run->steps_done = loop->steps_done;
+    run->seconds = loop->seconds;
+    run->rejected = loop->work.rejected_steps;
+    run->max_iterations = loop->work.max_iterations;
+    run->work = sys->erk ? loop->work.rhs_evaluations
+                : sys->splitting ? loop->work.exact_flows
+                                 : loop->work.newton_iterations;
+    run->rows = loop->rows;
+    run->t = loop->t;
+    int f = 0;
+    run->q = loop->field[f++];
+    run->p = loop->field[f++];
+    if (sys->lie) run->R = loop->field[f++], run->mu = loop->field[f++];
+    if (sys->prop7) run->lam = loop->field[f];
+    sp_run_disown(loop);
+}
+
+sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run)
+{
+    memset(run, 0, sizeof *run);
+    hol_stepping r = {.sys = sys, .run = run};
+    sp_stepper s = hol_stepper(&r);
+    sp_run_settings set = sp_run_settings_of(sys->pb, sys->progress);
+    set.record = record;
+    sp_run loop;
+    sp_run_drive(&s, &set, &loop);
+    take_outcome(sys, &loop, run);
+    sp_vec_copy(sys->n, r.q, run->q_end);
+    sp_vec_copy(sys->n, r.p, run->p_end);
+    return run->status;
 }
 
 typedef struct defect_ctx {
@@ -318,7 +365,7 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     if (hp->scheme->family == SP_HOL_FAMILY_LIE) cJSON_AddStringToObject(settings, "retraction", hp->retraction->name);
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
-    cJSON_AddNumberToObject(settings, "record_every", hp->record_every);
+    cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
     if (hp->scheme->family == SP_HOL_FAMILY_FEEDBACK) {
         cJSON *g = cJSON_AddObjectToObject(settings, "gains");
         cJSON_AddNumberToObject(g, "k1", hp->gains.k1);
@@ -341,25 +388,10 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddStringToObject(params, "potential", type->potential_names[hp->params.potential]);
 }
 
-static void run_json(const sp_hol_system *sys, const sp_hol_run *run, cJSON *result)
+
+static void diagnostics_json(const sp_hol_system *sys, const sp_hol_run *run, cJSON *result)
 {
     const sp_hol_model_type *type = sys->bound.type;
-    const int n = sys->n;
-    if (run->t) {
-        cJSON *tr = cJSON_AddObjectToObject(result, "trajectory");
-        sp_json_add_vector(tr, "t", run->rows, run->t);
-        sp_json_add_rows(tr, "q", run->rows, n, run->q, n);
-        sp_json_add_rows(tr, "p", run->rows, n, run->p, n);
-        if (run->R) {
-            sp_json_add_rows(tr, "R", run->rows, 9, run->R, 9);
-            sp_json_add_rows(tr, "mu", run->rows, 3, run->mu, 3);
-        }
-        if (run->lam) sp_json_add_vector(tr, "lambda", run->rows, run->lam);
-        if (type->coordinates) {
-            cJSON *names = cJSON_AddArrayToObject(tr, "coordinates");
-            for (int i = 0; i < n; ++i) cJSON_AddItemToArray(names, cJSON_CreateString(type->coordinates[i]));
-        }
-    }
     cJSON *diag = cJSON_AddObjectToObject(result, "diagnostics");
     cJSON_AddNumberToObject(diag, "constraint_residual", run->constraint_residual);
     cJSON_AddNumberToObject(diag, "hidden_constraint_residual", run->hidden_residual);
@@ -375,57 +407,65 @@ static void run_json(const sp_hol_system *sys, const sp_hol_run *run, cJSON *res
         snprintf(name, sizeof name, "%s_drift", names[i]);
         cJSON_AddNumberToObject(diag, name, run->integral_drift[i]);
     }
-    cJSON *work = cJSON_AddObjectToObject(result, "work");
-    switch (sys->scheme->family) {
-    case SP_HOL_FAMILY_FEEDBACK:
-        cJSON_AddNumberToObject(work, "rhs_evaluations", (double)run->work);
-        if (sp_erk_adaptive(sys->erk)) cJSON_AddNumberToObject(work, "rejected_steps", (double)run->rejected);
-        break;
-    case SP_HOL_FAMILY_SPLITTING:
-        cJSON_AddNumberToObject(work, "exact_flows", (double)run->work);
-        break;
-    default:
-        cJSON_AddNumberToObject(work, "newton_iterations", (double)run->work);
-        cJSON_AddNumberToObject(work, "mean_iterations", run->steps_done ? (double)run->work / run->steps_done : 0.0);
-        cJSON_AddNumberToObject(work, "max_iterations", run->max_iterations);
-    }
-    cJSON *timing = cJSON_AddObjectToObject(result, "timing");
-    cJSON_AddNumberToObject(timing, "integrate_seconds", run->seconds);
 }
 
-cJSON *sp_hol_simulate_json(const sp_problem *pb, const sp_progress *progress)
+/* ---- the family */
+
+/* A simulation: the system, the run's maxima and the stepping state, in one block (the
+ * system points into itself, so it stays where it is allocated). */
+typedef struct hol_simulation {
+    sp_hol_system sys;
+    sp_hol_run run;
+    hol_stepping stepping;
+} hol_simulation;
+
+static void *hol_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
 {
-    sp_hol_system *sys = malloc(sizeof *sys); /* large, and it points into itself */
-    if (!sys) return NULL;
-    sp_status st = sp_hol_system_init(sys, pb);
-    if (st != SP_OK) {
-        free(sys);
+    hol_simulation *sim = calloc(1, sizeof *sim);
+    if (!sim) {
+        *st = SP_ERR_NOMEM;
         return NULL;
     }
-    sys->stop = progress ? progress->stop : NULL;
-    sp_hol_run run;
-    st = sp_hol_integrate(sys, 1, &run);
-    cJSON *root = NULL;
-    if (st != SP_ERR_NOMEM) {
-        root = sp_simulate_result_new(pb, st, run.steps_done);
-        cJSON_AddNumberToObject(root, "initial_energy", run.H0);
-        if (pb->hol.projected) {
-            cJSON *proj = cJSON_AddObjectToObject(root, "initial_projection");
-            cJSON_AddNumberToObject(proj, "q0_change", pb->hol.projection_q);
-            cJSON_AddNumberToObject(proj, "p0_change", pb->hol.projection_p);
-            cJSON_AddStringToObject(proj, "note",
-                                    "q0 and p0 were projected onto T*Q (\"project\": true); the run starts there");
-        }
-        run_json(sys, &run, root);
-        if (pb->hol.symplecticity_defect && st != SP_ERR_INTERRUPTED) {
-            double defect;
-            if (sp_hol_symplecticity_defect(sys, pb->T / pb->steps, &defect) == SP_OK)
-                cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "diagnostics"), "symplecticity_defect", defect);
-        }
-        settings_json(pb, root);
+    if ((*st = sp_hol_system_init(&sim->sys, pb)) != SP_OK) {
+        free(sim);
+        return NULL;
     }
-    sp_hol_run_release(&run);
-    sp_hol_system_release(sys);
-    free(sys);
-    return root;
+    sim->sys.progress = progress;
+    sim->stepping = (hol_stepping){.sys = &sim->sys, .run = &sim->run};
+    *s = hol_stepper(&sim->stepping);
+    return sim;
 }
+
+static void hol_report(void *self, const sp_run *loop, cJSON *root)
+{
+    hol_simulation *sim = self;
+    const sp_problem *pb = sim->sys.pb;
+    cJSON_AddNumberToObject(root, "initial_energy", sim->run.H0);
+    if (pb->hol.projected) {
+        cJSON *proj = cJSON_AddObjectToObject(root, "initial_projection");
+        cJSON_AddNumberToObject(proj, "q0_change", pb->hol.projection_q);
+        cJSON_AddNumberToObject(proj, "p0_change", pb->hol.projection_p);
+        cJSON_AddStringToObject(proj, "note",
+                                "q0 and p0 were projected onto T*Q (\"project\": true); the run starts there");
+    }
+    diagnostics_json(&sim->sys, &sim->run, root);
+    if (pb->hol.symplecticity_defect && loop->status != SP_ERR_INTERRUPTED) {
+        double defect;
+        if (sp_hol_symplecticity_defect(&sim->sys, pb->T / pb->steps, &defect) == SP_OK)
+            cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "diagnostics"), "symplecticity_defect", defect);
+    }
+    settings_json(pb, root);
+}
+
+static void hol_close(void *self)
+{
+    hol_simulation *sim = self;
+    sp_hol_system_release(&sim->sys);
+    free(sim);
+}
+
+const sp_family sp_holonomic_family = {
+    .name = "holonomic",
+    .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
+    .simulation = {.open = hol_open, .report = hol_report, .close = hol_close},
+};

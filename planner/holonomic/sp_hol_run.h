@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/sp_progress.h"
+#include "planner/sp_family.h"
 #include "integrators/sp_explicit_rk.h"
 #include "integrators/sp_feedback.h"
 #include "integrators/sp_holonomic.h"
@@ -34,7 +34,7 @@ typedef struct sp_hol_system {
     sp_split_system split;
     sp_lie_rattle *lie;
     sp_prop7 *prop7;
-    const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
+    const sp_progress *progress; /* its stop flag is checked every step, and adaptive sub-steps (NULL: none) */
 } sp_hol_system;
 
 sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb);
@@ -66,7 +66,7 @@ typedef struct sp_hol_run {
 
 /* Integrates pb->steps steps of size pb->T/pb->steps from the problem's initial state.
  * With `record` the trajectory arrays are allocated (free with sp_hol_run_release). A
- * failed step ends the run with its status, and so does a raised sys->stop
+ * failed step ends the run with its status, and so does a stop asked through sys->progress
  * (SP_ERR_INTERRUPTED). */
 sp_status sp_hol_integrate(sp_hol_system *sys, int record, sp_hol_run *run);
 void sp_hol_run_release(sp_hol_run *run);
@@ -75,8 +75,7 @@ void sp_hol_run_release(sp_hol_run *run);
  * one step of size h at the initial state, on T*Q. */
 sp_status sp_hol_symplecticity_defect(sp_hol_system *sys, double h, double *defect);
 
-/* The simulate task's result (NULL when out of memory); a stop asked through `progress`
- * (may be NULL) ends it with status "interrupted" and the steps taken so far. */
-cJSON *sp_hol_simulate_json(const sp_problem *pb, const sp_progress *progress);
+/* The family: simulate tasks of every holonomic model. */
+extern const sp_family sp_holonomic_family;
 
 #endif

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_clock.h"
-#include "planner/sp_solve.h"
+#include "planner/sp_family.h"
+#include "planner/sp_run.h"
 #include "planner/nonholonomic/sp_nh_run.h"
 #include "lie/sp_linalg.h"
 #include "problems/sp_result_file.h"
@@ -48,17 +48,6 @@ void sp_nh_system_release(sp_nh_system *sys)
     sys->lie_stepper = NULL;
 }
 
-void sp_nh_run_release(sp_nh_run *run)
-{
-    free(run->t);
-    free(run->q);
-    free(run->p);
-    free(run->g);
-    free(run->mu);
-    free(run->lam);
-    run->t = run->q = run->p = run->g = run->mu = run->lam = NULL;
-}
-
 /* ---- the invariants at one state */
 
 typedef struct point_values {
@@ -87,50 +76,7 @@ static sp_status values_at(const sp_nh_system *sys, const double *x, const doubl
     return SP_OK;
 }
 
-/* ---- recording */
 
-static sp_status record_alloc(const sp_nh_system *sys, sp_nh_run *run, int rows)
-{
-    const sp_nh_problem *np = &sys->pb->nh;
-    const size_t r = (size_t)rows;
-    run->t = calloc(r, sizeof *run->t);
-    run->lam = calloc(r * (size_t)sys->m, sizeof *run->lam);
-    if (!run->t || !run->lam) return SP_ERR_NOMEM;
-    const int coords = sys->lie ? np->lie_type->n_coordinates : sys->n;
-    if (coords > 0) {
-        run->q = calloc(r * (size_t)coords, sizeof *run->q);
-        run->p = calloc(r * (size_t)coords, sizeof *run->p);
-        if (!run->q || !run->p) return SP_ERR_NOMEM;
-    }
-    if (sys->lie) {
-        run->g = calloc(r * (size_t)sys->n, sizeof *run->g);
-        run->mu = calloc(r * (size_t)sys->dim, sizeof *run->mu);
-        if (!run->g || !run->mu) return SP_ERR_NOMEM;
-    }
-    return SP_OK;
-}
-
-/* Writes row `row` at time t; *q_prev carries the sleigh's coordinates from step to step
- * (θ unwrapped continuously), updated by the caller through coordinates(). */
-static void record_row(const sp_nh_system *sys, sp_nh_run *run, int row, double t, const double *x, const double *y,
-                       const double *lam, const double *qc, const double *pc)
-{
-    const size_t k = (size_t)row;
-    run->t[k] = t;
-    sp_vec_copy(sys->m, lam, run->lam + k * (size_t)sys->m);
-    if (sys->lie) {
-        sp_vec_copy(sys->n, x, run->g + k * (size_t)sys->n);
-        sp_vec_copy(sys->dim, y, run->mu + k * (size_t)sys->dim);
-        const int c = sys->pb->nh.lie_type->n_coordinates;
-        if (c > 0) {
-            sp_vec_copy(c, qc, run->q + k * (size_t)c);
-            sp_vec_copy(c, pc, run->p + k * (size_t)c);
-        }
-    } else {
-        sp_vec_copy(sys->n, x, run->q + k * (size_t)sys->n);
-        sp_vec_copy(sys->n, y, run->p + k * (size_t)sys->n);
-    }
-}
 
 /* The coordinates of a Lie-group state (the sleigh's (x, y, θ), M(θ)q̇), continuous through q_prev. */
 static void coordinates(const sp_nh_system *sys, const double *g, const double *mu, const double *q_prev, double *qc,
@@ -140,92 +86,142 @@ static void coordinates(const sp_nh_system *sys, const double *g, const double *
     if (sys->lie && type->to_coordinates) type->to_coordinates(&sys->bound, g, mu, q_prev, qc, pc);
 }
 
-sp_status sp_nh_integrate(sp_nh_system *sys, int record, sp_nh_run *run)
-{
-    const sp_problem *pb = sys->pb;
-    const sp_nh_problem *np = &pb->nh;
-    const int N = pb->steps, every = np->record_every > 0 ? np->record_every : 1, m = sys->m;
-    const double h = pb->T / N;
-    memset(run, 0, sizeof *run);
-    run->rows = N / every + 1 + (N % every != 0);
-    if (record && record_alloc(sys, run, run->rows) != SP_OK) return run->status = SP_ERR_NOMEM;
-    run->rows = 0;
 
-    double x[SP_LIE_MAX_ELEM], y[SP_LIE_MAX_ELEM], lam[SP_NH_MAX_M] = {0};
-    double qc[SP_LIE_MAX_ELEM] = {0}, pc[SP_LIE_MAX_ELEM] = {0};
+/* ---- runs: the family's stepper for the loop of planner/sp_run.h */
+
+/* A run in progress: the state (q, p), or (g, μ) on groups, with the multiplier and the
+ * sleigh's coordinates, and the maxima of the invariants' deviation over every step. */
+typedef struct nh_stepping {
+    sp_nh_system *sys;
+    double x[SP_LIE_MAX_ELEM], y[SP_LIE_MAX_ELEM], lam[SP_NH_MAX_M];
+    double qc[SP_LIE_MAX_ELEM], pc[SP_LIE_MAX_ELEM];
+    double H0; /* energy at t = 0 */
+    double energy_error, constraint_residual, stage_residual, group_error;
+    double energy_quarter[4]; /* max |H − H0| over each quarter of the steps */
+    size_t n_integrals;       /* declared first integrals besides the energy */
+    const char *integral_names[SP_NH_MAX_INTEGRALS];
+    double integral0[SP_NH_MAX_INTEGRALS], integral_drift[SP_NH_MAX_INTEGRALS];
+} nh_stepping;
+
+static sp_status nh_begin(void *self)
+{
+    nh_stepping *r = self;
+    const sp_nh_system *sys = r->sys;
+    const sp_nh_problem *np = &sys->pb->nh;
     sp_status st;
     if (sys->lie) {
-        sp_vec_copy(sys->n, np->g0, x);
-        sp_vec_copy(sys->dim, np->mu0, y);
-        st = sp_nh_lie_multiplier(&sys->bound.model, x, y, lam);
-        coordinates(sys, x, y, NULL, qc, pc);
+        sp_vec_copy(sys->n, np->g0, r->x);
+        sp_vec_copy(sys->dim, np->mu0, r->y);
+        coordinates(sys, r->x, r->y, NULL, r->qc, r->pc);
+        st = sp_nh_lie_multiplier(&sys->bound.model, r->x, r->y, r->lam);
     } else {
-        sp_vec_copy(sys->n, np->q0, x);
-        sp_vec_copy(sys->n, np->p0, y);
-        st = sp_nh_multiplier(&sys->model, x, y, lam);
+        sp_vec_copy(sys->n, np->q0, r->x);
+        sp_vec_copy(sys->n, np->p0, r->y);
+        st = sp_nh_multiplier(&sys->model, r->x, r->y, r->lam);
     }
-    point_values v0, v;
-    if (st == SP_OK) st = values_at(sys, x, y, &v0);
-    if (st != SP_OK) return run->status = st;
-    run->H0 = v0.energy;
-    run->constraint_residual = v0.constraint;
-    run->group_error = v0.group;
+    point_values v0;
+    if (st == SP_OK) st = values_at(sys, r->x, r->y, &v0);
+    if (st != SP_OK) return st;
+    r->H0 = v0.energy;
+    r->constraint_residual = v0.constraint;
+    r->group_error = v0.group;
     if (!sys->lie) {
         const char *names[SP_NH_MAX_INTEGRALS];
         double all[SP_NH_MAX_INTEGRALS];
-        size_t k = np->type->integrals(x, y, &np->params, all, names);
-        run->n_integrals = k > 0 ? k - 1 : 0;
-        for (size_t i = 0; i < run->n_integrals; ++i) run->integral_names[i] = names[i + 1];
-        sp_vec_copy((int)run->n_integrals, v0.integral, run->integral0);
+        size_t k = np->type->integrals(r->x, r->y, &np->params, all, names);
+        r->n_integrals = k > 0 ? k - 1 : 0;
+        for (size_t i = 0; i < r->n_integrals; ++i) r->integral_names[i] = names[i + 1];
+        sp_vec_copy((int)r->n_integrals, v0.integral, r->integral0);
     }
-    if (record) record_row(sys, run, run->rows++, 0.0, x, y, lam, qc, pc);
+    return SP_OK;
+}
 
-    const double start = sp_clock_seconds();
-    for (int k = 0; k < N; ++k) {
-        if (sys->stop && *sys->stop) {
-            st = SP_ERR_INTERRUPTED;
-            break;
-        }
-        int it;
-        double stage;
-        if (sys->lie) {
-            st = sp_nh_lie_step(sys->lie_stepper, h, x, y, lam);
-            sp_nh_lie_step_info info = sp_nh_lie_last_step(sys->lie_stepper);
-            it = info.iterations, stage = info.stage_residual;
-        } else {
-            st = sp_nh_step(sys->stepper, h, x, y, lam);
-            sp_nh_step_info info = sp_nh_last_step(sys->stepper);
-            it = info.iterations, stage = info.stage_residual;
-        }
-        if (st == SP_OK) st = values_at(sys, x, y, &v);
-        if (st != SP_OK) break;
-        run->steps_done = k + 1;
-        run->iterations += it;
-        if (it > run->max_iterations) run->max_iterations = it;
-        const double dH = fabs(v.energy - run->H0);
-        run->energy_error = fmax(run->energy_error, dH);
-        const int quarter = (int)(4L * k / N);
-        run->energy_quarter[quarter] = fmax(run->energy_quarter[quarter], dH);
-        run->constraint_residual = fmax(run->constraint_residual, v.constraint);
-        run->stage_residual = fmax(run->stage_residual, stage);
-        run->group_error = fmax(run->group_error, v.group);
-        for (size_t i = 0; i < run->n_integrals; ++i)
-            run->integral_drift[i] = fmax(run->integral_drift[i], fabs(v.integral[i] - run->integral0[i]));
-        if (sys->lie) {
-            double q_prev[SP_LIE_MAX_ELEM];
-            sp_vec_copy(SP_LIE_MAX_ELEM, qc, q_prev);
-            coordinates(sys, x, y, q_prev, qc, pc);
-        }
-        if (record && ((k + 1) % every == 0 || k + 1 == N))
-            record_row(sys, run, run->rows++, (k + 1) * h, x, y, lam, qc, pc);
+static sp_status nh_advance(void *self, const sp_run_interval *iv, sp_run_work *work)
+{
+    nh_stepping *r = self;
+    const sp_nh_system *sys = r->sys;
+    int it;
+    double stage;
+    sp_status st;
+    if (sys->lie) {
+        st = sp_nh_lie_step(sys->lie_stepper, iv->h, r->x, r->y, r->lam);
+        sp_nh_lie_step_info info = sp_nh_lie_last_step(sys->lie_stepper);
+        it = info.iterations, stage = info.stage_residual;
+    } else {
+        st = sp_nh_step(sys->stepper, iv->h, r->x, r->y, r->lam);
+        sp_nh_step_info info = sp_nh_last_step(sys->stepper);
+        it = info.iterations, stage = info.stage_residual;
     }
-    run->seconds = sp_clock_seconds() - start;
+    work->attempts += 1;
+    work->newton_iterations += it;
+    if (it > work->max_iterations) work->max_iterations = it;
+    point_values v;
+    if (st == SP_OK) st = values_at(sys, r->x, r->y, &v);
+    if (st != SP_OK) return st;
+    const double dH = fabs(v.energy - r->H0);
+    r->energy_error = fmax(r->energy_error, dH);
+    const int quarter = (int)(4L * iv->index / iv->count);
+    r->energy_quarter[quarter] = fmax(r->energy_quarter[quarter], dH);
     /* the constraint holds at the stages and at the step points alike */
-    run->constraint_residual = fmax(run->constraint_residual, run->stage_residual);
-    sp_vec_copy(sys->n, x, run->q_end);
-    sp_vec_copy(sys->dim, y, run->p_end);
-    sp_vec_copy(m, lam, run->lam_end);
-    return run->status = st;
+    r->constraint_residual = fmax(r->constraint_residual, fmax(v.constraint, stage));
+    r->stage_residual = fmax(r->stage_residual, stage);
+    r->group_error = fmax(r->group_error, v.group);
+    for (size_t i = 0; i < r->n_integrals; ++i)
+        r->integral_drift[i] = fmax(r->integral_drift[i], fabs(v.integral[i] - r->integral0[i]));
+    if (sys->lie) {
+        double q_prev[SP_LIE_MAX_ELEM];
+        sp_vec_copy(SP_LIE_MAX_ELEM, r->qc, q_prev);
+        coordinates(sys, r->x, r->y, q_prev, r->qc, r->pc);
+    }
+    return SP_OK;
+}
+
+/* The coordinates of a Lie-group model (none for Suslov's problem): their number. */
+static int coordinate_count(const sp_nh_system *sys)
+{
+    return sys->lie ? sys->pb->nh.lie_type->n_coordinates : sys->n;
+}
+
+static void nh_row(const void *self, double *const *out)
+{
+    const nh_stepping *r = self;
+    const sp_nh_system *sys = r->sys;
+    const int c = coordinate_count(sys);
+    int f = 0;
+    if (!sys->lie) {
+        sp_vec_copy(sys->n, r->x, out[f++]);
+        sp_vec_copy(sys->n, r->y, out[f++]);
+    } else {
+        if (c > 0) {
+            sp_vec_copy(c, r->qc, out[f++]);
+            sp_vec_copy(c, r->pc, out[f++]);
+        }
+        sp_vec_copy(sys->n, r->x, out[f++]);
+        sp_vec_copy(sys->dim, r->y, out[f++]);
+    }
+    sp_vec_copy(sys->m, r->lam, out[f]);
+}
+
+/* Fields q, p (on groups the model's coordinates, when it has some), g and μ on groups,
+ * and the multiplier λ carried out of each step. */
+static sp_stepper nh_stepper(nh_stepping *r)
+{
+    const sp_nh_system *sys = r->sys;
+    const sp_nh_problem *np = &sys->pb->nh;
+    const int c = coordinate_count(sys);
+    sp_stepper s = {.self = r, .work_kind = SP_WORK_IMPLICIT, .begin = nh_begin, .advance = nh_advance, .row = nh_row};
+    if (c > 0) {
+        s.fields[s.n_fields++] = (sp_run_field){"q", c, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"p", c, 0};
+    }
+    if (sys->lie) {
+        s.fields[s.n_fields++] = (sp_run_field){"g", sys->n, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"mu", sys->dim, 0};
+    }
+    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->m, 0};
+    s.coordinates = !sys->lie ? np->type->coordinates : c > 0 ? np->lie_type->coordinates : np->lie_type->element_names;
+    s.n_coordinates = c > 0 ? c : sys->n;
+    return s;
 }
 
 /* ---- the result */
@@ -244,7 +240,7 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     }
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
-    cJSON_AddNumberToObject(settings, "record_every", np->record_every);
+    cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
     cJSON_AddNumberToObject(settings, "solver_tol", pb->solver_tol);
     cJSON *params = cJSON_AddObjectToObject(settings, "params");
     if (np->lie_type) {
@@ -261,76 +257,65 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     }
 }
 
-static void names_json(cJSON *tr, int count, const char *const *names)
+static void diagnostics_json(const nh_stepping *r, cJSON *result)
 {
-    cJSON *arr = cJSON_AddArrayToObject(tr, "coordinates");
-    for (int i = 0; i < count; ++i) cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
-}
-
-static void run_json(const sp_nh_system *sys, const sp_nh_run *run, cJSON *result)
-{
-    const sp_nh_problem *np = &sys->pb->nh;
-    if (run->t) {
-        cJSON *tr = cJSON_AddObjectToObject(result, "trajectory");
-        sp_json_add_vector(tr, "t", run->rows, run->t);
-        const int c = sys->lie ? np->lie_type->n_coordinates : sys->n;
-        if (run->q) {
-            sp_json_add_rows(tr, "q", run->rows, c, run->q, c);
-            sp_json_add_rows(tr, "p", run->rows, c, run->p, c);
-        }
-        if (sys->lie) {
-            sp_json_add_rows(tr, "g", run->rows, sys->n, run->g, sys->n);
-            sp_json_add_rows(tr, "mu", run->rows, sys->dim, run->mu, sys->dim);
-        }
-        sp_json_add_rows(tr, "lambda", run->rows, sys->m, run->lam, sys->m);
-        if (!sys->lie)
-            names_json(tr, c, np->type->coordinates);
-        else if (c > 0)
-            names_json(tr, c, np->lie_type->coordinates);
-        else
-            names_json(tr, sys->n, np->lie_type->element_names);
-    }
     cJSON *diag = cJSON_AddObjectToObject(result, "diagnostics");
-    cJSON_AddNumberToObject(diag, "constraint_residual", run->constraint_residual);
-    cJSON_AddNumberToObject(diag, "energy_error", run->energy_error);
-    if (run->H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", run->energy_error / fabs(run->H0));
+    cJSON_AddNumberToObject(diag, "constraint_residual", r->constraint_residual);
+    cJSON_AddNumberToObject(diag, "energy_error", r->energy_error);
+    if (r->H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", r->energy_error / fabs(r->H0));
     char name[96];
-    for (size_t i = 0; i < run->n_integrals; ++i) {
-        snprintf(name, sizeof name, "%s_drift", run->integral_names[i]);
-        cJSON_AddNumberToObject(diag, name, run->integral_drift[i]);
+    for (size_t i = 0; i < r->n_integrals; ++i) {
+        snprintf(name, sizeof name, "%s_drift", r->integral_names[i]);
+        cJSON_AddNumberToObject(diag, name, r->integral_drift[i]);
     }
-    if (sys->lie) cJSON_AddNumberToObject(diag, "group_error", run->group_error);
-    sp_json_add_vector(result, "energy_error_quarters", 4, run->energy_quarter);
-    cJSON *work = cJSON_AddObjectToObject(result, "work");
-    cJSON_AddNumberToObject(work, "newton_iterations", (double)run->iterations);
-    cJSON_AddNumberToObject(work, "mean_iterations", run->steps_done ? (double)run->iterations / run->steps_done : 0.0);
-    cJSON_AddNumberToObject(work, "max_iterations", run->max_iterations);
-    cJSON *timing = cJSON_AddObjectToObject(result, "timing");
-    cJSON_AddNumberToObject(timing, "integrate_seconds", run->seconds);
+    if (r->sys->lie) cJSON_AddNumberToObject(diag, "group_error", r->group_error);
+    sp_json_add_vector(result, "energy_error_quarters", 4, r->energy_quarter);
 }
 
-cJSON *sp_nh_simulate_json(const sp_problem *pb, const sp_progress *progress)
+/* ---- the family */
+
+/* A simulation: the system (which points into itself) and the run, in one block. */
+typedef struct nh_simulation {
+    sp_nh_system sys;
+    nh_stepping stepping;
+} nh_simulation;
+
+static void *nh_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
 {
-    sp_nh_system *sys = malloc(sizeof *sys); /* it points into itself */
-    if (!sys) return NULL;
-    sp_status st = sp_nh_system_init(sys, pb);
-    if (st != SP_OK) {
-        sp_nh_system_release(sys);
-        free(sys);
+    (void)progress; /* the loop checks the stop flag between steps */
+    nh_simulation *sim = calloc(1, sizeof *sim);
+    if (!sim) {
+        *st = SP_ERR_NOMEM;
         return NULL;
     }
-    sys->stop = progress ? progress->stop : NULL;
-    sp_nh_run run;
-    st = sp_nh_integrate(sys, 1, &run);
-    cJSON *root = NULL;
-    if (st != SP_ERR_NOMEM) {
-        root = sp_simulate_result_new(pb, st, run.steps_done);
-        cJSON_AddNumberToObject(root, "initial_energy", run.H0);
-        run_json(sys, &run, root);
-        settings_json(pb, root);
+    if ((*st = sp_nh_system_init(&sim->sys, pb)) != SP_OK) {
+        sp_nh_system_release(&sim->sys);
+        free(sim);
+        return NULL;
     }
-    sp_nh_run_release(&run);
-    sp_nh_system_release(sys);
-    free(sys);
-    return root;
+    sim->stepping.sys = &sim->sys;
+    *s = nh_stepper(&sim->stepping);
+    return sim;
 }
+
+static void nh_report(void *self, const sp_run *run, cJSON *root)
+{
+    (void)run;
+    nh_simulation *sim = self;
+    cJSON_AddNumberToObject(root, "initial_energy", sim->stepping.H0);
+    diagnostics_json(&sim->stepping, root);
+    settings_json(sim->sys.pb, root);
+}
+
+static void nh_close(void *self)
+{
+    nh_simulation *sim = self;
+    sp_nh_system_release(&sim->sys);
+    free(sim);
+}
+
+const sp_family sp_nonholonomic_family = {
+    .name = "nonholonomic",
+    .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
+    .simulation = {.open = nh_open, .report = nh_report, .close = nh_close},
+};

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/sp_progress.h"
+#include "planner/sp_family.h"
 #include "integrators/sp_nh_lie.h"
 #include "integrators/sp_nonholonomic.h"
 #include "problems/sp_problem.h"
@@ -26,42 +26,12 @@ typedef struct sp_nh_system {
     int n;                             /* numbers of the configuration: n, or the group's elem_size */
     int dim;                           /* numbers of the momentum: n, or the algebra dimension */
     int m;                             /* constraints */
-    const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
 } sp_nh_system;
 
 sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb);
 void sp_nh_system_release(sp_nh_system *sys);
 
-/* What a run keeps: the rows it records (every record_every steps and the last) and the
- * maxima over every step of the invariants' deviation. */
-typedef struct sp_nh_run {
-    int steps_done, rows;
-    sp_status status;
-    double *t;      /* rows */
-    double *q, *p;  /* rows x n: vector spaces, and the sleigh's coordinates (x, y, θ), M(θ)q̇ */
-    double *g, *mu; /* Lie groups: rows x elem_size, rows x dim */
-    double *lam;    /* rows x m: the multiplier carried out of each step (Λ_s; λ0 at t = 0) */
-    double H0;      /* energy at t = 0 */
-    double energy_error, constraint_residual, stage_residual, group_error;
-    double energy_quarter[4]; /* max |H − H0| over each quarter of the steps */
-    size_t n_integrals;       /* declared first integrals besides the energy */
-    const char *integral_names[SP_NH_MAX_INTEGRALS];
-    double integral0[SP_NH_MAX_INTEGRALS], integral_drift[SP_NH_MAX_INTEGRALS];
-    long iterations; /* Newton iterations, all steps */
-    int max_iterations;
-    double seconds;                                                              /* wall time of the integration */
-    double q_end[SP_LIE_MAX_ELEM], p_end[SP_LIE_MAX_ELEM], lam_end[SP_NH_MAX_M]; /* the last state (g, μ on groups) */
-} sp_nh_run;
-
-/* Integrates pb->steps steps of size pb->T/pb->steps from the problem's initial state.
- * With `record` the trajectory arrays are allocated (free with sp_nh_run_release). A
- * failed step ends the run with its status, and so does a raised sys->stop
- * (SP_ERR_INTERRUPTED). */
-sp_status sp_nh_integrate(sp_nh_system *sys, int record, sp_nh_run *run);
-void sp_nh_run_release(sp_nh_run *run);
-
-/* The simulate task's result (NULL when out of memory); a stop asked through `progress`
- * (may be NULL) ends it with status "interrupted" and the steps taken so far. */
-cJSON *sp_nh_simulate_json(const sp_problem *pb, const sp_progress *progress);
+/* The family: simulate tasks of every nonholonomic model, on vector spaces and on groups. */
+extern const sp_family sp_nonholonomic_family;
 
 #endif

@@ -22,6 +22,7 @@
 typedef struct endpoint {
     const sp_problem *pb;
     sp_vak_system sys;
+    sp_progress stop_only; /* the caller's stop flag without its reports */
     long sweeps;
 } endpoint;
 
@@ -190,7 +191,9 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
 {
     endpoint e = {.pb = pb};
     if (sp_vak_system_init(&e.sys, pb) != SP_OK) return NULL;
-    e.sys.stop = progress ? progress->stop : NULL; /* every sweep checks it */
+    /* every sweep checks the stop flag; progress is the optimiser's, not each sweep's steps */
+    e.stop_only = (sp_progress){.stop = progress ? progress->stop : NULL};
+    e.sys.progress = &e.stop_only;
     const int n = e.sys.model.n;
     double best[SP_VAK_MAX_N], x[SP_VAK_MAX_N], best_residual = HUGE_VAL, residual = HUGE_VAL;
     sp_optimize_result opt = {0}, best_opt = {0};
@@ -214,7 +217,7 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         if (st == SP_ERR_INTERRUPTED) {
             /* keep the point this start got to, measured without the stop */
             double F[SP_VAK_MAX_N];
-            e.sys.stop = NULL;
+            e.sys.progress = NULL;
             if (mismatch(&e, x, F, NULL) == SP_OK && sp_vec_norm(n, F) < best_residual) {
                 best_residual = sp_vec_norm(n, F);
                 sp_vec_copy(n, x, best);
@@ -241,7 +244,7 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
 
     cJSON *root = NULL;
     sp_vak_run run = {0};
-    e.sys.stop = NULL; /* the report integrates the best path in full */
+    e.sys.progress = NULL; /* the report integrates the best path in full */
     if (failure != SP_ERR_NOMEM) {
         root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "task", "plan");

@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/sp_progress.h"
+#include "planner/sp_family.h"
 #include "integrators/sp_index1.h"
 #include "problems/sp_problem.h"
 
@@ -17,7 +17,7 @@ typedef struct sp_vak_system {
     double mass[SP_VAK_MAX_N];
     sp_index1 *stepper;
     sp_vakonomic_point *point;         /* for λ(q, p), Ĥ and diagnostics */
-    const volatile sig_atomic_t *stop; /* sp_progress.h's stop flag, checked every step (NULL: none) */
+    const sp_progress *progress; /* its stop flag is checked every step (NULL: none) */
 } sp_vak_system;
 
 sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb);
@@ -26,9 +26,10 @@ void sp_vak_system_release(sp_vak_system *sys);
 /* What a run keeps: every step's state when `record` is set (N+1 rows), and always the
  * maxima of the invariants' drift. */
 typedef struct sp_vak_run {
-    int steps_done;
+    int steps_done, rows;
     sp_status status;
-    double *t, *q, *p, *lam; /* (N+1) rows of 1, n, n, m when recorded */
+    double *t, *q, *p, *lam; /* rows of 1, n, n, m when recorded (every record_every steps and the last) */
+    sp_run_work work;
     double H0, energy_error, constraint_residual;
     size_t n_integrals; /* the model's first integrals, as declared for its parameters */
     double integral0[SP_VAK_MAX_INTEGRALS], integral_drift[SP_VAK_MAX_INTEGRALS];
@@ -42,7 +43,7 @@ typedef struct sp_vak_run {
 /* Integrates pb->steps steps of size pb->T/pb->steps from (q0, p0). With `record` the
  * trajectory arrays are allocated (free with sp_vak_run_release); with `sensitivity` the
  * exact ∂z_N/∂p0 is propagated. A failed step ends the run with its status, and so does
- * a raised sys->stop (SP_ERR_INTERRUPTED). */
+ * a stop asked through sys->progress (SP_ERR_INTERRUPTED). */
 sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p0, int record, int sensitivity,
                            sp_vak_run *run);
 void sp_vak_run_release(sp_vak_run *run);
@@ -52,15 +53,12 @@ void sp_vak_run_release(sp_vak_run *run);
  * symplectic on all of R²ⁿ). */
 sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, const double *p0, double h, double *defect);
 
-/* Adds "trajectory" and "diagnostics" of a recorded run to a result. */
-void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result);
+/* Adds "trajectory" (when recorded), "diagnostics" and "work" of a run to a result. */
+void sp_vak_run_json(sp_vak_system *sys, const sp_vak_run *run, cJSON *result);
 
 /* Adds the "settings" block (scheme, stages, h, params) of a vakonomic problem. */
 void sp_vak_settings_json(const sp_problem *pb, cJSON *result);
 
-/* The simulate task's result (NULL when out of memory); a stop asked through `progress`
- * (may be NULL) ends it with status "interrupted" and the steps taken so far. */
-cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress);
 
 /* The endpoint plan's result (NULL when out of memory): p0 such that the discrete
  * geodesic from q0 reaches q1 at T (see planner/vakonomic/endpoint.c). */
@@ -68,5 +66,8 @@ cJSON *sp_vak_plan_json(const sp_problem *pb);
 /* The same, reporting every evaluation of each start's search to `progress`; a stop
  * asked through it ends the search with status "interrupted" and the best point so far. */
 cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
+
+/* The family: simulate and endpoint-plan tasks of every vakonomic model. */
+extern const sp_family sp_vakonomic_family;
 
 #endif

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_solve.h"
+#include "planner/sp_family.h"
+#include "planner/sp_run.h"
 #include "planner/vakonomic/sp_vak_run.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
@@ -59,85 +60,123 @@ static sp_status point_values(sp_vak_system *sys, const double *q, const double 
     return SP_OK;
 }
 
+/* A run in progress: the state, and the run whose maxima and integrals it updates. */
+typedef struct vak_stepping {
+    sp_vak_system *sys;
+    sp_vak_run *run;
+    const double *q0, *p0;
+    int sensitivity;
+    double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N], lam[SP_VAK_MAX_M];
+    double kinetic; /* ½ q̇ᵀMq̇ at the last step point */
+    double S[2 * SP_VAK_MAX_N * SP_VAK_MAX_N]; /* ∂z/∂p0, when asked */
+} vak_stepping;
+
+static sp_status vak_begin(void *self)
+{
+    vak_stepping *r = self;
+    sp_vak_system *sys = r->sys;
+    sp_vak_run *run = r->run;
+    const int n = sys->model.n;
+    sp_vec_copy(n, r->q0, r->q);
+    sp_vec_copy(n, r->p0, r->p);
+    if (r->sensitivity) { /* ∂z0/∂p0 = [0; I] */
+        memset(r->S, 0, sizeof r->S);
+        for (int i = 0; i < n; ++i) r->S[(n + i) * n + i] = 1.0;
+    }
+    sp_status st = point_values(sys, r->q, r->p, &run->H0, r->lam, &run->constraint_residual, &r->kinetic);
+    if (st != SP_OK) return st;
+    run->n_integrals = sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, run->integral0, NULL);
+    return SP_OK;
+}
+
+static sp_status vak_advance(void *self, const sp_run_interval *iv, sp_run_work *work)
+{
+    vak_stepping *r = self;
+    sp_vak_system *sys = r->sys;
+    sp_vak_run *run = r->run;
+    const int n = sys->model.n, n2 = 2 * n;
+    const double h = iv->h;
+    double Phi[4 * SP_VAK_MAX_N * SP_VAK_MAX_N], H, residual, kinetic, I[SP_VAK_MAX_INTEGRALS];
+    sp_status st = sp_index1_step(sys->stepper, h, r->q, r->p, r->q, r->p, NULL);
+    const int it = sp_index1_iterations(sys->stepper);
+    work->attempts += 1;
+    work->newton_iterations += it;
+    if (it > work->max_iterations) work->max_iterations = it;
+    if (st == SP_OK && r->sensitivity) st = sp_index1_step_jacobian(sys->stepper, Phi);
+    if (st == SP_OK) st = point_values(sys, r->q, r->p, &H, r->lam, &residual, &kinetic);
+    if (st != SP_OK) return st;
+    if (r->sensitivity) { /* S ← Φ S */
+        double T[2 * SP_VAK_MAX_N * SP_VAK_MAX_N];
+        sp_mat_mul(n2, n2, n, Phi, r->S, T);
+        sp_vec_copy(n2 * n, T, r->S);
+    }
+    run->energy_error = fmax(run->energy_error, fabs(H - run->H0));
+    run->constraint_residual = fmax(run->constraint_residual, residual);
+    sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, I, NULL);
+    for (size_t i = 0; i < run->n_integrals; ++i)
+        run->integral_drift[i] = fmax(run->integral_drift[i], fabs(I[i] - run->integral0[i]));
+    run->energy += 0.5 * h * (r->kinetic + kinetic);
+    run->length += 0.5 * h * (sqrt(2.0 * r->kinetic) + sqrt(2.0 * kinetic));
+    r->kinetic = kinetic;
+    return SP_OK;
+}
+
+static void vak_row(const void *self, double *const *out)
+{
+    const vak_stepping *r = self;
+    const int n = r->sys->model.n;
+    sp_vec_copy(n, r->q, out[0]);
+    sp_vec_copy(n, r->p, out[1]);
+    sp_vec_copy(r->sys->model.m, r->lam, out[2]);
+}
+
+static sp_stepper vak_stepper(vak_stepping *r)
+{
+    const sp_vak_system *sys = r->sys;
+    sp_stepper s = {.self = r, .work_kind = SP_WORK_IMPLICIT, .begin = vak_begin, .advance = vak_advance, .row = vak_row};
+    s.fields[s.n_fields++] = (sp_run_field){"q", sys->model.n, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"p", sys->model.n, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->model.m, 0};
+    s.coordinates = sys->pb->vak.type->coordinates;
+    s.n_coordinates = sys->model.n;
+    return s;
+}
+
+/* The loop's outcome and the last state in the run; the rows move into it. */
+static void take_outcome(const vak_stepping *r, sp_run *loop, sp_vak_run *run)
+{
+    const int n = r->sys->model.n;
+    run->status = loop->status;
+    run->steps_done = loop->steps_done;
+    run->work = loop->work;
+    run->rows = loop->rows;
+    run->mean_iterations = loop->steps_done ? (double)loop->work.newton_iterations / loop->steps_done : 0.0;
+    run->max_iterations = loop->work.max_iterations;
+    run->t = loop->t;
+    run->q = loop->field[0];
+    run->p = loop->field[1];
+    run->lam = loop->field[2];
+    sp_run_disown(loop);
+    sp_vec_copy(n, r->q, run->q_end);
+    sp_vec_copy(n, r->p, run->p_end);
+}
+
 sp_status sp_vak_integrate(sp_vak_system *sys, const double *q0, const double *p0, int record, int sensitivity,
                            sp_vak_run *run)
 {
-    const sp_problem *pb = sys->pb;
-    const sp_vak_model_type *type = pb->vak.type;
-    const int n = sys->model.n, m = sys->model.m, N = pb->steps, n2 = 2 * n;
-    const double h = pb->T / N;
+    const int n = sys->model.n;
     memset(run, 0, sizeof *run);
-    if (record) {
-        /* zeroed: a run that fails at its first point still reports a defined row 0 */
-        run->t = calloc((size_t)N + 1, sizeof *run->t);
-        run->q = calloc(((size_t)N + 1) * (size_t)n, sizeof *run->q);
-        run->p = calloc(((size_t)N + 1) * (size_t)n, sizeof *run->p);
-        run->lam = calloc(((size_t)N + 1) * (size_t)(m ? m : 1), sizeof *run->lam);
-        if (!run->t || !run->q || !run->p || !run->lam) return run->status = SP_ERR_NOMEM;
-    }
-    double S[2 * SP_VAK_MAX_N * SP_VAK_MAX_N], Phi[4 * SP_VAK_MAX_N * SP_VAK_MAX_N];
-    if (sensitivity) {
-        run->jacobian = calloc((size_t)n2 * (size_t)n, sizeof *run->jacobian);
-        if (!run->jacobian) return run->status = SP_ERR_NOMEM;
-        memset(S, 0, sizeof S); /* ∂z0/∂p0 = [0; I] */
-        for (int i = 0; i < n; ++i) S[(n + i) * n + i] = 1.0;
-    }
-    double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N], lam[SP_VAK_MAX_M] = {0}, I[SP_VAK_MAX_INTEGRALS];
-    double residual, kinetic, kinetic_prev, H;
-    sp_vec_copy(n, q0, q);
-    sp_vec_copy(n, p0, p);
-    if (record) {
-        sp_vec_copy(n, q, run->q);
-        sp_vec_copy(n, p, run->p);
-    }
-    sp_status st = point_values(sys, q, p, &run->H0, lam, &run->constraint_residual, &kinetic_prev);
-    if (st != SP_OK) return run->status = st;
-    run->n_integrals = type->integrals(q, p, &pb->vak.params, run->integral0, NULL);
-    if (record) {
-        run->t[0] = 0.0;
-        sp_vec_copy(n, q, run->q);
-        sp_vec_copy(n, p, run->p);
-        sp_vec_copy(m, lam, run->lam);
-    }
-    long iterations = 0;
-    for (int k = 0; k < N; ++k) {
-        if (sys->stop && *sys->stop) {
-            st = SP_ERR_INTERRUPTED;
-            break;
-        }
-        st = sp_index1_step(sys->stepper, h, q, p, q, p, NULL);
-        if (st == SP_OK && sensitivity) st = sp_index1_step_jacobian(sys->stepper, Phi);
-        if (st == SP_OK) st = point_values(sys, q, p, &H, lam, &residual, &kinetic);
-        if (st != SP_OK) break;
-        if (sensitivity) { /* S ← Φ S */
-            double T[2 * SP_VAK_MAX_N * SP_VAK_MAX_N];
-            sp_mat_mul(n2, n2, n, Phi, S, T);
-            sp_vec_copy(n2 * n, T, S);
-        }
-        int it = sp_index1_iterations(sys->stepper);
-        iterations += it;
-        if (it > run->max_iterations) run->max_iterations = it;
-        run->steps_done = k + 1;
-        run->energy_error = fmax(run->energy_error, fabs(H - run->H0));
-        run->constraint_residual = fmax(run->constraint_residual, residual);
-        type->integrals(q, p, &pb->vak.params, I, NULL);
-        for (size_t i = 0; i < run->n_integrals; ++i)
-            run->integral_drift[i] = fmax(run->integral_drift[i], fabs(I[i] - run->integral0[i]));
-        run->energy += 0.5 * h * (kinetic_prev + kinetic);
-        run->length += 0.5 * h * (sqrt(2.0 * kinetic_prev) + sqrt(2.0 * kinetic));
-        kinetic_prev = kinetic;
-        if (record) {
-            run->t[k + 1] = (k + 1) * h;
-            sp_vec_copy(n, q, run->q + (size_t)(k + 1) * n);
-            sp_vec_copy(n, p, run->p + (size_t)(k + 1) * n);
-            sp_vec_copy(m, lam, run->lam + (size_t)(k + 1) * m);
-        }
-    }
-    run->mean_iterations = run->steps_done ? (double)iterations / run->steps_done : 0.0;
-    sp_vec_copy(n, q, run->q_end);
-    sp_vec_copy(n, p, run->p_end);
-    if (sensitivity && st == SP_OK) sp_vec_copy(n2 * n, S, run->jacobian);
-    return run->status = st;
+    if (sensitivity && !(run->jacobian = calloc((size_t)(2 * n * n), sizeof *run->jacobian)))
+        return run->status = SP_ERR_NOMEM;
+    vak_stepping r = {.sys = sys, .run = run, .q0 = q0, .p0 = p0, .sensitivity = sensitivity};
+    const sp_stepper s = vak_stepper(&r);
+    sp_run_settings set = sp_run_settings_of(sys->pb, sys->progress);
+    set.record = record;
+    sp_run loop;
+    sp_run_drive(&s, &set, &loop);
+    take_outcome(&r, &loop, run);
+    if (sensitivity && run->status == SP_OK) sp_vec_copy(2 * n * n, r.S, run->jacobian);
+    return run->status;
 }
 
 typedef struct vak_defect_ctx {
@@ -163,19 +202,9 @@ sp_status sp_vak_symplecticity_defect(sp_vak_system *sys, const double *q0, cons
     return sp_symplecticity_defect(vak_step_map, &ctx, n, z0, 0, NULL, 1e-6, defect, NULL);
 }
 
-void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result)
+static void diagnostics_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *result)
 {
     const sp_vak_model_type *type = sys->pb->vak.type;
-    const int n = sys->model.n, m = sys->model.m, rows = run->steps_done + 1;
-    if (run->t) {
-        cJSON *tr = cJSON_AddObjectToObject(result, "trajectory");
-        sp_json_add_vector(tr, "t", rows, run->t);
-        sp_json_add_rows(tr, "q", rows, n, run->q, n);
-        sp_json_add_rows(tr, "p", rows, n, run->p, n);
-        sp_json_add_rows(tr, "lambda", rows, m, run->lam, m);
-        cJSON *names = cJSON_AddArrayToObject(tr, "coordinates");
-        for (int i = 0; i < n; ++i) cJSON_AddItemToArray(names, cJSON_CreateString(type->coordinates[i]));
-    }
     cJSON *diag = cJSON_AddObjectToObject(result, "diagnostics");
     cJSON_AddNumberToObject(diag, "energy_error", run->energy_error);
     if (run->H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", run->energy_error / fabs(run->H0));
@@ -189,9 +218,21 @@ void sp_vak_run_json(const sp_vak_system *sys, const sp_vak_run *run, cJSON *res
         cJSON_AddNumberToObject(diag, name, run->integral_drift[i]);
     }
     cJSON_AddNumberToObject(diag, "hamiltonian", run->H0);
-    cJSON *solve = cJSON_AddObjectToObject(result, "implicit_solve");
-    cJSON_AddNumberToObject(solve, "mean_iterations", run->mean_iterations);
-    cJSON_AddNumberToObject(solve, "max_iterations", run->max_iterations);
+}
+
+void sp_vak_run_json(sp_vak_system *sys, const sp_vak_run *run, cJSON *result)
+{
+    vak_stepping r = {.sys = sys};
+    const sp_stepper s = vak_stepper(&r);
+    const sp_run view = {.status = run->status,
+                         .steps_done = run->steps_done,
+                         .work = run->work,
+                         .rows = run->rows,
+                         .t = run->t,
+                         .field = {run->q, run->p, run->lam}};
+    if (run->t) sp_run_add_trajectory(&s, &view, result);
+    diagnostics_json(sys, run, result);
+    sp_run_add_work(&s, &view, result);
 }
 
 void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
@@ -202,6 +243,7 @@ void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddNumberToObject(settings, "order", 2 * pb->vak.stages);
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
+    cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
     cJSON *params = cJSON_AddObjectToObject(settings, "params");
     const sp_vak_model_type *type = pb->vak.type;
     for (size_t i = 0; i < type->n_params; ++i)
@@ -209,25 +251,55 @@ void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddStringToObject(params, "potential", type->potential_names[pb->vak.params.potential]);
 }
 
-cJSON *sp_vak_simulate_json(const sp_problem *pb, const sp_progress *progress)
-{
+/* ---- the family */
+
+/* A simulation: the system, the run's maxima and the stepping state, in one block. */
+typedef struct vak_simulation {
     sp_vak_system sys;
-    if (sp_vak_system_init(&sys, pb) != SP_OK) return NULL;
-    sys.stop = progress ? progress->stop : NULL;
     sp_vak_run run;
-    sp_status st = sp_vak_integrate(&sys, pb->vak.q0, pb->vak.p0, 1, 0, &run);
-    cJSON *root = NULL;
-    if (st != SP_ERR_NOMEM) {
-        root = sp_simulate_result_new(pb, st, run.steps_done);
-        sp_vak_run_json(&sys, &run, root);
-        if (pb->vak.symplecticity_defect && st != SP_ERR_INTERRUPTED) {
-            double defect;
-            if (sp_vak_symplecticity_defect(&sys, pb->vak.q0, pb->vak.p0, pb->T / pb->steps, &defect) == SP_OK)
-                cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "diagnostics"), "symplecticity_defect", defect);
-        }
-        sp_vak_settings_json(pb, root);
+    vak_stepping stepping;
+} vak_simulation;
+
+static void *vak_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+{
+    (void)progress; /* the loop checks the stop flag between steps */
+    vak_simulation *sim = calloc(1, sizeof *sim);
+    if (!sim) {
+        *st = SP_ERR_NOMEM;
+        return NULL;
     }
-    sp_vak_run_release(&run);
-    sp_vak_system_release(&sys);
-    return root;
+    if ((*st = sp_vak_system_init(&sim->sys, pb)) != SP_OK) {
+        free(sim);
+        return NULL;
+    }
+    sim->stepping = (vak_stepping){.sys = &sim->sys, .run = &sim->run, .q0 = pb->vak.q0, .p0 = pb->vak.p0};
+    *s = vak_stepper(&sim->stepping);
+    return sim;
 }
+
+static void vak_report(void *self, const sp_run *loop, cJSON *root)
+{
+    vak_simulation *sim = self;
+    const sp_problem *pb = sim->sys.pb;
+    diagnostics_json(&sim->sys, &sim->run, root);
+    if (pb->vak.symplecticity_defect && loop->status != SP_ERR_INTERRUPTED) {
+        double defect;
+        if (sp_vak_symplecticity_defect(&sim->sys, pb->vak.q0, pb->vak.p0, pb->T / pb->steps, &defect) == SP_OK)
+            cJSON_AddNumberToObject(cJSON_GetObjectItem(root, "diagnostics"), "symplecticity_defect", defect);
+    }
+    sp_vak_settings_json(pb, root);
+}
+
+static void vak_close(void *self)
+{
+    vak_simulation *sim = self;
+    sp_vak_system_release(&sim->sys);
+    free(sim);
+}
+
+const sp_family sp_vakonomic_family = {
+    .name = "vakonomic",
+    .kinds = SP_FAMILY_KIND(SP_KIND_VAKONOMIC),
+    .simulation = {.open = vak_open, .report = vak_report, .close = vak_close},
+    .plan = sp_vak_plan_json_progress,
+};

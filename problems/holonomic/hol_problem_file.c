@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "lie/sp_linalg.h"
 
@@ -187,7 +188,7 @@ static int read_initial_state(const json_input *root, sp_problem *p)
     return 1;
 }
 
-int read_holonomic(const json_input *root, sp_problem *p)
+static int read_holonomic(const json_input *root, sp_problem *p)
 {
     sp_hol_problem *v = &p->hol;
     p->kind = SP_KIND_HOLONOMIC;
@@ -201,19 +202,32 @@ int read_holonomic(const json_input *root, sp_problem *p)
     if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
     if (read_scheme(root, p) != 1) return -1;
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
-    double h = 0.0;
-    int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
-    if (has_T < 0 || has_h < 0) return -1;
-    if (!has_T && !has_h) return json_fail(root, "h", "missing: give the step h or the horizon T");
-    if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
-        return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
-    if (!has_T) p->T = h * p->steps;
-    if (!isfinite(p->T)) return json_fail(root, "h", "gives a horizon h*steps that overflows");
-    v->record_every = 1;
-    if (json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &v->record_every) < 0) return -1;
+    if (read_horizon(root, p, "h") != 1) return -1;
+    if (read_record_every(root, p) != 1) return -1;
     if (json_boolean(root, "symplecticity_defect", 0, &v->symplecticity_defect) < 0) return -1;
     if (v->symplecticity_defect && !v->scheme->one_step)
         return json_fail(root, "symplecticity_defect",
                          "%s is a two-step method: it has no one-step symplecticity defect", v->scheme->name);
     return read_initial_state(root, p);
 }
+
+static const char *hol_model_at(size_t i) { return sp_hol_model_at(i) ? sp_hol_model_at(i)->name : NULL; }
+
+/* The notes name the schemes the model runs with. */
+static void hol_describe(size_t i, sp_model_info *out)
+{
+    const sp_hol_model_type *t = sp_hol_model_at(i);
+    out->description = t->description;
+    size_t used = (size_t)snprintf(out->notes, sizeof out->notes, "schemes:");
+    for (size_t j = 0; sp_hol_scheme_at(j) && used < sizeof out->notes; ++j)
+        if (sp_hol_model_accepts(t, sp_hol_scheme_at(j)))
+            used += (size_t)snprintf(out->notes + used, sizeof out->notes - used, " %s", sp_hol_scheme_at(j)->name);
+}
+
+const problem_family holonomic_problem_family = {
+    .name = "holonomic",
+    .tasks = "simulate",
+    .model_at = hol_model_at,
+    .describe = hol_describe,
+    .read = read_holonomic,
+};

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
@@ -100,16 +101,8 @@ static int read_settings(const json_input *root, sp_problem *p, int lie)
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
-    double h = 0.0;
-    int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
-    if (has_T < 0 || has_h < 0) return -1;
-    if (!has_T && !has_h) return json_fail(root, "h", "missing: give the step h or the horizon T");
-    if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
-        return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
-    if (!has_T) p->T = h * p->steps;
-    if (!isfinite(p->T)) return json_fail(root, "h", "gives a horizon h*steps that overflows");
-    v->record_every = 1;
-    if (json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &v->record_every) < 0) return -1;
+    if (read_horizon(root, p, "h") != 1) return -1;
+    if (read_record_every(root, p) != 1) return -1;
     if (lie) {
         const char *r = "cayley";
         if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &r) < 0) return -1;
@@ -272,14 +265,13 @@ static int read_lie_state(const json_input *root, sp_problem *p)
 
 /* ------------------------------------------------------------------ reader -- */
 
-int read_nonholonomic(const json_input *root, sp_problem *p)
+static int read_nonholonomic(const json_input *root, sp_problem *p)
 {
     sp_nh_problem *v = &p->nh;
     v->type = sp_nh_model_by_name(p->model);
     v->lie_type = v->type ? NULL : sp_nh_lie_type_by_name(p->model);
     const int lie = v->lie_type != NULL;
     p->kind = lie ? SP_KIND_NONHOLONOMIC_LIE : SP_KIND_NONHOLONOMIC;
-    if (p->task != SP_TASK_SIMULATE) return json_fail(root, "task", "%s has simulate tasks only (got plan)", p->model);
     static const char *const vector_state[] = {"q0", "p0", "v0", NULL}, *const lie_only[] = {"g0", "mu0", "xi0",
                                                                                              "retraction", NULL};
     if (lie && forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
@@ -298,3 +290,35 @@ int read_nonholonomic(const json_input *root, sp_problem *p)
     if (read_settings(root, p, lie) != 1) return -1;
     return lie ? read_lie_state(root, p) : read_vector_state(root, p);
 }
+
+/* The models on vector spaces, then those on Lie groups. */
+static const char *nh_model_at(size_t i)
+{
+    size_t n = 0;
+    while (sp_nh_model_at(n)) ++n;
+    if (i < n) return sp_nh_model_at(i)->name;
+    return sp_nh_lie_type_at(i - n) ? sp_nh_lie_type_at(i - n)->name : NULL;
+}
+
+static void nh_describe(size_t i, sp_model_info *out)
+{
+    size_t n = 0;
+    while (sp_nh_model_at(n)) ++n;
+    if (i < n) {
+        out->description = sp_nh_model_at(i)->description;
+        snprintf(out->notes, sizeof out->notes, "scheme lobatto, stages 2-4, lambda1 carry|recompute");
+        return;
+    }
+    const sp_nh_lie_type *t = sp_nh_lie_type_at(i - n);
+    out->description = t->description;
+    snprintf(out->notes, sizeof out->notes, "on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction",
+             t->group_name);
+}
+
+const problem_family nonholonomic_problem_family = {
+    .name = "nonholonomic",
+    .tasks = "simulate",
+    .model_at = nh_model_at,
+    .describe = nh_describe,
+    .read = read_nonholonomic,
+};

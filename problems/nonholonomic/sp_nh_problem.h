@@ -95,7 +95,6 @@ typedef struct sp_nh_problem {
 
     int stages;       /* 2, 3, 4: order 2s − 2 */
     int recompute;    /* Λ₁ recomputed every step (1) or carried over (0) */
-    int record_every; /* trajectory rows every this many steps (and the last) */
 } sp_nh_problem;
 
 #endif

@@ -1,8 +1,10 @@
 /* Problem files of the vakonomic models (heisenberg, parking): simulate and endpoint
  * plans. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "integrators/sp_tableau.h"
 #include "lie/sp_linalg.h"
@@ -84,7 +86,7 @@ static int forbid(const json_input *root, const char *const *fields, const char 
     return 1;
 }
 
-int read_vakonomic(const json_input *root, sp_problem *p)
+static int read_vakonomic(const json_input *root, sp_problem *p)
 {
     sp_vak_problem *v = &p->vak;
     p->kind = SP_KIND_VAKONOMIC;
@@ -110,6 +112,7 @@ int read_vakonomic(const json_input *root, sp_problem *p)
                                        "optimizer",
                                        "tolerance",
                                        "starts",
+                                       "record_every",
                                        NULL};
     if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
     const char *scheme = "gauss";
@@ -120,21 +123,14 @@ int read_vakonomic(const json_input *root, sp_problem *p)
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
-    if (json_vector(root, "q0", 1, n, v->q0) != 1) return -1;
+    if (json_vector(root, "q0", 1, n, v->q0) != 1 || read_record_every(root, p) != 1) return -1;
 
     if (p->task == SP_TASK_SIMULATE) {
         static const char *const plan_only[] = {"q1", "initial_momenta", "optimizer", "tolerance", "starts", NULL};
         if (forbid(root, plan_only, "only plan tasks take this field") != 1) return -1;
         if (read_initial_momentum(root, p) != 1) return -1;
         if (json_boolean(root, "symplecticity_defect", 0, &v->symplecticity_defect) < 0) return -1;
-        double h = 0.0;
-        int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
-        if (has_T < 0 || has_h < 0) return -1;
-        if (!has_T && !has_h) return json_fail(root, "h", "missing: give the step h or the horizon T");
-        if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
-            return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
-        if (!has_T) p->T = h * p->steps;
-        if (!isfinite(p->T)) return json_fail(root, "h", "gives a horizon h*steps that overflows");
+        if (read_horizon(root, p, "h") != 1) return -1;
         return 1;
     }
 
@@ -155,3 +151,19 @@ int read_vakonomic(const json_input *root, sp_problem *p)
         return -1;
     return read_optimizer(root, &p->optimizer);
 }
+
+static const char *vak_model_at(size_t i) { return sp_vak_model_at(i) ? sp_vak_model_at(i)->name : NULL; }
+
+static void vak_describe(size_t i, sp_model_info *out)
+{
+    out->description = sp_vak_model_at(i)->description;
+    snprintf(out->notes, sizeof out->notes, "scheme gauss, stages 1-6");
+}
+
+const problem_family vakonomic_problem_family = {
+    .name = "vakonomic",
+    .tasks = "plan, simulate",
+    .model_at = vak_model_at,
+    .describe = vak_describe,
+    .read = read_vakonomic,
+};

@@ -1,0 +1,22 @@
+/* The list of model families (sp_family.h): one line each. */
+#include "planner/cubic/sp_plan.h"
+#include "planner/holonomic/sp_hol_run.h"
+#include "planner/nonholonomic/sp_nh_run.h"
+#include "planner/sp_family.h"
+#include "planner/vakonomic/sp_vak_run.h"
+
+static const sp_family *const families[] = {
+    &sp_cubic_family,
+    &sp_vakonomic_family,
+    &sp_holonomic_family,
+    &sp_nonholonomic_family,
+};
+
+const sp_family *sp_family_at(size_t i) { return i < sizeof families / sizeof families[0] ? families[i] : NULL; }
+
+const sp_family *sp_family_of(sp_model_kind kind)
+{
+    for (size_t i = 0; sp_family_at(i); ++i)
+        if (families[i]->kinds & SP_FAMILY_KIND(kind)) return families[i];
+    return NULL;
+}

@@ -1,0 +1,47 @@
+/* A model family as the planner sees it: one constant table per family (cubic splines,
+ * vakonomic, holonomic, nonholonomic and their Lie-group forms), defined in the family's
+ * own folder and listed once in planner/families.c. The dispatch of solve, study,
+ * fuzzing, export and plot all go through that list, so adding a family is its folder
+ * and one line there.
+ *
+ * A family's simulate task is a stepper for the one loop of sp_run.h: `open` binds the
+ * problem's model and fills the stepper, the loop runs it, `report` adds what only the
+ * family knows (its diagnostics and settings) to the common result, `close` frees. */
+#ifndef SP_FAMILY_H
+#define SP_FAMILY_H
+
+#include <cjson/cJSON.h>
+
+#include "planner/sp_progress.h"
+#include "planner/sp_run.h"
+#include "problems/sp_problem.h"
+
+#define SP_FAMILY_KIND(kind) (1u << (kind))
+
+typedef struct sp_simulation_ops {
+    /* The family's state for the problem, with *stepper filled; NULL with *status set
+     * (out of memory, or a model that cannot be bound). */
+    void *(*open)(const sp_problem *pb, const sp_progress *progress, sp_stepper *stepper, sp_status *status);
+    /* Adds the family's members (diagnostics, settings) to the result of a finished run. */
+    void (*report)(void *self, const sp_run *run, cJSON *result);
+    void (*close)(void *self);
+} sp_simulation_ops;
+
+typedef struct sp_family {
+    const char *name;
+    unsigned kinds; /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
+    sp_simulation_ops simulation;
+    /* The plan task; NULL when the family has none. */
+    cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);
+} sp_family;
+
+/* The family of a problem's kind (NULL for none), and the i-th of the list (NULL past
+ * the end). */
+const sp_family *sp_family_of(sp_model_kind kind);
+const sp_family *sp_family_at(size_t i);
+
+/* A simulate task of a family through the loop of sp_run.h: the result tree, or NULL
+ * when out of memory. */
+cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_progress *progress);
+
+#endif

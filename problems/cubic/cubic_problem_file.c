@@ -1,0 +1,271 @@
+/* The problem files of cubic splines: simulations from an initial state, and plans
+ * through keyframes on S², SO(3), Rⁿ and SO(3) x R³. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lie/sp_linalg.h"
+#include "problems/problem_family.h"
+#include "problems/problem_readers.h"
+
+static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
+static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
+static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
+static const char *solver_name_at(size_t i) { return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL; }
+static const char *space_name_at(size_t i) { return i == 0 ? "sphere" : i == 1 ? "group" : NULL; }
+
+/* Reads a direction (any non-zero vector, normalised). */
+static int json_direction(const json_input *in, const char *key, int required, double *y)
+{
+    int st = json_vector(in, key, required, 3, y);
+    if (st != 1) return st;
+    double n = sp_vec_norm(3, y);
+    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero direction");
+    for (int i = 0; i < 3; ++i) y[i] /= n;
+    return 1;
+}
+
+/* g0 for any group: a rotation matrix for SO(3), a vector for Rⁿ. */
+static int json_group_element(const json_input *in, const char *key, const sp_group *G, double *g)
+{
+    G->identity(G, g);
+    if (G == sp_group_so3) return json_rotation(in, key, 0, g);
+    return json_vector(in, key, 0, G->elem_size, g);
+}
+
+static int read_targets(const json_input *root, sp_problem *p)
+{
+    json_input in = json_member(root, "targets");
+    if (!in.node) return json_fail(root, "targets", "missing required field");
+    int n = cJSON_GetArraySize(in.node);
+    if (!cJSON_IsArray(in.node) || n < 1) return json_fail(&in, NULL, "must be a non-empty array of targets");
+    p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
+    if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
+    p->cubic.n_targets = (size_t)n;
+    const int sphere = p->cubic.space == SP_SPACE_SPHERE, rotations = p->cubic.group == sp_group_so3;
+    const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL},
+                      *const point_keys[] = {"t", "x", NULL}, *const pose_keys[] = {"t", "R", "q", "x", NULL};
+    const char *const *keys = sphere ? sphere_keys : p->plan.pose ? pose_keys : rotations ? group_keys : point_keys;
+    for (int i = 0; i < n; ++i) {
+        json_input tg = json_element(&in, i);
+        sp_cubic_target *t = &p->cubic.targets[i];
+        if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
+            return -1;
+        if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
+        if (i > 0 && !(t->t > t[-1].t))
+            return json_fail(&tg, "t", "must be later than targets[%d].t (two keyframes at one time)", i - 1);
+        int st;
+        if (sphere) {
+            st = json_direction(&tg, "y", 1, t->y);
+        } else if (!rotations) {
+            st = json_vector(&tg, "x", 1, p->cubic.group->dim, t->R); /* a point of Rⁿ */
+        } else {
+            int has_R = json_member(&tg, "R").node != NULL, has_q = json_member(&tg, "q").node != NULL;
+            if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
+            if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
+            t->quaternion = has_q;
+            st = has_q ? json_quaternion(&tg, "q", 1, t->R) : json_rotation(&tg, "R", 1, t->R);
+            if (st == 1 && p->plan.pose) st = json_vector(&tg, "x", 1, 3, t->x);
+        }
+        if (st != 1) return -1;
+    }
+    size_t segments = sp_cubic_segments(&p->cubic, p->T);
+    if ((size_t)p->steps < segments)
+        return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
+    return 1;
+}
+
+#define POSE_GROUP "SO3xR3"
+
+static const char *method_name_at(size_t i)
+{
+    return i == 0 ? "multiple_shooting" : i == 1 ? "direct" : i == 2 ? "single_shooting" : NULL;
+}
+static const char *orientation_name_at(size_t i) { return i == 0 ? "matrix" : i == 1 ? "quaternion" : NULL; }
+
+/* The method, end conditions and output of a cubic-spline plan. A file that names an
+ * optimiser but no method has NLopt run on the direct form. */
+static int read_plan_settings(const json_input *root, sp_problem *p)
+{
+    sp_plan_settings *s = &p->plan;
+    const int has_optimizer = json_member(root, "optimizer").node != NULL;
+    const char *name = has_optimizer ? "direct" : "multiple_shooting";
+    if (json_name(root, "method", 0, method_name_at, "method", &name) < 0) return -1;
+    s->method = strcmp(name, "single_shooting") == 0 ? SP_METHOD_SINGLE_SHOOTING
+                : strcmp(name, "direct") == 0        ? SP_METHOD_DIRECT
+                                                     : SP_METHOD_MULTIPLE_SHOOTING;
+    const int n = s->pose ? 6 : p->cubic.group->dim;
+    int st = json_vector(root, "xiT", 0, n, s->xiT);
+    if (st < 0) return -1;
+    s->has_xiT = st == 1;
+    s->tolerance = 1e-10;
+    s->max_iterations = 100;
+    s->block_steps = 64;
+    if (json_positive(root, "tolerance", 0, &s->tolerance) < 0 ||
+        json_integer(root, "max_iterations", 0, 1, 1000000, &s->max_iterations) < 0 ||
+        json_integer(root, "block_steps", 0, 1, PROBLEM_MAX_STEPS, &s->block_steps) < 0)
+        return -1;
+    json_input out = json_member(root, "output");
+    if (out.node) {
+        static const char *const keys[] = {"orientation", NULL};
+        const char *o = "matrix";
+        if (json_require_object(&out) != 1 || json_only_keys(&out, keys) != 1 ||
+            json_name(&out, "orientation", 0, orientation_name_at, "orientation", &o) < 0)
+            return -1;
+        s->quaternion_output = strcmp(o, "quaternion") == 0;
+    }
+    if (s->method == SP_METHOD_SINGLE_SHOOTING) {
+        if (s->pose) return json_fail(root, "method", POSE_GROUP " plans take the methods multiple_shooting or direct");
+        if (p->cubic.sigma == 0.0)
+            return json_fail(root, "sigma", "exact interpolation (sigma 0) needs the method multiple_shooting");
+        if (s->xi0_free) return json_fail(root, "xi0", "a free initial velocity needs the method multiple_shooting");
+        if (s->has_xiT) return json_fail(root, "xiT", "a prescribed final velocity needs the method multiple_shooting");
+        static const char *const ms_only[] = {"tolerance", "max_iterations", "block_steps"};
+        for (size_t i = 0; i < sizeof ms_only / sizeof ms_only[0]; ++i)
+            if (json_member(root, ms_only[i]).node)
+                return json_fail(root, ms_only[i], "only the method multiple_shooting takes this field");
+    } else if (json_member(root, "initial_momenta").node) {
+        return json_fail(root, "initial_momenta", "only the method single_shooting starts from given momenta");
+    } else if (s->method == SP_METHOD_DIRECT && p->cubic.sigma == 0.0) {
+        return json_fail(root, "sigma",
+                         "exact interpolation (sigma 0) needs the method multiple_shooting (the direct form weights "
+                         "the keyframes)");
+    }
+    return 1;
+}
+
+static int read_cubic(const json_input *root, sp_problem *p)
+{
+    const char *s;
+    p->kind = SP_KIND_CUBIC;
+    static const char *const keys[] = {"task",
+                                       "model",
+                                       "group",
+                                       "space",
+                                       "y0",
+                                       "g0",
+                                       "xi0",
+                                       "p0",
+                                       "nu0",
+                                       "T",
+                                       "h",
+                                       "steps",
+                                       "scheme",
+                                       "retraction",
+                                       "solver",
+                                       "solver_tol",
+                                       "sigma",
+                                       "targets",
+                                       "initial_momenta",
+                                       "optimizer",
+                                       "description",
+                                       "xiT",
+                                       "method",
+                                       "tolerance",
+                                       "max_iterations",
+                                       "block_steps",
+                                       "record_every",
+                                       "output",
+                                       "x0",
+                                       NULL};
+    if (json_only_keys(root, keys) != 1) return -1;
+
+    /* SO3xR3: poses, planned as an orientation and a position with the product metric */
+    s = "SO3";
+    const cJSON *group = cJSON_GetObjectItemCaseSensitive(root->node, "group");
+    if (p->task == SP_TASK_PLAN && cJSON_IsString(group) && strcmp(group->valuestring, POSE_GROUP) == 0)
+        p->plan.pose = 1;
+    else if (json_name(root, "group", 0, group_name_at, "group", &s) < 0)
+        return -1;
+    const sp_group *G = p->cubic.group = sp_group_by_name(s);
+    /* the Riemannian cubic equations integrated here hold for a bi-invariant metric only */
+    if (G != sp_group_so3 && G != sp_group_rn(G->dim))
+        return json_fail(root, "group",
+                         "%s has no bi-invariant metric, which Riemannian cubics need (their momenta would not be "
+                         "conserved); use SO3, R1…R6 or " POSE_GROUP " (plans)",
+                         G->name);
+    const int dim = p->plan.pose ? 6 : G->dim; /* of ξ0 and ξ_T */
+    s = "hohp_sv";
+    if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &s) < 0) return -1;
+    p->scheme = sp_hohp_scheme_by_name(s);
+    s = "cayley";
+    if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &s) < 0) return -1;
+    p->retraction = sp_retraction_by_name(s);
+    s = "newton";
+    if (json_name(root, "solver", 0, solver_name_at, "solver", &s) < 0) return -1;
+    sp_hohp_solver_from_name(s, &p->solver);
+    p->solver_tol = 1e-15;
+    if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
+    if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
+
+    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    if (json_group_element(root, "g0", G, p->g0) < 0) return -1;
+    const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
+    if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
+        if (strcmp(xi0->valuestring, "free") != 0)
+            return json_fail(root, "xi0", "must be a body velocity [x, y, z] or \"free\" (got \"%s\")",
+                             xi0->valuestring);
+        p->plan.xi0_free = 1;
+    } else if (json_vector(root, "xi0", 1, dim, p->xi0) != 1) {
+        return -1;
+    }
+    if (!p->plan.pose && json_member(root, "x0").node)
+        return json_fail(root, "x0", "only plans on %s take a start position", POSE_GROUP);
+    if (p->plan.pose && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
+
+    if (read_record_every(root, p) != 1) return -1;
+    if (p->task == SP_TASK_SIMULATE) {
+        static const char *const plan_only[] = {"targets",     "sigma",        "space",  "y0",        "initial_momenta",
+                                                "optimizer",   "xiT",          "method", "tolerance", "max_iterations",
+                                                "block_steps", "output"};
+        for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
+            if (json_member(root, plan_only[i]).node)
+                return json_fail(root, plan_only[i], "only plan tasks take this field");
+        if (json_vector(root, "p0", 1, G->dim, p->p0) != 1 || json_vector(root, "nu0", 1, G->dim, p->nu0) != 1)
+            return -1;
+        if (read_horizon(root, p, "T") != 1) return -1;
+        return 1;
+    }
+
+    if (json_member(root, "h").node) return json_fail(root, "h", "plan tasks take the horizon T, not h");
+    if (json_member(root, "p0").node || json_member(root, "nu0").node)
+        return json_fail(root, json_member(root, "p0").node ? "p0" : "nu0",
+                         "plan tasks optimise the momenta; give a starting guess as initial_momenta");
+    if (json_positive(root, "T", 1, &p->T) != 1 || json_number(root, "sigma", 1, &p->cubic.sigma) != 1) return -1;
+    if (p->cubic.sigma < 0.0) return json_fail(root, "sigma", "must not be negative (0 asks for exact interpolation)");
+    if (read_plan_settings(root, p) != 1) return -1;
+    s = G == sp_group_so3 && !p->plan.pose ? "sphere" : "group";
+    if (json_name(root, "space", 0, space_name_at, "space", &s) < 0) return -1;
+    p->cubic.space = strcmp(s, "sphere") == 0 ? SP_SPACE_SPHERE : SP_SPACE_GROUP;
+    if (p->cubic.space == SP_SPACE_SPHERE && (G != sp_group_so3 || p->plan.pose))
+        return json_fail(root, "space", "sphere targets need group SO3");
+    if (p->cubic.space == SP_SPACE_SPHERE) {
+        if (json_direction(root, "y0", 1, p->cubic.y0) != 1) return -1;
+    } else if (json_member(root, "y0").node) {
+        return json_fail(root, "y0", "only sphere targets take y0");
+    }
+    int st = json_vector(root, "initial_momenta", 0, 2 * G->dim, p->initial_momenta);
+    if (st < 0) return -1;
+    p->has_initial_momenta = st == 1;
+    if (read_optimizer(root, &p->optimizer) != 1) return -1;
+    return read_targets(root, p);
+}
+
+static const char *cubic_model_at(size_t i) { return i == 0 ? "cubic_spline" : NULL; }
+
+static void cubic_describe(size_t i, sp_model_info *out)
+{
+    (void)i;
+    out->description = "Riemannian cubic on a Lie group (HOHP integrators); plans through keyframes on S², SO(3), "
+                       "Rⁿ and SO(3) x R³";
+    snprintf(out->notes, sizeof out->notes, "groups, schemes and retractions as listed above");
+}
+
+const problem_family cubic_problem_family = {
+    .name = "cubic_spline",
+    .tasks = "plan, simulate",
+    .model_at = cubic_model_at,
+    .describe = cubic_describe,
+    .read = read_cubic,
+};

@@ -1,0 +1,31 @@
+/* The problem files of one model family: the models it names and the reader of its part
+ * of a file. Each family defines its table in its own folder, and problems/families.c
+ * lists them once; problem_file.c reads what every file shares (task, model) and hands
+ * the rest to the family. Internal to problems/. */
+#ifndef SP_PROBLEM_FAMILY_H
+#define SP_PROBLEM_FAMILY_H
+
+#include "problems/json_input.h"
+
+typedef struct problem_family {
+    const char *name;
+    const char *tasks; /* "plan, simulate" or "simulate" */
+    /* The i-th model name of the family (NULL past the end). */
+    const char *(*model_at)(size_t i);
+    /* The description and notes of the i-th model (out->name, family and tasks are set). */
+    void (*describe)(size_t i, sp_model_info *out);
+    /* Reads the rest of a file whose task and model are read (a plan task only when
+     * `tasks` lists plan); 1, or -1 with the error filled. */
+    int (*read)(const json_input *root, sp_problem *p);
+} problem_family;
+
+extern const problem_family cubic_problem_family;
+extern const problem_family vakonomic_problem_family;
+extern const problem_family holonomic_problem_family;
+extern const problem_family nonholonomic_problem_family;
+
+/* The i-th family of the list (NULL past the end); the family naming a model (NULL if none). */
+const problem_family *problem_family_at(size_t i);
+const problem_family *problem_family_of_model(const char *model);
+
+#endif

@@ -1,0 +1,136 @@
+/* Readers shared by the problem files of every model family (problem_readers.h). */
+#include <math.h>
+#include <nlopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lie/sp_linalg.h"
+#include "problems/problem_readers.h"
+
+static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
+
+/* The rotation of a unit quaternion (w, x, y, z). */
+static void quaternion_to_rotation(const double *q, double *R)
+{
+    const double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Reads a unit quaternion [w, x, y, z] (normalised; q and −q are one orientation) as a
+ * rotation matrix. */
+int json_quaternion(const json_input *in, const char *key, int required, double *R)
+{
+    double q[4];
+    int st = json_vector(in, key, required, 4, q);
+    if (st != 1) return st;
+    double n = sp_vec_norm(4, q);
+    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
+    for (int i = 0; i < 4; ++i) q[i] /= n;
+    quaternion_to_rotation(q, R);
+    return 1;
+}
+
+/* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ 1e-6 and det R > 0, rounded onto
+ * SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) so typed-in digits lose nothing; or a
+ * unit quaternion [w, x, y, z]. */
+int json_rotation(const json_input *in, const char *key, int required, double *R)
+{
+    const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)))
+        return json_quaternion(in, key, required, R);
+    int st = json_matrix(in, key, required, 3, R);
+    if (st != 1) return st;
+    double RtR[9], Rt[9], I[9];
+    sp_mat_transpose(3, R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, R, RtR);
+    sp_mat_identity(3, I);
+    double err = sp_mat_dist(9, RtR, I);
+    double det =
+        R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+    if (!(err <= 1e-6) || !(det > 0.0))
+        return json_fail(in, key,
+                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err,
+                         det);
+    for (int it = 0; it < 6; ++it) {
+        /* R⁻ᵀ = cof(R)/det(R) */
+        double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],
+                       R[2] * R[7] - R[1] * R[8], R[0] * R[8] - R[2] * R[6], R[1] * R[6] - R[0] * R[7],
+                       R[1] * R[5] - R[2] * R[4], R[2] * R[3] - R[0] * R[5], R[0] * R[4] - R[1] * R[3]};
+        double d = R[0] * C[0] + R[1] * C[1] + R[2] * C[2];
+        for (int k = 0; k < 9; ++k) R[k] = 0.5 * (R[k] + C[k] / d);
+    }
+    return 1;
+}
+
+int read_optimizer(const json_input *root, sp_optimizer_settings *o)
+{
+    snprintf(o->algorithm, sizeof o->algorithm, "LD_LBFGS");
+    snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
+    o->xtol_rel = 1e-12;
+    o->ftol_rel = 1e-15;
+    o->gtol = 1e-6;
+    o->maxeval = 1000;
+    o->bound = 100.0;
+    o->stopval = -HUGE_VAL;
+    json_input in = json_member(root, "optimizer");
+    if (!in.node || cJSON_IsNull(in.node)) return 1; /* null means "defaults", as for every optional field */
+    if (json_require_object(&in) != 1) return -1;
+    static const char *const keys[] = {"algorithm", "local_algorithm", "xtol_rel", "xtol_abs", "ftol_rel", "ftol_abs",
+                                       "stopval",   "maxeval",         "maxtime",  "bound",    "gradient", "gtol",
+                                       NULL};
+    if (json_only_keys(&in, keys) != 1) return -1;
+    const char *names[2] = {NULL, NULL};
+    const char *fields[2] = {"algorithm", "local_algorithm"};
+    char *dest[2] = {o->algorithm, o->local_algorithm};
+    for (int i = 0; i < 2; ++i) {
+        int st = json_string(&in, fields[i], 0, &names[i]);
+        if (st < 0) return -1;
+        if (st == 0) continue;
+        int a = (int)nlopt_algorithm_from_string(names[i]);
+        if (a < 0 || strlen(names[i]) >= SP_NAME_MAX)
+            return json_fail(&in, fields[i], "unknown NLopt algorithm '%s' (see `symplan list`)", names[i]);
+        /* NLopt keeps the names of algorithms left out of its build (StoGO, Nocedal's
+         * L-BFGS) and only fails with INVALID_ARGS when they run: refuse them here. */
+        if (strstr(nlopt_algorithm_name((nlopt_algorithm)a), "NOT COMPILED"))
+            return json_fail(&in, fields[i], "NLopt algorithm '%s' is not compiled into this NLopt", names[i]);
+        snprintf(dest[i], SP_NAME_MAX, "%s", names[i]);
+    }
+    if (json_number(&in, "xtol_rel", 0, &o->xtol_rel) < 0 || json_number(&in, "xtol_abs", 0, &o->xtol_abs) < 0 ||
+        json_number(&in, "ftol_rel", 0, &o->ftol_rel) < 0 || json_number(&in, "ftol_abs", 0, &o->ftol_abs) < 0 ||
+        json_number(&in, "stopval", 0, &o->stopval) < 0 || json_positive(&in, "maxtime", 0, &o->maxtime) < 0 ||
+        json_positive(&in, "bound", 0, &o->bound) < 0 || json_positive(&in, "gtol", 0, &o->gtol) < 0 ||
+        json_integer(&in, "maxeval", 0, 1, 100000000L, &o->maxeval) < 0)
+        return -1;
+    const char *gradient = "adjoint";
+    if (json_name(&in, "gradient", 0, gradient_name_at, "gradient", &gradient) < 0) return -1;
+    o->central_differences = strcmp(gradient, "central_difference") == 0;
+    const char *nonneg[] = {"xtol_rel", "xtol_abs", "ftol_rel", "ftol_abs"};
+    const double vals[] = {o->xtol_rel, o->xtol_abs, o->ftol_rel, o->ftol_abs};
+    for (int i = 0; i < 4; ++i)
+        if (vals[i] < 0.0) return json_fail(&in, nonneg[i], "must not be negative");
+    return 1;
+}
+
+int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
+{
+    double h = 0.0;
+    int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
+    if (has_T < 0 || has_h < 0) return -1;
+    if (!has_T && !has_h)
+        return json_fail(root, missing_key, "missing: give %s", strcmp(missing_key, "T") == 0
+                                                                     ? "the horizon T or the step h"
+                                                                     : "the step h or the horizon T");
+    if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
+        return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
+    if (!has_T) p->T = h * p->steps;
+    if (!isfinite(p->T)) return json_fail(root, "h", "gives a horizon h*steps that overflows");
+    return 1;
+}
+
+int read_record_every(const json_input *root, sp_problem *p)
+{
+    p->record_every = 1;
+    return json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &p->record_every) < 0 ? -1 : 1;
+}
