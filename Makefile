@@ -10,7 +10,7 @@ CFLAGS  ?= $(OPT) -g
 # Project headers are included by their path from the top folder ("lie/sp_lie.h").
 SP_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$(CURDIR) $(CFLAGS)
 LDLIBS  = -lnlopt -llapacke -lcjson -lm
-TEST_LDLIBS = -lcriterion $(LDLIBS)
+TEST_LDLIBS = -lcriterion $(LDLIBS) -pthread
 
 MODULES  = lie integrators problems planner
 # The command's own files (planner/cli/): main.c and one cmd_<name>.c per subcommand.
@@ -80,10 +80,13 @@ $(PY_STAMP): | $(DEPS_STAMP)
 	    || { echo "symplan: could not install $(PY_PACKAGES)"; exit 1; }; }
 	@touch $@
 
-# (the MPI command too, once `make mpi` has built it: its test must not run a stale one)
+# (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
+# then the layering of the library's files (tests/check_layering.py: no circles, no call
+# against lie <- integrators <- problems <- planner)
 test: $(TESTS) $(BIN) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
+	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
 
 # `make mpi`: build/symplan-mpi, the command with MPI studies (mpirun -n K … study …),
 # after installing Open MPI through apt-get when mpicc, mpi.h or mpirun is missing. Only

@@ -30,7 +30,7 @@ typedef struct sp_simulation_ops {
 typedef struct sp_family {
     const char *name;
     unsigned kinds; /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
-    sp_simulation_ops simulation;
+    const sp_simulation_ops *simulation; /* NULL when the family has no simulate task */
     /* The plan task; NULL when the family has none. */
     cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);
 } sp_family;

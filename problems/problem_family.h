@@ -1,5 +1,5 @@
 /* The problem files of one model family: the models it names and the reader of its part
- * of a file. Each family defines its table in its own folder, and problems/families.c
+ * of a file. Each family defines its table in its own folder, and problems/problem_families.c
  * lists them once; problem_file.c reads what every file shares (task, model) and hands
  * the rest to the family. Internal to problems/. */
 #ifndef SP_PROBLEM_FAMILY_H

@@ -12,6 +12,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/holonomic/sp_hol_run.h"
 #include "planner/sp_solve.h"
+#include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
 
@@ -330,6 +331,41 @@ Test(hol_run, recording_and_adaptive_grid)
     cr_expect_geq(cJSON_GetNumberValue(cJSON_GetObjectItem(work, "rhs_evaluations")), 120, "at least one step per interval");
     cr_expect_leq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "diagnostics"), "energy_error")),
                   1e-9);
+    cJSON_Delete(res);
+}
+
+/* The step budget (the resource limit --max-steps) bounds every run, an adaptive one's
+ * attempts, rejected steps included, too: a tolerance that needs more steps than the
+ * budget allows stops with "too_many_steps" after exactly that many attempts, with the
+ * trajectory up to the last interval reached; the same problem with room finishes. */
+Test(hol_run, the_step_budget_bounds_adaptive_runs)
+{
+    const char *text = "{\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"q0\": [0, 1, 0],"
+                       " \"p0\": [1, 0, 1], \"h\": 2, \"steps\": 10, \"scheme\": \"feedback_dop853\","
+                       " \"gains\": {\"k1\": 1}, \"rtol\": 1e-12, \"atol\": 1e-14}";
+    sp_limits limits = sp_limits_default();
+    limits.steps = 40;
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse_limited(text, strlen(text), &limits, &pb, &err), SP_OK, "%s: %s", err.path,
+                 err.message);
+    cJSON *res = sp_solve_json(&pb, NULL);
+    cr_assert_not_null(res);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "too_many_steps");
+    const cJSON *work = cJSON_GetObjectItem(res, "work");
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(work, "attempted_steps")), 40);
+    const double done = cJSON_GetNumberValue(cJSON_GetObjectItem(res, "steps"));
+    cr_expect_lt(done, 10);
+    const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
+    cr_expect_eq(cJSON_GetArraySize(t), (int)done + 1, "rows up to the last interval reached");
+    cJSON_Delete(res);
+
+    limits.steps = 100000;
+    cr_assert_eq(sp_problem_parse_limited(text, strlen(text), &limits, &pb, &err), SP_OK);
+    res = sp_solve_json(&pb, NULL);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "status")), "ok");
+    const double used = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "work"), "attempted_steps"));
+    cr_expect_gt(used, 40, "the tolerance needs more than the small budget (%g attempts)", used);
     cJSON_Delete(res);
 }
 

@@ -152,6 +152,6 @@ static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
 const sp_family sp_cubic_family = {
     .name = "cubic_spline",
     .kinds = SP_FAMILY_KIND(SP_KIND_CUBIC),
-    .simulation = {.open = cubic_open, .report = cubic_report, .close = cubic_close},
+    .simulation = &(const sp_simulation_ops){.open = cubic_open, .report = cubic_report, .close = cubic_close},
     .plan = cubic_plan,
 };

@@ -467,5 +467,5 @@ static void hol_close(void *self)
 const sp_family sp_holonomic_family = {
     .name = "holonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
-    .simulation = {.open = hol_open, .report = hol_report, .close = hol_close},
+    .simulation = &(const sp_simulation_ops){.open = hol_open, .report = hol_report, .close = hol_close},
 };

@@ -317,5 +317,5 @@ static void nh_close(void *self)
 const sp_family sp_nonholonomic_family = {
     .name = "nonholonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
-    .simulation = {.open = nh_open, .report = nh_report, .close = nh_close},
+    .simulation = &(const sp_simulation_ops){.open = nh_open, .report = nh_report, .close = nh_close},
 };

@@ -67,6 +67,9 @@ cJSON *sp_vak_plan_json(const sp_problem *pb);
  * asked through it ends the search with status "interrupted" and the best point so far. */
 cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
 
+/* The simulate task, for the family table (vak_family.c). */
+extern const sp_simulation_ops sp_vak_simulation;
+
 /* The family: simulate and endpoint-plan tasks of every vakonomic model. */
 extern const sp_family sp_vakonomic_family;
 

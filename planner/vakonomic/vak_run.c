@@ -297,9 +297,4 @@ static void vak_close(void *self)
     free(sim);
 }
 
-const sp_family sp_vakonomic_family = {
-    .name = "vakonomic",
-    .kinds = SP_FAMILY_KIND(SP_KIND_VAKONOMIC),
-    .simulation = {.open = vak_open, .report = vak_report, .close = vak_close},
-    .plan = sp_vak_plan_json_progress,
-};
+const sp_simulation_ops sp_vak_simulation = {.open = vak_open, .report = vak_report, .close = vak_close};
