@@ -136,22 +136,33 @@ static double number_at(const cJSON *obj, const char *key)
     return cJSON_GetNumberValue(cJSON_GetObjectItem(obj, key));
 }
 
+/* "heisenberg simulate (gauss, 2 stages, 100 steps, h = 0.1): ok": the model, the task,
+ * what the result's settings name of how it ran, and the status — the same for every
+ * family, from the result alone. */
+static void print_headline(FILE *f, const sp_problem *pb, const cJSON *result)
+{
+    const cJSON *settings = cJSON_GetObjectItem(result, "settings");
+    char how[256] = "";
+    size_t used = 0;
+    static const char *const names[] = {"scheme", "group", "retraction", "lambda1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && used < sizeof how; ++i) {
+        const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(settings, names[i]));
+        if (v && i == 3)
+            used += (size_t)snprintf(how + used, sizeof how - used, "lambda1 %s, ", v);
+        else if (v)
+            used += (size_t)snprintf(how + used, sizeof how - used, "%s, ", v);
+        if (i == 0 && cJSON_IsNumber(cJSON_GetObjectItem(settings, "stages")) && used < sizeof how)
+            used += (size_t)snprintf(how + used, sizeof how - used, "%d stages, ",
+                                     (int)number_at(settings, "stages"));
+    }
+    fprintf(f, "%s %s (%s%d steps, h = %g): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate", how,
+            pb->steps, pb->T / pb->steps, cJSON_GetStringValue(cJSON_GetObjectItem(result, "status")));
+}
+
 /* A few human lines about a result; everything else is in the JSON. */
 static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
 {
-    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(result, "status"));
-    if (pb->kind == SP_KIND_HOLONOMIC)
-        fprintf(f, "%s simulate (%s, %d steps, h = %g): %s\n", pb->model, pb->hol.scheme->name, pb->steps,
-                pb->T / pb->steps, status);
-    else if (pb->kind == SP_KIND_NONHOLONOMIC || pb->kind == SP_KIND_NONHOLONOMIC_LIE)
-        fprintf(f, "%s simulate (lobatto, %d stages, lambda1 %s%s%s, %d steps, h = %g): %s\n", pb->model, pb->nh.stages,
-                pb->nh.recompute ? "recompute" : "carry", pb->nh.retraction ? ", " : "",
-                pb->nh.retraction ? pb->nh.retraction->name : "", pb->steps, pb->T / pb->steps, status);
-    else if (pb->kind == SP_KIND_VAKONOMIC)
-        fprintf(f, "%s %s (gauss, %d stages, %d steps): %s\n", pb->model,
-                pb->task == SP_TASK_PLAN ? "plan" : "simulate", pb->vak.stages, pb->steps, status);
-    else
-        fprintf(f, "%s (%s, %s, %d steps): %s\n", pb->model, pb->scheme->name, pb->retraction->name, pb->steps, status);
+    print_headline(f, pb, result);
     const cJSON *optimality = cJSON_GetObjectItem(result, "optimality_residual");
     if (cJSON_IsNumber(cJSON_GetObjectItem(result, "cost")) && cJSON_IsNumber(optimality))
         fprintf(f, "  cost %.12g (running %.12g), optimality residual %.2g after %d Newton iterations, %d sweeps\n",
