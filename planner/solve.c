@@ -1,20 +1,28 @@
 /* The dispatch of a problem to its family's task (sp_solve.h). */
+#include <stdlib.h>
+
 #include "planner/sp_family.h"
 #include "planner/sp_solve.h"
 
 cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_progress *progress)
 {
+    const sp_simulation_ops *ops = f->simulation;
     sp_stepper stepper;
-    sp_status st;
-    void *self = f->simulation->open(pb, progress, &stepper, &st);
+    void *self = calloc(1, ops->size);
     if (!self) return NULL;
+    if (ops->init(self, pb, &stepper) != SP_OK) {
+        ops->release(self);
+        free(self);
+        return NULL;
+    }
     const sp_run_settings settings = sp_run_settings_of(pb, progress);
     sp_run run;
     cJSON *result = NULL;
     if (sp_run_drive(&stepper, &settings, &run) != SP_ERR_NOMEM && (result = sp_run_result(pb, &stepper, &run)))
-        f->simulation->report(self, &run, result);
+        ops->report(self, &run, result);
     sp_run_release(&run);
-    f->simulation->close(self);
+    ops->release(self);
+    free(self);
     return result;
 }
 

@@ -4,9 +4,10 @@
  * fuzzing, export and plot all go through that list, so adding a family is its folder
  * and one line there.
  *
- * A family's simulate task is a stepper for the one loop of sp_run.h: `open` binds the
+ * A family's simulate task is a stepper for the one loop of sp_run.h: `init` binds the
  * problem's model and fills the stepper, the loop runs it, `report` adds what only the
- * family knows (its diagnostics and settings) to the common result, `close` frees. */
+ * family knows (its diagnostics and settings) to the common result, `release` frees
+ * what init took. */
 #ifndef SP_FAMILY_H
 #define SP_FAMILY_H
 
@@ -19,12 +20,13 @@
 #define SP_FAMILY_KIND(kind) (1u << (kind))
 
 typedef struct sp_simulation_ops {
-    /* The family's state for the problem, with *stepper filled; NULL with *status set
-     * (out of memory, or a model that cannot be bound). */
-    void *(*open)(const sp_problem *pb, const sp_progress *progress, sp_stepper *stepper, sp_status *status);
+    size_t size; /* of the family's state, allocated zeroed by the caller, where it stays */
+    /* Binds the problem's model in *self and fills *stepper (its self is self); on
+     * failure (out of memory, a model that cannot be bound) release still runs. */
+    sp_status (*init)(void *self, const sp_problem *pb, sp_stepper *stepper);
     /* Adds the family's members (diagnostics, settings) to the result of a finished run. */
     void (*report)(void *self, const sp_run *run, cJSON *result);
-    void (*close)(void *self);
+    void (*release)(void *self);
 } sp_simulation_ops;
 
 typedef struct sp_family {

@@ -38,7 +38,8 @@ typedef struct sp_run_work {
 typedef struct sp_run_interval {
     int index, count; /* the index-th of count intervals */
     double t0, t1, h;
-    long budget; /* steps the stepper may still attempt (> 0) */
+    long budget;                 /* steps the stepper may still attempt (> 0) */
+    const sp_progress *progress; /* for a stepper that takes many steps in one interval */
 } sp_run_interval;
 
 typedef struct sp_stepper {

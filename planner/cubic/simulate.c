@@ -83,22 +83,17 @@ static void cubic_row(const void *self, double *const *out)
     sp_vec_copy(G->dim, c->z.p, out[3]);
 }
 
-static void *cubic_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+static sp_status cubic_init(void *self, const sp_problem *pb, sp_stepper *s)
 {
-    (void)progress; /* the loop checks the stop flag between steps */
+    cubic_simulation *c = self;
     const sp_group *G = pb->cubic.group;
-    cubic_simulation *c = calloc(1, sizeof *c);
     const sp_hohp_config cfg = {.group = G,
                                 .retraction = pb->retraction,
                                 .theta = pb->scheme->theta,
                                 .solver = pb->solver,
                                 .solve = {.tol = pb->solver_tol, .max_iter = 50}};
-    if (!c || !(c->stepper = sp_hohp_alloc(&cfg))) {
-        free(c);
-        *st = SP_ERR_NOMEM;
-        return NULL;
-    }
     c->pb = pb;
+    if (!(c->stepper = sp_hohp_alloc(&cfg))) return SP_ERR_NOMEM;
     *s = (sp_stepper){.self = c,
                       .work_kind = SP_WORK_IMPLICIT,
                       .n_fields = 4,
@@ -106,7 +101,7 @@ static void *cubic_open(const sp_problem *pb, const sp_progress *progress, sp_st
                       .begin = cubic_begin,
                       .advance = cubic_advance,
                       .row = cubic_row};
-    return c;
+    return SP_OK;
 }
 
 static void cubic_report(void *self, const sp_run *run, cJSON *root)
@@ -129,12 +124,7 @@ static void cubic_report(void *self, const sp_run *run, cJSON *root)
     cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
 }
 
-static void cubic_close(void *self)
-{
-    cubic_simulation *c = self;
-    sp_hohp_free(c->stepper);
-    free(c);
-}
+static void cubic_release(void *self) { sp_hohp_free(((cubic_simulation *)self)->stepper); }
 
 /* The plan task: every outcome, failures included, lands in the result. */
 static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
@@ -152,6 +142,9 @@ static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
 const sp_family sp_cubic_family = {
     .name = "cubic_spline",
     .kinds = SP_FAMILY_KIND(SP_KIND_CUBIC),
-    .simulation = &(const sp_simulation_ops){.open = cubic_open, .report = cubic_report, .close = cubic_close},
+    .simulation = &(const sp_simulation_ops){.size = sizeof(cubic_simulation),
+                                             .init = cubic_init,
+                                             .report = cubic_report,
+                                             .release = cubic_release},
     .plan = cubic_plan,
 };

@@ -162,7 +162,7 @@ static sp_status run_step(sp_hol_system *sys, const sp_run_interval *iv, double 
         while (t != iv->t1 && st == SP_OK) {
             /* each call is one accepted step, as many as the error control wants: a stop
              * (sp_progress.h) is checked between them, not only between output steps */
-            if (sp_progress_stopped(sys->progress)) return SP_ERR_INTERRUPTED;
+            if (sp_progress_stopped(iv->progress)) return SP_ERR_INTERRUPTED;
             sys->control.max_steps = iv->budget - (sp_erk_get_stats(sys->erk).steps - before);
             if (sys->control.max_steps < 1) st = SP_ERR_TOO_MANY_STEPS;
             else st = sp_erk_evolve(sys->erk, &sys->control, &t, iv->t1, &sys->h_proposal, x);
@@ -419,21 +419,14 @@ typedef struct hol_simulation {
     hol_stepping stepping;
 } hol_simulation;
 
-static void *hol_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+static sp_status hol_init(void *self, const sp_problem *pb, sp_stepper *s)
 {
-    hol_simulation *sim = calloc(1, sizeof *sim);
-    if (!sim) {
-        *st = SP_ERR_NOMEM;
-        return NULL;
-    }
-    if ((*st = sp_hol_system_init(&sim->sys, pb)) != SP_OK) {
-        free(sim);
-        return NULL;
-    }
-    sim->sys.progress = progress;
+    hol_simulation *sim = self;
+    sp_status st = sp_hol_system_init(&sim->sys, pb);
+    if (st != SP_OK) return st;
     sim->stepping = (hol_stepping){.sys = &sim->sys, .run = &sim->run};
     *s = hol_stepper(&sim->stepping);
-    return sim;
+    return SP_OK;
 }
 
 static void hol_report(void *self, const sp_run *loop, cJSON *root)
@@ -457,15 +450,13 @@ static void hol_report(void *self, const sp_run *loop, cJSON *root)
     settings_json(pb, root);
 }
 
-static void hol_close(void *self)
-{
-    hol_simulation *sim = self;
-    sp_hol_system_release(&sim->sys);
-    free(sim);
-}
+static void hol_release(void *self) { sp_hol_system_release(&((hol_simulation *)self)->sys); }
 
 const sp_family sp_holonomic_family = {
     .name = "holonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
-    .simulation = &(const sp_simulation_ops){.open = hol_open, .report = hol_report, .close = hol_close},
+    .simulation = &(const sp_simulation_ops){.size = sizeof(hol_simulation),
+                                             .init = hol_init,
+                                             .report = hol_report,
+                                             .release = hol_release},
 };

@@ -280,22 +280,14 @@ typedef struct nh_simulation {
     nh_stepping stepping;
 } nh_simulation;
 
-static void *nh_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+static sp_status nh_init(void *self, const sp_problem *pb, sp_stepper *s)
 {
-    (void)progress; /* the loop checks the stop flag between steps */
-    nh_simulation *sim = calloc(1, sizeof *sim);
-    if (!sim) {
-        *st = SP_ERR_NOMEM;
-        return NULL;
-    }
-    if ((*st = sp_nh_system_init(&sim->sys, pb)) != SP_OK) {
-        sp_nh_system_release(&sim->sys);
-        free(sim);
-        return NULL;
-    }
+    nh_simulation *sim = self;
+    sp_status st = sp_nh_system_init(&sim->sys, pb);
+    if (st != SP_OK) return st;
     sim->stepping.sys = &sim->sys;
     *s = nh_stepper(&sim->stepping);
-    return sim;
+    return SP_OK;
 }
 
 static void nh_report(void *self, const sp_run *run, cJSON *root)
@@ -307,15 +299,13 @@ static void nh_report(void *self, const sp_run *run, cJSON *root)
     settings_json(sim->sys.pb, root);
 }
 
-static void nh_close(void *self)
-{
-    nh_simulation *sim = self;
-    sp_nh_system_release(&sim->sys);
-    free(sim);
-}
+static void nh_release(void *self) { sp_nh_system_release(&((nh_simulation *)self)->sys); }
 
 const sp_family sp_nonholonomic_family = {
     .name = "nonholonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
-    .simulation = &(const sp_simulation_ops){.open = nh_open, .report = nh_report, .close = nh_close},
+    .simulation = &(const sp_simulation_ops){.size = sizeof(nh_simulation),
+                                             .init = nh_init,
+                                             .report = nh_report,
+                                             .release = nh_release},
 };

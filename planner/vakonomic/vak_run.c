@@ -260,21 +260,14 @@ typedef struct vak_simulation {
     vak_stepping stepping;
 } vak_simulation;
 
-static void *vak_open(const sp_problem *pb, const sp_progress *progress, sp_stepper *s, sp_status *st)
+static sp_status vak_init(void *self, const sp_problem *pb, sp_stepper *s)
 {
-    (void)progress; /* the loop checks the stop flag between steps */
-    vak_simulation *sim = calloc(1, sizeof *sim);
-    if (!sim) {
-        *st = SP_ERR_NOMEM;
-        return NULL;
-    }
-    if ((*st = sp_vak_system_init(&sim->sys, pb)) != SP_OK) {
-        free(sim);
-        return NULL;
-    }
+    vak_simulation *sim = self;
+    sp_status st = sp_vak_system_init(&sim->sys, pb);
+    if (st != SP_OK) return st;
     sim->stepping = (vak_stepping){.sys = &sim->sys, .run = &sim->run, .q0 = pb->vak.q0, .p0 = pb->vak.p0};
     *s = vak_stepper(&sim->stepping);
-    return sim;
+    return SP_OK;
 }
 
 static void vak_report(void *self, const sp_run *loop, cJSON *root)
@@ -290,11 +283,7 @@ static void vak_report(void *self, const sp_run *loop, cJSON *root)
     sp_vak_settings_json(pb, root);
 }
 
-static void vak_close(void *self)
-{
-    vak_simulation *sim = self;
-    sp_vak_system_release(&sim->sys);
-    free(sim);
-}
+static void vak_release(void *self) { sp_vak_system_release(&((vak_simulation *)self)->sys); }
 
-const sp_simulation_ops sp_vak_simulation = {.open = vak_open, .report = vak_report, .close = vak_close};
+const sp_simulation_ops sp_vak_simulation = {
+    .size = sizeof(vak_simulation), .init = vak_init, .report = vak_report, .release = vak_release};
