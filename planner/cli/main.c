@@ -60,41 +60,10 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &act, NULL);
 }
 
-/* Writes s with its control characters escaped: a file name or a string quoted from
- * the file ("unknown scheme 'a<newline>b'") must not break the one-line error. */
-static void put_escaped(const char *s)
-{
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '\n')
-            fputs("\\n", stderr);
-        else if (c == '\t')
-            fputs("\\t", stderr);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(stderr, "\\x%02x", c);
-        else
-            fputc(c, stderr);
-    }
-}
-
-/* The one line on stderr for every failure: "where: path: message" (no path part
- * when path is NULL or empty). */
-static void error_line(const char *where, const char *path, const char *message)
-{
-    put_escaped(where);
-    fputs(": ", stderr);
-    if (path && path[0]) {
-        put_escaped(path);
-        fputs(": ", stderr);
-    }
-    put_escaped(message);
-    fputc('\n', stderr);
-}
-
 /* One line naming the file, the JSON path and what is wrong. */
 static int bad_input(const char *file, const sp_input_error *e)
 {
-    error_line(file, e->path, e->message);
+    sp_cmd_error(file, e->path, e->message);
     return EXIT_BAD_INPUT;
 }
 
@@ -249,7 +218,7 @@ static int result_exit(const char *file, const char *where, const cJSON *result)
     char why[400], line[512];
     sp_result_explain(result, why, sizeof why);
     snprintf(line, sizeof line, "%s (result written to %s)", why, where);
-    error_line(file, NULL, line);
+    sp_cmd_error(file, NULL, line);
     switch (outcome) {
     case SP_OUTCOME_STOPPED:
         return EXIT_NOT_CONVERGED;
@@ -294,7 +263,7 @@ static int cmd_solve(int argc, char **argv)
     char why[512];
     sp_output out;
     if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
-        error_line(out_path, NULL, why);
+        sp_cmd_error(out_path, NULL, why);
         sp_problem_free(&pb);
         return EXIT_BAD_INPUT;
     }
@@ -305,7 +274,7 @@ static int cmd_solve(int argc, char **argv)
     cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
     if (!result) {
-        error_line(file, NULL, "out of memory");
+        sp_cmd_error(file, NULL, "out of memory");
         sp_output_abandon(&out);
         sp_problem_free(&pb);
         return EXIT_INTERNAL;
@@ -314,7 +283,7 @@ static int cmd_solve(int argc, char **argv)
     const int to_stdout = !out_path || strcmp(out_path, "-") == 0;
     const char *where = to_stdout ? "standard output" : out_path;
     if (sp_output_commit(&out, result, why, sizeof why) != SP_OK) {
-        error_line(file, NULL, why);
+        sp_cmd_error(file, NULL, why);
         rc = EXIT_INTERNAL;
     } else {
         /* never mix the summary into a JSON result on standard output */
@@ -371,7 +340,7 @@ int main(int argc, char **argv)
     }
     char message[128];
     snprintf(message, sizeof message, "unknown command '%.64s'", argv[1]);
-    error_line("symplan", NULL, message);
+    sp_cmd_error("symplan", NULL, message);
     usage(stderr);
     return EXIT_BAD_INPUT;
 }
