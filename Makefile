@@ -32,7 +32,7 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan clean install deps mpi fuzz valgrind
+.PHONY: all test run bench asan tsan clean install deps mpi fuzz valgrind
 all: $(LIB) $(BIN)
 
 # Dependencies: a header that does not compile means its Debian package is missing.
@@ -140,6 +140,37 @@ bench: $(BENCH)
 asan: | $(DEPS_STAMP)
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	$(MAKE) BUILD=$(BUILD)/asan OPT="-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+# `make tsan`: the threads suite's check (tests/threads_scenarios.c: a problem of every
+# model family solved by several threads at once, each result equal to the one solved
+# alone) under ThreadSanitizer, library and program built with -fsanitize=thread in
+# $(BUILD)/tsan. Criterion's runner cannot start under ThreadSanitizer, so the check runs
+# as a program of its own (tests/tsan/threads_main.c); any report fails the target. The
+# runtime of TSAN_CC (libtsan2 for gcc, libclang-rt-dev for clang) is installed through
+# apt-get when missing.
+TSAN_CC ?= $(CC)
+TSAN_BUILD = $(BUILD)/tsan
+TSAN_PACKAGES = $(if $(findstring clang,$(TSAN_CC)),libclang-rt-dev,libtsan2)
+TSAN_STAMP = $(BUILD)/.tsan-deps-ok
+TSAN_RUN_OPTIONS = halt_on_error=1 exitcode=66 second_deadlock_stack=1
+$(TSAN_STAMP): | $(DEPS_STAMP)
+	@if ! printf 'int main(void) { return 0; }\n' | \
+	    $(TSAN_CC) -fsanitize=thread -x c - -o $(BUILD)/.tsan-probe >/dev/null 2>&1; then \
+	  echo "symplan: $(TSAN_CC) cannot link -fsanitize=thread; installing $(TSAN_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(TSAN_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(TSAN_PACKAGES)"; exit 1; }; \
+	fi
+	@rm -f $(BUILD)/.tsan-probe
+	@touch $@
+# the program, built by the sub-make below (CC=TSAN_CC, OPT with -fsanitize=thread, BUILD=build/tsan)
+$(BUILD)/symplan-threads: $(BUILD)/tests/tsan/threads_main.o $(BUILD)/tests/threads_scenarios.o $(LIB)
+	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) -pthread -o $@
+tsan: $(TSAN_STAMP)
+	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) OPT="-O1 -fno-omit-frame-pointer -fsanitize=thread" \
+	  $(TSAN_BUILD)/symplan-threads
+	@mkdir -p $(TSAN_BUILD)/tmp
+	TSAN_OPTIONS="$(TSAN_RUN_OPTIONS)" $(TSAN_BUILD)/symplan-threads
 
 # `make fuzz FUZZ_SECONDS=N`: the libFuzzer harness tests/fuzz/fuzz_problem.c over the
 # whole file path (read, validate, run under a small budget, print, plot), built with
