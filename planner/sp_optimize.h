@@ -28,6 +28,11 @@ typedef struct sp_optimize_result {
  * tagged with `start` (0 for a single search). Stochastic algorithms (CRS, ISRES, MLSL,
  * ESCH, PRAXIS…) draw from NLopt's generator, seeded with the same number before every
  * search, so that a problem solved twice (or by any worker of a study) ends the same.
+ * Debian's NLopt keeps that generator per thread, so threads searching at once each end
+ * as they would alone (`make tsan` checks it); an NLopt built without thread-local
+ * storage shares one generator, and concurrent stochastic searches would then race on
+ * it. The seed replaces the calling thread's own: a program that seeds NLopt for its
+ * own searches seeds again after a solve.
  * A stop asked through `progress` (sp_progress.h) ends the search before its next
  * evaluation with out->failure = SP_ERR_INTERRUPTED and x the best point evaluated.
  * Returns SP_ERR_NOMEM when NLopt cannot be set up; every other outcome is in *out. */

@@ -7,9 +7,18 @@
 
 #include "problems/sp_result_file.h"
 
+/* The message of an error number, in a caller's buffer: strerror's may be shared between
+ * threads. */
+static const char *error_text(int code, char *buf, size_t size)
+{
+    if (strerror_r(code, buf, size) != 0) snprintf(buf, size, "error %d", code);
+    return buf;
+}
+
 static void say(char *why, size_t size, const char *what, const char *path)
 {
-    snprintf(why, size, "%s %s: %s", what, path, strerror(errno));
+    char errbuf[128];
+    snprintf(why, size, "%s %s: %s", what, path, error_text(errno, errbuf, sizeof errbuf));
 }
 
 sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why_size)
@@ -70,7 +79,8 @@ sp_status sp_output_commit_text(sp_output *out, const char *text, size_t length,
     FILE *f = out->file ? out->file : stdout;
     int ok = fwrite(text, 1, length, f) == length && fflush(f) == 0;
     if (!out->file) {
-        if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", strerror(errno));
+        char errbuf[128];
+        if (!ok) snprintf(why, why_size, "cannot write to standard output: %s", error_text(errno, errbuf, sizeof errbuf));
         return ok ? SP_OK : SP_ERR_IO;
     }
     if (out->direct) { /* a device or a pipe: nothing to sync or rename */
@@ -381,13 +391,15 @@ sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, s
     memset(err, 0, sizeof *err);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno));
+        char errbuf[128];
+        snprintf(err->message, sizeof err->message, "cannot read: %s", error_text(errno, errbuf, sizeof errbuf));
         return SP_ERR_IO;
     }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
-        snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(EISDIR));
+        char errbuf[128];
+        snprintf(err->message, sizeof err->message, "cannot read: %s", error_text(EISDIR, errbuf, sizeof errbuf));
         return SP_ERR_IO;
     }
     char *text = NULL;
