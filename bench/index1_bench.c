@@ -30,7 +30,7 @@
  * bound model points into the struct). */
 typedef struct bench_model {
     const char *name;
-    sp_vak_params prm;
+    sp_param_values prm;
     double mass[NMAX];
     sp_vakonomic_model model;
     double q0[NMAX], p0[NMAX];
@@ -42,7 +42,7 @@ static void bind(bench_model *b, const char *name, const sp_vak_model_type *type
 {
     memset(b, 0, sizeof *b);
     b->name = name;
-    for (size_t i = 0; i < type->n_params; ++i) b->prm.value[i] = type->param_defaults[i];
+    sp_params_default(SP_PARAM_SPEC(type), &b->prm);
     b->prm.potential = potential;
     sp_vak_model_bind(type, &b->prm, b->mass, &b->model);
     sp_vec_copy(type->n, q0, b->q0);

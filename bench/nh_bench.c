@@ -34,7 +34,7 @@ static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3"
  * place (the bound model points into the struct). */
 typedef struct nh_instance {
     const sp_nh_model_type *type;
-    sp_nh_params prm;
+    sp_param_values prm;
     sp_nh_model model;
     int n, m;
     double q0[NMAX], p0[NMAX], lam0[MMAX], H0;
@@ -45,7 +45,7 @@ static int instance_init(nh_instance *I, const sp_nh_model_type *type)
     memset(I, 0, sizeof *I);
     I->type = type;
     I->n = type->n, I->m = type->m;
-    sp_nh_params_default(type, &I->prm);
+    sp_params_default(SP_PARAM_SPEC(type), &I->prm);
     sp_nh_model_bind(type, &I->prm, &I->model);
     type->initial(&I->prm, I->q0, I->p0);
     if (sp_nh_multiplier(&I->model, I->q0, I->p0, I->lam0) != SP_OK) return -1;

@@ -134,3 +134,48 @@ int read_record_every(const json_input *root, sp_problem *p)
     p->record_every = 1;
     return json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &p->record_every) < 0 ? -1 : 1;
 }
+
+/* The members of "params": the parameters, and "potential" for a model that has some. */
+static int only_param_keys(const json_input *in, sp_param_spec s)
+{
+    const char *keys[SP_PARAM_MAX + 2];
+    size_t k = 0;
+    for (size_t i = 0; i < s.n_params; ++i) keys[k++] = s.params[i].name;
+    if (s.potential_names) keys[k++] = "potential";
+    keys[k] = NULL;
+    return json_only_keys(in, keys);
+}
+
+static int read_potential(const json_input *in, sp_param_spec s, int *potential)
+{
+    const char *name = NULL;
+    int st = json_string(in, "potential", 0, &name);
+    if (st != 1) return st < 0 ? -1 : 1;
+    char why[256];
+    *potential = sp_param_potential(s, name, why, sizeof why);
+    return *potential < 0 ? json_fail(in, "potential", "%s", why) : 1;
+}
+
+/* What the "params" object says, over the defaults in v. */
+static int read_given_params(const json_input *in, sp_param_spec s, sp_param_values *v)
+{
+    if (json_require_object(in) != 1 || only_param_keys(in, s) != 1) return -1;
+    for (size_t i = 0; i < s.n_params; ++i) {
+        const sp_param *p = &s.params[i];
+        double *x = v->value + sp_param_offset(s, i);
+        int st = p->size == 1 ? json_number(in, p->name, 0, x) : json_vector(in, p->name, 0, p->size, x);
+        if (st < 0) return -1;
+        if (st == 1) v->given |= 1u << i;
+    }
+    return s.potential_names ? read_potential(in, s, &v->potential) : 1;
+}
+
+int read_params(const json_input *root, sp_param_spec s, sp_param_values *v)
+{
+    sp_params_default(s, v);
+    json_input in = json_member(root, "params");
+    if (in.node && !cJSON_IsNull(in.node) && read_given_params(&in, s, v) != 1) return -1;
+    char why[256];
+    int bad = sp_params_check(s, v, why, sizeof why);
+    return bad < 0 ? 1 : json_fail(&in, s.params[bad].name, "%s", why);
+}

@@ -16,6 +16,10 @@ int json_quaternion(const json_input *in, const char *key, int required, double 
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key);
 /* The optional "record_every" (default 1) into p->record_every. */
 int read_record_every(const json_input *root, sp_problem *p);
+/* The optional "params" of a model: {"L": 0.3, "J": [2, 3, 4], "potential": "cos_bowl"}
+ * with no other members, defaults for what is absent, checked (sp_params_check) with
+ * the error at params.<name>; v->given says which parameters the file wrote. */
+int read_params(const json_input *root, sp_param_spec s, sp_param_values *v);
 
 /* Largest step count a file may name; the resource limit (sp_limits.h, 10^7 by default)
  * is checked once the problem has been read. */

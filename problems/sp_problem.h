@@ -91,7 +91,7 @@ typedef struct sp_optimizer_settings {
  * discrete geodesic from q0 reaches q1 at T. */
 typedef struct sp_vak_problem {
     const sp_vak_model_type *type;
-    sp_vak_params params;
+    sp_param_values params;
     int stages; /* Gauss–Legendre stages, 1…6 */
     double q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N], q1[SP_VAK_MAX_N];
     int symplecticity_defect; /* report the symplecticity defect (sp_symplecticity.h) */
@@ -103,7 +103,7 @@ typedef struct sp_vak_problem {
  * the initial state on T*Q. */
 typedef struct sp_hol_problem {
     const sp_hol_model_type *type;
-    sp_hol_params params;
+    sp_param_values params;
     const sp_hol_scheme *scheme;
     const sp_retraction *retraction; /* lie_rattle */
     sp_feedback_gains gains;         /* feedback_*: k1…k4 (the scales come from the model) */

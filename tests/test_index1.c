@@ -51,7 +51,7 @@ static double max_abs(int n, const double *a)
 /* A model type bound to parameter values; binding keeps pointers into the struct, so an
  * instance is initialised in place and never copied. */
 typedef struct inst {
-    sp_vak_params prm;
+    sp_param_values prm;
     double mass[NMAX];
     sp_vakonomic_model model;
 } inst;
@@ -448,7 +448,7 @@ static long_run run_long(const sp_vak_model_type *type, inst *I, int s, double h
     double q[NMAX], p[NMAX], J0[SP_VAK_MAX_INTEGRALS], J[SP_VAK_MAX_INTEGRALS];
     sp_vec_copy(n, q0, q), sp_vec_copy(n, p0, p);
     const double H0 = hamiltonian(&I->model, pt, q, p);
-    r.n_integrals = type->integrals(q, p, &I->prm, J0, NULL);
+    r.n_integrals = type->integrals(q, p, &I->prm, J0);
     long iterations = 0;
     for (int k = 1; k <= N; ++k) {
         step_ok(st, h, q, p, q, p);
@@ -458,7 +458,7 @@ static long_run run_long(const sp_vak_model_type *type, inst *I, int s, double h
             r.dH_first = worse(r.dH_first, dH);
         else
             r.dH_second = worse(r.dH_second, dH);
-        type->integrals(q, p, &I->prm, J, NULL);
+        type->integrals(q, p, &I->prm, J);
         for (size_t i = 0; i < r.n_integrals; ++i) r.drift[i] = worse(r.drift[i], fabs(J[i] - J0[i]));
     }
     r.mean_iterations = (double)iterations / N;

@@ -226,8 +226,8 @@ typedef struct direct_figures {
 /* The contact oscillator integrated directly through sp_nonholonomic.h, as the run should. */
 static direct_figures direct_contact(int stages, int recompute, double h, int N)
 {
-    sp_nh_params prm;
-    sp_nh_params_default(&sp_nh_contact_oscillator, &prm);
+    sp_param_values prm;
+    sp_params_default(SP_PARAM_SPEC(&sp_nh_contact_oscillator), &prm);
     sp_nh_model md;
     sp_nh_model_bind(&sp_nh_contact_oscillator, &prm, &md);
     sp_nh_options opt = sp_nh_options_default();

@@ -56,7 +56,7 @@ static double seconds(void)
  * instance is initialised in place and never copied. */
 typedef struct inst {
     const sp_nh_model_type *type;
-    sp_nh_params prm;
+    sp_param_values prm;
     sp_nh_model model;
     int n, m;
     double q0[NMAX], p0[NMAX], lam0[MMAX];
@@ -68,7 +68,7 @@ static void bind(inst *I, const sp_nh_model_type *type)
     cr_assert_not_null(type);
     I->type = type;
     I->n = type->n, I->m = type->m;
-    sp_nh_params_default(type, &I->prm);
+    sp_params_default(SP_PARAM_SPEC(type), &I->prm);
     sp_nh_model_bind(type, &I->prm, &I->model);
     type->initial(&I->prm, I->q0, I->p0);
     sp_status st = sp_nh_multiplier(&I->model, I->q0, I->p0, I->lam0);
@@ -380,11 +380,11 @@ static long_run contact_long_run(const inst *I, int s, sp_nh_lambda1 l1, double 
     long_run r = {0};
     double q[3], p[3], lam = I->lam0[0], v[SP_NH_MAX_INTEGRALS], v0[SP_NH_MAX_INTEGRALS];
     sp_vec_copy(3, I->q0, q), sp_vec_copy(3, I->p0, p);
-    cr_assert_eq(I->type->integrals(q, p, &I->prm, v0, NULL), 2);
+    cr_assert_eq(I->type->integrals(q, p, &I->prm, v0), 2);
     const double t0 = seconds();
     for (int k = 0; k < N; ++k) {
         step_ok(st, h, q, p, &lam);
-        I->type->integrals(q, p, &I->prm, v, NULL);
+        I->type->integrals(q, p, &I->prm, v);
         const int j = (int)((long)k * 4 / N);
         r.quarter[j] = worse(r.quarter[j], fabs(v[0] - v0[0]));
         r.hy[j] = worse(r.hy[j], fabs(v[1] - v0[1]));
@@ -535,14 +535,15 @@ Test(nonholonomic, declared_momenta_are_kept)
         bind(&I, types[k]);
         const char *names[SP_NH_MAX_INTEGRALS];
         double v0[SP_NH_MAX_INTEGRALS], v[SP_NH_MAX_INTEGRALS];
-        const size_t ni = I.type->integrals(I.q0, I.p0, &I.prm, v0, names);
+        const size_t ni = I.type->integral_names(&I.prm, names);
         cr_assert_eq(ni, 2);
+        cr_assert_eq(I.type->integrals(I.q0, I.p0, &I.prm, v0), ni);
         cr_expect_str_eq(names[0], "energy");
         cr_expect_str_eq(names[1], "p_phi");
         sp_nh *st = stepper(&I, 3, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
         double z[2 * NMAX];
         integrate(&I, st, 20.0, 100, z);
-        I.type->integrals(z, z + I.n, &I.prm, v, NULL);
+        I.type->integrals(z, z + I.n, &I.prm, v);
         cr_expect(fabs(v[1] - v0[1]) <= 1e-14, "%s: p_phi drifted by %.3e", I.type->name, fabs(v[1] - v0[1]));
         cr_expect(fabs(v[0] - v0[0]) <= 1e-3, "%s: energy error %.3e", I.type->name, fabs(v[0] - v0[0]));
         sp_nh_free(st);
@@ -783,13 +784,16 @@ Test(nonholonomic_model, registry_parameters_and_initial_data)
         const sp_nh_model_type *t = sp_nh_model_by_name(names[k]);
         cr_assert_not_null(t, "%s not registered", names[k]);
         cr_expect_eq(t, sp_nh_model_at(k));
-        sp_nh_params prm;
-        sp_nh_params_default(t, &prm);
-        cr_expect_eq(t->check_params(&prm), -1, "%s: defaults refused", t->name);
+        const sp_param_spec params = SP_PARAM_SPEC(t);
+        sp_param_values prm;
+        char why[200];
+        sp_params_default(params, &prm);
+        cr_expect_eq(sp_params_check(params, &prm, why, sizeof why), -1, "%s: defaults refused", t->name);
         for (size_t i = 0; i < t->n_params; ++i) {
-            sp_nh_params bad = prm;
+            sp_param_values bad = prm;
             bad.value[i] = NAN;
-            cr_expect_eq(t->check_params(&bad), (int)i, "%s: NaN %s accepted", t->name, t->param_names[i]);
+            cr_expect_eq(sp_params_check(params, &bad, why, sizeof why), (int)i, "%s: NaN %s accepted", t->name,
+                         t->params[i].name);
         }
         for (int i = 0; i < t->n; ++i) cr_expect_not_null(t->coordinates[i]);
         inst I;
@@ -797,8 +801,9 @@ Test(nonholonomic_model, registry_parameters_and_initial_data)
         cr_expect(psi_max(&I, I.q0, I.p0) <= 1e-16, "%s: initial data off the constraint", t->name);
         const char *in[SP_NH_MAX_INTEGRALS];
         double v[SP_NH_MAX_INTEGRALS];
-        const size_t ni = t->integrals(I.q0, I.p0, &I.prm, v, in);
+        const size_t ni = t->integral_names(&I.prm, in);
         cr_expect(ni >= 1 && ni <= SP_NH_MAX_INTEGRALS);
+        cr_expect_eq(t->integrals(I.q0, I.p0, &I.prm, v), ni);
         cr_expect_str_eq(in[0], "energy");
         cr_expect(fabs(v[0] - energy(&I, I.q0, I.p0)) <= 1e-15);
     }
@@ -810,7 +815,8 @@ Test(nonholonomic_model, registry_parameters_and_initial_data)
     bind(&I, &sp_nh_contact_oscillator);
     double v[SP_NH_MAX_INTEGRALS];
     const char *in[SP_NH_MAX_INTEGRALS];
-    cr_expect_eq(I.type->integrals(I.q0, I.p0, &I.prm, v, in), 2);
+    cr_expect_eq(I.type->integral_names(&I.prm, in), 2);
+    cr_expect_eq(I.type->integrals(I.q0, I.p0, &I.prm, v), 2);
     cr_expect(fabs(v[0] - 1.5) <= 1e-15 && fabs(v[1] - 0.5) <= 1e-15);
     cr_expect_str_eq(in[1], "H_y");
 }

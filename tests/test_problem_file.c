@@ -553,7 +553,7 @@ Test(problem_file, vakonomic_simulate_defaults_apply)
     cr_expect_eq(pb.vak.params.potential, 0);
     cr_expect_str_eq(sp_vak_parking.potential_names[pb.vak.params.potential], "none");
     for (size_t i = 0; i < sp_vak_parking.n_params; ++i)
-        cr_expect_eq(pb.vak.params.value[i], sp_vak_parking.param_defaults[i], "%s", sp_vak_parking.param_names[i]);
+        cr_expect_eq(pb.vak.params.value[i], sp_vak_parking.params[i].defaults[0], "%s", sp_vak_parking.params[i].name);
     cr_expect_eq(pb.vak.params.value[0], 0.3, "L defaults to 0.3");
     cr_expect_eq(pb.solver_tol, 1e-15);
     cr_expect_eq(pb.vak.symplecticity_defect, 0);

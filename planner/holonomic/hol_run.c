@@ -377,15 +377,7 @@ static void settings_json(const sp_problem *pb, cJSON *result)
             cJSON_AddNumberToObject(settings, "atol", hp->atol);
         }
     }
-    cJSON *params = cJSON_AddObjectToObject(settings, "params");
-    for (size_t i = 0; i < type->n_params; ++i) {
-        const sp_hol_param *pa = &type->params[i];
-        if (pa->size == 1)
-            cJSON_AddNumberToObject(params, pa->name, hp->params.value[pa->offset]);
-        else
-            sp_json_add_vector(params, pa->name, pa->size, hp->params.value + pa->offset);
-    }
-    cJSON_AddStringToObject(params, "potential", type->potential_names[hp->params.potential]);
+    sp_params_add_json(settings, SP_PARAM_SPEC(type), &hp->params);
 }
 
 
@@ -402,7 +394,7 @@ static void diagnostics_json(const sp_hol_system *sys, const sp_hol_run *run, cJ
         cJSON_AddNumberToObject(diag, name, run->monitor_drift[i]);
     }
     const char *names[SP_HOL_MAX_INTEGRALS];
-    size_t ni = sp_hol_integral_names(&sys->bound, names);
+    size_t ni = type->integral_names(&sys->bound.prm, names);
     for (size_t i = 0; i < run->n_integrals && i < ni; ++i) {
         snprintf(name, sizeof name, "%s_drift", names[i]);
         cJSON_AddNumberToObject(diag, name, run->integral_drift[i]);

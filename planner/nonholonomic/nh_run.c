@@ -71,7 +71,7 @@ static sp_status values_at(const sp_nh_system *sys, const double *x, const doubl
         (st = sp_nh_constraint_residual(&sys->model, x, y, &v->constraint)) != SP_OK)
         return st;
     double all[SP_NH_MAX_INTEGRALS];
-    size_t k = sys->pb->nh.type->integrals(x, y, &sys->pb->nh.params, all, NULL);
+    size_t k = sys->pb->nh.type->integrals(x, y, &sys->pb->nh.params, all);
     for (size_t i = 1; i < k; ++i) v->integral[i - 1] = all[i];
     return SP_OK;
 }
@@ -127,8 +127,7 @@ static sp_status nh_begin(void *self)
     r->group_error = v0.group;
     if (!sys->lie) {
         const char *names[SP_NH_MAX_INTEGRALS];
-        double all[SP_NH_MAX_INTEGRALS];
-        size_t k = np->type->integrals(r->x, r->y, &np->params, all, names);
+        size_t k = np->type->integral_names(&np->params, names);
         r->n_integrals = k > 0 ? k - 1 : 0;
         for (size_t i = 0; i < r->n_integrals; ++i) r->integral_names[i] = names[i + 1];
         sp_vec_copy((int)r->n_integrals, v0.integral, r->integral0);
@@ -242,19 +241,10 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
     cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
     cJSON_AddNumberToObject(settings, "solver_tol", pb->solver_tol);
-    cJSON *params = cJSON_AddObjectToObject(settings, "params");
-    if (np->lie_type) {
-        for (size_t i = 0; i < np->lie_type->n_params; ++i) {
-            const sp_nh_lie_param *pa = &np->lie_type->params[i];
-            if (pa->size == 1)
-                cJSON_AddNumberToObject(params, pa->name, np->lie_params.value[pa->offset]);
-            else
-                sp_json_add_vector(params, pa->name, pa->size, np->lie_params.value + pa->offset);
-        }
-    } else {
-        for (size_t i = 0; i < np->type->n_params; ++i)
-            cJSON_AddNumberToObject(params, np->type->param_names[i], np->params.value[i]);
-    }
+    if (np->lie_type)
+        sp_params_add_json(settings, SP_PARAM_SPEC(np->lie_type), &np->lie_params);
+    else
+        sp_params_add_json(settings, SP_PARAM_SPEC(np->type), &np->params);
 }
 
 static void diagnostics_json(const nh_stepping *r, cJSON *result)

@@ -36,31 +36,20 @@ static double shown(double x) { return x < NEGLIGIBLE ? 0.0 : x; }
 
 static sp_status out_of_memory(sp_input_error *err) { return sp_input_fail(err, "trajectory", "out of memory"); }
 
-static sp_status vector_drift(const cJSON *params, const sp_nh_model_type *type, const sp_traj *tr, sp_drift_add_fn add,
-                              void *ctx, sp_input_error *err)
+static sp_status vector_drift(const sp_param_values *prm, const sp_nh_model_type *type, const sp_traj *tr,
+                              sp_drift_add_fn add, void *ctx, sp_input_error *err)
 {
-    sp_nh_params prm;
-    sp_nh_params_default(type, &prm);
-    for (size_t i = 0; i < type->n_params; ++i) {
-        const cJSON *x = cJSON_GetObjectItem(params, type->param_names[i]);
-        if (cJSON_IsNumber(x)) prm.value[i] = x->valuedouble;
-    }
-    int bad = type->check_params(&prm);
-    if (bad >= 0) {
-        char path[96];
-        snprintf(path, sizeof path, "settings.params.%s", type->param_names[bad]);
-        return sp_input_fail(err, path, "invalid value for %s", type->name);
-    }
     const sp_traj_field *q, *p;
     sp_status st;
     if ((st = need_width(tr, "q", type->n, type->name, err, &q)) != SP_OK ||
         (st = need_width(tr, "p", type->n, type->name, err, &p)) != SP_OK)
         return st;
     sp_nh_model md;
-    sp_nh_model_bind(type, &prm, &md);
+    sp_nh_model_bind(type, prm, &md);
     const char *names[SP_NH_MAX_INTEGRALS];
     double I0[SP_NH_MAX_INTEGRALS], I[SP_NH_MAX_INTEGRALS], H0 = NAN;
-    const size_t ni = type->integrals(q->data, p->data, &prm, I0, names);
+    const size_t ni = type->integral_names(prm, names);
+    type->integrals(q->data, p->data, prm, I0);
     double *H = add(ctx, "energy |H − H0|", tr->rows), *integral[SP_NH_MAX_INTEGRALS] = {0};
     if (!H) return out_of_memory(err);
     for (size_t i = 1; i < ni; ++i) {
@@ -81,42 +70,18 @@ static sp_status vector_drift(const cJSON *params, const sp_nh_model_type *type,
             H[k] = shown(fabs(e - H0));
             psi[k] = shown(r);
         }
-        type->integrals(qk, pk, &prm, I, NULL);
+        type->integrals(qk, pk, prm, I);
         for (size_t i = 1; i < ni; ++i) integral[i][k] = shown(fabs(I[i] - I0[i]));
     }
     return SP_OK;
 }
 
-static sp_status lie_drift(const cJSON *params, const sp_nh_lie_type *type, const sp_traj *tr, sp_drift_add_fn add,
-                           void *ctx, sp_input_error *err)
+static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *type, const sp_traj *tr,
+                           sp_drift_add_fn add, void *ctx, sp_input_error *err)
 {
-    sp_nh_lie_params prm;
-    sp_nh_lie_params_default(type, &prm);
-    for (size_t i = 0; i < type->n_params; ++i) {
-        const sp_nh_lie_param *pa = &type->params[i];
-        const cJSON *x = cJSON_GetObjectItem(params, pa->name);
-        if (pa->size == 1 && cJSON_IsNumber(x)) {
-            prm.value[pa->offset] = x->valuedouble;
-        } else if (pa->size > 1 && cJSON_IsArray(x)) {
-            if (cJSON_GetArraySize(x) != pa->size) {
-                char path[96];
-                snprintf(path, sizeof path, "settings.params.%s", pa->name);
-                return sp_input_fail(err, path, "must be an array of %d numbers", pa->size);
-            }
-            for (int j = 0; j < pa->size; ++j) {
-                const cJSON *e = cJSON_GetArrayItem(x, j);
-                prm.value[pa->offset + j] = cJSON_IsNumber(e) ? e->valuedouble : NAN;
-            }
-        }
-    }
-    char why[160];
-    int bad = type->check_params(&prm, why, sizeof why);
     sp_nh_lie_bound b;
-    if (bad >= 0 || type->bind(&prm, &b) != SP_OK) {
-        char path[96];
-        snprintf(path, sizeof path, "settings.params.%s", type->params[bad >= 0 ? bad : 0].name);
-        return sp_input_fail(err, path, "invalid value for %s", type->name);
-    }
+    if (type->bind(prm, &b) != SP_OK)
+        return sp_input_fail(err, "settings.params", "invalid parameters for %s", type->name);
     const sp_group *G = b.model.group;
     const sp_traj_field *g, *mu;
     sp_status st;
@@ -146,10 +111,12 @@ static sp_status lie_drift(const cJSON *params, const sp_nh_lie_type *type, cons
 sp_status sp_nh_plot_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                            sp_input_error *err)
 {
-    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
     const sp_nh_model_type *type = sp_nh_model_by_name(model);
-    if (type) return vector_drift(params, type, tr, add, ctx, err);
     const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);
-    if (lie) return lie_drift(params, lie, tr, add, ctx, err);
-    return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");
+    if (!type && !lie) return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");
+    sp_param_values prm;
+    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"),
+                                       type ? SP_PARAM_SPEC(type) : SP_PARAM_SPEC(lie), &prm, err);
+    if (st != SP_OK) return st;
+    return type ? vector_drift(&prm, type, tr, add, ctx, err) : lie_drift(&prm, lie, tr, add, ctx, err);
 }

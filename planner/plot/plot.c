@@ -1099,29 +1099,10 @@ static sp_status cubic_drift(const cJSON *root, const sp_traj *tr, drift_set *d,
 static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, const sp_traj *tr, drift_set *d,
                            sp_input_error *err)
 {
-    sp_vak_params prm = {.potential = 0};
-    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
-    for (size_t i = 0; i < type->n_params; ++i) {
-        const cJSON *x = cJSON_GetObjectItem(params, type->param_names[i]);
-        prm.value[i] = cJSON_IsNumber(x) ? x->valuedouble : type->param_defaults[i];
-    }
-    const char *potential = string_at(params, "potential");
-    if (potential) {
-        prm.potential = -1;
-        for (int i = 0; type->potential_names[i]; ++i)
-            if (strcmp(type->potential_names[i], potential) == 0) prm.potential = i;
-        if (prm.potential < 0)
-            return sp_input_fail(err, "settings.params.potential", "unknown potential '%s' for %s", potential,
-                                 type->name);
-    }
-    int bad = type->check_params(&prm);
-    if (bad >= 0) {
-        char path[96];
-        snprintf(path, sizeof path, "settings.params.%s", type->param_names[bad]);
-        return sp_input_fail(err, path, "invalid value for %s", type->name);
-    }
+    sp_param_values prm;
+    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
+    if (st != SP_OK) return st;
     const sp_traj_field *q, *p;
-    sp_status st;
     char why[64];
     snprintf(why, sizeof why, "the state of the %s model", type->name);
     if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
@@ -1133,7 +1114,8 @@ static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, con
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&model);
     const char *names[SP_VAK_MAX_INTEGRALS];
     double I0[SP_VAK_MAX_INTEGRALS], I[SP_VAK_MAX_INTEGRALS];
-    size_t ni = type->integrals(q->data, p->data, &prm, I0, names);
+    size_t ni = type->integral_names(&prm, names);
+    type->integrals(q->data, p->data, &prm, I0);
     double *H = drift_add(d, "energy |Ĥ − Ĥ0|", tr->rows), *integral[SP_VAK_MAX_INTEGRALS];
     int ok = pt && H;
     for (size_t i = 0; ok && i < ni; ++i) {
@@ -1159,7 +1141,7 @@ static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, con
             res[k] = 0.0;
             for (int j = 0; j < m; ++j) res[k] = fmax(res[k], fabs(sp_vec_dot(n, pt->G + j * n, v)));
         }
-        type->integrals(qk, pk, &prm, I, NULL);
+        type->integrals(qk, pk, &prm, I);
         for (size_t i = 0; i < ni; ++i) integral[i][k] = fabs(I[i] - I0[i]);
     }
     sp_vakonomic_point_free(pt);
@@ -1172,29 +1154,9 @@ static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, con
 static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, const sp_traj *tr, drift_set *d,
                            sp_input_error *err)
 {
-    sp_hol_params prm;
-    sp_hol_params_default(type, &prm);
-    const cJSON *params = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "settings"), "params");
-    for (size_t i = 0; i < type->n_params; ++i) {
-        const sp_hol_param *pa = &type->params[i];
-        const cJSON *x = cJSON_GetObjectItem(params, pa->name);
-        if (pa->size == 1 && cJSON_IsNumber(x))
-            prm.value[pa->offset] = x->valuedouble;
-        else if (pa->size > 1 && x && !read_numbers(x, pa->size, prm.value + pa->offset)) {
-            char path[96];
-            snprintf(path, sizeof path, "settings.params.%s", pa->name);
-            return sp_input_fail(err, path, "must be an array of %d numbers", pa->size);
-        }
-    }
-    const char *potential = string_at(params, "potential");
-    if (potential) {
-        prm.potential = -1;
-        for (int i = 0; type->potential_names[i]; ++i)
-            if (strcmp(type->potential_names[i], potential) == 0) prm.potential = i;
-        if (prm.potential < 0)
-            return sp_input_fail(err, "settings.params.potential", "unknown potential '%s' for %s", potential,
-                                 type->name);
-    }
+    sp_param_values prm;
+    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
+    if (st != SP_OK) return st;
     sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
     if (!b) return sp_input_fail(err, "trajectory", "out of memory");
     if (sp_hol_model_bind(type, &prm, b) != SP_OK) {
@@ -1202,7 +1164,6 @@ static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, con
         return sp_input_fail(err, "settings.params", "invalid parameters for %s", type->name);
     }
     const sp_traj_field *q, *p;
-    sp_status st;
     char why[64];
     snprintf(why, sizeof why, "the state of the %s model", type->name);
     if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
@@ -1214,7 +1175,7 @@ static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, con
     sp_hol_values v0, v;
     if (sp_hol_values_at(b, q->data, p->data, &v0) != SP_OK) memset(&v0, 0, sizeof v0);
     const char *inames[SP_HOL_MAX_INTEGRALS];
-    size_t ni = sp_hol_integral_names(b, inames), nm = 0;
+    size_t ni = type->integral_names(&prm, inames), nm = 0;
     while (type->monitor_names[nm]) ++nm;
     double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
     int lines = 0, ok = 1;

@@ -85,7 +85,7 @@ static sp_status vak_begin(void *self)
     }
     sp_status st = point_values(sys, r->q, r->p, &run->H0, r->lam, &run->constraint_residual, &r->kinetic);
     if (st != SP_OK) return st;
-    run->n_integrals = sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, run->integral0, NULL);
+    run->n_integrals = sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, run->integral0);
     return SP_OK;
 }
 
@@ -112,7 +112,7 @@ static sp_status vak_advance(void *self, const sp_run_interval *iv, sp_run_work 
     }
     run->energy_error = fmax(run->energy_error, fabs(H - run->H0));
     run->constraint_residual = fmax(run->constraint_residual, residual);
-    sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, I, NULL);
+    sys->pb->vak.type->integrals(r->q, r->p, &sys->pb->vak.params, I);
     for (size_t i = 0; i < run->n_integrals; ++i)
         run->integral_drift[i] = fmax(run->integral_drift[i], fabs(I[i] - run->integral0[i]));
     run->energy += 0.5 * h * (r->kinetic + kinetic);
@@ -210,8 +210,7 @@ static void diagnostics_json(const sp_vak_system *sys, const sp_vak_run *run, cJ
     if (run->H0 != 0.0) cJSON_AddNumberToObject(diag, "energy_error_relative", run->energy_error / fabs(run->H0));
     cJSON_AddNumberToObject(diag, "constraint_residual", run->constraint_residual);
     const char *names[SP_VAK_MAX_INTEGRALS];
-    double values[SP_VAK_MAX_INTEGRALS];
-    type->integrals(sys->pb->vak.q0, sys->pb->vak.p0, &sys->pb->vak.params, values, names); /* for the names */
+    type->integral_names(&sys->pb->vak.params, names);
     for (size_t i = 0; i < run->n_integrals; ++i) {
         char name[64];
         snprintf(name, sizeof name, "%s_drift", names[i]);
@@ -244,11 +243,7 @@ void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
     cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
-    cJSON *params = cJSON_AddObjectToObject(settings, "params");
-    const sp_vak_model_type *type = pb->vak.type;
-    for (size_t i = 0; i < type->n_params; ++i)
-        cJSON_AddNumberToObject(params, type->param_names[i], pb->vak.params.value[i]);
-    cJSON_AddStringToObject(params, "potential", type->potential_names[pb->vak.params.potential]);
+    sp_params_add_json(settings, SP_PARAM_SPEC(pb->vak.type), &pb->vak.params);
 }
 
 /* ---- the family */

@@ -42,10 +42,13 @@ const sp_hol_scheme *sp_hol_scheme_by_name(const char *name)
 
 enum { PEND_M, PEND_G, PEND_L };
 
-static const sp_hol_param pendulum_params[] = {{"m", 1, 0}, {"g", 1, 1}, {"l", 1, 2}};
-static const double pendulum_defaults[] = {1.0, 1.0, 1.0};
+static const sp_param pendulum_params[] = {
+    {.name = "m", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "g", .size = 1, .defaults = {1.0}},
+    {.name = "l", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+};
 
-static int pendulum_potential(int d, const double *q, double *V, double *grad, double *hess, const sp_hol_params *prm)
+static int pendulum_potential(int d, const double *q, double *V, double *grad, double *hess, const sp_param_values *prm)
 {
     const double mg = prm->value[PEND_M] * prm->value[PEND_G];
     if (V) *V = mg * q[d - 1];
@@ -57,7 +60,7 @@ static int pendulum_potential(int d, const double *q, double *V, double *grad, d
     return 0;
 }
 
-static int pendulum_constraint(int d, const double *q, double *g, double *G, double *d2g, const sp_hol_params *prm)
+static int pendulum_constraint(int d, const double *q, double *g, double *G, double *d2g, const sp_param_values *prm)
 {
     const double l = prm->value[PEND_L];
     if (g) g[0] = 0.5 * (sp_vec_dot(d, q, q) - l * l);
@@ -98,12 +101,18 @@ static int vertical_momentum(const double *q, const double *p, double *I, double
     return 0;
 }
 
-static int pendulum_bad_param(const sp_hol_params *prm, const int *given, char *why, size_t size)
+/* L₃ for the spherical pendulum (rotations about the vertical); the planar one declares none. */
+static size_t spherical_integral_names(const sp_param_values *prm, const char **names)
 {
-    (void)given;
-    if (!(prm->value[PEND_M] > 0.0)) return snprintf(why, size, "must be positive"), PEND_M;
-    if (!(prm->value[PEND_L] > 0.0)) return snprintf(why, size, "must be positive"), PEND_L;
-    return -1;
+    (void)prm;
+    names[0] = "L3";
+    return 1;
+}
+
+static size_t no_integral_names(const sp_param_values *prm, const char **names)
+{
+    (void)prm, (void)names;
+    return 0;
 }
 
 static const char *const none_potential[] = {"gravity", NULL};
@@ -117,15 +126,14 @@ const sp_hol_model_type sp_hol_spherical_pendulum = {
     .description = "spherical pendulum q in R^3, |q| = l, V = m g q_3 (params m, g, l)",
     .n = 3,
     .coordinates = spherical_coordinates,
-    .n_params = 3,
     .params = pendulum_params,
-    .param_defaults = pendulum_defaults,
+    .n_params = 3,
     .potential_names = none_potential,
     .families = SP_HOL_FAMILY_CONSTRAINED | SP_HOL_FAMILY_FEEDBACK | SP_HOL_FAMILY_SPLITTING,
     .initial = SP_HOL_INITIAL_QP,
     .monitor_names = pendulum_monitors,
     .monitor_labels = pendulum_monitor_labels,
-    .check_params = pendulum_bad_param,
+    .integral_names = spherical_integral_names,
 };
 
 const sp_hol_model_type sp_hol_planar_pendulum = {
@@ -133,36 +141,47 @@ const sp_hol_model_type sp_hol_planar_pendulum = {
     .description = "planar pendulum q in R^2, |q| = l, V = m g q_2 (params m, g, l)",
     .n = 2,
     .coordinates = planar_coordinates,
-    .n_params = 3,
     .params = pendulum_params,
-    .param_defaults = pendulum_defaults,
+    .n_params = 3,
     .potential_names = none_potential,
     .families = SP_HOL_FAMILY_CONSTRAINED | SP_HOL_FAMILY_FEEDBACK,
     .initial = SP_HOL_INITIAL_QP,
     .monitor_names = pendulum_monitors,
     .monitor_labels = pendulum_monitor_labels,
-    .check_params = pendulum_bad_param,
+    .integral_names = no_integral_names,
 };
 
 /* ---- heavy top: J (3), mgl, chi (3) */
 
 enum { TOP_J = 0, TOP_MGL = 3, TOP_CHI = 4 };
 
-static const sp_hol_param top_params[] = {{"J", 3, TOP_J}, {"mgl", 1, TOP_MGL}, {"chi", 3, TOP_CHI}};
-static const double top_defaults[] = {2.0, 3.0, 4.0, 1.0, 0.3, 0.2, 1.0};
+static const sp_param top_params[] = {
+    {.name = "J", .size = 3, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {2.0, 3.0, 4.0}},
+    {.name = "mgl", .size = 1, .defaults = {1.0}},
+    {.name = "chi", .size = 3, .defaults = {0.3, 0.2, 1.0}},
+};
 
-static int top_bad_param(const sp_hol_params *prm, const int *given, char *why, size_t size)
+/* Principal moments of a body (each positive by its bounds) obey the triangle inequality. */
+static int top_check(const sp_param_values *prm, char *why, size_t size)
 {
-    (void)given;
     const double *J = prm->value + TOP_J;
-    for (int k = 0; k < 3; ++k)
-        if (!(J[k] > 0.0)) return snprintf(why, size, "must be positive moments of inertia"), 0;
     for (int k = 0; k < 3; ++k)
         if (!(J[(k + 1) % 3] + J[(k + 2) % 3] > J[k]))
             return snprintf(why, size, "must satisfy the triangle inequality (J[%d] = %g >= J[%d] + J[%d])", k, J[k],
                             (k + 1) % 3, (k + 2) % 3),
                    0;
     return -1;
+}
+
+/* The vertical angular momentum (gravity keeps it) and, for the free body (mgl = 0), the
+ * other two components of the spatial one. */
+static size_t top_integral_names(const sp_param_values *prm, const char **names)
+{
+    names[0] = "vertical_momentum";
+    if (prm->value[TOP_MGL] != 0.0) return 1;
+    names[1] = "spatial_momentum_x";
+    names[2] = "spatial_momentum_y";
+    return 3;
 }
 
 static const char *const top_potentials[] = {"gravity", NULL};
@@ -173,15 +192,15 @@ const sp_hol_model_type sp_hol_heavy_top = {
     .description = "heavy top (free rigid body when mgl = 0) as Q in R^{3x3}, Q^T Q = I, or on SO(3) "
                    "(params J, mgl, chi; R0, omega0)",
     .n = 9,
-    .n_params = 3,
     .params = top_params,
-    .param_defaults = top_defaults,
+    .n_params = 3,
     .potential_names = top_potentials,
     .families = SP_HOL_FAMILY_CONSTRAINED | SP_HOL_FAMILY_LIE,
     .initial = SP_HOL_INITIAL_ROTATION,
     .monitor_names = no_monitors,
     .monitor_labels = no_monitors,
-    .check_params = top_bad_param,
+    .check_params = top_check,
+    .integral_names = top_integral_names,
 };
 
 /* ---- S³ with the contact constraint: c1, c4; potential "tilted" (c1(q₁² + q₂²) + c4 q₄) or
@@ -190,14 +209,26 @@ const sp_hol_model_type sp_hol_heavy_top = {
 enum { S3_C1, S3_C4 };
 enum { S3_TILTED, S3_HOPF };
 
-static const sp_hol_param s3_params[] = {{"c1", 1, S3_C1}, {"c4", 1, S3_C4}};
-static const double s3_defaults[] = {0.5, 0.1};
+static const sp_param s3_params[] = {
+    {.name = "c1", .size = 1, .defaults = {0.5}},
+    {.name = "c4", .size = 1, .defaults = {0.1}},
+};
 
-static int s3_bad_param(const sp_hol_params *prm, const int *given, char *why, size_t size)
+/* A file that chooses the Hopf-invariant potential and still writes c4 means something
+ * the model would silently drop. */
+static int s3_check(const sp_param_values *prm, char *why, size_t size)
 {
-    if (prm->potential == S3_HOPF && given && given[S3_C4])
+    if (prm->potential == S3_HOPF && sp_param_given(prm, S3_C4))
         return snprintf(why, size, "the hopf_invariant potential has no q4 term: leave c4 out"), S3_C4;
     return -1;
+}
+
+/* The contact multiplier λ, conserved once the potential has no q₄ term. */
+static size_t s3_integral_names(const sp_param_values *prm, const char **names)
+{
+    if (prm->potential != S3_HOPF && prm->value[S3_C4] != 0.0) return 0;
+    names[0] = "lambda";
+    return 1;
 }
 
 static const char *const s3_potentials[] = {"tilted", "hopf_invariant", NULL};
@@ -209,15 +240,15 @@ const sp_hol_model_type sp_hol_s3_contact = {
                    "(potential tilted) or without the q4 term (hopf_invariant)",
     .n = 4,
     .coordinates = s3_coordinates,
-    .n_params = 2,
     .params = s3_params,
-    .param_defaults = s3_defaults,
+    .n_params = 2,
     .potential_names = s3_potentials,
     .families = SP_HOL_FAMILY_PROP7,
     .initial = SP_HOL_INITIAL_QP,
     .monitor_names = pendulum_monitors,
     .monitor_labels = pendulum_monitor_labels,
-    .check_params = s3_bad_param,
+    .check_params = s3_check,
+    .integral_names = s3_integral_names,
 };
 
 static const sp_hol_model_type *const registry[] = {&sp_hol_spherical_pendulum, &sp_hol_planar_pendulum,
@@ -240,22 +271,14 @@ int sp_hol_model_accepts(const sp_hol_model_type *type, const sp_hol_scheme *sch
     return type && scheme && (type->families & (unsigned)scheme->family) != 0;
 }
 
-void sp_hol_params_default(const sp_hol_model_type *type, sp_hol_params *prm)
-{
-    memset(prm, 0, sizeof *prm);
-    size_t total = 0;
-    for (size_t i = 0; i < type->n_params; ++i) total += (size_t)type->params[i].size;
-    memcpy(prm->value, type->param_defaults, total * sizeof *prm->value);
-}
-
 /* ---- binding */
 
-sp_status sp_hol_model_bind(const sp_hol_model_type *type, const sp_hol_params *prm, sp_hol_bound *b)
+sp_status sp_hol_model_bind(const sp_hol_model_type *type, const sp_param_values *prm, sp_hol_bound *b)
 {
     memset(b, 0, sizeof *b);
     if (!type || !prm) return SP_ERR_INVALID;
     char why[128];
-    if (type->check_params(prm, NULL, why, sizeof why) >= 0) return SP_ERR_INVALID;
+    if (sp_params_check(SP_PARAM_SPEC(type), prm, why, sizeof why) >= 0) return SP_ERR_INVALID;
     b->type = type;
     b->prm = *prm;
     if (type == &sp_hol_spherical_pendulum || type == &sp_hol_planar_pendulum) {
@@ -312,26 +335,6 @@ static double s3_lambda(const double *q, const double *p, double *Hp)
     const double lam = gg > 0.0 ? -sp_vec_dot(4, g, p) / gg : 0.0;
     for (int i = 0; i < 4; ++i) Hp[i] = p[i] + lam * g[i];
     return lam;
-}
-
-size_t sp_hol_integral_names(const sp_hol_bound *b, const char **names)
-{
-    if (b->type == &sp_hol_spherical_pendulum) {
-        names[0] = "L3";
-        return 1;
-    }
-    if (b->type == &sp_hol_heavy_top) {
-        names[0] = "vertical_momentum";
-        if (b->top.mgl != 0.0) return 1;
-        names[1] = "spatial_momentum_x";
-        names[2] = "spatial_momentum_y";
-        return 3;
-    }
-    if (b->type == &sp_hol_s3_contact && b->s3.c4 == 0.0) {
-        names[0] = "lambda";
-        return 1;
-    }
-    return 0;
 }
 
 sp_status sp_hol_values_at(const sp_hol_bound *b, const double *q, const double *p, sp_hol_values *v)

@@ -20,55 +20,6 @@
 static const char *scheme_name_at(size_t i) { return sp_hol_scheme_at(i) ? sp_hol_scheme_at(i)->name : NULL; }
 static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
 
-/* "params": {"m": 1, "J": [2, 3, 4], "potential": "hopf_invariant"}, defaults for what is absent. */
-static int read_params(const json_input *root, const sp_hol_model_type *type, sp_hol_params *prm)
-{
-    sp_hol_params_default(type, prm);
-    int given[SP_HOL_MAX_PARAMS] = {0};
-    json_input in = json_member(root, "params");
-    if (in.node && !cJSON_IsNull(in.node)) {
-        if (json_require_object(&in) != 1) return -1;
-        const char *keys[SP_HOL_MAX_PARAMS + 2];
-        size_t k = 0;
-        for (size_t i = 0; i < type->n_params; ++i) keys[k++] = type->params[i].name;
-        keys[k++] = "potential";
-        keys[k] = NULL;
-        if (json_only_keys(&in, keys) != 1) return -1;
-        for (size_t i = 0; i < type->n_params; ++i) {
-            const sp_hol_param *pa = &type->params[i];
-            int st = pa->size == 1 ? json_number(&in, pa->name, 0, &prm->value[pa->offset])
-                                   : json_vector(&in, pa->name, 0, pa->size, &prm->value[pa->offset]);
-            if (st < 0) return -1;
-            given[i] = st == 1;
-        }
-        const char *name = NULL;
-        int st = json_string(&in, "potential", 0, &name);
-        if (st < 0) return -1;
-        if (st == 1) {
-            int found = -1;
-            char known[160] = "";
-            for (int i = 0; type->potential_names[i]; ++i) {
-                if (strcmp(type->potential_names[i], name) == 0) found = i;
-                if (i) strcat(known, ", ");
-                strncat(known, type->potential_names[i], sizeof known - strlen(known) - 3);
-            }
-            if (found < 0)
-                return json_fail(&in, "potential", "unknown potential '%s' for %s (known: %s)", name, type->name,
-                                 known);
-            prm->potential = found;
-        }
-    }
-    char why[200];
-    int bad = type->check_params(prm, given, why, sizeof why);
-    if (bad >= 0) {
-        char path[64];
-        snprintf(path, sizeof path, "params.%s", type->params[bad].name);
-        json_input at = {.node = in.node, .err = root->err};
-        return json_fail(&at, path, "%s", why);
-    }
-    return 1;
-}
-
 static int forbid(const json_input *root, const char *const *fields, const char *fmt, const char *arg)
 {
     for (; *fields; ++fields)
@@ -199,7 +150,7 @@ static int read_holonomic(const json_input *root, sp_problem *p)
                                        "project", "R0",         "omega0",       "h",
                                        "T",       "steps",      "record_every", "symplecticity_defect",
                                        NULL};
-    if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
+    if (json_only_keys(root, keys) != 1 || read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1) return -1;
     if (read_scheme(root, p) != 1) return -1;
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
     if (read_horizon(root, p, "h") != 1) return -1;

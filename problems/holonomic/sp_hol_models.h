@@ -16,9 +16,8 @@
 #include "problems/holonomic/sp_s3_contact.h"
 #include "integrators/sp_feedback.h"
 #include "integrators/sp_splitting.h"
+#include "problems/sp_params.h"
 
-#define SP_HOL_MAX_PARAMS 4
-#define SP_HOL_MAX_PARAM_VALUES 8
 #define SP_HOL_MAX_INTEGRALS 4
 #define SP_HOL_MAX_MONITORS 2
 
@@ -44,17 +43,6 @@ typedef struct sp_hol_scheme {
 const sp_hol_scheme *sp_hol_scheme_by_name(const char *name);
 const sp_hol_scheme *sp_hol_scheme_at(size_t i);
 
-/* A parameter: a number (size 1) or a vector of `size` numbers, stored at value[offset]. */
-typedef struct sp_hol_param {
-    const char *name;
-    int size, offset;
-} sp_hol_param;
-
-typedef struct sp_hol_params {
-    double value[SP_HOL_MAX_PARAM_VALUES];
-    int potential; /* index into the type's potential_names */
-} sp_hol_params;
-
 typedef enum {
     SP_HOL_INITIAL_QP,      /* the file gives q0 and p0 */
     SP_HOL_INITIAL_ROTATION /* the file gives R0 and omega0 (heavy top) */
@@ -64,18 +52,16 @@ typedef struct sp_hol_model_type {
     const char *name, *description;
     int n;                          /* coordinates of q and of p */
     const char *const *coordinates; /* n names, or NULL (matrix entries q_11 … q_33) */
+    const sp_param *params;
     size_t n_params;
-    const sp_hol_param *params;
-    const double *param_defaults;       /* all values, flat */
     const char *const *potential_names; /* NULL-terminated; the first is the default */
+    sp_param_check_fn check_params;     /* relates J's entries (heavy_top), c4 and the potential (s3_contact) */
     unsigned families;                  /* the sp_hol_family values it runs with */
     sp_hol_initial initial;
     const char *const *monitor_names;  /* NULL-terminated: quantities that vanish on T*Q, as "<name>_drift" */
     const char *const *monitor_labels; /* their names in pictures */
-
-    /* Checks parameter values (given[i]: param i was written in the file); returns the
-     * index of the first bad one with the reason in why, or −1. */
-    int (*check_params)(const sp_hol_params *prm, const int *given, char *why, size_t size);
+    /* The declared first integrals (as sp_hol_values_at computes them). */
+    sp_integral_names_fn integral_names;
 } sp_hol_model_type;
 
 extern const sp_hol_model_type sp_hol_spherical_pendulum;
@@ -87,15 +73,13 @@ const sp_hol_model_type *sp_hol_model_by_name(const char *name);
 const sp_hol_model_type *sp_hol_model_at(size_t i);
 /* Whether the model runs with the scheme. */
 int sp_hol_model_accepts(const sp_hol_model_type *type, const sp_hol_scheme *scheme);
-/* The default parameter values. */
-void sp_hol_params_default(const sp_hol_model_type *type, sp_hol_params *prm);
 
 /* A model bound to its parameter values: the callback models of the families it runs
  * with. The models point into the struct, so it must not be moved or copied after
  * sp_hol_model_bind (keep it where it was bound). */
 typedef struct sp_hol_bound {
     const sp_hol_model_type *type;
-    sp_hol_params prm;
+    sp_param_values prm;
     double mass[SP_HOL_MAX_N];
     sp_holonomic_model holonomic;   /* every model but s3_contact */
     sp_lie_rattle_model lie;        /* heavy_top */
@@ -109,7 +93,7 @@ typedef struct sp_hol_bound {
 } sp_hol_bound;
 
 /* SP_ERR_INVALID for parameters the model refuses. */
-sp_status sp_hol_model_bind(const sp_hol_model_type *type, const sp_hol_params *prm, sp_hol_bound *b);
+sp_status sp_hol_model_bind(const sp_hol_model_type *type, const sp_param_values *prm, sp_hol_bound *b);
 
 /* What a run watches at a state (q, p): the energy H (Ĥ for s3_contact), the constraint
  * max |g(q)| and the hidden constraint max |G(q)M⁻¹p| (Dh H_p for s3_contact), the
@@ -124,8 +108,6 @@ typedef struct sp_hol_values {
 } sp_hol_values;
 
 sp_status sp_hol_values_at(const sp_hol_bound *b, const double *q, const double *p, sp_hol_values *v);
-/* Names of the first integrals of the bound instance ("L3", "vertical_momentum"); returns how many. */
-size_t sp_hol_integral_names(const sp_hol_bound *b, const char **names);
 
 /* DC (2m x 2n) of the constraint manifold T*Q at (q, p), for the symplecticity defect;
  * *rows receives 2m. */

@@ -34,15 +34,24 @@ static void diagonal_kinetic(int n, const double *d, const double *p, const sp_n
     zero(out->Hqp, n * n);
 }
 
-static int positive_params(const sp_nh_params *prm, int count)
+/* Every model conserves its energy, named first; the sleigh has no other integral. */
+static size_t energy_names(const sp_param_values *prm, const char **names)
 {
-    for (int i = 0; i < count; ++i)
-        if (!(prm->value[i] > 0.0) || !isfinite(prm->value[i])) return i;
-    return -1;
+    (void)prm;
+    names[0] = "energy";
+    return 1;
+}
+
+/* the knife edge and the disk turn freely about the vertical */
+static size_t p_phi_names(const sp_param_values *prm, const char **names)
+{
+    energy_names(prm, names);
+    names[1] = "p_phi";
+    return 2;
 }
 
 /* max |Ψ| small against the size of the data */
-static int constrained(const sp_nh_model_type *type, const sp_nh_params *prm, const double *q, const double *p)
+static int constrained(const sp_nh_model_type *type, const sp_param_values *prm, const double *q, const double *p)
 {
     sp_nh_model md;
     sp_nh_model_bind(type, prm, &md);
@@ -57,7 +66,7 @@ static int constrained(const sp_nh_model_type *type, const sp_nh_params *prm, co
 
 enum { KE_M, KE_J, KE_G };
 
-static void knife_masses(const sp_nh_params *prm, double *d)
+static void knife_masses(const sp_param_values *prm, double *d)
 {
     d[0] = d[1] = prm->value[KE_M];
     d[2] = prm->value[KE_J];
@@ -65,7 +74,7 @@ static void knife_masses(const sp_nh_params *prm, double *d)
 
 static int knife_hamiltonian(const double *q, const double *p, const sp_nh_hamiltonian_out *out, void *params)
 {
-    const sp_nh_params *prm = params;
+    const sp_param_values *prm = params;
     double d[3];
     knife_masses(prm, d);
     const double mG = prm->value[KE_M] * prm->value[KE_G];
@@ -88,7 +97,7 @@ static int knife_constraints(const double *q, double *mu, double *dmu, void *par
     return 0;
 }
 
-static void knife_mass(const double *q, const sp_nh_params *prm, double *M)
+static void knife_mass(const double *q, const sp_param_values *prm, double *M)
 {
     (void)q;
     double d[3];
@@ -96,19 +105,17 @@ static void knife_mass(const double *q, const sp_nh_params *prm, double *M)
     diagonal_mass(3, d, M);
 }
 
-static size_t knife_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out,
-                              const char **names)
+static size_t knife_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     double H = 0.0;
     knife_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
     out[0] = H;
     out[1] = p[2];
-    if (names) names[0] = "energy", names[1] = "p_phi";
     return 2;
 }
 
 /* From rest, φ̇ = ω = 1: q0 = 0, p0 = (0, 0, J). */
-static void knife_initial(const sp_nh_params *prm, double *q0, double *p0)
+static void knife_initial(const sp_param_values *prm, double *q0, double *p0)
 {
     q0[0] = q0[1] = q0[2] = 0.0;
     p0[0] = p0[1] = 0.0;
@@ -120,7 +127,7 @@ static void knife_initial(const sp_nh_params *prm, double *q0, double *p0)
  *   x = x0 + (c/ω)(sin φ − sin φ0) + (G/2ω²)(sin²φ − sin²φ0),
  *   y = y0 − (c/ω)(cos φ − cos φ0) + (G/ω)(t/2 − (sin 2φ − sin 2φ0)/4ω),
  * p = (m v cos φ, m v sin φ, Jω). For ω = 0 exactly: v = v0 + G t cos φ0 along a line. */
-static sp_status knife_exact(double t, const double *q0, const double *p0, const sp_nh_params *prm, double *q,
+static sp_status knife_exact(double t, const double *q0, const double *p0, const sp_param_values *prm, double *q,
                              double *p)
 {
     if (!constrained(&sp_nh_knife_edge, prm, q0, p0)) return SP_ERR_DOMAIN;
@@ -146,16 +153,12 @@ static sp_status knife_exact(double t, const double *q0, const double *p0, const
     return SP_OK;
 }
 
-static int knife_bad_param(const sp_nh_params *prm)
-{
-    int i = positive_params(prm, 2);
-    if (i >= 0) return i;
-    return isfinite(prm->value[KE_G]) ? -1 : KE_G;
-}
-
 static const char *const knife_coordinates[] = {"x", "y", "phi"};
-static const char *const knife_param_names[] = {"m", "J", "g_sin_alpha"};
-static const double knife_param_defaults[] = {1.0, 1.0, 1.0};
+static const sp_param knife_params[] = {
+    {.name = "m", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "J", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "g_sin_alpha", .size = 1, .defaults = {1.0}},
+};
 
 const sp_nh_model_type sp_nh_knife_edge = {
     .name = "knife_edge",
@@ -163,13 +166,12 @@ const sp_nh_model_type sp_nh_knife_edge = {
     .n = 3,
     .m = 1,
     .coordinates = knife_coordinates,
+    .params = knife_params,
     .n_params = 3,
-    .param_names = knife_param_names,
-    .param_defaults = knife_param_defaults,
-    .check_params = knife_bad_param,
     .mass_matrix = knife_mass,
     .hamiltonian = knife_hamiltonian,
     .constraints = knife_constraints,
+    .integral_names = p_phi_names,
     .integrals = knife_integrals,
     .initial = knife_initial,
     .exact = knife_exact,
@@ -179,7 +181,7 @@ const sp_nh_model_type sp_nh_knife_edge = {
 
 enum { RD_R, RD_M, RD_IF, RD_IR };
 
-static void disk_masses(const sp_nh_params *prm, double *d)
+static void disk_masses(const sp_param_values *prm, double *d)
 {
     d[0] = d[1] = prm->value[RD_M];
     d[2] = prm->value[RD_IF];
@@ -199,7 +201,7 @@ static int disk_hamiltonian(const double *q, const double *p, const sp_nh_hamilt
 
 static int disk_constraints(const double *q, double *mu, double *dmu, void *params)
 {
-    const double R = ((const sp_nh_params *)params)->value[RD_R], s = sin(q[2]), c = cos(q[2]);
+    const double R = ((const sp_param_values *)params)->value[RD_R], s = sin(q[2]), c = cos(q[2]);
     if (mu) {
         const double v[8] = {1, 0, 0, -R * c, 0, 1, 0, -R * s};
         memcpy(mu, v, sizeof v);
@@ -212,7 +214,7 @@ static int disk_constraints(const double *q, double *mu, double *dmu, void *para
     return 0;
 }
 
-static void disk_mass(const double *q, const sp_nh_params *prm, double *M)
+static void disk_mass(const double *q, const sp_param_values *prm, double *M)
 {
     (void)q;
     double d[4];
@@ -220,18 +222,17 @@ static void disk_mass(const double *q, const sp_nh_params *prm, double *M)
     diagonal_mass(4, d, M);
 }
 
-static size_t disk_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out, const char **names)
+static size_t disk_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     double H = 0.0;
     disk_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
     out[0] = H;
     out[1] = p[2];
-    if (names) names[0] = "energy", names[1] = "p_phi";
     return 2;
 }
 
 /* q0 = 0, ω_φ = 2, ω_θ = 1: p0 = (m R ω_θ, 0, I_flip ω_φ, I_roll ω_θ). */
-static void disk_initial(const sp_nh_params *prm, double *q0, double *p0)
+static void disk_initial(const sp_param_values *prm, double *q0, double *p0)
 {
     zero(q0, 4);
     p0[0] = prm->value[RD_M] * prm->value[RD_R];
@@ -245,7 +246,8 @@ static double sinc(double u) { return fabs(u) < 1e-4 ? 1.0 - u * u / 6.0 * (1.0 
 /* φ and θ turn uniformly (ω_φ = p_φ/I_flip, ω_θ = p_θ/I_roll) and the contact point runs
  * on a circle of radius ρ = R ω_θ/ω_φ: x = x0 + ρ(sin φ − sin φ0), y = y0 − ρ(cos φ − cos φ0),
  * written as R ω_θ t sinc(ω_φ t/2)(cos, sin)(φ0 + ω_φ t/2) so that ω_φ = 0 is included. */
-static sp_status disk_exact(double t, const double *q0, const double *p0, const sp_nh_params *prm, double *q, double *p)
+static sp_status disk_exact(double t, const double *q0, const double *p0, const sp_param_values *prm, double *q,
+                            double *p)
 {
     if (!constrained(&sp_nh_rolling_disk, prm, q0, p0)) return SP_ERR_DOMAIN;
     const double R = prm->value[RD_R], wf = p0[2] / prm->value[RD_IF], wt = p0[3] / prm->value[RD_IR];
@@ -261,11 +263,13 @@ static sp_status disk_exact(double t, const double *q0, const double *p0, const 
     return SP_OK;
 }
 
-static int disk_bad_param(const sp_nh_params *prm) { return positive_params(prm, 4); }
-
 static const char *const disk_coordinates[] = {"x", "y", "phi", "theta"};
-static const char *const disk_param_names[] = {"R", "m", "I_flip", "I_roll"};
-static const double disk_param_defaults[] = {1.0, 1.0, 1.0, 1.0};
+static const sp_param disk_params[] = {
+    {.name = "R", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "m", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "I_flip", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "I_roll", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+};
 
 const sp_nh_model_type sp_nh_rolling_disk = {
     .name = "rolling_disk",
@@ -273,13 +277,12 @@ const sp_nh_model_type sp_nh_rolling_disk = {
     .n = 4,
     .m = 2,
     .coordinates = disk_coordinates,
+    .params = disk_params,
     .n_params = 4,
-    .param_names = disk_param_names,
-    .param_defaults = disk_param_defaults,
-    .check_params = disk_bad_param,
     .mass_matrix = disk_mass,
     .hamiltonian = disk_hamiltonian,
     .constraints = disk_constraints,
+    .integral_names = p_phi_names,
     .integrals = disk_integrals,
     .initial = disk_initial,
     .exact = disk_exact,
@@ -289,7 +292,7 @@ const sp_nh_model_type sp_nh_rolling_disk = {
 
 static int contact_hamiltonian(const double *q, const double *p, const sp_nh_hamiltonian_out *out, void *params)
 {
-    const double eps = ((const sp_nh_params *)params)->value[0];
+    const double eps = ((const sp_param_values *)params)->value[0];
     const double x = q[0], y = q[1], z = q[2];
     static const double unit[3] = {1, 1, 1};
     diagonal_kinetic(3, unit, p, out, 0.5 * (x * x + y * y + z * z) + 0.5 * eps * x * x * z * z);
@@ -312,26 +315,31 @@ static int contact_constraints(const double *q, double *mu, double *dmu, void *p
     return 0;
 }
 
-static void unit_mass3(const double *q, const sp_nh_params *prm, double *M)
+static void unit_mass3(const double *q, const sp_param_values *prm, double *M)
 {
     (void)q, (void)prm;
     sp_mat_identity(3, M);
 }
 
 /* energy and H_y = (y² + ẏ²)/2: the y-motion is a decoupled oscillator */
-static size_t contact_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out,
-                                const char **names)
+static size_t contact_integral_names(const sp_param_values *prm, const char **names)
+{
+    energy_names(prm, names);
+    names[1] = "H_y";
+    return 2;
+}
+
+static size_t contact_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     double H = 0.0;
     contact_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
     out[0] = H;
     out[1] = 0.5 * (q[1] * q[1] + p[1] * p[1]);
-    if (names) names[0] = "energy", names[1] = "H_y";
     return 2;
 }
 
 /* z0 = 0.5, ż0 = 0.3, y0 = 1, ẏ0 = 0, ẋ0 = −y0 ż0, and x0 > 0 from H0 = 1.5. */
-static void contact_initial(const sp_nh_params *prm, double *q0, double *p0)
+static void contact_initial(const sp_param_values *prm, double *q0, double *p0)
 {
     const double eps = prm->value[0], z0 = 0.5, zd0 = 0.3, H0 = 1.5;
     q0[0] = sqrt((2 * H0 - 2 * zd0 * zd0 - z0 * z0 - 1) / (1 + eps * z0 * z0));
@@ -342,14 +350,10 @@ static void contact_initial(const sp_nh_params *prm, double *q0, double *p0)
     p0[2] = zd0;
 }
 
-static int contact_bad_param(const sp_nh_params *prm)
-{
-    return prm->value[0] >= 0.0 && isfinite(prm->value[0]) ? -1 : 0;
-}
-
 static const char *const contact_coordinates[] = {"x", "y", "z"};
-static const char *const contact_param_names[] = {"eps"};
-static const double contact_param_defaults[] = {0.5};
+static const sp_param contact_params[] = {
+    {.name = "eps", .size = 1, .lower = {SP_BOUND_CLOSED, 0.0}, .defaults = {0.5}},
+};
 
 const sp_nh_model_type sp_nh_contact_oscillator = {
     .name = "contact_oscillator",
@@ -357,13 +361,12 @@ const sp_nh_model_type sp_nh_contact_oscillator = {
     .n = 3,
     .m = 1,
     .coordinates = contact_coordinates,
+    .params = contact_params,
     .n_params = 1,
-    .param_names = contact_param_names,
-    .param_defaults = contact_param_defaults,
-    .check_params = contact_bad_param,
     .mass_matrix = unit_mass3,
     .hamiltonian = contact_hamiltonian,
     .constraints = contact_constraints,
+    .integral_names = contact_integral_names,
     .integrals = contact_integrals,
     .initial = contact_initial,
 };
@@ -373,7 +376,7 @@ const sp_nh_model_type sp_nh_contact_oscillator = {
 enum { CS_M, CS_A, CS_I };
 
 /* M(θ) and its first two θ-derivatives */
-static void sleigh_matrices(double th, const sp_nh_params *prm, double *M, double *dM, double *d2M)
+static void sleigh_matrices(double th, const sp_param_values *prm, double *M, double *dM, double *d2M)
 {
     const double m = prm->value[CS_M], a = prm->value[CS_A], I = prm->value[CS_I];
     const double s = sin(th), c = cos(th), ma = m * a;
@@ -442,23 +445,21 @@ static int sleigh_constraints(const double *q, double *mu, double *dmu, void *pa
     return 0;
 }
 
-static void sleigh_mass(const double *q, const sp_nh_params *prm, double *M)
+static void sleigh_mass(const double *q, const sp_param_values *prm, double *M)
 {
     sleigh_matrices(q[2], prm, M, NULL, NULL);
 }
 
-static size_t sleigh_integrals(const double *q, const double *p, const sp_nh_params *prm, double *out,
-                               const char **names)
+static size_t sleigh_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     double H = 0.0;
     sleigh_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
     out[0] = H;
-    if (names) names[0] = "energy";
     return 1;
 }
 
 /* q0 = 0, q̇0 = (1, 0, 1), p0 = M(0) q̇0 = (1, 0.5, 0.55) for the defaults. */
-static void sleigh_initial(const sp_nh_params *prm, double *q0, double *p0)
+static void sleigh_initial(const sp_param_values *prm, double *q0, double *p0)
 {
     static const double qd0[3] = {1.0, 0.0, 1.0};
     double M[9];
@@ -467,18 +468,12 @@ static void sleigh_initial(const sp_nh_params *prm, double *q0, double *p0)
     sp_mat_vec(3, 3, M, qd0, p0);
 }
 
-/* m > 0, I > 0, a finite */
-static int sleigh_bad_param(const sp_nh_params *prm)
-{
-    if (!(prm->value[CS_M] > 0.0) || !isfinite(prm->value[CS_M])) return CS_M;
-    if (!isfinite(prm->value[CS_A])) return CS_A;
-    if (!(prm->value[CS_I] > 0.0) || !isfinite(prm->value[CS_I])) return CS_I;
-    return -1;
-}
-
 static const char *const sleigh_coordinates[] = {"x", "y", "theta"};
-static const char *const sleigh_param_names[] = {"m", "a", "I"};
-static const double sleigh_param_defaults[] = {1.0, 0.5, 0.3};
+static const sp_param sleigh_params[] = {
+    {.name = "m", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "a", .size = 1, .defaults = {0.5}},
+    {.name = "I", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {0.3}},
+};
 
 const sp_nh_model_type sp_nh_chaplygin_sleigh = {
     .name = "chaplygin_sleigh",
@@ -486,13 +481,12 @@ const sp_nh_model_type sp_nh_chaplygin_sleigh = {
     .n = 3,
     .m = 1,
     .coordinates = sleigh_coordinates,
+    .params = sleigh_params,
     .n_params = 3,
-    .param_names = sleigh_param_names,
-    .param_defaults = sleigh_param_defaults,
-    .check_params = sleigh_bad_param,
     .mass_matrix = sleigh_mass,
     .hamiltonian = sleigh_hamiltonian,
     .constraints = sleigh_constraints,
+    .integral_names = energy_names,
     .integrals = sleigh_integrals,
     .initial = sleigh_initial,
 };
@@ -514,13 +508,7 @@ const sp_nh_model_type *sp_nh_model_by_name(const char *name)
     return NULL;
 }
 
-void sp_nh_params_default(const sp_nh_model_type *type, sp_nh_params *prm)
-{
-    memset(prm, 0, sizeof *prm);
-    for (size_t i = 0; i < type->n_params; ++i) prm->value[i] = type->param_defaults[i];
-}
-
-void sp_nh_model_bind(const sp_nh_model_type *type, const sp_nh_params *prm, sp_nh_model *model)
+void sp_nh_model_bind(const sp_nh_model_type *type, const sp_param_values *prm, sp_nh_model *model)
 {
     *model = (sp_nh_model){.n = type->n,
                            .m = type->m,

@@ -22,27 +22,16 @@ static double orthogonality_defect(const double *g, int k, int stride)
 
 /* ---------------------------------------------------------------- the sleigh -- */
 
-static const sp_nh_lie_param sleigh_params[] = {{"m", 1, 0}, {"a", 1, 1}, {"I", 1, 2}, {"slope", 1, 3}};
-static const double sleigh_defaults[SP_NH_LIE_MAX_PARAMS] = {1.0, 0.5, 0.3, 0.0};
+static const sp_param sleigh_params[] = {
+    {.name = "m", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "a", .size = 1, .defaults = {0.5}},
+    {.name = "I", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {0.3}},
+    {.name = "slope", .size = 1, .defaults = {0.0}},
+};
 static const char *const sleigh_elements[] = {"R11", "R12", "x", "R21", "R22", "y", "g31", "g32", "g33"};
 static const char *const sleigh_coordinates[] = {"x", "y", "theta"};
 
-static int sleigh_check(const sp_nh_lie_params *prm, char *why, size_t size)
-{
-    for (int i = 0; i < 4; ++i)
-        if (!isfinite(prm->value[i])) {
-            snprintf(why, size, "must be a finite number");
-            return i;
-        }
-    for (int i = 0; i < 3; i += 2)
-        if (!(prm->value[i] > 0.0)) {
-            snprintf(why, size, "must be positive (got %.17g)", prm->value[i]);
-            return i;
-        }
-    return -1;
-}
-
-static sp_status sleigh_bind(const sp_nh_lie_params *prm, sp_nh_lie_bound *b)
+static sp_status sleigh_bind(const sp_param_values *prm, sp_nh_lie_bound *b)
 {
     memset(b, 0, sizeof *b);
     b->sleigh = (sp_sleigh_se2){.m = prm->value[0], .a = prm->value[1], .I = prm->value[2], .slope = prm->value[3]};
@@ -67,10 +56,8 @@ const sp_nh_lie_type sp_nh_lie_sleigh_se2 = {
     .name = "sleigh_se2",
     .description = "Chaplygin sleigh on SE(2): body velocity (theta', v_x, v_y), v_y = 0",
     .group_name = "SE2",
-    .n_params = 4,
     .params = sleigh_params,
-    .param_defaults = sleigh_defaults,
-    .check_params = sleigh_check,
+    .n_params = 4,
     .bind = sleigh_bind,
     .element_names = sleigh_elements,
     .n_coordinates = 3,
@@ -81,22 +68,15 @@ const sp_nh_lie_type sp_nh_lie_sleigh_se2 = {
 
 /* ------------------------------------------------------------------ Suslov -- */
 
-static const sp_nh_lie_param suslov_params[] = {{"J", 3, 0}, {"e", 3, 3}};
-static const double suslov_defaults[SP_NH_LIE_MAX_PARAMS] = {1.0, 2.0, 3.5, 0.3, 0.5, 0.8};
+static const sp_param suslov_params[] = {
+    {.name = "J", .size = 3, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0, 2.0, 3.5}},
+    {.name = "e", .size = 3, .defaults = {0.3, 0.5, 0.8}},
+};
 static const char *const suslov_elements[] = {"R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33"};
 
-static int suslov_check(const sp_nh_lie_params *prm, char *why, size_t size)
+/* e gives the constraint ⟨e, Ω⟩ = 0, which the zero vector does not. */
+static int suslov_check(const sp_param_values *prm, char *why, size_t size)
 {
-    for (int i = 0; i < 6; ++i)
-        if (!isfinite(prm->value[i])) {
-            snprintf(why, size, "must hold finite numbers");
-            return i < 3 ? 0 : 1;
-        }
-    for (int i = 0; i < 3; ++i)
-        if (!(prm->value[i] > 0.0)) {
-            snprintf(why, size, "must be positive (J[%d] = %.17g)", i, prm->value[i]);
-            return 0;
-        }
     if (!(sp_vec_norm(3, prm->value + 3) > 0.0)) {
         snprintf(why, size, "must not be the zero vector");
         return 1;
@@ -104,7 +84,7 @@ static int suslov_check(const sp_nh_lie_params *prm, char *why, size_t size)
     return -1;
 }
 
-static sp_status suslov_bind(const sp_nh_lie_params *prm, sp_nh_lie_bound *b)
+static sp_status suslov_bind(const sp_param_values *prm, sp_nh_lie_bound *b)
 {
     memset(b, 0, sizeof *b);
     for (int i = 0; i < 3; ++i) b->suslov.J[i] = prm->value[i], b->suslov.e[i] = prm->value[3 + i];
@@ -117,9 +97,8 @@ const sp_nh_lie_type sp_nh_lie_suslov = {
     .name = "suslov",
     .description = "Suslov problem on SO(3): rigid body with body angular velocity orthogonal to e",
     .group_name = "SO3",
-    .n_params = 2,
     .params = suslov_params,
-    .param_defaults = suslov_defaults,
+    .n_params = 2,
     .check_params = suslov_check,
     .bind = suslov_bind,
     .element_names = suslov_elements,
@@ -141,11 +120,6 @@ const sp_nh_lie_type *sp_nh_lie_type_by_name(const char *name)
     for (size_t i = 0; sp_nh_lie_type_at(i); ++i)
         if (strcmp(sp_nh_lie_type_at(i)->name, name) == 0) return sp_nh_lie_type_at(i);
     return NULL;
-}
-
-void sp_nh_lie_params_default(const sp_nh_lie_type *type, sp_nh_lie_params *prm)
-{
-    memcpy(prm->value, type->param_defaults, sizeof prm->value);
 }
 
 int sp_nh_is_model(const char *name) { return sp_nh_model_by_name(name) || sp_nh_lie_type_by_name(name); }

@@ -30,60 +30,6 @@ static int forbid(const json_input *root, const char *const *fields, const char 
     return 1;
 }
 
-/* ---------------------------------------------------------------- parameters -- */
-
-/* "params": {"eps": 0.5}; defaults for what is absent. */
-static int read_vector_params(const json_input *root, const sp_nh_model_type *type, sp_nh_params *prm)
-{
-    sp_nh_params_default(type, prm);
-    json_input in = json_member(root, "params");
-    if (!in.node || cJSON_IsNull(in.node)) return 1;
-    if (json_require_object(&in) != 1) return -1;
-    const char *keys[SP_NH_MAX_PARAMS + 1];
-    for (size_t i = 0; i < type->n_params; ++i) keys[i] = type->param_names[i];
-    keys[type->n_params] = NULL;
-    if (json_only_keys(&in, keys) != 1) return -1;
-    for (size_t i = 0; i < type->n_params; ++i)
-        if (json_number(&in, type->param_names[i], 0, &prm->value[i]) < 0) return -1;
-    int bad = type->check_params(prm);
-    if (bad >= 0) { /* json_number refused non-finite values: the sign is wrong; may it be zero? */
-        sp_nh_params zero = *prm;
-        zero.value[bad] = 0.0;
-        return json_fail(&in, type->param_names[bad], "must be %s (got %.17g)",
-                         type->check_params(&zero) == bad ? "positive" : "non-negative", prm->value[bad]);
-    }
-    return 1;
-}
-
-/* "params": {"J": [1, 2, 3.5], "e": [0.3, 0.5, 0.8]}; defaults for what is absent. */
-static int read_lie_params(const json_input *root, const sp_nh_lie_type *type, sp_nh_lie_params *prm)
-{
-    sp_nh_lie_params_default(type, prm);
-    json_input in = json_member(root, "params");
-    if (in.node && !cJSON_IsNull(in.node)) {
-        if (json_require_object(&in) != 1) return -1;
-        const char *keys[SP_NH_LIE_MAX_PARAMS + 1];
-        for (size_t i = 0; i < type->n_params; ++i) keys[i] = type->params[i].name;
-        keys[type->n_params] = NULL;
-        if (json_only_keys(&in, keys) != 1) return -1;
-        for (size_t i = 0; i < type->n_params; ++i) {
-            const sp_nh_lie_param *pa = &type->params[i];
-            int st = pa->size == 1 ? json_number(&in, pa->name, 0, &prm->value[pa->offset])
-                                   : json_vector(&in, pa->name, 0, pa->size, &prm->value[pa->offset]);
-            if (st < 0) return -1;
-        }
-    }
-    char why[160];
-    int bad = type->check_params(prm, why, sizeof why);
-    if (bad >= 0) {
-        char path[64];
-        snprintf(path, sizeof path, "params.%s", type->params[bad].name);
-        json_input at = {.node = root->node, .err = root->err};
-        return json_fail(&at, path, "%s", why);
-    }
-    return 1;
-}
-
 /* ------------------------------------------------------------ settings -- */
 
 /* scheme, stages, lambda1, solver_tol, steps, h / T, record_every. */
@@ -284,8 +230,8 @@ static int read_nonholonomic(const json_input *root, sp_problem *p)
         "task",   "model",  "description", "params",     "q0",         "p0", "v0", "g0",    "mu0",          "xi0",
         "scheme", "stages", "lambda1",     "retraction", "solver_tol", "h",  "T",  "steps", "record_every", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
-    if (lie ? read_lie_params(root, v->lie_type, &v->lie_params) != 1
-            : read_vector_params(root, v->type, &v->params) != 1)
+    if (lie ? read_params(root, SP_PARAM_SPEC(v->lie_type), &v->lie_params) != 1
+            : read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1)
         return -1;
     if (read_settings(root, p, lie) != 1) return -1;
     return lie ? read_lie_state(root, p) : read_vector_state(root, p);

@@ -21,38 +21,33 @@
 #include <stddef.h>
 
 #include "integrators/sp_nonholonomic.h"
+#include "problems/sp_params.h"
 
-#define SP_NH_MAX_PARAMS 4
 #define SP_NH_MAX_INTEGRALS 4
-
-/* Parameter values of a model instance, in the order of the type's param_names. */
-typedef struct sp_nh_params {
-    double value[SP_NH_MAX_PARAMS];
-} sp_nh_params;
 
 typedef struct sp_nh_model_type {
     const char *name, *description;
     int n, m;
     const char *const *coordinates; /* n names */
+    const sp_param *params;         /* numbers only, so value[i] is parameter i */
     size_t n_params;
-    const char *const *param_names;
-    const double *param_defaults;
+    const char *const *potential_names; /* NULL: none of these models has a choice of potential */
+    sp_param_check_fn check_params;     /* NULL: the bounds say it all */
 
-    /* Checks parameter values; the index of the first bad one, or −1. */
-    int (*check_params)(const sp_nh_params *prm);
     /* M(q), n x n row-major, with p = M(q) q̇. */
-    void (*mass_matrix)(const double *q, const sp_nh_params *prm, double *M);
-    /* The callbacks of sp_nh_model; their params are a (const sp_nh_params *). */
+    void (*mass_matrix)(const double *q, const sp_param_values *prm, double *M);
+    /* The callbacks of sp_nh_model; their params are a (const sp_param_values *). */
     int (*hamiltonian)(const double *q, const double *p, const sp_nh_hamiltonian_out *out, void *params);
     int (*constraints)(const double *q, double *mu, double *dmu, void *params);
-    /* The declared first integrals: values into out and, when names is not NULL, their
-     * names; returns how many (≤ SP_NH_MAX_INTEGRALS). The first is always "energy". */
-    size_t (*integrals)(const double *q, const double *p, const sp_nh_params *prm, double *out, const char **names);
+    /* The declared first integrals: their names, and their values at (q, p) into out;
+     * each returns how many (≤ SP_NH_MAX_INTEGRALS). The first is always "energy". */
+    sp_integral_names_fn integral_names;
+    size_t (*integrals)(const double *q, const double *p, const sp_param_values *prm, double *out);
     /* The default initial data (q0, p0: n values each). */
-    void (*initial)(const sp_nh_params *prm, double *q0, double *p0);
+    void (*initial)(const sp_param_values *prm, double *q0, double *p0);
     /* The exact solution at time t through (q0, p0), which must satisfy the constraint
      * (else SP_ERR_DOMAIN); NULL for models without one (contact oscillator, sleigh). */
-    sp_status (*exact)(double t, const double *q0, const double *p0, const sp_nh_params *prm, double *q, double *p);
+    sp_status (*exact)(double t, const double *q0, const double *p0, const sp_param_values *prm, double *q, double *p);
 } sp_nh_model_type;
 
 extern const sp_nh_model_type sp_nh_knife_edge;
@@ -64,10 +59,7 @@ extern const sp_nh_model_type sp_nh_chaplygin_sleigh;
 const sp_nh_model_type *sp_nh_model_by_name(const char *name);
 const sp_nh_model_type *sp_nh_model_at(size_t i);
 
-/* The type's default parameter values (unused entries zero). */
-void sp_nh_params_default(const sp_nh_model_type *type, sp_nh_params *prm);
-
 /* The callback model of a type with parameters prm, which must outlive the model. */
-void sp_nh_model_bind(const sp_nh_model_type *type, const sp_nh_params *prm, sp_nh_model *model);
+void sp_nh_model_bind(const sp_nh_model_type *type, const sp_param_values *prm, sp_nh_model *model);
 
 #endif

@@ -25,19 +25,6 @@
 #include "problems/nonholonomic/sp_nh_lie_models.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 
-#define SP_NH_LIE_MAX_PARAMS 8 /* doubles of one Lie-group model's parameters */
-
-/* One parameter of a Lie-group model: `size` doubles at value[offset] (1: a number,
- * else an array). */
-typedef struct sp_nh_lie_param {
-    const char *name;
-    int size, offset;
-} sp_nh_lie_param;
-
-typedef struct sp_nh_lie_params {
-    double value[SP_NH_LIE_MAX_PARAMS];
-} sp_nh_lie_params;
-
 /* A Lie-group model bound to its parameters. It points into itself: bind it where it
  * stays (no copies). */
 typedef struct sp_nh_lie_bound {
@@ -49,12 +36,11 @@ typedef struct sp_nh_lie_bound {
 typedef struct sp_nh_lie_type {
     const char *name, *description;
     const char *group_name; /* "SE2", "SO3" (sp_group_by_name) */
+    const sp_param *params;
     size_t n_params;
-    const sp_nh_lie_param *params;
-    const double *param_defaults; /* SP_NH_LIE_MAX_PARAMS values */
-    /* Checks parameter values: the index of the first bad parameter (why filled), or −1. */
-    int (*check_params)(const sp_nh_lie_params *prm, char *why, size_t size);
-    sp_status (*bind)(const sp_nh_lie_params *prm, sp_nh_lie_bound *b);
+    const char *const *potential_names; /* NULL: neither model has a choice of potential */
+    sp_param_check_fn check_params;     /* e must not vanish (suslov) */
+    sp_status (*bind)(const sp_param_values *prm, sp_nh_lie_bound *b);
     /* Names of the group element's entries (elem_size of them, row-major). */
     const char *const *element_names;
     /* The model's configuration in coordinates, where it has some (NULL otherwise): n
@@ -75,7 +61,6 @@ extern const sp_nh_lie_type sp_nh_lie_suslov;
 /* The registry: by name (NULL if unknown, NULL name included), or the i-th (NULL past the end). */
 const sp_nh_lie_type *sp_nh_lie_type_by_name(const char *name);
 const sp_nh_lie_type *sp_nh_lie_type_at(size_t i);
-void sp_nh_lie_params_default(const sp_nh_lie_type *type, sp_nh_lie_params *prm);
 
 /* Whether a model name is a nonholonomic one (either registry). */
 int sp_nh_is_model(const char *name);
@@ -85,11 +70,11 @@ int sp_nh_is_model(const char *name);
  * and solver_tol apply. */
 typedef struct sp_nh_problem {
     const sp_nh_model_type *type;
-    sp_nh_params params;
+    sp_param_values params;
     double q0[SP_NH_MAX_N], p0[SP_NH_MAX_N]; /* on the constraint: Ψ(q0, p0) = 0 to round-off */
 
     const sp_nh_lie_type *lie_type;
-    sp_nh_lie_params lie_params;
+    sp_param_values lie_params;
     const sp_retraction *retraction;
     double g0[SP_LIE_MAX_ELEM], mu0[SP_LIE_MAX_DIM]; /* g0 on the group, ⟨α(g0), 𝕁⁻¹μ0⟩ = 0 */
 

@@ -20,26 +20,25 @@ static int heisenberg_constraints(const double *q, double *G, double *dG, double
     return 0;
 }
 
-static void unit_mass(const sp_vak_params *prm, double *mass)
+static void unit_mass(const sp_param_values *prm, double *mass)
 {
     (void)prm;
     mass[0] = mass[1] = mass[2] = 1.0;
 }
 
-static int no_bad_param(const sp_vak_params *prm)
+/* p_z (z is cyclic) and L_z = x p_y − y p_x (rotations about the z-axis). */
+static size_t heisenberg_integral_names(const sp_param_values *prm, const char **names)
 {
     (void)prm;
-    return -1;
+    names[0] = "p_z", names[1] = "L_z";
+    return 2;
 }
 
-/* p_z (z is cyclic) and L_z = x p_y − y p_x (rotations about the z-axis). */
-static size_t heisenberg_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out,
-                                   const char **names)
+static size_t heisenberg_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     (void)prm;
     out[0] = p[2];
     out[1] = q[0] * p[1] - q[1] * p[0];
-    if (names) names[0] = "p_z", names[1] = "L_z";
     return 2;
 }
 
@@ -53,9 +52,9 @@ const sp_vak_model_type sp_vak_heisenberg = {
     .m = 1,
     .coordinates = heisenberg_coordinates,
     .potential_names = heisenberg_potentials,
-    .check_params = no_bad_param,
     .mass = unit_mass,
     .constraints = heisenberg_constraints,
+    .integral_names = heisenberg_integral_names,
     .integrals = heisenberg_integrals,
 };
 
@@ -66,7 +65,7 @@ enum { PARK_L, PARK_ALPHA, PARK_BETA };
 
 static int parking_constraints(const double *q, double *G, double *dG, double *d2G, void *params)
 {
-    const sp_vak_params *prm = params;
+    const sp_param_values *prm = params;
     const double st = sin(q[2]), ct = cos(q[2]), sf = sin(q[3]), cf = cos(q[3]);
     if (G) {
         const double g[8] = {sf, -cf, 0, 0, st, -ct, prm->value[PARK_L], 0};
@@ -89,7 +88,7 @@ static int parking_constraints(const double *q, double *G, double *dG, double *d
  * ∇²V = (sin r / r) I + ((r cos r − sin r)/r³) (x, y)(x, y)ᵀ, both by series near r = 0. */
 static int cos_bowl(const double *q, double *V, double *grad, double *hess, void *params)
 {
-    const sp_vak_params *prm = params;
+    const sp_param_values *prm = params;
     if (prm->potential == 0) return 0; /* "none": V = 0, outputs already zeroed */
     const double r2 = q[0] * q[0] + q[1] * q[1], r = sqrt(r2);
     double sinc, d; /* sin r / r and (r cos r − sin r)/r³ */
@@ -111,38 +110,38 @@ static int cos_bowl(const double *q, double *V, double *grad, double *hess, void
     return 0;
 }
 
-static void parking_mass(const sp_vak_params *prm, double *mass)
+static void parking_mass(const sp_param_values *prm, double *mass)
 {
     mass[0] = mass[1] = 1.0;
     mass[2] = prm->value[PARK_ALPHA];
     mass[3] = prm->value[PARK_BETA];
 }
 
-/* L, α and β must be positive. */
-static int parking_bad_param(const sp_vak_params *prm)
-{
-    for (int i = 0; i < 3; ++i)
-        if (!(prm->value[i] > 0.0)) return i;
-    return -1;
-}
-
 /* 𝒥 = x p_y − y p_x + p_θ + p_φ (rotations about the origin, which the bowl keeps too)
  * and, without a potential, p_x and p_y (translations). */
-static size_t parking_integrals(const double *q, const double *p, const sp_vak_params *prm, double *out,
-                                const char **names)
+static size_t parking_integral_names(const sp_param_values *prm, const char **names)
+{
+    names[0] = "rotation_momentum";
+    if (prm->potential != 0) return 1;
+    names[1] = "p_x", names[2] = "p_y";
+    return 3;
+}
+
+static size_t parking_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
     out[0] = q[0] * p[1] - q[1] * p[0] + p[2] + p[3];
-    if (names) names[0] = "rotation_momentum";
     if (prm->potential != 0) return 1;
     out[1] = p[0];
     out[2] = p[1];
-    if (names) names[1] = "p_x", names[2] = "p_y";
     return 3;
 }
 
 static const char *const parking_coordinates[] = {"x", "y", "theta", "phi"};
-static const char *const parking_param_names[] = {"L", "alpha", "beta"};
-static const double parking_param_defaults[] = {0.3, 1.0, 1.0};
+static const sp_param parking_params[] = {
+    {.name = "L", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {0.3}},
+    {.name = "alpha", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+    {.name = "beta", .size = 1, .lower = {SP_BOUND_OPEN, 0.0}, .defaults = {1.0}},
+};
 static const char *const parking_potentials[] = {"none", "cos_bowl", NULL};
 
 const sp_vak_model_type sp_vak_parking = {
@@ -151,14 +150,13 @@ const sp_vak_model_type sp_vak_parking = {
     .n = 4,
     .m = 2,
     .coordinates = parking_coordinates,
+    .params = parking_params,
     .n_params = 3,
-    .param_names = parking_param_names,
-    .param_defaults = parking_param_defaults,
     .potential_names = parking_potentials,
-    .check_params = parking_bad_param,
     .mass = parking_mass,
     .potential = cos_bowl,
     .constraints = parking_constraints,
+    .integral_names = parking_integral_names,
     .integrals = parking_integrals,
 };
 
@@ -176,7 +174,8 @@ const sp_vak_model_type *sp_vak_model_by_name(const char *name)
     return NULL;
 }
 
-void sp_vak_model_bind(const sp_vak_model_type *type, const sp_vak_params *prm, double *mass, sp_vakonomic_model *model)
+void sp_vak_model_bind(const sp_vak_model_type *type, const sp_param_values *prm, double *mass,
+                       sp_vakonomic_model *model)
 {
     type->mass(prm, mass);
     *model = (sp_vakonomic_model){.n = type->n,

@@ -2,7 +2,6 @@
  * plans. */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
@@ -12,44 +11,6 @@
 _Static_assert(2 * SP_LIE_MAX_DIM >= SP_VAK_MAX_N, "initial_momenta must hold p0 of every vakonomic model");
 
 static const char *scheme_name_at(size_t i) { return i == 0 ? "gauss" : NULL; }
-
-/* "params": {"L": …, "alpha": …, "potential": "cos_bowl"}, defaults for what is absent. */
-static int read_params(const json_input *root, const sp_vak_model_type *type, sp_vak_params *prm)
-{
-    for (size_t i = 0; i < type->n_params; ++i) prm->value[i] = type->param_defaults[i];
-    prm->potential = 0;
-    json_input in = json_member(root, "params");
-    if (!in.node || cJSON_IsNull(in.node)) return 1;
-    if (json_require_object(&in) != 1) return -1;
-    const char *keys[SP_VAK_MAX_PARAMS + 2];
-    size_t k = 0;
-    for (size_t i = 0; i < type->n_params; ++i) keys[k++] = type->param_names[i];
-    keys[k++] = "potential";
-    keys[k] = NULL;
-    if (json_only_keys(&in, keys) != 1) return -1;
-    for (size_t i = 0; i < type->n_params; ++i)
-        if (json_number(&in, type->param_names[i], 0, &prm->value[i]) < 0) return -1;
-    int bad = type->check_params(prm);
-    if (bad >= 0) return json_fail(&in, type->param_names[bad], "must be positive");
-    const char *name = NULL;
-    int st = json_string(&in, "potential", 0, &name);
-    if (st < 0) return -1;
-    if (st == 1) {
-        int found = -1;
-        for (int i = 0; type->potential_names[i]; ++i)
-            if (strcmp(type->potential_names[i], name) == 0) found = i;
-        if (found < 0) {
-            char known[160] = "";
-            for (int i = 0; type->potential_names[i]; ++i) {
-                if (i) strcat(known, ", ");
-                strncat(known, type->potential_names[i], sizeof known - strlen(known) - 3);
-            }
-            return json_fail(&in, "potential", "unknown potential '%s' for %s (known: %s)", name, type->name, known);
-        }
-        prm->potential = found;
-    }
-    return 1;
-}
 
 /* p0 directly, or from a velocity and multiplier by p = M v − Gᵀλ; the velocity must
  * satisfy the constraints G(q0) v0 = 0. */
@@ -114,7 +75,7 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
                                        "starts",
                                        "record_every",
                                        NULL};
-    if (json_only_keys(root, keys) != 1 || read_params(root, v->type, &v->params) != 1) return -1;
+    if (json_only_keys(root, keys) != 1 || read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1) return -1;
     const char *scheme = "gauss";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &scheme) < 0) return -1;
     v->stages = 2;
