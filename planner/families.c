@@ -1,4 +1,6 @@
 /* The list of model families (sp_family.h): one line each. */
+#include <string.h>
+
 #include "planner/cubic/sp_plan.h"
 #include "planner/holonomic/sp_hol_run.h"
 #include "planner/nonholonomic/sp_nh_run.h"
@@ -18,5 +20,15 @@ const sp_family *sp_family_of(sp_model_kind kind)
 {
     for (size_t i = 0; sp_family_at(i); ++i)
         if (families[i]->kinds & SP_FAMILY_KIND(kind)) return families[i];
+    return NULL;
+}
+
+const sp_family *sp_family_of_model(const char *model)
+{
+    sp_model_info m;
+    for (size_t i = 0; model && sp_model_info_at(i, &m); ++i)
+        if (strcmp(m.name, model) == 0)
+            for (size_t f = 0; sp_family_at(f); ++f)
+                if (strcmp(families[f]->name, m.family) == 0) return families[f];
     return NULL;
 }

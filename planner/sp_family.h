@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "planner/sp_progress.h"
+#include "planner/result_view.h"
 #include "planner/sp_run.h"
 #include "problems/sp_problem.h"
 
@@ -29,17 +30,29 @@ typedef struct sp_simulation_ops {
     void (*release)(void *self);
 } sp_simulation_ops;
 
+/* Adds one series of `rows` values named `name` to a picture and returns where to write
+ * them (NULL when out of memory or out of room). */
+typedef double *(*sp_drift_add_fn)(void *ctx, const char *name, int rows);
+
 typedef struct sp_family {
-    const char *name;
+    const char *name; /* as the problem reader's family of the same models */
     unsigned kinds; /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
     const sp_simulation_ops *simulation; /* NULL when the family has no simulate task */
     /* The plan task; NULL when the family has none. */
     cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);
+    /* For pictures of a result: its invariants recomputed along the recorded trajectory,
+     * one series each through `add` (NULL: none); whether the model's q starts with a
+     * position in the plane (NULL: never). */
+    sp_status (*drift)(const cJSON *result, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                       sp_input_error *err);
+    int (*planar)(const char *model);
 } sp_family;
 
 /* The family of a problem's kind (NULL for none), and the i-th of the list (NULL past
  * the end). */
 const sp_family *sp_family_of(sp_model_kind kind);
+/* The family of a model named in a file or a result (NULL for none). */
+const sp_family *sp_family_of_model(const char *model);
 const sp_family *sp_family_at(size_t i);
 
 /* A simulate task of a family through the loop of sp_run.h: the result tree, or NULL

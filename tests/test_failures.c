@@ -491,9 +491,12 @@ static int stderr_says(const char *dir, const char *part)
 }
 
 /* Starts a long solve into dir/result.json (over an older result), waits until it runs —
- * its temporary output exists, and with `ready` that stderr says so — sends `sig`, and
- * expects exit 128 + sig, one line, and a whole result with status "interrupted". */
-static cJSON *interrupt(const char *dir, const char *problem, const char *ready, int sig, const char *what)
+ * its temporary output exists, and with `ready` that stderr says so — and `delay` seconds
+ * more (a simulation's steps take well under a second: it is signalled soon after its
+ * first progress line), sends `sig`, and expects exit 128 + sig, one line, and a whole
+ * result with status "interrupted". */
+static cJSON *interrupt(const char *dir, const char *problem, const char *ready, double delay, int sig,
+                        const char *what)
 {
     char out[PATH_SIZE];
     join(out, dir, "result.json");
@@ -507,7 +510,7 @@ static cJSON *interrupt(const char *dir, const char *problem, const char *ready,
         waitpid(pid, NULL, 0);
         cr_assert_fail("%s: the solve did not start", what);
     }
-    sleep_seconds(0.5);
+    sleep_seconds(delay);
     cr_assert_eq(kill(pid, sig), 0);
     run_result r;
     finish(dir, pid, &r);
@@ -528,7 +531,7 @@ Test(failures, sigint_during_a_long_simulation_writes_the_partial_result, .timeo
     char dir[PATH_SIZE], problem[PATH_SIZE];
     scratch_dir(dir, "sigint-simulate");
     cr_assert(derived_problem(dir, "sphere_simulate.json", "{\"T\": 1000, \"steps\": 1000000}", "long.json", problem));
-    cJSON *res = interrupt(dir, problem, NULL, SIGINT, "cubic simulation");
+    cJSON *res = interrupt(dir, problem, "step ", 0.05, SIGINT, "cubic simulation");
     const cJSON *steps = cJSON_GetObjectItem(res, "steps");
     cr_assert(cJSON_IsNumber(steps));
     /* (under the sanitizers or valgrind the signal may come before the first step) */
@@ -541,7 +544,7 @@ Test(failures, sigint_during_a_long_simulation_writes_the_partial_result, .timeo
     /* the vakonomic integrator stops the same way */
     if (derived_problem(dir, "heisenberg.json", "{\"steps\": 2000000, \"symplecticity_defect\": null}", "heis.json",
                         problem)) {
-        res = interrupt(dir, problem, NULL, SIGINT, "heisenberg simulation");
+        res = interrupt(dir, problem, "step ", 0.05, SIGINT, "heisenberg simulation");
         cr_expect_lt(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "steps")), 2000000);
         cJSON_Delete(res);
     }
@@ -558,21 +561,21 @@ Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout 
                               "\"LN_NELDERMEAD\", \"maxeval\": 100000,"
                               " \"xtol_rel\": 0, \"ftol_rel\": 0}}",
                               "plan.json", problem));
-    cJSON *res = interrupt(dir, problem, "evaluation ", SIGINT, "cubic plan");
+    cJSON *res = interrupt(dir, problem, "evaluation ", 0.5, SIGINT, "cubic plan");
     cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "cost")), "the best point's cost");
     cr_expect_geq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "iterations")), 1);
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "initial_momenta")), 6);
     cr_expect_not_null(cJSON_GetObjectItem(res, "trajectory"));
     cJSON_Delete(res);
     /* SIGTERM, what a batch system sends at its time limit, does the same: exit 143 */
-    res = interrupt(dir, problem, "evaluation ", SIGTERM, "cubic plan, SIGTERM");
+    res = interrupt(dir, problem, "evaluation ", 0.5, SIGTERM, "cubic plan, SIGTERM");
     cJSON_Delete(res);
     /* an endpoint plan: its search and its sweeps stop */
     if (derived_problem(dir, "parallel_parking.json",
                         "{\"steps\": 20000, \"starts\": 1, \"optimizer\": {\"algorithm\": \"LN_NELDERMEAD\", "
                         "\"maxeval\": 100000}}",
                         "park.json", problem)) {
-        res = interrupt(dir, problem, "evaluation ", SIGINT, "endpoint plan");
+        res = interrupt(dir, problem, "evaluation ", 0.5, SIGINT, "endpoint plan");
         cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "starts")), 1);
         cJSON_Delete(res);
     }
@@ -593,7 +596,7 @@ Test(failures, sigint_during_a_long_keyframe_plan_writes_the_current_iterate, .t
     char *text = cJSON_Print(tree);
     join(problem, dir, "keyframes.json");
     write_text(problem, text);
-    cJSON *res = interrupt(dir, problem, "evaluation ", SIGINT, "keyframe plan");
+    cJSON *res = interrupt(dir, problem, "evaluation ", 0.5, SIGINT, "keyframe plan");
     cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "cost")), "the iterate's cost");
     cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "optimality_residual")));
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets")), 200);

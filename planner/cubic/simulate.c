@@ -147,4 +147,5 @@ const sp_family sp_cubic_family = {
                                              .report = cubic_report,
                                              .release = cubic_release},
     .plan = cubic_plan,
+    .drift = sp_cubic_drift,
 };

@@ -31,6 +31,11 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
 /* The shooting object behind the plan (for benchmarks and tests). */
 sp_shooting *sp_plan_shooting(sp_plan *plan);
 
+/* For pictures (sp_family.h): the HOHP invariants along a result's trajectory, relative
+ * to their size at t = 0. */
+sp_status sp_cubic_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                         sp_input_error *err);
+
 /* The family: simulate and plan tasks of cubic splines. */
 extern const sp_family sp_cubic_family;
 

@@ -451,4 +451,5 @@ const sp_family sp_holonomic_family = {
                                              .init = hol_init,
                                              .report = hol_report,
                                              .release = hol_release},
+    .drift = sp_hol_drift,
 };

@@ -75,6 +75,11 @@ void sp_hol_run_release(sp_hol_run *run);
  * one step of size h at the initial state, on T*Q. */
 sp_status sp_hol_symplecticity_defect(sp_hol_system *sys, double h, double *defect);
 
+/* For pictures (sp_family.h): the quantities that vanish on T*Q, |H − H0| and the drift of
+ * each declared first integral along a result's trajectory. */
+sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                       sp_input_error *err);
+
 /* The family: simulate tasks of every holonomic model. */
 extern const sp_family sp_holonomic_family;
 

@@ -298,4 +298,6 @@ const sp_family sp_nonholonomic_family = {
                                              .init = nh_init,
                                              .report = nh_report,
                                              .release = nh_release},
+    .drift = sp_nh_drift,
+    .planar = sp_nh_planar,
 };

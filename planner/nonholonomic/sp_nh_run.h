@@ -31,6 +31,16 @@ typedef struct sp_nh_system {
 sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb);
 void sp_nh_system_release(sp_nh_system *sys);
 
+/* For pictures (sp_family.h): the invariants recomputed along a result's trajectory —
+ * |H − H0|, |I − I0| for each declared first integral besides the energy and the
+ * constraint |Ψ(q, p)| (vector spaces, from q and p); |E − E0|, |⟨α(g), 𝕁⁻¹μ⟩| and the
+ * distance from the group (Lie groups, from g and mu) — with the model bound to the
+ * result's settings.params; and whether q starts with a position in the plane (knife
+ * edge, rolling disk, the sleighs). */
+sp_status sp_nh_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                      sp_input_error *err);
+int sp_nh_planar(const char *model);
+
 /* The family: simulate tasks of every nonholonomic model, on vector spaces and on groups. */
 extern const sp_family sp_nonholonomic_family;
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/result_view.h"
+#include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
 
 /* A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a line break. */

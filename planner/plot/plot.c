@@ -23,15 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/nh_plot.h"
-#include "planner/plot/result_view.h"
+#include "planner/sp_family.h"
+#include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
 #include "planner/plot/svg.h"
 #include "integrators/sp_hohp.h"
 #include "lie/sp_lie.h"
 #include "lie/sp_linalg.h"
-#include "problems/holonomic/sp_hol_models.h"
-#include "problems/vakonomic/sp_vak_models.h"
 
 /* ---- small readers */
 
@@ -1039,181 +1037,8 @@ static double *drift_add(drift_set *d, const char *name, int rows)
     return d->value[d->count++];
 }
 
-/* drift_add as the callback of nh_plot.h */
+/* drift_add as the callback of the families' drift (sp_family.h) */
 static double *drift_add_cb(void *d, const char *name, int rows) { return drift_add(d, name, rows); }
-
-static sp_status need_width(const sp_traj *tr, const char *name, int width, const char *why, sp_input_error *err,
-                            const sp_traj_field **out)
-{
-    char path[64];
-    snprintf(path, sizeof path, "trajectory.%s", name);
-    *out = sp_traj_get(tr, name);
-    if (!*out) return sp_input_fail(err, path, "missing (%s)", why);
-    if ((*out)->width != width) return sp_input_fail(err, path, "rows must have %d numbers (%s)", width, why);
-    return SP_OK;
-}
-
-/* Cubic splines: the invariants of the HOHP schemes, relative to their size at t = 0. */
-static sp_status cubic_drift(const cJSON *root, const sp_traj *tr, drift_set *d, sp_input_error *err)
-{
-    const char *gname = string_at(cJSON_GetObjectItem(root, "settings"), "group");
-    const sp_group *G = sp_group_by_name(gname ? gname : "SO3");
-    if (!G) return sp_input_fail(err, "settings.group", "unknown group '%s'", gname);
-    char why[64];
-    snprintf(why, sizeof why, "the states of a cubic on %s", G->name);
-    const sp_traj_field *q, *xi, *nu, *p;
-    sp_status st;
-    if ((st = need_width(tr, "q", G->elem_size, why, err, &q)) != SP_OK ||
-        (st = need_width(tr, "xi", G->dim, why, err, &xi)) != SP_OK ||
-        (st = need_width(tr, "nu", G->dim, why, err, &nu)) != SP_OK ||
-        (st = need_width(tr, "p", G->dim, why, err, &p)) != SP_OK)
-        return st;
-    const int n = G->dim, rows = tr->rows;
-    double *mm = drift_add(d, "momentum map Ad*(g⁻¹)ν", rows), *rm = drift_add(d, "right momentum −ad*(ξ)p − ν", rows),
-           *cas = drift_add(d, "Casimir |ν|", rows), *en = drift_add(d, "energy ⟨ν,ξ⟩ + ½|p|²", rows);
-    if (!mm || !rm || !cas || !en) return sp_input_fail(err, "trajectory", "out of memory");
-    double M0[SP_LIE_MAX_DIM], C0[SP_LIE_MAX_DIM], c0 = 0, H0 = 0;
-    for (int k = 0; k < rows; ++k) {
-        sp_hohp_state z;
-        memset(&z, 0, sizeof z);
-        sp_vec_copy(G->elem_size, q->data + (size_t)k * G->elem_size, z.g);
-        sp_vec_copy(n, xi->data + (size_t)k * n, z.xi);
-        sp_vec_copy(n, nu->data + (size_t)k * n, z.nu);
-        sp_vec_copy(n, p->data + (size_t)k * n, z.p);
-        double M[SP_LIE_MAX_DIM], C[SP_LIE_MAX_DIM];
-        sp_hohp_momentum_map(G, &z, M);
-        sp_hohp_right_momentum(G, &z, C);
-        double casimir = sp_vec_norm(n, z.nu), H = sp_hohp_energy(G, &z);
-        if (k == 0) sp_vec_copy(n, M, M0), sp_vec_copy(n, C, C0), c0 = casimir, H0 = H;
-        const double tiny = 1e-300, c_scale = sp_vec_norm(n, z.xi) * sp_vec_norm(n, z.p) + casimir;
-        mm[k] = sp_vec_dist(n, M, M0) / fmax(sp_vec_norm(n, M0), tiny);
-        rm[k] = sp_vec_dist(n, C, C0) / fmax(c_scale, tiny);
-        cas[k] = fabs(casimir - c0) / fmax(c0, tiny);
-        en[k] = fabs(H - H0);
-    }
-    return SP_OK;
-}
-
-/* Vakonomic models: |Ĥ − Ĥ0|, |I − I0| for each first integral and |G(q) q̇|∞, with the
- * model bound to the result's parameters. */
-static sp_status vak_drift(const cJSON *root, const sp_vak_model_type *type, const sp_traj *tr, drift_set *d,
-                           sp_input_error *err)
-{
-    sp_param_values prm;
-    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    if (st != SP_OK) return st;
-    const sp_traj_field *q, *p;
-    char why[64];
-    snprintf(why, sizeof why, "the state of the %s model", type->name);
-    if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
-        (st = need_width(tr, "p", type->n, why, err, &p)) != SP_OK)
-        return st;
-    double mass[SP_VAK_MAX_N];
-    sp_vakonomic_model model;
-    sp_vak_model_bind(type, &prm, mass, &model);
-    sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&model);
-    const char *names[SP_VAK_MAX_INTEGRALS];
-    double I0[SP_VAK_MAX_INTEGRALS], I[SP_VAK_MAX_INTEGRALS];
-    size_t ni = type->integral_names(&prm, names);
-    type->integrals(q->data, p->data, &prm, I0);
-    double *H = drift_add(d, "energy |Ĥ − Ĥ0|", tr->rows), *integral[SP_VAK_MAX_INTEGRALS];
-    int ok = pt && H;
-    for (size_t i = 0; ok && i < ni; ++i) {
-        char name[64];
-        snprintf(name, sizeof name, "%s drift", names[i]);
-        ok = (integral[i] = drift_add(d, name, tr->rows)) != NULL;
-    }
-    double *res = ok ? drift_add(d, "constraint |G(q) q̇|", tr->rows) : NULL;
-    if (!res) {
-        sp_vakonomic_point_free(pt);
-        return sp_input_fail(err, "trajectory", "out of memory");
-    }
-    const int n = type->n, m = type->m;
-    double H0 = NAN;
-    for (int k = 0; k < tr->rows; ++k) {
-        const double *qk = q->data + (size_t)k * n, *pk = p->data + (size_t)k * n;
-        double h, v[SP_VAK_MAX_N];
-        if (sp_vakonomic_hamiltonian(&model, pt, qk, pk, &h, NULL, v) != SP_OK) {
-            H[k] = res[k] = NAN; /* breaks the lines */
-        } else {
-            if (k == 0) H0 = h;
-            H[k] = fabs(h - H0);
-            res[k] = 0.0;
-            for (int j = 0; j < m; ++j) res[k] = fmax(res[k], fabs(sp_vec_dot(n, pt->G + j * n, v)));
-        }
-        type->integrals(qk, pk, &prm, I);
-        for (size_t i = 0; i < ni; ++i) integral[i][k] = fabs(I[i] - I0[i]);
-    }
-    sp_vakonomic_point_free(pt);
-    return SP_OK;
-}
-
-/* Holonomic models: the quantities that vanish on T*Q (|q|² − l² and q·p for the
- * pendulums and S³; else max |g(q)| and max |G(q)M⁻¹p|), |H − H0| and |I − I0| for each
- * declared first integral, with the model bound to the result's parameters. */
-static sp_status hol_drift(const cJSON *root, const sp_hol_model_type *type, const sp_traj *tr, drift_set *d,
-                           sp_input_error *err)
-{
-    sp_param_values prm;
-    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    if (st != SP_OK) return st;
-    sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
-    if (!b) return sp_input_fail(err, "trajectory", "out of memory");
-    if (sp_hol_model_bind(type, &prm, b) != SP_OK) {
-        free(b);
-        return sp_input_fail(err, "settings.params", "invalid parameters for %s", type->name);
-    }
-    const sp_traj_field *q, *p;
-    char why[64];
-    snprintf(why, sizeof why, "the state of the %s model", type->name);
-    if ((st = need_width(tr, "q", type->n, why, err, &q)) != SP_OK ||
-        (st = need_width(tr, "p", type->n, why, err, &p)) != SP_OK) {
-        free(b);
-        return st;
-    }
-    const int n = type->n, rows = tr->rows;
-    sp_hol_values v0, v;
-    if (sp_hol_values_at(b, q->data, p->data, &v0) != SP_OK) memset(&v0, 0, sizeof v0);
-    const char *inames[SP_HOL_MAX_INTEGRALS];
-    size_t ni = type->integral_names(&prm, inames), nm = 0;
-    while (type->monitor_names[nm]) ++nm;
-    double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
-    int lines = 0, ok = 1;
-    if (nm) {
-        for (size_t i = 0; ok && i < nm; ++i)
-            ok = (line[lines++] = drift_add(d, type->monitor_labels[i], rows)) != NULL;
-    } else {
-        ok = (line[lines++] = drift_add(d, "constraint |g(q)|", rows)) != NULL &&
-             (line[lines++] = drift_add(d, "hidden constraint |G(q) M⁻¹p|", rows)) != NULL;
-    }
-    if (ok) ok = (line[lines++] = drift_add(d, "energy |H − H0|", rows)) != NULL;
-    for (size_t i = 0; ok && i < ni; ++i) {
-        char name[64];
-        snprintf(name, sizeof name, "%s drift", inames[i]);
-        ok = (line[lines++] = drift_add(d, name, rows)) != NULL;
-    }
-    if (!ok) {
-        free(b);
-        return sp_input_fail(err, "trajectory", "out of memory");
-    }
-    for (int k = 0; k < rows; ++k) {
-        int j = 0;
-        if (sp_hol_values_at(b, q->data + (size_t)k * n, p->data + (size_t)k * n, &v) != SP_OK) {
-            for (int i = 0; i < lines; ++i) line[i][k] = NAN; /* breaks the lines */
-            continue;
-        }
-        if (nm) {
-            for (size_t i = 0; i < nm; ++i) line[j++][k] = fabs(v.monitor[i]);
-        } else {
-            line[j++][k] = v.constraint;
-            line[j++][k] = v.hidden;
-        }
-        line[j++][k] = fabs(v.energy - v0.energy);
-        for (size_t i = 0; i < ni; ++i) line[j++][k] = fabs(v.integral[i] - v0.integral[i]);
-    }
-    free(b);
-    return SP_OK;
-}
 
 /* Names of the components of q: the "coordinates", q_ij for a matrix group, else q_i. */
 static void component_name(const sp_traj *tr, const char *field, int width, int i, char *out, size_t size)
@@ -1236,17 +1061,8 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
     if (!q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
 
     drift_set d = {0};
-    const sp_vak_model_type *vak = sp_vak_model_by_name(model);
-    const sp_hol_model_type *hol = sp_hol_model_by_name(model);
-    sp_status st = SP_OK;
-    if (model && strcmp(model, "cubic_spline") == 0)
-        st = cubic_drift(root, tr, &d, err);
-    else if (vak)
-        st = vak_drift(root, vak, tr, &d, err);
-    else if (hol)
-        st = hol_drift(root, hol, tr, &d, err);
-    else if (sp_nh_plot_knows(model))
-        st = sp_nh_plot_drift(root, model, tr, drift_add_cb, &d, err);
+    const sp_family *family = sp_family_of_model(model);
+    sp_status st = family && family->drift ? family->drift(root, model, tr, drift_add_cb, &d, err) : SP_OK;
     if (st != SP_OK) {
         drift_release(&d);
         return st;
@@ -1262,7 +1078,8 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
         for (int k = 0; k < tr->rows; ++k)
             if (d.value[i][k] == 0.0) d.value[i][k] = floor_value;
 
-    const int plane = (vak || (sp_nh_plot_planar(model) && strcmp(q->name, "q") == 0)) && q->width >= 2;
+    const int plane =
+        family && family->planar && family->planar(model) && strcmp(q->name, "q") == 0 && q->width >= 2;
     const double width = plane ? 1240 : 1160, panel_w = plane ? 560 : 780;
     const int has_drift = d.count > 0 && tr->rows > 1;
     const double height = has_drift ? 760 : 420;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/result_view.h"
+#include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
 #include "planner/plot/svg.h"
 

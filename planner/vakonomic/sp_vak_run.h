@@ -67,6 +67,11 @@ cJSON *sp_vak_plan_json(const sp_problem *pb);
  * asked through it ends the search with status "interrupted" and the best point so far. */
 cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress);
 
+/* For pictures (sp_family.h): |Ĥ − Ĥ0|, the drift of each first integral and the
+ * constraint |G(q) q̇| along a result's trajectory. */
+sp_status sp_vak_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                       sp_input_error *err);
+
 /* The simulate task, for the family table (vak_family.c). */
 extern const sp_simulation_ops sp_vak_simulation;
 

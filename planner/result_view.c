@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/result_view.h"
+#include "planner/result_view.h"
 
 sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, ...)
 {
@@ -149,5 +149,16 @@ sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
         }
         ++tr->n_fields;
     }
+    return SP_OK;
+}
+
+sp_status sp_traj_need(const sp_traj *tr, const char *name, int width, const char *why, sp_input_error *err,
+                       const sp_traj_field **out)
+{
+    char path[64];
+    snprintf(path, sizeof path, "trajectory.%s", name);
+    *out = sp_traj_get(tr, name);
+    if (!*out) return sp_input_fail(err, path, "missing (%s)", why);
+    if ((*out)->width != width) return sp_input_fail(err, path, "rows must have %d numbers (%s)", width, why);
     return SP_OK;
 }

@@ -1,32 +1,18 @@
-/* The invariants of nonholonomic results recomputed from their trajectories (nh_plot.h). */
+/* The invariants of a nonholonomic result recomputed along its recorded trajectory (sp_nh_run.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "planner/plot/nh_plot.h"
+#include "planner/nonholonomic/sp_nh_run.h"
 #include "integrators/sp_nh_lie.h"
 #include "integrators/sp_nonholonomic.h"
 #include "problems/nonholonomic/sp_nh_problem.h"
 
-int sp_nh_plot_knows(const char *model) { return model && sp_nh_is_model(model); }
-
-int sp_nh_plot_planar(const char *model)
+int sp_nh_planar(const char *model)
 {
     const sp_nh_model_type *t = sp_nh_model_by_name(model);
     return t == &sp_nh_knife_edge || t == &sp_nh_rolling_disk || t == &sp_nh_chaplygin_sleigh ||
            sp_nh_lie_type_by_name(model) == &sp_nh_lie_sleigh_se2;
-}
-
-static sp_status need_width(const sp_traj *tr, const char *name, int width, const char *model, sp_input_error *err,
-                            const sp_traj_field **out)
-{
-    char path[64];
-    snprintf(path, sizeof path, "trajectory.%s", name);
-    *out = sp_traj_get(tr, name);
-    if (!*out) return sp_input_fail(err, path, "missing (the state of the %s model)", model);
-    if ((*out)->width != width)
-        return sp_input_fail(err, path, "rows must have %d numbers (the state of the %s model)", width, model);
-    return SP_OK;
 }
 
 /* Below this a residual is zero in double precision (the sleigh's sideways velocity decays
@@ -41,8 +27,10 @@ static sp_status vector_drift(const sp_param_values *prm, const sp_nh_model_type
 {
     const sp_traj_field *q, *p;
     sp_status st;
-    if ((st = need_width(tr, "q", type->n, type->name, err, &q)) != SP_OK ||
-        (st = need_width(tr, "p", type->n, type->name, err, &p)) != SP_OK)
+    char why[64];
+    snprintf(why, sizeof why, "the state of the %s model", type->name);
+    if ((st = sp_traj_need(tr, "q", type->n, why, err, &q)) != SP_OK ||
+        (st = sp_traj_need(tr, "p", type->n, why, err, &p)) != SP_OK)
         return st;
     sp_nh_model md;
     sp_nh_model_bind(type, prm, &md);
@@ -85,8 +73,10 @@ static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *typ
     const sp_group *G = b.model.group;
     const sp_traj_field *g, *mu;
     sp_status st;
-    if ((st = need_width(tr, "g", G->elem_size, type->name, err, &g)) != SP_OK ||
-        (st = need_width(tr, "mu", G->dim, type->name, err, &mu)) != SP_OK)
+    char why[64];
+    snprintf(why, sizeof why, "the state of the %s model", type->name);
+    if ((st = sp_traj_need(tr, "g", G->elem_size, why, err, &g)) != SP_OK ||
+        (st = sp_traj_need(tr, "mu", G->dim, why, err, &mu)) != SP_OK)
         return st;
     double *E = add(ctx, "energy |E − E0|", tr->rows), *psi = add(ctx, "constraint |⟨α, 𝕁⁻¹μ⟩|", tr->rows),
            *grp = add(ctx, "distance from the group", tr->rows);
@@ -108,8 +98,8 @@ static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *typ
     return SP_OK;
 }
 
-sp_status sp_nh_plot_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
-                           sp_input_error *err)
+sp_status sp_nh_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                      sp_input_error *err)
 {
     const sp_nh_model_type *type = sp_nh_model_by_name(model);
     const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);

@@ -1,6 +1,7 @@
 /* Reading a result JSON back (for pictures and CSV): the checks that it is a result,
  * and its trajectory as numeric columns. Every failure names the JSON path and what is
- * wrong. Internal to planner/. */
+ * wrong: read by the pictures, the CSV export and the families' drift. Internal to
+ * planner/. */
 #ifndef SP_RESULT_VIEW_H
 #define SP_RESULT_VIEW_H
 
@@ -38,6 +39,11 @@ sp_status sp_result_check(const cJSON *root, sp_input_error *err);
 sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err);
 /* The field named `name`, or NULL. */
 const sp_traj_field *sp_traj_get(const sp_traj *tr, const char *name);
+/* The field named `name`, which must have rows of `width` numbers; the error says it is
+ * missing or of the wrong width, and `why` it is needed ("the state of the knife_edge
+ * model"). */
+sp_status sp_traj_need(const sp_traj *tr, const char *name, int width, const char *why, sp_input_error *err,
+                       const sp_traj_field **out);
 void sp_traj_release(sp_traj *tr);
 
 /* Sets err (path and printf-style message) and returns SP_ERR_INVALID. */
