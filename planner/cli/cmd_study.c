@@ -10,7 +10,13 @@
  * -DSP_HAVE_MPI (`make mpi`, build/symplan-mpi) and started by mpirun or srun with more
  * than one rank, the cases still to do are dealt out in turn (the j-th to rank j mod K),
  * each rank runs its own one at a time, and rank 0 (which runs its share too) collects
- * the completions and writes the summary. Case files are the same bytes either way. */
+ * the completions and writes the summary. Case files are the same bytes either way.
+ *
+ * Workers do not outlive their parent, and the summary never disagrees with the case
+ * files: a worker adds its file under DIR's lock after removing the summary, which the
+ * parent rewrites under the lock (sp_study_run_case_locked), and a worker whose parent
+ * has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local run: the parent ends
+ * its workers, writes the summary of the cases done and dies of the signal. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -25,6 +31,9 @@
 
 #ifdef SP_HAVE_MPI
 #include <mpi.h>
+#endif
+#ifdef __linux__
+#include <sys/prctl.h> /* PR_SET_PDEATHSIG */
 #endif
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
@@ -86,6 +95,15 @@ static int make_dir(const char *dir, char *why, size_t why_size)
 
 /* ------------------------------------------------------------ progress -- */
 
+/* A worker process and the case it runs. */
+typedef struct worker {
+    pid_t pid; /* 0: a free slot */
+    size_t case_index;
+    double start;
+    int pipe_fd; /* read end: the outcome */
+    int taken;   /* its file was in place before it reported, and is in the summary */
+} worker;
+
 typedef struct study_run {
     const char *file, *dir;
     sp_study *study;
@@ -96,6 +114,10 @@ typedef struct study_run {
     double start;
     int summary_failed, summary_dirty;
     double summary_written; /* when the summary was last written */
+    pid_t parent;           /* the process that starts the workers */
+    worker *workers;        /* their slots while they run (NULL over MPI) */
+    int slots;
+    int stop; /* the signal that stopped the study, or 0 */
 } study_run;
 
 /* "steps=40 scheme=hohp_sv", cut short past `size`. */
@@ -167,15 +189,53 @@ static void end_report(study_run *r)
             sp_study_summary_failed(r->summary), r->finished, el, r->dir);
 }
 
-/* Writes the summary when `force`d, or when it has changed and was last written a
- * second ago or more (a study of many quick cases does not spend its time rewriting
- * it). A failure to write is reported once and makes the study fail. */
+/* Case i's figures from its file in DIR, when the file is there and complete. */
+static cJSON *figures_from_file(const study_run *r, size_t i)
+{
+    cJSON *result = sp_study_load_case(r->study, i, r->dir);
+    cJSON *figures = result ? sp_study_result_figures(result) : NULL;
+    cJSON_Delete(result);
+    return figures;
+}
+
+/* A worker adds its file before it reports: the cases of running workers whose file is
+ * in place already go into the summary from their files (their wall time comes with
+ * the report), so that the summary written now lists every case file there. */
+static void take_published_cases(study_run *r)
+{
+    for (int k = 0; r->workers && k < r->slots; ++k) {
+        worker *w = &r->workers[k];
+        if (!w->pid || w->taken) continue;
+        cJSON *figures = figures_from_file(r, w->case_index);
+        if (figures) sp_study_summary_set_figures(r->summary, w->case_index, figures, NAN);
+        w->taken = figures != NULL;
+        cJSON_Delete(figures);
+    }
+}
+
+/* Whether DIR/summary.json is there (a case file added since it was written removed it). */
+static int summary_present(const study_run *r)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/summary.json", r->dir);
+    return access(path, F_OK) == 0;
+}
+
+/* Writes the summary when `force`d or missing (a case file was added), or when it has
+ * changed and was last written a second ago or more (a study of many quick cases does
+ * not spend its time rewriting it). It is written under DIR's lock, so that no case file
+ * appears between taking stock and the rename. A failure to write is reported once and
+ * makes the study fail. */
 static void refresh_summary(study_run *r, int force)
 {
     double now = sp_clock_seconds();
-    if (!force && (!r->summary_dirty || now - r->summary_written < 1.0)) return;
+    if (!force && summary_present(r) && (!r->summary_dirty || now - r->summary_written < 1.0)) return;
     char why[512];
-    if (sp_study_summary_write(r->summary, r->dir, why, sizeof why) != SP_OK) {
+    int lock = sp_study_lock(r->dir);
+    take_published_cases(r);
+    sp_status st = sp_study_summary_write(r->summary, r->dir, why, sizeof why);
+    sp_study_unlock(lock);
+    if (st != SP_OK) {
         if (!r->summary_failed) error_line(r->file, -1, NULL, why);
         r->summary_failed = 1;
     }
@@ -183,16 +243,28 @@ static void refresh_summary(study_run *r, int force)
     r->summary_written = now;
 }
 
-/* How a case ended, as text that can cross a pipe or an MPI message: "R" and the
+/* How a case ends, as text that can cross a pipe or an MPI message: "R" and the
  * result's figures as compact JSON (sp_study_result_figures), or "E" and why it failed.
  * Figures longer than a pipe holds are left out ("R" alone): the file is read instead. */
 #define OUTCOME_MAX 60000
 
-static char *run_case(study_run *r, size_t i)
+/* Where a case runs, which decides how its file is put in place: by a worker while its
+ * parent lives, or by the parent itself, in step with the summary; over MPI straight
+ * (ranks on other machines share no lock, and only rank 0 writes the summary). */
+typedef enum case_runner { IN_WORKER, IN_PARENT, IN_MPI_RANK } case_runner;
+
+/* A worker whose parent has gone belongs to no study any more: nothing would list what
+ * it adds (getppid changes when the parent dies). */
+static int parent_alive(void *ctx) { return getppid() == ((const study_run *)ctx)->parent; }
+
+static char *run_case(study_run *r, size_t i, case_runner runner)
 {
     char why[512] = "";
     cJSON *figures = NULL;
-    sp_status st = sp_study_run_case(r->study, i, r->dir, &figures, why, sizeof why);
+    sp_status st = runner == IN_MPI_RANK
+                       ? sp_study_run_case(r->study, i, r->dir, &figures, why, sizeof why)
+                       : sp_study_run_case_locked(r->study, i, r->dir, runner == IN_WORKER ? parent_alive : NULL, r,
+                                                  &figures, why, sizeof why);
     char *json = st == SP_OK && figures ? sp_json_print(figures, 0, NULL) : NULL; /* exact numbers */
     cJSON_Delete(figures);
     const char *body = st == SP_OK ? (json && strlen(json) < OUTCOME_MAX ? json : "") : why;
@@ -206,34 +278,34 @@ static char *run_case(study_run *r, size_t i)
     return text;
 }
 
+/* Records a finished case: with its figures (not kept), or failed for `why`. */
+static void record(study_run *r, size_t i, const cJSON *figures, const char *why, double wall)
+{
+    const char *status = "failed";
+    if (figures) {
+        sp_study_summary_set_figures(r->summary, i, figures, wall);
+        status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(figures, "status"));
+    } else {
+        sp_study_summary_set_failed(r->summary, i, why, wall);
+    }
+    r->finished++;
+    r->summary_dirty = 1;
+    report_case(r, i, status ? status : "?", wall);
+}
+
 /* Records a finished case from its outcome text (NULL: out of memory). The parent keeps
  * no result tree: the figures come with the outcome, the file is read only when they
  * could not be sent. */
 static void record_case(study_run *r, size_t i, const char *outcome, double wall)
 {
-    const char *status = "failed";
-    cJSON *figures = NULL;
     if (outcome && outcome[0] == 'R') {
-        figures = outcome[1] ? cJSON_Parse(outcome + 1) : NULL;
-        if (!figures) {
-            cJSON *result = sp_study_load_case(r->study, i, r->dir);
-            figures = result ? sp_study_result_figures(result) : NULL;
-            cJSON_Delete(result);
-        }
-        if (figures) {
-            sp_study_summary_set_figures(r->summary, i, figures, wall);
-            status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(figures, "status"));
-        } else {
-            sp_study_summary_set_failed(r->summary, i, "the result file cannot be read back", wall);
-        }
+        cJSON *figures = outcome[1] ? cJSON_Parse(outcome + 1) : NULL;
+        if (!figures) figures = figures_from_file(r, i);
+        record(r, i, figures, "the result file cannot be read back", wall);
+        cJSON_Delete(figures);
     } else {
-        sp_study_summary_set_failed(r->summary, i, outcome && outcome[0] ? outcome + 1 : "out of memory", wall);
+        record(r, i, NULL, outcome && outcome[0] ? outcome + 1 : "out of memory", wall);
     }
-    r->finished++;
-    r->summary_dirty = 1;
-    refresh_summary(r, 0);
-    report_case(r, i, status ? status : "?", wall);
-    cJSON_Delete(figures);
 }
 
 /* ------------------------------------------------------- local workers -- */
@@ -242,17 +314,48 @@ static void record_case(study_run *r, size_t i, const char *outcome, double wall
  * to end with a timeout (sigtimedwait) and refresh the status line meanwhile. */
 static void on_sigchld(int sig) { (void)sig; }
 
-typedef struct worker {
-    pid_t pid;
-    size_t case_index;
-    double start;
-    int pipe_fd; /* read end: the outcome */
-} worker;
+/* The signals that stop a study (^C, kill, a closed terminal). They are blocked while
+ * the workers run and taken by sigtimedwait with SIGCHLD: the parent then ends its
+ * workers, writes the summary of what is done and dies of the signal. */
+static const int stop_signal_list[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof stop_signal_list / sizeof stop_signal_list[0])
+
+/* The stop signals not ignored: a study started with SIGHUP ignored (nohup) runs on. */
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    for (size_t k = 0; k < N_STOP_SIGNALS; ++k) {
+        struct sigaction now;
+        if (sigaction(stop_signal_list[k], NULL, &now) == 0 && now.sa_handler != SIG_IGN)
+            sigaddset(set, stop_signal_list[k]);
+    }
+}
+
+static int stop_signal_pending(void)
+{
+    sigset_t pending;
+    if (sigpending(&pending) != 0) return 0; /* (ignored ones are never pending) */
+    for (size_t k = 0; k < N_STOP_SIGNALS; ++k)
+        if (sigismember(&pending, stop_signal_list[k]) == 1) return 1;
+    return 0;
+}
+
+/* A worker must not outlive its parent: one left running would add case files that no
+ * summary lists. On Linux the kernel kills it when the parent dies; the parent may have
+ * died before it was asked to, hence the check (and parent_alive before the worker puts
+ * its file in place, which also holds where there is no such request). */
+static void end_with_parent(pid_t parent)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, (unsigned long)SIGKILL);
+#endif
+    if (getppid() != parent) _exit(EXIT_INTERNAL);
+}
 
 /* The worker's body: runs case i, writes its outcome to fd, exits 0 (1 on failure). */
 static void run_worker(study_run *r, size_t i, int fd)
 {
-    char *outcome = run_case(r, i);
+    char *outcome = run_case(r, i, IN_WORKER);
     const char *p = outcome ? outcome : "Eout of memory";
     size_t n = strlen(p);
     while (n > 0) {
@@ -262,7 +365,9 @@ static void run_worker(study_run *r, size_t i, int fd)
         p += w, n -= (size_t)w;
     }
     close(fd);
-    _exit(outcome && outcome[0] == 'R' ? 0 : 1);
+    int code = outcome && outcome[0] == 'R' ? 0 : 1;
+    free(outcome);
+    _exit(code);
 }
 
 /* Reads what a worker wrote before it ended (it fits in the pipe). */
@@ -289,6 +394,7 @@ static int start_worker(study_run *r, size_t i, worker *w)
         return -1;
     }
     if (pid == 0) {
+        end_with_parent(r->parent);
         close(fds[0]);
         sigprocmask(SIG_SETMASK, &r->worker_mask, NULL);
         run_worker(r, i, fds[1]);
@@ -298,22 +404,121 @@ static int start_worker(study_run *r, size_t i, worker *w)
     return 0;
 }
 
+/* Records the case of a worker that has ended. One that said how its case ended is
+ * taken at its word (an "R" cut short by a kill is completed from the file). One that
+ * ended without a word was killed: its file, when in place, is its result; else its case
+ * failed, or stays pending when the study is being stopped. */
 static void finish_worker(study_run *r, worker *w, int wait_status)
 {
     char outcome[OUTCOME_MAX + 2];
     read_outcome(w->pipe_fd, outcome, sizeof outcome);
-    int ok = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0 && outcome[0] == 'R';
-    if (!ok && outcome[0] != 'E') {
-        if (WIFSIGNALED(wait_status))
-            snprintf(outcome, sizeof outcome, "Ethe worker was killed by signal %d", WTERMSIG(wait_status));
-        else
-            snprintf(outcome, sizeof outcome, "Ethe worker exited with status %d", WEXITSTATUS(wait_status));
-    }
-    record_case(r, w->case_index, outcome, sp_clock_seconds() - w->start);
+    double wall = sp_clock_seconds() - w->start;
+    size_t i = w->case_index;
     w->pid = 0;
+    if (outcome[0] == 'R' || outcome[0] == 'E') {
+        record_case(r, i, outcome, wall);
+        return;
+    }
+    cJSON *figures = figures_from_file(r, i);
+    if (figures || (!r->stop && !stop_signal_pending())) {
+        char why[96];
+        if (WIFSIGNALED(wait_status))
+            snprintf(why, sizeof why, "the worker was killed by signal %d", WTERMSIG(wait_status));
+        else
+            snprintf(why, sizeof why, "the worker exited with status %d", WEXITSTATUS(wait_status));
+        record(r, i, figures, why, wall);
+    }
+    cJSON_Delete(figures);
 }
 
-/* Runs the listed cases with up to `jobs` workers at a time. */
+/* Runs case i in this process, when no worker can be started at all. */
+static void run_here(study_run *r, size_t i)
+{
+    double t0 = sp_clock_seconds();
+    char *outcome = run_case(r, i, IN_PARENT);
+    record_case(r, i, outcome, sp_clock_seconds() - t0);
+    free(outcome);
+}
+
+/* Starts workers on the cases from todo[next] on while slots are free. Returns the
+ * index of the next case to start. */
+static size_t start_workers(study_run *r, const size_t *todo, size_t next, size_t n, int *running)
+{
+    for (int slot = 0; slot < r->slots && next < n; ++slot) {
+        if (r->workers[slot].pid) continue;
+        if (start_worker(r, todo[next], &r->workers[slot]) == 0)
+            ++*running;
+        else if (*running > 0)
+            break; /* no process to spare now: wait for one */
+        else
+            run_here(r, todo[next]);
+        ++next;
+    }
+    return next;
+}
+
+/* Collects the workers that have ended. Returns −1 when there is nothing left to wait
+ * for (which would leave slots taken for ever). */
+static int reap_workers(study_run *r, int *running)
+{
+    while (*running > 0) {
+        int ws;
+        pid_t pid = waitpid(-1, &ws, WNOHANG);
+        if (pid == 0) return 0;
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            return -1; /* ECHILD */
+        }
+        for (int slot = 0; slot < r->slots; ++slot)
+            if (r->workers[slot].pid == pid) {
+                finish_worker(r, &r->workers[slot], ws);
+                --*running;
+            }
+    }
+    return 0;
+}
+
+/* Waits for a worker to end or a stop signal, at most a second (then the status line is
+ * redrawn). */
+static void wait_for_event(study_run *r, const sigset_t *events)
+{
+    struct timespec second = {1, 0};
+    int sig = sigtimedwait(events, NULL, &second);
+    if (sig > 0 && sig != SIGCHLD)
+        r->stop = sig;
+    else if (sig < 0 && errno == EAGAIN)
+        report_case(r, 0, NULL, 0.0);
+}
+
+/* Ends the workers still running when the study is stopped: a case cut short is
+ * computed again on resume, one that finished first keeps its result. Then removes the
+ * files they were writing. */
+static void stop_workers(study_run *r, int *running)
+{
+    for (int slot = 0; slot < r->slots; ++slot) {
+        worker *w = &r->workers[slot];
+        if (!w->pid) continue;
+        kill(w->pid, SIGKILL);
+        int ws = 0;
+        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
+        finish_worker(r, w, ws);
+    }
+    *running = 0;
+    sp_study_remove_temporaries(r->dir);
+}
+
+/* A stop signal that is pending (0: none), taken. */
+static int take_stop_signal(void)
+{
+    sigset_t stops;
+    stop_signals(&stops);
+    const struct timespec now = {0, 0};
+    int sig = sigtimedwait(&stops, NULL, &now);
+    return sig > 0 ? sig : 0;
+}
+
+/* Runs the listed cases with up to `jobs` workers at a time, until they are done or a
+ * stop signal (which the caller blocks) comes: then r->stop is set. */
 static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
 {
     if ((size_t)jobs > n) jobs = (int)n;
@@ -322,54 +527,31 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
         for (size_t k = 0; k < n; ++k) record_case(r, todo[k], NULL, NAN);
         return;
     }
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
+    sigset_t events, saved;
+    stop_signals(&events);
+    sigaddset(&events, SIGCHLD);
     struct sigaction act = {.sa_handler = on_sigchld}, old_act;
     sigemptyset(&act.sa_mask);
     sigaction(SIGCHLD, &act, &old_act);
-    sigprocmask(SIG_BLOCK, &chld, &r->worker_mask);
+    sigprocmask(SIG_BLOCK, &events, &saved);
+    r->parent = getpid();
+    r->workers = workers;
+    r->slots = jobs;
     size_t next = 0;
     int running = 0;
-    while (next < n || running > 0) {
-        for (int slot = 0; slot < jobs && next < n; ++slot) {
-            if (workers[slot].pid) continue;
-            if (start_worker(r, todo[next], &workers[slot]) != 0) {
-                if (running > 0) break; /* no process to spare now: wait for one */
-                /* none at all: run the case here */
-                double t0 = sp_clock_seconds();
-                char *outcome = run_case(r, todo[next]);
-                record_case(r, todo[next], outcome, sp_clock_seconds() - t0);
-                free(outcome);
-            } else {
-                ++running;
-            }
-            ++next;
-        }
-        if (running == 0) continue;
-        int ws;
-        pid_t pid = waitpid(-1, &ws, WNOHANG);
-        if (pid == 0) {
-            /* none has ended: wait for SIGCHLD, at most a second */
-            struct timespec second = {1, 0};
-            if (sigtimedwait(&chld, NULL, &second) < 0 && errno == EAGAIN) {
-                refresh_summary(r, 0);
-                report_case(r, 0, NULL, 0.0);
-            }
-            continue;
-        }
-        if (pid < 0) {
-            if (errno == EINTR) continue;
-            break; /* ECHILD: nothing left to wait for */
-        }
-        for (int slot = 0; slot < jobs; ++slot)
-            if (workers[slot].pid == pid) {
-                finish_worker(r, &workers[slot], ws);
-                --running;
-            }
+    for (;;) {
+        if (!r->stop) r->stop = take_stop_signal(); /* one that came before the workers */
+        if (!r->stop) next = start_workers(r, todo, next, n, &running);
+        refresh_summary(r, 0);
+        if (r->stop || (running == 0 && next == n)) break;
+        if (running == 0) continue; /* no worker could start: the cases ran here */
+        wait_for_event(r, &events);
+        if (reap_workers(r, &running) < 0) break;
     }
-    sigprocmask(SIG_SETMASK, &r->worker_mask, NULL);
+    if (r->stop) stop_workers(r, &running);
+    sigprocmask(SIG_SETMASK, &saved, NULL);
     sigaction(SIGCHLD, &old_act, NULL);
+    r->workers = NULL;
     free(workers);
 }
 
@@ -401,6 +583,7 @@ static void receive_one(study_run *r, int blocking)
     if ((size_t)count >= sizeof head) {
         memcpy(head, buf, sizeof head);
         record_case(r, (size_t)head[0], (size_t)count > sizeof head ? buf + sizeof head : NULL, head[1]);
+        refresh_summary(r, 0);
     }
     free(buf);
 }
@@ -417,10 +600,11 @@ static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t
             continue;
         }
         double t0 = sp_clock_seconds();
-        char *outcome = run_case(r, todo[j]);
+        char *outcome = run_case(r, todo[j], IN_MPI_RANK);
         double wall = sp_clock_seconds() - t0;
         if (rank == 0) {
             record_case(r, todo[j], outcome, wall);
+            refresh_summary(r, 0);
             while (expected > 0) { /* what has come from the others meanwhile */
                 size_t before = r->finished;
                 receive_one(r, 0);
@@ -550,7 +734,22 @@ static size_t pending_cases(study_run *r, size_t *todo)
     return n;
 }
 
-static int run_study(const study_args *a, int rank, int size)
+/* Ends the process by the signal that stopped the study, as if it had not been caught,
+ * so that whatever started it (a shell, a batch system) sees how it ended. */
+static void die_of(int sig)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Runs the study; *stop receives the signal that stopped it (0: none). Until the workers
+ * start a stop signal ends the process at once (nothing is under way); over MPI,
+ * stopping is left to mpirun or the batch system, which signal every rank. */
+static int run_study(const study_args *a, int rank, int size, int *stop)
 {
     (void)size;
     sp_study *study = NULL;
@@ -591,7 +790,13 @@ static int run_study(const study_args *a, int rank, int size)
     use_mpi = size > 1;
     if (use_mpi) ready = share_and_run(&r, rank, size, todo, ready);
 #endif
-    if (ready && !use_mpi) run_local(&r, todo, r.to_run, a->jobs);
+    sigset_t stops;
+    stop_signals(&stops);
+    const int local = ready && !use_mpi;
+    if (local) {
+        sigprocmask(SIG_BLOCK, &stops, &r.worker_mask);
+        run_local(&r, todo, r.to_run, a->jobs);
+    }
 
     rc = EXIT_DONE;
     if (!ready) {
@@ -607,6 +812,14 @@ static int run_study(const study_args *a, int rank, int size)
             error_line(a->file, -1, NULL, message);
             rc = EXIT_INTERNAL;
         }
+        if (r.stop) {
+            char message[256];
+            snprintf(message, sizeof message,
+                     "stopped by signal %d (%s) with %zu of %zu cases done; the same command resumes the study", r.stop,
+                     strsignal(r.stop), sp_study_summary_done(r.summary), total);
+            error_line(a->file, -1, NULL, message);
+            rc = EXIT_INTERNAL;
+        }
         if (r.summary_failed) rc = EXIT_INTERNAL;
     }
 #ifdef SP_HAVE_MPI
@@ -615,6 +828,9 @@ static int run_study(const study_args *a, int rank, int size)
     free(todo);
     sp_study_summary_free(r.summary);
     sp_study_free(study);
+    /* a stop signal that came after the workers ends the process here, all written */
+    if (local) sigprocmask(SIG_SETMASK, &r.worker_mask, NULL);
+    *stop = r.stop;
     return rc;
 }
 
@@ -624,13 +840,22 @@ int sp_cmd_study(int argc, char **argv)
     if (parse_args(argc, argv, &a) != 0) return EXIT_BAD_INPUT;
     int rank = 0, size = 1;
 #ifdef SP_HAVE_MPI
+    /* MPI starts threads, which inherit the signal mask: started with the stop signals
+     * blocked, they leave them to this thread, which takes them while workers run
+     * (run_local) instead of the process dying before its summary is written. */
+    sigset_t stops, unblocked;
+    stop_signals(&stops);
+    sigprocmask(SIG_BLOCK, &stops, &unblocked);
     MPI_Init(NULL, NULL);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 #endif
-    int rc = run_study(&a, rank, size);
+    int stop = 0;
+    int rc = run_study(&a, rank, size, &stop);
 #ifdef SP_HAVE_MPI
     MPI_Finalize();
 #endif
+    if (stop) die_of(stop);
     return rc;
 }

@@ -84,12 +84,30 @@ int sp_json_set_path(cJSON *root, const char *path, const cJSON *value, char *wh
  * status with a message in why; nothing is left in DIR. */
 sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON **figures, char *why, size_t why_size);
 
+/* The same, for a run whose summary must stay true to the case files while workers add
+ * them (sp_study_lock): the finished file is staged beside its place (NAME.tmp-…) and
+ * then, under DIR's lock, DIR/summary.json and DIR/summary.csv are removed and the file
+ * renamed into place, so that a summary present in DIR never lists more or fewer
+ * results than there are case files; the caller rewrites the summary under the lock.
+ * `still_wanted` (NULL: always) is asked under the lock just before the rename: when it
+ * returns 0 (a worker whose parent has gone) the file is dropped and the status is
+ * SP_ERR_INTERRUPTED. */
+sp_status sp_study_run_case_locked(const sp_study *s, size_t i, const char *dir, int (*still_wanted)(void *ctx),
+                                   void *ctx, cJSON **figures, char *why, size_t why_size);
+
+/* DIR's lock, which sp_study_run_case_locked holds while it adds a case file: whoever
+ * rewrites the summary holds it too, so that no case file appears between reading what
+ * DIR holds and renaming the summary into place. Blocks until it is free; returns what
+ * sp_study_unlock takes (−1 when the file system cannot lock: then nothing is locked). */
+int sp_study_lock(const char *dir);
+void sp_study_unlock(int lock);
+
 /* Case i's result in DIR when it is complete and was computed for the case as it is
  * now (same index and the same problem, field for field); NULL otherwise. */
 cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir);
 
-/* Removes the temporary files (NAME.tmp-XXXXXX of case files and summaries) that a
- * killed run left in DIR. Returns how many. */
+/* Removes the temporary files (NAME.tmp-… of case files and summaries) that a killed
+ * run left in DIR. Returns how many. */
 int sp_study_remove_temporaries(const char *dir);
 
 /* The summary of a study: one row per case, in case order.

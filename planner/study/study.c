@@ -3,12 +3,14 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h> /* flock */
 #include <unistd.h>
 
 #include "planner/sp_solve.h"
@@ -534,7 +536,60 @@ static void join(char *out, size_t size, const char *dir, const char *name)
     snprintf(out, size, "%s/%s", dir && dir[0] ? dir : ".", name);
 }
 
-sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON **figures, char *why, size_t why_size)
+/* How a finished case file is put in place by sp_study_run_case_locked. */
+typedef struct publisher {
+    int (*still_wanted)(void *ctx);
+    void *ctx;
+} publisher;
+
+int sp_study_lock(const char *dir)
+{
+    int fd = open(dir && dir[0] ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+void sp_study_unlock(int lock)
+{
+    if (lock >= 0) close(lock); /* the lock goes with the last descriptor of its opening */
+}
+
+/* Renames the complete file `staged` to `path` under DIR's lock, the summaries removed
+ * first: a summary is either absent or written after the rename, by someone holding the
+ * lock. On failure the staged file is removed. */
+static sp_status publish(const publisher *pub, const char *staged, const char *path, const char *dir, char *why,
+                         size_t why_size)
+{
+    char summary[4096];
+    int lock = sp_study_lock(dir);
+    sp_status st = SP_OK;
+    if (pub->still_wanted && !pub->still_wanted(pub->ctx)) {
+        snprintf(why, why_size, "the study stopped before %s was put in place", path);
+        st = SP_ERR_INTERRUPTED;
+    } else {
+        join(summary, sizeof summary, dir, "summary.json");
+        unlink(summary);
+        join(summary, sizeof summary, dir, "summary.csv");
+        unlink(summary);
+        if (rename(staged, path) != 0) {
+            snprintf(why, why_size, "cannot write %s: %s", path, strerror(errno));
+            st = SP_ERR_IO;
+        }
+    }
+    sp_study_unlock(lock);
+    if (st != SP_OK) unlink(staged);
+    return st;
+}
+
+/* Runs case i into its file: straight through its output when `pub` is NULL, else
+ * staged and published. */
+static sp_status run_case(const sp_study *s, size_t i, const char *dir, const publisher *pub, cJSON **figures,
+                          char *why, size_t why_size)
 {
     if (figures) *figures = NULL;
     sp_study_error err;
@@ -553,11 +608,13 @@ sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON 
                  st == SP_ERR_NOMEM ? "out of memory" : err.input.message);
         return st;
     }
-    char name[64], path[4096];
+    char name[64], path[4096], staged[4096 + 64];
     sp_study_case_file(i, name, sizeof name);
     join(path, sizeof path, dir, name);
+    /* one process stages one case at a time: its pid makes the name unique */
+    snprintf(staged, sizeof staged, "%s.tmp-staged-%ld", path, (long)getpid());
     sp_output out;
-    st = sp_output_open(&out, path, why, why_size);
+    st = sp_output_open(&out, pub ? staged : path, why, why_size);
     if (st != SP_OK) {
         cJSON_Delete(problem);
         sp_problem_free(&pb);
@@ -578,9 +635,22 @@ sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON 
     cJSON_Delete(wall);
     cJSON_AddItemToObject(result, "case", block);
     st = sp_output_commit(&out, result, why, why_size);
+    if (st == SP_OK && pub) st = publish(pub, staged, path, dir, why, why_size);
     if (st == SP_OK && figures) *figures = sp_study_result_figures(result);
     cJSON_Delete(result);
     return st;
+}
+
+sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON **figures, char *why, size_t why_size)
+{
+    return run_case(s, i, dir, NULL, figures, why, why_size);
+}
+
+sp_status sp_study_run_case_locked(const sp_study *s, size_t i, const char *dir, int (*still_wanted)(void *ctx),
+                                   void *ctx, cJSON **figures, char *why, size_t why_size)
+{
+    const publisher pub = {.still_wanted = still_wanted, .ctx = ctx};
+    return run_case(s, i, dir, &pub, figures, why, why_size);
 }
 
 cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir)
