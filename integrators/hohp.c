@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "integrators/sp_hohp.h"
+#include "lie/sp_registry.h"
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
 
@@ -13,18 +14,7 @@ static const sp_hohp_scheme schemes[] = {
     {"hohp_euler_adjoint", 1.0, 1},
 };
 
-const sp_hohp_scheme *sp_hohp_scheme_at(size_t i)
-{
-    return i < sizeof schemes / sizeof schemes[0] ? &schemes[i] : NULL;
-}
-
-const sp_hohp_scheme *sp_hohp_scheme_by_name(const char *name)
-{
-    if (!name) return NULL;
-    for (size_t i = 0; sp_hohp_scheme_at(i); ++i)
-        if (strcmp(schemes[i].name, name) == 0) return &schemes[i];
-    return NULL;
-}
+SP_REGISTRY_OF_TABLES(sp_hohp_scheme, schemes, sp_hohp_scheme_at, sp_hohp_scheme_by_name)
 
 const char *sp_hohp_solver_name(sp_hohp_solver s) { return s == SP_HOHP_FIXED_POINT ? "fixed_point" : "newton"; }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "integrators/sp_holonomic.h"
+#include "lie/sp_registry.h"
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
 
@@ -30,17 +31,7 @@ static const sp_holonomic_method methods[] = {
     {"rattle_suzuki5", SP_HOL_RATTLE, 4, 5, suzuki5}, {"rattle_tj6", SP_HOL_RATTLE, 6, 9, tj6},
 };
 
-const sp_holonomic_method *sp_holonomic_method_at(size_t i)
-{
-    return i < sizeof methods / sizeof methods[0] ? &methods[i] : NULL;
-}
-
-const sp_holonomic_method *sp_holonomic_method_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_holonomic_method_at(i); ++i)
-        if (strcmp(methods[i].name, name) == 0) return &methods[i];
-    return NULL;
-}
+SP_REGISTRY_OF_TABLES(sp_holonomic_method, methods, sp_holonomic_method_at, sp_holonomic_method_by_name)
 
 struct sp_holonomic {
     const sp_holonomic_model *model;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "integrators/sp_splitting.h"
+#include "lie/sp_registry.h"
 #include "lie/sp_linalg.h"
 
 static const int lie_trotter_part[2] = {0, 1};
@@ -17,17 +18,7 @@ static const sp_splitting_method methods[] = {
     {"strang", 2, 3, strang_part, strang_fraction},
 };
 
-const sp_splitting_method *sp_splitting_method_at(size_t i)
-{
-    return i < sizeof methods / sizeof methods[0] ? &methods[i] : NULL;
-}
-
-const sp_splitting_method *sp_splitting_method_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_splitting_method_at(i); ++i)
-        if (strcmp(methods[i].name, name) == 0) return &methods[i];
-    return NULL;
-}
+SP_REGISTRY_OF_TABLES(sp_splitting_method, methods, sp_splitting_method_at, sp_splitting_method_by_name)
 
 sp_status sp_splitting_step(const sp_splitting_method *method, const sp_split_system *sys, double h, double *z)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "lie/sp_lie.h"
+#include "lie/sp_registry.h"
 
 static const sp_group *group_table(size_t i)
 {
@@ -41,15 +42,4 @@ static const sp_retraction retractions[] = {
 const sp_retraction *const sp_retraction_cayley = &retractions[0];
 const sp_retraction *const sp_retraction_exp = &retractions[1];
 
-const sp_retraction *sp_retraction_at(size_t i)
-{
-    return i < sizeof retractions / sizeof retractions[0] ? &retractions[i] : NULL;
-}
-
-const sp_retraction *sp_retraction_by_name(const char *name)
-{
-    if (!name) return NULL;
-    for (size_t i = 0; sp_retraction_at(i); ++i)
-        if (strcmp(sp_retraction_at(i)->name, name) == 0) return sp_retraction_at(i);
-    return NULL;
-}
+SP_REGISTRY_OF_TABLES(sp_retraction, retractions, sp_retraction_at, sp_retraction_by_name)

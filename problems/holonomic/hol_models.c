@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "problems/holonomic/sp_hol_models.h"
+#include "lie/sp_registry.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
 
@@ -29,14 +30,7 @@ static const sp_hol_scheme schemes[] = {
     {"prop7", SP_HOL_FAMILY_PROP7, 2, "prop7", 1, 1, "RATTLE outside, implicit midpoint inside (Prop. 7)"},
 };
 
-const sp_hol_scheme *sp_hol_scheme_at(size_t i) { return i < sizeof schemes / sizeof schemes[0] ? &schemes[i] : NULL; }
-
-const sp_hol_scheme *sp_hol_scheme_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_hol_scheme_at(i); ++i)
-        if (strcmp(schemes[i].name, name) == 0) return &schemes[i];
-    return NULL;
-}
+SP_REGISTRY_OF_TABLES(sp_hol_scheme, schemes, sp_hol_scheme_at, sp_hol_scheme_by_name)
 
 /* ---- pendulums: q ∈ Rᵈ (d = 3 or 2), M = m I, V = m g q_d, g(q) = ½(|q|² − l²) */
 
@@ -254,17 +248,7 @@ const sp_hol_model_type sp_hol_s3_contact = {
 static const sp_hol_model_type *const registry[] = {&sp_hol_spherical_pendulum, &sp_hol_planar_pendulum,
                                                     &sp_hol_heavy_top, &sp_hol_s3_contact};
 
-const sp_hol_model_type *sp_hol_model_at(size_t i)
-{
-    return i < sizeof registry / sizeof registry[0] ? registry[i] : NULL;
-}
-
-const sp_hol_model_type *sp_hol_model_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_hol_model_at(i); ++i)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
-    return NULL;
-}
+SP_REGISTRY_OF_POINTERS(sp_hol_model_type, registry, sp_hol_model_at, sp_hol_model_by_name)
 
 int sp_hol_model_accepts(const sp_hol_model_type *type, const sp_hol_scheme *scheme)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "problems/nonholonomic/sp_nh_models.h"
+#include "lie/sp_registry.h"
 #include "lie/sp_linalg.h"
 
 static void zero(double *x, int count)
@@ -496,17 +497,7 @@ const sp_nh_model_type sp_nh_chaplygin_sleigh = {
 static const sp_nh_model_type *const registry[] = {&sp_nh_knife_edge, &sp_nh_rolling_disk, &sp_nh_contact_oscillator,
                                                    &sp_nh_chaplygin_sleigh};
 
-const sp_nh_model_type *sp_nh_model_at(size_t i)
-{
-    return i < sizeof registry / sizeof registry[0] ? registry[i] : NULL;
-}
-
-const sp_nh_model_type *sp_nh_model_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_nh_model_at(i); ++i)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
-    return NULL;
-}
+SP_REGISTRY_OF_POINTERS(sp_nh_model_type, registry, sp_nh_model_at, sp_nh_model_by_name)
 
 void sp_nh_model_bind(const sp_nh_model_type *type, const sp_param_values *prm, sp_nh_model *model)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "problems/nonholonomic/sp_nh_problem.h"
+#include "lie/sp_registry.h"
 #include "lie/sp_linalg.h"
 
 /* max-abs entry of AᵀA − I for a k x k block of a row-major matrix with `stride` columns */
@@ -109,17 +110,6 @@ const sp_nh_lie_type sp_nh_lie_suslov = {
 
 static const sp_nh_lie_type *const registry[] = {&sp_nh_lie_sleigh_se2, &sp_nh_lie_suslov};
 
-const sp_nh_lie_type *sp_nh_lie_type_at(size_t i)
-{
-    return i < sizeof registry / sizeof registry[0] ? registry[i] : NULL;
-}
-
-const sp_nh_lie_type *sp_nh_lie_type_by_name(const char *name)
-{
-    if (!name) return NULL;
-    for (size_t i = 0; sp_nh_lie_type_at(i); ++i)
-        if (strcmp(sp_nh_lie_type_at(i)->name, name) == 0) return sp_nh_lie_type_at(i);
-    return NULL;
-}
+SP_REGISTRY_OF_POINTERS(sp_nh_lie_type, registry, sp_nh_lie_type_at, sp_nh_lie_type_by_name)
 
 int sp_nh_is_model(const char *name) { return sp_nh_model_by_name(name) || sp_nh_lie_type_by_name(name); }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "problems/vakonomic/sp_vak_models.h"
+#include "lie/sp_registry.h"
 
 /* ---- Heisenberg: q = (x, y, z), M = I, V = 0, constraint ż = y ẋ − x ẏ, i.e. g = (−y, x, 1). */
 
@@ -162,17 +163,7 @@ const sp_vak_model_type sp_vak_parking = {
 
 static const sp_vak_model_type *const registry[] = {&sp_vak_heisenberg, &sp_vak_parking};
 
-const sp_vak_model_type *sp_vak_model_at(size_t i)
-{
-    return i < sizeof registry / sizeof registry[0] ? registry[i] : NULL;
-}
-
-const sp_vak_model_type *sp_vak_model_by_name(const char *name)
-{
-    for (size_t i = 0; name && sp_vak_model_at(i); ++i)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
-    return NULL;
-}
+SP_REGISTRY_OF_POINTERS(sp_vak_model_type, registry, sp_vak_model_at, sp_vak_model_by_name)
 
 void sp_vak_model_bind(const sp_vak_model_type *type, const sp_param_values *prm, double *mass,
                        sp_vakonomic_model *model)
