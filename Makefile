@@ -26,6 +26,8 @@ BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
 HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
 PUBLIC_HEADERS = $(shell find $(MODULES) -name 'sp_*.h' | sort)
 
+# The version, from lie/sp_version.h (one place).
+SP_VERSION := $(shell sed -n 's/^#define SP_VERSION_STRING "\(.*\)"/\1/p' lie/sp_version.h)
 LIB   = $(BUILD)/libsymplan.a
 BIN   = $(BUILD)/symplan
 TESTS = $(BUILD)/symplan-tests
@@ -240,5 +242,5 @@ install: $(LIB) $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/symplan
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libsymplan.a
 	for h in $(PUBLIC_HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/symplan/$$h; done
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/symplan\n\nName: symplan\nDescription: Trajectory planning on Lie groups with structure-preserving integrators\nVersion: 0.1.0\nLibs: -L$${libdir} -lsymplan\nLibs.private: $(LDLIBS)\nCflags: -I$${includedir}\n' \
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/symplan\n\nName: symplan\nDescription: Trajectory planning on Lie groups with structure-preserving integrators\nVersion: $(SP_VERSION)\nLibs: -L$${libdir} -lsymplan\nLibs.private: $(LDLIBS)\nCflags: -I$${includedir}\n' \
 	  '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc

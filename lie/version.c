@@ -1,0 +1,3 @@
+#include "lie/sp_version.h"
+
+const char *sp_version(void) { return SP_VERSION_STRING; }
