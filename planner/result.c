@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lie/sp_version.h"
 #include "planner/sp_result.h"
 #include "problems/sp_result_file.h"
 
@@ -30,6 +31,25 @@ sp_outcome sp_result_outcome(const cJSON *result)
     if (listed(stopped_statuses, status)) return SP_OUTCOME_STOPPED;
     if (strcmp(status, sp_status_name(SP_ERR_INTERRUPTED)) == 0) return SP_OUTCOME_INTERRUPTED;
     return SP_OUTCOME_FAILED;
+}
+
+void sp_result_stamp(cJSON *result)
+{
+    if (!result) return;
+    cJSON *version = cJSON_CreateString(sp_version());
+    if (version && cJSON_AddItemToObject(result, "symplan_version", version)) {
+        /* first, where a reader looks: moved from the end to the front */
+        cJSON_DetachItemViaPointer(result, version);
+        cJSON_InsertItemInArray(result, 0, version);
+    } else {
+        cJSON_Delete(version);
+    }
+}
+
+void sp_result_add_input(cJSON *result, const cJSON *input)
+{
+    cJSON *copy = result && input ? cJSON_Duplicate(input, 1) : NULL;
+    if (copy && !cJSON_AddItemToObject(result, "input", copy)) cJSON_Delete(copy);
 }
 
 /* The message of a status named in a result: the optimiser's stops, else the status

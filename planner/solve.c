@@ -35,6 +35,9 @@ cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress)
         result = f->plan(pb, progress);
     else if (pb->task == SP_TASK_SIMULATE && f->simulation)
         result = sp_family_simulate(f, pb, progress);
-    if (result) sp_result_refuse_nonfinite(result);
+    if (result) {
+        sp_result_refuse_nonfinite(result);
+        sp_result_stamp(result);
+    }
     return result;
 }

@@ -15,6 +15,13 @@
  * interrupted_at_step after a stop request); then the number of steps done. */
 cJSON *sp_simulate_result_new(const sp_problem *pb, sp_status status, int steps_done);
 
+/* Marks a result with the library that computed it: "symplan_version" as its first
+ * member (sp_solve_json does it for every result). */
+void sp_result_stamp(cJSON *result);
+/* Adds a copy of the problem document a result solved, as "input" (the command adds its
+ * file's; a study's case files carry theirs in "case"). */
+void sp_result_add_input(cJSON *result, const cJSON *input);
+
 /* How a result ended, from its "status":
  *   DONE        "converged", "ok", "stopval_reached": the task did what was asked;
  *   STOPPED     "stalled", "maxeval_reached", "maxtime_reached", "target_not_reached":

@@ -11,8 +11,6 @@
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
 
-/* Largest problem file read. */
-#define PROBLEM_FILE_MAX_BYTES (64L << 20)
 
 int sp_model_info_at(size_t i, sp_model_info *out)
 {
@@ -94,7 +92,7 @@ sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits
 {
     memset(out, 0, sizeof *out);
     cJSON *doc;
-    sp_status st = sp_json_read_document(path, PROBLEM_FILE_MAX_BYTES, &doc, err);
+    sp_status st = sp_json_read_document(path, SP_PROBLEM_FILE_MAX_BYTES, &doc, err);
     return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
 }
 

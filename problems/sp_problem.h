@@ -168,6 +168,9 @@ typedef struct sp_problem {
     sp_nh_problem nh;   /* kinds SP_KIND_NONHOLONOMIC(_LIE); T, steps and solver_tol above apply */
 } sp_problem;
 
+/* Largest problem file read (64 MiB). */
+#define SP_PROBLEM_FILE_MAX_BYTES (64L << 20)
+
 /* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
  * or SP_ERR_IO (unreadable) with *err filled; *out then needs no freeing. */
 sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err);

@@ -64,10 +64,12 @@ static void write_sweep(const char *dir, const char *name, char *path)
     write_text(path, text);
 }
 
-/* A result without its wall-clock numbers and its case block, as compact text. */
+/* A result without what says where it came from: a study's "case" block, the "input" a
+ * solve adds, and the wall-clock times. */
 static char *comparable(cJSON *result)
 {
     cJSON_DeleteItemFromObjectCaseSensitive(result, "case");
+    cJSON_DeleteItemFromObjectCaseSensitive(result, "input");
     cJSON_Delete(sp_result_detach_wall_clock(result));
     return compact(result);
 }

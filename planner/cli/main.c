@@ -128,6 +128,17 @@ static void print_headline(FILE *f, const sp_problem *pb, const cJSON *result)
             pb->steps, pb->T / pb->steps, cJSON_GetStringValue(cJSON_GetObjectItem(result, "status")));
 }
 
+/* The problem the result solved, as the file gives it (read again after the solve: the
+ * file was read whole and validated before it). */
+static void add_input(cJSON *result, const char *file)
+{
+    cJSON *doc = NULL;
+    sp_input_error ignored;
+    if (result && sp_json_read_document(file, SP_PROBLEM_FILE_MAX_BYTES, &doc, &ignored) == SP_OK)
+        sp_result_add_input(result, doc);
+    cJSON_Delete(doc);
+}
+
 /* A few human lines about a result; everything else is in the JSON. */
 static void print_summary(FILE *f, const sp_problem *pb, const cJSON *result, const char *where)
 {
@@ -273,6 +284,7 @@ static int cmd_solve(int argc, char **argv)
         .report = progress.terminal || verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
     cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
+    add_input(result, file);
     if (!result) {
         sp_cmd_error(file, NULL, "out of memory");
         sp_output_abandon(&out);

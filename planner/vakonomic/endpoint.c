@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/sp_clock.h"
 #include "planner/sp_optimize.h"
 #include "planner/vakonomic/sp_vak_run.h"
 #include "integrators/sp_linsolve.h"
@@ -189,6 +190,7 @@ cJSON *sp_vak_plan_json(const sp_problem *pb) { return sp_vak_plan_json_progress
 
 cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progress)
 {
+    const double start = sp_clock_seconds();
     endpoint e = {.pb = pb};
     if (sp_vak_system_init(&e.sys, pb) != SP_OK) return NULL;
     /* every sweep checks the stop flag; progress is the optimiser's, not each sweep's steps */
@@ -268,6 +270,7 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
             sp_vak_run_json(&e.sys, &run, root);
         }
         sp_vak_settings_json(pb, root);
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(root, "timing"), "solve_seconds", sp_clock_seconds() - start);
     }
     sp_vak_run_release(&run);
     sp_vak_system_release(&e.sys);
