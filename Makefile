@@ -70,13 +70,14 @@ $(BUILD)/tests/%.o: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_D
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(TEST_LDLIBS) -o $@
 
-# The keyframe tests compare natural curves with scipy's RotationSpline: python3-scipy
-# (Debian's, run as /usr/bin/python3) is installed through apt-get when missing.
-PY_PACKAGES = python3-scipy
+# The keyframe tests compare natural curves with scipy's RotationSpline, and the schema
+# tests validate files against schema/*.schema.json: python3-scipy and python3-jsonschema
+# (Debian's, run as /usr/bin/python3) are installed through apt-get when missing.
+PY_PACKAGES = python3-scipy python3-jsonschema
 PY_STAMP = $(BUILD)/.python-deps-ok
 $(PY_STAMP): | $(DEPS_STAMP)
-	@/usr/bin/python3 -c 'import scipy.spatial.transform' >/dev/null 2>&1 || { \
-	  echo "symplan: scipy for /usr/bin/python3 not found (the tests compare with RotationSpline); installing $(PY_PACKAGES)"; \
+	@/usr/bin/python3 -c 'import scipy.spatial.transform, jsonschema' >/dev/null 2>&1 || { \
+	  echo "symplan: scipy or jsonschema for /usr/bin/python3 not found (the tests compare with RotationSpline and validate against schema/); installing $(PY_PACKAGES)"; \
 	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(PY_PACKAGES) >/dev/null \
 	    || { echo "symplan: could not install $(PY_PACKAGES)"; exit 1; }; }

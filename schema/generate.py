@@ -1,0 +1,649 @@
+#!/usr/bin/python3
+"""Writes schema/problem.schema.json, schema/study.schema.json and schema/result.schema.json
+(JSON Schema draft 2020-12) from the tables below, which follow the problem reader
+(problems/*) and README.md. `generate.py --check` only compares (tests/test_schema.c).
+
+The schemas say what a file may hold: the members of every model and task, their types,
+sizes, enumerated names and declared bounds, and the defaults the reader applies. A
+member read as optional may be null, which the reader takes as "absent" (the default);
+a member whose mere presence the reader checks (p0 against v0, R against q, gains) may
+not. What no schema can say is listed in tests/schema_check.py."""
+import json
+import os
+import sys
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+BASE = "https://symplan.invalid/schema/"
+MAX_STEPS = 1000000000  # PROBLEM_MAX_STEPS (problems/problem_readers.h)
+
+# ------------------------------------------------------------------ helpers --
+
+
+def nullable(s):
+    """An optional member: null stands for the default."""
+    s = dict(s)
+    if "enum" in s:
+        s["enum"] = s["enum"] + [None]
+    elif "const" in s:
+        s["enum"] = [s.pop("const"), None]
+    elif "type" in s:
+        t = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        s["type"] = t + ["null"]
+    elif "anyOf" in s:
+        s["anyOf"] = s["anyOf"] + [{"type": "null"}]
+    elif "$ref" in s:
+        s = {"anyOf": [{"$ref": s.pop("$ref")}, {"type": "null"}], **s}
+    return s
+
+
+def d(s, description, default=None, has_default=False):
+    s = dict(s)
+    s["description"] = description
+    if default is not None or has_default:
+        s["default"] = default
+    return s
+
+
+def number(**bounds):
+    return {"type": "number", **bounds}
+
+
+def positive():
+    return {"type": "number", "exclusiveMinimum": 0}
+
+
+def integer(lo, hi):
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def vec(n):
+    return {"type": "array", "items": {"type": "number"}, "minItems": n, "maxItems": n}
+
+
+def ref(name):
+    return {"$ref": "#/$defs/" + name}
+
+
+def names(*xs):
+    return {"type": "string", "enum": list(xs)}
+
+
+def forbid(*keys):
+    return [{"not": {"required": [k]}} for k in keys]
+
+
+def given(key, s):
+    """key is present and not null and matches s."""
+    return {"required": [key], "properties": {key: {"not": {"type": "null"}, **s}}}
+
+
+def either(*keys):
+    """At least one of the keys present and not null."""
+    return {"anyOf": [given(k, {}) for k in keys]}
+
+
+# ------------------------------------------------------------- the problem --
+
+GROUPS_RN = ["R%d" % n for n in range(1, 7)]
+HOHP_SCHEMES = ["hohp_euler", "hohp_sv", "hohp_euler_adjoint"]
+RETRACTIONS = ["cayley", "exp"]
+# NLopt's names as this NLopt knows them (`symplan list`), less the ones it was built without
+NLOPT = """GN_DIRECT GN_DIRECT_L GN_DIRECT_L_RAND GN_DIRECT_NOSCAL GN_DIRECT_L_NOSCAL GN_DIRECT_L_RAND_NOSCAL
+GN_ORIG_DIRECT GN_ORIG_DIRECT_L LD_LBFGS LN_PRAXIS LD_VAR1 LD_VAR2 LD_TNEWTON LD_TNEWTON_RESTART
+LD_TNEWTON_PRECOND LD_TNEWTON_PRECOND_RESTART GN_CRS2_LM GN_MLSL GD_MLSL GN_MLSL_LDS GD_MLSL_LDS LD_MMA
+LN_COBYLA LN_NEWUOA LN_NEWUOA_BOUND LN_NELDERMEAD LN_SBPLX LN_AUGLAG LD_AUGLAG LN_AUGLAG_EQ LD_AUGLAG_EQ
+LN_BOBYQA GN_ISRES AUGLAG AUGLAG_EQ G_MLSL G_MLSL_LDS LD_SLSQP LD_CCSAQ GN_ESCH""".split()
+
+HOL_CONSTRAINED = ["se_a", "se_b", "se_ab", "rattle", "shake", "rattle_tj4", "rattle_suzuki5", "rattle_tj6"]
+HOL_FEEDBACK = ["feedback_euler", "feedback_rk4", "feedback_dop853"]
+HOL_SPLITTING = ["lie_trotter", "strang"]
+HOL_EXPLICIT = HOL_FEEDBACK + HOL_SPLITTING
+
+# model: (family, tasks, n, m, parameters [(name, size, lower, lower_open, default)], potentials)
+P = lambda name, default, size=1, lower=None, open_=True: (name, size, lower, open_, default)
+MODELS = {
+    "cubic_spline": ("cubic_spline", ["plan", "simulate"], None, None, [], None),
+    "heisenberg": ("vakonomic", ["plan", "simulate"], 3, 1, [], ["none"]),
+    "parking": ("vakonomic", ["plan", "simulate"], 4, 2,
+                [P("L", 0.3, lower=0), P("alpha", 1.0, lower=0), P("beta", 1.0, lower=0)], ["none", "cos_bowl"]),
+    "spherical_pendulum": ("holonomic", ["simulate"], 3, 1,
+                           [P("m", 1.0, lower=0), P("g", 1.0), P("l", 1.0, lower=0)], ["gravity"]),
+    "planar_pendulum": ("holonomic", ["simulate"], 2, 1,
+                        [P("m", 1.0, lower=0), P("g", 1.0), P("l", 1.0, lower=0)], ["gravity"]),
+    "heavy_top": ("holonomic", ["simulate"], 9, 6,
+                  [P("J", [2.0, 3.0, 4.0], 3, lower=0), P("mgl", 1.0), P("chi", [0.3, 0.2, 1.0], 3)], ["gravity"]),
+    "s3_contact": ("holonomic", ["simulate"], 4, 2, [P("c1", 0.5), P("c4", 0.1)], ["tilted", "hopf_invariant"]),
+    "knife_edge": ("nonholonomic", ["simulate"], 3, 1,
+                   [P("m", 1.0, lower=0), P("J", 1.0, lower=0), P("g_sin_alpha", 1.0)], None),
+    "rolling_disk": ("nonholonomic", ["simulate"], 4, 2,
+                     [P("R", 1.0, lower=0), P("m", 1.0, lower=0), P("I_flip", 1.0, lower=0),
+                      P("I_roll", 1.0, lower=0)], None),
+    "contact_oscillator": ("nonholonomic", ["simulate"], 3, 1, [P("eps", 0.5, lower=0, open_=False)], None),
+    "chaplygin_sleigh": ("nonholonomic", ["simulate"], 3, 1,
+                         [P("m", 1.0, lower=0), P("a", 0.5), P("I", 0.3, lower=0)], None),
+    "sleigh_se2": ("nonholonomic_lie", ["simulate"], 3, 1,
+                   [P("m", 1.0, lower=0), P("a", 0.5), P("I", 0.3, lower=0), P("slope", 0.0)], None),
+    "suslov": ("nonholonomic_lie", ["simulate"], 3, 1,
+               [P("J", [1.0, 2.0, 3.5], 3, lower=0), P("e", [0.3, 0.5, 0.8], 3)], None),
+}
+HOL_SCHEMES = {
+    "spherical_pendulum": HOL_CONSTRAINED + HOL_FEEDBACK + HOL_SPLITTING,
+    "planar_pendulum": HOL_CONSTRAINED + HOL_FEEDBACK,
+    "heavy_top": HOL_CONSTRAINED + ["lie_rattle"],
+    "s3_contact": ["prop7"],
+}
+
+
+def params_schema(model):
+    _, _, _, _, params, potentials = MODELS[model]
+    props = {}
+    for name, size, lower, open_, default in params:
+        bound = {} if lower is None else {("exclusiveMinimum" if open_ else "minimum"): lower}
+        if size == 1:
+            s = number(**bound)
+        else:
+            s = vec(size)
+            s["items"] = number(**bound)
+        props[name] = nullable(d(s, "parameter %s of %s%s" % (
+            name, model, "" if not bound else " (%s %g)" % ("above" if open_ else "at least", lower)), default))
+    if potentials:
+        props["potential"] = nullable(d(names(*potentials), "the potential: " + ", ".join(potentials),
+                                        potentials[0]))
+    s = {"type": "object", "additionalProperties": False, "properties": props}
+    if model == "suslov":  # problems/nonholonomic/nh_problem.c: e must not be the zero vector
+        props["e"]["not"] = {"type": "array", "items": {"const": 0}}
+    if model == "s3_contact":  # problems/holonomic/hol_models.c s3_check
+        s["if"] = given("potential", {"const": "hopf_invariant"})
+        s["then"] = {"properties": {"c4": {"type": "null"}}}
+    return nullable(d(s, "the model's parameters; absent ones take their defaults", {}))
+
+
+def common(model, task):
+    return {
+        "task": d({"const": task}, "what to do: plan (an optimal path) or simulate (an initial value problem)"),
+        "model": d({"const": model}, "the model (`symplan list`)"),
+        "description": nullable(d({"type": "string"}, "free text, kept with the file")),
+    }
+
+
+STEPS = d(integer(1, MAX_STEPS), "number of steps (the resource limit --max-steps, 10^7 by default, applies too)")
+T = nullable(d(positive(), "horizon T (give T or h; both must agree with T = h * steps)"))
+H = nullable(d(positive(), "step h (give h or T; both must agree with T = h * steps)"))
+RECORD_EVERY = nullable(d(integer(1, MAX_STEPS),
+                          "trajectory rows every k steps (and the last); the diagnostics still cover every step", 1))
+SOLVER_TOL = nullable(d(number(exclusiveMinimum=0, exclusiveMaximum=1e-2),
+                        "tolerance of the implicit solve (Newton), below 1e-2", 1e-15))
+HORIZON = either("T", "h")
+
+
+def optimizer_schema():
+    props = {
+        "algorithm": nullable(d(names(*NLOPT), "NLopt algorithm (`symplan list`), derivative-free ones too",
+                                "LD_LBFGS")),
+        "local_algorithm": nullable(d(names(*NLOPT), "the local algorithm of MLSL and AUGLAG", "LD_LBFGS")),
+        "xtol_rel": nullable(d(number(minimum=0), "NLopt's relative tolerance on x", 1e-12)),
+        "xtol_abs": nullable(d(number(minimum=0), "NLopt's absolute tolerance on x")),
+        "ftol_rel": nullable(d(number(minimum=0), "NLopt's relative tolerance on the cost", 1e-15)),
+        "ftol_abs": nullable(d(number(minimum=0), "NLopt's absolute tolerance on the cost")),
+        "stopval": nullable(d(number(), "stop once the cost is below this value")),
+        "maxeval": nullable(d(integer(1, 100000000), "evaluation limit, kept exactly (the resource limit "
+                                                     "--max-evaluations, 10^6 by default, applies too)", 1000)),
+        "maxtime": nullable(d(positive(), "time limit in seconds")),
+        "bound": nullable(d(positive(), "box |x_j| <= bound for global algorithms (G*, MLSL)", 100)),
+        "gradient": nullable(d(names("adjoint", "central_difference"),
+                               "adjoint, or central_difference for comparison", "adjoint")),
+        "gtol": nullable(d(positive(), "single shooting: converged requires |grad J| <= gtol max(1, |J|)", 1e-6)),
+    }
+    return nullable(d({"type": "object", "additionalProperties": False, "properties": props},
+                      "the NLopt optimiser; null or absent: the defaults"))
+
+
+def target_schema(kind, n=3):
+    t = d(number(exclusiveMinimum=0), "time of the keyframe, in (0, T], later than the one before")
+    if kind == "sphere":
+        props, req, extra = {"y": d(vec(3), "a direction (any non-zero vector, normalised)")}, ["y"], {}
+    elif kind == "point":
+        props, req, extra = {"x": d(vec(n), "a point of R%d" % n)}, ["x"], {}
+    else:
+        props = {"R": d(ref("rotation"), "the orientation as a 3 x 3 rotation matrix (or a quaternion)"),
+                 "q": d(ref("quaternion"), "the orientation as a unit quaternion [w, x, y, z]")}
+        req, extra = [], {"oneOf": [{"required": ["R"]}, {"required": ["q"]}]}
+        if kind == "pose":
+            props["x"] = d(vec(3), "the position")
+            req = ["x"]
+    return {"type": "object", "additionalProperties": False, "required": ["t"] + req,
+            "properties": {"t": t, **props}, **extra}
+
+
+def cubic(task):
+    plan = task == "plan"
+    props = common("cubic_spline", task)
+    props.update({
+        "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3"] if plan else [])),
+                            "the Lie group: SO3 or R1...R6" + (", or SO3xR3 (poses)" if plan else "") +
+                            "; groups without a bi-invariant metric (SE2) are refused", "SO3")),
+        "scheme": nullable(d(names(*HOHP_SCHEMES), "HOHP integrator", "hohp_sv")),
+        "retraction": nullable(d(names(*RETRACTIONS), "retraction of the group", "cayley")),
+        "solver": nullable(d(names("newton", "fixed_point"), "implicit step", "newton")),
+        "solver_tol": SOLVER_TOL,
+        "steps": STEPS,
+        "g0": nullable(d({"anyOf": [ref("rotation"), {"type": "array", "items": {"type": "number"},
+                                                       "minItems": 1, "maxItems": 6}]},
+                         "start configuration: a rotation (matrix or quaternion) on SO3, a point of Rn")),
+        "record_every": RECORD_EVERY,
+        "T": d(positive(), "horizon") if plan else T,
+    })
+    all_of = []
+    if not plan:
+        props.update({
+            "xi0": d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6},
+                     "initial body velocity"),
+            "p0": d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6}, "initial p"),
+            "nu0": d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6}, "initial nu"),
+            "h": H,
+        })
+        required = ["task", "model", "steps", "xi0", "p0", "nu0"]
+        all_of.append(HORIZON)
+        for g in ["SO3"] + GROUPS_RN:
+            n = 3 if g == "SO3" else int(g[1:])
+            cond = given("group", {"const": g}) if g != "SO3" else \
+                {"anyOf": [{"not": {"required": ["group"]}}, {"properties": {"group": {"enum": ["SO3", None]}}}]}
+            then = {"properties": {k: vec(n) for k in ("xi0", "p0", "nu0")}}
+            if g != "SO3":
+                then["properties"]["g0"] = nullable(vec(n))
+            else:
+                then["properties"]["g0"] = nullable(ref("rotation"))
+            all_of.append({"if": cond, "then": then})
+    else:
+        props.update({
+            "space": nullable(d(names("sphere", "group"),
+                                "sphere: targets {t, y} and the curve g y0; group: targets on the group itself",
+                                "sphere on SO3, else group")),
+            "y0": d(vec(3), "start point on the sphere (any non-zero vector)"),
+            "x0": nullable(d(vec(3), "start position of a pose plan (SO3xR3)", [0, 0, 0])),
+            "xi0": d({"anyOf": [{"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 6},
+                                {"const": "free"}]},
+                     "initial body velocity (omega, then v for poses), or \"free\": the velocity that "
+                     "minimises the cost"),
+            "xiT": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6},
+                              "final body velocity, prescribed; without it the end is natural")),
+            "sigma": d(number(minimum=0), "target weight sigma; 0: exact interpolation"),
+            "targets": d({"type": "array", "minItems": 1, "items": {"type": "object"}},
+                         "keyframes at increasing times in (0, T] (the resource limit --max-targets, 10^4 by "
+                         "default, applies too)"),
+            "method": nullable(d(names("multiple_shooting", "direct", "single_shooting"),
+                                 "multiple_shooting (Newton on the whole optimality system), direct (NLopt on the "
+                                 "velocity sequence, then Newton), single_shooting (NLopt on the initial momenta)",
+                                 "multiple_shooting; direct when the file has an optimizer block")),
+            "tolerance": nullable(d(positive(), "scaled optimality residual that counts as converged", 1e-10)),
+            "max_iterations": nullable(d(integer(1, 1000000), "Newton iterations per start", 100)),
+            "block_steps": nullable(d(integer(1, MAX_STEPS), "longest shooting block", 64)),
+            "output": nullable(d({"type": "object", "additionalProperties": False, "properties": {
+                "orientation": nullable(d(names("matrix", "quaternion"), "orientations in the result", "matrix"))}},
+                "what the result writes")),
+            "initial_momenta": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 2,
+                                           "maxItems": 12}, "single shooting: starting guess (nu0, p0)")),
+            "optimizer": ref("optimizer"),
+        })
+        required = ["task", "model", "steps", "T", "sigma", "targets", "xi0"]
+        so3 = {"anyOf": [{"not": {"required": ["group"]}}, {"properties": {"group": {"enum": ["SO3", None]}}}]}
+        sphere = {"anyOf": [{"not": {"required": ["space"]}}, {"properties": {"space": {"enum": ["sphere", None]}}}]}
+        dim_props = lambda n, g0: {"xi0": {"anyOf": [vec(n), {"const": "free"}]}, "xiT": nullable(vec(n)),
+                                   "g0": g0, "initial_momenta": nullable(vec(2 * n))}
+        # SO3: sphere targets (the default) or rotations
+        all_of.append({"if": so3, "then": {
+            "properties": dim_props(3, nullable(ref("rotation"))), "allOf": forbid("x0") + [{
+                "if": sphere,
+                "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}}},
+                "else": {"allOf": forbid("y0"), "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
+        for g in GROUPS_RN:
+            n = int(g[1:])
+            all_of.append({"if": given("group", {"const": g}), "then": {
+                "properties": {**dim_props(n, nullable(vec(n))), "space": nullable({"const": "group"}),
+                               "targets": {"items": target_schema("point", n)}},
+                "allOf": forbid("x0", "y0")}})
+        all_of.append({"if": given("group", {"const": "SO3xR3"}), "then": {
+            "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
+                           "targets": {"items": target_schema("pose")}},
+            "allOf": forbid("y0")}})
+        # the methods (problems/cubic/cubic_problem_file.c read_plan_settings)
+        single = given("method", {"const": "single_shooting"})
+        direct = {"anyOf": [given("method", {"const": "direct"}),
+                            {"allOf": [{"required": ["optimizer"]},
+                                       {"anyOf": [{"not": {"required": ["method"]}},
+                                                  {"properties": {"method": {"type": "null"}}}]}]}]}
+        all_of.append({"if": single, "then": {
+            "properties": {"sigma": {"exclusiveMinimum": 0}, "xi0": {"not": {"const": "free"}},
+                           "group": {"not": {"const": "SO3xR3"}}},
+            "allOf": forbid("xiT", "tolerance", "max_iterations", "block_steps")},
+            "else": {"allOf": forbid("initial_momenta")}})
+        all_of.append({"if": direct, "then": {"properties": {"sigma": {"exclusiveMinimum": 0}}}})
+    s = {"type": "object", "additionalProperties": False, "required": required, "properties": props}
+    if all_of:
+        s["allOf"] = all_of
+    return s
+
+
+def vakonomic(model, task):
+    _, _, n, m, _, _ = MODELS[model]
+    props = common(model, task)
+    props.update({
+        "params": params_schema(model),
+        "q0": d(vec(n), "initial configuration"),
+        "scheme": nullable(d(names("gauss"), "Gauss-Legendre Runge-Kutta", "gauss")),
+        "stages": nullable(d(integer(1, 6), "stages s (order 2s)", 2)),
+        "steps": STEPS,
+        "solver_tol": SOLVER_TOL,
+        "record_every": RECORD_EVERY,
+    })
+    if task == "simulate":
+        props.update({
+            "p0": d(vec(n), "initial momentum (or v0 and lambda0)"),
+            "v0": d(vec(n), "initial velocity, with lambda0: p = M v - G^T lambda; must satisfy the constraints"),
+            "lambda0": d(vec(m), "initial multiplier, with v0"),
+            "h": H, "T": T,
+            "symplecticity_defect": nullable(d({"type": "boolean"}, "report the symplecticity defect of one step",
+                                               False)),
+        })
+        extra = {"allOf": [HORIZON, {"oneOf": [
+            {"required": ["p0"], "allOf": forbid("v0", "lambda0")},
+            {"required": ["v0", "lambda0"], "allOf": forbid("p0")}]}]}
+        required = ["task", "model", "q0", "steps"]
+    else:
+        props.update({
+            "q1": d(vec(n), "the configuration to reach at T"),
+            "T": d(positive(), "horizon"),
+            "initial_momenta": nullable(d(vec(n), "starting guess of p0")),
+            "optimizer": ref("optimizer"),
+            "tolerance": nullable(d(positive(), "distance to q1 that counts as reached", 1e-10)),
+            "starts": nullable(d(integer(1, 10000), "starts of the endpoint search (starts x optimizer.maxeval "
+                                                    "within --max-evaluations)", 32)),
+        })
+        extra = {}
+        required = ["task", "model", "q0", "q1", "T", "steps"]
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": props, **extra}
+
+
+def scheme_in(schemes):
+    return given("scheme", {"enum": schemes})
+
+
+def holonomic(model):
+    _, _, n, _, _, _ = MODELS[model]
+    schemes = HOL_SCHEMES[model]
+    default = "prop7" if model == "s3_contact" else "rattle"
+    props = common(model, "simulate")
+    gains = {k: nullable(d(number(minimum=0), "feedback gain %s (absent: 0)" % k, 0)) for k in ("k1", "k2", "k3")}
+    gains["k4"] = nullable(d(number(minimum=0), "feedback gain k4 on L3 (absent: 0)", 0)) \
+        if model == "spherical_pendulum" else d({"type": "null"}, "k4 is for the spherical pendulum's L3 only")
+    props.update({
+        "params": params_schema(model),
+        "scheme": nullable(d(names(*schemes), "the integrator (`symplan list`)", default)),
+        "retraction": nullable(d(names(*RETRACTIONS), "lie_rattle only: the retraction", "cayley")),
+        "solver_tol": d(SOLVER_TOL, "implicit schemes only: tolerance of the Newton solve, below 1e-2", 1e-15),
+        "gains": d({"type": "object", "additionalProperties": False, "properties": gains},
+                   "feedback schemes only (required there): {k1, k2, k3, k4}; {} is the Dirac field without "
+                   "feedback"),
+        "rtol": nullable(d(positive(), "feedback_dop853 only: relative error tolerance", 1e-6)),
+        "atol": nullable(d(positive(), "feedback_dop853 only: absolute error tolerance", 1e-9)),
+        "h": H, "T": T, "steps": STEPS, "record_every": RECORD_EVERY,
+        "symplecticity_defect": nullable(d({"type": "boolean"}, "report the symplecticity defect of one step "
+                                                                "(not for shake, a two-step method)", False)),
+    })
+    required = ["task", "model", "steps"]
+    if model == "heavy_top":
+        props["R0"] = d(ref("rotation"), "initial attitude (a rotation, rounded onto SO(3))")
+        props["omega0"] = d(vec(3), "initial body angular velocity")
+        required += ["R0", "omega0"]
+    else:
+        props["q0"] = d(vec(n), "initial position, on the constraint to 1e-9 (relative)")
+        props["p0"] = d(vec(n), "initial momentum, tangent to the constraint to 1e-9 (relative)")
+        props["project"] = nullable(d({"type": "boolean"}, "project an initial state off T*Q onto it", False))
+        required += ["q0", "p0"]
+    rules = [HORIZON,
+             {"if": scheme_in(HOL_FEEDBACK), "then": {"required": ["gains"]}, "else": {"allOf": forbid("gains")}},
+             {"if": scheme_in(["feedback_dop853"]), "else": {"allOf": forbid("rtol", "atol")}},
+             {"if": scheme_in(["lie_rattle"]), "else": {"allOf": forbid("retraction")}},
+             {"if": scheme_in(HOL_EXPLICIT), "then": {"allOf": forbid("solver_tol")}},
+             {"if": scheme_in(["shake"]), "then": {"properties": {"symplecticity_defect": {"not": {"const": True}}}}}]
+    rules = [r for r in rules if "if" not in r or set(r["if"]["properties"]["scheme"]["enum"]) & set(schemes)
+             or "else" in r]
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": props,
+            "allOf": rules}
+
+
+def nonholonomic(model):
+    family, _, n, _, _, _ = MODELS[model]
+    lie = family == "nonholonomic_lie"
+    props = common(model, "simulate")
+    props.update({
+        "params": params_schema(model),
+        "scheme": nullable(d(names("lobatto"), "Lobatto IIIA-IIIB", "lobatto")),
+        "stages": nullable(d(integer(2, 4), "stages s (order 2s - 2)", 3)),
+        "lambda1": nullable(d(names("carry", "recompute"), "the first stage multiplier",
+                              "recompute" if lie else "carry")),
+        "solver_tol": SOLVER_TOL,
+        "h": H, "T": T, "steps": STEPS, "record_every": RECORD_EVERY,
+    })
+    if lie:
+        g0 = ref("rotation") if model == "suslov" else {"anyOf": [vec(3), ref("matrix3")]}
+        props.update({
+            "g0": nullable(d(g0, "initial element: a rotation (matrix or quaternion)" if model == "suslov" else
+                             "initial element of SE(2): [x, y, theta] or a 3 x 3 matrix", "identity")),
+            "mu0": d(vec(3), "initial body momentum (or xi0)"),
+            "xi0": d(vec(3), "initial body velocity (or mu0)"),
+            "retraction": nullable(d(names(*RETRACTIONS), "the retraction", "cayley")),
+        })
+        one = {"oneOf": [{"required": ["mu0"]}, {"required": ["xi0"]}]}
+    else:
+        props.update({
+            "q0": d(vec(n), "initial configuration"),
+            "p0": d(vec(n), "initial momentum (or v0), satisfying the constraint to 1e-9"),
+            "v0": d(vec(n), "initial velocity (or p0): p0 = M(q0) v0"),
+        })
+        one = {"oneOf": [{"required": ["p0"]}, {"required": ["v0"]}]}
+    required = ["task", "model", "steps"] + ([] if lie else ["q0"])
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": props,
+            "allOf": [HORIZON, one]}
+
+
+def problem_schema():
+    defs = {
+        "matrix3": {"description": "a 3 x 3 matrix as three rows", "type": "array", "minItems": 3, "maxItems": 3,
+                    "items": vec(3)},
+        "quaternion": {"description": "a non-zero quaternion [w, x, y, z] (normalised; q and -q are one "
+                                      "orientation)", **vec(4)},
+        "rotation": {"description": "a rotation: a 3 x 3 matrix with |R^T R - I| <= 1e-6 and det R > 0 (rounded "
+                                    "onto SO(3)), or a quaternion [w, x, y, z]",
+                     "anyOf": [ref("matrix3"), ref("quaternion")]},
+        "optimizer": optimizer_schema(),
+    }
+    branches = []
+    for model, (family, tasks, _, _, _, _) in MODELS.items():
+        for task in tasks:
+            key = "%s_%s" % (model, task)
+            if family == "cubic_spline":
+                defs[key] = cubic(task)
+            elif family == "vakonomic":
+                defs[key] = vakonomic(model, task)
+            elif family == "holonomic":
+                defs[key] = holonomic(model)
+            else:
+                defs[key] = nonholonomic(model)
+            defs[key]["description"] = "%s %s (%s)" % (model, task, family.replace("_lie", " on a Lie group"))
+            branches.append({"if": {"required": ["model", "task"], "properties": {
+                "model": {"const": model}, "task": {"const": task}}}, "then": ref(key)})
+    simulate_only = [m for m, v in MODELS.items() if v[1] == ["simulate"]]
+    branches.append({"if": {"required": ["model"], "properties": {"model": {"enum": simulate_only}}},
+                     "then": {"properties": {"task": {"const": "simulate"}}}})
+    return {
+        "$schema": DRAFT,
+        "$id": BASE + "problem.schema.json",
+        "title": "symplan problem file",
+        "description": "A problem for `symplan solve` and `symplan check`: every file has task and model; the "
+                       "other members depend on both. Unknown members are refused, as the reader refuses them.",
+        "type": "object",
+        "required": ["task", "model"],
+        "properties": {
+            "task": d(names("plan", "simulate"), "what to do: plan (an optimal path) or simulate (an initial "
+                                                 "value problem)"),
+            "model": d(names(*MODELS), "the model (`symplan list`)"),
+        },
+        "allOf": branches,
+        "$defs": defs,
+    }
+
+
+# --------------------------------------------------------------- the study --
+
+def study_schema():
+    path = {"type": "string", "minLength": 1,
+            "description": "a field path of the problem: members by dots, array elements by [i] "
+                           "(steps, optimizer.algorithm, targets[1].t, params.L)"}
+    return {
+        "$schema": DRAFT,
+        "$id": BASE + "study.schema.json",
+        "title": "symplan study file",
+        "description": "A study for `symplan study`: one problem over a grid of settings (vary) or a list of "
+                       "cases. Every case is read by the problem reader before anything runs.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["base"],
+        "properties": {
+            "name": nullable(d({"type": "string", "minLength": 1, "maxLength": 127},
+                               "the study's name", "the file's name without its folder and .json")),
+            "description": d({"type": "string"}, "free text"),
+            "base": d({"anyOf": [{"type": "string", "minLength": 1}, {"type": "object"}]},
+                      "a problem file (a path relative to the study file) or a problem object written inline "
+                      "(it need not be complete: the cases complete it)"),
+            "vary": d({"type": "object", "minProperties": 1, "propertyNames": path,
+                       "additionalProperties": {"type": "array", "minItems": 1}},
+                      "field paths mapped to lists of values; the cases are their cartesian product, the first "
+                      "key outermost (at most --max-cases, 10^5 by default)"),
+            "cases": d({"type": "array", "minItems": 1,
+                        "items": {"type": "object", "propertyNames": path,
+                                  "description": "an override: field paths mapped to any JSON value"}},
+                       "a list of override objects, one per case (at most --max-cases, 10^5 by default)"),
+        },
+        "oneOf": [{"required": ["vary"]}, {"required": ["cases"]}],
+    }
+
+
+# -------------------------------------------------------------- the result --
+
+STATUSES = ["converged", "ok", "stopval_reached", "stalled", "maxeval_reached", "maxtime_reached",
+            "target_not_reached", "interrupted", "newton_failed", "singular_matrix", "non_finite", "domain_error",
+            "model_failed", "step_size_underflow", "too_many_steps", "out_of_memory", "invalid_argument",
+            "io_error", "optimizer_failed"]
+
+
+def result_schema():
+    real = {"type": ["number", "null"]}
+    count = {"type": "integer", "minimum": 0}
+    numbers = {"type": "array", "items": ref("real")}
+    column = {"description": "one value per row, or one row of numbers per row",
+              "type": "array", "items": {"anyOf": [ref("real"), ref("numbers")]}}
+    work = {"type": "object", "additionalProperties": False, "required": ["attempted_steps"], "properties": {
+        "attempted_steps": d(count, "every step tried, an adaptive method's rejected ones included"),
+        "newton_iterations": d(count, "implicit schemes: Newton iterations of the run"),
+        "mean_iterations": d(real, "implicit schemes: Newton iterations per step"),
+        "max_iterations": d(count, "implicit schemes: most Newton iterations of a step"),
+        "solver": d({"type": "string"}, "the implicit solver"),
+        "rhs_evaluations": d(count, "explicit schemes: right-hand side evaluations"),
+        "rejected_steps": d(count, "explicit schemes: steps an adaptive method rejected"),
+        "exact_flows": d(count, "splittings: exact flows taken")}}
+    timing = {"type": "object", "additionalProperties": False, "patternProperties": {
+        "_seconds$": d(real, "wall time (left out of a study's case files)"),
+        "_sweeps$": d(count, "sweeps of the step map")}}
+    trajectory = {"type": "object", "required": ["t"], "properties": {
+        "t": d(numbers, "the times of the rows"),
+        "coordinates": d({"type": "array", "items": {"type": "string"}}, "the names of the model's coordinates")},
+        "additionalProperties": column}
+    settings = {"type": "object", "properties": {
+        "scheme": d({"type": "string"}, "the scheme that ran"),
+        "params": d({"type": "object", "additionalProperties": {"anyOf": [ref("real"), ref("numbers"),
+                                                                           {"type": "string"}]}},
+                    "every parameter of the model, and the potential's name"),
+        "gains": d({"type": "object", "additionalProperties": ref("real")}, "the feedback gains")},
+        "additionalProperties": True}
+    props = {
+        "task": d(names("plan", "simulate"), "the task of the problem"),
+        "model": d(names(*MODELS), "the model of the problem"),
+        "status": d(names(*STATUSES), "how the run ended: converged, ok, stopval_reached (exit 0); stalled, "
+                                      "maxeval_reached, maxtime_reached, target_not_reached (exit 3); interrupted "
+                                      "(exit 130, 143); what failed (exit 4)"),
+        "message": d({"type": "string"}, "what the status means, when it is not a success"),
+        "steps": d(count, "steps taken"),
+        "failed_at_step": d(count, "the step where the run failed"),
+        "interrupted_at_step": d(count, "the step where the run was stopped on request"),
+        "non_finite_values": d(count, "how many numbers were not finite (written as null)"),
+        "non_finite_at": d({"type": "string"}, "the path of the first of them"),
+        "method": d({"type": "string"}, "the plan's method"),
+        "optimizer_result": d({"type": "string"}, "NLopt's own result"),
+        "cost": d(real, "the cost J"), "running_cost": d(real, "its running part"),
+        "target_cost": d(real, "its keyframe part"),
+        "optimality_residual": d(real, "scaled residual of the optimality conditions"),
+        "tolerance": d(real, "the residual that counts as converged"),
+        "iterations": d(count, "Newton iterations; NLopt evaluations for single shooting"),
+        "factorizations": d(count, "Jacobian factorizations"), "sweeps": d(count, "sweeps of the step map"),
+        "starts": d({"anyOf": [count, {"type": "array", "items": {"type": "object"}}]},
+                    "each start's status, cost, iterations and sigma stages; endpoint plans: how many starts"),
+        "initial_velocity": d(numbers, "xi(0)"), "final_velocity": d(numbers, "xi(T)"),
+        "initial_momenta": d(numbers, "(nu0, p0), or an endpoint plan's p0"),
+        "terminal_residual": d({"type": "object", "properties": {"norm": ref("real")},
+                                "additionalProperties": ref("numbers")}, "nu_N+, p_N and their norm"),
+        "targets": d({"type": "array", "items": {"type": "object"}}, "per keyframe: time, step, target, reached "
+                                                                     "point and distance"),
+        "kicks": d({"type": "array", "items": {"type": "object"}}, "the momentum kick at each keyframe"),
+        "trajectory": d(trajectory, "rows at t of the state (every record_every steps and the last)"),
+        "work": d(work, "the work of a simulation"),
+        "timing": d(timing, "wall times and sweep counts"),
+        "diagnostics": d({"type": "object", "additionalProperties": ref("real")},
+                         "errors and drifts, each a number (null when not finite): energy_error, "
+                         "constraint_residual, one <integral>_drift per first integral, ..."),
+        "settings": d(settings, "the settings the run used, defaults included"),
+        "initial_projection": d({"type": "object"}, "how far \"project\": true moved the initial state"),
+        "case": d({"type": "object", "required": ["index", "problem"], "properties": {
+            "index": count, "values": {"type": "object"},
+            "problem": {"type": "object", "description": "the case's full problem (problem.schema.json)"}}},
+            "a study's case: its index, varied values and full problem"),
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": BASE + "result.schema.json",
+        "title": "symplan result file",
+        "description": "What `symplan solve` writes (and a study's case files). The head, trajectory, work and "
+                       "timing are common to every family; the other members vary with the family and are "
+                       "typed where known.",
+        "type": "object",
+        "required": ["task", "model", "status"],
+        "properties": props,
+        "additionalProperties": True,
+        "dependentRequired": {"failed_at_step": ["message"], "interrupted_at_step": ["message"]},
+        "$defs": {"real": d(real, "a number; null where it was not finite"),
+                  "numbers": d(numbers, "an array of numbers (null where not finite)")},
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = {"problem.schema.json": problem_schema(), "study.schema.json": study_schema(),
+           "result.schema.json": result_schema()}
+    stale = []
+    for name, schema in out.items():
+        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        path = os.path.join(here, name)
+        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if old != text:
+            stale.append(name)
+            if "--check" not in sys.argv:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+    if "--check" in sys.argv and stale:
+        print("schema/generate.py: stale: " + ", ".join(stale) + " (run /usr/bin/python3 schema/generate.py)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
