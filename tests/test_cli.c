@@ -388,7 +388,7 @@ static const hol_file hol_files[] = {
     {"s3_contact_hopf.json", 1e-14, 1e-14, 0, 1.5e-3, {"lambda"}, 1e-13, {"q_squared", "q_dot_p"}, 0, 501},
 };
 
-Test(cli, solve_holonomic_examples_reports_their_invariants, .timeout = 60)
+Test(cli, solve_holonomic_examples_reports_their_invariants, .timeout = 180)
 {
     char dir[PATH_SIZE];
     scratch_dir(dir, "solve-hol");
@@ -465,7 +465,7 @@ static const nh_file nh_files[] = {
     {"suslov.json", 1e-7, 2e-6, {0}, 0, 1, 501},
 };
 
-Test(cli, solve_nonholonomic_examples_reports_their_invariants, .timeout = 60)
+Test(cli, solve_nonholonomic_examples_reports_their_invariants, .timeout = 180)
 {
     char dir[PATH_SIZE];
     scratch_dir(dir, "solve-nh");
