@@ -677,9 +677,9 @@ Test(failures, resource_limits_refuse_a_problem_with_the_option_that_raises_them
                    "above the limit 100 KiB", "--max-memory 100K");
     /* a bad value of an option */
     expect_refused(dir, (const char *[]){"solve", problem, "--max-steps", "many", NULL}, NULL, EXIT_BAD_INPUT,
-                   "symplan: --max-steps: ", "positive whole number", "--max-steps many");
+                   "symplan solve: --max-steps: ", "positive whole number", "--max-steps many");
     expect_refused(dir, (const char *[]){"check", problem, "--max-memory", "8X", NULL}, NULL, EXIT_BAD_INPUT,
-                   "symplan: --max-memory: ", "size in bytes", "--max-memory 8X");
+                   "symplan check: --max-memory: ", "size in bytes", "--max-memory 8X");
     remove_tree(dir);
 }
 

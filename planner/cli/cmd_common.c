@@ -1,6 +1,4 @@
 /* What the subcommands share when they talk to the terminal (sp_commands.h). */
-#include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,67 +56,6 @@ int sp_cmd_write_text(const char *out_path, const char *text, size_t length)
     }
     if (sp_output_commit_text(&out, text, length, why, sizeof why) != SP_OK) {
         sp_cmd_error(out_path ? out_path : "symplan", NULL, why);
-        return 1;
-    }
-    return 0;
-}
-
-/* A positive count ("1000000", "1e7"), or with `units` a size with K, M, G or T. */
-static int parse_amount(const char *text, int units, double *out)
-{
-    char *end;
-    double x = strtod(text, &end);
-    if (end == text || !isfinite(x)) return -1;
-    if (units && *end) {
-        static const char suffixes[] = "KMGT";
-        const char *at = strchr(suffixes, toupper((unsigned char)*end));
-        if (!at) return -1;
-        x *= pow(1024.0, (double)(at - suffixes + 1));
-        ++end;
-        if (*end == 'i' || *end == 'I') ++end;
-        if (*end == 'B' || *end == 'b') ++end;
-    }
-    if (*end || !(x >= 1.0) || (!units && (x != floor(x) || x > 1e15))) return -1;
-    *out = x;
-    return 0;
-}
-
-int sp_cmd_limit_option(int argc, char **argv, int *i, sp_limits *limits)
-{
-    static const struct {
-        const char *name;
-        int units;
-    } options[] = {
-        {"--max-steps", 0}, {"--max-evaluations", 0}, {"--max-targets", 0}, {"--max-cases", 0}, {"--max-memory", 1}};
-    const char *arg = argv[*i];
-    for (int k = 0; k < 5; ++k) {
-        size_t n = strlen(options[k].name);
-        if (strncmp(arg, options[k].name, n) != 0 || (arg[n] != '\0' && arg[n] != '=')) continue;
-        const char *value = arg[n] == '=' ? arg + n + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
-        double x;
-        if (!value || parse_amount(value, options[k].units, &x) != 0) {
-            sp_cmd_error("symplan", options[k].name,
-                         options[k].units ? "needs a size in bytes, or with K, M, G or T (like 512M or 8G)"
-                                          : "needs a positive whole number");
-            return -1;
-        }
-        if (arg[n] != '=') ++*i;
-        switch (k) {
-        case 0:
-            limits->steps = (long)x;
-            break;
-        case 1:
-            limits->evaluations = (long)x;
-            break;
-        case 2:
-            limits->targets = (long)x;
-            break;
-        case 3:
-            limits->cases = (long)x;
-            break;
-        default:
-            limits->memory = x;
-        }
         return 1;
     }
     return 0;

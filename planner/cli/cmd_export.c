@@ -1,4 +1,5 @@
 /* symplan export RESULT.json --csv FILE: the trajectory of a result as CSV. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,26 +7,38 @@
 #include "planner/cli/sp_commands.h"
 #include "planner/plot/sp_plot.h"
 
-static int usage(void)
-{
-    fputs("usage: symplan export RESULT.json --csv FILE\n", stderr);
-    return 2;
-}
+typedef struct export_args {
+    const char *input, *csv;
+} export_args;
 
-int sp_cmd_export(int argc, char **argv)
+static const sp_cmd_option export_options[] = {
+    {.name = "--csv",
+     .value = "FILE",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(export_args, csv),
+     .required = 1,
+     .meaning = "write the trajectory as CSV to FILE ('-': standard output)"},
+    {.name = NULL}};
+
+static int cmd_export(int argc, char **argv);
+
+const sp_command sp_command_export = {
+    .name = "export",
+    .summary = "write a result's trajectory as CSV, one row per time, numbers that read back bitwise",
+    .operand = "RESULT.json",
+    .operand_meaning = "a result of solve",
+    .operand_offset = offsetof(export_args, input),
+    .options = export_options,
+    .run = cmd_export};
+
+static int cmd_export(int argc, char **argv)
 {
-    const char *input = NULL, *csv_path = NULL;
-    for (int i = 0; i < argc; ++i) {
-        if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc)
-            csv_path = argv[++i];
-        else if (!input && argv[i][0] != '-')
-            input = argv[i];
-        else
-            return usage();
-    }
-    if (!input || !csv_path) return usage();
+    export_args a = {0};
+    int rc = sp_cmd_parse(&sp_command_export, argc, argv, &a);
+    if (rc >= 0) return rc;
+    const char *input = a.input, *csv_path = a.csv;
     cJSON *doc;
-    int rc = sp_cmd_read_json(input, &doc);
+    rc = sp_cmd_read_json(input, &doc);
     if (rc) return rc;
     char *csv = NULL;
     size_t length = 0;

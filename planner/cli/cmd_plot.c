@@ -1,6 +1,7 @@
 /* symplan plot RESULT.json|DIR [-o FIG.svg] [--x FIELD] [--y FIGURE] [--error]: the
  * picture of a result, or of the study in DIR (its summary.json, which may also be named
  * directly), as a self-contained SVG (standard output without -o). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,31 +10,53 @@
 #include "planner/cli/sp_commands.h"
 #include "planner/plot/sp_plot.h"
 
-static int usage(void)
-{
-    fputs("usage: symplan plot RESULT.json|DIR -o FIG.svg [--x FIELD] [--y FIGURE] [--error]\n", stderr);
-    return 2;
-}
+typedef struct plot_args {
+    const char *input, *out;
+    sp_study_plot_options opt;
+} plot_args;
 
-int sp_cmd_plot(int argc, char **argv)
+static const sp_cmd_option plot_options[] = {{.name = "-o",
+                                              .value = "FIG.svg",
+                                              .kind = SP_OPT_TEXT,
+                                              .offset = offsetof(plot_args, out),
+                                              .meaning = "write the SVG to FIG.svg ('-': standard output)",
+                                              .fallback = "standard output"},
+                                             {.name = "--x",
+                                              .value = "FIELD",
+                                              .kind = SP_OPT_TEXT,
+                                              .offset = offsetof(plot_args, opt.x),
+                                              .meaning = "study: the varied field along x",
+                                              .fallback = "the first numeric varied field"},
+                                             {.name = "--y",
+                                              .value = "FIGURE",
+                                              .kind = SP_OPT_TEXT,
+                                              .offset = offsetof(plot_args, opt.y),
+                                              .meaning = "study: the figure along y, any number of the summary rows",
+                                              .fallback = "cost, else energy_error"},
+                                             {.name = "--error",
+                                              .offset = offsetof(plot_args, opt.error),
+                                              .meaning = "study: draw the difference to the next finer case instead",
+                                              .fallback = "off"},
+                                             {.name = NULL}};
+
+static int cmd_plot(int argc, char **argv);
+
+const sp_command sp_command_plot = {
+    .name = "plot",
+    .summary = "draw a result, or a study from its folder's summary.json, as a self-contained SVG",
+    .operand = "RESULT.json|DIR",
+    .operand_meaning = "a result of solve, a study's folder, or its summary.json",
+    .operand_offset = offsetof(plot_args, input),
+    .options = plot_options,
+    .run = cmd_plot};
+
+static int cmd_plot(int argc, char **argv)
 {
-    const char *input = NULL, *out_path = NULL;
-    sp_study_plot_options opt = {0};
-    for (int i = 0; i < argc; ++i) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out_path = argv[++i];
-        else if (strcmp(argv[i], "--x") == 0 && i + 1 < argc)
-            opt.x = argv[++i];
-        else if (strcmp(argv[i], "--y") == 0 && i + 1 < argc)
-            opt.y = argv[++i];
-        else if (strcmp(argv[i], "--error") == 0)
-            opt.error = 1;
-        else if (!input && argv[i][0] != '-')
-            input = argv[i];
-        else
-            return usage();
-    }
-    if (!input) return usage();
+    plot_args a = {0};
+    int rc = sp_cmd_parse(&sp_command_plot, argc, argv, &a);
+    if (rc >= 0) return rc;
+    const char *input = a.input, *out_path = a.out;
+    const sp_study_plot_options opt = a.opt;
 
     /* a study: its directory, or its summary.json named directly */
     struct stat st;
@@ -49,7 +72,7 @@ int sp_cmd_plot(int argc, char **argv)
         file = summary_path;
     }
     cJSON *doc;
-    int rc = sp_cmd_read_json(file, &doc);
+    rc = sp_cmd_read_json(file, &doc);
     if (rc) return rc;
     study = study || sp_plot_is_study_summary(doc);
     if (!study && (opt.x || opt.y || opt.error)) {

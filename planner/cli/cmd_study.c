@@ -1,4 +1,4 @@
-/* symplan study STUDY.json -o DIR [-j N] [-v]: runs every case of a study (planner/
+/* symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]: runs every case of a study (planner/
  * sp_study.h) into DIR, in worker processes on one machine or over MPI ranks, skipping
  * the cases whose complete result DIR already holds, and keeps DIR/summary.json and
  * DIR/summary.csv up to date as cases finish.
@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,6 @@
 #include "problems/sp_result_file.h"
 
 enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
-
-static void usage(void)
-{
-    fputs("usage: symplan study STUDY.json -o DIR [-j N] [-v] [--max-cases N] [--max-steps N] ...\n", stderr);
-}
 
 /* "where: [cases[i]: ][path: ]message" on one line (sp_cmd_error). */
 static void error_line(const char *where, long case_index, const char *path, const char *message)
@@ -662,54 +658,82 @@ static int share_and_run(study_run *r, int rank, int size, size_t *todo, int rea
 
 typedef struct study_args {
     const char *file, *dir;
-    int jobs, verbose;
+    long jobs;
+    int verbose;
     sp_limits limits;
 } study_args;
+
+/* More workers than this on one machine is a typo. */
+#define MAX_JOBS 4096
+
+static int cmd_study(int argc, char **argv);
+
+static const sp_cmd_option study_options[] = {
+    {.name = "-o",
+     .value = "DIR",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(study_args, dir),
+     .required = 1,
+     .meaning = "the folder of the case files and the summary (created; complete cases are kept)"},
+    {.name = "-j",
+     .value = "N",
+     .kind = SP_OPT_COUNT,
+     .offset = offsetof(study_args, jobs),
+     .max = MAX_JOBS,
+     .meaning = "run up to N cases at once in worker processes",
+     .fallback = "the online processors"},
+    {.name = "-v",
+     .offset = offsetof(study_args, verbose),
+     .meaning = "print one line per case on stderr",
+     .fallback = "a status line on a terminal only"},
+    {.name = NULL}};
+
+const sp_command sp_command_study = {
+    .name = "study",
+    .summary = "run every case of a study into DIR, in parallel and resumable, with DIR/summary.json and .csv",
+    .operand = "STUDY.json",
+    .operand_meaning = "the study file: a base problem and the settings to vary",
+    .operand_offset = offsetof(study_args, file),
+    .options = study_options,
+    .limits = 1,
+    .limits_offset = offsetof(study_args, limits),
+    .run = cmd_study};
 
 static int parse_args(int argc, char **argv, study_args *a)
 {
     *a = (study_args){.limits = sp_limits_default()};
-    for (int i = 0; i < argc; ++i) {
-        int limit = sp_cmd_limit_option(argc, argv, &i, &a->limits);
-        if (limit < 0) return -1;
-        if (limit > 0) continue;
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-            a->dir = argv[++i];
-        } else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
-            char *end;
-            long j = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || j < 1 || j > 4096) {
-                error_line("symplan study", -1, "-j", "must be a number of workers from 1 to 4096");
-                return -1;
-            }
-            a->jobs = (int)j;
-        } else if (strcmp(argv[i], "-v") == 0) {
-            a->verbose = 1;
-        } else if (!a->file && argv[i][0] != '-') {
-            a->file = argv[i];
-        } else {
-            usage();
-            return -1;
-        }
-    }
-    if (!a->file || !a->dir || !a->dir[0]) {
-        usage();
-        return -1;
-    }
+    int rc = sp_cmd_parse(&sp_command_study, argc, argv, a);
+    if (rc >= 0) return rc;
+    if (!a->dir[0]) return sp_cmd_usage_error(&sp_command_study, "option '-o' needs a folder's name");
     if (a->jobs == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        a->jobs = cpus > 0 ? (int)(cpus < 4096 ? cpus : 4096) : 1;
+        a->jobs = cpus > 0 ? (cpus < MAX_JOBS ? cpus : MAX_JOBS) : 1;
     }
-    return 0;
+    return -1;
 }
 
-/* Reads and validates the study; prints the one error line (when `speak`). */
-static int load_study(const study_args *a, sp_study **study, int speak)
+int sp_cmd_load_study(const char *file, const sp_limits *limits, int speak, sp_study **study)
 {
     sp_study_error err;
-    if (sp_study_read_file_limited(a->file, &a->limits, study, &err) == SP_OK) return EXIT_DONE;
-    if (speak) error_line(a->file, err.case_index, err.input.path, err.input.message);
+    if (sp_study_read_file_limited(file, limits, study, &err) == SP_OK) return EXIT_DONE;
+    if (speak) error_line(file, err.case_index, err.input.path, err.input.message);
     return EXIT_BAD_INPUT;
+}
+
+/* Large enough for any file the study or problem reader takes (both stop at 64 MiB). */
+#define STUDY_SNIFF_MAX_BYTES (64L << 20)
+
+int sp_cmd_is_study_file(const char *file)
+{
+    cJSON *doc;
+    sp_input_error err;
+    if (sp_json_read_document(file, STUDY_SNIFF_MAX_BYTES, &doc, &err) != SP_OK) return 0;
+    static const char *const study_members[] = {"base", "vary", "cases"};
+    int study = 0;
+    for (size_t k = 0; k < sizeof study_members / sizeof study_members[0]; ++k)
+        study |= cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, study_members[k]) != NULL;
+    cJSON_Delete(doc);
+    return study;
 }
 
 /* The cases without a complete result in DIR (their list in todo, count returned);
@@ -753,7 +777,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
 {
     (void)size;
     sp_study *study = NULL;
-    int rc = load_study(a, &study, rank == 0);
+    int rc = sp_cmd_load_study(a->file, &a->limits, rank == 0, &study);
     if (rc) return rc;
     char why[512];
     if (rank == 0 && make_dir(a->dir, why, sizeof why) != 0) {
@@ -795,7 +819,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     const int local = ready && !use_mpi;
     if (local) {
         sigprocmask(SIG_BLOCK, &stops, &r.worker_mask);
-        run_local(&r, todo, r.to_run, a->jobs);
+        run_local(&r, todo, r.to_run, (int)a->jobs);
     }
 
     rc = EXIT_DONE;
@@ -834,10 +858,11 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     return rc;
 }
 
-int sp_cmd_study(int argc, char **argv)
+static int cmd_study(int argc, char **argv)
 {
     study_args a;
-    if (parse_args(argc, argv, &a) != 0) return EXIT_BAD_INPUT;
+    int parsed = parse_args(argc, argv, &a);
+    if (parsed >= 0) return parsed;
     int rank = 0, size = 1;
 #ifdef SP_HAVE_MPI
     /* MPI starts threads, which inherit the signal mask: started with the stop signals

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <nlopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +23,6 @@ enum {
     EXIT_FAILED = 4,        /* result written: newton_failed, singular_matrix, non_finite, … */
     EXIT_SIGNAL = 128       /* + the signal: interrupted, the partial result written */
 };
-
-static void usage(FILE *f)
-{
-    fputs("usage: symplan solve FILE.json [-o OUT.json] [--summary] [-v] [LIMITS]\n"
-          "       symplan check FILE.json [LIMITS]\n"
-          "       symplan list\n"
-          "       symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]\n"
-          "       symplan plot RESULT.json|DIR -o FIG.svg\n"
-          "       symplan export RESULT.json --csv FILE\n"
-          "LIMITS: --max-steps N (default 10000000), --max-evaluations N (1000000),\n"
-          "        --max-targets N (10000), --max-cases N (100000), --max-memory SIZE (4G)\n",
-          f);
-}
 
 /* ------------------------------------------------------------ signals -- */
 
@@ -74,26 +62,42 @@ static int read_problem(const char *file, const sp_limits *limits, sp_problem *p
     return EXIT_RESULT;
 }
 
+typedef struct check_args {
+    const char *file;
+    sp_limits limits;
+} check_args;
+
+static int cmd_check(int argc, char **argv);
+
+const sp_command sp_command_check = {
+    .name = "check",
+    .summary = "validate a problem file, or a study file and every case it expands to, without running anything",
+    .operand = "FILE.json",
+    .operand_meaning = "the problem or study file; prints 'ok', or for a study 'FILE.json: ok (N cases)'",
+    .operand_offset = offsetof(check_args, file),
+    .limits = 1,
+    .limits_offset = offsetof(check_args, limits),
+    .run = cmd_check};
+
+/* A study is checked case by case as `study` reads it before it runs anything. */
+static int check_study(const char *file, const sp_limits *limits)
+{
+    sp_study *study;
+    int rc = sp_cmd_load_study(file, limits, 1, &study);
+    if (rc) return rc;
+    printf("%s: ok (%zu cases)\n", file, sp_study_case_count(study));
+    sp_study_free(study);
+    return EXIT_RESULT;
+}
+
 static int cmd_check(int argc, char **argv)
 {
-    const char *file = NULL;
-    sp_limits limits = sp_limits_default();
-    for (int i = 0; i < argc; ++i) {
-        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
-        if (limit < 0) return EXIT_BAD_INPUT;
-        if (limit > 0) continue;
-        if (file || argv[i][0] == '-') {
-            usage(stderr);
-            return EXIT_BAD_INPUT;
-        }
-        file = argv[i];
-    }
-    if (!file) {
-        usage(stderr);
-        return EXIT_BAD_INPUT;
-    }
+    check_args a = {.limits = sp_limits_default()};
+    int rc = sp_cmd_parse(&sp_command_check, argc, argv, &a);
+    if (rc >= 0) return rc;
+    if (sp_cmd_is_study_file(a.file)) return check_study(a.file, &a.limits);
     sp_problem pb;
-    int rc = read_problem(file, &limits, &pb);
+    rc = read_problem(a.file, &a.limits, &pb);
     if (rc) return rc;
     sp_problem_free(&pb);
     puts("ok");
@@ -240,35 +244,50 @@ static int result_exit(const char *file, const char *where, const cJSON *result)
     }
 }
 
+typedef struct solve_args {
+    const char *file, *out;
+    int summary, verbose;
+    sp_limits limits;
+} solve_args;
+
+static const sp_cmd_option solve_options[] = {
+    {.name = "-o",
+     .value = "OUT.json",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(solve_args, out),
+     .meaning = "write the result to OUT.json ('-': standard output), whole or not at all",
+     .fallback = "standard output"},
+    {.name = "--summary",
+     .offset = offsetof(solve_args, summary),
+     .meaning = "print a few lines about the result (on stderr when the result goes to stdout)",
+     .fallback = "off"},
+    {.name = "-v",
+     .offset = offsetof(solve_args, verbose),
+     .meaning = "print progress on stderr, one line at a time, also when it is not a terminal",
+     .fallback = "only on a terminal"},
+    {.name = NULL}};
+
+static int cmd_solve(int argc, char **argv);
+
+const sp_command sp_command_solve = {.name = "solve",
+                                     .summary = "run a problem's task (plan or simulate) and write its result as JSON",
+                                     .operand = "FILE.json",
+                                     .operand_meaning = "the problem file",
+                                     .operand_offset = offsetof(solve_args, file),
+                                     .options = solve_options,
+                                     .limits = 1,
+                                     .limits_offset = offsetof(solve_args, limits),
+                                     .run = cmd_solve};
+
 static int cmd_solve(int argc, char **argv)
 {
-    const char *file = NULL, *out_path = NULL;
-    int summary = 0, verbose = 0;
-    sp_limits limits = sp_limits_default();
-    for (int i = 0; i < argc; ++i) {
-        int limit = sp_cmd_limit_option(argc, argv, &i, &limits);
-        if (limit < 0) return EXIT_BAD_INPUT;
-        if (limit > 0) continue;
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out_path = argv[++i];
-        else if (strcmp(argv[i], "--summary") == 0)
-            summary = 1;
-        else if (strcmp(argv[i], "-v") == 0)
-            verbose = 1;
-        else if (!file && argv[i][0] != '-')
-            file = argv[i];
-        else {
-            usage(stderr);
-            return EXIT_BAD_INPUT;
-        }
-    }
-    if (!file) {
-        usage(stderr);
-        return EXIT_BAD_INPUT;
-    }
+    solve_args a = {.limits = sp_limits_default()};
+    int rc = sp_cmd_parse(&sp_command_solve, argc, argv, &a);
+    if (rc >= 0) return rc;
+    const char *file = a.file, *out_path = a.out;
     catch_stop_signals(); /* before anything runs, so that no interrupt is lost */
     sp_problem pb;
-    int rc = read_problem(file, &limits, &pb);
+    rc = read_problem(file, &a.limits, &pb);
     if (rc) return rc;
 
     char why[512];
@@ -281,7 +300,7 @@ static int cmd_solve(int argc, char **argv)
 
     solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
     sp_progress reporter = {
-        .report = progress.terminal || verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
+        .report = progress.terminal || a.verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
     cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
     add_input(result, file);
@@ -299,7 +318,7 @@ static int cmd_solve(int argc, char **argv)
         rc = EXIT_INTERNAL;
     } else {
         /* never mix the summary into a JSON result on standard output */
-        if (summary) print_summary(to_stdout ? stderr : stdout, &pb, result, where);
+        if (a.summary) print_summary(to_stdout ? stderr : stdout, &pb, result, where);
         rc = result_exit(file, where, result);
     }
     cJSON_Delete(result);
@@ -307,8 +326,17 @@ static int cmd_solve(int argc, char **argv)
     return rc;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv);
+
+const sp_command sp_command_list = {
+    .name = "list",
+    .summary = "list the groups, retractions, schemes, models and NLopt algorithms a problem file can name",
+    .run = cmd_list};
+
+static int cmd_list(int argc, char **argv)
 {
+    int rc = sp_cmd_parse(&sp_command_list, argc, argv, NULL);
+    if (rc >= 0) return rc;
     printf("groups:");
     for (size_t i = 0; sp_group_at(i); ++i) printf(" %s", sp_group_at(i)->name);
     printf("\nretractions:");
@@ -331,28 +359,27 @@ static int cmd_list(void)
     return EXIT_RESULT;
 }
 
+/* `symplan --help` and `symplan --version` are the commands help and version. */
+static const char *command_name(const char *arg)
+{
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) return "help";
+    if (strcmp(arg, "--version") == 0) return "version";
+    return arg;
+}
+
 int main(int argc, char **argv)
 {
     /* past a file size limit (ulimit -f) writes fail with EFBIG and are reported like a
      * full disk, instead of the process being killed with a half-written temporary */
     signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
-        usage(stderr);
+        sp_cmd_print_overview(stderr);
         return EXIT_BAD_INPUT;
     }
-    if (strcmp(argv[1], "solve") == 0) return cmd_solve(argc - 2, argv + 2);
-    if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
-    if (strcmp(argv[1], "list") == 0) return cmd_list();
-    if (strcmp(argv[1], "study") == 0) return sp_cmd_study(argc - 2, argv + 2);
-    if (strcmp(argv[1], "plot") == 0) return sp_cmd_plot(argc - 2, argv + 2);
-    if (strcmp(argv[1], "export") == 0) return sp_cmd_export(argc - 2, argv + 2);
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
-        return EXIT_RESULT;
-    }
+    const sp_command *cmd = sp_command_named(command_name(argv[1]));
+    if (cmd) return cmd->run(argc - 2, argv + 2);
     char message[128];
-    snprintf(message, sizeof message, "unknown command '%.64s'", argv[1]);
+    snprintf(message, sizeof message, "unknown command '%.64s' (see symplan help)", argv[1]);
     sp_cmd_error("symplan", NULL, message);
-    usage(stderr);
     return EXIT_BAD_INPUT;
 }
