@@ -85,7 +85,13 @@ sp_status sp_run_drive(const sp_stepper *s, const sp_run_settings *set, sp_run *
             st = SP_ERR_TOO_MANY_STEPS;
             break;
         }
-        const sp_run_interval iv = {.index = k, .count = N, .t0 = k * h, .t1 = k + 1 == N ? set->T : (k + 1) * h, .h = h, .budget = left, .progress = set->progress};
+        const sp_run_interval iv = {.index = k,
+                                    .count = N,
+                                    .t0 = k * h,
+                                    .t1 = k + 1 == N ? set->T : (k + 1) * h,
+                                    .h = h,
+                                    .budget = left,
+                                    .progress = set->progress};
         st = s->advance(s->self, &iv, &run->work);
         if (st != SP_OK) break;
         run->steps_done = k + 1;

@@ -35,8 +35,8 @@ typedef struct sp_simulation_ops {
 typedef double *(*sp_drift_add_fn)(void *ctx, const char *name, int rows);
 
 typedef struct sp_family {
-    const char *name; /* as the problem reader's family of the same models */
-    unsigned kinds; /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
+    const char *name;                    /* as the problem reader's family of the same models */
+    unsigned kinds;                      /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
     const sp_simulation_ops *simulation; /* NULL when the family has no simulate task */
     /* The plan task; NULL when the family has none. */
     cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);

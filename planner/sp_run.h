@@ -78,7 +78,7 @@ typedef struct sp_run {
     sp_run_work work;
     double seconds; /* wall time of the stepping */
     int rows;
-    double *t;                         /* rows */
+    double *t;                        /* rows */
     double *field[SP_RUN_MAX_FIELDS]; /* rows x fields[f].width each */
 } sp_run;
 

@@ -11,7 +11,6 @@
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
 
-
 int sp_model_info_at(size_t i, sp_model_info *out)
 {
     for (size_t f = 0; problem_family_at(f); ++f) {

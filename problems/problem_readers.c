@@ -119,9 +119,8 @@ int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
     int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
     if (has_T < 0 || has_h < 0) return -1;
     if (!has_T && !has_h)
-        return json_fail(root, missing_key, "missing: give %s", strcmp(missing_key, "T") == 0
-                                                                     ? "the horizon T or the step h"
-                                                                     : "the step h or the horizon T");
+        return json_fail(root, missing_key, "missing: give %s",
+                         strcmp(missing_key, "T") == 0 ? "the horizon T or the step h" : "the step h or the horizon T");
     if (has_T && has_h && fabs(h * p->steps - p->T) > 1e-12 * p->T)
         return json_fail(root, "h", "is inconsistent with T/steps = %.17g", p->T / p->steps);
     if (!has_T) p->T = h * p->steps;

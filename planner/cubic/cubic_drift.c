@@ -50,4 +50,3 @@ sp_status sp_cubic_drift(const cJSON *root, const char *model, const sp_traj *tr
     }
     return SP_OK;
 }
-

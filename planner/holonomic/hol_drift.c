@@ -41,8 +41,7 @@ sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, 
     double *line[2 + SP_HOL_MAX_INTEGRALS + 2] = {0};
     int lines = 0, ok = 1;
     if (nm) {
-        for (size_t i = 0; ok && i < nm; ++i)
-            ok = (line[lines++] = add(ctx, type->monitor_labels[i], rows)) != NULL;
+        for (size_t i = 0; ok && i < nm; ++i) ok = (line[lines++] = add(ctx, type->monitor_labels[i], rows)) != NULL;
     } else {
         ok = (line[lines++] = add(ctx, "constraint |g(q)|", rows)) != NULL &&
              (line[lines++] = add(ctx, "hidden constraint |G(q) M⁻¹p|", rows)) != NULL;
@@ -75,4 +74,3 @@ sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, 
     free(b);
     return SP_OK;
 }
-

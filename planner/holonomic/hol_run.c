@@ -164,8 +164,10 @@ static sp_status run_step(sp_hol_system *sys, const sp_run_interval *iv, double 
              * (sp_progress.h) is checked between them, not only between output steps */
             if (sp_progress_stopped(iv->progress)) return SP_ERR_INTERRUPTED;
             sys->control.max_steps = iv->budget - (sp_erk_get_stats(sys->erk).steps - before);
-            if (sys->control.max_steps < 1) st = SP_ERR_TOO_MANY_STEPS;
-            else st = sp_erk_evolve(sys->erk, &sys->control, &t, iv->t1, &sys->h_proposal, x);
+            if (sys->control.max_steps < 1)
+                st = SP_ERR_TOO_MANY_STEPS;
+            else
+                st = sp_erk_evolve(sys->erk, &sys->control, &t, iv->t1, &sys->h_proposal, x);
         }
         work->attempts += sp_erk_get_stats(sys->erk).steps - before;
         return st;
@@ -300,7 +302,7 @@ static void take_outcome(const sp_hol_system *sys, sp_run *loop, sp_hol_run *run
     run->seconds = loop->seconds;
     run->rejected = loop->work.rejected_steps;
     run->max_iterations = loop->work.max_iterations;
-    run->work = sys->erk ? loop->work.rhs_evaluations
+    run->work = sys->erk         ? loop->work.rhs_evaluations
                 : sys->splitting ? loop->work.exact_flows
                                  : loop->work.newton_iterations;
     run->rows = loop->rows;
@@ -380,7 +382,6 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     sp_params_add_json(settings, SP_PARAM_SPEC(type), &hp->params);
 }
 
-
 static void diagnostics_json(const sp_hol_system *sys, const sp_hol_run *run, cJSON *result)
 {
     const sp_hol_model_type *type = sys->bound.type;
@@ -447,9 +448,8 @@ static void hol_release(void *self) { sp_hol_system_release(&((hol_simulation *)
 const sp_family sp_holonomic_family = {
     .name = "holonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
-    .simulation = &(const sp_simulation_ops){.size = sizeof(hol_simulation),
-                                             .init = hol_init,
-                                             .report = hol_report,
-                                             .release = hol_release},
+    .simulation =
+        &(const sp_simulation_ops){
+            .size = sizeof(hol_simulation), .init = hol_init, .report = hol_report, .release = hol_release},
     .drift = sp_hol_drift,
 };

@@ -76,8 +76,6 @@ static sp_status values_at(const sp_nh_system *sys, const double *x, const doubl
     return SP_OK;
 }
 
-
-
 /* The coordinates of a Lie-group state (the sleigh's (x, y, θ), M(θ)q̇), continuous through q_prev. */
 static void coordinates(const sp_nh_system *sys, const double *g, const double *mu, const double *q_prev, double *qc,
                         double *pc)
@@ -85,7 +83,6 @@ static void coordinates(const sp_nh_system *sys, const double *g, const double *
     const sp_nh_lie_type *type = sys->pb->nh.lie_type;
     if (sys->lie && type->to_coordinates) type->to_coordinates(&sys->bound, g, mu, q_prev, qc, pc);
 }
-
 
 /* ---- runs: the family's stepper for the loop of planner/sp_run.h */
 
@@ -176,10 +173,7 @@ static sp_status nh_advance(void *self, const sp_run_interval *iv, sp_run_work *
 }
 
 /* The coordinates of a Lie-group model (none for Suslov's problem): their number. */
-static int coordinate_count(const sp_nh_system *sys)
-{
-    return sys->lie ? sys->pb->nh.lie_type->n_coordinates : sys->n;
-}
+static int coordinate_count(const sp_nh_system *sys) { return sys->lie ? sys->pb->nh.lie_type->n_coordinates : sys->n; }
 
 static void nh_row(const void *self, double *const *out)
 {
@@ -294,10 +288,9 @@ static void nh_release(void *self) { sp_nh_system_release(&((nh_simulation *)sel
 const sp_family sp_nonholonomic_family = {
     .name = "nonholonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
-    .simulation = &(const sp_simulation_ops){.size = sizeof(nh_simulation),
-                                             .init = nh_init,
-                                             .report = nh_report,
-                                             .release = nh_release},
+    .simulation =
+        &(const sp_simulation_ops){
+            .size = sizeof(nh_simulation), .init = nh_init, .report = nh_report, .release = nh_release},
     .drift = sp_nh_drift,
     .planar = sp_nh_planar,
 };

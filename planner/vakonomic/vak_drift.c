@@ -62,4 +62,3 @@ sp_status sp_vak_drift(const cJSON *root, const char *model, const sp_traj *tr, 
     sp_vakonomic_point_free(pt);
     return SP_OK;
 }
-

@@ -67,7 +67,7 @@ typedef struct vak_stepping {
     const double *q0, *p0;
     int sensitivity;
     double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N], lam[SP_VAK_MAX_M];
-    double kinetic; /* ½ q̇ᵀMq̇ at the last step point */
+    double kinetic;                            /* ½ q̇ᵀMq̇ at the last step point */
     double S[2 * SP_VAK_MAX_N * SP_VAK_MAX_N]; /* ∂z/∂p0, when asked */
 } vak_stepping;
 
@@ -133,7 +133,8 @@ static void vak_row(const void *self, double *const *out)
 static sp_stepper vak_stepper(vak_stepping *r)
 {
     const sp_vak_system *sys = r->sys;
-    sp_stepper s = {.self = r, .work_kind = SP_WORK_IMPLICIT, .begin = vak_begin, .advance = vak_advance, .row = vak_row};
+    sp_stepper s = {
+        .self = r, .work_kind = SP_WORK_IMPLICIT, .begin = vak_begin, .advance = vak_advance, .row = vak_row};
     s.fields[s.n_fields++] = (sp_run_field){"q", sys->model.n, 0};
     s.fields[s.n_fields++] = (sp_run_field){"p", sys->model.n, 0};
     s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->model.m, 0};
