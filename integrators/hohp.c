@@ -49,8 +49,9 @@ sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
     sp_hohp *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->config = *config;
-    if (s->config.solve.tol <= 0.0) s->config.solve.tol = 1e-15;
-    if (s->config.solve.max_iter <= 0) s->config.solve.max_iter = 50;
+    const sp_newton_options def = sp_newton_options_default();
+    if (s->config.solve.tol <= 0.0) s->config.solve.tol = def.tol;
+    if (s->config.solve.max_iter <= 0) s->config.solve.max_iter = def.max_iter;
     s->newton = sp_newton_alloc(config->group->dim);
     if (!s->newton) {
         free(s);
