@@ -42,6 +42,15 @@ typedef struct implicit_step {
     double base[SP_LIE_MAX_DIM]; /* ξ_k + h p_k */
 } implicit_step;
 
+sp_hohp_config sp_hohp_config_default(const sp_group *G)
+{
+    return (sp_hohp_config){.group = G,
+                            .retraction = sp_retraction_cayley,
+                            .theta = 0.5,
+                            .solver = SP_HOHP_NEWTON,
+                            .solve = sp_newton_options_default()};
+}
+
 sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
 {
     if (!config || !config->group || !config->retraction || !(config->theta >= 0.0 && config->theta <= 1.0))
