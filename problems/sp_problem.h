@@ -168,6 +168,12 @@ typedef struct sp_problem {
     sp_nh_problem nh;   /* kinds SP_KIND_NONHOLONOMIC(_LIE); T, steps and solver_tol above apply */
 } sp_problem;
 
+/* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
+ * or SP_ERR_IO (unreadable) with *err filled; *out then needs no freeing. */
+sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err);
+sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
+void sp_problem_free(sp_problem *p);
+
 /* The defaults of a problem built by hand, which are also the ones the problem reader
  * starts from (a file overrides what it names): a cubic-spline plan on SO(3) with sphere
  * targets, g0 the identity, scheme hohp_sv, retraction cayley, the Newton solver with
@@ -182,12 +188,6 @@ void sp_problem_defaults(sp_problem *p);
 /* LD_LBFGS (locally LD_LBFGS too), xtol_rel 1e-12, ftol_rel 1e-15, gtol 1e-6, maxeval
  * 1000, bound 100, no stopval (-inf); the rest unset (0), gradients by the adjoint. */
 void sp_optimizer_defaults(sp_optimizer_settings *o);
-
-/* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
- * or SP_ERR_IO (unreadable) with *err filled; *out then needs no freeing. */
-sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err);
-sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
-void sp_problem_free(sp_problem *p);
 
 /* Models known to the problem reader, family by family. */
 typedef struct sp_model_info {
