@@ -24,18 +24,36 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # (the keyframes part measures the planner against the tests' independent reference solver)
 BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
 HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
-PUBLIC_HEADERS = $(shell find $(MODULES) -name 'sp_*.h' | sort)
+# The public headers, installed by `make install` (the umbrella symplan.h includes them):
+# what a program that links the library reads problems, solves, writes results and
+# drives the steppers with, and every header those include. The rest (sp_linalg.h, the
+# family tables, the command's and the readers' headers) is internal and not installed.
+PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h lie/sp_lie.h \
+	integrators/sp_newton.h integrators/sp_tableau.h integrators/sp_explicit_rk.h integrators/sp_hohp.h \
+	integrators/sp_holonomic.h integrators/sp_lie_rattle.h integrators/sp_feedback.h integrators/sp_splitting.h \
+	integrators/sp_vakonomic.h integrators/sp_index1.h integrators/sp_prop7.h \
+	integrators/sp_nonholonomic.h integrators/sp_nh_lie.h \
+	problems/sp_params.h problems/sp_problem.h problems/sp_limits.h problems/sp_result_file.h \
+	problems/holonomic/sp_hol_models.h problems/holonomic/sp_rigid_body.h problems/holonomic/sp_s3_contact.h \
+	problems/nonholonomic/sp_nh_problem.h problems/nonholonomic/sp_nh_models.h \
+	problems/nonholonomic/sp_nh_lie_models.h problems/vakonomic/sp_vak_models.h \
+	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h
 
 # The version, from lie/sp_version.h (one place).
 SP_VERSION := $(shell sed -n 's/^#define SP_VERSION_STRING "\(.*\)"/\1/p' lie/sp_version.h)
 LIB   = $(BUILD)/libsymplan.a
+# The shared library: libsymplan.so.MAJOR (its soname) -> libsymplan.so.MAJOR.MINOR.PATCH,
+# from position-independent objects of their own ($(BUILD)/pic/).
+SONAME = libsymplan.so.$(firstword $(subst ., ,$(SP_VERSION)))
+SHLIB  = $(BUILD)/libsymplan.so.$(SP_VERSION)
+PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 BIN   = $(BUILD)/symplan
 TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan tsan clean install deps mpi fuzz valgrind
-all: $(LIB) $(BIN)
+.PHONY: all test run bench asan tsan clean install deps mpi fuzz valgrind check-install
+all: $(LIB) $(SHLIB) $(BIN)
 
 # Dependencies: a header that does not compile means its Debian package is missing.
 DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h criterion/criterion.h
@@ -60,6 +78,15 @@ $(BUILD)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(BUILD)/pic/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(SP_CFLAGS) -fPIC -c $< -o $@
+# (linked with its dependencies, so a program names only -lsymplan and what it calls itself)
+$(SHLIB): $(PIC_OBJ)
+	$(CC) $(SP_CFLAGS) -shared -Wl,-soname,$(SONAME) $^ $(LDLIBS) -o $@
+	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libsymplan.so
 
 $(BIN): $(CMD_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
@@ -90,6 +117,26 @@ test: $(TESTS) $(BIN) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
 	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
+	@$(MAKE) --no-print-directory check-install
+
+# `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
+# pointed there, compiles every installed header alone and builds and runs every program
+# of examples/ against the shared library (and one against the static library), so that
+# a broken install fails `make test` (tests/check_install.sh). pkg-config is installed
+# through apt-get when missing.
+STAGE = $(BUILD)/stage
+PKGCONFIG_STAMP = $(BUILD)/.pkg-config-ok
+$(PKGCONFIG_STAMP): | $(DEPS_STAMP)
+	@command -v pkg-config >/dev/null 2>&1 || { \
+	  echo "symplan: pkg-config not found (the install test compiles through it); installing it"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq pkg-config >/dev/null \
+	    || { echo "symplan: could not install pkg-config"; exit 1; }; }
+	@touch $@
+check-install: $(LIB) $(SHLIB) $(BIN) $(PKGCONFIG_STAMP)
+	@rm -rf $(STAGE) $(BUILD)/examples
+	@$(MAKE) --no-print-directory install PREFIX=$(abspath $(STAGE)) DESTDIR= >/dev/null
+	CC='$(CC)' CFLAGS='$(CFLAGS)' sh tests/check_install.sh $(abspath $(STAGE)) $(abspath $(BUILD))/examples
 
 # `make mpi`: build/symplan-mpi, the command with MPI studies (mpirun -n K … study …),
 # after installing Open MPI through apt-get when mpicc, mpi.h or mpirun is missing. Only
@@ -238,10 +285,19 @@ valgrind: $(TESTS) $(BIN) $(VALGRIND_STAMP)
 clean:
 	rm -rf $(BUILD)
 
-install: $(LIB) $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The command, both libraries with the soname's links, the public headers under
+# include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder
+# include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_solve.h>) and symplan.pc.
+INCLUDE_REWRITE = s,^\#include "($(shell echo $(MODULES) | tr ' ' '|'))/,\#include "symplan/\1/,
+install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/symplan
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/symplan
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libsymplan.a
-	for h in $(PUBLIC_HEADERS); do install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/symplan/$$h; done
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include/symplan\n\nName: symplan\nDescription: Trajectory planning on Lie groups with structure-preserving integrators\nVersion: $(SP_VERSION)\nLibs: -L$${libdir} -lsymplan\nLibs.private: $(LDLIBS)\nCflags: -I$${includedir}\n' \
-	  '$(PREFIX)' > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/libsymplan.so.$(SP_VERSION)
+	ln -sf libsymplan.so.$(SP_VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libsymplan.so
+	for h in symplan.h $(PUBLIC_HEADERS); do \
+	  install -d $(DESTDIR)$(PREFIX)/include/symplan/$$(dirname $$h) && \
+	  sed -E '$(INCLUDE_REWRITE)' $$h > $(DESTDIR)$(PREFIX)/include/symplan/$$h && \
+	  chmod 644 $(DESTDIR)$(PREFIX)/include/symplan/$$h || exit 1; done
+	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc

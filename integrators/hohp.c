@@ -42,6 +42,15 @@ typedef struct implicit_step {
     double base[SP_LIE_MAX_DIM]; /* ξ_k + h p_k */
 } implicit_step;
 
+sp_hohp_config sp_hohp_config_default(const sp_group *G)
+{
+    return (sp_hohp_config){.group = G,
+                            .retraction = sp_retraction_cayley,
+                            .theta = 0.5,
+                            .solver = SP_HOHP_NEWTON,
+                            .solve = sp_newton_options_default()};
+}
+
 sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
 {
     if (!config || !config->group || !config->retraction || !(config->theta >= 0.0 && config->theta <= 1.0))
@@ -49,8 +58,9 @@ sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
     sp_hohp *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->config = *config;
-    if (s->config.solve.tol <= 0.0) s->config.solve.tol = 1e-15;
-    if (s->config.solve.max_iter <= 0) s->config.solve.max_iter = 50;
+    const sp_newton_options def = sp_newton_options_default();
+    if (s->config.solve.tol <= 0.0) s->config.solve.tol = def.tol;
+    if (s->config.solve.max_iter <= 0) s->config.solve.max_iter = def.max_iter;
     s->newton = sp_newton_alloc(config->group->dim);
     if (!s->newton) {
         free(s);

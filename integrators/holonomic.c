@@ -59,7 +59,7 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
     s->model = model;
     s->method = method;
     for (int i = 0; i < model->n; ++i) s->minv[i] = 1.0 / model->mass[i];
-    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->opt = sp_newton_options_default();
     s->newton = sp_newton_alloc(model->m);
     if (!s->newton) {
         free(s);

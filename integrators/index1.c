@@ -30,7 +30,7 @@ sp_index1 *sp_index1_alloc(const sp_vakonomic_model *model, const sp_tableau *ta
     s->tab = *tableau;
     s->n = model->n, s->m = model->m, s->s = tableau->stages;
     s->N = s->s * (2 * s->n + s->m);
-    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->opt = sp_newton_options_default();
     int ok = 1;
     for (int i = 0; i < s->s; ++i) ok &= (s->stage[i] = sp_vakonomic_point_alloc(model)) != NULL;
     size_t N = (size_t)s->N;

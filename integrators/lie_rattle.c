@@ -41,7 +41,7 @@ sp_lie_rattle *sp_lie_rattle_alloc(const sp_lie_rattle_model *model, const sp_re
     s->tau = retraction;
     s->dim = G->dim;
     s->elem = G->elem_size;
-    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->opt = sp_newton_options_default();
     s->newton = sp_newton_alloc(G->dim);
     if (!s->newton) {
         free(s);

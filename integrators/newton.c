@@ -39,6 +39,8 @@ void sp_newton_free(sp_newton *w)
 
 int sp_newton_dim(const sp_newton *w) { return w->n; }
 
+sp_newton_options sp_newton_options_default(void) { return (sp_newton_options){.tol = 1e-15, .max_iter = 50}; }
+
 typedef enum { ITERATE_GO_ON, ITERATE_CONVERGED } iterate_verdict;
 
 /* The shared stopping rule of sp_newton.h, applied after x has taken a step of size

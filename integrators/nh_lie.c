@@ -214,7 +214,7 @@ sp_status sp_nh_lie_multiplier(const sp_nh_lie_model *md, const double *g, const
 
 sp_nh_lie_options sp_nh_lie_options_default(void)
 {
-    return (sp_nh_lie_options){.lambda1 = SP_NH_LIE_LAMBDA_CARRY, .newton = {.tol = 1e-15, .max_iter = 50}};
+    return (sp_nh_lie_options){.lambda1 = SP_NH_LIE_LAMBDA_CARRY, .newton = sp_newton_options_default()};
 }
 
 sp_nh_lie *sp_nh_lie_alloc(const sp_nh_lie_model *model, const sp_retraction *retraction, int stages,

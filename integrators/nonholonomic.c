@@ -164,7 +164,7 @@ sp_nh_options sp_nh_options_default(void)
 {
     return (sp_nh_options){.placement = SP_NH_PLACE_IIIA,
                            .lambda1 = SP_NH_LAMBDA_CARRY,
-                           .newton = {.tol = 1e-15, .max_iter = 50}};
+                           .newton = sp_newton_options_default()};
 }
 
 sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *opt)

@@ -42,7 +42,7 @@ sp_prop7 *sp_prop7_alloc(const sp_prop7_model *model)
     s->model = model;
     s->n = model->vak.n, s->m = model->vak.m, s->k = model->k;
     s->N = 2 * s->n + s->k;
-    s->opt = (sp_newton_options){.tol = 1e-15, .max_iter = 50};
+    s->opt = sp_newton_options_default();
     s->pt = sp_vakonomic_point_alloc(&model->vak);
     s->aux = sp_vakonomic_point_alloc(&model->vak);
     s->newton = sp_newton_alloc(s->N);

@@ -62,6 +62,10 @@ typedef struct sp_hohp_config {
     sp_newton_options solve; /* tol 1e-15 and 50 iterations when zero */
 } sp_hohp_config;
 
+/* The configuration of hohp_sv on G: the Cayley retraction, θ = ½, Newton's method with
+ * sp_newton_options_default. */
+sp_hohp_config sp_hohp_config_default(const sp_group *G);
+
 /* NULL on invalid configuration or out of memory. */
 sp_hohp *sp_hohp_alloc(const sp_hohp_config *config);
 void sp_hohp_free(sp_hohp *s);

@@ -15,6 +15,10 @@ typedef struct sp_newton_options {
     int max_iter; /* iterations before giving up */
 } sp_newton_options;
 
+/* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
+ * zero sp_hohp_config.solve stands for. */
+sp_newton_options sp_newton_options_default(void);
+
 /* Residual r(x) and, when J is not NULL, its row-major n x n Jacobian. A non-zero
  * status aborts the solve and is passed back. */
 typedef sp_status (*sp_newton_fn)(void *ctx, const double *x, double *r, double *J);

@@ -1,5 +1,6 @@
 /* The problem-file reader: what every file shares (task, model), then the reader of the
- * model's family (problem_family.h); the limits are checked once the whole file is read. */
+ * model's family (problem_family.h); the limits are checked once the whole file is read.
+ * Every reader starts from sp_problem_defaults and overrides what the file names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_p
 sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                    sp_input_error *err)
 {
-    memset(out, 0, sizeof *out);
+    sp_problem_defaults(out);
     cJSON *doc;
     sp_status st = sp_json_parse_document(text, length, &doc, err);
     return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
@@ -89,7 +90,7 @@ sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_lim
 
 sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out, sp_input_error *err)
 {
-    memset(out, 0, sizeof *out);
+    sp_problem_defaults(out);
     cJSON *doc;
     sp_status st = sp_json_read_document(path, SP_PROBLEM_FILE_MAX_BYTES, &doc, err);
     return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;

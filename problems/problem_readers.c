@@ -66,14 +66,7 @@ int json_rotation(const json_input *in, const char *key, int required, double *R
 
 int read_optimizer(const json_input *root, sp_optimizer_settings *o)
 {
-    snprintf(o->algorithm, sizeof o->algorithm, "LD_LBFGS");
-    snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
-    o->xtol_rel = 1e-12;
-    o->ftol_rel = 1e-15;
-    o->gtol = 1e-6;
-    o->maxeval = 1000;
-    o->bound = 100.0;
-    o->stopval = -HUGE_VAL;
+    sp_optimizer_defaults(o);
     json_input in = json_member(root, "optimizer");
     if (!in.node || cJSON_IsNull(in.node)) return 1; /* null means "defaults", as for every optional field */
     if (json_require_object(&in) != 1) return -1;
@@ -130,7 +123,6 @@ int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
 
 int read_record_every(const json_input *root, sp_problem *p)
 {
-    p->record_every = 1;
     return json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &p->record_every) < 0 ? -1 : 1;
 }
 

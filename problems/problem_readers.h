@@ -5,7 +5,7 @@
 
 #include "problems/json_input.h"
 
-/* The optional "optimizer" block, with its defaults. */
+/* The optional "optimizer" block over sp_optimizer_defaults. */
 int read_optimizer(const json_input *root, sp_optimizer_settings *o);
 /* A 3 x 3 rotation matrix (|RᵀR − I| ≤ 1e-6, det R > 0), rounded onto SO(3), or a unit
  * quaternion [w, x, y, z]. */
@@ -14,7 +14,7 @@ int json_quaternion(const json_input *in, const char *key, int required, double 
 /* The horizon of a run of p->steps steps: "T", or the step "h", or both when they agree;
  * when neither is there the error names `missing_key`. */
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key);
-/* The optional "record_every" (default 1) into p->record_every. */
+/* The optional "record_every" into p->record_every (sp_problem_defaults: 1). */
 int read_record_every(const json_input *root, sp_problem *p);
 /* The optional "params" of a model: {"L": 0.3, "J": [2, 3, 4], "potential": "cos_bowl"}
  * with no other members, defaults for what is absent, checked (sp_params_check) with

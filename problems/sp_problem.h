@@ -177,6 +177,21 @@ sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error
 sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
 void sp_problem_free(sp_problem *p);
 
+/* The defaults of a problem built by hand, which are also the ones the problem reader
+ * starts from (a file overrides what it names): a cubic-spline plan on SO(3) with sphere
+ * targets, g0 the identity, scheme hohp_sv, retraction cayley, the Newton solver with
+ * solver_tol 1e-15, record_every 1, step_budget the default limit (sp_limits.h); plan
+ * settings multiple_shooting, tolerance 1e-10, 100 iterations, blocks of 64 steps; the
+ * optimiser's defaults below; vakonomic 2 stages, tolerance 1e-10, 32 starts; holonomic
+ * retraction cayley, rtol 1e-6, atol 1e-9 (sp_erk_control_default); nonholonomic 3 stages,
+ * retraction cayley. What has no default is left zero: T, steps, the targets, a model's
+ * type and parameters, the initial state. A caller that changes cubic.group sets g0 too
+ * (G->identity(G, p->g0)). A zero-initialised sp_problem is not a usable problem. */
+void sp_problem_defaults(sp_problem *p);
+/* LD_LBFGS (locally LD_LBFGS too), xtol_rel 1e-12, ftol_rel 1e-15, gtol 1e-6, maxeval
+ * 1000, bound 100, no stopval (-inf); the rest unset (0), gradients by the adjoint. */
+void sp_optimizer_defaults(sp_optimizer_settings *o);
+
 /* Models known to the problem reader, family by family. */
 typedef struct sp_model_info {
     const char *name, *family;

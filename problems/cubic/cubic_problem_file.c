@@ -99,9 +99,6 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
     int st = json_vector(root, "xiT", 0, n, s->xiT);
     if (st < 0) return -1;
     s->has_xiT = st == 1;
-    s->tolerance = 1e-10;
-    s->max_iterations = 100;
-    s->block_steps = 64;
     if (json_positive(root, "tolerance", 0, &s->tolerance) < 0 ||
         json_integer(root, "max_iterations", 0, 1, 1000000, &s->max_iterations) < 0 ||
         json_integer(root, "block_steps", 0, 1, PROBLEM_MAX_STEPS, &s->block_steps) < 0)
@@ -172,7 +169,7 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (json_only_keys(root, keys) != 1) return -1;
 
     /* SO3xR3: poses, planned as an orientation and a position with the product metric */
-    s = "SO3";
+    s = p->cubic.group->name;
     const cJSON *group = cJSON_GetObjectItemCaseSensitive(root->node, "group");
     if (p->task == SP_TASK_PLAN && cJSON_IsString(group) && strcmp(group->valuestring, POSE_GROUP) == 0)
         p->plan.pose = 1;
@@ -186,16 +183,15 @@ static int read_cubic(const json_input *root, sp_problem *p)
                          "conserved); use SO3, R1…R6 or " POSE_GROUP " (plans)",
                          G->name);
     const int dim = p->plan.pose ? 6 : G->dim; /* of ξ0 and ξ_T */
-    s = "hohp_sv";
+    s = p->scheme->name;
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &s) < 0) return -1;
     p->scheme = sp_hohp_scheme_by_name(s);
-    s = "cayley";
+    s = p->retraction->name;
     if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &s) < 0) return -1;
     p->retraction = sp_retraction_by_name(s);
-    s = "newton";
+    s = sp_hohp_solver_name(p->solver);
     if (json_name(root, "solver", 0, solver_name_at, "solver", &s) < 0) return -1;
     sp_hohp_solver_from_name(s, &p->solver);
-    p->solver_tol = 1e-15;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
 

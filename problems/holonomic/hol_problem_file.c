@@ -78,15 +78,12 @@ static int read_scheme(const json_input *root, sp_problem *p)
         return -1;
     if (!v->scheme->implicit && forbid(root, solver, "scheme %s is explicit: it has no implicit solve", name) != 1)
         return -1;
-    const char *r = "cayley";
+    const char *r = v->retraction->name;
     if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &r) < 0) return -1;
     v->retraction = sp_retraction_by_name(r);
-    p->solver_tol = 1e-15;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (fam == SP_HOL_FAMILY_FEEDBACK && read_gains(root, v->type, &v->gains) != 1) return -1;
-    v->rtol = 1e-6;
-    v->atol = 1e-9;
     if (json_positive(root, "rtol", 0, &v->rtol) < 0 || json_positive(root, "atol", 0, &v->atol) < 0) return -1;
     return 1;
 }

@@ -38,19 +38,17 @@ static int read_settings(const json_input *root, sp_problem *p, int lie)
     sp_nh_problem *v = &p->nh;
     const char *name = "lobatto";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &name) < 0) return -1;
-    v->stages = 3;
     if (json_integer(root, "stages", 0, 2, 4, &v->stages) < 0) return -1;
     name = lie ? "recompute" : "carry";
     if (json_name(root, "lambda1", 0, lambda1_name_at, "lambda1 rule", &name) < 0) return -1;
     v->recompute = strcmp(name, "recompute") == 0;
-    p->solver_tol = 1e-15;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
     if (read_horizon(root, p, "h") != 1) return -1;
     if (read_record_every(root, p) != 1) return -1;
     if (lie) {
-        const char *r = "cayley";
+        const char *r = v->retraction->name;
         if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &r) < 0) return -1;
         v->retraction = sp_retraction_by_name(r);
     }

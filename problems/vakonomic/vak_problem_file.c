@@ -78,9 +78,7 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
     if (json_only_keys(root, keys) != 1 || read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1) return -1;
     const char *scheme = "gauss";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &scheme) < 0) return -1;
-    v->stages = 2;
     if (json_integer(root, "stages", 0, 1, 6, &v->stages) < 0) return -1;
-    p->solver_tol = 1e-15;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
@@ -105,8 +103,6 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
     int st = json_vector(root, "initial_momenta", 0, n, p->initial_momenta);
     if (st < 0) return -1;
     p->has_initial_momenta = st == 1;
-    v->tolerance = 1e-10;
-    v->starts = 32;
     if (json_positive(root, "tolerance", 0, &v->tolerance) < 0 ||
         json_integer(root, "starts", 0, 1, 10000, &v->starts) < 0)
         return -1;
