@@ -37,7 +37,8 @@ PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h lie/sp_lie.h \
 	problems/holonomic/sp_hol_models.h problems/holonomic/sp_rigid_body.h problems/holonomic/sp_s3_contact.h \
 	problems/nonholonomic/sp_nh_problem.h problems/nonholonomic/sp_nh_models.h \
 	problems/nonholonomic/sp_nh_lie_models.h problems/vakonomic/sp_vak_models.h \
-	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h
+	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h \
+	planner/sp_text_api.h
 
 # The version, from lie/sp_version.h (one place).
 SP_VERSION := $(shell sed -n 's/^#define SP_VERSION_STRING "\(.*\)"/\1/p' lie/sp_version.h)
@@ -97,13 +98,16 @@ $(BUILD)/tests/%.o: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_D
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(TEST_LDLIBS) -o $@
 
-# The keyframe tests compare natural curves with scipy's RotationSpline: python3-scipy
-# (Debian's, run as /usr/bin/python3) is installed through apt-get when missing.
-PY_PACKAGES = python3-scipy
+# The keyframe tests compare natural curves with scipy's RotationSpline, and the Python
+# package's tests (python/tests/) run under pytest with numpy and matplotlib: Debian's
+# packages for /usr/bin/python3 are installed through apt-get when one is missing. (The
+# stamp depends on the Makefile so that a module added here is looked for again.)
+PY_PACKAGES = python3-scipy python3-numpy python3-pytest python3-matplotlib
+PY_MODULES = scipy.spatial.transform, numpy, pytest, matplotlib
 PY_STAMP = $(BUILD)/.python-deps-ok
-$(PY_STAMP): | $(DEPS_STAMP)
-	@/usr/bin/python3 -c 'import scipy.spatial.transform' >/dev/null 2>&1 || { \
-	  echo "symplan: scipy for /usr/bin/python3 not found (the tests compare with RotationSpline); installing $(PY_PACKAGES)"; \
+$(PY_STAMP): Makefile | $(DEPS_STAMP)
+	@/usr/bin/python3 -c 'import $(PY_MODULES)' >/dev/null 2>&1 || { \
+	  echo "symplan: a module of $(PY_MODULES) for /usr/bin/python3 not found (the tests use them); installing $(PY_PACKAGES)"; \
 	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(PY_PACKAGES) >/dev/null \
 	    || { echo "symplan: could not install $(PY_PACKAGES)"; exit 1; }; }
