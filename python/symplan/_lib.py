@@ -57,6 +57,7 @@ def _declare(so):
     prototypes = {
         "sp_version": (c_char_p, []),
         "sp_status_name": (c_char_p, [c_int]),
+        "sp_status_message": (c_char_p, [c_int]),
         # (char **) as a void pointer: the text is released with sp_free_text, not by ctypes
         "sp_solve_text": (c_int, [c_char_p, c_size_t, flag, ctypes.POINTER(c_void_p), c_char_p, c_size_t]),
         "sp_check_text": (c_int, [c_char_p, c_size_t, c_char_p, c_char_p, c_size_t]),

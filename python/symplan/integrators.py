@@ -128,19 +128,23 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
         a, b, e = ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
         qp, pp = q.ctypes.data_as(_vec), p.ctypes.data_as(_vec)
 
-        def check(status, k, what):
+        def check(status, k):
+            """A callable's exception as raised, else the stepper's failure in the words of
+            a result's message ("newton_failed: the implicit solve did not converge at step 3")."""
             if raised:
                 raise raised[0]
             if status != 0:
-                raise SymplanError("%s at step %d: %s" % (what, k, so.sp_status_name(status).decode()), status)
+                raise SymplanError("%s: %s at step %d" % (so.sp_status_name(status).decode(),
+                                                         so.sp_status_message(status).decode(), k),
+                                   so.sp_status_name(status).decode())
 
         for k in range(steps + 1):
             if k > 0:
-                check(so.sp_holonomic_step(stepper, h, qp, pp), k, "step")
-            check(so.sp_holonomic_residuals(stepper, qp, pp, ctypes.byref(a), ctypes.byref(b)), k, "residuals")
+                check(so.sp_holonomic_step(stepper, h, qp, pp), k)
+            check(so.sp_holonomic_residuals(stepper, qp, pp, ctypes.byref(a), ctypes.byref(b)), k)
             qs[k], ps[k], res[k], hid[k] = q, p, a.value, b.value
             if energy is not None:
-                check(so.sp_holonomic_energy(stepper, qp, pp, ctypes.byref(e)), k, "energy")
+                check(so.sp_holonomic_energy(stepper, qp, pp, ctypes.byref(e)), k)
                 energy[k] = e.value
         return Trajectory(qs, ps, res, hid, energy)
     finally:
