@@ -115,12 +115,23 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's files (tests/check_layering.py: no circles, no call
-# against lie <- integrators <- problems <- planner)
-test: $(TESTS) $(BIN) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
+# against lie <- integrators <- problems <- planner), the Python package's tests over the
+# shared library just built (python/tests/), the install, and the Python package as
+# installed, which must load the installed library. A library built with a sanitizer
+# cannot be loaded into an uninstrumented Python: `make asan` and `make tsan` skip both.
+PY_TEST = PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python SYMPLAN_LIBRARY=$(abspath $(SHLIB)) SYMPLAN_BIN=$(abspath $(BIN)) \
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
+PY_INSTALLED = cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(abspath $(STAGE))/lib/python3/dist-packages /usr/bin/python3 -c \
+	'import symplan, symplan._lib as l; assert l.lib()._name == "$(abspath $(STAGE))/lib/libsymplan.so", l.lib()._name; \
+	print("python: the installed package loads", l.lib()._name, symplan.version())'
+SANITIZED = $(findstring -fsanitize,$(OPT))
+test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
 	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
+	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
+	@$(if $(SANITIZED),:,$(PY_INSTALLED))
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
@@ -291,6 +302,10 @@ clean:
 # The command, both libraries with the soname's links, the public headers under
 # include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder
 # include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_solve.h>) and symplan.pc.
+# The Python package (python/symplan/) goes to PREFIX/lib/python3/dist-packages/symplan,
+# where it finds PREFIX/lib/libsymplan.so by its own place (python/symplan/_lib.py): no
+# path is recorded, so a DESTDIR or a moved PREFIX keeps working.
+PY_PACKAGE_DIR = $(PREFIX)/lib/python3/dist-packages/symplan
 INCLUDE_REWRITE = s,^\#include "($(shell echo $(MODULES) | tr ' ' '|'))/,\#include "symplan/\1/,
 install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/symplan
@@ -304,3 +319,5 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	  sed -E '$(INCLUDE_REWRITE)' $$h > $(DESTDIR)$(PREFIX)/include/symplan/$$h && \
 	  chmod 644 $(DESTDIR)$(PREFIX)/include/symplan/$$h || exit 1; done
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
+	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
+	install -m 644 python/symplan/*.py $(DESTDIR)$(PY_PACKAGE_DIR)/

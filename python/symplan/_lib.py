@@ -30,7 +30,8 @@ def _candidates():
         return
     here = Path(__file__).resolve().parent
     # installed: PREFIX/lib/python3/dist-packages/symplan beside PREFIX/lib/libsymplan.so
-    yield here.parents[2] / "libsymplan.so"
+    if here.parent.name in ("dist-packages", "site-packages"):
+        yield here.parents[2] / "libsymplan.so"
     # the source tree: python/symplan beside build/libsymplan.so
     yield here.parents[1] / "build" / "libsymplan.so"
     found = ctypes.util.find_library("symplan")
