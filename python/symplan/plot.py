@@ -12,9 +12,9 @@ def _labels(trajectory, columns):
 
 def plot(result, ax=None):
     """Draws the result's trajectory q against t and returns the figure. Without `ax` a
-    new figure has a second panel: the result's diagnostics (momentum map drift,
-    constraint residuals, energy error, …) as bars on a log scale, the invariants'
-    worst drift over the run. matplotlib is imported here, so the rest of the package
+    new figure has a second panel: the result's diagnostics that measure an error
+    (momentum map drift, constraint residuals, energy error, …) as bars on a log scale,
+    the invariants' worst drift over the run. matplotlib is imported here, so the rest of the package
     does not need it; choose its backend before (matplotlib.use("Agg") for files)."""
     import matplotlib.pyplot as plt
 
@@ -41,15 +41,22 @@ def plot(result, ax=None):
     return fig
 
 
+# The names of measures of error, by the suffixes planner/plot/plot_study.c knows them by
+# (a diagnostic such as "hamiltonian" is a value, not a drift).
+_ERROR_SUFFIXES = ("_error", "_drift", "_residual", "_defect", "_relative")
+
+
 def _diagnostics(ax, diagnostics):
-    """The diagnostics as horizontal bars on a log scale (a zero at the machine epsilon's
-    floor, so that it shows rather than vanishing)."""
-    names = [k for k, v in diagnostics.items() if isinstance(v, (int, float)) and np.isfinite(v)]
+    """The diagnostics that measure an error as horizontal bars on a log scale (a zero
+    drawn at 1e-17, below round-off, so that it shows rather than vanishing)."""
+    names = [k for k, v in diagnostics.items()
+             if k.endswith(_ERROR_SUFFIXES) and isinstance(v, (int, float)) and np.isfinite(v)]
     values = [max(abs(diagnostics[k]), 1e-17) for k in names]
+    ax.set_title("errors and drifts (worst over the run)")
+    if not names:
+        ax.text(0.5, 0.5, "none in the result", ha="center", va="center", transform=ax.transAxes)
+        return
     ax.barh(names, values)
     ax.set_xscale("log")
     ax.invert_yaxis()
-    ax.set_title("diagnostics (worst over the run)")
     ax.tick_params(axis="y", labelsize="small")
-    if not names:
-        ax.text(0.5, 0.5, "no diagnostics", ha="center", va="center", transform=ax.transAxes)

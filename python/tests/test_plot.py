@@ -11,7 +11,8 @@ def test_plot_a_result(data):
     assert len(fig.axes) == 2
     lines = fig.axes[0].get_lines()
     assert [line.get_label() for line in lines] == ["x", "y", "z"] and len(lines[0].get_xdata()) == 101
-    assert len(fig.axes[1].patches) > 0  # one bar per diagnostic
+    bars = [label.get_text() for label in fig.axes[1].get_yticklabels()]
+    assert "energy_error" in bars and "hamiltonian" not in bars  # errors and drifts, not values
     png = io.BytesIO()
     fig.savefig(png, format="png")
     assert png.getvalue().startswith(b"\x89PNG")
