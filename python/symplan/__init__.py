@@ -14,4 +14,9 @@ from ._lib import SymplanError
 from .integrators import Trajectory, rattle
 from .plot import plot
 
+# tracebacks name the classes where they are used from: symplan.SymplanError
+for _cls in (SymplanError, StudyRun, Trajectory):
+    _cls.__module__ = __name__
+del _cls
+
 __all__ = ["SymplanError", "StudyRun", "Trajectory", "check", "plot", "rattle", "solve", "study", "version"]
