@@ -37,7 +37,8 @@ PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h lie/sp_lie.h \
 	problems/holonomic/sp_hol_models.h problems/holonomic/sp_rigid_body.h problems/holonomic/sp_s3_contact.h \
 	problems/nonholonomic/sp_nh_problem.h problems/nonholonomic/sp_nh_models.h \
 	problems/nonholonomic/sp_nh_lie_models.h problems/vakonomic/sp_vak_models.h \
-	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h
+	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h \
+	planner/sp_text_api.h
 
 # The version, from lie/sp_version.h (one place).
 SP_VERSION := $(shell sed -n 's/^#define SP_VERSION_STRING "\(.*\)"/\1/p' lie/sp_version.h)
@@ -97,14 +98,17 @@ $(BUILD)/tests/%.o: SP_CFLAGS += -DSP_TEST_BIN='"$(abspath $(BIN))"' -DSP_TEST_D
 $(TESTS): $(TEST_OBJ) $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(TEST_LDLIBS) -o $@
 
-# The keyframe tests compare natural curves with scipy's RotationSpline, and the schema
-# tests validate files against schema/*.schema.json: python3-scipy and python3-jsonschema
-# (Debian's, run as /usr/bin/python3) are installed through apt-get when missing.
-PY_PACKAGES = python3-scipy python3-jsonschema
+# The keyframe tests compare natural curves with scipy's RotationSpline, the schema tests
+# validate files against schema/*.schema.json, and the Python package's tests
+# (python/tests/) run under pytest with numpy and matplotlib: Debian's packages for
+# /usr/bin/python3 are installed through apt-get when one is missing. (The stamp depends
+# on the Makefile so that a module added here is looked for again.)
+PY_PACKAGES = python3-scipy python3-jsonschema python3-numpy python3-pytest python3-matplotlib
+PY_MODULES = scipy.spatial.transform, jsonschema, numpy, pytest, matplotlib
 PY_STAMP = $(BUILD)/.python-deps-ok
-$(PY_STAMP): | $(DEPS_STAMP)
-	@/usr/bin/python3 -c 'import scipy.spatial.transform, jsonschema' >/dev/null 2>&1 || { \
-	  echo "symplan: scipy or jsonschema for /usr/bin/python3 not found (the tests compare with RotationSpline and validate against schema/); installing $(PY_PACKAGES)"; \
+$(PY_STAMP): Makefile | $(DEPS_STAMP)
+	@/usr/bin/python3 -c 'import $(PY_MODULES)' >/dev/null 2>&1 || { \
+	  echo "symplan: a module of $(PY_MODULES) for /usr/bin/python3 not found (the tests use them); installing $(PY_PACKAGES)"; \
 	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(PY_PACKAGES) >/dev/null \
 	    || { echo "symplan: could not install $(PY_PACKAGES)"; exit 1; }; }
@@ -112,12 +116,23 @@ $(PY_STAMP): | $(DEPS_STAMP)
 
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's files (tests/check_layering.py: no circles, no call
-# against lie <- integrators <- problems <- planner)
-test: $(TESTS) $(BIN) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
+# against lie <- integrators <- problems <- planner), the Python package's tests over the
+# shared library just built (python/tests/), the install, and the Python package as
+# installed, which must load the installed library. A library built with a sanitizer
+# cannot be loaded into an uninstrumented Python: `make asan` and `make tsan` skip both.
+PY_TEST = PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python SYMPLAN_LIBRARY=$(abspath $(SHLIB)) SYMPLAN_BIN=$(abspath $(BIN)) \
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
+PY_INSTALLED = cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(abspath $(STAGE))/lib/python3/dist-packages /usr/bin/python3 -c \
+	'import symplan, symplan._lib as l; assert l.lib()._name == "$(abspath $(STAGE))/lib/libsymplan.so", l.lib()._name; \
+	print("python: the installed package loads", l.lib()._name, symplan.version())'
+SANITIZED = $(findstring -fsanitize,$(OPT))
+test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
 	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
+	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
+	@$(if $(SANITIZED),:,$(PY_INSTALLED))
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
@@ -288,6 +303,10 @@ clean:
 # The command, both libraries with the soname's links, the public headers under
 # include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder
 # include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_solve.h>) and symplan.pc.
+# The Python package (python/symplan/) goes to PREFIX/lib/python3/dist-packages/symplan,
+# where it finds PREFIX/lib/libsymplan.so by its own place (python/symplan/_lib.py): no
+# path is recorded, so a DESTDIR or a moved PREFIX keeps working.
+PY_PACKAGE_DIR = $(PREFIX)/lib/python3/dist-packages/symplan
 INCLUDE_REWRITE = s,^\#include "($(shell echo $(MODULES) | tr ' ' '|'))/,\#include "symplan/\1/,
 install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/symplan
@@ -301,3 +320,5 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	  sed -E '$(INCLUDE_REWRITE)' $$h > $(DESTDIR)$(PREFIX)/include/symplan/$$h && \
 	  chmod 644 $(DESTDIR)$(PREFIX)/include/symplan/$$h || exit 1; done
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
+	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
+	install -m 644 python/symplan/*.py $(DESTDIR)$(PY_PACKAGE_DIR)/

@@ -43,4 +43,7 @@
 /* studies: a problem over a grid of settings */
 #include "planner/study/sp_study.h"
 
+/* the same as JSON text in and out, for foreign callers (Python's ctypes) */
+#include "planner/sp_text_api.h"
+
 #endif

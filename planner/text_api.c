@@ -1,0 +1,144 @@
+/* JSON text in and out for foreign callers (sp_text_api.h): thin wrappers over the
+ * problem reader, sp_solve_json, the study functions and the exact printer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/sp_clock.h"
+#include "planner/sp_solve.h"
+#include "planner/sp_text_api.h"
+#include "planner/study/sp_study.h"
+#include "problems/sp_limits.h"
+#include "problems/sp_result_file.h"
+
+/* "path: message", or the message alone for the whole document. */
+static int fail_input(const sp_input_error *e, int code, char *error, size_t error_size)
+{
+    if (error_size > 0) snprintf(error, error_size, "%s%s%s", e->path, e->path[0] ? ": " : "", e->message);
+    return code;
+}
+
+static int fail_message(const char *message, int code, char *error, size_t error_size)
+{
+    if (error_size > 0) snprintf(error, error_size, "%s", message);
+    return code;
+}
+
+/* A study's error as the command words it ("cases[3]: steps: …"); out of memory is
+ * the caller's internal failure, anything else (a base file that cannot be read too)
+ * its input. */
+static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t error_size)
+{
+    const int code = st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT;
+    if (e->case_index < 0) return fail_input(&e->input, code, error, error_size);
+    if (error_size > 0)
+        snprintf(error, error_size, "cases[%ld]: %s%s%s", e->case_index, e->input.path, e->input.path[0] ? ": " : "",
+                 e->input.message);
+    return code;
+}
+
+int sp_solve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop, char **result_json,
+                  char *error, size_t error_size)
+{
+    *result_json = NULL;
+    sp_problem pb;
+    sp_input_error e;
+    sp_status st = sp_problem_parse_limited(problem_json, length, NULL, &pb, &e);
+    if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
+    const sp_progress progress = {.stop = stop};
+    cJSON *result = sp_solve_json(&pb, &progress);
+    sp_problem_free(&pb);
+    *result_json = result ? sp_json_print(result, 0, NULL) : NULL;
+    cJSON_Delete(result);
+    return *result_json ? SP_TEXT_OK : fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
+}
+
+int sp_check_text(const char *json, size_t length, const char *base_dir, char *error, size_t error_size)
+{
+    cJSON *doc;
+    sp_input_error e;
+    if (sp_json_parse_document(json, length, &doc, &e) != SP_OK)
+        return fail_input(&e, SP_TEXT_BAD_INPUT, error, error_size);
+    const int is_study = cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, "base");
+    cJSON_Delete(doc);
+    if (is_study) {
+        sp_study *s;
+        sp_study_error se;
+        sp_status st = sp_study_parse_limited(json, length, base_dir, NULL, &s, &se);
+        if (st != SP_OK) return fail_study(st, &se, error, error_size);
+        sp_study_free(s);
+        return SP_TEXT_OK;
+    }
+    sp_problem pb;
+    sp_status st = sp_problem_parse_limited(json, length, NULL, &pb, &e);
+    if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
+    sp_problem_free(&pb);
+    return SP_TEXT_OK;
+}
+
+/* The cases with a complete result in dir go into the summary as they are (with the
+ * wall times an earlier summary recorded); the others are listed in todo. Returns how
+ * many are to run. As the command's study does before it starts its workers. */
+static size_t take_done_cases(const sp_study *s, sp_study_summary *sum, const char *dir, size_t *todo)
+{
+    size_t n = 0, total = sp_study_case_count(s);
+    for (size_t i = 0; i < total; ++i) {
+        cJSON *result = sp_study_load_case(s, i, dir);
+        if (result)
+            sp_study_summary_set_result(sum, i, result, NAN);
+        else
+            todo[n++] = i;
+        cJSON_Delete(result);
+    }
+    sp_study_summary_reuse_wall_times(sum, dir);
+    return n;
+}
+
+int sp_study_text(const char *study_json, size_t length, const char *base_dir, const char *out_dir,
+                  const volatile sig_atomic_t *stop, char *error, size_t error_size)
+{
+    sp_study *s;
+    sp_study_error se;
+    sp_status st = sp_study_parse_limited(study_json, length, base_dir, NULL, &s, &se);
+    if (st != SP_OK) return fail_study(st, &se, error, error_size);
+    sp_study_summary *sum = sp_study_summary_new(s);
+    size_t *todo = malloc((sp_study_case_count(s) + 1) * sizeof *todo); /* + 1: never malloc(0) */
+    if (!sum || !todo) {
+        sp_study_summary_free(sum);
+        free(todo);
+        sp_study_free(s);
+        return fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
+    }
+    sp_study_remove_temporaries(out_dir);
+    const size_t n = take_done_cases(s, sum, out_dir, todo);
+    int rc = SP_TEXT_OK;
+    for (size_t k = 0; k < n; ++k) {
+        if (stop && *stop) {
+            rc = SP_TEXT_INTERRUPTED;
+            break;
+        }
+        char why[512] = "";
+        cJSON *figures = NULL;
+        const double t0 = sp_clock_seconds();
+        st = sp_study_run_case(s, todo[k], out_dir, &figures, why, sizeof why);
+        const double wall = sp_clock_seconds() - t0;
+        if (st == SP_OK && figures)
+            sp_study_summary_set_figures(sum, todo[k], figures, wall);
+        else
+            sp_study_summary_set_failed(sum, todo[k], st == SP_OK ? "out of memory" : why, wall);
+        cJSON_Delete(figures);
+    }
+    /* written when stopped too: it lists what is done, as the command's does */
+    char why[512];
+    if (sp_study_summary_write(sum, out_dir, why, sizeof why) != SP_OK)
+        rc = fail_message(why, SP_TEXT_INTERNAL, error, error_size);
+    else if (rc == SP_TEXT_INTERRUPTED)
+        fail_message("stopped; the same call resumes the study", rc, error, error_size);
+    free(todo);
+    sp_study_summary_free(sum);
+    sp_study_free(s);
+    return rc;
+}
+
+void sp_free_text(char *text) { free(text); }

@@ -1,0 +1,22 @@
+"""symplan from Python: problems, studies and results as dicts, trajectories as numpy
+arrays, over the shared library libsymplan.so through ctypes (no compiled extension).
+
+    import symplan
+    result = symplan.solve("data/sphere_interpolation.json")
+    result["status"], result["trajectory"]["q"].shape      # ('converged', (101, 9))
+
+The library is looked for at $SYMPLAN_LIBRARY, else beside an installed package
+(PREFIX/lib/libsymplan.so for PREFIX/lib/python3/dist-packages/symplan), else in the
+source tree (build/libsymplan.so), else by ctypes.util.find_library("symplan").
+See README.md, "Using symplan from Python"."""
+from ._api import StudyRun, check, solve, study, version
+from ._lib import SymplanError
+from .integrators import Trajectory, rattle
+from .plot import plot
+
+# tracebacks name the classes where they are used from: symplan.SymplanError
+for _cls in (SymplanError, StudyRun, Trajectory):
+    _cls.__module__ = __name__
+del _cls
+
+__all__ = ["SymplanError", "StudyRun", "Trajectory", "check", "plot", "rattle", "solve", "study", "version"]

@@ -1,0 +1,105 @@
+"""solve, check, study and version: documents to the library as JSON text
+(planner/sp_text_api.h) and results back as dicts with numpy arrays."""
+import ctypes
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ._lib import SymplanError, call_text, lib, text
+
+
+def version():
+    """The version of the library loaded ("0.2.0")."""
+    return lib().sp_version().decode()
+
+
+def _document(source):
+    """(JSON bytes, the folder a study's relative "base" is read from, the file's name
+    for error messages) of a dict or of a file's path."""
+    if isinstance(source, dict):
+        return text(source), None, None
+    path = Path(source)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise SymplanError("%s: cannot read: %s" % (path, e.strerror)) from None
+    return data, str(path.resolve().parent), str(path)
+
+
+def _named(fn, where):
+    """Runs fn(); a SymplanError gets the file's name in front, as the command says it."""
+    try:
+        return fn()
+    except SymplanError as e:
+        if where is None:
+            raise
+        raise SymplanError("%s: %s" % (where, e), e.code) from None
+
+
+def arrays(result):
+    """The result with every numeric list of its "trajectory" as a numpy array (a list of
+    rows as a 2-D array; null, a non-finite number the library refused, as NaN)."""
+    trajectory = result.get("trajectory")
+    if isinstance(trajectory, dict):
+        for name, value in trajectory.items():
+            if isinstance(value, list) and all(isinstance(x, (int, float, list)) or x is None for x in value):
+                trajectory[name] = np.array(value, dtype=float)
+    return result
+
+
+def solve(problem):
+    """Solves a problem (a dict, or the path of a problem file) and returns its result as
+    `symplan solve` writes it (README.md, "Results"), trajectory arrays as numpy arrays.
+    A result that did not converge is returned too: read its "status". Raises
+    SymplanError for a problem the reader refuses."""
+    data, _, where = _document(problem)
+    out = ctypes.c_void_p()
+
+    def run():
+        call_text(lambda stop, error, size: lib().sp_solve_text(data, len(data), stop, ctypes.byref(out), error, size))
+        try:
+            return json.loads(ctypes.string_at(out.value))
+        finally:
+            lib().sp_free_text(out)
+
+    return arrays(_named(run, where))
+
+
+def check(document):
+    """Validates a problem or a study (a dict or a file's path) without running it, as
+    `symplan check` does; a study's cases are expanded and each one is validated.
+    Returns None; raises SymplanError with the line naming the JSON path at fault."""
+    data, base_dir, where = _document(document)
+    base = base_dir.encode() if base_dir else None
+    _named(lambda: call_text(lambda stop, error, size: lib().sp_check_text(data, len(data), base, error, size)), where)
+
+
+class StudyRun(NamedTuple):
+    """What `study` returns: the results in case order (None for a case that failed; its
+    summary row says why) and the summary (README.md, "Studies")."""
+    results: list
+    summary: dict
+
+
+def study(document, out_dir=None):
+    """Runs a study (a dict or a study file's path) case by case, as `symplan study -j 1`
+    does. With out_dir the case files and summary.json/summary.csv are written there,
+    and a second call with the same folder resumes where a stopped one (Ctrl-C) ended;
+    without, they go to a temporary folder that is removed. Returns a StudyRun."""
+    data, base_dir, where = _document(document)
+    base = base_dir.encode() if base_dir else None
+    if out_dir is None:
+        with tempfile.TemporaryDirectory(prefix="symplan-study-") as tmp:
+            return study(document if where is None else where, tmp)
+    os.makedirs(out_dir, exist_ok=True)
+    folder = os.fsencode(out_dir)
+    _named(lambda: call_text(
+        lambda stop, error, size: lib().sp_study_text(data, len(data), base, folder, stop, error, size)), where)
+    summary = json.loads(Path(out_dir, "summary.json").read_text())
+    results = [arrays(json.loads(Path(out_dir, row["file"]).read_text())) if row["status"] != "failed" else None
+               for row in summary["rows"]]
+    return StudyRun(results, summary)

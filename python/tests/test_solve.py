@@ -1,0 +1,99 @@
+"""solve, check, version and the errors, against the command on the same files."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+import symplan
+from conftest import ROOT, command
+
+
+def same(python, written, path="result"):
+    """The Python result equals the command's file number for number (bitwise), arrays
+    included; wall-clock numbers (*_seconds) differ from run to run and are skipped."""
+    if isinstance(python, np.ndarray):
+        assert np.array_equal(python, np.array(written, dtype=float)), path
+    elif isinstance(python, dict):
+        assert python.keys() == written.keys(), path
+        for k in python:
+            if not k.endswith("_seconds"):
+                same(python[k], written[k], "%s.%s" % (path, k))
+    elif isinstance(python, list):
+        assert len(python) == len(written), path
+        for i, (a, b) in enumerate(zip(python, written)):
+            same(a, b, "%s[%d]" % (path, i))
+    else:
+        assert python == written and type(python) is type(written), path
+
+
+@pytest.mark.parametrize("name", ["sphere_interpolation", "heisenberg"])
+def test_solve_equals_the_command(name, data, load, tmp_path):
+    out = tmp_path / "result.json"
+    assert command("solve", data / (name + ".json"), "-o", out)[0] == 0
+    result = symplan.solve(data / (name + ".json"))
+    same(result, load(out))
+    # trajectories are arrays, rows as 2-D arrays
+    q = result["trajectory"]["q"]
+    assert isinstance(q, np.ndarray) and q.ndim == 2 and q.shape[0] == len(result["trajectory"]["t"])
+
+
+def test_a_dict_is_the_file(data, load):
+    problem = load(data / "heisenberg.json")
+    a, b = symplan.solve(problem), symplan.solve(str(data / "heisenberg.json"))
+    assert np.array_equal(a["trajectory"]["p"], b["trajectory"]["p"])
+    assert a["diagnostics"] == b["diagnostics"]
+
+
+def test_version():
+    header = (ROOT / "lie" / "sp_version.h").read_text()
+    assert symplan.version() == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
+
+
+def test_bad_problem_names_the_json_path(data, load, tmp_path):
+    problem = load(data / "sphere_interpolation.json")
+    problem["targets"][2]["t"] = 0.4  # before targets[1]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(problem))
+    rc, line = command("check", path)
+    assert rc == 2 and "targets[2].t" in line
+    for call in (symplan.check, symplan.solve):
+        with pytest.raises(symplan.SymplanError) as e:
+            call(path)
+        assert str(e.value) == line and e.value.code == 2  # the command's line, file name first
+        with pytest.raises(symplan.SymplanError) as e:
+            call(problem)
+        assert str(e.value) == line[len(str(path)) + 2:]  # a dict has no file name
+
+
+def test_malformed_and_missing_files(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"task": "simulate",\n  "model": }')
+    with pytest.raises(symplan.SymplanError, match=r"broken.json: malformed JSON at line 2"):
+        symplan.solve(path)
+    with pytest.raises(symplan.SymplanError, match="cannot read"):
+        symplan.check(tmp_path / "absent.json")
+
+
+def test_limits_apply(data, load):
+    problem = load(data / "heisenberg.json")
+    problem["steps"] = 10**9
+    with pytest.raises(symplan.SymplanError, match=r"^steps: .*exceeds the limit"):
+        symplan.solve(problem)
+
+
+def test_ctrl_c_stops_the_library(data, load):
+    """Ctrl-C during a long solve sets the library's stop flag: the solve ends at its next
+    step and the KeyboardInterrupt reaches the caller at once, not minutes later."""
+    import os
+    import signal
+    import threading
+    import time
+
+    problem = load(data / "spherical_pendulum.json")
+    problem.update(steps=10**7, record_every=10**4, symplecticity_defect=False)  # ~4 s
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        symplan.solve(problem)
+    assert time.monotonic() - start < 1.5
