@@ -49,6 +49,9 @@ int sp_solve_text(const char *problem_json, size_t length, const volatile sig_at
     const sp_progress progress = {.stop = stop};
     cJSON *result = sp_solve_json(&pb, &progress);
     sp_problem_free(&pb);
+    cJSON *input = NULL; /* the result carries the problem it solved, as the command's do */
+    if (result && sp_json_parse_document(problem_json, length, &input, &e) == SP_OK) sp_result_add_input(result, input);
+    cJSON_Delete(input);
     *result_json = result ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
     return *result_json ? SP_TEXT_OK : fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
