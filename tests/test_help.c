@@ -224,7 +224,7 @@ Test(help, a_missing_or_stray_operand_is_named)
     expect_refused(dir, (const char *[]){"study", "x.json", NULL},
                    "symplan study: missing -o DIR (see symplan help study)\n");
     expect_refused(dir, (const char *[]){"plot", NULL},
-                   "symplan plot: missing RESULT.json|DIR (see symplan help plot)\n");
+                   "symplan plot: missing RESULT.json...|DIR (see symplan help plot)\n");
     expect_refused(dir, (const char *[]){"export", "r.json", NULL},
                    "symplan export: missing --csv FILE (see symplan help export)\n");
     expect_refused(dir, (const char *[]){"solve", "a.json", "b.json", NULL},
@@ -235,8 +235,9 @@ Test(help, a_missing_or_stray_operand_is_named)
                    "symplan list: unexpected argument 'a.json' (see symplan help list)\n");
     expect_refused(dir, (const char *[]){"study", "a.json", "b.json", "-o", "d", NULL},
                    "symplan study: unexpected argument 'b.json' (see symplan help study)\n");
+    /* plot takes several results (a comparison): the first one that cannot be read is named */
     expect_refused(dir, (const char *[]){"plot", "a.json", "b.json", NULL},
-                   "symplan plot: unexpected argument 'b.json' (see symplan help plot)\n");
+                   "a.json: cannot read: No such file or directory\n");
     expect_refused(dir, (const char *[]){"export", "a.json", "b.json", "--csv", "c", NULL},
                    "symplan export: unexpected argument 'b.json' (see symplan help export)\n");
     /* after "--" an argument is an operand, whatever it looks like */

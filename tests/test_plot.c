@@ -481,6 +481,86 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
  * unit of time, on a path known in closed form. */
 enum { KEYFRAMES = 30, ROWS = 601 };
 
+/* Several results overlaid: one panel per diagnostic (a series drawn only for the results
+ * whose family computes it), one line per result named by its file in the legend; file
+ * names that repeat give model + scheme; one result is today's picture. */
+Test(plot, several_results_are_overlaid_in_one_comparison)
+{
+    char dir[PATH_SIZE], a[PATH_SIZE], b[PATH_SIZE], c[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "compare");
+    cJSON *ra = solve(dir, "planar_pendulum.json", a);
+    cJSON *rb = solve(dir, "planar_pendulum_dop853.json", b);
+    cJSON *rc = solve(dir, "free_rigid_body.json", c);
+    join(svg_path, dir, "cmp.svg");
+    run_ok(dir, (const char *[]){"plot", a, b, c, "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "comparison");
+    cr_expect(strstr(svg, "Comparison of 3 results") != NULL);
+    static const char *const names[] = {"planar_pendulum.json", "planar_pendulum_dop853.json",
+                                        "free_rigid_body.json"};
+    for (int i = 0; i < 3; ++i) cr_expect(has_legend(svg, names[i]), "no legend entry for %s", names[i]);
+    /* the configuration: the first components of each (two of the pendulums, three of the body) */
+    cr_expect(has_series(svg, "planar_pendulum.json: x"));
+    cr_expect(has_series(svg, "planar_pendulum_dop853.json: y"));
+    cr_expect(has_series(svg, "free_rigid_body.json: q_13"));
+    cr_expect(!has_series(svg, "free_rigid_body.json: q_21"), "more than three components of a rotation");
+    /* a diagnostic of the pendulums only, one of the body only, one of all three */
+    cr_expect(has_series(svg, "planar_pendulum.json: q·p"));
+    cr_expect(has_series(svg, "planar_pendulum_dop853.json: q·p"));
+    cr_expect(!has_series(svg, "free_rigid_body.json: q·p"));
+    cr_expect(has_series(svg, "free_rigid_body.json: constraint |g(q)|"));
+    for (int i = 0; i < 3; ++i) {
+        char name[128];
+        snprintf(name, sizeof name, "%s: energy |H − H0|", names[i]);
+        cr_expect(has_series(svg, name), "no energy line for %s", names[i]);
+    }
+    /* one panel per diagnostic, with its own legend of the results that have it */
+    cr_expect_eq(count(svg, ">energy |H − H0|</text>"), 1, "not one panel for the energy");
+    cr_expect_eq(count(svg, ">q·p</text>"), 1, "not one panel for q·p");
+    cr_expect_eq(count(svg, ">planar_pendulum.json</text>"), 1 + 3, "pendulum legend entries: config + 3 panels");
+    cr_expect_eq(count(svg, ">free_rigid_body.json</text>"), 1 + 6, "body legend entries: config + 6 panels");
+    /* lines: 2 + 2 + 3 components, 3 + 3 + 6 drift series */
+    cr_expect_eq(count(svg, "<g class=\"series\">"), 7 + 12);
+    free(svg);
+
+    /* the same file name twice: model + scheme */
+    char sub[PATH_SIZE], b2[PATH_SIZE];
+    join(sub, dir, "other");
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    join(b2, sub, "planar_pendulum.json");
+    write_json(b2, rb);
+    run_ok(dir, (const char *[]){"plot", a, b2, "-o", svg_path, NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "comparison of two files of one name");
+    cr_expect(has_legend(svg, "1: planar_pendulum rattle_tj4, 10000 steps"));
+    cr_expect(strstr(svg, ">2: planar_pendulum ") != NULL, "no model + scheme for the second");
+    free(svg);
+
+    /* one result: exactly today's picture */
+    char one[PATH_SIZE];
+    join(one, dir, "one.svg");
+    run_ok(dir, (const char *[]){"plot", a, "-o", one, NULL});
+    char *single = plot(dir, a);
+    svg = slurp(one);
+    cr_expect_str_eq(svg, single);
+    free(svg), free(single);
+
+    /* a study or a bad result among them is refused, naming it */
+    char bad[PATH_SIZE];
+    join(bad, dir, "bad.json");
+    write_text(bad, "[{\"values\": {\"steps\": 1}, \"cost\": 1}]");
+    run_result r;
+    run(dir, (const char *[]){"plot", a, bad, "-o", svg_path, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect_eq(strncmp(r.err, bad, strlen(bad)), 0, "'%s' does not name %s", r.err, bad);
+    run_free(&r);
+    run(dir, (const char *[]){"plot", a, b, "--x", "steps", "-o", svg_path, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    run_free(&r);
+    cJSON_Delete(ra), cJSON_Delete(rb), cJSON_Delete(rc);
+    remove_tree(dir);
+}
+
 static cJSON *plan_skeleton(void)
 {
     cJSON *doc = cJSON_CreateObject();

@@ -165,18 +165,21 @@ int sp_cmd_parse(const sp_command *cmd, int argc, char **argv, void *args)
 {
     char *base = args;
     const char *operand = NULL;
+    int n_operands = 0, max_operands = cmd->operand_max > 1 ? cmd->operand_max : 1;
     int options_end = 0; /* after "--" every argument is an operand, even "-x" */
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i];
         if (!options_end && strcmp(arg, "--") == 0) {
             options_end = 1;
         } else if (options_end || arg[0] != '-' || arg[1] == '\0') { /* "-" is a name */
-            if (!cmd->operand || operand) {
+            if (!cmd->operand || n_operands >= max_operands) {
                 char message[256];
                 snprintf(message, sizeof message, "unexpected argument '%.200s'", arg);
                 return sp_cmd_usage_error(cmd, message);
             }
-            operand = arg;
+            if (!operand) operand = arg;
+            if (max_operands > 1) ((const char **)(void *)(base + cmd->operand_offset))[n_operands] = arg;
+            ++n_operands;
         } else if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             sp_cmd_print_help(cmd, stdout);
             return 0;
@@ -185,7 +188,10 @@ int sp_cmd_parse(const sp_command *cmd, int argc, char **argv, void *args)
             if (rc >= 0) return rc;
         }
     }
-    if (cmd->operand) *(const char **)(void *)(base + cmd->operand_offset) = operand;
+    if (cmd->operand && max_operands > 1)
+        *(int *)(void *)(base + cmd->operand_count_offset) = n_operands;
+    else if (cmd->operand)
+        *(const char **)(void *)(base + cmd->operand_offset) = operand;
     return check_complete(cmd, operand, base);
 }
 

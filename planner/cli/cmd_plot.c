@@ -1,6 +1,7 @@
-/* symplan plot RESULT.json|DIR [-o FIG.svg] [--x FIELD] [--y FIGURE] [--error]: the
+/* symplan plot RESULT.json…|DIR [-o FIG.svg] [--x FIELD] [--y FIGURE] [--error]: the
  * picture of a result, or of the study in DIR (its summary.json, which may also be named
- * directly), as a self-contained SVG (standard output without -o). */
+ * directly), as a self-contained SVG (standard output without -o); several results are
+ * overlaid in one comparison. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,11 @@
 #include "planner/cli/sp_commands.h"
 #include "planner/plot/sp_plot.h"
 
+#define PLOT_MAX_RESULTS 32
+
 typedef struct plot_args {
-    const char *input, *out;
+    const char *input[PLOT_MAX_RESULTS], *out;
+    int n_inputs;
     sp_study_plot_options opt;
 } plot_args;
 
@@ -44,19 +48,69 @@ static int cmd_plot(int argc, char **argv);
 const sp_command sp_command_plot = {
     .name = "plot",
     .summary = "draw a result, or a study from its folder's summary.json, as a self-contained SVG",
-    .operand = "RESULT.json|DIR",
-    .operand_meaning = "a result of solve, a study's folder, or its summary.json",
+    .operand = "RESULT.json...|DIR",
+    .operand_meaning = "a result of solve (several: overlaid for comparison), a study's folder, or its summary.json",
     .operand_offset = offsetof(plot_args, input),
+    .operand_max = PLOT_MAX_RESULTS,
+    .operand_count_offset = offsetof(plot_args, n_inputs),
     .options = plot_options,
     .run = cmd_plot};
+
+/* The file name without its folders. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Several results overlaid in one picture. */
+static int plot_several(const plot_args *a)
+{
+    if (a->opt.x || a->opt.y || a->opt.error) {
+        sp_cmd_error(a->input[0], a->opt.x ? "--x" : a->opt.y ? "--y" : "--error", "applies to a study only");
+        return 2;
+    }
+    cJSON *doc[PLOT_MAX_RESULTS] = {0};
+    const char *names[PLOT_MAX_RESULTS];
+    int rc = 0, n = a->n_inputs;
+    for (int i = 0; i < n && !rc; ++i) {
+        struct stat st;
+        if (stat(a->input[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            sp_cmd_error(a->input[i], NULL, "a study's folder cannot be compared: name results");
+            rc = 2;
+            break;
+        }
+        rc = sp_cmd_read_json(a->input[i], &doc[i]);
+        if (!rc && sp_plot_is_study_summary(doc[i])) {
+            sp_cmd_error(a->input[i], NULL, "a study summary cannot be compared: name results");
+            rc = 2;
+        }
+        names[i] = base_name(a->input[i]);
+    }
+    char *svg = NULL;
+    if (!rc) {
+        sp_input_error err;
+        int failed = 0;
+        sp_status status = sp_plot_compare((const cJSON *const *)doc, names, n, &svg, &failed, &err);
+        if (status != SP_OK) {
+            sp_cmd_error(a->input[failed], err.path, err.message);
+            rc = status == SP_ERR_NOMEM ? 1 : 2;
+        }
+    }
+    for (int i = 0; i < n; ++i) cJSON_Delete(doc[i]);
+    if (!rc) rc = sp_cmd_write_text(a->out, svg, strlen(svg));
+    free(svg);
+    return rc;
+}
 
 static int cmd_plot(int argc, char **argv)
 {
     plot_args a = {0};
     int rc = sp_cmd_parse(&sp_command_plot, argc, argv, &a);
     if (rc >= 0) return rc;
-    const char *input = a.input, *out_path = a.out;
+    const char *input = a.input[0], *out_path = a.out;
     const sp_study_plot_options opt = a.opt;
+    if (a.n_inputs > 1) return plot_several(&a);
 
     /* a study: its directory, or its summary.json named directly */
     struct stat st;

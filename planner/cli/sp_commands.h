@@ -41,7 +41,11 @@ typedef struct sp_command {
     const char *operand; /* its one positional argument ("FILE.json"); NULL: none */
     const char *operand_meaning;
     int operand_optional;
-    size_t operand_offset;        /* const char * in the argument struct */
+    size_t operand_offset;        /* const char * in the argument struct (const char *[operand_max]
+                                     when operand_max > 1) */
+    int operand_max;              /* > 1: up to this many operands, their count (int) at
+                                     operand_count_offset; 0 or 1: just one */
+    size_t operand_count_offset;
     const sp_cmd_option *options; /* NULL: none */
     int limits;                   /* takes the resource-limit options (LIMITS) */
     size_t limits_offset;         /* sp_limits in the argument struct, set by the caller */

@@ -1221,3 +1221,195 @@ sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err)
     sp_traj_release(&tr);
     return st;
 }
+
+/* ---- several results overlaid */
+
+/* One result of a comparison: its trajectory, configuration and drift. */
+typedef struct compared {
+    sp_traj tr;
+    int have_tr;
+    const sp_traj_field *q;
+    drift_set d;
+} compared;
+
+#define COMPARE_COMPONENTS 3
+
+static sp_status compared_read(const cJSON *root, compared *c, sp_input_error *err)
+{
+    sp_status st = sp_result_check(root, err);
+    if (st != SP_OK) return st;
+    if ((st = sp_traj_read(root, &c->tr, err)) != SP_OK) return st;
+    c->have_tr = 1;
+    c->q = sp_traj_get(&c->tr, "q");
+    for (int i = 0; !c->q && i < c->tr.n_fields; ++i)
+        if (c->tr.field[i].width > 0) c->q = &c->tr.field[i];
+    if (!c->q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
+    const char *model = string_at(root, "model");
+    const sp_family *family = sp_family_of_model(model);
+    return family && family->drift ? family->drift(root, model, &c->tr, drift_add_cb, &c->d, err) : SP_OK;
+}
+
+/* The label of a result: its name, unless names repeat (or there are none): model + scheme. */
+static void compared_label(const cJSON *root, const char *const *names, int n, int i, char *out, size_t size)
+{
+    int unique = names != NULL;
+    for (int j = 0; unique && j < n; ++j)
+        if (j != i && strcmp(names[j], names[i]) == 0) unique = 0;
+    if (unique) {
+        snprintf(out, size, "%s", names[i]);
+        return;
+    }
+    const cJSON *settings = cJSON_GetObjectItem(root, "settings");
+    const char *model = string_at(root, "model"), *scheme = string_at(settings, "scheme");
+    const cJSON *steps = cJSON_GetObjectItem(settings, "steps");
+    char extra[32] = "";
+    if (cJSON_IsNumber(steps)) snprintf(extra, sizeof extra, ", %g steps", steps->valuedouble);
+    snprintf(out, size, "%d: %s%s%s%s", i + 1, model ? model : "result", scheme ? " " : "", scheme ? scheme : "",
+             extra);
+}
+
+sp_status sp_plot_compare(const cJSON *const *results, const char *const *names, int n, char **svg, int *failed,
+                          sp_input_error *err)
+{
+    *svg = NULL;
+    *failed = 0;
+    if (n == 1) return sp_plot_result(results[0], svg, err);
+    if (n < 1) return sp_input_fail(err, "", "no result to draw");
+    compared *c = calloc((size_t)n, sizeof *c);
+    char(*label)[96] = calloc((size_t)n, sizeof *label);
+    char(*drift_name)[64] = calloc((size_t)n * MAX_DRIFT, sizeof *drift_name);
+    if (!c || !label || !drift_name) {
+        free(c), free(label), free(drift_name);
+        return sp_input_fail(err, "", "out of memory");
+    }
+    sp_status st = SP_OK;
+    int n_drift = 0, width_max = 0;
+    for (int i = 0; i < n && st == SP_OK; ++i) {
+        st = compared_read(results[i], &c[i], err);
+        if (st != SP_OK) {
+            *failed = i;
+            break;
+        }
+        compared_label(results[i], names, n, i, label[i], sizeof label[i]);
+        if (c[i].q->width > width_max) width_max = c[i].q->width;
+        for (int k = 0; k < c[i].d.count; ++k) {
+            int j = 0;
+            while (j < n_drift && strcmp(drift_name[j], c[i].d.name[k]) != 0) ++j;
+            if (j == n_drift) snprintf(drift_name[n_drift++], sizeof drift_name[0], "%s", c[i].d.name[k]);
+        }
+    }
+    if (st == SP_OK) {
+        /* exact zeros drawn at a floor below every positive value (and at most 1e-16) */
+        double minpos = INFINITY;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < c[i].d.count; ++j)
+                for (int k = 1; k < c[i].tr.rows; ++k)
+                    if (c[i].d.value[j][k] > 0.0) minpos = fmin(minpos, c[i].d.value[j][k]);
+        double floor_value = isfinite(minpos) ? fmin(1e-16, minpos / 10) : 1e-16;
+        floor_value = pow(10.0, floor(log10(floor_value)));
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < c[i].d.count; ++j)
+                for (int k = 0; k < c[i].tr.rows; ++k)
+                    if (c[i].d.value[j][k] == 0.0) c[i].d.value[j][k] = floor_value;
+
+        const int components = width_max < COMPARE_COMPONENTS ? width_max : COMPARE_COMPONENTS;
+        const double panel_h = 200, gap = 90, top0 = 90;
+        const double height = top0 + (1 + n_drift) * (panel_h + gap) + 20;
+        char title[96];
+        snprintf(title, sizeof title, "Comparison of %d results", n);
+        sp_svg s;
+        sp_svg_begin(&s, 1160, height, title);
+        static const char *const dash[COMPARE_COMPONENTS] = {"", " stroke-dasharray=\"6 3\"",
+                                                             " stroke-dasharray=\"2 2\""};
+        sp_axis tx = {.label = "time t"};
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < c[i].tr.rows; ++k) sp_axis_include(&tx, c[i].tr.t[k]);
+        sp_axis_finish(&tx);
+
+        /* the configuration: the first components of every result */
+        sp_chart a = {.left = 90, .top = top0, .width = 780, .height = panel_h};
+        char atitle[96];
+        snprintf(atitle, sizeof atitle, "Configuration against time (first %d component%s)", components,
+                 components == 1 ? "" : "s");
+        a.title = atitle;
+        a.x = tx;
+        a.y.label = "configuration q";
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < c[i].tr.rows; ++k)
+                for (int m = 0; m < components && m < c[i].q->width; ++m)
+                    sp_axis_include(&a.y, c[i].q->data[(size_t)k * c[i].q->width + m]);
+        sp_axis_finish(&a.y);
+        sp_chart_axes(&s, &a);
+        for (int i = 0; i < n; ++i)
+            for (int m = 0; m < components && m < c[i].q->width; ++m) {
+                char name[200], comp[80], style[128];
+                component_name(&c[i].tr, c[i].q->name, c[i].q->width, m, comp, sizeof comp);
+                snprintf(name, sizeof name, "%s: %s", label[i], comp);
+                snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"%s", sp_svg_color(i), dash[m]);
+                sp_chart_series(&s, &a, name, (size_t)c[i].tr.rows, c[i].tr.t, 1, c[i].q->data + m,
+                                (size_t)c[i].q->width, style);
+            }
+        sp_legend l = {.x = a.left + a.width + 18, .y = a.top + 8};
+        sp_svg_add(&s, "<g class=\"legend\">\n");
+        for (int i = 0; i < n; ++i) {
+            char style[96];
+            snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
+            sp_legend_entry(&s, &l, style, NULL, label[i]);
+        }
+        for (int m = 0; m < components; ++m) {
+            char style[96], comp[80];
+            snprintf(comp, sizeof comp, "component %d", m + 1);
+            snprintf(style, sizeof style, "stroke=\"#555\" stroke-width=\"1.6\"%s", dash[m]);
+            sp_legend_entry(&s, &l, style, NULL, comp);
+        }
+        sp_svg_add(&s, "</g>\n");
+
+        /* one panel per diagnostic, one line per result that has it */
+        for (int j = 0; j < n_drift; ++j) {
+            sp_chart b = {.left = 90, .top = top0 + (1 + j) * (panel_h + gap), .width = 780, .height = panel_h};
+            b.title = drift_name[j];
+            b.x = tx;
+            b.y.log = 1;
+            b.y.label = "drift (log scale)";
+            for (int i = 0; i < n; ++i)
+                for (int k2 = 0; k2 < c[i].d.count; ++k2)
+                    if (strcmp(c[i].d.name[k2], drift_name[j]) == 0)
+                        for (int k = 1; k < c[i].tr.rows; ++k) sp_axis_include(&b.y, c[i].d.value[k2][k]);
+            if (b.y.min <= floor_value) sp_axis_include(&b.y, floor_value / 10);
+            sp_axis_finish(&b.y);
+            sp_chart_axes(&s, &b);
+            l = (sp_legend){.x = b.left + b.width + 18, .y = b.top + 8};
+            sp_svg_add(&s, "<g class=\"legend\">\n");
+            for (int i = 0; i < n; ++i)
+                for (int k2 = 0; k2 < c[i].d.count; ++k2)
+                    if (strcmp(c[i].d.name[k2], drift_name[j]) == 0) {
+                        char style[96];
+                        snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
+                        sp_legend_entry(&s, &l, style, NULL, label[i]);
+                    }
+            sp_svg_add(&s, "</g>\n");
+            for (int i = 0; i < n; ++i)
+                for (int k2 = 0; k2 < c[i].d.count; ++k2)
+                    if (strcmp(c[i].d.name[k2], drift_name[j]) == 0 && c[i].tr.rows > 1) {
+                        char style[96], name[200];
+                        snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
+                        snprintf(name, sizeof name, "%s: %s", label[i], drift_name[j]);
+                        sp_chart_series(&s, &b, name, (size_t)c[i].tr.rows - 1, c[i].tr.t + 1, 1,
+                                        c[i].d.value[k2] + 1, 1, style);
+                    }
+            if (j == 0) {
+                char note[96];
+                snprintf(note, sizeof note, "exact zeros drawn at %.0e", floor_value);
+                sp_svg_text(&s, l.x, l.y + 18 * l.count + 10, "class=\"floor-note\" font-size=\"11\" fill=\"#555\"",
+                            note);
+            }
+        }
+        st = finish(&s, svg, err);
+    }
+    for (int i = 0; i < n; ++i) {
+        drift_release(&c[i].d);
+        if (c[i].have_tr) sp_traj_release(&c[i].tr);
+    }
+    free(c), free(label), free(drift_name);
+    return st;
+}

@@ -22,6 +22,15 @@
 /* The picture of a result. */
 sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err);
 
+/* Several results overlaid (`symplan plot A.json B.json …`): the first configuration
+ * components of each against time, then one panel per diagnostic (each drift series the
+ * results' families compute, drawn for the results that have it) on shared axes, one line
+ * per result named in the legend by names[i] (the file names; model + scheme when they
+ * repeat or names is NULL). One result is exactly sp_plot_result. On failure *failed is
+ * the index of the result at fault. */
+sp_status sp_plot_compare(const cJSON *const *results, const char *const *names, int n, char **svg, int *failed,
+                          sp_input_error *err);
+
 /* Choices for a study picture; NULL members take the defaults. */
 typedef struct sp_study_plot_options {
     const char *x; /* the varied field along x; default: the first numeric varied field */
