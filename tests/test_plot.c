@@ -1177,6 +1177,75 @@ Test(plot, study_along_another_parameter_has_linear_x)
     remove_tree(dir);
 }
 
+/* A categorical parameter along x (--x scheme, or the only varied one): the schemes at
+ * evenly spaced positions named by their values, one line per value of the other
+ * varied parameter (steps). */
+Test(plot, study_along_a_categorical_parameter_places_the_categories_evenly)
+{
+    char dir[PATH_SIZE], summary[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "study-categorical");
+    join(summary, dir, "summary.json");
+    cJSON *doc = synthetic_summary(0);
+    write_json(summary, doc);
+    cJSON_Delete(doc);
+    join(svg_path, dir, "fig.svg");
+    run_ok(dir, (const char *[]){"plot", dir, "--x", "scheme", "--y", "energy_error", "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "categorical study");
+    cr_expect(strstr(svg, "energy_error against scheme") != NULL);
+    cr_expect(strstr(svg, "scheme (categories)") != NULL);
+    cr_expect(strstr(svg, "categories along x, log y") != NULL);
+    /* the category names as the x tick labels, and no numeric x ticks */
+    cr_expect_eq(count(svg, "class=\"tick-label\" text-anchor=\"middle\">hohp_euler</text>"), 1);
+    cr_expect_eq(count(svg, "class=\"tick-label\" text-anchor=\"middle\">hohp_sv</text>"), 1);
+    cr_expect_eq(count(svg, "class=\"tick-label\" text-anchor=\"middle\">"), 2);
+    /* one line per step count (the failed case at 800 has no figure), two points each */
+    static const char *const lines[] = {"steps=50", "steps=100", "steps=200", "steps=400"};
+    for (int i = 0; i < 4; ++i) {
+        cr_expect(has_series(svg, lines[i]), "no line for %s", lines[i]);
+        cr_expect(has_legend(svg, lines[i]), "no legend entry for %s", lines[i]);
+    }
+    cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
+    cr_expect_eq(count(svg, "<circle class=\"point\""), 8);
+    cr_expect(strstr(svg, "scheme = hohp_sv, energy_error") != NULL, "points do not name their category");
+    /* evenly spaced: the two categories' tick positions are half the width from each end */
+    double xs[2];
+    int k = 0;
+    for (const char *p = strstr(svg, "class=\"tick-label\" text-anchor=\"middle\">"); p && k < 2;
+         p = strstr(p + 1, "class=\"tick-label\" text-anchor=\"middle\">")) {
+        const char *tag = p;
+        while (tag > svg && strncmp(tag, "<text", 5) != 0) --tag;
+        cr_assert(sscanf(tag, "<text x=\"%lf\"", &xs[k]) == 1);
+        ++k;
+    }
+    cr_assert_eq(k, 2);
+    cr_expect(fabs((xs[1] - xs[0]) - 300.0) < 1.0, "categories %g and %g not half the width apart", xs[0], xs[1]);
+    free(svg);
+
+    /* --error needs numbers along x */
+    run_result r;
+    run(dir, (const char *[]){"plot", dir, "--x", "scheme", "--error", "-o", svg_path, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    run_free(&r);
+
+    /* a study varying only a string: drawn as categories by default */
+    write_text(summary,
+               "[{\"values\": {\"scheme\": \"a\"}, \"cost\": 1}, {\"values\": {\"scheme\": \"b\"}, \"cost\": 2},"
+               " {\"values\": {\"scheme\": \"c\"}, \"cost\": 1.5}]");
+    run_ok(dir, (const char *[]){"plot", dir, "-o", svg_path, NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "study of one categorical parameter");
+    cr_expect(strstr(svg, "cost against scheme") != NULL);
+    for (int i = 0; i < 3; ++i) {
+        char needle[96];
+        snprintf(needle, sizeof needle, "class=\"tick-label\" text-anchor=\"middle\">%c</text>", 'a' + i);
+        cr_expect_eq(count(svg, needle), 1, "no tick label %c", 'a' + i);
+    }
+    cr_expect(has_series(svg, "all cases"));
+    free(svg);
+    remove_tree(dir);
+}
+
 /* ----------------------------------------------------------------- CSV -- */
 
 /* Splits one CSV line (no quoted fields expected here) into at most max fields. */
@@ -1339,14 +1408,11 @@ Test(plot, bad_input_exits_2_and_leaves_outputs_alone)
     expect_refused(dir, (const char *[]){"export", result, "--csv", dir, NULL}, dir, NULL);
     expect_refused(dir, (const char *[]){"plot", result, "-o", dir, NULL}, dir, NULL);
 
-    /* a study directory without a summary, a summary without a numeric parameter or figure */
+    /* a study directory without a summary, a summary without the figure or the field along x */
     char study[PATH_SIZE];
     join(study, dir, "study");
     cr_assert_eq(mkdir(study, 0755), 0);
     join(path, study, "summary.json");
-    expect_refused(dir, (const char *[]){"plot", study, "-o", svg, NULL}, path, svg);
-    write_text(path,
-               "[{\"values\": {\"scheme\": \"a\"}, \"cost\": 1}, {\"values\": {\"scheme\": \"b\"}, \"cost\": 2}]");
     expect_refused(dir, (const char *[]){"plot", study, "-o", svg, NULL}, path, svg);
     write_text(path, "[{\"values\": {\"steps\": 1}, \"cost\": 1}, {\"values\": {\"steps\": 2}, \"cost\": 2}]");
     expect_refused(dir, (const char *[]){"plot", study, "-o", svg, "--y", "nothing", NULL}, path, svg);

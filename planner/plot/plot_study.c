@@ -181,6 +181,34 @@ static void series_key(const study_view *v, const cJSON *row, const char *x, cha
     if (!out[0]) snprintf(out, size, "all cases");
 }
 
+/* The position of a case along x: its number, or for a categorical x the index of its
+ * value among the categories (a new value becomes the next category); 0 when it has none. */
+static int x_position(const cJSON *row, const char *x, int categorical, char (*cat)[64], int *n_cat, double *out)
+{
+    const cJSON *xv = field_of(row, x);
+    if (!categorical) {
+        if (!cJSON_IsNumber(xv)) return 0;
+        *out = xv->valuedouble;
+        return 1;
+    }
+    if (!xv) return 0;
+    char name[64];
+    if (cJSON_IsString(xv))
+        snprintf(name, sizeof name, "%s", xv->valuestring);
+    else if (cJSON_IsNumber(xv))
+        snprintf(name, sizeof name, "%g", xv->valuedouble);
+    else {
+        char *text = cJSON_PrintUnformatted(xv);
+        snprintf(name, sizeof name, "%s", text ? text : "?");
+        free(text);
+    }
+    int i = 0;
+    while (i < *n_cat && strcmp(cat[i], name) != 0) ++i;
+    if (i == *n_cat) snprintf(cat[(*n_cat)++], sizeof cat[0], "%s", name);
+    *out = i;
+    return 1;
+}
+
 typedef struct point {
     double x, y;
 } point;
@@ -238,19 +266,36 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
                              known[0] ? known : "none");
     }
     const char *x = opt ? opt->x : NULL;
-    if (x && !numeric_param(&v, x))
-        return sp_input_fail(
-            err, "--x", count_numbers(&v, x) ? "'%s' is not a number in every case" : "no case has a number '%s'", x);
+    if (x && !has_param(&v, x) && count_numbers(&v, x) == 0)
+        return sp_input_fail(err, "--x", "'%s' is not a varied parameter (varied: %s%s%s)", x, v.param[0],
+                             v.n_params > 1 ? ", " : "", v.n_params > 1 ? v.param[1] : "");
     for (int i = 0; !x && i < v.n_params; ++i)
         if (numeric_param(&v, v.param[i])) x = v.param[i];
-    if (!x) return sp_input_fail(err, "parameters", "no varied parameter is a number (choose one with --x)");
-    const int loglog = is_step_parameter(x);
+    if (!x) x = v.param[0]; /* no numeric one: the first, as categories */
+    /* a categorical x (any value not a number): the cases at evenly spaced positions 0, 1, …
+     * in order of first appearance, named by their values */
+    const int categorical = !numeric_param(&v, x);
+    char(*cat_name)[64] = NULL;
+    const char **cat = NULL;
+    int n_cat = 0;
+    if (categorical) {
+        if (opt && opt->error)
+            return sp_input_fail(err, "--error", "needs a numeric parameter along x ('%s' is not)", x);
+        cat_name = calloc((size_t)v.n_rows + 1, sizeof *cat_name);
+        cat = calloc((size_t)v.n_rows + 1, sizeof *cat);
+        if (!cat_name || !cat) {
+            free(cat_name), free(cat);
+            sp_input_fail(err, "", "out of memory");
+            return SP_ERR_NOMEM;
+        }
+    }
+    const int loglog = !categorical && is_step_parameter(x);
 
     /* the series, in order of first appearance */
     series *ser = calloc((size_t)v.n_rows + 1, sizeof *ser);
     point *pts = calloc((size_t)v.n_rows + 1, sizeof *pts);
     if (!ser || !pts) {
-        free(ser), free(pts);
+        free(ser), free(pts), free(cat_name), free(cat);
         sp_input_fail(err, "", "out of memory");
         return SP_ERR_NOMEM;
     }
@@ -261,9 +306,11 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     {
         const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "status"));
         if (status && strcmp(status, "failed") == 0) ++failed;
-        const cJSON *xv = field_of(row, x), *yv = field_of(row, y);
-        if (!cJSON_IsNumber(xv) || !cJSON_IsNumber(yv) || !isfinite(yv->valuedouble)) continue;
-        if (loglog && !(xv->valuedouble > 0)) continue;
+        const cJSON *yv = field_of(row, y);
+        double xd;
+        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) || !x_position(row, x, categorical, cat_name, &n_cat, &xd))
+            continue;
+        if (loglog && !(xd > 0)) continue;
         if (yv->valuedouble > 0) minpos = fmin(minpos, yv->valuedouble);
         char key[256];
         series_key(&v, row, x, key, sizeof key);
@@ -282,14 +329,16 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     int positive = 1;
     cJSON_ArrayForEach(row, v.rows)
     {
-        const cJSON *xv = field_of(row, x), *yv = field_of(row, y);
-        if (!cJSON_IsNumber(xv) || !cJSON_IsNumber(yv) || !isfinite(yv->valuedouble)) continue;
-        if (loglog && !(xv->valuedouble > 0)) continue;
+        const cJSON *yv = field_of(row, y);
+        double xd;
+        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) || !x_position(row, x, categorical, cat_name, &n_cat, &xd))
+            continue;
+        if (loglog && !(xd > 0)) continue;
         char key[256];
         series_key(&v, row, x, key, sizeof key);
         int s = 0;
         while (strcmp(ser[s].key, key) != 0) ++s;
-        ser[s].pt[ser[s].n++] = (point){xv->valuedouble, yv->valuedouble};
+        ser[s].pt[ser[s].n++] = (point){xd, yv->valuedouble};
         positive = positive && yv->valuedouble > 0;
     }
     for (int s = 0; s < n_series; ++s) qsort(ser[s].pt, (size_t)ser[s].n, sizeof *ser[s].pt, by_x);
@@ -351,13 +400,14 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     const char *last = strrchr(x, '.');
     const int by_size = strcmp(last ? last + 1 : x, "h") == 0;
     snprintf(sub, sizeof sub, "%d cases, %d drawn, %d failed · %s%s", v.n_rows, used, failed,
-             loglog ? "log–log axes"
-             : ylog ? "linear x, log y"
-                    : "linear axes",
+             loglog        ? "log–log axes"
+             : categorical ? (ylog ? "categories along x, log y" : "categories along x")
+             : ylog        ? "linear x, log y"
+                           : "linear axes",
              !loglog || !show_slope ? ""
              : by_size              ? " · order p shows as slope p"
                                     : " · order p shows as slope −p");
-    snprintf(xlabel, sizeof xlabel, "%s%s", x, loglog ? " (log scale)" : "");
+    snprintf(xlabel, sizeof xlabel, "%s%s", x, loglog ? " (log scale)" : categorical ? " (categories)" : "");
     snprintf(ylabel, sizeof ylabel, "%s%s", figure, ylog ? " (log scale)" : "");
 
     sp_svg s;
@@ -375,11 +425,18 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
         if (!seen && n_xticks < 12) xticks[n_xticks] = pts[i].x;
         if (!seen) ++n_xticks;
     }
-    if (n_xticks >= 2 && n_xticks <= 12) {
+    if (categorical) { /* every category, half a step of room at either end */
+        for (int i = 0; i < n_cat; ++i) cat[i] = cat_name[i];
+        c.x_category = cat, c.n_x_categories = n_cat;
+        c.x.min = -0.5, c.x.max = n_cat - 0.5, c.x.have = 1;
+    } else if (n_xticks >= 2 && n_xticks <= 12) {
         qsort(xticks, (size_t)n_xticks, sizeof *xticks, by_double);
         c.x.ticks = xticks, c.x.n_ticks = n_xticks;
     }
-    for (int i = 0; i < used; ++i) sp_axis_include(&c.x, pts[i].x), sp_axis_include(&c.y, pts[i].y);
+    for (int i = 0; i < used; ++i) {
+        if (!categorical) sp_axis_include(&c.x, pts[i].x);
+        sp_axis_include(&c.y, pts[i].y);
+    }
     if (c.x.n_ticks && c.x.log) { /* a little room around the first and last value */
         double f = pow(c.x.max / c.x.min, 0.05);
         c.x.min /= f, c.x.max *= f;
@@ -388,7 +445,7 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
         double d = 0.05 * (c.x.max - c.x.min);
         c.x.min -= d, c.x.max += d;
     }
-    if (!c.x.n_ticks) sp_axis_finish(&c.x);
+    if (!c.x.n_ticks && !categorical) sp_axis_finish(&c.x);
     sp_axis_finish(&c.y);
     sp_chart_axes(&s, &c);
     sp_legend l = {.x = c.left + c.width + 20, .y = c.top + 8};
@@ -419,7 +476,11 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
             sp_chart_series(&s, &c, ser[k].key, (size_t)ser[k].n, &ser[k].pt[0].x, 2, &ser[k].pt[0].y, 2, style);
             for (int i = 0; i < ser[k].n; ++i) {
                 char tip[400];
-                snprintf(tip, sizeof tip, "%s = %g, %s = %.6g", x, ser[k].pt[i].x, y, ser[k].pt[i].y);
+                if (categorical)
+                    snprintf(tip, sizeof tip, "%s = %s, %s = %.6g", x, cat_name[(int)ser[k].pt[i].x], y,
+                             ser[k].pt[i].y);
+                else
+                    snprintf(tip, sizeof tip, "%s = %g, %s = %.6g", x, ser[k].pt[i].x, y, ser[k].pt[i].y);
                 sp_svg_add(&s, "<circle class=\"point\" cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" fill=\"%s\"><title>",
                            sp_chart_px(&c, ser[k].pt[i].x), sp_chart_py(&c, ser[k].pt[i].y), sp_svg_color(k));
                 sp_svg_escaped(&s, tip);
@@ -428,7 +489,7 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
         }
         if (pass) sp_svg_add(&s, "</g>\n");
     }
-    free(ser), free(pts);
+    free(ser), free(pts), free(cat_name), free(cat);
     *svg = sp_svg_end(&s);
     if (!*svg) {
         sp_input_fail(err, "", "out of memory while drawing");

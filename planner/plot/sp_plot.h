@@ -33,7 +33,9 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
 
 /* Choices for a study picture; NULL members take the defaults. */
 typedef struct sp_study_plot_options {
-    const char *x; /* the varied field along x; default: the first numeric varied field */
+    const char *x; /* the varied field along x; default: the first numeric varied field, else the
+                      first one; a field with values other than numbers (like "scheme") is drawn
+                      as categories, evenly spaced and named by their values */
     const char *y; /* the figure; default: "cost" if the cases have one, else "energy_error" */
     int error;     /* draw instead |figure − figure of the next finer case of its line| (the
                       next larger x, or the next smaller for a step size "h"), at the coarser

@@ -254,6 +254,10 @@ static void axis_ticks(sp_svg *s, const sp_chart *c, int horizontal)
         for (int i = 0; i < c->n_categories; ++i) tick(s, c, 0, i, c->y_category[i], 1);
         return;
     }
+    if (horizontal && c->x_category) {
+        for (int i = 0; i < c->n_x_categories; ++i) tick(s, c, 1, i, c->x_category[i], 1);
+        return;
+    }
     if (a->n_ticks > 0) {
         for (int i = 0; i < a->n_ticks; ++i) {
             snprintf(label, sizeof label, "%g", a->ticks[i]);

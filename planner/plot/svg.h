@@ -61,6 +61,8 @@ typedef struct sp_chart {
     const char *title;       /* above the plot area; may be NULL */
     const char **y_category; /* when set, y ticks at 0, 1, … labelled with these names */
     int n_categories;
+    const char *const *x_category; /* when set, x ticks at 0, 1, … labelled with these names */
+    int n_x_categories;
 } sp_chart;
 
 /* Pixel position of a data value (clamped well outside the area for far-away values). */
