@@ -371,13 +371,13 @@ Test(plot, cubic_simulation_shows_components_and_invariant_drift)
     cJSON *res = solve(dir, "sphere_simulate.json", result);
     char *svg = plot(dir, result);
     expect_well_formed(svg, "cubic simulation");
-    for (int i = 1; i <= 3; ++i)
-        for (int j = 1; j <= 3; ++j) {
-            char name[32];
-            snprintf(name, sizeof name, "q_%d%d", i, j);
-            cr_expect(has_series(svg, name), "no line for %s", name);
-            cr_expect(has_legend(svg, name), "no legend entry for %s", name);
-        }
+    /* the orientation as its rotation angle and axis, not the nine matrix entries */
+    static const char *const config[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
+    for (size_t i = 0; i < sizeof config / sizeof config[0]; ++i) {
+        cr_expect(has_series(svg, config[i]), "no line for %s", config[i]);
+        cr_expect(has_legend(svg, config[i]), "no legend entry for %s", config[i]);
+    }
+    cr_expect(!has_series(svg, "q_11"), "matrix entries drawn");
     static const char *const drift[] = {"momentum map Ad*(g⁻¹)ν", "right momentum −ad*(ξ)p − ν", "Casimir |ν|"};
     for (size_t i = 0; i < sizeof drift / sizeof drift[0]; ++i)
         cr_expect(has_series(svg, drift[i]), "no drift line for %s", drift[i]);
@@ -496,14 +496,16 @@ Test(plot, several_results_are_overlaid_in_one_comparison)
     char *svg = slurp(svg_path);
     expect_well_formed(svg, "comparison");
     cr_expect(strstr(svg, "Comparison of 3 results") != NULL);
-    static const char *const names[] = {"planar_pendulum.json", "planar_pendulum_dop853.json",
-                                        "free_rigid_body.json"};
+    static const char *const names[] = {"planar_pendulum.json", "planar_pendulum_dop853.json", "free_rigid_body.json"};
     for (int i = 0; i < 3; ++i) cr_expect(has_legend(svg, names[i]), "no legend entry for %s", names[i]);
-    /* the configuration: the first components of each (two of the pendulums, three of the body) */
+    /* the configuration: the first components of each (two of the pendulums; angle and two axis
+     * components of the body's orientation) */
     cr_expect(has_series(svg, "planar_pendulum.json: x"));
     cr_expect(has_series(svg, "planar_pendulum_dop853.json: y"));
-    cr_expect(has_series(svg, "free_rigid_body.json: q_13"));
-    cr_expect(!has_series(svg, "free_rigid_body.json: q_21"), "more than three components of a rotation");
+    cr_expect(has_series(svg, "free_rigid_body.json: rotation angle (rad)"));
+    cr_expect(has_series(svg, "free_rigid_body.json: axis y"));
+    cr_expect(!has_series(svg, "free_rigid_body.json: axis z"), "more than three components of a rotation");
+    cr_expect(!has_series(svg, "free_rigid_body.json: q_11"), "matrix entries of a rotation");
     /* a diagnostic of the pendulums only, one of the body only, one of all three */
     cr_expect(has_series(svg, "planar_pendulum.json: q·p"));
     cr_expect(has_series(svg, "planar_pendulum_dop853.json: q·p"));
@@ -934,6 +936,73 @@ Test(plot, orientation_plan_from_quaternions_matches_matrices)
     free(a), free(b), free(c);
     cJSON_Delete(with_matrices);
     cJSON_Delete(with_quaternions);
+    remove_tree(dir);
+}
+
+/* A synthetic result of an unknown model (no drift): rows of q, or of "quaternion", for
+ * a rotation by 0.5 t about the axis (0.6, 0, 0.8). */
+static cJSON *orientation_result(int quaternions)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "task", "simulate");
+    cJSON_AddStringToObject(doc, "model", "spinning_thing");
+    cJSON_AddStringToObject(doc, "status", "ok");
+    cJSON *tr = cJSON_AddObjectToObject(doc, "trajectory");
+    cJSON *t = cJSON_AddArrayToObject(tr, "t"), *q = cJSON_AddArrayToObject(tr, quaternions ? "quaternion" : "q");
+    const double axis[3] = {0.6, 0.0, 0.8};
+    for (int k = 0; k <= 40; ++k) {
+        double time = 0.05 * k, R[9], quat[4];
+        cJSON_AddItemToArray(t, cJSON_CreateNumber(time));
+        rotation(axis, 0.5 * time, R);
+        quaternion(axis, 0.5 * time, quat);
+        cJSON_AddItemToArray(q, cJSON_CreateDoubleArray(quaternions ? quat : R, quaternions ? 4 : 9));
+    }
+    return doc;
+}
+
+/* Orientations against time: the rotation angle and the axis (not nine matrix entries),
+ * or the four quaternion components. */
+Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "angle-axis");
+    cJSON *doc = orientation_result(0);
+    char *svg = plot_doc(dir, "rotation.json", doc);
+    expect_well_formed(svg, "rotation trajectory");
+    static const char *const names[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
+    for (int i = 0; i < 4; ++i) {
+        cr_expect(has_series(svg, names[i]), "no line for %s", names[i]);
+        cr_expect(has_legend(svg, names[i]), "no legend entry for %s", names[i]);
+    }
+    cr_expect(!has_series(svg, "q_11") && !has_legend(svg, "q_11"), "matrix entries drawn");
+    cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
+    cr_expect(strstr(svg, "rotation angle and axis") != NULL);
+    /* the angle line rises from 0 to 1; the axis lines are flat, at 0.6, 0 and 0.8 */
+    double x[64], y[64];
+    const char *angle = strstr(svg, "<title>rotation angle (rad)</title>");
+    cr_assert_not_null(angle);
+    int n = polyline_points(angle, x, y, 64);
+    cr_assert_eq(n, 41);
+    cr_expect(y[40] < y[0] - 10, "the angle does not rise");
+    for (int i = 1; i <= 3; ++i) {
+        const char *line = strstr(svg, i == 1   ? "<title>axis x</title>"
+                                       : i == 2 ? "<title>axis y</title>"
+                                                : "<title>axis z</title>");
+        cr_assert_not_null(line);
+        cr_assert_eq(polyline_points(line, x, y, 64), 41);
+        cr_expect(fabs(y[0] - y[40]) < 0.5 && fabs(y[1] - y[20]) < 0.5, "axis %d is not flat", i);
+    }
+    free(svg);
+    cJSON_Delete(doc);
+
+    doc = orientation_result(1);
+    svg = plot_doc(dir, "quaternion.json", doc);
+    expect_well_formed(svg, "quaternion trajectory");
+    static const char *const parts[] = {"quaternion w", "quaternion x", "quaternion y", "quaternion z"};
+    for (int i = 0; i < 4; ++i) cr_expect(has_series(svg, parts[i]) && has_legend(svg, parts[i]), "%s", parts[i]);
+    cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
+    free(svg);
+    cJSON_Delete(doc);
     remove_tree(dir);
 }
 

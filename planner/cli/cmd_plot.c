@@ -19,29 +19,30 @@ typedef struct plot_args {
     sp_study_plot_options opt;
 } plot_args;
 
-static const sp_cmd_option plot_options[] = {{.name = "-o",
-                                              .value = "FIG.svg",
-                                              .kind = SP_OPT_TEXT,
-                                              .offset = offsetof(plot_args, out),
-                                              .meaning = "write the SVG to FIG.svg ('-': standard output)",
-                                              .fallback = "standard output"},
-                                             {.name = "--x",
-                                              .value = "FIELD",
-                                              .kind = SP_OPT_TEXT,
-                                              .offset = offsetof(plot_args, opt.x),
-                                              .meaning = "study: the varied field along x (numbers, or categories such as scheme)",
-                                              .fallback = "the first numeric varied field, else the first one"},
-                                             {.name = "--y",
-                                              .value = "FIGURE",
-                                              .kind = SP_OPT_TEXT,
-                                              .offset = offsetof(plot_args, opt.y),
-                                              .meaning = "study: the figure along y, any number of the summary rows",
-                                              .fallback = "cost, else energy_error"},
-                                             {.name = "--error",
-                                              .offset = offsetof(plot_args, opt.error),
-                                              .meaning = "study: draw the difference to the next finer case instead",
-                                              .fallback = "off"},
-                                             {.name = NULL}};
+static const sp_cmd_option plot_options[] = {
+    {.name = "-o",
+     .value = "FIG.svg",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(plot_args, out),
+     .meaning = "write the SVG to FIG.svg ('-': standard output)",
+     .fallback = "standard output"},
+    {.name = "--x",
+     .value = "FIELD",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(plot_args, opt.x),
+     .meaning = "study: the varied field along x (numbers, or categories such as scheme)",
+     .fallback = "the first numeric varied field, else the first one"},
+    {.name = "--y",
+     .value = "FIGURE",
+     .kind = SP_OPT_TEXT,
+     .offset = offsetof(plot_args, opt.y),
+     .meaning = "study: the figure along y, any number of the summary rows",
+     .fallback = "cost, else energy_error"},
+    {.name = "--error",
+     .offset = offsetof(plot_args, opt.error),
+     .meaning = "study: draw the difference to the next finer case instead",
+     .fallback = "off"},
+    {.name = NULL}};
 
 static int cmd_plot(int argc, char **argv);
 

@@ -1052,10 +1052,119 @@ static void component_name(const sp_traj *tr, const char *field, int width, int 
         snprintf(out, size, "%s_%d", field, i + 1);
 }
 
+/* ---- the configuration as drawn: orientations as angle and axis */
+
+enum { CONFIG_PLAIN, CONFIG_ROTATION, CONFIG_QUATERNION };
+
+/* The configuration panel's view of q: its rows as they are, or, for rotation matrices,
+ * the rotation angle and the three components of the unit axis (owned). */
+typedef struct config_view {
+    const double *data;
+    double *owned;
+    int width, kind;
+} config_view;
+
+/* Every finite row of 9 numbers is a rotation matrix (orthogonal within 1e-6, det > 0). */
+static int rotation_rows(const sp_traj_field *q, int rows)
+{
+    if (q->width != 9 || rows < 1) return 0;
+    for (int k = 0; k < rows; ++k) {
+        const double *R = q->data + (size_t)k * 9;
+        if (!sp_vec_isfinite(9, R)) continue;
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                double dot = R[i] * R[j] + R[3 + i] * R[3 + j] + R[6 + i] * R[6 + j];
+                if (fabs(dot - (i == j)) > 1e-6) return 0;
+            }
+        double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                     R[2] * (R[3] * R[7] - R[4] * R[6]);
+        if (!(det > 0)) return 0;
+    }
+    return 1;
+}
+
+/* The angle in [0, π] and unit axis of a rotation matrix; the axis is that of the previous
+ * row (prev, may be NULL) where the angle is too small to define one. */
+static void angle_axis(const double *R, const double *prev, double *out)
+{
+    double v[3] = {R[7] - R[5], R[2] - R[6], R[3] - R[1]};
+    double s2 = sp_vec_norm(3, v), c2 = R[0] + R[4] + R[8] - 1.0;
+    double angle = atan2(s2, c2);
+    out[0] = angle;
+    if (!isfinite(angle)) {
+        out[1] = out[2] = out[3] = NAN;
+        return;
+    }
+    if (angle > 3.0) { /* near π: from the largest column of R + I, its sign from the skew part */
+        int best = 0;
+        double col[3][3], norm[3];
+        for (int j = 0; j < 3; ++j) {
+            for (int i = 0; i < 3; ++i) col[j][i] = R[3 * i + j] + (i == j);
+            norm[j] = sp_vec_norm(3, col[j]);
+            if (norm[j] > norm[best]) best = j;
+        }
+        double sign = sp_vec_dot(3, col[best], v) < 0 ? -1.0 : 1.0;
+        for (int i = 0; i < 3; ++i) out[1 + i] = sign * col[best][i] / norm[best];
+    } else if (s2 > 1e-12) {
+        for (int i = 0; i < 3; ++i) out[1 + i] = v[i] / s2;
+    } else if (prev && isfinite(prev[1])) {
+        for (int i = 0; i < 3; ++i) out[1 + i] = prev[1 + i];
+    } else {
+        out[1] = out[2] = out[3] = NAN; /* filled in by config_of */
+    }
+}
+
+static sp_status config_of(const sp_traj *tr, const sp_traj_field *q, config_view *v, sp_input_error *err)
+{
+    *v = (config_view){.data = q->data, .width = q->width, .kind = CONFIG_PLAIN};
+    if (tr->n_coordinates == q->width) return SP_OK; /* the model names its coordinates */
+    if (q->width == 4 && strcmp(q->name, "quaternion") == 0) {
+        v->kind = CONFIG_QUATERNION;
+        return SP_OK;
+    }
+    if (!rotation_rows(q, tr->rows)) return SP_OK;
+    v->owned = malloc((size_t)tr->rows * 4 * sizeof(double));
+    if (!v->owned) return sp_input_fail(err, "trajectory.q", "out of memory");
+    for (int k = 0; k < tr->rows; ++k)
+        angle_axis(q->data + (size_t)k * 9, k ? v->owned + (size_t)(k - 1) * 4 : NULL, v->owned + (size_t)k * 4);
+    /* the leading rows without an axis of their own (the identity at the start): the first axis
+     * defined, or (0, 0, 0) when the rotation never leaves the identity */
+    int first = 0;
+    while (first < tr->rows && !(isfinite(v->owned[(size_t)first * 4]) && isfinite(v->owned[(size_t)first * 4 + 1])))
+        ++first;
+    for (int k = 0; k < tr->rows; ++k) {
+        double *row = v->owned + (size_t)k * 4;
+        if (!isfinite(row[0]) || isfinite(row[1])) continue;
+        for (int i = 1; i < 4; ++i) row[i] = first < tr->rows ? v->owned[(size_t)first * 4 + i] : 0.0;
+    }
+    v->data = v->owned, v->width = 4, v->kind = CONFIG_ROTATION;
+    return SP_OK;
+}
+
+static void config_name(const sp_traj *tr, const sp_traj_field *q, const config_view *v, int i, char *out, size_t size)
+{
+    static const char *const rotation[4] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
+    static const char *const quaternion[4] = {"quaternion w", "quaternion x", "quaternion y", "quaternion z"};
+    if (v->kind == CONFIG_ROTATION)
+        snprintf(out, size, "%s", rotation[i]);
+    else if (v->kind == CONFIG_QUATERNION)
+        snprintf(out, size, "%s", quaternion[i]);
+    else
+        component_name(tr, q->name, q->width, i, out, size);
+}
+
+static const char *config_label(const config_view *v)
+{
+    return v->kind == CONFIG_ROTATION     ? "rotation angle and axis"
+           : v->kind == CONFIG_QUATERNION ? "quaternion"
+                                          : "configuration q";
+}
+
 static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
 {
     const char *model = string_at(root, "model"), *task = string_at(root, "task");
     const sp_traj_field *q = sp_traj_get(tr, "q");
+    if (!q) q = sp_traj_get(tr, "quaternion");
     for (int i = 0; !q && i < tr->n_fields; ++i) /* a model without "q": its first state component */
         if (tr->field[i].width > 0) q = &tr->field[i];
     if (!q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
@@ -1063,6 +1172,8 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
     drift_set d = {0};
     const sp_family *family = sp_family_of_model(model);
     sp_status st = family && family->drift ? family->drift(root, model, tr, drift_add_cb, &d, err) : SP_OK;
+    config_view cv;
+    if (st == SP_OK) st = config_of(tr, q, &cv, err);
     if (st != SP_OK) {
         drift_release(&d);
         return st;
@@ -1078,8 +1189,7 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
         for (int k = 0; k < tr->rows; ++k)
             if (d.value[i][k] == 0.0) d.value[i][k] = floor_value;
 
-    const int plane =
-        family && family->planar && family->planar(model) && strcmp(q->name, "q") == 0 && q->width >= 2;
+    const int plane = family && family->planar && family->planar(model) && strcmp(q->name, "q") == 0 && q->width >= 2;
     const double width = plane ? 1240 : 1160, panel_w = plane ? 560 : 780;
     const int has_drift = d.count > 0 && tr->rows > 1;
     const double height = has_drift ? 760 : 420;
@@ -1092,25 +1202,26 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
     /* configuration against time */
     sp_chart a = {.left = 90, .top = 90, .width = panel_w, .height = 250, .title = "Configuration against time"};
     a.x.label = "time t";
-    a.y.label = "configuration q";
+    a.y.label = config_label(&cv);
+    if (cv.kind == CONFIG_ROTATION) a.title = "Orientation against time: rotation angle and axis";
     for (int k = 0; k < tr->rows; ++k) {
         sp_axis_include(&a.x, tr->t[k]);
-        for (int i = 0; i < q->width; ++i) sp_axis_include(&a.y, q->data[(size_t)k * q->width + i]);
+        for (int i = 0; i < cv.width; ++i) sp_axis_include(&a.y, cv.data[(size_t)k * cv.width + i]);
     }
     sp_axis_finish(&a.x);
     sp_axis_finish(&a.y);
     sp_chart_axes(&s, &a);
     sp_legend l = {.x = a.left + a.width + 18, .y = a.top + 8};
-    for (int i = 0; i < q->width; ++i) {
+    for (int i = 0; i < cv.width; ++i) {
         char name[80], style[96];
-        component_name(tr, q->name, q->width, i, name, sizeof name);
+        config_name(tr, q, &cv, i, name, sizeof name);
         snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
-        sp_chart_series(&s, &a, name, (size_t)tr->rows, tr->t, 1, q->data + i, (size_t)q->width, style);
+        sp_chart_series(&s, &a, name, (size_t)tr->rows, tr->t, 1, cv.data + i, (size_t)cv.width, style);
     }
     sp_svg_add(&s, "<g class=\"legend\">\n");
-    for (int i = 0; i < q->width; ++i) {
+    for (int i = 0; i < cv.width; ++i) {
         char name[80], style[96];
-        component_name(tr, q->name, q->width, i, name, sizeof name);
+        config_name(tr, q, &cv, i, name, sizeof name);
         snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
         sp_legend_entry(&s, &l, style, NULL, name);
     }
@@ -1193,6 +1304,7 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
         sp_svg_add(&s, "</g>\n");
     }
     drift_release(&d);
+    free(cv.owned);
     return finish(&s, svg, err);
 }
 
@@ -1229,6 +1341,7 @@ typedef struct compared {
     sp_traj tr;
     int have_tr;
     const sp_traj_field *q;
+    config_view cv;
     drift_set d;
 } compared;
 
@@ -1241,9 +1354,11 @@ static sp_status compared_read(const cJSON *root, compared *c, sp_input_error *e
     if ((st = sp_traj_read(root, &c->tr, err)) != SP_OK) return st;
     c->have_tr = 1;
     c->q = sp_traj_get(&c->tr, "q");
+    if (!c->q) c->q = sp_traj_get(&c->tr, "quaternion");
     for (int i = 0; !c->q && i < c->tr.n_fields; ++i)
         if (c->tr.field[i].width > 0) c->q = &c->tr.field[i];
     if (!c->q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
+    if ((st = config_of(&c->tr, c->q, &c->cv, err)) != SP_OK) return st;
     const char *model = string_at(root, "model");
     const sp_family *family = sp_family_of_model(model);
     return family && family->drift ? family->drift(root, model, &c->tr, drift_add_cb, &c->d, err) : SP_OK;
@@ -1291,7 +1406,7 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
             break;
         }
         compared_label(results[i], names, n, i, label[i], sizeof label[i]);
-        if (c[i].q->width > width_max) width_max = c[i].q->width;
+        if (c[i].cv.width > width_max) width_max = c[i].cv.width;
         for (int k = 0; k < c[i].d.count; ++k) {
             int j = 0;
             while (j < n_drift && strcmp(drift_name[j], c[i].d.name[k]) != 0) ++j;
@@ -1336,18 +1451,18 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
         a.y.label = "configuration q";
         for (int i = 0; i < n; ++i)
             for (int k = 0; k < c[i].tr.rows; ++k)
-                for (int m = 0; m < components && m < c[i].q->width; ++m)
-                    sp_axis_include(&a.y, c[i].q->data[(size_t)k * c[i].q->width + m]);
+                for (int m = 0; m < components && m < c[i].cv.width; ++m)
+                    sp_axis_include(&a.y, c[i].cv.data[(size_t)k * c[i].cv.width + m]);
         sp_axis_finish(&a.y);
         sp_chart_axes(&s, &a);
         for (int i = 0; i < n; ++i)
-            for (int m = 0; m < components && m < c[i].q->width; ++m) {
+            for (int m = 0; m < components && m < c[i].cv.width; ++m) {
                 char name[200], comp[80], style[128];
-                component_name(&c[i].tr, c[i].q->name, c[i].q->width, m, comp, sizeof comp);
+                config_name(&c[i].tr, c[i].q, &c[i].cv, m, comp, sizeof comp);
                 snprintf(name, sizeof name, "%s: %s", label[i], comp);
                 snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"%s", sp_svg_color(i), dash[m]);
-                sp_chart_series(&s, &a, name, (size_t)c[i].tr.rows, c[i].tr.t, 1, c[i].q->data + m,
-                                (size_t)c[i].q->width, style);
+                sp_chart_series(&s, &a, name, (size_t)c[i].tr.rows, c[i].tr.t, 1, c[i].cv.data + m,
+                                (size_t)c[i].cv.width, style);
             }
         sp_legend l = {.x = a.left + a.width + 18, .y = a.top + 8};
         sp_svg_add(&s, "<g class=\"legend\">\n");
@@ -1394,8 +1509,8 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
                         char style[96], name[200];
                         snprintf(style, sizeof style, "stroke=\"%s\" stroke-width=\"1.6\"", sp_svg_color(i));
                         snprintf(name, sizeof name, "%s: %s", label[i], drift_name[j]);
-                        sp_chart_series(&s, &b, name, (size_t)c[i].tr.rows - 1, c[i].tr.t + 1, 1,
-                                        c[i].d.value[k2] + 1, 1, style);
+                        sp_chart_series(&s, &b, name, (size_t)c[i].tr.rows - 1, c[i].tr.t + 1, 1, c[i].d.value[k2] + 1,
+                                        1, style);
                     }
             if (j == 0) {
                 char note[96];
@@ -1408,6 +1523,7 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
     }
     for (int i = 0; i < n; ++i) {
         drift_release(&c[i].d);
+        free(c[i].cv.owned);
         if (c[i].have_tr) sp_traj_release(&c[i].tr);
     }
     free(c), free(label), free(drift_name);

@@ -308,7 +308,8 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
         if (status && strcmp(status, "failed") == 0) ++failed;
         const cJSON *yv = field_of(row, y);
         double xd;
-        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) || !x_position(row, x, categorical, cat_name, &n_cat, &xd))
+        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) ||
+            !x_position(row, x, categorical, cat_name, &n_cat, &xd))
             continue;
         if (loglog && !(xd > 0)) continue;
         if (yv->valuedouble > 0) minpos = fmin(minpos, yv->valuedouble);
@@ -331,7 +332,8 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     {
         const cJSON *yv = field_of(row, y);
         double xd;
-        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) || !x_position(row, x, categorical, cat_name, &n_cat, &xd))
+        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) ||
+            !x_position(row, x, categorical, cat_name, &n_cat, &xd))
             continue;
         if (loglog && !(xd > 0)) continue;
         char key[256];
