@@ -83,9 +83,17 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/pic/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(SP_CFLAGS) -fPIC -c $< -o $@
+# The shared library exports what the public headers declare and nothing else: the
+# version script lists every symbol the objects define whose name a public header
+# mentions; the rest (linear algebra, readers, family tables) stays local.
+$(BUILD)/symplan.map: $(PIC_OBJ) $(PUBLIC_HEADERS)
+	@nm -g --defined-only $(PIC_OBJ) | awk 'NF == 3 { print $$3 }' | sort -u > $@.defined
+	@grep -ohE '\b[A-Za-z_][A-Za-z0-9_]*\b' $(PUBLIC_HEADERS) | sort -u > $@.named
+	@comm -12 $@.defined $@.named | awk 'BEGIN { print "{ global:" } { print "  " $$0 ";" } END { print "  local: *;\n};" }' > $@
+	@rm -f $@.defined $@.named
 # (linked with its dependencies, so a program names only -lsymplan and what it calls itself)
-$(SHLIB): $(PIC_OBJ)
-	$(CC) $(SP_CFLAGS) -shared -Wl,-soname,$(SONAME) $^ $(LDLIBS) -o $@
+$(SHLIB): $(PIC_OBJ) $(BUILD)/symplan.map
+	$(CC) $(SP_CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/symplan.map $(PIC_OBJ) $(LDLIBS) -o $@
 	ln -sf $(notdir $@) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libsymplan.so
 

@@ -119,16 +119,23 @@ void sp_run_add_trajectory(const sp_stepper *s, const sp_run *run, cJSON *result
     }
 }
 
-void sp_run_add_work(const sp_stepper *s, const sp_run *run, cJSON *result)
+void sp_run_work_add(sp_run_work *total, const sp_run_work *w)
 {
-    const sp_run_work *w = &run->work;
-    cJSON *work = cJSON_AddObjectToObject(result, "work");
+    total->attempts += w->attempts;
+    total->newton_iterations += w->newton_iterations;
+    if (w->max_iterations > total->max_iterations) total->max_iterations = w->max_iterations;
+    total->rhs_evaluations += w->rhs_evaluations;
+    total->rejected_steps += w->rejected_steps;
+    total->exact_flows += w->exact_flows;
+}
+
+void sp_run_work_json(sp_work_kind kind, const sp_run_work *w, long steps_done, cJSON *work)
+{
     cJSON_AddNumberToObject(work, "attempted_steps", (double)w->attempts);
-    switch (s->work_kind) {
+    switch (kind) {
     case SP_WORK_IMPLICIT:
         cJSON_AddNumberToObject(work, "newton_iterations", (double)w->newton_iterations);
-        cJSON_AddNumberToObject(work, "mean_iterations",
-                                run->steps_done ? (double)w->newton_iterations / run->steps_done : 0.0);
+        cJSON_AddNumberToObject(work, "mean_iterations", steps_done ? (double)w->newton_iterations / steps_done : 0.0);
         cJSON_AddNumberToObject(work, "max_iterations", w->max_iterations);
         break;
     case SP_WORK_EXPLICIT:
@@ -139,6 +146,11 @@ void sp_run_add_work(const sp_stepper *s, const sp_run *run, cJSON *result)
         cJSON_AddNumberToObject(work, "exact_flows", (double)w->exact_flows);
         break;
     }
+}
+
+void sp_run_add_work(const sp_stepper *s, const sp_run *run, cJSON *result)
+{
+    sp_run_work_json(s->work_kind, &run->work, run->steps_done, cJSON_AddObjectToObject(result, "work"));
 }
 
 cJSON *sp_run_result(const sp_problem *pb, const sp_stepper *s, const sp_run *run)

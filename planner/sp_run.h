@@ -93,6 +93,11 @@ void sp_run_disown(sp_run *run);
 /* The common blocks, for results assembled by hand (an endpoint plan's final run). */
 void sp_run_add_trajectory(const sp_stepper *s, const sp_run *run, cJSON *result);
 void sp_run_add_work(const sp_stepper *s, const sp_run *run, cJSON *result);
+/* total += w (the most iterations in one step is a maximum). */
+void sp_run_work_add(sp_run_work *total, const sp_run_work *w);
+/* The members of a "work" object for effort summed by hand (several runs of a plan);
+ * steps_done divides the Newton iterations into their mean. */
+void sp_run_work_json(sp_work_kind kind, const sp_run_work *w, long steps_done, cJSON *work);
 
 /* The result of a simulation: the head of sp_result.h, then "trajectory" (when rows were
  * kept), "work" and "timing". The family adds its diagnostics and settings. */

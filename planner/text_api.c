@@ -63,7 +63,7 @@ int sp_check_text(const char *json, size_t length, const char *base_dir, char *e
     sp_input_error e;
     if (sp_json_parse_document(json, length, &doc, &e) != SP_OK)
         return fail_input(&e, SP_TEXT_BAD_INPUT, error, error_size);
-    const int is_study = cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, "base");
+    const int is_study = sp_study_document_is_study(doc);
     cJSON_Delete(doc);
     if (is_study) {
         sp_study *s;

@@ -543,9 +543,14 @@ def result_schema():
     numbers = {"type": "array", "items": ref("real")}
     column = {"description": "one value per row, or one row of numbers per row",
               "type": "array", "items": {"anyOf": [ref("real"), ref("numbers")]}}
-    work = {"type": "object", "additionalProperties": False, "required": ["attempted_steps"], "properties": {
+    work = {"type": "object", "additionalProperties": False, "properties": {
         "attempted_steps": d(count, "every step tried, an adaptive method's rejected ones included"),
-        "newton_iterations": d(count, "implicit schemes: Newton iterations of the run"),
+        "optimizer_evaluations": d(count, "plans: evaluations of the cost by the optimiser"),
+        "starts": d(count, "endpoint plans: starts of the search"),
+        "sweeps": d(count, "plans: sweeps of the step map over the horizon"),
+        "derivative_sweeps": d(count, "keyframe plans: sweeps that carried derivatives"),
+        "factorizations": d(count, "keyframe plans: Jacobian factorizations"),
+        "newton_iterations": d(count, "implicit schemes and keyframe plans: Newton iterations of the run"),
         "mean_iterations": d(real, "implicit schemes: Newton iterations per step"),
         "max_iterations": d(count, "implicit schemes: most Newton iterations of a step"),
         "solver": d({"type": "string"}, "the implicit solver"),
@@ -596,7 +601,7 @@ def result_schema():
                                                                      "point and distance"),
         "kicks": d({"type": "array", "items": {"type": "object"}}, "the momentum kick at each keyframe"),
         "trajectory": d(trajectory, "rows at t of the state (every record_every steps and the last)"),
-        "work": d(work, "the work of a simulation"),
+        "work": d(work, "what the run spent (a plan: its whole search)"),
         "timing": d(timing, "wall times and sweep counts"),
         "diagnostics": d({"type": "object", "additionalProperties": ref("real")},
                          "errors and drifts, each a number (null when not finite): energy_error, "

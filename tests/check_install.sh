@@ -5,7 +5,8 @@
 #   2. no internal header was installed;
 #   3. every examples/*.c builds with `cc prog.c $(pkg-config --cflags --libs symplan)`
 #      against the shared library (found through an rpath: no ldconfig), and runs to exit 0;
-#   4. one example links against the static library with `pkg-config --static --libs`.
+#   4. one example links against the static library with `pkg-config --static --libs`;
+#   5. the shared library exports what the installed headers declare, and no internal symbol.
 # Usage: tests/check_install.sh PREFIX OUTDIR (run from the top folder; CC, CFLAGS honoured).
 set -eu
 prefix=$1
@@ -67,4 +68,12 @@ static_libs=$(pkg-config --static --libs symplan | sed 's/-lsymplan\b/-l:libsymp
 $cc $flags examples/step_hohp.c $cflags $static_libs -o "$out/step_hohp_static" || fail "no static link"
 ! ldd "$out/step_hohp_static" | grep -q libsymplan || fail "step_hohp_static still loads libsymplan.so"
 "$out/step_hohp_static" >/dev/null || fail "step_hohp_static exited $?"
-echo "check_install: $n headers compile alone; $(ls examples/*.c | wc -l) examples built and ran ($(($(date +%s) - start)) s)"
+# 5. exports: every exported symbol is named in an installed header; internal helpers are not exported
+exported=$(nm -D --defined-only "$libdir/libsymplan.so.$version" | awk 'NF == 3 { print $3 }')
+for sym in $exported; do
+    grep -rqw "$sym" "$prefix/include/symplan" || fail "the shared library exports $sym, which no installed header declares"
+done
+for sym in sp_linsolve sp_vec_dot sp_family_simulate sp_run_drive; do
+    ! echo "$exported" | grep -qx "$sym" || fail "internal $sym is exported"
+done
+echo "check_install: $n headers compile alone; $(ls examples/*.c | wc -l) examples built and ran; $(echo "$exported" | wc -l) symbols exported ($(($(date +%s) - start)) s)"

@@ -728,10 +728,7 @@ int sp_cmd_is_study_file(const char *file)
     cJSON *doc;
     sp_input_error err;
     if (sp_json_read_document(file, STUDY_SNIFF_MAX_BYTES, &doc, &err) != SP_OK) return 0;
-    static const char *const study_members[] = {"base", "vary", "cases"};
-    int study = 0;
-    for (size_t k = 0; k < sizeof study_members / sizeof study_members[0]; ++k)
-        study |= cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, study_members[k]) != NULL;
+    const int study = sp_study_document_is_study(doc);
     cJSON_Delete(doc);
     return study;
 }

@@ -564,6 +564,12 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     cJSON_AddNumberToObject(root, "iterations", plan->iterations);
     cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
     cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
+    cJSON *work = cJSON_AddObjectToObject(root, "work");
+    cJSON_AddNumberToObject(work, "newton_iterations", plan->iterations);
+    cJSON_AddNumberToObject(work, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(work, "sweeps", plan->sweeps);
+    cJSON_AddNumberToObject(work, "derivative_sweeps", plan->linearised + plan->direct_gradients);
+    if (direct) cJSON_AddNumberToObject(work, "optimizer_evaluations", res->evaluations);
     cJSON *starts = cJSON_AddArrayToObject(root, "starts");
     for (int q = 0; q < plan->n_starts; ++q) {
         const plan_start *r = &plan->starts[q];
@@ -617,6 +623,11 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     }
     cJSON_AddNumberToObject(root, "iterations", res->evaluations);
     cJSON_AddNumberToObject(root, "gradient_norm", res->gradient_norm);
+    sp_shooting_timing tm = sp_shooting_get_timing(s);
+    cJSON *work = cJSON_AddObjectToObject(root, "work");
+    cJSON_AddNumberToObject(work, "optimizer_evaluations", res->evaluations);
+    cJSON_AddNumberToObject(work, "sweeps", (double)(tm.forward_sweeps + tm.adjoint_sweeps));
+    cJSON_AddNumberToObject(work, "derivative_sweeps", (double)tm.adjoint_sweeps);
     sp_json_add_vector(root, "initial_momenta", 2 * n, res->x);
     if (!isfinite(res->cost)) return root; /* nothing sound to report beyond this */
 
@@ -635,7 +646,6 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", momentum_map_drift_between_kicks(s, G, N, c->n_targets));
 
-    sp_shooting_timing tm = sp_shooting_get_timing(s);
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
     cJSON_AddNumberToObject(timing, "forward_seconds", tm.forward_seconds);
     cJSON_AddNumberToObject(timing, "forward_sweeps", (double)tm.forward_sweeps);

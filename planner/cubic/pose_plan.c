@@ -133,6 +133,8 @@ cJSON *sp_pose_merge(cJSON *rot, cJSON *pos)
     static const char *const sums[] = {"cost",           "running_cost", "target_cost", "iterations",
                                        "factorizations", "sweeps",       "evaluations"};
     for (size_t k = 0; k < sizeof sums / sizeof sums[0]; ++k) add_numbers(o, pos, sums[k]);
+    const cJSON *pwork = cJSON_GetObjectItem(pos, "work"), *w;
+    cJSON_ArrayForEach(w, pwork) add_numbers(cJSON_GetObjectItem(o, "work"), pwork, w->string);
     max_numbers(o, pos, "optimality_residual");
     stack_momenta(o, pos, "initial_momenta");
     append_numbers(cJSON_GetObjectItem(o, "initial_velocity"), cJSON_GetObjectItem(pos, "initial_velocity"));

@@ -43,6 +43,11 @@ typedef struct sp_study_error {
 
 typedef struct sp_study sp_study;
 
+/* Whether a parsed document is meant as a study rather than a problem: an object with
+ * any of the members only a study has ("base", "vary", "cases"). Every front end (the
+ * command line, the text API) tells the two apart by this one rule. */
+int sp_study_document_is_study(const cJSON *doc);
+
 /* Reads a study, expands it and validates every case with the problem reader. On
  * failure returns SP_ERR_INVALID (SP_ERR_IO when the study or base file cannot be read,
  * SP_ERR_NOMEM) with *err filled and *out NULL. `base_dir` resolves a relative "base"

@@ -265,6 +265,15 @@ static sp_status read_base(sp_study *s, const cJSON *base, const char *base_dir,
 }
 
 /* The members of the study file, its "vary" or "cases", and the case count. */
+int sp_study_document_is_study(const cJSON *doc)
+{
+    static const char *const only_in_studies[] = {"base", "vary", "cases"};
+    int study = 0;
+    for (size_t k = 0; k < sizeof only_in_studies / sizeof only_in_studies[0]; ++k)
+        study |= cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, only_in_studies[k]) != NULL;
+    return study;
+}
+
 static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir, sp_study_error *err)
 {
     if (!cJSON_IsObject(doc)) return fail(err, -1, NULL, SP_ERR_INVALID, "a study must be a JSON object");

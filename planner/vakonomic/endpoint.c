@@ -25,6 +25,8 @@ typedef struct endpoint {
     sp_vak_system sys;
     sp_progress stop_only; /* the caller's stop flag without its reports */
     long sweeps;
+    sp_run_work work; /* summed over every sweep of the search */
+    long steps_done;
 } endpoint;
 
 /* F = q_N(p0) − q1 and, when J is not NULL, J = ∂q_N/∂p0 (n x n, row-major). */
@@ -34,6 +36,8 @@ static sp_status mismatch(endpoint *e, const double *p0, double *F, double *J)
     sp_vak_run run;
     sp_status st = sp_vak_integrate(&e->sys, e->pb->vak.q0, p0, 0, J != NULL, &run);
     e->sweeps++;
+    sp_run_work_add(&e->work, &run.work);
+    e->steps_done += run.steps_done;
     if (st == SP_OK) {
         for (int i = 0; i < n; ++i) F[i] = run.q_end[i] - e->pb->vak.q1[i];
         if (J) sp_vec_copy(n * n, run.jacobian, J); /* the q-rows of ∂z_N/∂p0 */
@@ -269,6 +273,13 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
             cJSON_AddNumberToObject(root, "energy", run.energy);
             sp_vak_run_json(&e.sys, &run, root);
         }
+        /* the effort of the whole search, not of the final run alone */
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "work");
+        cJSON *work = cJSON_AddObjectToObject(root, "work");
+        cJSON_AddNumberToObject(work, "optimizer_evaluations", evaluations);
+        cJSON_AddNumberToObject(work, "starts", starts);
+        cJSON_AddNumberToObject(work, "sweeps", (double)e.sweeps);
+        sp_run_work_json(SP_WORK_IMPLICIT, &e.work, e.steps_done, work);
         sp_vak_settings_json(pb, root);
         cJSON_AddNumberToObject(cJSON_AddObjectToObject(root, "timing"), "solve_seconds", sp_clock_seconds() - start);
     }
