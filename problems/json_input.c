@@ -58,13 +58,16 @@ int json_require_object(const json_input *in)
     return 1;
 }
 
-int json_only_keys(const json_input *in, const char *const *allowed)
+int json_only_keys(const json_input *in, const char *const *allowed) { return json_only_keys_of(in, allowed, NULL); }
+
+int json_only_keys_of(const json_input *in, const char *const *allowed, const char *const *more)
 {
     const cJSON *item;
     cJSON_ArrayForEach(item, in->node)
     {
         int known = 0;
         for (const char *const *a = allowed; *a && !known; ++a) known = strcmp(*a, item->string) == 0;
+        for (const char *const *a = more; a && *a && !known; ++a) known = strcmp(*a, item->string) == 0;
         if (!known) return json_fail(in, item->string, "unknown field");
         /* cJSON keeps both members of {"T": 1, "T": 2} and look-ups see the first:
          * a silent choice the author may not have meant. */

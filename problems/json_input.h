@@ -30,6 +30,8 @@ json_input json_element(const json_input *in, int i);
 /* Fails if the object has a member not listed in the NULL-terminated `allowed`. */
 int json_require_object(const json_input *in);
 int json_only_keys(const json_input *in, const char *const *allowed);
+/* The same with a second NULL-terminated list (NULL: none), for readers that extend another's. */
+int json_only_keys_of(const json_input *in, const char *const *allowed, const char *const *more);
 
 int json_number(const json_input *in, const char *key, int required, double *out);
 int json_positive(const json_input *in, const char *key, int required, double *out);

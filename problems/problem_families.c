@@ -8,6 +8,7 @@ static const problem_family *const families[] = {
     &vakonomic_problem_family,
     &holonomic_problem_family,
     &nonholonomic_problem_family,
+    &custom_problem_family,
 };
 
 const problem_family *problem_family_at(size_t i)

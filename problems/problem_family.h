@@ -24,6 +24,14 @@ extern const problem_family vakonomic_problem_family;
 extern const problem_family holonomic_problem_family;
 extern const problem_family nonholonomic_problem_family;
 
+extern const problem_family custom_problem_family;
+
+/* A family's reader for a model type the caller gives (an expression model's), with
+ * more_keys (NULL-terminated, or NULL) allowed besides the family's own fields. When
+ * p->custom is set the parameters are the model's, already read. */
+int hol_read_problem(const json_input *root, sp_problem *p, const sp_hol_model_type *type,
+                     const char *const *more_keys);
+
 /* The i-th family of the list (NULL past the end); the family naming a model (NULL if none). */
 const problem_family *problem_family_at(size_t i);
 const problem_family *problem_family_of_model(const char *model);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "problems/custom/sp_custom_model.h"
 #include "problems/json_input.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
@@ -112,4 +113,6 @@ void sp_problem_free(sp_problem *p)
     free(p->cubic.targets);
     p->cubic.targets = NULL;
     p->cubic.n_targets = 0;
+    sp_custom_free(p->custom);
+    p->custom = NULL;
 }

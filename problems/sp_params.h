@@ -31,10 +31,14 @@ typedef struct sp_param {
 } sp_param;
 
 /* The parameter values of a model instance. */
+struct sp_custom_model;
 typedef struct sp_param_values {
     double value[SP_PARAM_MAX_VALUES]; /* the numbers of the parameters one after another, in list order */
     int potential;                     /* index into the model's potential names (0, the default, if it has none) */
     unsigned given;                    /* bit i: parameter i was written in the problem file */
+    /* An expression model's instance (problems/custom/sp_custom_model.h): its parameters
+     * and functions live there; NULL for the built-in models. */
+    struct sp_custom_model *custom;
 } sp_param_values;
 
 static inline int sp_param_given(const sp_param_values *v, size_t i) { return (int)((v->given >> i) & 1u); }

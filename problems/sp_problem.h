@@ -166,6 +166,9 @@ typedef struct sp_problem {
     sp_vak_problem vak; /* kind SP_KIND_VAKONOMIC; T, steps, solver_tol and optimizer above apply */
     sp_hol_problem hol; /* kind SP_KIND_HOLONOMIC; T, steps and solver_tol above apply */
     sp_nh_problem nh;   /* kinds SP_KIND_NONHOLONOMIC(_LIE); T, steps and solver_tol above apply */
+    /* "model": "custom": the expression model (owned; freed by sp_problem_free), whose
+     * family tables hol.type, nh.type or vak.type point to. NULL for built-in models. */
+    struct sp_custom_model *custom;
 } sp_problem;
 
 /* Largest problem file read (64 MiB). */

@@ -7,7 +7,9 @@
 #include "problems/holonomic/sp_hol_models.h"
 #include "lie/sp_registry.h"
 #include "integrators/sp_symplecticity.h"
+#include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
+#include "problems/custom/sp_custom_model.h"
 
 /* ---- schemes */
 
@@ -265,6 +267,12 @@ sp_status sp_hol_model_bind(const sp_hol_model_type *type, const sp_param_values
     if (sp_params_check(SP_PARAM_SPEC(type), prm, why, sizeof why) >= 0) return SP_ERR_INVALID;
     b->type = type;
     b->prm = *prm;
+    if (prm->custom) { /* an expression model: its own callbacks, no monitors or feedback scales */
+        sp_custom_holonomic_model(prm->custom, &b->holonomic);
+        memcpy(b->mass, b->holonomic.mass, (size_t)type->n * sizeof *b->mass);
+        b->scales = (sp_feedback_gains){.g_scale = 1.0, .hidden_scale = 1.0};
+        return SP_OK;
+    }
     if (type == &sp_hol_spherical_pendulum || type == &sp_hol_planar_pendulum) {
         const int d = type->n;
         const double m = prm->value[PEND_M];
@@ -354,7 +362,9 @@ sp_status sp_hol_values_at(const sp_hol_bound *b, const double *q, const double 
             v->constraint = fmax(v->constraint, fabs(g[a]));
             v->hidden = fmax(v->hidden, fabs(s));
         }
-        if (type == &sp_hol_heavy_top) {
+        if (b->prm.custom) {
+            v->n_integrals = sp_custom_integrals(b->prm.custom, q, p, v->integral);
+        } else if (type == &sp_hol_heavy_top) {
             v->integral[0] = spatial_momentum(2, q, p);
             v->n_integrals = 1;
             if (b->top.mgl == 0.0) {
@@ -394,7 +404,7 @@ static double radius(const sp_hol_bound *b) { return b->type == &sp_hol_s3_conta
 sp_status sp_hol_off_manifold(const sp_hol_bound *b, const double *q, const double *p, double *position,
                               double *momentum)
 {
-    if (b->type == &sp_hol_heavy_top) {
+    if (b->type == &sp_hol_heavy_top || b->prm.custom) {
         sp_hol_values v;
         sp_status st = sp_hol_values_at(b, q, p, &v);
         *position = v.constraint;
@@ -408,8 +418,42 @@ sp_status sp_hol_off_manifold(const sp_hol_bound *b, const double *q, const doub
     return isfinite(*position) && isfinite(*momentum) ? SP_OK : SP_ERR_NONFINITE;
 }
 
+/* Onto T*Q of any holonomic model: Gauss–Newton steps q ← q − Gᵀ(GGᵀ)⁻¹g(q) (the
+ * smallest correction to first order) until g no longer shrinks, then the momentum
+ * p ← p − Gᵀν with G M⁻¹(p − Gᵀν) = 0. SP_ERR_DOMAIN when GGᵀ is singular. */
+static sp_status project_general(const sp_holonomic_model *md, double *q, double *p)
+{
+    const int n = md->n, m = md->m;
+    double g[SP_HOL_MAX_M], G[SP_HOL_MAX_M * SP_HOL_MAX_N], A[SP_HOL_MAX_M * SP_HOL_MAX_M], nu[SP_HOL_MAX_M];
+    int piv[SP_HOL_MAX_M];
+    double previous = HUGE_VAL;
+    for (int it = 0; it < 100; ++it) {
+        if (md->constraints(q, g, G, NULL, md->params) != 0) return SP_ERR_CALLBACK;
+        const double size = sp_vec_norm(m, g);
+        if (!(size < previous) || size == 0.0) break;
+        previous = size;
+        for (int a = 0; a < m; ++a)
+            for (int c = 0; c < m; ++c) A[a * m + c] = sp_vec_dot(n, G + a * n, G + c * n);
+        if (sp_linsolve(m, A, g, 1, piv, 0) != SP_OK) return SP_ERR_DOMAIN;
+        for (int a = 0; a < m; ++a) sp_vec_axpy(n, -g[a], G + a * n, q);
+    }
+    if (md->constraints(q, g, G, NULL, md->params) != 0) return SP_ERR_CALLBACK;
+    for (int a = 0; a < m; ++a) {
+        nu[a] = 0.0;
+        for (int i = 0; i < n; ++i) nu[a] += G[a * n + i] * p[i] / md->mass[i];
+        for (int c = 0; c < m; ++c) {
+            A[a * m + c] = 0.0;
+            for (int i = 0; i < n; ++i) A[a * m + c] += G[a * n + i] * G[c * n + i] / md->mass[i];
+        }
+    }
+    if (sp_linsolve(m, A, nu, 1, piv, 0) != SP_OK) return SP_ERR_DOMAIN;
+    for (int a = 0; a < m; ++a) sp_vec_axpy(n, -nu[a], G + a * n, p);
+    return sp_vec_isfinite(n, q) && sp_vec_isfinite(n, p) ? SP_OK : SP_ERR_NONFINITE;
+}
+
 sp_status sp_hol_project(const sp_hol_bound *b, double *q, double *p)
 {
+    if (b->prm.custom) return project_general(&b->holonomic, q, p);
     if (b->type == &sp_hol_heavy_top) return SP_ERR_INVALID;
     const int n = b->type->n;
     const double nq = sp_vec_norm(n, q), l = radius(b);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "problems/custom/sp_custom_model.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "lie/sp_linalg.h"
@@ -136,18 +137,22 @@ static int read_initial_state(const json_input *root, sp_problem *p)
     return 1;
 }
 
-static int read_holonomic(const json_input *root, sp_problem *p)
+int hol_read_problem(const json_input *root, sp_problem *p, const sp_hol_model_type *type, const char *const *more_keys)
 {
     sp_hol_problem *v = &p->hol;
     p->kind = SP_KIND_HOLONOMIC;
-    v->type = sp_hol_model_by_name(p->model);
+    v->type = type;
     static const char *const keys[] = {"task",    "model",      "description",  "params",
                                        "scheme",  "retraction", "solver_tol",   "gains",
                                        "rtol",    "atol",       "q0",           "p0",
                                        "project", "R0",         "omega0",       "h",
                                        "T",       "steps",      "record_every", "symplecticity_defect",
                                        NULL};
-    if (json_only_keys(root, keys) != 1 || read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1) return -1;
+    if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
+    if (p->custom)
+        v->params = p->custom->prm; /* read with the model */
+    else if (read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1)
+        return -1;
     if (read_scheme(root, p) != 1) return -1;
     if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
     if (read_horizon(root, p, "h") != 1) return -1;
@@ -157,6 +162,11 @@ static int read_holonomic(const json_input *root, sp_problem *p)
         return json_fail(root, "symplecticity_defect",
                          "%s is a two-step method: it has no one-step symplecticity defect", v->scheme->name);
     return read_initial_state(root, p);
+}
+
+static int read_holonomic(const json_input *root, sp_problem *p)
+{
+    return hol_read_problem(root, p, sp_hol_model_by_name(p->model), NULL);
 }
 
 static const char *hol_model_at(size_t i) { return sp_hol_model_at(i) ? sp_hol_model_at(i)->name : NULL; }
