@@ -447,6 +447,55 @@ def nonholonomic(model):
             "allOf": [HORIZON, one]}
 
 
+CUSTOM_KINDS = {"holonomic": ["simulate"], "nonholonomic": ["simulate"], "vakonomic": ["plan", "simulate"]}
+
+
+def custom(kind, task):
+    """An expression model (problems/custom/custom_problem_file.c): the family's fields with
+    vectors of the model's size, and the model itself written as expressions."""
+    base = {"holonomic": lambda: holonomic("spherical_pendulum"),
+            "nonholonomic": lambda: nonholonomic("knife_edge"),
+            "vakonomic": lambda: vakonomic("heisenberg", task)}[kind]()
+    props = base["properties"]
+    vector = {"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 12}
+    for key in ("q0", "p0", "v0", "q1", "initial_momenta", "lambda0"):
+        if key in props:
+            props[key] = dict(props[key], **{k: v for k, v in vector.items() if k != "type"})
+    expr = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "number"}],
+            "description": "an expression over the coordinates and parameters (a string), or a number"}
+    name = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+    rows = {"type": "array", "minItems": 1, "maxItems": 6, "items": {"type": "array", "items": expr}}
+    props.update({
+        "model": d({"const": "custom"}, "a model written in the file"),
+        "kind": d({"const": kind}, "the kind of model: holonomic, nonholonomic or vakonomic"),
+        "coordinates": d({"type": "array", "minItems": 2, "maxItems": 12, "items": name},
+                         "the names of the configuration coordinates; their momenta are p_<name>"),
+        "params": d({"type": "object", "propertyNames": name, "additionalProperties": {"type": "number"}},
+                    "named parameters (numbers) the expressions may use"),
+        "mass": d({"type": "array", "items": expr} if kind != "nonholonomic" else
+                  {"type": "array", "items": {"anyOf": [expr, {"type": "array", "items": expr}]}},
+                  "the mass matrix: its diagonal (n entries), or for nonholonomic models n rows of n, which may "
+                  "depend on q; absent: the identity"),
+        "potential": d(expr, "the potential V(q); absent: 0"),
+        "constraints": d({"type": "array", "minItems": 1, "maxItems": 6, "items": expr} if kind == "holonomic"
+                         else rows, "holonomic: the constraint functions g(q) = 0; nonholonomic and vakonomic: "
+                                    "the rows of the velocity constraints (n entries each)"),
+        "integrals": d({"type": "object", "propertyNames": name, "additionalProperties": expr},
+                       "declared first integrals: expressions in q, p_<q> and the parameters, reported as "
+                       "<name>_drift"),
+    })
+    if kind == "holonomic":
+        props["scheme"] = nullable(d(names(*HOL_CONSTRAINED), "the integrator (`symplan list`)", "rattle"))
+        for key in ("gains", "rtol", "atol", "retraction"):
+            props.pop(key, None)
+        base["allOf"] = [r for r in base.get("allOf", []) if "if" not in r or set(r["if"]["properties"]["scheme"]
+                                                                                 ["enum"]) <= set(HOL_CONSTRAINED)]
+        base["allOf"] = [HORIZON, {"if": scheme_in(["shake"]), "then": {
+            "properties": {"symplecticity_defect": {"not": {"const": True}}}}}]
+    base["required"] = sorted(set(base["required"]) | {"kind", "coordinates", "constraints", "q0"})
+    return base
+
+
 def problem_schema():
     defs = {
         "matrix3": {"description": "a 3 x 3 matrix as three rows", "type": "array", "minItems": 3, "maxItems": 3,
@@ -473,6 +522,18 @@ def problem_schema():
             defs[key]["description"] = "%s %s (%s)" % (model, task, family.replace("_lie", " on a Lie group"))
             branches.append({"if": {"required": ["model", "task"], "properties": {
                 "model": {"const": model}, "task": {"const": task}}}, "then": ref(key)})
+    for kind, tasks in CUSTOM_KINDS.items():
+        for task in tasks:
+            key = "custom_%s_%s" % (kind, task)
+            defs[key] = custom(kind, task)
+            defs[key]["description"] = "custom %s %s (an expression model)" % (kind, task)
+            branches.append({"if": {"required": ["model", "kind", "task"], "properties": {
+                "model": {"const": "custom"}, "kind": {"const": kind}, "task": {"const": task}}},
+                "then": ref(key)})
+    branches.append({"if": {"required": ["model"], "properties": {"model": {"const": "custom"}}},
+                     "then": {"required": ["kind"], "properties": {"kind": names(*CUSTOM_KINDS)},
+                              "if": {"required": ["task"], "properties": {"task": {"const": "plan"}}},
+                              "then": {"properties": {"kind": {"const": "vakonomic"}}}}})
     simulate_only = [m for m, v in MODELS.items() if v[1] == ["simulate"]]
     branches.append({"if": {"required": ["model"], "properties": {"model": {"enum": simulate_only}}},
                      "then": {"properties": {"task": {"const": "simulate"}}}})
@@ -487,7 +548,7 @@ def problem_schema():
         "properties": {
             "task": d(names("plan", "simulate"), "what to do: plan (an optimal path) or simulate (an initial "
                                                  "value problem)"),
-            "model": d(names(*MODELS), "the model (`symplan list`)"),
+            "model": d(names(*MODELS, "custom"), "the model (`symplan list`)"),
         },
         "allOf": branches,
         "$defs": defs,
@@ -573,7 +634,7 @@ def result_schema():
         "additionalProperties": True}
     props = {
         "task": d(names("plan", "simulate"), "the task of the problem"),
-        "model": d(names(*MODELS), "the model of the problem"),
+        "model": d(names(*MODELS, "custom"), "the model of the problem"),
         "status": d(names(*STATUSES), "how the run ended: converged, ok, stopval_reached (exit 0); stalled, "
                                       "maxeval_reached, maxtime_reached, target_not_reached (exit 3); interrupted "
                                       "(exit 130, 143); what failed (exit 4)"),

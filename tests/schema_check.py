@@ -281,7 +281,7 @@ def shortened(name):
     and the parking plan to one start of two evaluations (status target_not_reached)."""
     with open(os.path.join(ROOT, "data", name), encoding="utf-8") as f:
         doc = json.load(f)
-    if name == "parallel_parking.json":
+    if os.path.basename(name) == "parallel_parking.json":
         doc["starts"], doc["optimizer"] = 1, {"maxeval": 2}
     elif doc["task"] == "simulate" and doc["steps"] > 2000:
         if "T" in doc:
@@ -303,6 +303,9 @@ def check_results(symplan, tmp, v):
     for name in sorted(os.listdir(os.path.join(ROOT, "data"))):
         if name.endswith(".json"):
             jobs.append((name, shortened(name), None))
+    for name in sorted(os.listdir(os.path.join(ROOT, "data", "custom"))):
+        if name.endswith(".json"):
+            jobs.append(("custom_" + name, shortened(os.path.join("custom", name)), None))
     failures_wanted = [
         ("newton_failed", derived("heisenberg.json", '{"h": 1000, "steps": 3}'), "newton_failed"),
         ("newton_failed_rattle", derived("spherical_pendulum.json",
@@ -381,7 +384,8 @@ def main():
         fail(r.stdout.strip() or r.stderr.strip())
     # a. the files in data/
     n_data = 0
-    for folder, kind in (("data", "problem"), (os.path.join("data", "studies"), "study")):
+    for folder, kind in (("data", "problem"), (os.path.join("data", "custom"), "problem"),
+                         (os.path.join("data", "studies"), "study")):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if name.endswith(".json"):
                 with open(os.path.join(ROOT, folder, name), encoding="utf-8") as f:
