@@ -58,6 +58,9 @@ const threads_scenario threads_scenarios[] = {
     /* nonholonomic on Lie groups: the sleigh on SE(2), the Suslov problem on SO(3) */
     {"sleigh_se2.json", "{\"steps\": 300}", 0, "ok"},
     {"suslov.json", "{\"steps\": 300}", 0, "ok"},
+    /* expression models: parsed by libmatheval, whose parser is not reentrant */
+    {"custom/double_pendulum.json", "{\"steps\": 300}", 0, "ok"},
+    {"custom/torus_bead.json", "{\"steps\": 300}", 0, "ok"},
 };
 const size_t threads_scenario_count = sizeof threads_scenarios / sizeof threads_scenarios[0];
 
@@ -227,7 +230,9 @@ static char *read_text(const char *path)
 static char *written(const worker *w, size_t i, const cJSON *result, char *why, size_t why_size)
 {
     char path[4096], problem[256] = "";
-    snprintf(path, sizeof path, "%s/thread%d-%zu-%s", w->out_dir, w->index, i, threads_scenarios[i].file);
+    const char *base = strrchr(threads_scenarios[i].file, '/'); /* data/custom/x.json: the name alone */
+    snprintf(path, sizeof path, "%s/thread%d-%zu-%s", w->out_dir, w->index, i,
+             base ? base + 1 : threads_scenarios[i].file);
     sp_output out;
     if (sp_output_open(&out, path, problem, sizeof problem) != SP_OK ||
         sp_output_commit(&out, result, problem, sizeof problem) != SP_OK) {
