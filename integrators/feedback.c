@@ -53,8 +53,9 @@ sp_feedback_gains sp_feedback_get_gains(const sp_feedback *fb) { return fb->gain
 sp_feedback *sp_feedback_alloc(const sp_holonomic_model *model, const sp_feedback_gains *gains,
                                const sp_first_integral *integral)
 {
+    /* (a diagonal mass only: the feedback field is written with M⁻¹ as a vector) */
     if (!model || model->n < 1 || model->n > NMAX || model->m < 1 || model->m > MMAX || !model->mass ||
-        !model->constraints || !gains_ok(gains) || (integral && !integral->value))
+        model->mass_matrix || !model->constraints || !gains_ok(gains) || (integral && !integral->value))
         return NULL;
     for (int i = 0; i < model->n; ++i)
         if (!(model->mass[i] > 0.0) || !isfinite(model->mass[i])) return NULL;

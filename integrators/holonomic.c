@@ -36,7 +36,9 @@ SP_REGISTRY_OF_TABLES(sp_holonomic_method, methods, sp_holonomic_method_at, sp_h
 struct sp_holonomic {
     const sp_holonomic_model *model;
     const sp_holonomic_method *method;
-    double minv[SP_HOL_MAX_N];
+    double minv[SP_HOL_MAX_N]; /* a diagonal M: 1/M_ii */
+    int full;                   /* a full M: its inverse and itself */
+    double Minv[SP_HOL_MAX_N * SP_HOL_MAX_N], M[SP_HOL_MAX_N * SP_HOL_MAX_N];
     sp_newton *newton;
     sp_newton_options opt;
     int iterations;
@@ -47,18 +49,89 @@ struct sp_holonomic {
     double q_previous[SP_HOL_MAX_N];
 };
 
+/* The Cholesky factor L (lower, row-major) of a symmetric positive definite M; 0 if M is not. */
+static int cholesky(int n, const double *M, double *L)
+{
+    memset(L, 0, (size_t)n * n * sizeof *L);
+    for (int j = 0; j < n; ++j) {
+        double d = M[j * n + j];
+        for (int k = 0; k < j; ++k) d -= L[j * n + k] * L[j * n + k];
+        if (!(d > 0.0) || !isfinite(d)) return 0;
+        L[j * n + j] = sqrt(d);
+        for (int i = j + 1; i < n; ++i) {
+            if (M[i * n + j] != M[j * n + i]) return 0;
+            double t = M[i * n + j];
+            for (int k = 0; k < j; ++k) t -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = t / L[j * n + j];
+        }
+    }
+    return 1;
+}
+
+/* x ← M⁻¹x from the Cholesky factor: L y = x, then Lᵀ x = y. */
+static void cholesky_solve(int n, const double *L, double *x)
+{
+    for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < i; ++k) x[i] -= L[i * n + k] * x[k];
+        x[i] /= L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        for (int k = i + 1; k < n; ++k) x[i] -= L[k * n + i] * x[k];
+        x[i] /= L[i * n + i];
+    }
+}
+
+sp_status sp_holonomic_apply_minv(const sp_holonomic_model *model, const double *x, double *out)
+{
+    const int n = model->n;
+    if (!model->mass_matrix) {
+        for (int i = 0; i < n; ++i) out[i] = x[i] / model->mass[i];
+        return SP_OK;
+    }
+    double L[SP_HOL_MAX_N * SP_HOL_MAX_N];
+    if (!cholesky(n, model->mass_matrix, L)) return SP_ERR_SINGULAR;
+    sp_vec_copy(n, x, out);
+    cholesky_solve(n, L, out);
+    return SP_OK;
+}
+
+/* The mass: the diagonal's reciprocals, or a full M with its inverse; 0 when M is not
+ * positive definite. */
+static int set_mass(sp_holonomic *s, const sp_holonomic_model *model)
+{
+    const int n = model->n;
+    if (!model->mass_matrix) {
+        for (int i = 0; i < n; ++i) {
+            if (!model->mass || !(model->mass[i] > 0.0) || !isfinite(model->mass[i])) return 0;
+            s->minv[i] = 1.0 / model->mass[i];
+        }
+        return 1;
+    }
+    double L[SP_HOL_MAX_N * SP_HOL_MAX_N];
+    if (!cholesky(n, model->mass_matrix, L)) return 0;
+    s->full = 1;
+    sp_vec_copy(n * n, model->mass_matrix, s->M);
+    for (int j = 0; j < n; ++j) { /* column j of M⁻¹, which is its row j (symmetric) */
+        double *e = s->Minv + j * n;
+        for (int i = 0; i < n; ++i) e[i] = i == j ? 1.0 : 0.0;
+        cholesky_solve(n, L, e);
+    }
+    return 1;
+}
+
 sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holonomic_method *method)
 {
     if (!model || !method || model->n < 1 || model->n > SP_HOL_MAX_N || model->m < 1 || model->m > SP_HOL_MAX_M ||
-        !model->mass || !model->constraints)
+        !model->constraints)
         return NULL;
-    for (int i = 0; i < model->n; ++i)
-        if (!(model->mass[i] > 0.0) || !isfinite(model->mass[i])) return NULL;
     sp_holonomic *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    if (!set_mass(s, model)) {
+        free(s);
+        return NULL;
+    }
     s->model = model;
     s->method = method;
-    for (int i = 0; i < model->n; ++i) s->minv[i] = 1.0 / model->mass[i];
     s->opt = sp_newton_options_default();
     s->newton = sp_newton_alloc(model->m);
     if (!s->newton) {
@@ -95,16 +168,45 @@ static sp_status gradient(const sp_holonomic *s, const double *q, double *grad)
     return sp_vec_isfinite(s->model->n, grad) ? SP_OK : SP_ERR_NONFINITE;
 }
 
+/* aᵀM⁻¹b (the diagonal case summed in the order of the formula). */
+static double form(const sp_holonomic *s, const double *a, const double *b)
+{
+    const int n = s->model->n;
+    double v = 0.0;
+    if (!s->full) {
+        for (int i = 0; i < n; ++i) v += a[i] * s->minv[i] * b[i];
+        return v;
+    }
+    for (int i = 0; i < n; ++i) v += a[i] * sp_vec_dot(n, s->Minv + i * n, b);
+    return v;
+}
+
+/* The momentum M(q1 − q0)/h of a step from q0 to q1. */
+static void momentum_of_step(const sp_holonomic *s, const double *q1, const double *q0, double h, double *p)
+{
+    const int n = s->model->n;
+    if (!s->full) {
+        for (int i = 0; i < n; ++i) p[i] = (q1[i] - q0[i]) / (h * s->minv[i]);
+        return;
+    }
+    double d[SP_HOL_MAX_N];
+    for (int i = 0; i < n; ++i) d[i] = q1[i] - q0[i];
+    for (int i = 0; i < n; ++i) p[i] = sp_vec_dot(n, s->M + i * n, d) / h;
+}
+
 /* q1 = q0 + h M⁻¹p̃ − M⁻¹G0ᵀx and p̃ − G0ᵀx/h, x = hΛ */
 static void drift(const sp_holonomic *s, const double *x, double *q1, double *p_half)
 {
     const int n = s->model->n, m = s->model->m;
+    double w[SP_HOL_MAX_N];
     for (int i = 0; i < n; ++i) {
         double c = 0.0;
         for (int j = 0; j < m; ++j) c += s->G0[j * n + i] * x[j];
         if (p_half) p_half[i] = s->pt[i] - c / s->h;
-        q1[i] = s->q0[i] + s->minv[i] * (s->h * s->pt[i] - c);
+        w[i] = s->h * s->pt[i] - c;
+        if (!s->full) q1[i] = s->q0[i] + s->minv[i] * w[i];
     }
+    for (int i = 0; s->full && i < n; ++i) q1[i] = s->q0[i] + sp_vec_dot(n, s->Minv + i * n, w);
 }
 
 /* F(x) = g(q1(x)), J = −G(q1) M⁻¹ G0ᵀ */
@@ -117,11 +219,7 @@ static sp_status multiplier_residual(void *ctx, const double *lam, double *F, do
     sp_status st = constraints(s, q1, F, J ? G1 : NULL);
     if (st != SP_OK || !J) return st;
     for (int a = 0; a < m; ++a)
-        for (int b = 0; b < m; ++b) {
-            double v = 0.0;
-            for (int i = 0; i < n; ++i) v += G1[a * n + i] * s->minv[i] * s->G0[b * n + i];
-            J[a * m + b] = -v;
-        }
+        for (int b = 0; b < m; ++b) J[a * m + b] = -form(s, G1 + a * n, s->G0 + b * n);
     return SP_OK;
 }
 
@@ -152,13 +250,8 @@ sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p)
     sp_status st = constraints(s, q, NULL, G);
     if (st != SP_OK) return st;
     for (int a = 0; a < m; ++a) {
-        nu[a] = 0.0;
-        for (int i = 0; i < n; ++i) nu[a] += G[a * n + i] * s->minv[i] * p[i];
-        for (int b = 0; b < m; ++b) {
-            double v = 0.0;
-            for (int i = 0; i < n; ++i) v += G[a * n + i] * s->minv[i] * G[b * n + i];
-            A[a * m + b] = v;
-        }
+        nu[a] = form(s, G + a * n, p);
+        for (int b = 0; b < m; ++b) A[a * m + b] = form(s, G + a * n, G + b * n);
     }
     st = sp_linsolve(m, A, nu, 1, piv, 0);
     if (st != SP_OK) return st;
@@ -202,7 +295,7 @@ static sp_status shake(sp_holonomic *s, double h, double *q, double *p)
         sp_vec_copy(n, q, q_before);
         sp_status st = kick_drift_kick(s, h, 0.5, 0.5, q, p);
         if (st != SP_OK) return st;
-        for (int i = 0; i < n; ++i) p[i] = (q[i] - q_before[i]) / (h * s->minv[i]);
+        momentum_of_step(s, q, q_before, h, p);
         sp_vec_copy(n, q_before, s->q_previous);
         s->have_previous = 1;
         return SP_OK;
@@ -210,12 +303,13 @@ static sp_status shake(sp_holonomic *s, double h, double *q, double *p)
     double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p_half[SP_HOL_MAX_N];
     sp_status st = gradient(s, q, grad);
     if (st != SP_OK) return st;
-    for (int i = 0; i < n; ++i) pt[i] = (q[i] - s->q_previous[i]) / (h * s->minv[i]) - h * grad[i];
+    momentum_of_step(s, q, s->q_previous, h, pt);
+    sp_vec_axpy(n, -h, grad, pt);
     st = constrained_drift(s, h, q, pt, q1, p_half);
     if (st == SP_OK && !sp_vec_isfinite(n, q1)) st = SP_ERR_NONFINITE;
     if (st != SP_OK) return st;
     sp_vec_copy(n, q, s->q_previous);
-    for (int i = 0; i < n; ++i) p[i] = (q1[i] - q[i]) / (h * s->minv[i]);
+    momentum_of_step(s, q1, q, h, p);
     sp_vec_copy(n, q1, q);
     return SP_OK;
 }
@@ -266,21 +360,16 @@ sp_status sp_holonomic_residuals(sp_holonomic *s, const double *q, const double 
     if (st != SP_OK) return st;
     *position = *hidden = 0.0;
     for (int a = 0; a < m; ++a) {
-        double v = 0.0;
-        for (int i = 0; i < n; ++i) v += G[a * n + i] * s->minv[i] * p[i];
         *position = fmax(*position, fabs(g[a]));
-        *hidden = fmax(*hidden, fabs(v));
+        *hidden = fmax(*hidden, fabs(form(s, G + a * n, p)));
     }
     return SP_OK;
 }
 
 sp_status sp_holonomic_energy(sp_holonomic *s, const double *q, const double *p, double *H)
 {
-    const int n = s->model->n;
     double V = 0.0;
     if (s->model->potential && s->model->potential(q, &V, NULL, NULL, s->model->params) != 0) return SP_ERR_CALLBACK;
-    double T = 0.0;
-    for (int i = 0; i < n; ++i) T += s->minv[i] * p[i] * p[i];
-    *H = 0.5 * T + V;
+    *H = 0.5 * form(s, p, p) + V;
     return isfinite(*H) ? SP_OK : SP_ERR_NONFINITE;
 }

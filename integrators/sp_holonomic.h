@@ -34,6 +34,10 @@ typedef struct sp_holonomic_model {
     /* g(q) (m), G = Dg (m x n, row-major), d2g[(j n + k) n + l] = ∂²g_j/∂q_k∂q_l; any output may be NULL. */
     int (*constraints)(const double *q, double *g, double *G, double *d2g, void *params);
     void *params;
+    /* A full constant mass matrix instead of `mass` (n x n, row-major, symmetric positive
+     * definite), or NULL: M is the diagonal `mass`. Last, so that initialisers written
+     * before it existed keep their meaning. */
+    const double *mass_matrix;
 } sp_holonomic_model;
 
 /* A method: one of the base maps, composed with the coefficients γ (steps γ_i h). */
@@ -70,6 +74,9 @@ sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p);
 /* max |g(q)| and max |G(q) M⁻¹ p| at (q, p). */
 sp_status sp_holonomic_residuals(sp_holonomic *s, const double *q, const double *p, double *position,
                                  double *hidden);
+/* M⁻¹x for a model's mass matrix, diagonal or full (out may not alias x);
+ * SP_ERR_SINGULAR when a full M is not positive definite. */
+sp_status sp_holonomic_apply_minv(const sp_holonomic_model *model, const double *x, double *out);
 /* H(q, p) = ½ pᵀM⁻¹p + V(q). */
 sp_status sp_holonomic_energy(sp_holonomic *s, const double *q, const double *p, double *H);
 

@@ -84,14 +84,22 @@ sp_status sp_holonomic_manifold_jacobian(const sp_holonomic_model *model, const 
         free(d2g);
         return SP_ERR_CALLBACK;
     }
+    /* the hidden constraint G(q) v with v = M⁻¹p: ∂/∂q_l = Σ_i ∂G_ri/∂q_l v_i, ∂/∂p = (M⁻¹G_r)ᵀ */
+    double v[SP_HOL_MAX_N], w[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    sp_status st = sp_holonomic_apply_minv(model, p, v);
+    for (int r = 0; r < m && st == SP_OK; ++r) st = sp_holonomic_apply_minv(model, G + r * n, w + r * n);
+    if (st != SP_OK) {
+        free(d2g);
+        return st;
+    }
     memset(DC, 0, (size_t)2 * m * N * sizeof *DC);
     for (int r = 0; r < m; ++r)
         for (int l = 0; l < n; ++l) {
             DC[(size_t)r * N + l] = G[r * n + l];
-            double s = 0.0; /* ∂/∂q_l of Σ_i G_ri p_i / M_i */
-            for (int i = 0; i < n; ++i) s += d2g[((size_t)r * n + i) * n + l] * p[i] / model->mass[i];
+            double s = 0.0;
+            for (int i = 0; i < n; ++i) s += d2g[((size_t)r * n + i) * n + l] * v[i];
             DC[(size_t)(m + r) * N + l] = s;
-            DC[(size_t)(m + r) * N + n + l] = G[r * n + l] / model->mass[l];
+            DC[(size_t)(m + r) * N + n + l] = w[r * n + l];
         }
     free(d2g);
     return sp_vec_isfinite(2 * m * N, DC) ? SP_OK : SP_ERR_NONFINITE;

@@ -61,7 +61,7 @@ static int vertical_momentum(const double *q, const double *p, double *I, double
 }
 
 static const double unit_mass[3] = {1, 1, 1};
-static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL};
+static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL, NULL};
 static const sp_first_integral L3 = {vertical_momentum, NULL};
 /* the normalisation of Chang, Perlmutter & Vankerschaver: s₁ g = |q|² − 1, s₂ G M⁻¹ p = q·p */
 static const sp_feedback_gains gains50 = {50, 50, 50, 50, 2, 1};
@@ -533,7 +533,7 @@ static int curve_integral(const double *q, const double *p, double *I, double *g
 }
 
 static const double curve_mass[3] = {2.0, 0.5, 1.5};
-static const sp_holonomic_model curve = {3, 2, curve_mass, curve_potential, curve_constraints, NULL};
+static const sp_holonomic_model curve = {3, 2, curve_mass, curve_potential, curve_constraints, NULL, NULL};
 
 Test(feedback, general_dirac_field_keeps_both_constraints_and_energy)
 {

@@ -34,7 +34,7 @@ static int sphere_constraint(const double *q, double *g, double *G, double *d2g,
 }
 
 static const double unit_mass[3] = {1, 1, 1};
-static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL};
+static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL, NULL};
 static const double q_start[3] = {0, 1, 0}, p_start[3] = {1, 0, 1};
 
 static sp_holonomic *stepper(const char *method)

@@ -199,6 +199,11 @@ sp_status sp_custom_finish(sp_custom_model *c)
         if (!c->M[i] && !(c->M[i] = sp_expr_constant(0.0))) return SP_ERR_NOMEM;
     if (jacobian(c, &c->V, 1, &c->dV) != SP_OK || jacobian(c, c->dV, n, &c->d2V) != SP_OK) return SP_ERR_NOMEM;
     for (size_t i = 0; i < n; ++i) c->mass_diagonal[i] = sp_expr_eval(c->M[i * n + i], c->values);
+    if (c->kind == SP_CUSTOM_HOLONOMIC) /* constant: its values at the parameters */
+        for (size_t i = 0; i < n * n; ++i) {
+            c->mass_matrix[i] = sp_expr_eval(c->M[i], c->values);
+            c->mass_full |= i / n != i % n && c->mass_matrix[i] != 0.0;
+        }
     switch (c->kind) {
     case SP_CUSTOM_HOLONOMIC:
         if (jacobian(c, c->g, m, &c->G) != SP_OK || jacobian(c, c->G, m * n, &c->d2g) != SP_OK) return SP_ERR_NOMEM;
@@ -400,7 +405,8 @@ void sp_custom_holonomic_model(sp_custom_model *c, sp_holonomic_model *out)
                                 .mass = c->mass_diagonal,
                                 .potential = potential_cb,
                                 .constraints = hol_constraints_cb,
-                                .params = &c->prm};
+                                .params = &c->prm,
+                                .mass_matrix = c->mass_full ? c->mass_matrix : NULL};
 }
 
 void sp_custom_nh_model(sp_custom_model *c, sp_nh_model *out) { sp_nh_model_bind(&c->nh_type, &c->prm, out); }

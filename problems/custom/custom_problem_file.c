@@ -71,7 +71,7 @@ static int read_custom_params(const json_input *root, sp_custom_model *c)
  * Holonomic and vakonomic models take a constant diagonal. */
 static int read_mass(const json_input *root, sp_custom_model *c)
 {
-    const int n = c->n, diagonal_only = c->kind != SP_CUSTOM_NONHOLONOMIC;
+    const int n = c->n, constant = c->kind != SP_CUSTOM_NONHOLONOMIC;
     json_input in = json_member(root, "mass");
     if (!in.node) {
         for (int i = 0; i < n; ++i)
@@ -81,10 +81,8 @@ static int read_mass(const json_input *root, sp_custom_model *c)
     if (!cJSON_IsArray(in.node) || cJSON_GetArraySize(in.node) != n)
         return json_fail(&in, NULL, "must have %d entries (the diagonal) or %d rows of %d", n, n, n);
     const int rows = cJSON_IsArray(cJSON_GetArrayItem(in.node, 0));
-    if (rows && diagonal_only)
-        return json_fail(&in, NULL, "%s models take a constant diagonal mass (%d entries); a full M(q) is for "
-                                    "nonholonomic models",
-                         sp_custom_kind_name(c->kind), n);
+    if (rows && c->kind == SP_CUSTOM_VAKONOMIC)
+        return json_fail(&in, NULL, "vakonomic models take a constant diagonal mass (%d entries)", n);
     for (int i = 0; i < n; ++i) {
         json_input r = json_element(&in, i);
         if (!rows) {
@@ -98,10 +96,10 @@ static int read_mass(const json_input *root, sp_custom_model *c)
             if (read_expression(&e, NULL, c, 1, &c->M[i * n + j]) != 1) return -1;
         }
     }
-    for (int i = 0; i < n && diagonal_only; ++i)
+    for (int i = 0; i < n * n && constant; ++i)
         for (int k = 0; k < n; ++k)
-            if (sp_expr_reads(c->M[i * n + i], k)) {
-                json_input e = json_element(&in, i);
+            if (c->M[i] && sp_expr_reads(c->M[i], k)) {
+                json_input r = json_element(&in, i / n), e = rows ? json_element(&r, i % n) : r;
                 return json_fail(&e, NULL, "must be constant for a %s model (it reads the coordinate '%s')",
                                  sp_custom_kind_name(c->kind), c->coordinate[k]);
             }
@@ -170,7 +168,7 @@ static int first_non_finite(sp_custom_model *c, const double *q0, const double *
         }                                                                                                              \
     } while (0)
     for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) CHECK(c->M[i * n + j], c->kind == SP_CUSTOM_NONHOLONOMIC ? "mass[%d][%d]" : "mass[%d]", i, j);
+        for (int j = 0; j < n; ++j) CHECK(c->M[i * n + j], c->kind == SP_CUSTOM_NONHOLONOMIC || c->mass_full ? "mass[%d][%d]" : "mass[%d]", i, j);
     CHECK(c->V, "potential");
     for (int k = 0; k < n; ++k) CHECK(c->dV[k], "potential");
     for (int a = 0; a < m; ++a) {
@@ -267,7 +265,7 @@ static int read_custom(const json_input *root, sp_problem *p)
     if (json_member(root, "potential").node && read_expression(root, "potential", c, 1, &c->V) != 1) return -1;
     if (read_integrals(root, c) != 1) return -1;
     if (sp_custom_finish(c) != SP_OK) return json_fail(root, NULL, "out of memory");
-    for (int i = 0; i < n && kind != SP_CUSTOM_NONHOLONOMIC; ++i)
+    for (int i = 0; i < n && kind != SP_CUSTOM_NONHOLONOMIC && !c->mass_full; ++i)
         if (!(c->mass_diagonal[i] > 0.0)) {
             json_input mass = json_member(root, "mass");
             json_input e = json_element(&mass, i);

@@ -2,7 +2,7 @@
  * named parameters, and the model's functions as expressions (sp_expr.h), with every
  * derivative the integrators need formed symbolically once, when the model is built.
  *
- *   holonomic     H = ½ pᵀM⁻¹p + V(q) with a constant diagonal M, constraints g(q) = 0;
+ *   holonomic     H = ½ pᵀM⁻¹p + V(q) with a constant M (diagonal or full), constraints g(q) = 0;
  *   nonholonomic  H = ½ pᵀM(q)⁻¹p + V(q), linear velocity constraints μ(q) q̇ = 0;
  *   vakonomic     H = ½ (p + Gᵀλ)ᵀM⁻¹(p + Gᵀλ) + V(q) with a constant diagonal M and
  *                 constraint rows G(q) (sub-Riemannian when V = 0).
@@ -48,7 +48,9 @@ typedef struct sp_custom_model {
     /* M: n x n row-major (diagonal kinds use the diagonal only); dM[(i n + j) n + k] =
      * ∂M_ij/∂q_k and d2M[((i n + j) n + k) n + l] (nonholonomic only, where M may depend on q). */
     sp_expr **M, **dM, **d2M;
-    double mass_diagonal[SP_CUSTOM_MAX_N]; /* constant diagonal kinds: M's diagonal */
+    double mass_diagonal[SP_CUSTOM_MAX_N]; /* constant kinds: M's diagonal */
+    int mass_full;                         /* holonomic: M has off-diagonal entries, in mass_matrix */
+    double mass_matrix[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
     /* V, ∇V (n), ∇²V (n x n). */
     sp_expr *V, **dV, **d2V;
     /* holonomic: g (m), G = Dg (m x n), d2g (m x n x n).

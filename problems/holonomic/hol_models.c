@@ -353,12 +353,13 @@ sp_status sp_hol_values_at(const sp_hol_bound *b, const double *q, const double 
         if (md->constraints(q, g, G, NULL, md->params) != 0 ||
             (md->potential && md->potential(q, &V, NULL, NULL, md->params) != 0))
             return SP_ERR_CALLBACK;
-        double T = 0.0;
-        for (int i = 0; i < n; ++i) T += p[i] * p[i] / md->mass[i];
+        double T = 0.0, Mp[SP_HOL_MAX_N]; /* M⁻¹p (a full M: the custom models') */
+        if (md->mass_matrix && sp_holonomic_apply_minv(md, p, Mp) != SP_OK) return SP_ERR_SINGULAR;
+        for (int i = 0; i < n; ++i) T += md->mass_matrix ? p[i] * Mp[i] : p[i] * p[i] / md->mass[i];
         v->energy = 0.5 * T + V;
         for (int a = 0; a < m; ++a) {
             double s = 0.0;
-            for (int i = 0; i < n; ++i) s += G[a * n + i] * p[i] / md->mass[i];
+            for (int i = 0; i < n; ++i) s += md->mass_matrix ? G[a * n + i] * Mp[i] : G[a * n + i] * p[i] / md->mass[i];
             v->constraint = fmax(v->constraint, fabs(g[a]));
             v->hidden = fmax(v->hidden, fabs(s));
         }
@@ -438,13 +439,13 @@ static sp_status project_general(const sp_holonomic_model *md, double *q, double
         for (int a = 0; a < m; ++a) sp_vec_axpy(n, -g[a], G + a * n, q);
     }
     if (md->constraints(q, g, G, NULL, md->params) != 0) return SP_ERR_CALLBACK;
+    double Mp[SP_HOL_MAX_N], MG[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    if (sp_holonomic_apply_minv(md, p, Mp) != SP_OK) return SP_ERR_SINGULAR;
+    for (int a = 0; a < m; ++a)
+        if (sp_holonomic_apply_minv(md, G + a * n, MG + a * n) != SP_OK) return SP_ERR_SINGULAR;
     for (int a = 0; a < m; ++a) {
-        nu[a] = 0.0;
-        for (int i = 0; i < n; ++i) nu[a] += G[a * n + i] * p[i] / md->mass[i];
-        for (int c = 0; c < m; ++c) {
-            A[a * m + c] = 0.0;
-            for (int i = 0; i < n; ++i) A[a * m + c] += G[a * n + i] * G[c * n + i] / md->mass[i];
-        }
+        nu[a] = sp_vec_dot(n, G + a * n, Mp);
+        for (int c = 0; c < m; ++c) A[a * m + c] = sp_vec_dot(n, G + a * n, MG + c * n);
     }
     if (sp_linsolve(m, A, nu, 1, piv, 0) != SP_OK) return SP_ERR_DOMAIN;
     for (int a = 0; a < m; ++a) sp_vec_axpy(n, -nu[a], G + a * n, p);
