@@ -109,6 +109,7 @@ int main(void)
     bench_index1();
     bench_nonholonomic();
     bench_holonomic();
+    bench_custom_hol();
     bench_keyframes();
     return 0;
 }

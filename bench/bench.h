@@ -26,6 +26,11 @@ void bench_holonomic(void);
  * nothing. Links tests/keyframe_reference.c. */
 void bench_keyframes(void);
 
+/* Expression models, holonomic (bench/custom_hol_bench.c): the cost per step of the spherical
+ * pendulum written as expressions against the built-in model (ratio), and of the double
+ * spherical pendulum. Prints; asserts nothing. Run from the top folder (reads data/custom/). */
+void bench_custom_hol(void);
+
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */

@@ -68,7 +68,7 @@ static const double unit_mass[3] = {1, 1, 1};
 
 static sp_holonomic_model pendulum_model(pendulum *P)
 {
-    return (sp_holonomic_model){P->d, 1, unit_mass, pend_potential, pend_constraint, P};
+    return (sp_holonomic_model){P->d, 1, unit_mass, pend_potential, pend_constraint, P, NULL};
 }
 
 /* One run of a method from z0 over [0, T]: the final state, the model calls. */
