@@ -13,7 +13,10 @@
  *   shake   SHAKE (two-step positions, started by one RATTLE step), order 2
  *   rattle_tj4, rattle_suzuki5, rattle_tj6
  *           symmetric compositions of RATTLE (triple jump and Suzuki's 5-stage, order 4;
- *           triple jump of the triple jump, order 6), coefficients as data.
+ *           triple jump of the triple jump, order 6), coefficients as data;
+ *   rattle_kl8, rattle_kl10
+ *           Kahan & Li's symmetric compositions with 17 stages (order 8) and 35 stages
+ *           (order 10), Math. Comp. 66 (1997).
  *
  * A model is given by callbacks that return 0 on success. */
 #ifndef SP_HOLONOMIC_H

@@ -94,7 +94,8 @@ LD_TNEWTON_PRECOND LD_TNEWTON_PRECOND_RESTART GN_CRS2_LM GN_MLSL GD_MLSL GN_MLSL
 LN_COBYLA LN_NEWUOA LN_NEWUOA_BOUND LN_NELDERMEAD LN_SBPLX LN_AUGLAG LD_AUGLAG LN_AUGLAG_EQ LD_AUGLAG_EQ
 LN_BOBYQA GN_ISRES AUGLAG AUGLAG_EQ G_MLSL G_MLSL_LDS LD_SLSQP LD_CCSAQ GN_ESCH""".split()
 
-HOL_CONSTRAINED = ["se_a", "se_b", "se_ab", "rattle", "shake", "rattle_tj4", "rattle_suzuki5", "rattle_tj6"]
+HOL_CONSTRAINED = ["se_a", "se_b", "se_ab", "rattle", "shake", "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8",
+                   "rattle_kl10"]
 HOL_FEEDBACK = ["feedback_euler", "feedback_rk4", "feedback_dop853"]
 HOL_SPLITTING = ["lie_trotter", "strang"]
 HOL_EXPLICIT = HOL_FEEDBACK + HOL_SPLITTING

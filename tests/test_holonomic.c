@@ -116,6 +116,27 @@ Test(holonomic, measured_orders_match_declared_orders)
     }
 }
 
+/* The compositions of order 8 and 10 (Kahan & Li, 1997) on the same problem: the order
+ * each declares, measured from larger steps (their error constants are small). */
+Test(holonomic, high_order_compositions_reach_their_orders)
+{
+    static const struct {
+        const char *method;
+        double lo, hi, h0;
+    } cases[] = {{"rattle_kl8", 7.6, 8.6, 0.5}, {"rattle_kl10", 9.4, 10.8, 1.0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        double e[4];
+        for (int l = 0; l < 4; ++l) e[l] = run_error(cases[c].method, 5.0, (int)lround(5.0 / cases[c].h0) << l);
+        double order = log2(e[1] / e[2]);
+        cr_log_info("%s: errors %.3e %.3e %.3e %.3e, orders %.2f %.2f %.2f\n", cases[c].method, e[0], e[1], e[2], e[3],
+                    log2(e[0] / e[1]), log2(e[1] / e[2]), log2(e[2] / e[3]));
+        cr_expect(order >= cases[c].lo && order <= cases[c].hi, "%s: errors %.3e %.3e %.3e %.3e, order %.3f",
+                  cases[c].method, e[0], e[1], e[2], e[3], order);
+        const sp_holonomic_method *m = sp_holonomic_method_by_name(cases[c].method);
+        cr_expect_eq(lround(order), m->order, "%s declares order %d, measured %.2f", m->name, m->order, order);
+    }
+}
+
 /* B3: the constraint and the hidden constraint at every step, L₃ = q₁p₂ − q₂p₁ and bounded
  * energy with no growth between the two halves of the run (T = 1000, h = 0.01 for the
  * order-1 and order-2 maps; T = 200 for the compositions, which cost 3–9 steps each). */

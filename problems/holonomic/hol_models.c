@@ -22,6 +22,8 @@ static const sp_hol_scheme schemes[] = {
     {"rattle_tj4", SP_HOL_FAMILY_CONSTRAINED, 4, "rattle_tj4", 1, 1, "RATTLE, triple-jump composition"},
     {"rattle_suzuki5", SP_HOL_FAMILY_CONSTRAINED, 4, "rattle_suzuki5", 1, 1, "RATTLE, Suzuki 5-stage composition"},
     {"rattle_tj6", SP_HOL_FAMILY_CONSTRAINED, 6, "rattle_tj6", 1, 1, "RATTLE, triple jump of the triple jump"},
+    {"rattle_kl8", SP_HOL_FAMILY_CONSTRAINED, 8, "rattle_kl8", 1, 1, "RATTLE, Kahan-Li 17-stage composition"},
+    {"rattle_kl10", SP_HOL_FAMILY_CONSTRAINED, 10, "rattle_kl10", 1, 1, "RATTLE, Kahan-Li 35-stage composition"},
     {"feedback_euler", SP_HOL_FAMILY_FEEDBACK, 1, "euler", 0, 1, "feedback integrator, explicit Euler"},
     {"feedback_rk4", SP_HOL_FAMILY_FEEDBACK, 4, "rk4", 0, 1, "feedback integrator, classical RK4"},
     {"feedback_dop853", SP_HOL_FAMILY_FEEDBACK, 8, "dop853", 0, 1,
