@@ -220,9 +220,9 @@ int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_typ
     v->lie_type = NULL;
     p->kind = SP_KIND_NONHOLONOMIC;
     static const char *const lie_only[] = {"g0", "mu0", "xi0", "retraction", NULL}, *const velocity[] = {"v0", NULL};
-    if (forbid(root, lie_only,
-               "only the Lie-group models (sleigh_se2, suslov) take this field (%s takes q0 and p0 or v0)",
-               type->name) != 1)
+    char takes[96];
+    snprintf(takes, sizeof takes, "%s takes q0 and p0%s", type->name, p->custom ? "" : " or v0");
+    if (forbid(root, lie_only, "only the Lie-group models (sleigh_se2, suslov) take this field (%s)", takes) != 1)
         return -1;
     if (p->custom && forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)",
                             type->name) != 1)
