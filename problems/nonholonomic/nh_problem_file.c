@@ -5,7 +5,10 @@
  * The initial state must satisfy the constraint: |Ψ(q0, p0)| (vector spaces) or
  * |⟨α(g0), ξ0⟩| (groups) at most 1e-9·max(1, |velocity|); within that it is projected
  * onto the constraint exactly (along M⁻¹μᵀ, resp. 𝕁⁻¹αᵀ), so that the run starts at
- * round-off. A velocity is mapped to the momentum by p = M(q0) v0 (μ0 = 𝕁 ξ0). */
+ * round-off. A velocity is mapped to the momentum by p = M(q0) v0 (μ0 = 𝕁 ξ0).
+ *
+ * Expression models of kind nonholonomic (problems/custom/) are read here too, through
+ * nh_read_problem with the model's table: they start from q0 and p0. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -224,11 +227,11 @@ int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_typ
     snprintf(takes, sizeof takes, "%s takes q0 and p0%s", type->name, p->custom ? "" : " or v0");
     if (forbid(root, lie_only, "only the Lie-group models (sleigh_se2, suslov) take this field (%s)", takes) != 1)
         return -1;
-    if (p->custom && forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)",
-                            type->name) != 1)
+    if (p->custom &&
+        forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)", type->name) != 1)
         return -1;
-    static const char *const keys[] = {"task", "model",  "description", "params",     "q0", "p0",
-                                       "v0",   "scheme", "stages",      "lambda1",    "solver_tol", "h",
+    static const char *const keys[] = {"task", "model",  "description",  "params",  "q0",         "p0",
+                                       "v0",   "scheme", "stages",       "lambda1", "solver_tol", "h",
                                        "T",    "steps",  "record_every", NULL};
     if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
     if (p->custom)
@@ -247,10 +250,9 @@ static int read_lie(const json_input *root, sp_problem *p)
     p->kind = SP_KIND_NONHOLONOMIC_LIE;
     static const char *const vector_state[] = {"q0", "p0", "v0", NULL};
     if (forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
-    static const char *const keys[] = {"task",       "model",  "description", "params",     "g0",
-                                       "mu0",        "xi0",    "scheme",      "stages",     "lambda1",
-                                       "retraction", "solver_tol", "h",       "T",          "steps",
-                                       "record_every", NULL};
+    static const char *const keys[] = {"task", "model",  "description", "params",       "g0",         "mu0",
+                                       "xi0",  "scheme", "stages",      "lambda1",      "retraction", "solver_tol",
+                                       "h",    "T",      "steps",       "record_every", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
     if (read_params(root, SP_PARAM_SPEC(v->lie_type), &v->lie_params) != 1) return -1;
     if (read_settings(root, p, 1) != 1) return -1;
