@@ -108,6 +108,7 @@ int main(void)
     sp_problem_free(&pb);
     bench_index1();
     bench_nonholonomic();
+    bench_custom_nh();
     bench_holonomic();
     bench_custom_hol();
     bench_keyframes();

@@ -13,6 +13,11 @@ void bench_index1(void);
  * asserts nothing. */
 void bench_nonholonomic(void);
 
+/* Nonholonomic expression models (bench/custom_nh_bench.c): the cost per Lobatto step of
+ * the knife edge, rolling disk and Chaplygin sleigh written as expressions (data/custom/)
+ * against the built-in models, and the ratio. Prints; asserts nothing. */
+void bench_custom_nh(void);
+
 /* Holonomic constraints (bench/hol_bench.c): work-precision on the planar pendulum over one
  * period (RATTLE and its compositions, feedback on Euler, RK4 and DOP853), and on the
  * spherical pendulum against GSL's rk8pd on the index-reduced ODE (time to a global error

@@ -5,11 +5,15 @@
  * The initial state must satisfy the constraint: |Ψ(q0, p0)| (vector spaces) or
  * |⟨α(g0), ξ0⟩| (groups) at most 1e-9·max(1, |velocity|); within that it is projected
  * onto the constraint exactly (along M⁻¹μᵀ, resp. 𝕁⁻¹αᵀ), so that the run starts at
- * round-off. A velocity is mapped to the momentum by p = M(q0) v0 (μ0 = 𝕁 ξ0). */
+ * round-off. A velocity is mapped to the momentum by p = M(q0) v0 (μ0 = 𝕁 ξ0).
+ *
+ * Expression models of kind nonholonomic (problems/custom/) are read here too, through
+ * nh_read_problem with the model's table: they start from q0 and p0. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "problems/custom/sp_custom_model.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "integrators/sp_linsolve.h"
@@ -87,7 +91,8 @@ static int read_vector_state(const json_input *root, sp_problem *p)
     if (json_vector(root, "q0", 1, n, v->q0) != 1) return -1;
     int has_p = json_member(root, "p0").node != NULL, has_v = json_member(root, "v0").node != NULL;
     if (has_p && has_v) return json_fail(root, "v0", "give either p0 or v0, not both");
-    if (!has_p && !has_v) return json_fail(root, "p0", "missing: give p0, or the velocity v0");
+    if (!has_p && !has_v)
+        return json_fail(root, "p0", p->custom ? "missing required field" : "missing: give p0, or the velocity v0");
     const char *key = has_p ? "p0" : "v0";
     if (has_p) {
         if (json_vector(root, "p0", 1, n, v->p0) != 1) return -1;
@@ -209,30 +214,55 @@ static int read_lie_state(const json_input *root, sp_problem *p)
 
 /* ------------------------------------------------------------------ reader -- */
 
-static int read_nonholonomic(const json_input *root, sp_problem *p)
+/* The vector-space reader of a model type (a built-in one, or an expression model's when
+ * p->custom is set: its parameters are already read, and it starts from q0 and p0). */
+int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_type *type, const char *const *more_keys)
 {
     sp_nh_problem *v = &p->nh;
-    v->type = sp_nh_model_by_name(p->model);
-    v->lie_type = v->type ? NULL : sp_nh_lie_type_by_name(p->model);
-    const int lie = v->lie_type != NULL;
-    p->kind = lie ? SP_KIND_NONHOLONOMIC_LIE : SP_KIND_NONHOLONOMIC;
-    static const char *const vector_state[] = {"q0", "p0", "v0", NULL}, *const lie_only[] = {"g0", "mu0", "xi0",
-                                                                                             "retraction", NULL};
-    if (lie && forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
-    if (!lie && forbid(root, lie_only,
-                       "only the Lie-group models (sleigh_se2, suslov) take this field (%s "
-                       "takes q0 and p0 or v0)",
-                       p->model) != 1)
+    v->type = type;
+    v->lie_type = NULL;
+    p->kind = SP_KIND_NONHOLONOMIC;
+    static const char *const lie_only[] = {"g0", "mu0", "xi0", "retraction", NULL}, *const velocity[] = {"v0", NULL};
+    char takes[96];
+    snprintf(takes, sizeof takes, "%s takes q0 and p0%s", type->name, p->custom ? "" : " or v0");
+    if (forbid(root, lie_only, "only the Lie-group models (sleigh_se2, suslov) take this field (%s)", takes) != 1)
         return -1;
-    static const char *const keys[] = {
-        "task",   "model",  "description", "params",     "q0",         "p0", "v0", "g0",    "mu0",          "xi0",
-        "scheme", "stages", "lambda1",     "retraction", "solver_tol", "h",  "T",  "steps", "record_every", NULL};
+    if (p->custom &&
+        forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)", type->name) != 1)
+        return -1;
+    static const char *const keys[] = {"task", "model",  "description",  "params",  "q0",         "p0",
+                                       "v0",   "scheme", "stages",       "lambda1", "solver_tol", "h",
+                                       "T",    "steps",  "record_every", NULL};
+    if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
+    if (p->custom)
+        v->params = p->custom->prm; /* read with the model */
+    else if (read_params(root, SP_PARAM_SPEC(type), &v->params) != 1)
+        return -1;
+    if (read_settings(root, p, 0) != 1) return -1;
+    return read_vector_state(root, p);
+}
+
+static int read_lie(const json_input *root, sp_problem *p)
+{
+    sp_nh_problem *v = &p->nh;
+    v->type = NULL;
+    v->lie_type = sp_nh_lie_type_by_name(p->model);
+    p->kind = SP_KIND_NONHOLONOMIC_LIE;
+    static const char *const vector_state[] = {"q0", "p0", "v0", NULL};
+    if (forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
+    static const char *const keys[] = {"task", "model",  "description", "params",       "g0",         "mu0",
+                                       "xi0",  "scheme", "stages",      "lambda1",      "retraction", "solver_tol",
+                                       "h",    "T",      "steps",       "record_every", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
-    if (lie ? read_params(root, SP_PARAM_SPEC(v->lie_type), &v->lie_params) != 1
-            : read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1)
-        return -1;
-    if (read_settings(root, p, lie) != 1) return -1;
-    return lie ? read_lie_state(root, p) : read_vector_state(root, p);
+    if (read_params(root, SP_PARAM_SPEC(v->lie_type), &v->lie_params) != 1) return -1;
+    if (read_settings(root, p, 1) != 1) return -1;
+    return read_lie_state(root, p);
+}
+
+static int read_nonholonomic(const json_input *root, sp_problem *p)
+{
+    const sp_nh_model_type *type = sp_nh_model_by_name(p->model);
+    return type ? nh_read_problem(root, p, type, NULL) : read_lie(root, p);
 }
 
 /* The models on vector spaces, then those on Lie groups. */
