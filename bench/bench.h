@@ -26,6 +26,11 @@ void bench_holonomic(void);
  * nothing. Links tests/keyframe_reference.c. */
 void bench_keyframes(void);
 
+/* Vakonomic expression models (bench/custom_vak_bench.c): cost per step of the Heisenberg
+ * and parking models written as expressions (data/custom/) against the built-ins, and
+ * the ratio. Prints; asserts nothing. */
+void bench_custom_vak(void);
+
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */
