@@ -88,8 +88,8 @@ static void same_as_builtin(const char *custom, const char *builtin)
     for (const cJSON *x = da->child, *y = db->child; x && y; x = x->next, y = y->next) {
         cr_expect_str_eq(x->string, y->string, "%s: diagnostics differ in name", custom);
         const double d = fabs(x->valuedouble - y->valuedouble);
-        cr_expect_leq(d, 1e-12, "%s: %s differs by %.3g (%.17g, built-in %.17g)", custom, x->string, d,
-                      x->valuedouble, y->valuedouble);
+        cr_expect_leq(d, 1e-12, "%s: %s differs by %.3g (%.17g, built-in %.17g)", custom, x->string, d, x->valuedouble,
+                      y->valuedouble);
     }
     cJSON_Delete(a);
     cJSON_Delete(b);
@@ -288,7 +288,8 @@ Test(custom_vak, a_mass_that_reads_a_coordinate_is_refused)
 Test(custom_vak, dependent_constraint_rows_are_refused)
 {
     refused("dependent",
-            SE2_HEAD "\"constraints\": [[\"sin(theta)\", \"-cos(theta)\", 0], [\"2*sin(theta)\", \"-2*cos(theta)\", 0]]}",
+            SE2_HEAD
+            "\"constraints\": [[\"sin(theta)\", \"-cos(theta)\", 0], [\"2*sin(theta)\", \"-2*cos(theta)\", 0]]}",
             (const char *[]){"constraints", "dependent", NULL});
 }
 
