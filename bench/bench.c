@@ -107,6 +107,7 @@ int main(void)
     printf("  time ratio (central differences / adjoint): %.2f\n", fd.seconds / adj.seconds);
     sp_problem_free(&pb);
     bench_index1();
+    bench_custom_vak();
     bench_nonholonomic();
     bench_custom_nh();
     bench_holonomic();

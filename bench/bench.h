@@ -35,6 +35,10 @@ void bench_keyframes(void);
  * pendulum written as expressions against the built-in model (ratio), and of the double
  * spherical pendulum. Prints; asserts nothing. Run from the top folder (reads data/custom/). */
 void bench_custom_hol(void);
+/* Vakonomic expression models (bench/custom_vak_bench.c): cost per step of the Heisenberg
+ * and parking models written as expressions (data/custom/) against the built-ins, and
+ * the ratio. Prints; asserts nothing. */
+void bench_custom_vak(void);
 
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;

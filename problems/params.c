@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "problems/custom/sp_custom_model.h"
 #include "problems/sp_params.h"
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
@@ -94,6 +95,11 @@ int sp_param_potential(sp_param_spec s, const char *name, char *why, size_t size
 void sp_params_add_json(cJSON *settings, sp_param_spec s, const sp_param_values *v)
 {
     cJSON *params = cJSON_AddObjectToObject(settings, "params");
+    if (v->custom) { /* an expression model's parameters are the ones its file names */
+        for (int i = 0; i < v->custom->n_params; ++i)
+            cJSON_AddNumberToObject(params, v->custom->param_name[i], v->custom->param_value[i]);
+        return;
+    }
     for (size_t i = 0; i < s.n_params; ++i) {
         const sp_param *p = &s.params[i];
         const double *x = v->value + sp_param_offset(s, i);

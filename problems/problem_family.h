@@ -32,6 +32,8 @@ extern const problem_family custom_problem_family;
 int hol_read_problem(const json_input *root, sp_problem *p, const sp_hol_model_type *type,
                      const char *const *more_keys);
 int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_type *type, const char *const *more_keys);
+int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_type *type,
+                     const char *const *more_keys);
 
 /* The i-th family of the list (NULL past the end); the family naming a model (NULL if none). */
 const problem_family *problem_family_at(size_t i);

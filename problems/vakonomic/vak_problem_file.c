@@ -1,8 +1,9 @@
-/* Problem files of the vakonomic models (heisenberg, parking): simulate and endpoint
- * plans. */
+/* Problem files of the vakonomic models (heisenberg, parking, and expression models of
+ * kind vakonomic): simulate and endpoint plans. */
 #include <math.h>
 #include <stdio.h>
 
+#include "problems/custom/sp_custom_model.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "integrators/sp_tableau.h"
@@ -47,11 +48,11 @@ static int forbid(const json_input *root, const char *const *fields, const char 
     return 1;
 }
 
-static int read_vakonomic(const json_input *root, sp_problem *p)
+int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_type *type, const char *const *more_keys)
 {
     sp_vak_problem *v = &p->vak;
     p->kind = SP_KIND_VAKONOMIC;
-    v->type = sp_vak_model_by_name(p->model);
+    v->type = type;
     const int n = v->type->n;
     static const char *const keys[] = {"task",
                                        "model",
@@ -75,7 +76,11 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
                                        "starts",
                                        "record_every",
                                        NULL};
-    if (json_only_keys(root, keys) != 1 || read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1) return -1;
+    if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
+    if (p->custom)
+        v->params = p->custom->prm; /* read with the model */
+    else if (read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1)
+        return -1;
     const char *scheme = "gauss";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &scheme) < 0) return -1;
     if (json_integer(root, "stages", 0, 1, 6, &v->stages) < 0) return -1;
@@ -107,6 +112,11 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
         json_integer(root, "starts", 0, 1, 10000, &v->starts) < 0)
         return -1;
     return read_optimizer(root, &p->optimizer);
+}
+
+static int read_vakonomic(const json_input *root, sp_problem *p)
+{
+    return vak_read_problem(root, p, sp_vak_model_by_name(p->model), NULL);
 }
 
 static const char *vak_model_at(size_t i) { return sp_vak_model_at(i) ? sp_vak_model_at(i)->name : NULL; }
