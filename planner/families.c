@@ -5,6 +5,7 @@
 #include "planner/holonomic/sp_hol_run.h"
 #include "planner/nonholonomic/sp_nh_run.h"
 #include "planner/sp_family.h"
+#include "planner/sp_result.h"
 #include "planner/vakonomic/sp_vak_run.h"
 
 static const sp_family *const families[] = {
@@ -30,5 +31,17 @@ const sp_family *sp_family_of_model(const char *model)
         if (strcmp(m.name, model) == 0)
             for (size_t f = 0; sp_family_at(f); ++f)
                 if (strcmp(families[f]->name, m.family) == 0) return families[f];
+    return NULL;
+}
+
+const sp_family *sp_family_of_result(const cJSON *root)
+{
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "model"));
+    if (!sp_result_is_custom(model)) return sp_family_of_model(model);
+    const cJSON *input = cJSON_GetObjectItemCaseSensitive(root, "input");
+    if (!input) input = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "case"), "problem");
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(input, "kind"));
+    for (size_t f = 0; kind && sp_family_at(f); ++f)
+        if (strcmp(families[f]->name, kind) == 0) return families[f];
     return NULL;
 }

@@ -1,9 +1,11 @@
 /* What every result shares (sp_result.h): its head, how it ended, and the clean-up of
  * numbers that cannot be written. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lie/sp_version.h"
+#include "planner/result_view.h"
 #include "planner/sp_result.h"
 #include "problems/sp_result_file.h"
 
@@ -51,6 +53,23 @@ void sp_result_add_input(cJSON *result, const cJSON *input)
     cJSON *copy = result && input ? cJSON_Duplicate(input, 1) : NULL;
     if (copy && !cJSON_AddItemToObject(result, "input", copy)) cJSON_Delete(copy);
 }
+
+sp_status sp_result_input_problem(const cJSON *result, sp_problem *pb, sp_input_error *err)
+{
+    const cJSON *input = cJSON_GetObjectItemCaseSensitive(result, "input");
+    if (!cJSON_IsObject(input))
+        input = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "case"), "problem");
+    if (!cJSON_IsObject(input)) return sp_input_fail(err, "input", "missing: the result does not carry its problem");
+    char *text = cJSON_PrintUnformatted(input);
+    if (!text) return sp_input_fail(err, "input", "out of memory");
+    sp_input_error inner;
+    sp_status st = sp_problem_parse(text, strlen(text), pb, &inner);
+    free(text);
+    if (st != SP_OK) return sp_input_fail(err, "input", "the problem does not read: %s: %s", inner.path, inner.message);
+    return SP_OK;
+}
+
+int sp_result_is_custom(const char *model) { return model && strcmp(model, "custom") == 0; }
 
 /* The message of a status named in a result: the optimiser's stops, else the status
  * code's own message. */

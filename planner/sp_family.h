@@ -53,6 +53,9 @@ typedef struct sp_family {
 const sp_family *sp_family_of(sp_model_kind kind);
 /* The family of a model named in a file or a result (NULL for none). */
 const sp_family *sp_family_of_model(const char *model);
+/* The family of a result: its model's, or for an expression model ("custom") the family
+ * of the kind its problem names. */
+const sp_family *sp_family_of_result(const cJSON *root);
 const sp_family *sp_family_at(size_t i);
 
 /* A simulate task of a family through the loop of sp_run.h: the result tree, or NULL

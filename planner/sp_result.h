@@ -21,6 +21,13 @@ void sp_result_stamp(cJSON *result);
 /* Adds a copy of the problem document a result solved, as "input" (the command adds its
  * file's; a study's case files carry theirs in "case"). */
 void sp_result_add_input(cJSON *result, const cJSON *input);
+/* The problem a result solved, read back from its "input" (or a study case file's
+ * "case.problem"): how pictures rebuild an expression model, whose functions only the
+ * problem holds. SP_ERR_INVALID with err set when there is none or it does not read;
+ * free with sp_problem_free. */
+sp_status sp_result_input_problem(const cJSON *result, sp_problem *pb, sp_input_error *err);
+/* Whether a result is of an expression model ("model": "custom"). */
+int sp_result_is_custom(const char *model);
 
 /* How a result ended, from its "status":
  *   DONE        "converged", "ok", "stopval_reached": the task did what was asked;

@@ -325,3 +325,27 @@ Test(custom_hol, the_command_refuses_a_bad_expression_with_exit_2_and_one_line)
     run_free(&r);
     remove_tree(dir);
 }
+
+/* Pictures rebuild an expression model from the problem its result carries: the drift
+ * panel has the declared integral. */
+Test(custom_hol, a_picture_of_a_result_draws_the_declared_integral)
+{
+    char dir[4096], problem[4096], result[4096], svg[4096];
+    sp_test_scratch_dir(dir, "custom_hol", "picture");
+    snprintf(problem, sizeof problem, "%s/custom/torus_bead.json", SP_TEST_DATA);
+    join(result, dir, "result.json");
+    join(svg, dir, "picture.svg");
+    const char *solve[] = {"solve", problem, "-o", result, NULL}, *plot[] = {"plot", result, "-o", svg, NULL};
+    run_result r;
+    run(dir, solve, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    run(dir, plot, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    run_free(&r);
+    char *text = slurp(svg);
+    cr_expect(strstr(text, "L3 drift") != NULL, "the picture draws the declared integral's drift");
+    cr_expect(strstr(text, "constraint |g(q)|") != NULL, "and the constraint");
+    free(text);
+    remove_tree(dir);
+}

@@ -6,18 +6,37 @@
 
 #include "lie/sp_linalg.h"
 #include "planner/holonomic/sp_hol_run.h"
+#include "planner/sp_result.h"
 
 /* Holonomic models: the quantities that vanish on T*Q (|q|² − l² and q·p for the
  * pendulums and S³; else max |g(q)| and max |G(q)M⁻¹p|), |H − H0| and |I − I0| for each
  * declared first integral, with the model bound to the result's parameters. */
+static sp_status drift_of(const sp_hol_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
+                          void *ctx, sp_input_error *err);
+
 sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err)
 {
+    if (sp_result_is_custom(model)) { /* an expression model: rebuilt from the problem it solved */
+        sp_problem pb;
+        sp_status st = sp_result_input_problem(root, &pb, err);
+        if (st != SP_OK) return st;
+        st = pb.kind == SP_KIND_HOLONOMIC ? drift_of(pb.hol.type, pb.hol.params, tr, add, ctx, err)
+                                          : sp_input_fail(err, "input.kind", "is not holonomic");
+        sp_problem_free(&pb);
+        return st;
+    }
     const sp_hol_model_type *type = sp_hol_model_by_name(model);
     if (!type) return sp_input_fail(err, "model", "'%s' is not a holonomic model", model ? model : "(none)");
     sp_param_values prm;
     sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    if (st != SP_OK) return st;
+    return st != SP_OK ? st : drift_of(type, prm, tr, add, ctx, err);
+}
+
+static sp_status drift_of(const sp_hol_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
+                          void *ctx, sp_input_error *err)
+{
+    sp_status st;
     sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
     if (!b) return sp_input_fail(err, "trajectory", "out of memory");
     if (sp_hol_model_bind(type, &prm, b) != SP_OK) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "planner/nonholonomic/sp_nh_run.h"
+#include "planner/sp_result.h"
 #include "integrators/sp_nh_lie.h"
 #include "integrators/sp_nonholonomic.h"
 #include "problems/nonholonomic/sp_nh_problem.h"
@@ -101,6 +102,15 @@ static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *typ
 sp_status sp_nh_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                       sp_input_error *err)
 {
+    if (sp_result_is_custom(model)) { /* an expression model: rebuilt from the problem it solved */
+        sp_problem pb;
+        sp_status st = sp_result_input_problem(root, &pb, err);
+        if (st != SP_OK) return st;
+        st = pb.kind == SP_KIND_NONHOLONOMIC ? vector_drift(&pb.nh.params, pb.nh.type, tr, add, ctx, err)
+                                             : sp_input_fail(err, "input.kind", "is not nonholonomic");
+        sp_problem_free(&pb);
+        return st;
+    }
     const sp_nh_model_type *type = sp_nh_model_by_name(model);
     const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);
     if (!type && !lie) return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");

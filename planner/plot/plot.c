@@ -1170,7 +1170,7 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
     if (!q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
 
     drift_set d = {0};
-    const sp_family *family = sp_family_of_model(model);
+    const sp_family *family = sp_family_of_result(root);
     sp_status st = family && family->drift ? family->drift(root, model, tr, drift_add_cb, &d, err) : SP_OK;
     config_view cv;
     if (st == SP_OK) st = config_of(tr, q, &cv, err);
@@ -1360,7 +1360,7 @@ static sp_status compared_read(const cJSON *root, compared *c, sp_input_error *e
     if (!c->q) return sp_input_fail(err, "trajectory.q", "missing: no configuration to draw");
     if ((st = config_of(&c->tr, c->q, &c->cv, err)) != SP_OK) return st;
     const char *model = string_at(root, "model");
-    const sp_family *family = sp_family_of_model(model);
+    const sp_family *family = sp_family_of_result(root);
     return family && family->drift ? family->drift(root, model, &c->tr, drift_add_cb, &c->d, err) : SP_OK;
 }
 

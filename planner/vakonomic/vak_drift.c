@@ -5,18 +5,37 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "planner/sp_result.h"
 #include "planner/vakonomic/sp_vak_run.h"
 
 /* Vakonomic models: |Ĥ − Ĥ0|, |I − I0| for each first integral and |G(q) q̇|∞, with the
  * model bound to the result's parameters. */
+static sp_status drift_of(const sp_vak_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
+                          void *ctx, sp_input_error *err);
+
 sp_status sp_vak_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err)
 {
+    if (sp_result_is_custom(model)) { /* an expression model: rebuilt from the problem it solved */
+        sp_problem pb;
+        sp_status st = sp_result_input_problem(root, &pb, err);
+        if (st != SP_OK) return st;
+        st = pb.kind == SP_KIND_VAKONOMIC ? drift_of(pb.vak.type, pb.vak.params, tr, add, ctx, err)
+                                          : sp_input_fail(err, "input.kind", "is not vakonomic");
+        sp_problem_free(&pb);
+        return st;
+    }
     const sp_vak_model_type *type = sp_vak_model_by_name(model);
     if (!type) return sp_input_fail(err, "model", "'%s' is not a vakonomic model", model ? model : "(none)");
     sp_param_values prm;
     sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    if (st != SP_OK) return st;
+    return st != SP_OK ? st : drift_of(type, prm, tr, add, ctx, err);
+}
+
+static sp_status drift_of(const sp_vak_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
+                          void *ctx, sp_input_error *err)
+{
+    sp_status st;
     const sp_traj_field *q, *p;
     char why[64];
     snprintf(why, sizeof why, "the state of the %s model", type->name);

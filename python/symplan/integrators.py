@@ -18,7 +18,8 @@ _CONSTRAINTS = ctypes.CFUNCTYPE(ctypes.c_int, _vec, _vec, _vec, _vec, ctypes.c_v
 class _Model(ctypes.Structure):
     """sp_holonomic_model, field for field (a public, installed struct)."""
     _fields_ = [("n", ctypes.c_int), ("m", ctypes.c_int), ("mass", _vec),
-                ("potential", _POTENTIAL), ("constraints", _CONSTRAINTS), ("params", ctypes.c_void_p)]
+                ("potential", _POTENTIAL), ("constraints", _CONSTRAINTS), ("params", ctypes.c_void_p),
+                ("mass_matrix", _vec)]
 
 
 class _NewtonOptions(ctypes.Structure):
@@ -88,9 +89,11 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
            potential=None, tol=1e-15, max_iter=50):
     """Steps the constrained system H = ½pᵀM⁻¹p + V(q), g(q) = 0 with a holonomic method
     of integrators/sp_holonomic.h ("rattle", "shake", "se_a", "se_b", "se_ab",
-    "rattle_tj4", "rattle_suzuki5", "rattle_tj6"), `steps` steps of size h from (q0, p0).
+    "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8", "rattle_kl10"), `steps` steps
+    of size h from (q0, p0).
 
-    mass: the diagonal of M (n numbers); potential_grad(q) -> ∇V (n; None: V = 0);
+    mass: the diagonal of M (n numbers), or a full constant symmetric positive definite M
+    (n x n); potential_grad(q) -> ∇V (n; None: V = 0);
     constraints(q) -> g (m); constraint_jacobian(q) -> G = Dg (m x n); potential(q) -> V,
     only for the energy. (q0, p0) should lie on T*Q: g(q0) = 0 and G(q0)M⁻¹p0 = 0.
     tol and max_iter are the Newton options (the problem files' default: 1e-15, 50).
@@ -98,13 +101,18 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
     callable's own exception as it was raised."""
     so = _stepper_lib()
     mass = np.ascontiguousarray(mass, dtype=float)
-    n = mass.size
+    full = mass.ndim == 2
+    n = mass.shape[0] if full else mass.size
+    if full and (mass.shape != (n, n) or not np.allclose(mass, mass.T, rtol=0, atol=0)
+                 or np.any(np.linalg.eigvalsh(mass) <= 0)):
+        raise SymplanError("mass: a full mass matrix must be square, symmetric and positive definite")
+    diagonal = np.ascontiguousarray(np.diag(mass) if full else mass)
     q = np.array(q0, dtype=float)
     p = np.array(p0, dtype=float)
     m = np.asarray(constraints(q), dtype=float).size
     if q.size != n or p.size != n:
         raise SymplanError("q0 and p0 must have %d entries, as mass has" % n)
-    if not (0 < n <= _MAX_N and 0 < m <= _MAX_M and np.all(mass > 0)):
+    if not (0 < n <= _MAX_N and 0 < m <= _MAX_M and np.all(diagonal > 0)):
         raise SymplanError("the stepper takes 1 to %d coordinates, 1 to %d constraints and positive masses"
                            % (_MAX_N, _MAX_M))
     raised = []
@@ -113,7 +121,7 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
     # the callbacks are kept in locals for as long as the stepper may call them
     pot = _wrap(_POTENTIAL, "potential", n, value, grad, (1, n), raised)
     con = _wrap(_CONSTRAINTS, "constraints", n, constraints, constraint_jacobian, (m, m * n), raised)
-    model = _Model(n, m, mass.ctypes.data_as(_vec), pot, con, None)
+    model = _Model(n, m, diagonal.ctypes.data_as(_vec), pot, con, None, mass.ctypes.data_as(_vec) if full else None)
     found = so.sp_holonomic_method_by_name(method.encode())
     if not found:
         raise SymplanError("method: unknown holonomic method '%s'" % method)

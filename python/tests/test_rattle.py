@@ -47,3 +47,21 @@ def test_failures_raise():
         pendulum("verlet")
     with pytest.raises(symplan.SymplanError, match="^newton_failed: .* at step 1$"):
         pendulum(max_iter=1)
+
+
+def test_a_full_mass_matrix_in_skew_coordinates():
+    """The pendulum in coordinates y = A⁻¹q (M_y = AᵀA): A y_k is the built-in q_k."""
+    A = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.3], [0.2, 0.0, 1.0]])
+    run = symplan.rattle(
+        mass=A.T @ A,
+        potential_grad=lambda y: A[2],
+        constraints=lambda y: [0.5 * ((A @ y) @ (A @ y) - 1.0)],
+        constraint_jacobian=lambda y: (A.T @ (A @ y)).reshape(1, 3),
+        q0=np.linalg.solve(A, [0.0, 1.0, 0.0]), p0=A.T @ [1.0, 0.0, 1.0], h=1e-3, steps=STEPS,
+        potential=lambda y: (A @ y)[2])
+    plain = pendulum()
+    assert np.abs(run.q @ A.T - plain.q).max() <= 1e-12
+    assert run.hidden_residual.max() <= 1e-14
+    with pytest.raises(symplan.SymplanError, match="positive definite"):
+        symplan.rattle(np.array([[1.0, 2.0], [2.0, 1.0]]), None, lambda q: [q[0]], lambda q: np.array([[1.0, 0.0]]),
+                       [0.0, 1.0], [0.0, 1.0], 1e-3, 5)
