@@ -203,17 +203,23 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
     double lam0[SP_VAK_MAX_M] = {0};
     sp_status st = sp_vakonomic_multiplier(s->model, s->stage[0], q0, p0, lam0);
     if (st != SP_OK) return st;
-    if (continues)
+    if (continues) {
         predict(s, h);
-    else
+        st = sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt, &s->iterations);
+        s->factorizations = sp_newton_factorizations(s->newton);
+    }
+    if (!continues || st != SP_OK) { /* the plain start; also when a prediction led nowhere */
+        int it = 0;
         for (int i = 0; i < S; ++i) {
             sp_vec_copy(n, q0, stage_Q(s, s->x, i));
             sp_vec_copy(n, p0, stage_P(s, s->x, i));
             sp_vec_copy(m, lam0, stage_L(s, s->x, i));
         }
-    st = s->opt.warm_start ? sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt, &s->iterations)
-                           : sp_newton_solve(s->newton, residual, s, s->x, &s->opt, &s->iterations);
-    s->factorizations = sp_newton_factorizations(s->newton);
+        st = s->opt.warm_start ? sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt, &it)
+                               : sp_newton_solve(s->newton, residual, s, s->x, &s->opt, &it);
+        s->iterations += it;
+        s->factorizations += sp_newton_factorizations(s->newton);
+    }
     if (st == SP_OK) st = eval_stages(s, s->x, 0);
     if (st != SP_OK) return st;
     double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N];
