@@ -76,7 +76,17 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
     return f;
 }
 
-int main(void)
+/* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
+ * custom_nh, holonomic, custom_hol, keyframes (build/symplan-bench index1 custom_hol). */
+static int wanted(int argc, char **argv, const char *part)
+{
+    if (argc < 2) return 1;
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], part)) return 1;
+    return 0;
+}
+
+static int bench_adjoint(void)
 {
     sp_problem pb;
     if (load(&pb)) return 1;
@@ -106,12 +116,18 @@ int main(void)
            fd.evaluations, fd.cost, fd.status);
     printf("  time ratio (central differences / adjoint): %.2f\n", fd.seconds / adj.seconds);
     sp_problem_free(&pb);
-    bench_index1();
-    bench_custom_vak();
-    bench_nonholonomic();
-    bench_custom_nh();
-    bench_holonomic();
-    bench_custom_hol();
-    bench_keyframes();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (wanted(argc, argv, "adjoint") && bench_adjoint()) return 1;
+    if (wanted(argc, argv, "index1")) bench_index1();
+    if (wanted(argc, argv, "custom_vak")) bench_custom_vak();
+    if (wanted(argc, argv, "nonholonomic")) bench_nonholonomic();
+    if (wanted(argc, argv, "custom_nh")) bench_custom_nh();
+    if (wanted(argc, argv, "holonomic")) bench_holonomic();
+    if (wanted(argc, argv, "custom_hol")) bench_custom_hol();
+    if (wanted(argc, argv, "keyframes")) bench_keyframes();
     return 0;
 }

@@ -3,7 +3,10 @@
  *
  *  1. Cost per step for s = 1, 2, 3 on the Heisenberg data (h = 0.1) and on the
  *     vehicle data of Fig. 3 of McLachlan, Modin, Verdier & Wilkins (2013) (V = 0 and
- *     V = −cos r): microseconds and Newton iterations per step.
+ *     V = −cos r): microseconds, Newton iterations and LU factorisations per step, for
+ *     full Newton from (q0, p0, λ(q0, p0)) at every step (the default) and with the
+ *     predictor + simplified Newton (sp_newton_options.warm_start). Sections 2 and 3 run
+ *     the warm-started stepper.
  *  2. Work-precision on Heisenberg, T = 10: error at T against a Gauss s = 6 reference,
  *     wall time and max |ΔĤ| for each s and h, with classical RK4 on the eliminated ODE
  *     (λ(q, p) substituted) as the non-geometric baseline; then the time each method needs
@@ -50,12 +53,19 @@ static void bind(bench_model *b, const char *name, const sp_vak_model_type *type
     b->h = h;
 }
 
-static sp_index1 *gauss(const sp_vakonomic_model *model, int s)
+static sp_index1 *gauss_with(const sp_vakonomic_model *model, int s, int warm_start)
 {
     sp_tableau t;
     if (sp_tableau_get("gauss", s, &t) != SP_OK) return NULL;
-    return sp_index1_alloc(model, &t);
+    sp_index1 *st = sp_index1_alloc(model, &t);
+    sp_newton_options o = sp_newton_options_default();
+    o.warm_start = warm_start;
+    if (st) sp_index1_set_options(st, &o);
+    return st;
 }
+
+/* The work-precision and long-run tables run the warm-started stepper. */
+static sp_index1 *gauss(const sp_vakonomic_model *model, int s) { return gauss_with(model, s, 1); }
 
 /* ------------------------------------------------------------ one run -- */
 
@@ -74,7 +84,7 @@ typedef struct run_spec {
     double z[2 * NMAX];
     double dH, dH_at[3]; /* max |ΔĤ| overall and up to t_mark[k] */
     double t_mark[3];
-    long iterations;
+    long iterations, factorizations;
 } run_spec;
 
 /* ẏ = (v, −H_q) at λ = λ(q, p) */
@@ -119,7 +129,7 @@ static void run(void *ctx)
     sp_vec_copy(n, r->b->q0, r->z);
     sp_vec_copy(n, r->b->p0, r->z + n);
     r->status = SP_OK;
-    r->iterations = 0;
+    r->iterations = r->factorizations = 0;
     r->dH = 0.0;
     for (int k = 0; k < 3; ++k) r->dH_at[k] = 0.0;
     const double H0 = r->monitor ? energy(r, r->z) : 0.0;
@@ -127,6 +137,7 @@ static void run(void *ctx)
         if (r->kind == METHOD_GAUSS) {
             r->status = sp_index1_step(r->st, r->h, r->z, r->z + n, r->z, r->z + n, NULL);
             r->iterations += sp_index1_iterations(r->st);
+            r->factorizations += sp_index1_factorizations(r->st);
         } else {
             r->status = rk4_step(&r->b->model, r->pt, r->h, r->z);
         }
@@ -144,29 +155,38 @@ static void run(void *ctx)
 static void cost_per_step(bench_model *models, int n_models)
 {
     printf("\nindex-1 Gauss-Legendre (integrators/sp_index1.h): cost per step, 200 steps from the default data, "
-           "best of %d\n",
+           "best of %d;\nfull Newton from (q0, p0, lambda(q0, p0)) every step (before, the default) against the "
+           "predictor + simplified Newton (now, sp_newton_options.warm_start)\n",
            REPEATS);
-    printf("%-28s %6s %2s %9s %12s %14s %10s\n", "problem", "h", "s", "unknowns", "us/step", "Newton it/step",
-           "vs s=1");
+    printf("%-24s %6s %2s %8s | %9s %7s %7s | %9s %7s %7s | %7s\n", "problem", "h", "s", "unknowns", "us/step",
+           "it/step", "LU/step", "us/step", "it/step", "LU/step", "speedup");
+    printf("%-24s %6s %2s %8s | %25s | %25s |\n", "", "", "", "", "before (full Newton)", "now");
     for (int k = 0; k < n_models; ++k) {
         bench_model *b = &models[k];
         sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&b->model);
-        double t1 = 0.0;
         for (int s = 1; s <= 3; ++s) {
-            run_spec r = {.kind = METHOD_GAUSS, .b = b, .st = gauss(&b->model, s), .pt = pt, .h = b->h, .N = 200};
-            if (!r.st || !pt) {
-                printf("%-28s allocation failed\n", b->name);
-                sp_index1_free(r.st);
-                break;
+            run_spec r[2];
+            double t[2];
+            int ok = pt != NULL;
+            for (int v = 0; v < 2; ++v) {
+                r[v] = (run_spec){.kind = METHOD_GAUSS, .b = b, .st = gauss_with(&b->model, s, v == 1), .pt = pt,
+                                  .h = b->h, .N = 200};
+                ok &= r[v].st != NULL;
             }
-            const double t = bench_best_time(run, &r, REPEATS, MIN_BATCH) / r.N;
-            if (s == 1) t1 = t;
-            if (r.status == SP_OK)
-                printf("%-28s %6.3g %2d %9d %12.2f %14.2f %10.2f\n", b->name, b->h, s,
-                       s * (2 * b->model.n + b->model.m), 1e6 * t, (double)r.iterations / r.N, t / t1);
+            if (ok)
+                for (int v = 0; v < 2; ++v) t[v] = bench_best_time(run, &r[v], REPEATS, MIN_BATCH) / r[v].N;
+            if (!ok)
+                printf("%-24s allocation failed\n", b->name);
+            else if (r[0].status != SP_OK || r[1].status != SP_OK)
+                printf("%-24s %6.3g %2d failed: %s / %s\n", b->name, b->h, s, sp_status_name(r[0].status),
+                       sp_status_name(r[1].status));
             else
-                printf("%-28s %6.3g %2d failed: %s\n", b->name, b->h, s, sp_status_name(r.status));
-            sp_index1_free(r.st);
+                printf("%-24s %6.3g %2d %8d | %9.2f %7.2f %7.2f | %9.2f %7.2f %7.2f | %7.2f\n", b->name, b->h, s,
+                       s * (2 * b->model.n + b->model.m), 1e6 * t[0], (double)r[0].iterations / r[0].N,
+                       (double)r[0].factorizations / r[0].N, 1e6 * t[1], (double)r[1].iterations / r[1].N,
+                       (double)r[1].factorizations / r[1].N, t[0] / t[1]);
+            for (int v = 0; v < 2; ++v) sp_index1_free(r[v].st);
+            if (!ok) break;
         }
         sp_vakonomic_point_free(pt);
     }
@@ -178,7 +198,7 @@ static void cost_per_step(bench_model *models, int n_models)
 static const double wp_h[WP_H] = {0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625};
 
 typedef struct wp_row {
-    double err, seconds, dH, iters;
+    double err, seconds, dH, iters, lus;
     int ok;
 } wp_row;
 
@@ -193,6 +213,7 @@ static wp_row wp_measure(method kind, int s, bench_model *b, sp_vakonomic_point 
     row.ok = r.status == SP_OK;
     row.err = bench_max_abs_diff(2 * b->model.n, r.z, ref);
     row.iters = (double)r.iterations / r.N;
+    row.lus = (double)r.factorizations / r.N;
     r.monitor = 1;
     run(&r);
     row.dH = r.dH;
@@ -222,8 +243,8 @@ static void work_precision(bench_model *b)
     printf("\nwork-precision, %s, T = %g; reference Gauss s=6 h=0.01 (|ref - ref(h/2)| = %.1e, |ref - independent "
            "DOP853| = %.1e)\n",
            b->name, T, bench_max_abs_diff(2 * n, ref, ref2), bench_max_abs_diff(2 * n, ref, dop853));
-    printf("%-14s %10s %6s %12s %12s %12s %10s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "max|dH|",
-           "it/step", "order");
+    printf("%-14s %10s %6s %12s %12s %12s %10s %8s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "max|dH|",
+           "it/step", "LU/step", "order");
     wp_row rows[4][WP_H];
     const char *names[4] = {"gauss s=1", "gauss s=2", "gauss s=3", "rk4 (elim.)"};
     for (int m = 0; m < 4; ++m) {
@@ -238,11 +259,11 @@ static void work_precision(bench_model *b)
                 continue;
             }
             if (m < 3)
-                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10.2f %8s\n", names[m], wp_h[k],
-                       (int)lround(T / wp_h[k]), w->err, 1e3 * w->seconds, w->dH, w->iters, order);
+                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10.2f %8.2f %8s\n", names[m], wp_h[k],
+                       (int)lround(T / wp_h[k]), w->err, 1e3 * w->seconds, w->dH, w->iters, w->lus, order);
             else
-                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10s %8s\n", names[m], wp_h[k], (int)lround(T / wp_h[k]),
-                       w->err, 1e3 * w->seconds, w->dH, "-", order);
+                printf("%-14s %10.7g %6d %12.3e %12.4f %12.3e %10s %8s %8s\n", names[m], wp_h[k],
+                       (int)lround(T / wp_h[k]), w->err, 1e3 * w->seconds, w->dH, "-", "-", order);
         }
     }
     /* the cheapest run of each method reaching a given accuracy */

@@ -1,6 +1,10 @@
 /* Gauss–Legendre RK on the index-1 DAE (McLachlan, Modin, Verdier & Wilkins, "Symplectic
  * integrators for index one constraints", 2013). Unknowns are laid out as
- * x = (Q_1 … Q_s, P_1 … P_s, Λ_1 … Λ_s). */
+ * x = (Q_1 … Q_s, P_1 … P_s, Λ_1 … Λ_s).
+ *
+ * A step that continues the last one starts from the last step's collocation polynomial
+ * extrapolated to the new stage times, and solves by simplified Newton with the Jacobian
+ * factored at an earlier step (sp_newton.h); see sp_index1_step. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +22,12 @@ struct sp_index1 {
     double *x, *J, *X; /* unknowns; Jacobian; sensitivities N x 2n */
     int *pivots;
     double h, q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N];
-    int iterations, have_step;
+    int iterations, factorizations, have_step;
+    /* The last successful step, for the predictor: its stages, its start
+     * (q0, p0, λ(q0, p0)), its size and where it ended. */
+    int have_prev;
+    double *prev_x, prev_z0[2 * SP_VAK_MAX_N + SP_VAK_MAX_M], prev_h;
+    double prev_q1[SP_VAK_MAX_N], prev_p1[SP_VAK_MAX_N];
 };
 
 sp_index1 *sp_index1_alloc(const sp_vakonomic_model *model, const sp_tableau *tableau)
@@ -36,10 +45,11 @@ sp_index1 *sp_index1_alloc(const sp_vakonomic_model *model, const sp_tableau *ta
     size_t N = (size_t)s->N;
     s->newton = sp_newton_alloc(s->N);
     s->x = malloc(N * sizeof *s->x);
+    s->prev_x = malloc(N * sizeof *s->prev_x);
     s->J = malloc(N * N * sizeof *s->J);
     s->X = malloc(N * 2 * (size_t)s->n * sizeof *s->X);
     s->pivots = malloc(N * sizeof *s->pivots);
-    if (!ok || !s->newton || !s->x || !s->J || !s->X || !s->pivots) {
+    if (!ok || !s->newton || !s->x || !s->prev_x || !s->J || !s->X || !s->pivots) {
         sp_index1_free(s);
         return NULL;
     }
@@ -52,6 +62,7 @@ void sp_index1_free(sp_index1 *s)
     for (int i = 0; i < SP_TABLEAU_MAX_STAGES; ++i) sp_vakonomic_point_free(s->stage[i]);
     sp_newton_free(s->newton);
     free(s->x);
+    free(s->prev_x);
     free(s->J);
     free(s->X);
     free(s->pivots);
@@ -60,6 +71,7 @@ void sp_index1_free(sp_index1 *s)
 
 void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt) { s->opt = *opt; }
 int sp_index1_iterations(const sp_index1 *s) { return s->iterations; }
+int sp_index1_factorizations(const sp_index1 *s) { return s->factorizations; }
 
 static double *stage_Q(const sp_index1 *s, double *x, int i) { return x + i * s->n; }
 static double *stage_P(const sp_index1 *s, double *x, int i) { return x + (s->s + i) * s->n; }
@@ -140,24 +152,74 @@ static sp_status residual(void *ctx, const double *x, double *r, double *J)
     return SP_OK;
 }
 
+/* The stages of a step of size h that continues the last one: the polynomial through the
+ * last step's start and stages (nodes 0, c_1 … c_s in units of its step), evaluated at
+ * 1 + (h/h_last) c_j; for Gauss it is the collocation polynomial, so the prediction is
+ * O(h^(s+1)) from the solution (Hairer, Lubich & Wanner, Geometric Numerical Integration,
+ * 2006, Sect. VIII.6.1). The multipliers are extrapolated alike from λ(q0, p0) and Λ_i. */
+static void predict(sp_index1 *s, double h)
+{
+    const int n = s->n, m = s->m, S = s->s;
+    double t[SP_TABLEAU_MAX_STAGES + 1], w[SP_TABLEAU_MAX_STAGES + 1];
+    t[0] = 0.0;
+    for (int i = 0; i < S; ++i) t[i + 1] = s->tab.c[i];
+    const double *q0 = s->prev_z0, *p0 = s->prev_z0 + n, *l0 = s->prev_z0 + 2 * n;
+    for (int j = 0; j < S; ++j) {
+        sp_lagrange_weights(S + 1, t, 1.0 + h / s->prev_h * s->tab.c[j], w);
+        double *Q = stage_Q(s, s->x, j), *P = stage_P(s, s->x, j), *L = stage_L(s, s->x, j);
+        for (int k = 0; k < n; ++k) Q[k] = w[0] * q0[k], P[k] = w[0] * p0[k];
+        for (int k = 0; k < m; ++k) L[k] = w[0] * l0[k];
+        for (int i = 0; i < S; ++i) {
+            const double *Qi = stage_Q(s, s->prev_x, i), *Pi = stage_P(s, s->prev_x, i), *Li = stage_L(s, s->prev_x, i);
+            for (int k = 0; k < n; ++k) Q[k] += w[i + 1] * Qi[k], P[k] += w[i + 1] * Pi[k];
+            for (int k = 0; k < m; ++k) L[k] += w[i + 1] * Li[k];
+        }
+    }
+}
+
+static int same_vec(int n, const double *a, const double *b)
+{
+    for (int i = 0; i < n; ++i)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double *p0, double *q1, double *p1,
                          double *lam1)
 {
     const int n = s->n, m = s->m, S = s->s;
-    s->have_step = 0, s->iterations = 0; /* a step that fails before Newton reports 0 */
+    /* a step that fails before Newton reports 0; a failed step is not continued */
+    s->have_step = 0, s->iterations = 0, s->factorizations = 0;
+    const int continues = s->have_prev && s->opt.warm_start && isfinite(h / s->prev_h) &&
+                          same_vec(n, q0, s->prev_q1) && same_vec(n, p0, s->prev_p1);
+    s->have_prev = 0;
+    /* a step that does not continue the last one owes nothing to it: its result depends on
+     * its own data only */
+    if (!continues) sp_newton_forget_jacobian(s->newton);
     s->h = h;
     sp_vec_copy(n, q0, s->q0);
     sp_vec_copy(n, p0, s->p0);
-    /* Start every stage at (q0, p0, λ(q0, p0)). */
+    /* Start from the prediction, or else every stage at (q0, p0, λ(q0, p0)). */
     double lam0[SP_VAK_MAX_M] = {0};
     sp_status st = sp_vakonomic_multiplier(s->model, s->stage[0], q0, p0, lam0);
     if (st != SP_OK) return st;
-    for (int i = 0; i < S; ++i) {
-        sp_vec_copy(n, q0, stage_Q(s, s->x, i));
-        sp_vec_copy(n, p0, stage_P(s, s->x, i));
-        sp_vec_copy(m, lam0, stage_L(s, s->x, i));
+    if (continues) {
+        predict(s, h);
+        st = sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt, &s->iterations);
+        s->factorizations = sp_newton_factorizations(s->newton);
     }
-    st = sp_newton_solve(s->newton, residual, s, s->x, &s->opt, &s->iterations);
+    if (!continues || st != SP_OK) { /* the plain start; also when a prediction led nowhere */
+        int it = 0;
+        for (int i = 0; i < S; ++i) {
+            sp_vec_copy(n, q0, stage_Q(s, s->x, i));
+            sp_vec_copy(n, p0, stage_P(s, s->x, i));
+            sp_vec_copy(m, lam0, stage_L(s, s->x, i));
+        }
+        st = s->opt.warm_start ? sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt, &it)
+                               : sp_newton_solve(s->newton, residual, s, s->x, &s->opt, &it);
+        s->iterations += it;
+        s->factorizations += sp_newton_factorizations(s->newton);
+    }
     if (st == SP_OK) st = eval_stages(s, s->x, 0);
     if (st != SP_OK) return st;
     double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N];
@@ -175,6 +237,12 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
         st = sp_vakonomic_multiplier(s->model, s->stage[0], q, p, lam1);
         if (st != SP_OK) return st;
     }
+    /* what the next step needs to continue this one */
+    sp_vec_copy(s->N, s->x, s->prev_x);
+    sp_vec_copy(n, q0, s->prev_z0), sp_vec_copy(n, p0, s->prev_z0 + n), sp_vec_copy(m, lam0, s->prev_z0 + 2 * n);
+    sp_vec_copy(n, q, s->prev_q1), sp_vec_copy(n, p, s->prev_p1);
+    s->prev_h = h;
+    s->have_prev = 1;
     sp_vec_copy(n, q, q1);
     sp_vec_copy(n, p, p1);
     s->have_step = 1;

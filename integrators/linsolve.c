@@ -71,22 +71,34 @@ static void small_solve(int n, const double *A, double *b, const int *piv, int t
     }
 }
 
-sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose)
+sp_status sp_lu_factor(int n, double *A, int *pivots)
 {
-    if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
-    if (n <= SMALL_SYSTEM) {
-        sp_status st = small_factor(n, A, pivots);
-        if (st != SP_OK) return st;
-        for (int r = 0; r < nrhs; ++r) small_solve(n, A, b + r * n, pivots, transpose);
-        return sp_vec_isfinite(n * nrhs, b) ? SP_OK : SP_ERR_NONFINITE;
-    }
-    /* The row-major buffer read column-major is Aᵀ: factor that, then solve with the
-     * transpose flag flipped. The _work variants neither copy nor allocate. */
+    if (!sp_vec_isfinite(n * n, A)) return SP_ERR_NONFINITE;
+    if (n <= SMALL_SYSTEM) return small_factor(n, A, pivots);
+    /* The row-major buffer read column-major is Aᵀ: factor that (sp_lu_solve then solves
+     * with the transpose flag flipped). The _work variants neither copy nor allocate. */
     lapack_int info = n <= BLOCKED_SYSTEM ? LAPACKE_dgetf2_work(LAPACK_COL_MAJOR, n, n, A, n, pivots)
                                           : LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, pivots);
     if (info > 0) return SP_ERR_SINGULAR;
     if (info < 0) return SP_ERR_INVALID;
-    info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, nrhs, A, n, pivots, b, n);
-    if (info != 0) return SP_ERR_INVALID;
+    return SP_OK;
+}
+
+sp_status sp_lu_solve(int n, const double *LU, double *b, int nrhs, const int *pivots, int transpose)
+{
+    if (!sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
+    if (n <= SMALL_SYSTEM) {
+        for (int r = 0; r < nrhs; ++r) small_solve(n, LU, b + r * n, pivots, transpose);
+    } else {
+        lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, nrhs, LU, n, pivots, b, n);
+        if (info != 0) return SP_ERR_INVALID;
+    }
     return sp_vec_isfinite(n * nrhs, b) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose)
+{
+    if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
+    sp_status st = sp_lu_factor(n, A, pivots);
+    return st == SP_OK ? sp_lu_solve(n, A, b, nrhs, pivots, transpose) : st;
 }

@@ -6,9 +6,22 @@
 
 struct sp_newton {
     int n;
-    double *r, *J, *x_new;
+    double *r, *J, *x_new, *x0;
     int *pivots;
+    int have_lu;        /* J and pivots hold LU factors that a simplified solve may reuse */
+    int factorizations; /* in the last solve */
+    double theta;       /* the largest contraction rate measured in the last simplified solve */
 };
+
+/* Above this measured contraction rate simplified Newton refactors: at θ = 1/2 a fresh
+ * Jacobian costs less than the iterations a slow rate would take (Hairer & Wanner, 1996,
+ * Sect. IV.8, use a similar bound). */
+#define THETA_MAX 0.5
+/* A kept factorisation is used for the next call only if it contracted at least this well
+ * in the last one; RADAU5's default for its parameter THET (Hairer & Wanner, 1996,
+ * Sect. IV.8). Beyond it, a fresh Jacobian at the next initial guess saves more iterations
+ * than its factorisation costs. */
+#define THETA_KEEP 1e-3
 
 sp_newton *sp_newton_alloc(int n)
 {
@@ -18,9 +31,10 @@ sp_newton *sp_newton_alloc(int n)
     w->n = n;
     w->r = malloc((size_t)n * sizeof *w->r);
     w->x_new = malloc((size_t)n * sizeof *w->x_new);
+    w->x0 = malloc((size_t)n * sizeof *w->x0);
     w->J = malloc((size_t)n * (size_t)n * sizeof *w->J);
     w->pivots = malloc((size_t)n * sizeof *w->pivots);
-    if (!w->r || !w->x_new || !w->J || !w->pivots) {
+    if (!w->r || !w->x_new || !w->x0 || !w->J || !w->pivots) {
         sp_newton_free(w);
         return NULL;
     }
@@ -32,12 +46,15 @@ void sp_newton_free(sp_newton *w)
     if (!w) return;
     free(w->r);
     free(w->x_new);
+    free(w->x0);
     free(w->J);
     free(w->pivots);
     free(w);
 }
 
 int sp_newton_dim(const sp_newton *w) { return w->n; }
+void sp_newton_forget_jacobian(sp_newton *w) { w->have_lu = 0, w->theta = 0.0; }
+int sp_newton_factorizations(const sp_newton *w) { return w->factorizations; }
 
 sp_newton_options sp_newton_options_default(void) { return (sp_newton_options){.tol = 1e-15, .max_iter = 50}; }
 
@@ -66,7 +83,7 @@ static sp_status next_iterate(sp_newton *w, const iteration *m, const double *x,
     const int n = w->n;
     if (m->phi) return m->phi(m->ctx, x, x_next);
     sp_status st = m->f(m->ctx, x, w->r, w->J);
-    if (st == SP_OK) st = sp_linsolve(n, w->J, w->r, 1, w->pivots, 0);
+    if (st == SP_OK) ++w->factorizations, st = sp_linsolve(n, w->J, w->r, 1, w->pivots, 0);
     if (st == SP_OK)
         for (int i = 0; i < n; ++i) x_next[i] = x[i] - w->r[i];
     return st;
@@ -105,6 +122,8 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
                           int *iterations)
 {
     iteration m = {.f = f, .ctx = ctx};
+    w->factorizations = 0;
+    w->have_lu = 0; /* J now holds factors of some iterate's Jacobian, not one to reuse */
     return iterate(w, &m, x, opt, iterations);
 }
 
@@ -112,5 +131,64 @@ sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, d
                                int *iterations)
 {
     iteration m = {.phi = phi, .ctx = ctx};
+    w->factorizations = 0;
     return iterate(w, &m, x, opt, iterations);
+}
+
+/* Simplified Newton from x with the kept factors (or fresh ones when none are kept),
+ * adding the updates it takes to *it. See sp_newton_solve_simplified. */
+static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
+                                int *it)
+{
+    const int n = w->n;
+    int stale = w->have_lu; /* factors from an earlier call, not yet refreshed */
+    double previous = INFINITY;
+    for (int k = 0; k < opt->max_iter; ++k) {
+        const int factor = !w->have_lu;
+        sp_status st = f(ctx, x, w->r, factor ? w->J : NULL);
+        if (st == SP_OK && factor) {
+            ++w->factorizations;
+            st = sp_lu_factor(n, w->J, w->pivots);
+            w->have_lu = st == SP_OK;
+            stale = 0;
+        }
+        if (st == SP_OK) st = sp_lu_solve(n, w->J, w->r, 1, w->pivots, 0);
+        if (st != SP_OK) return st;
+        for (int i = 0; i < n; ++i) x[i] -= w->r[i];
+        ++*it;
+        if (!sp_vec_isfinite(n, x)) return SP_ERR_NONFINITE;
+        const double step = sp_vec_norm(n, w->r);
+        if (stopping_rule(n, x, step, previous, opt->tol) == ITERATE_CONVERGED) return SP_OK;
+        /* The measured rate (0 at the first update, where nothing is measured yet). */
+        const double theta = isfinite(previous) ? step / previous : 0.0;
+        w->theta = fmax(w->theta, theta);
+        if (theta > 0.0 && theta < 1.0 && theta / (1.0 - theta) * step <= opt->tol * fmax(1.0, sp_vec_norm(n, x)))
+            return SP_OK;
+        if (theta >= 1.0 && stale) return SP_ERR_NO_CONVERGENCE; /* the caller starts again, fresh */
+        if (theta >= THETA_MAX) w->have_lu = 0;                   /* refactor at this iterate */
+        previous = step;
+    }
+    return SP_ERR_NO_CONVERGENCE;
+}
+
+sp_status sp_newton_solve_simplified(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
+                                     int *iterations)
+{
+    int it = 0;
+    w->factorizations = 0;
+    if (w->theta > THETA_KEEP) w->have_lu = 0;
+    w->theta = 0.0;
+    sp_status st = SP_ERR_NO_CONVERGENCE;
+    if (w->have_lu) {
+        sp_vec_copy(w->n, x, w->x0);
+        st = simplified_run(w, f, ctx, x, opt, &it);
+        if (st != SP_OK) { /* a stale Jacobian let us down: the same start, a fresh Jacobian */
+            sp_vec_copy(w->n, w->x0, x);
+            w->have_lu = 0;
+        }
+    }
+    if (st != SP_OK) st = simplified_run(w, f, ctx, x, opt, &it);
+    if (st != SP_OK) w->have_lu = 0;
+    if (iterations) *iterations = it;
+    return st;
 }

@@ -26,11 +26,21 @@ void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt); /* defau
 
 /* One step of size h from (q0, p0) to (q1, p1) (which may alias the inputs); lam1, when
  * not NULL, receives λ(q1, p1). A failed solve returns its status and leaves the outputs
- * untouched. */
+ * untouched.
+ * By default Newton starts every stage at (q0, p0, λ(q0, p0)) and refactors the Jacobian
+ * at every iteration. With warm_start in the options, a step from exactly where the last
+ * successful one ended starts from the last step's stages extrapolated to the new ones and
+ * solves by simplified Newton with a factorisation kept from earlier steps while its
+ * measured contraction allows (sp_newton_solve_simplified); any other step (the first, one
+ * after a failure, a jump) starts plainly with a fresh Jacobian. Either way the stages are
+ * converged to the tolerance of the options. Not the default: on the vehicle's straight
+ * line (tests/test_index1.c, A4) the exact zeros of the plain start keep an unstable mode
+ * at rest, and the extrapolation's round-off wakes it. */
 sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double *p0, double *q1, double *p1,
                          double *lam1);
-/* Newton iterations of the last step. */
+/* Newton iterations and LU factorisations of the last step. */
 int sp_index1_iterations(const sp_index1 *s);
+int sp_index1_factorizations(const sp_index1 *s);
 /* The exact derivative ∂(q1, p1)/∂(q0, p0) of the last successful step (2n x 2n,
  * row-major), by the implicit function theorem on the converged stage equations. */
 sp_status sp_index1_step_jacobian(sp_index1 *s, double *Phi);

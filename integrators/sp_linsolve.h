@@ -11,4 +11,10 @@
  * SP_ERR_NONFINITE when the solution is not finite. */
 sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose);
 
+/* The two halves of sp_linsolve, for a matrix factored once and solved with many times
+ * (simplified Newton, sp_newton.h): sp_lu_factor overwrites A by its LU factors (the
+ * same statuses as above); sp_lu_solve solves with them. Neither allocates. */
+sp_status sp_lu_factor(int n, double *A, int *pivots);
+sp_status sp_lu_solve(int n, const double *LU, double *b, int nrhs, const int *pivots, int transpose);
+
 #endif

@@ -11,8 +11,12 @@
 #include "lie/sp_status.h"
 
 typedef struct sp_newton_options {
-    double tol;   /* relative size of the last update; ~1e-15 for exact adjoints */
-    int max_iter; /* iterations before giving up */
+    double tol;      /* relative size of the last update; ~1e-15 for exact adjoints */
+    int max_iter;    /* iterations before giving up */
+    int warm_start;  /* read by sp_index1.h only: non-zero lets a step start from the last
+                        step's extrapolated stages and reuse its factored Jacobian
+                        (simplified Newton below); zero, the default, is full Newton from a
+                        plain start at every step */
 } sp_newton_options;
 
 /* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
@@ -38,5 +42,25 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
                           int *iterations);
 sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
                                int *iterations);
+
+/* Simplified Newton (Hairer & Wanner, Solving Ordinary Differential Equations II, 2nd ed.,
+ * 1996, Sect. IV.8): x ← x − J⁻¹r(x) with one LU factorisation of J kept in w across
+ * iterations and across calls, for a sequence of similar systems such as the stage
+ * equations of consecutive steps. f is asked for J only when a factorisation is due.
+ *
+ * The contraction rate θ_k = |Δx_k|/|Δx_{k−1}| is measured at every iteration:
+ *   - converged by the shared rule above, or once the predicted distance to the solution
+ *     θ/(1 − θ)|Δx| of a linearly converging iteration is within tol·max(1, |x|);
+ *   - θ ≥ 1/2: the kept Jacobian is too far off; refactor at the current iterate;
+ *   - a kept factorisation from an earlier call that diverges (θ ≥ 1), fails or runs out
+ *     of iterations: restart from the initial guess with a fresh Jacobian, with max_iter
+ *     iterations of its own, before reporting failure.
+ * A failed solve drops the factorisation. *iterations counts every update taken. */
+sp_status sp_newton_solve_simplified(sp_newton *w, sp_newton_fn f, void *ctx, double *x, const sp_newton_options *opt,
+                                     int *iterations);
+/* Drops the kept factorisation: the next simplified solve factors afresh. */
+void sp_newton_forget_jacobian(sp_newton *w);
+/* LU factorisations of the last solve (either kind; sp_fixed_point_solve takes none). */
+int sp_newton_factorizations(const sp_newton *w);
 
 #endif

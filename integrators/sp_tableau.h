@@ -34,6 +34,12 @@ typedef struct sp_tableau {
 /* Fills *t; SP_ERR_INVALID for an unknown family or a number of stages it lacks. */
 sp_status sp_tableau_get(const char *family, int stages, sp_tableau *t);
 
+/* Lagrange weights: the polynomial of degree < k through values y_i at the k distinct
+ * nodes t[i] takes at tau the value Σ_i w[i] y_i. Used to predict the stages of a step
+ * from the stages of the last one (Hairer, Lubich & Wanner, Geometric Numerical
+ * Integration, 2nd ed., 2006, Sect. VIII.6.1). */
+void sp_lagrange_weights(int k, const double *t, double tau, double *w);
+
 #define SP_TABLEAU_EXPLICIT_MAX_STAGES 12
 
 /* An explicit table (A strictly lower triangular, c_1 = 0) with up to two embedded error

@@ -225,3 +225,13 @@ sp_status sp_tableau_explicit_get(const char *name, sp_tableau_explicit *t)
     }
     return SP_ERR_INVALID;
 }
+
+void sp_lagrange_weights(int k, const double *t, double tau, double *w)
+{
+    for (int i = 0; i < k; ++i) {
+        double l = 1.0;
+        for (int j = 0; j < k; ++j)
+            if (j != i) l *= (tau - t[j]) / (t[i] - t[j]);
+        w[i] = l;
+    }
+}
