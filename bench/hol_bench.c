@@ -7,13 +7,15 @@
  *     evaluation of the feedback field calls each once) and against time, for RATTLE and
  *     its compositions (orders 2, 4, 4, 6) and the feedback integrator on Euler, RK4 and
  *     adaptive DOP853 (gains 50, as in Chang, Perlmutter & Vankerschaver, 2022).
- *  2. Spherical pendulum, the state of Chang, Perlmutter & Vankerschaver (2022), T = 10, in
+ *  2. Spherical pendulum, the state of Chang, Perlmutter & Vankerschaver (2022), T = 10, 100
+ *     and 1000, in
  *     ambient coordinates: GSL's rk8pd (gsl_odeiv2 driver, error control on both
  *     tolerances) and our DOP853 on the index-reduced ODE q̇ = p/m, ṗ = −∇V − qλ,
  *     λ = m(|v|² − g q₃)/|q|², against the
- *     RATTLE family on T*S²: the time each needs for a global error of 1e-6, 1e-8 and
- *     1e-10 (the cheapest run of its sweep that reaches it, best of repeats) and the
- *     constraint drift ||q|² − l²| and |q·p| that run ends with.
+ *     RATTLE family on T*S² (up to Kahan & Li's orders 8 and 10): the time each needs for a
+ *     global error of 1e-6, 1e-8 (and 1e-10 at T = 10) — the cheapest run of its sweep that
+ *     reaches it, best of repeats — its Newton iterations per step, and the constraint
+ *     drift ||q|² − l²| and |q·p| that run ends with.
  * Times are clock_gettime(CLOCK_MONOTONIC), the best of 5 batches of ≥ 20 ms. No verdicts. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
@@ -36,6 +38,7 @@
 typedef struct pendulum {
     int d;
     long calls;
+    long newton; /* Newton iterations of the constrained methods' multiplier solves */
 } pendulum;
 
 static int pend_potential(const double *q, double *V, double *grad, double *hess, void *params)
@@ -102,9 +105,10 @@ static int reduced_sp(const double *z, double *dz, void *params) { return reduce
 /* Runs `m` with accuracy parameter `acc` (steps N for fixed-step methods, tolerance for
  * adaptive ones) on the d-dimensional pendulum from z0 to T; z gets the end state.
  * Returns the model calls (right-hand sides for the reduced ODE), or −1 on failure. */
-static long run_method(const method *m, int d, const double *z0, double T, double acc, double *z)
+static long run_method_counting(const method *m, int d, const double *z0, double T, double acc, double *z,
+                                long *newton)
 {
-    pendulum P = {d, 0};
+    pendulum P = {d, 0, 0};
     sp_holonomic_model md = pendulum_model(&P);
     memcpy(z, z0, 2 * (size_t)d * sizeof *z);
     long calls = 0;
@@ -113,7 +117,10 @@ static long run_method(const method *m, int d, const double *z0, double T, doubl
     case M_HOLONOMIC: {
         sp_holonomic *s = sp_holonomic_alloc(&md, sp_holonomic_method_by_name(m->integrator));
         const long N = lround(acc);
-        for (long k = 0; ok && k < N; ++k) ok = sp_holonomic_step(s, T / N, z, z + d) == SP_OK;
+        for (long k = 0; ok && k < N; ++k) {
+            ok = sp_holonomic_step(s, T / N, z, z + d) == SP_OK;
+            P.newton += sp_holonomic_iterations(s);
+        }
         sp_holonomic_free(s);
         calls = P.calls;
         break;
@@ -161,7 +168,13 @@ static long run_method(const method *m, int d, const double *z0, double T, doubl
         break;
     }
     }
+    if (newton) *newton = P.newton;
     return ok && sp_vec_isfinite(2 * d, z) ? calls : -1;
+}
+
+static long run_method(const method *m, int d, const double *z0, double T, double acc, double *z)
+{
+    return run_method_counting(m, d, z0, T, acc, z, NULL);
 }
 
 /* Seconds per run: best of REPEATS batches of at least MIN_BATCH. */
@@ -255,87 +268,111 @@ static void planar_work_precision(void)
 
 typedef struct reached {
     double seconds, drift_q, drift_qp, error;
-    long calls;
+    long calls, newton;
     double acc;
     int ok;
 } reached;
 
-static void gsl_work_precision(void)
+/* The cheapest run of a method's sweep (from cheap to costly) whose error at T is within
+ * the target; `from` is where the sweep starts (a tighter target starts where the looser
+ * one was reached). */
+static int cheapest(const method *m, const double *z0, double T, const double *ref, double target, int *from,
+                    reached *r)
 {
-    const double z0[6] = {0, 1, 0, 1, 0, 1}, T = 10.0;
-    static const method methods[] = {
+    const int adaptive = m->kind == M_GSL || m->kind == M_ERK_REDUCED || m->kind == M_FEEDBACK_ADAPTIVE;
+    for (int a = *from; a < 48; ++a) {
+        double acc = adaptive ? pow(10.0, -3.0 - 0.5 * a) : (double)lround(8.0 * (T / 10.0) * pow(2.0, 0.5 * a));
+        if (adaptive && acc < 1e-15) break;
+        if (!adaptive && acc > 4e4 * T) break;
+        double z[6];
+        long newton = 0, calls = run_method_counting(m, 3, z0, T, acc, z, &newton);
+        if (calls < 0) continue;
+        double err = max_dist(6, z, ref);
+        if (err > target) continue;
+        *r = (reached){.ok = 1, .error = err, .calls = calls, .newton = newton, .acc = acc,
+                       .drift_q = fabs(sp_vec_dot(3, z, z) - 1.0), .drift_qp = fabs(sp_vec_dot(3, z, z + 3)),
+                       .seconds = time_method(m, 3, z0, T, acc)};
+        *from = a;
+        return 1;
+    }
+    return 0;
+}
+
+/* Spherical pendulum over [0, T] against GSL's rk8pd: for each target error, the cheapest
+ * run of each method, its time relative to rk8pd's and (constrained methods) the Newton
+ * iterations per step of the multiplier solves. */
+static void gsl_work_precision_over(double T, const double *targets, int n_targets, int long_run)
+{
+    const double z0[6] = {0, 1, 0, 1, 0, 1};
+    static const method all[] = {
         {"gsl rk8pd (reduced)", M_GSL, "rk8pd", 0},
         {"sp dop853 (reduced)", M_ERK_REDUCED, "dop853", 0},
         {"rattle", M_HOLONOMIC, "rattle", 0},
         {"rattle_tj4", M_HOLONOMIC, "rattle_tj4", 0},
         {"rattle_suzuki5", M_HOLONOMIC, "rattle_suzuki5", 0},
         {"rattle_tj6", M_HOLONOMIC, "rattle_tj6", 0},
+        {"rattle_kl8", M_HOLONOMIC, "rattle_kl8", 0},
+        {"rattle_kl10", M_HOLONOMIC, "rattle_kl10", 0},
         {"feedback_dop853 k=50", M_FEEDBACK_ADAPTIVE, "dop853", 50},
     };
-    static const double targets[3] = {1e-6, 1e-8, 1e-10};
-    /* reference: GSL rk8pd at 1e-14, checked against an independently computed state at T = 10 */
+    /* long runs: the low orders and the feedback field would take minutes */
+    static const char *const skipped_on_long_runs[] = {"rattle", "rattle_tj4", "feedback_dop853 k=50"};
+    /* reference: GSL rk8pd at 1e-14 (at T = 10 checked against an independently computed state) */
     static const double golden[6] = {0.34441893954461666, -0.6799604623641684, -0.6473247745158558,
                                      -0.8034844840761062, -1.3171816837508794, 0.9560829696622056};
     double ref[6];
     const method gsl_ref = {"ref", M_GSL, "rk8pd", 0};
     run_method(&gsl_ref, 3, z0, T, 1e-14, ref);
-    printf("\nholonomic: spherical pendulum (feedback paper's state: q0 = (0, 1, 0), p0 = (1, 0, 1)), T = 10, "
-           "max-abs error in (q, p)\n");
-    printf("reference: GSL rk8pd at tolerance 1e-14 (differs from the independent reference by %.1e)\n",
-           max_dist(6, ref, golden));
-    printf("%-22s %8s %10s %10s %10s %11s %11s  %s\n", "method", "target", "time [ms]", "vs rk8pd", "evals",
-           "||q|^2-1|", "|q.p|", "setting");
-    reached best[sizeof methods / sizeof methods[0]][3];
+    printf("\nholonomic: spherical pendulum (feedback paper's state: q0 = (0, 1, 0), p0 = (1, 0, 1)), T = %g, "
+           "max-abs error in (q, p)\n", T);
+    if (T == 10.0)
+        printf("reference: GSL rk8pd at tolerance 1e-14 (differs from the independent reference by %.1e)\n",
+               max_dist(6, ref, golden));
+    else
+        printf("reference: GSL rk8pd at tolerance 1e-14\n");
+    printf("%-22s %8s %10s %10s %10s %8s %11s %11s  %s\n", "method", "target", "time [ms]", "vs rk8pd", "evals",
+           "it/step", "||q|^2-1|", "|q.p|", "setting");
+    enum { N_METHODS = sizeof all / sizeof all[0] };
+    reached best[N_METHODS][4];
     memset(best, 0, sizeof best);
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; ++i) {
-        const method *m = &methods[i];
-        const int adaptive = m->kind == M_GSL || m->kind == M_ERK_REDUCED || m->kind == M_FEEDBACK_ADAPTIVE;
-        int from = 0; /* a tighter target starts where the looser one was reached */
-        for (int j = 0; j < 3; ++j) {
-            /* sweep the accuracy parameter from cheap to costly; the first run that reaches the target */
-            for (int a = from; a < 40; ++a) {
-                double acc = adaptive ? pow(10.0, -3.0 - 0.5 * a) : 8.0 * pow(2.0, 0.5 * a);
-                if (adaptive && acc < 1e-15) break;
-                if (!adaptive) acc = (double)lround(acc);
-                if (m->kind == M_HOLONOMIC && acc > 4e6) break;
-                double z[6];
-                long calls = run_method(m, 3, z0, T, acc, z);
-                if (calls < 0) continue;
-                double err = max_dist(6, z, ref);
-                if (err > targets[j]) continue;
-                reached *r = &best[i][j];
-                r->ok = 1;
-                r->error = err;
-                r->calls = calls;
-                r->acc = acc;
-                r->drift_q = fabs(sp_vec_dot(3, z, z) - 1.0);
-                r->drift_qp = fabs(sp_vec_dot(3, z, z + 3));
-                r->seconds = time_method(m, 3, z0, T, acc);
-                from = a;
-                break;
-            }
-        }
+    for (size_t i = 0; i < N_METHODS; ++i) {
+        int skip = 0;
+        for (size_t k = 0; long_run && k < sizeof skipped_on_long_runs / sizeof *skipped_on_long_runs; ++k)
+            skip |= strcmp(all[i].name, skipped_on_long_runs[k]) == 0;
+        int from = 0;
+        for (int j = 0; !skip && j < n_targets; ++j)
+            if (!cheapest(&all[i], z0, T, ref, targets[j], &from, &best[i][j])) break;
     }
-    for (int j = 0; j < 3; ++j)
-        for (size_t i = 0; i < sizeof methods / sizeof methods[0]; ++i) {
+    for (int j = 0; j < n_targets; ++j)
+        for (size_t i = 0; i < N_METHODS; ++i) {
             const reached *r = &best[i][j];
-            const method *m = &methods[i];
+            const method *m = &all[i];
             if (!r->ok) {
-                printf("%-22s %8.0e %10s\n", m->name, targets[j], "not reached");
+                printf("%-22s %8.0e %10s\n", m->name, targets[j], long_run && i > 1 ? "-" : "not reached");
                 continue;
             }
-            char setting[48];
-            if (m->kind == M_HOLONOMIC)
+            char setting[48], ratio[16] = "-", per_step[16] = "-";
+            if (m->kind == M_HOLONOMIC) {
                 snprintf(setting, sizeof setting, "N = %ld", lround(r->acc));
-            else
+                snprintf(per_step, sizeof per_step, "%.2f", (double)r->newton / r->acc);
+            } else {
                 snprintf(setting, sizeof setting, "tol %.1e", r->acc);
-            char ratio[16] = "-";
+            }
             if (best[0][j].ok) snprintf(ratio, sizeof ratio, "%.2f", r->seconds / best[0][j].seconds);
-            printf("%-22s %8.0e %10.3f %10s %10ld %11.1e %11.1e  %s, error %.1e\n", m->name, targets[j],
-                   1e3 * r->seconds, ratio, r->calls, r->drift_q, r->drift_qp, setting, r->error);
+            printf("%-22s %8.0e %10.3f %10s %10ld %8s %11.1e %11.1e  %s, error %.1e\n", m->name, targets[j],
+                   1e3 * r->seconds, ratio, r->calls, per_step, r->drift_q, r->drift_qp, setting, r->error);
         }
     printf("(vs rk8pd = time / GSL rk8pd's time for the same target; evals: right-hand sides for the reduced ODE,\n"
-           " calls of V or g for the constrained methods)\n");
+           " calls of V or g for the constrained methods; it/step: Newton iterations of the multiplier solves per\n"
+           " step, over all the composition's stages)\n");
+}
+
+static void gsl_work_precision(void)
+{
+    static const double t10[] = {1e-6, 1e-8, 1e-10}, t100[] = {1e-6, 1e-8}, t1000[] = {1e-6, 1e-8};
+    gsl_work_precision_over(10.0, t10, 3, 0);
+    gsl_work_precision_over(100.0, t100, 2, 1);
+    gsl_work_precision_over(1000.0, t1000, 2, 1);
 }
 
 void bench_holonomic(void)
