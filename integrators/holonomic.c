@@ -163,7 +163,8 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
     }
     s->model = model;
     s->method = method;
-    s->opt = sp_newton_options_default();
+    const sp_newton_options defaults = sp_newton_options_default();
+    sp_holonomic_set_options(s, &defaults);
     s->newton = sp_newton_alloc(model->m);
     if (!s->newton) {
         free(s);
@@ -179,7 +180,13 @@ void sp_holonomic_free(sp_holonomic *s)
     free(s);
 }
 
-void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt) { s->opt = *opt; }
+/* The multiplier solve stops by the measured rate too: from the predicted start it then
+ * takes two iterations where the size of the last correction alone would ask for three. */
+void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt)
+{
+    s->opt = *opt;
+    s->opt.rate_stop = 1;
+}
 void sp_holonomic_reset(sp_holonomic *s) { s->have_previous = s->have_last = 0; }
 int sp_holonomic_iterations(const sp_holonomic *s) { return s->iterations; }
 

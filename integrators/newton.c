@@ -62,10 +62,16 @@ typedef enum { ITERATE_GO_ON, ITERATE_CONVERGED } iterate_verdict;
 
 /* The shared stopping rule of sp_newton.h, applied after x has taken a step of size
  * `step`; `previous` is the size of the step before (INFINITY at first). */
-static iterate_verdict stopping_rule(int n, const double *x, double step, double previous, double tol)
+static iterate_verdict stopping_rule(int n, const double *x, double step, double previous, double tol, int rate_stop)
 {
     double scale = fmax(1.0, sp_vec_norm(n, x));
     if (step <= tol * scale) return ITERATE_CONVERGED;
+    /* The measured rate θ bounds what the steps still to come add up to, θ/(1 − θ)·step
+     * (Hairer & Wanner, Solving ODEs II, 1996, Sect. IV.8): below the tolerance, x is
+     * already within it of the solution and one more evaluation would only confirm it. */
+    const double theta = step / previous;
+    if (rate_stop && isfinite(previous) && theta < 0.5 && theta / (1.0 - theta) * step <= tol * scale)
+        return ITERATE_CONVERGED;
     if (step >= previous && step <= 1e3 * tol * scale) return ITERATE_CONVERGED; /* round-off floor */
     return ITERATE_GO_ON;
 }
@@ -108,7 +114,7 @@ static sp_status iterate(sp_newton *w, const iteration *m, double *x, const sp_n
             st = SP_ERR_NONFINITE;
             break;
         }
-        if (stopping_rule(n, x, step, previous, opt->tol) == ITERATE_CONVERGED) {
+        if (stopping_rule(n, x, step, previous, opt->tol, opt->rate_stop) == ITERATE_CONVERGED) {
             st = SP_OK;
             break;
         }
@@ -158,7 +164,7 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
         ++*it;
         if (!sp_vec_isfinite(n, x)) return SP_ERR_NONFINITE;
         const double step = sp_vec_norm(n, w->r);
-        if (stopping_rule(n, x, step, previous, opt->tol) == ITERATE_CONVERGED) return SP_OK;
+        if (stopping_rule(n, x, step, previous, opt->tol, 0) == ITERATE_CONVERGED) return SP_OK;
         /* The measured rate (0 at the first update, where nothing is measured yet). */
         const double theta = isfinite(previous) ? step / previous : 0.0;
         w->theta = fmax(w->theta, theta);

@@ -17,6 +17,9 @@ typedef struct sp_newton_options {
                         step's extrapolated stages and reuse its factored Jacobian
                         (simplified Newton below); zero, the default, is full Newton from a
                         plain start at every step */
+    int rate_stop;   /* non-zero: also stop once the measured rate θ = |Δx_k|/|Δx_{k-1}| bounds
+                        the corrections still to come, θ/(1 − θ)|Δx_k|, by tol (one
+                        evaluation fewer from a good start; the RATTLE family sets it) */
 } sp_newton_options;
 
 /* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
