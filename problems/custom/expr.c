@@ -115,10 +115,14 @@ static int bind(sp_expr *e, const sp_expr_symbols *symbols, char *why, size_t si
     return 1;
 }
 
-/* The first thing out of place in a text the parser refused, and where. */
-static void explain(const char *text, char *why, size_t size)
+/* The first thing out of place in a text, and where, into why; 1 when there is one. */
+static int misplaced(const char *text, char *why, size_t size)
 {
     int depth = 0, open_at = -1, prev = 'o'; /* o: operator or start; v: value; f: function name */
+    /* a power not yet closed by another operator, per depth of parentheses: the parser takes
+     * a^b^c as (a^b)^c, which a reader would not expect, so the text must say which */
+    char power_open[32] = {0};
+#define POWER_OPEN power_open[depth < 32 ? depth : 31]
     const char *s = text;
     while (*s) {
         const int at = (int)(s - text) + 1;
@@ -132,7 +136,7 @@ static void explain(const char *text, char *why, size_t size)
             (void)strtod(s, &end);
             if (prev == 'v') {
                 snprintf(why, size, "has a number at position %d right after a value (an operator is missing)", at);
-                return;
+                return 1;
             }
             s = end, prev = 'v';
             continue;
@@ -146,16 +150,16 @@ static void explain(const char *text, char *why, size_t size)
             if (prev == 'v') {
                 snprintf(why, size, "has '%.*s' at position %d right after a value (an operator is missing)", (int)len,
                          t, at);
-                return;
+                return 1;
             }
             if (*u == '(' && !listed(functions, t, len)) {
                 snprintf(why, size, "calls the unknown function '%.*s' at position %d", (int)len, t, at);
-                return;
+                return 1;
             }
             if (*u != '(' && listed(functions, t, len)) {
                 snprintf(why, size, "has the function '%.*s' at position %d without its argument in parentheses",
                          (int)len, t, at);
-                return;
+                return 1;
             }
             prev = *u == '(' ? 'f' : 'v';
             continue;
@@ -163,20 +167,21 @@ static void explain(const char *text, char *why, size_t size)
         if (c == '(') {
             if (prev == 'v') {
                 snprintf(why, size, "has '(' at position %d right after a value (an operator is missing)", at);
-                return;
+                return 1;
             }
             if (depth++ == 0) open_at = at;
+            POWER_OPEN = 0;
             prev = 'o', ++s;
             continue;
         }
         if (c == ')') {
             if (depth == 0) {
                 snprintf(why, size, "has an unmatched ')' at position %d", at);
-                return;
+                return 1;
             }
             if (prev != 'v') {
                 snprintf(why, size, "has ')' at position %d where a value is expected", at);
-                return;
+                return 1;
             }
             --depth, ++s;
             continue;
@@ -184,24 +189,33 @@ static void explain(const char *text, char *why, size_t size)
         if (strchr("+-*/^", (int)c)) {
             if (c == '*' && s[1] == '*') {
                 snprintf(why, size, "has '**' at position %d: write powers as a^b", at);
-                return;
+                return 1;
             }
-            if (prev != 'v' && c != '-' && c != '+') {
+            if (prev != 'v' && c != '-') { /* the one unary operator is minus */
                 snprintf(why, size, "has '%c' at position %d where a value is expected", c, at);
-                return;
+                return 1;
             }
+            if (c == '^' && POWER_OPEN) {
+                snprintf(why, size, "has a second '^' at position %d: write (a^b)^c or a^(b^c)", at);
+                return 1;
+            }
+            if (prev == 'v') POWER_OPEN = c == '^';
             prev = 'o', ++s;
             continue;
         }
         snprintf(why, size, "has the character '%c' at position %d, which is not part of the language", c, at);
-        return;
+        return 1;
     }
-    if (depth > 0)
+#undef POWER_OPEN
+    if (depth > 0) {
         snprintf(why, size, "has an unmatched '(' at position %d", open_at);
-    else if (prev != 'v')
+        return 1;
+    }
+    if (prev != 'v') {
         snprintf(why, size, "ends where a value is expected (at position %d)", (int)strlen(text) + 1);
-    else
-        snprintf(why, size, "is not an expression of the language");
+        return 1;
+    }
+    return 0;
 }
 
 sp_status sp_expr_parse(const char *text, const sp_expr_symbols *symbols, sp_expr **out, char *why, size_t size)
@@ -220,14 +234,19 @@ sp_status sp_expr_parse(const char *text, const sp_expr_symbols *symbols, sp_exp
         return SP_ERR_NOMEM;
     }
     memcpy(copy, text, len + 1);
+    if (misplaced(text, why, size)) {
+        free(copy);
+        sp_expr_free(e);
+        return SP_ERR_INVALID;
+    }
     pthread_mutex_lock(&matheval_lock);
     e->evaluator = evaluator_create(copy);
     const int parsed = e->evaluator != NULL;
     const int bound = parsed ? bind(e, symbols, why, size) : 0;
     pthread_mutex_unlock(&matheval_lock);
     free(copy);
-    if (!parsed) {
-        explain(text, why, size);
+    if (!parsed) { /* what the scan lets through and the grammar does not */
+        snprintf(why, size, "is not an expression of the language");
         sp_expr_free(e);
         return SP_ERR_INVALID;
     }
