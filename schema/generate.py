@@ -97,6 +97,7 @@ LN_BOBYQA GN_ISRES AUGLAG AUGLAG_EQ G_MLSL G_MLSL_LDS LD_SLSQP LD_CCSAQ GN_ESCH"
 HOL_CONSTRAINED = ["se_a", "se_b", "se_ab", "rattle", "shake", "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8",
                    "rattle_kl10"]
 HOL_FEEDBACK = ["feedback_euler", "feedback_rk4", "feedback_dop853"]
+HOL_LIE = ["lie_rattle", "lie_rattle_suzuki5", "lie_rattle_kl8"]
 HOL_SPLITTING = ["lie_trotter", "strang"]
 HOL_EXPLICIT = HOL_FEEDBACK + HOL_SPLITTING
 
@@ -130,7 +131,7 @@ MODELS = {
 HOL_SCHEMES = {
     "spherical_pendulum": HOL_CONSTRAINED + HOL_FEEDBACK + HOL_SPLITTING,
     "planar_pendulum": HOL_CONSTRAINED + HOL_FEEDBACK,
-    "heavy_top": HOL_CONSTRAINED + ["lie_rattle"],
+    "heavy_top": HOL_CONSTRAINED + HOL_LIE,
     "s3_contact": ["prop7"],
 }
 
@@ -404,7 +405,7 @@ def holonomic(model):
     rules = [HORIZON,
              {"if": scheme_in(HOL_FEEDBACK), "then": {"required": ["gains"]}, "else": {"allOf": forbid("gains")}},
              {"if": scheme_in(["feedback_dop853"]), "else": {"allOf": forbid("rtol", "atol")}},
-             {"if": scheme_in(["lie_rattle"]), "else": {"allOf": forbid("retraction")}},
+             {"if": scheme_in(HOL_LIE), "else": {"allOf": forbid("retraction")}},
              {"if": scheme_in(HOL_EXPLICIT), "then": {"allOf": forbid("solver_tol")}},
              {"if": scheme_in(["shake"]), "then": {"properties": {"symplecticity_defect": {"not": {"const": True}}}}}]
     rules = [r for r in rules if "if" not in r or set(r["if"]["properties"]["scheme"]["enum"]) & set(schemes)

@@ -59,6 +59,10 @@ sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb)
         sys->native = 12;
         sys->lie = sp_lie_rattle_alloc(&sys->bound.lie, hp->retraction);
         if (!sys->lie) break;
+        /* a composition names the RATTLE composition whose coefficients it takes */
+        sys->lie_composition = strcmp(sys->scheme->method, "lie_rattle") != 0
+                                   ? sp_holonomic_method_by_name(sys->scheme->method)
+                                   : NULL;
         sp_lie_rattle_set_options(sys->lie, &opt);
         return SP_OK;
     case SP_HOL_FAMILY_PROP7:
@@ -136,10 +140,19 @@ static sp_status native_step(sp_hol_system *sys, double h, double *x, int *itera
         if (st == SP_OK) sp_vec_copy(2 * n, z, x);
         return st;
     }
-    case SP_HOL_FAMILY_LIE:
-        st = sp_lie_rattle_step(sys->lie, h, x, x + 9);
-        *iterations = sp_lie_rattle_iterations(sys->lie);
-        return st;
+    case SP_HOL_FAMILY_LIE: {
+        /* (R, μ) through the stages γ_i h of a composition; untouched if one fails */
+        const sp_holonomic_method *c = sys->lie_composition;
+        double y[12];
+        sp_vec_copy(12, x, y);
+        for (size_t i = 0; i < (c ? c->stages : 1); ++i) {
+            st = sp_lie_rattle_step(sys->lie, (c ? c->gamma[i] : 1.0) * h, y, y + 9);
+            *iterations += sp_lie_rattle_iterations(sys->lie);
+            if (st != SP_OK) return st;
+        }
+        sp_vec_copy(12, y, x);
+        return SP_OK;
+    }
     case SP_HOL_FAMILY_PROP7:
         st = sp_prop7_step(sys->prop7, h, x, x + n);
         *iterations = sp_prop7_iterations(sys->prop7);

@@ -33,6 +33,7 @@ typedef struct sp_hol_system {
     const sp_splitting_method *splitting;
     sp_split_system split;
     sp_lie_rattle *lie;
+    const sp_holonomic_method *lie_composition; /* lie_rattle_*: the coefficients, else NULL */
     sp_prop7 *prop7;
     const sp_progress *progress; /* its stop flag is checked every step, and adaptive sub-steps (NULL: none) */
 } sp_hol_system;

@@ -31,6 +31,8 @@ static const sp_hol_scheme schemes[] = {
     {"lie_trotter", SP_HOL_FAMILY_SPLITTING, 1, "lie_trotter", 0, 1, "Lie-Trotter splitting, exact flows"},
     {"strang", SP_HOL_FAMILY_SPLITTING, 2, "strang", 0, 1, "Strang splitting, exact flows"},
     {"lie_rattle", SP_HOL_FAMILY_LIE, 2, "lie_rattle", 1, 1, "RATTLE on SO(3), left trivialised (retraction)"},
+    {"lie_rattle_suzuki5", SP_HOL_FAMILY_LIE, 4, "rattle_suzuki5", 1, 1, "RATTLE on SO(3), Suzuki 5-stage composition"},
+    {"lie_rattle_kl8", SP_HOL_FAMILY_LIE, 8, "rattle_kl8", 1, 1, "RATTLE on SO(3), Kahan-Li 17-stage composition"},
     {"prop7", SP_HOL_FAMILY_PROP7, 2, "prop7", 1, 1, "RATTLE outside, implicit midpoint inside (Prop. 7)"},
 };
 
