@@ -5,6 +5,7 @@
  * BLOCKED_SYSTEM unknowns (the stage systems of Gauss methods, where the blocked dgetrf
  * spends its time in Level-3 BLAS calls on tiny blocks), dgetrf beyond. */
 #include <lapacke.h>
+#include <math.h>
 
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
@@ -98,6 +99,14 @@ sp_status sp_lu_solve(int n, const double *LU, double *b, int nrhs, const int *p
 
 sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int transpose)
 {
+    if (n == 1) { /* one constraint's multiplier: a division, the same one the LU path does */
+        if (!isfinite(A[0])) return SP_ERR_NONFINITE;
+        if (A[0] == 0.0) return SP_ERR_SINGULAR;
+        pivots[0] = 0;
+        int finite = 1;
+        for (int r = 0; r < nrhs; ++r) finite &= isfinite(b[r] /= A[0]);
+        return finite ? SP_OK : SP_ERR_NONFINITE;
+    }
     if (!sp_vec_isfinite(n * n, A) || !sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
     sp_status st = sp_lu_factor(n, A, pivots);
     return st == SP_OK ? sp_lu_solve(n, A, b, nrhs, pivots, transpose) : st;
