@@ -119,7 +119,8 @@ int read_steps(const json_input *root, sp_problem *p)
     if (json_member(root, "steps").node)
         return json_fail(root, "steps", "give steps or error_tolerance, not both (error_tolerance chooses the steps)");
     if (p->error_tolerance < ERROR_TOLERANCE_MIN)
-        return json_fail(root, "error_tolerance", "must be at least %g (rounding dominates below)", ERROR_TOLERANCE_MIN);
+        return json_fail(root, "error_tolerance", "must be at least %g (rounding dominates below)",
+                         ERROR_TOLERANCE_MIN);
     return 1;
 }
 
