@@ -72,7 +72,8 @@ static sp_status trial(const sp_family *f, const sp_problem *pb, const sp_progre
     sp_run_work_add(&sel->work, &end->work);
     sel->steps_done += end->steps_done;
     if (sel->n_trials < SP_STEP_SELECTION_MAX_TRIALS)
-        sel->trials[sel->n_trials++] = (sp_step_trial){.steps = steps, .status = st, .error = -1.0, .seconds = end->seconds};
+        sel->trials[sel->n_trials++] =
+            (sp_step_trial){.steps = steps, .status = st, .error = -1.0, .seconds = end->seconds};
     return st;
 }
 

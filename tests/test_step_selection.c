@@ -17,11 +17,11 @@
 #define PENDULUM                                                                                                       \
     "\"task\": \"simulate\", \"model\": \"spherical_pendulum\", \"q0\": [0, 1, 0], \"p0\": [1, 0, 1], \"T\": 4"
 #define HEISENBERG                                                                                                     \
-    "\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], \"p0\": [0.1, 0.3, 1], \"stages\": 2, "   \
+    "\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0], \"p0\": [0.1, 0.3, 1], \"stages\": 2, "     \
     "\"T\": 10"
 /* exact solution x = sin²(t)/2, y = (t − sin(2t)/2)/2, φ = t (data/knife_edge.json) */
 #define KNIFE_EDGE                                                                                                     \
-    "\"task\": \"simulate\", \"model\": \"knife_edge\", \"params\": {\"m\": 1, \"J\": 1, \"g_sin_alpha\": 1}, "      \
+    "\"task\": \"simulate\", \"model\": \"knife_edge\", \"params\": {\"m\": 1, \"J\": 1, \"g_sin_alpha\": 1}, "        \
     "\"q0\": [0, 0, 0], \"p0\": [0, 0, 1], \"stages\": 3, \"T\": 30"
 
 static cJSON *solve_text(const char *text)
@@ -187,7 +187,8 @@ Test(step_selection, budget_bounds_the_search)
     cr_expect(cJSON_IsObject(sel));
     long spent = 0;
     const cJSON *trial;
-    cJSON_ArrayForEach(trial, cJSON_GetObjectItemCaseSensitive(sel, "trial_runs")) spent += (long)number_at(trial, "steps");
+    cJSON_ArrayForEach(trial, cJSON_GetObjectItemCaseSensitive(sel, "trial_runs")) spent +=
+        (long)number_at(trial, "steps");
     cr_expect_leq(spent, 5000);
     cJSON_Delete(result);
     sp_problem_free(&pb);
