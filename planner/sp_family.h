@@ -28,6 +28,9 @@ typedef struct sp_simulation_ops {
     /* Adds the family's members (diagnostics, settings) to the result of a finished run. */
     void (*report)(void *self, const sp_run *run, cJSON *result);
     void (*release)(void *self);
+    /* The order of the problem's fixed-step scheme, which step selection needs to turn the
+     * difference of two runs into an error estimate. */
+    int (*order)(const sp_problem *pb);
 } sp_simulation_ops;
 
 /* Adds one series of `rows` values named `name` to a picture and returns where to write
@@ -59,7 +62,17 @@ const sp_family *sp_family_of_result(const cJSON *root);
 const sp_family *sp_family_at(size_t i);
 
 /* A simulate task of a family through the loop of sp_run.h: the result tree, or NULL
- * when out of memory. */
+ * when out of memory. A problem with an error tolerance first has its step chosen
+ * (sp_step_selection.h). */
 cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_progress *progress);
+
+/* What a run of a family's simulate task leaves behind, handed to `finish` before the
+ * family's state is released: the state (for ops->report), its stepper and the run. */
+typedef void (*sp_family_finish_fn)(void *ctx, void *self, const sp_stepper *stepper, const sp_run *run);
+/* One run of a family's stepper under `settings`, then `finish`. SP_ERR_NOMEM when the
+ * family could not be bound or the rows not kept (finish is not called); otherwise the
+ * run's own status. */
+sp_status sp_family_run(const sp_family *f, const sp_problem *pb, const sp_run_settings *settings,
+                        sp_family_finish_fn finish, void *ctx);
 
 #endif

@@ -15,11 +15,14 @@
 #define SP_RUN_MAX_FIELDS 8
 
 /* One field of a trajectory row: its name in the result ("q", "lambda") and how many
- * numbers it has; `flat` writes a one-number field as a plain vector, not as rows. */
+ * numbers it has; `flat` writes a one-number field as a plain vector, not as rows;
+ * `multiplier` marks a Lagrange multiplier, which is not part of the state whose error
+ * step selection bounds (sp_step_selection.h). */
 typedef struct sp_run_field {
     const char *name;
     int width;
     int flat;
+    int multiplier;
 } sp_run_field;
 
 /* What a run spent, in the units of its stepper. Every step attempted counts once in

@@ -106,8 +106,31 @@ int read_optimizer(const json_input *root, sp_optimizer_settings *o)
     return 1;
 }
 
+/* Below this an absolute error at T is lost in the rounding of a long run. */
+#define ERROR_TOLERANCE_MIN 1e-13
+
+int read_steps(const json_input *root, sp_problem *p)
+{
+    int has_tol = json_positive(root, "error_tolerance", 0, &p->error_tolerance);
+    if (has_tol < 0) return -1;
+    if (!has_tol) return json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) == 1 ? 1 : -1;
+    if (p->task != SP_TASK_SIMULATE)
+        return json_fail(root, "error_tolerance", "only simulate tasks choose their step from an error tolerance");
+    if (json_member(root, "steps").node)
+        return json_fail(root, "steps", "give steps or error_tolerance, not both (error_tolerance chooses the steps)");
+    if (p->error_tolerance < ERROR_TOLERANCE_MIN)
+        return json_fail(root, "error_tolerance", "must be at least %g (rounding dominates below)",
+                         ERROR_TOLERANCE_MIN);
+    return 1;
+}
+
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
 {
+    if (p->error_tolerance > 0.0) {
+        if (json_member(root, "h").node)
+            return json_fail(root, "h", "is chosen from error_tolerance: give the horizon T alone");
+        return json_positive(root, "T", 1, &p->T) == 1 ? 1 : -1;
+    }
     double h = 0.0;
     int has_T = json_positive(root, "T", 0, &p->T), has_h = json_positive(root, "h", 0, &h);
     if (has_T < 0 || has_h < 0) return -1;

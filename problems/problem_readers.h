@@ -11,8 +11,12 @@ int read_optimizer(const json_input *root, sp_optimizer_settings *o);
  * quaternion [w, x, y, z]. */
 int json_rotation(const json_input *in, const char *key, int required, double *R);
 int json_quaternion(const json_input *in, const char *key, int required, double *R);
+/* The length of a run: "steps", or for a simulate task "error_tolerance" (the global
+ * error at T the planner chooses the fixed step for), never both. */
+int read_steps(const json_input *root, sp_problem *p);
 /* The horizon of a run of p->steps steps: "T", or the step "h", or both when they agree;
- * when neither is there the error names `missing_key`. */
+ * when neither is there the error names `missing_key`. A run chosen by error_tolerance
+ * takes T alone (its step is the planner's to choose). */
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key);
 /* The optional "record_every" into p->record_every (sp_problem_defaults: 1). */
 int read_record_every(const json_input *root, sp_problem *p);

@@ -145,7 +145,10 @@ typedef struct sp_problem {
     sp_hohp_solver solver;
     double solver_tol;
     double T;  /* horizon */
-    int steps; /* number of steps over [0, T] */
+    int steps; /* number of steps over [0, T]; 0 when error_tolerance chooses it */
+    /* simulate: the global error at T asked for instead of a step count (0: steps given);
+     * the planner picks the fixed step (planner/sp_step_selection.h) */
+    double error_tolerance;
     /* trajectory rows every this many steps and the last (plans: and at every keyframe) */
     int record_every;
     /* most steps a run may attempt, an adaptive method's rejected ones included: the

@@ -176,6 +176,15 @@ RECORD_EVERY = nullable(d(integer(1, MAX_STEPS),
 SOLVER_TOL = nullable(d(number(exclusiveMinimum=0, exclusiveMaximum=1e-2),
                         "tolerance of the implicit solve (Newton), below 1e-2", 1e-15))
 HORIZON = either("T", "h")
+ERROR_TOLERANCE = nullable(d(number(minimum=1e-13),
+                             "simulate, fixed-step schemes: the global error at T (max-abs over q and p) asked for "
+                             "instead of steps; the planner picks one step h = T/N for the whole run by Richardson "
+                             "extrapolation over trial runs of N and 2N steps (give T, not steps or h)"))
+# The length of a simulation: steps with T or h, or error_tolerance with T alone
+# (read_steps and read_horizon, problems/problem_readers.c).
+RUN_LENGTH = {"allOf": [{"if": given("error_tolerance", {}),
+                         "then": {"allOf": [given("T", {})] + forbid("steps", "h")},
+                         "else": {"required": ["steps"], **HORIZON}}]}
 
 
 def optimizer_schema():
@@ -343,14 +352,14 @@ def vakonomic(model, task):
             "p0": d(vec(n), "initial momentum (or v0 and lambda0)"),
             "v0": d(vec(n), "initial velocity, with lambda0: p = M v - G^T lambda; must satisfy the constraints"),
             "lambda0": d(vec(m), "initial multiplier, with v0"),
-            "h": H, "T": T,
+            "h": H, "T": T, "error_tolerance": ERROR_TOLERANCE,
             "symplecticity_defect": nullable(d({"type": "boolean"}, "report the symplecticity defect of one step",
                                                False)),
         })
-        extra = {"allOf": [HORIZON, {"oneOf": [
+        extra = {"allOf": [RUN_LENGTH, {"oneOf": [
             {"required": ["p0"], "allOf": forbid("v0", "lambda0")},
             {"required": ["v0", "lambda0"], "allOf": forbid("p0")}]}]}
-        required = ["task", "model", "q0", "steps"]
+        required = ["task", "model", "q0"]
     else:
         props.update({
             "q1": d(vec(n), "the configuration to reach at T"),
@@ -388,11 +397,11 @@ def holonomic(model):
                    "feedback"),
         "rtol": nullable(d(positive(), "feedback_dop853 only: relative error tolerance", 1e-6)),
         "atol": nullable(d(positive(), "feedback_dop853 only: absolute error tolerance", 1e-9)),
-        "h": H, "T": T, "steps": STEPS, "record_every": RECORD_EVERY,
+        "h": H, "T": T, "steps": STEPS, "error_tolerance": ERROR_TOLERANCE, "record_every": RECORD_EVERY,
         "symplecticity_defect": nullable(d({"type": "boolean"}, "report the symplecticity defect of one step "
                                                                 "(not for shake, a two-step method)", False)),
     })
-    required = ["task", "model", "steps"]
+    required = ["task", "model"]
     if model == "heavy_top":
         props["R0"] = d(ref("rotation"), "initial attitude (a rotation, rounded onto SO(3))")
         props["omega0"] = d(vec(3), "initial body angular velocity")
@@ -402,9 +411,10 @@ def holonomic(model):
         props["p0"] = d(vec(n), "initial momentum, tangent to the constraint to 1e-9 (relative)")
         props["project"] = nullable(d({"type": "boolean"}, "project an initial state off T*Q onto it", False))
         required += ["q0", "p0"]
-    rules = [HORIZON,
+    rules = [RUN_LENGTH,
              {"if": scheme_in(HOL_FEEDBACK), "then": {"required": ["gains"]}, "else": {"allOf": forbid("gains")}},
-             {"if": scheme_in(["feedback_dop853"]), "else": {"allOf": forbid("rtol", "atol")}},
+             {"if": scheme_in(["feedback_dop853"]), "then": {"allOf": forbid("error_tolerance")},
+              "else": {"allOf": forbid("rtol", "atol")}},
              {"if": scheme_in(HOL_LIE), "else": {"allOf": forbid("retraction")}},
              {"if": scheme_in(HOL_EXPLICIT), "then": {"allOf": forbid("solver_tol")}},
              {"if": scheme_in(["shake"]), "then": {"properties": {"symplecticity_defect": {"not": {"const": True}}}}}]
@@ -425,7 +435,7 @@ def nonholonomic(model):
         "lambda1": nullable(d(names("carry", "recompute"), "the first stage multiplier",
                               "recompute" if lie else "carry")),
         "solver_tol": SOLVER_TOL,
-        "h": H, "T": T, "steps": STEPS, "record_every": RECORD_EVERY,
+        "h": H, "T": T, "steps": STEPS, "error_tolerance": ERROR_TOLERANCE, "record_every": RECORD_EVERY,
     })
     if lie:
         g0 = ref("rotation") if model == "suslov" else {"anyOf": [vec(3), ref("matrix3")]}
@@ -444,9 +454,9 @@ def nonholonomic(model):
             "v0": d(vec(n), "initial velocity (or p0): p0 = M(q0) v0"),
         })
         one = {"oneOf": [{"required": ["p0"]}, {"required": ["v0"]}]}
-    required = ["task", "model", "steps"] + ([] if lie else ["q0"])
+    required = ["task", "model"] + ([] if lie else ["q0"])
     return {"type": "object", "additionalProperties": False, "required": required, "properties": props,
-            "allOf": [HORIZON, one]}
+            "allOf": [RUN_LENGTH, one]}
 
 
 CUSTOM_KINDS = {"holonomic": ["simulate"], "nonholonomic": ["simulate"], "vakonomic": ["plan", "simulate"]}
@@ -492,7 +502,7 @@ def custom(kind, task):
             props.pop(key, None)
         base["allOf"] = [r for r in base.get("allOf", []) if "if" not in r or set(r["if"]["properties"]["scheme"]
                                                                                  ["enum"]) <= set(HOL_CONSTRAINED)]
-        base["allOf"] = [HORIZON, {"if": scheme_in(["shake"]), "then": {
+        base["allOf"] = [RUN_LENGTH, {"if": scheme_in(["shake"]), "then": {
             "properties": {"symplecticity_defect": {"not": {"const": True}}}}}]
     base["required"] = sorted(set(base["required"]) | {"kind", "coordinates", "constraints", "q0"})
     return base
@@ -671,6 +681,23 @@ def result_schema():
                          "constraint_residual, one <integral>_drift per first integral, ..."),
         "settings": d(settings, "the settings the run used, defaults included"),
         "initial_projection": d({"type": "object"}, "how far \"project\": true moved the initial state"),
+        "step_selection": d({"type": "object", "additionalProperties": False, "required": ["tolerance", "order",
+                                                                                             "reached", "trial_runs"],
+                             "properties": {
+                                 "tolerance": d(real, "the error_tolerance asked for"),
+                                 "order": d(count, "the order p of the scheme"),
+                                 "steps": d(count, "the steps chosen (absent when the search found none)"),
+                                 "h": d(real, "the step chosen, T/steps, one for the whole run"),
+                                 "estimated_error": d(real, "the estimated global error at T of the run shown"),
+                                 "reached": d({"type": "boolean"}, "whether an estimate met the tolerance"),
+                                 "trial_runs": d({"type": "array", "items": {
+                                     "type": "object", "additionalProperties": False, "properties": {
+                                         "steps": count, "status": names(*STATUSES),
+                                         "estimated_error": d(real, "the finer run of a pair: its estimated error"),
+                                         "integrate_seconds": real}}},
+                                     "the unrecorded runs of the search, in order, in pairs of N and 2N steps")}},
+                            "error_tolerance runs: the step chosen, its estimated error and the trial runs (their "
+                            "effort is in work)"),
         "case": d({"type": "object", "required": ["index", "problem"], "properties": {
             "index": count, "values": {"type": "object"},
             "problem": {"type": "object", "description": "the case's full problem (problem.schema.json)"}}},

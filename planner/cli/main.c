@@ -128,8 +128,11 @@ static void print_headline(FILE *f, const sp_problem *pb, const cJSON *result)
             used += (size_t)snprintf(how + used, sizeof how - used, "%d stages, ",
                                      (int)number_at(settings, "stages"));
     }
+    /* a step chosen from error_tolerance is the result's, not the file's */
+    const double chosen = number_at(settings, "steps");
+    const int steps = pb->steps > 0 ? pb->steps : isfinite(chosen) ? (int)chosen : 0;
     fprintf(f, "%s %s (%s%d steps, h = %g): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate", how,
-            pb->steps, pb->T / pb->steps, cJSON_GetStringValue(cJSON_GetObjectItem(result, "status")));
+            steps, pb->T / steps, cJSON_GetStringValue(cJSON_GetObjectItem(result, "status")));
 }
 
 /* The problem the result solved, as the file gives it (read again after the solve: the

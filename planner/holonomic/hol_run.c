@@ -293,13 +293,13 @@ static sp_stepper hol_stepper(hol_stepping *r)
     const sp_hol_system *sys = r->sys;
     sp_stepper s = {.self = r, .begin = hol_begin, .advance = hol_advance, .row = hol_row};
     s.work_kind = sys->erk ? SP_WORK_EXPLICIT : sys->splitting ? SP_WORK_SPLITTING : SP_WORK_IMPLICIT;
-    s.fields[s.n_fields++] = (sp_run_field){"q", sys->n, 0};
-    s.fields[s.n_fields++] = (sp_run_field){"p", sys->n, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"q", sys->n, 0, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"p", sys->n, 0, 0};
     if (sys->lie) {
-        s.fields[s.n_fields++] = (sp_run_field){"R", 9, 0};
-        s.fields[s.n_fields++] = (sp_run_field){"mu", 3, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"R", 9, 0, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"mu", 3, 0, 0};
     }
-    if (sys->prop7) s.fields[s.n_fields++] = (sp_run_field){"lambda", 1, 1};
+    if (sys->prop7) s.fields[s.n_fields++] = (sp_run_field){"lambda", 1, 1, 1};
     if (sys->bound.type->coordinates) {
         s.coordinates = sys->bound.type->coordinates;
         s.n_coordinates = sys->n;
@@ -458,11 +458,17 @@ static void hol_report(void *self, const sp_run *loop, cJSON *root)
 
 static void hol_release(void *self) { sp_hol_system_release(&((hol_simulation *)self)->sys); }
 
+static int hol_order(const sp_problem *pb) { return pb->hol.scheme->order; }
+
 const sp_family sp_holonomic_family = {
     .name = "holonomic",
     .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
     .simulation =
         &(const sp_simulation_ops){
-            .size = sizeof(hol_simulation), .init = hol_init, .report = hol_report, .release = hol_release},
+            .size = sizeof(hol_simulation),
+            .init = hol_init,
+            .report = hol_report,
+            .release = hol_release,
+            .order = hol_order},
     .drift = sp_hol_drift,
 };

@@ -204,14 +204,14 @@ static sp_stepper nh_stepper(nh_stepping *r)
     const int c = coordinate_count(sys);
     sp_stepper s = {.self = r, .work_kind = SP_WORK_IMPLICIT, .begin = nh_begin, .advance = nh_advance, .row = nh_row};
     if (c > 0) {
-        s.fields[s.n_fields++] = (sp_run_field){"q", c, 0};
-        s.fields[s.n_fields++] = (sp_run_field){"p", c, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"q", c, 0, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"p", c, 0, 0};
     }
     if (sys->lie) {
-        s.fields[s.n_fields++] = (sp_run_field){"g", sys->n, 0};
-        s.fields[s.n_fields++] = (sp_run_field){"mu", sys->dim, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"g", sys->n, 0, 0};
+        s.fields[s.n_fields++] = (sp_run_field){"mu", sys->dim, 0, 0};
     }
-    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->m, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->m, 0, 1};
     s.coordinates = !sys->lie ? np->type->coordinates : c > 0 ? np->lie_type->coordinates : np->lie_type->element_names;
     s.n_coordinates = c > 0 ? c : sys->n;
     return s;
@@ -219,13 +219,16 @@ static sp_stepper nh_stepper(nh_stepping *r)
 
 /* ---- the result */
 
+/* Lobatto IIIA–IIIB with s stages has order 2s − 2. */
+static int nh_order(const sp_problem *pb) { return 2 * pb->nh.stages - 2; }
+
 static void settings_json(const sp_problem *pb, cJSON *result)
 {
     const sp_nh_problem *np = &pb->nh;
     cJSON *settings = cJSON_AddObjectToObject(result, "settings");
     cJSON_AddStringToObject(settings, "scheme", "lobatto");
     cJSON_AddNumberToObject(settings, "stages", np->stages);
-    cJSON_AddNumberToObject(settings, "order", 2 * np->stages - 2);
+    cJSON_AddNumberToObject(settings, "order", nh_order(pb));
     cJSON_AddStringToObject(settings, "lambda1", np->recompute ? "recompute" : "carry");
     if (np->lie_type) {
         cJSON_AddStringToObject(settings, "group", np->lie_type->group_name);
@@ -290,7 +293,11 @@ const sp_family sp_nonholonomic_family = {
     .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
     .simulation =
         &(const sp_simulation_ops){
-            .size = sizeof(nh_simulation), .init = nh_init, .report = nh_report, .release = nh_release},
+            .size = sizeof(nh_simulation),
+            .init = nh_init,
+            .report = nh_report,
+            .release = nh_release,
+            .order = nh_order},
     .drift = sp_nh_drift,
     .planar = sp_nh_planar,
 };

@@ -135,9 +135,9 @@ static sp_stepper vak_stepper(vak_stepping *r)
     const sp_vak_system *sys = r->sys;
     sp_stepper s = {
         .self = r, .work_kind = SP_WORK_IMPLICIT, .begin = vak_begin, .advance = vak_advance, .row = vak_row};
-    s.fields[s.n_fields++] = (sp_run_field){"q", sys->model.n, 0};
-    s.fields[s.n_fields++] = (sp_run_field){"p", sys->model.n, 0};
-    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->model.m, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"q", sys->model.n, 0, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"p", sys->model.n, 0, 0};
+    s.fields[s.n_fields++] = (sp_run_field){"lambda", sys->model.m, 0, 1};
     s.coordinates = sys->pb->vak.type->coordinates;
     s.n_coordinates = sys->model.n;
     return s;
@@ -235,12 +235,15 @@ void sp_vak_run_json(sp_vak_system *sys, const sp_vak_run *run, cJSON *result)
     sp_run_add_work(&s, &view, result);
 }
 
+/* Gauss–Legendre with s stages has order 2s. */
+static int vak_order(const sp_problem *pb) { return 2 * pb->vak.stages; }
+
 void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
 {
     cJSON *settings = cJSON_AddObjectToObject(result, "settings");
     cJSON_AddStringToObject(settings, "scheme", "gauss");
     cJSON_AddNumberToObject(settings, "stages", pb->vak.stages);
-    cJSON_AddNumberToObject(settings, "order", 2 * pb->vak.stages);
+    cJSON_AddNumberToObject(settings, "order", vak_order(pb));
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
     cJSON_AddNumberToObject(settings, "record_every", pb->record_every);
@@ -282,4 +285,4 @@ static void vak_report(void *self, const sp_run *loop, cJSON *root)
 static void vak_release(void *self) { sp_vak_system_release(&((vak_simulation *)self)->sys); }
 
 const sp_simulation_ops sp_vak_simulation = {
-    .size = sizeof(vak_simulation), .init = vak_init, .report = vak_report, .release = vak_release};
+    .size = sizeof(vak_simulation), .init = vak_init, .report = vak_report, .release = vak_release, .order = vak_order};

@@ -77,6 +77,11 @@ static int read_scheme(const json_input *root, sp_problem *p)
     if (strcmp(name, "feedback_dop853") != 0 &&
         forbid(root, tolerances, "only feedback_dop853 takes error tolerances (scheme %s)", name) != 1)
         return -1;
+    static const char *const tolerance[] = {"error_tolerance", NULL};
+    if (strcmp(name, "feedback_dop853") == 0 &&
+        forbid(root, tolerance, "%s chooses its own steps from rtol and atol: error_tolerance is for fixed-step schemes",
+               name) != 1)
+        return -1;
     if (!v->scheme->implicit && forbid(root, solver, "scheme %s is explicit: it has no implicit solve", name) != 1)
         return -1;
     const char *r = v->retraction->name;
@@ -147,14 +152,14 @@ int hol_read_problem(const json_input *root, sp_problem *p, const sp_hol_model_t
                                        "rtol",    "atol",       "q0",           "p0",
                                        "project", "R0",         "omega0",       "h",
                                        "T",       "steps",      "record_every", "symplecticity_defect",
-                                       NULL};
+                                       "error_tolerance", NULL};
     if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
     if (p->custom)
         v->params = p->custom->prm; /* read with the model */
     else if (read_params(root, SP_PARAM_SPEC(v->type), &v->params) != 1)
         return -1;
     if (read_scheme(root, p) != 1) return -1;
-    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    if (read_steps(root, p) != 1) return -1;
     if (read_horizon(root, p, "h") != 1) return -1;
     if (read_record_every(root, p) != 1) return -1;
     if (json_boolean(root, "symplecticity_defect", 0, &v->symplecticity_defect) < 0) return -1;

@@ -48,7 +48,7 @@ static int read_settings(const json_input *root, sp_problem *p, int lie)
     v->recompute = strcmp(name, "recompute") == 0;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
-    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    if (read_steps(root, p) != 1) return -1;
     if (read_horizon(root, p, "h") != 1) return -1;
     if (read_record_every(root, p) != 1) return -1;
     if (lie) {
@@ -232,7 +232,7 @@ int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_typ
         return -1;
     static const char *const keys[] = {"task", "model",  "description",  "params",  "q0",         "p0",
                                        "v0",   "scheme", "stages",       "lambda1", "solver_tol", "h",
-                                       "T",    "steps",  "record_every", NULL};
+                                       "T",    "steps",  "record_every", "error_tolerance", NULL};
     if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
     if (p->custom)
         v->params = p->custom->prm; /* read with the model */
@@ -252,7 +252,7 @@ static int read_lie(const json_input *root, sp_problem *p)
     if (forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
     static const char *const keys[] = {"task", "model",  "description", "params",       "g0",         "mu0",
                                        "xi0",  "scheme", "stages",      "lambda1",      "retraction", "solver_tol",
-                                       "h",    "T",      "steps",       "record_every", NULL};
+                                       "h",    "T",      "steps",       "record_every", "error_tolerance", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
     if (read_params(root, SP_PARAM_SPEC(v->lie_type), &v->lie_params) != 1) return -1;
     if (read_settings(root, p, 1) != 1) return -1;

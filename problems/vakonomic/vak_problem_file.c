@@ -67,6 +67,7 @@ int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_t
                                        "h",
                                        "T",
                                        "steps",
+                                       "error_tolerance",
                                        "solver_tol",
                                        "symplecticity_defect",
                                        "q1",
@@ -86,7 +87,7 @@ int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_t
     if (json_integer(root, "stages", 0, 1, 6, &v->stages) < 0) return -1;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
-    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    if (read_steps(root, p) != 1) return -1;
     if (json_vector(root, "q0", 1, n, v->q0) != 1 || read_record_every(root, p) != 1) return -1;
 
     if (p->task == SP_TASK_SIMULATE) {
