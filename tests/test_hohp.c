@@ -908,7 +908,7 @@ Test(hohp, failed_steps_return_a_status_and_leave_out_untouched)
         const char *sn = sp_hohp_solver_name(sv);
 
         /* one iteration cannot reach 1e-15 from the predictor */
-        sp_hohp_config c = {.group = G, .retraction = T, .theta = 0.5, .solver = sv, .solve = {1e-15, 1}};
+        sp_hohp_config c = {.group = G, .retraction = T, .theta = 0.5, .solver = sv, .solve = {.tol = 1e-15, .max_iter = 1}};
         sp_hohp *s = sp_hohp_alloc(&c);
         cr_assert_not_null(s);
         poison(&out), mark = out;

@@ -97,7 +97,10 @@ static sp_status cubic_init(void *self, const sp_problem *pb, sp_stepper *s)
     *s = (sp_stepper){.self = c,
                       .work_kind = SP_WORK_IMPLICIT,
                       .n_fields = 4,
-                      .fields = {{"q", G->elem_size, 0}, {"xi", G->dim, 0}, {"nu", G->dim, 0}, {"p", G->dim, 0}},
+                      .fields = {{.name = "q", .width = G->elem_size},
+                                 {.name = "xi", .width = G->dim},
+                                 {.name = "nu", .width = G->dim},
+                                 {.name = "p", .width = G->dim}},
                       .begin = cubic_begin,
                       .advance = cubic_advance,
                       .row = cubic_row};
