@@ -13,10 +13,10 @@
 typedef struct sp_newton_options {
     double tol;      /* relative size of the last update; ~1e-15 for exact adjoints */
     int max_iter;    /* iterations before giving up */
-    int warm_start;  /* read by sp_index1.h only: non-zero lets a step start from the last
-                        step's extrapolated stages and reuse its factored Jacobian
-                        (simplified Newton below); zero, the default, is full Newton from a
-                        plain start at every step */
+    int warm_start;  /* read by sp_index1.h and sp_nonholonomic.h only: non-zero lets a step
+                        start from the last step's extrapolated stages and reuse its factored
+                        Jacobian (simplified Newton below); zero, the default, is full Newton
+                        from a plain start at every step */
 } sp_newton_options;
 
 /* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
