@@ -104,7 +104,8 @@ typedef enum {
 typedef struct sp_nh_options {
     sp_nh_placement placement;
     sp_nh_lambda1 lambda1;
-    sp_newton_options newton; /* default tol 1e-15, 50 iterations */
+    sp_newton_options newton; /* default tol 1e-15, 50 iterations, warm_start off,
+                                 stale_updates 3 (used with warm_start only) */
 } sp_nh_options;
 
 sp_nh_options sp_nh_options_default(void);

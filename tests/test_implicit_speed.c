@@ -232,10 +232,9 @@ Test(implicit_speed, nh_warm_start_reaches_the_full_newton_solution)
 }
 
 /* At h = 0.1 and tolerance 1e-15 full Newton factors at every iteration (3 to 5 a step);
- * the warm start factors about every other step, and at most once a step (the contact
- * oscillator at s = 2, whose linear prediction is O(h²) off, contracts too slowly with a
- * kept Jacobian to keep it: 0.9 a step). It takes more iterations (6 to 9 a step: the
- * kept factors contract linearly), each a residual and a back substitution. */
+ * the warm start factors about once a step, at the predicted stages, from where Newton
+ * needs fewer iterations (a kept Jacobian contracts at θ ≈ 1e-2 here and is refreshed as
+ * soon as it would need more than three updates: sp_nh_options_default). */
 Test(implicit_speed, nh_warm_start_factors_less)
 {
     for (size_t t = 0; t < sizeof nh_types / sizeof *nh_types; ++t) {
@@ -246,8 +245,7 @@ Test(implicit_speed, nh_warm_start_factors_less)
             nh_run_out a = nh_integrate(&I, full, 0.1, 200), b = nh_integrate(&I, warm, 0.1, 200);
             cr_log_info("%s s=%d: warm %.2f it/step %.2f LU/step; full %.2f it/step %.2f LU/step", nh_types[t]->name,
                         s, b.iterations, b.factorizations, a.iterations, a.factorizations);
-            const double most = s == 2 ? 1.0 : 0.75;
-            cr_expect_leq(b.factorizations, most, "%s s=%d: %.2f factorisations per step", nh_types[t]->name, s,
+            cr_expect_leq(b.factorizations, 1.1, "%s s=%d: %.2f factorisations per step", nh_types[t]->name, s,
                           b.factorizations);
             cr_expect_geq(a.factorizations, 3.0, "%s s=%d: full Newton %.2f", nh_types[t]->name, s, a.factorizations);
             sp_nh_free(full), sp_nh_free(warm);
