@@ -14,6 +14,9 @@ int json_quaternion(const json_input *in, const char *key, int required, double 
 /* The horizon of a run of p->steps steps: "T", or the step "h", or both when they agree;
  * when neither is there the error names `missing_key`. */
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key);
+/* The optional "solver" of the vakonomic and nonholonomic models into p->stage_solver
+ * (sp_stage_solver_at names the values). */
+int read_stage_solver(const json_input *root, sp_problem *p);
 /* The optional "record_every" into p->record_every (sp_problem_defaults: 1). */
 int read_record_every(const json_input *root, sp_problem *p);
 /* The optional "params" of a model: {"L": 0.3, "J": [2, 3, 4], "potential": "cos_bowl"}

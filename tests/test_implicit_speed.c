@@ -2,15 +2,19 @@
  * stepper (sp_newton_options.warm_start): the predictor from the last step's stages and
  * simplified Newton with a kept factorisation (sp_newton_solve_simplified) reach the
  * solution full Newton from the plain start reaches, with fewer factorisations, and a
- * kept Jacobian that fails on a hard step gives way to a fresh one instead of a failure. */
+ * kept Jacobian that fails on a hard step gives way to a fresh one instead of a failure;
+ * the problem files choose it with "solver": "simplified_newton". */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "integrators/sp_index1.h"
 #include "integrators/sp_nonholonomic.h"
 #include "lie/sp_linalg.h"
+#include "planner/sp_solve.h"
+#include "problems/sp_problem.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 #include "problems/vakonomic/sp_vak_models.h"
 
@@ -277,5 +281,64 @@ Test(implicit_speed, nh_stale_jacobian_on_a_hard_step_refactors)
             cr_expect_leq(d, 1e-12, "%s s=%d: |warm − full| = %.2e on the hard step", nh_types[t]->name, s, d);
             sp_nh_free(warm), sp_nh_free(full);
         }
+    }
+}
+
+/* ------------------------------------------------------------ problem files -- */
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert_not_null(x, "no member %s", key);
+    return x;
+}
+
+/* The last row of a trajectory column into out (n values); returns n. */
+static int last_row(const cJSON *res, const char *column, double *out)
+{
+    const cJSON *rows = member(member(res, "trajectory"), column);
+    const cJSON *row = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
+    int n = 0;
+    for (const cJSON *x = row->child; x; x = x->next) out[n++] = x->valuedouble;
+    return n;
+}
+
+/* The data files run with either solver: the same end to the tolerance, the solver in
+ * settings, and the factorisations in work next to the Newton iterations. */
+Test(implicit_speed, problem_files_choose_the_solver, .timeout = 60)
+{
+    static const char *const files[] = {"heisenberg.json", "parking_fig3.json", "rolling_disk.json",
+                                        "contact_oscillator.json"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+        double end[2][2 * SP_VAK_MAX_N + 2 * SP_NH_MAX_N];
+        double lu[2], it[2];
+        int n = 0;
+        for (int v = 0; v < 2; ++v) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", SP_TEST_DATA, files[f]);
+            sp_problem pb;
+            sp_input_error err;
+            cr_assert_eq(sp_problem_read_file(path, &pb, &err), SP_OK, "%s: %s: %s", files[f], err.path, err.message);
+            cr_assert_eq(pb.stage_solver, SP_STAGE_NEWTON, "%s: the default", files[f]);
+            pb.stage_solver = v ? SP_STAGE_SIMPLIFIED_NEWTON : SP_STAGE_NEWTON;
+            if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
+            cJSON *res = sp_solve_json(&pb, NULL);
+            cr_assert_not_null(res);
+            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")),
+                             v ? "simplified_newton" : "newton");
+            const cJSON *work = member(res, "work");
+            lu[v] = member(work, "factorizations")->valuedouble, it[v] = member(work, "newton_iterations")->valuedouble;
+            n = last_row(res, "q", end[v]);
+            n += last_row(res, "p", end[v] + n);
+            cJSON_Delete(res);
+            sp_problem_free(&pb);
+        }
+        const double d = max_abs_diff(n, end[0], end[1]);
+        cr_log_info("%s: |simplified − full| %.1e at the end; factorisations %g → %g, iterations %g → %g", files[f], d,
+                    lu[0], lu[1], it[0], it[1]);
+        cr_expect_leq(d, 1e-11, "%s: the solvers end %.2e apart", files[f], d);
+        cr_expect_eq(lu[0], it[0], "%s: full Newton factors at every iteration", files[f]);
+        cr_expect_lt(lu[1], 0.5 * lu[0], "%s: %g factorisations against %g", files[f], lu[1], lu[0]);
     }
 }
