@@ -192,7 +192,8 @@ void sp_problem_free(sp_problem *p);
 /* The defaults of a problem built by hand, which are also the ones the problem reader
  * starts from (a file overrides what it names): a cubic-spline plan on SO(3) with sphere
  * targets, g0 the identity, scheme hohp_sv, retraction cayley, the Newton solver with
- * solver_tol 1e-15 (and full Newton for the stages of vakonomic and nonholonomic models), record_every 1, step_budget the default limit (sp_limits.h); plan
+ * solver_tol 1e-15 (full Newton for the stages of vakonomic and nonholonomic models),
+ * record_every 1, step_budget the default limit (sp_limits.h); plan
  * settings multiple_shooting, tolerance 1e-10, 100 iterations, blocks of 64 steps; the
  * optimiser's defaults below; vakonomic 2 stages, tolerance 1e-10, 32 starts; holonomic
  * retraction cayley, rtol 1e-6, atol 1e-9 (sp_erk_control_default); nonholonomic 3 stages,

@@ -247,8 +247,8 @@ Test(implicit_speed, nh_warm_start_factors_less)
         for (int s = 2; s <= 4; ++s) {
             sp_nh *full = nh_stepper(&I, s, 0), *warm = nh_stepper(&I, s, 1);
             nh_run_out a = nh_integrate(&I, full, 0.1, 200), b = nh_integrate(&I, warm, 0.1, 200);
-            cr_log_info("%s s=%d: warm %.2f it/step %.2f LU/step; full %.2f it/step %.2f LU/step", nh_types[t]->name,
-                        s, b.iterations, b.factorizations, a.iterations, a.factorizations);
+            cr_log_info("%s s=%d: warm %.2f it/step %.2f LU/step; full %.2f it/step %.2f LU/step", nh_types[t]->name, s,
+                        b.iterations, b.factorizations, a.iterations, a.factorizations);
             cr_expect_leq(b.factorizations, 1.1, "%s s=%d: %.2f factorisations per step", nh_types[t]->name, s,
                           b.factorizations);
             cr_expect_geq(a.factorizations, 3.0, "%s s=%d: full Newton %.2f", nh_types[t]->name, s, a.factorizations);

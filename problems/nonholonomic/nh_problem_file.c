@@ -231,9 +231,9 @@ int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_typ
     if (p->custom &&
         forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)", type->name) != 1)
         return -1;
-    static const char *const keys[] = {"task",    "model",      "description", "params", "q0",    "p0",
-                                       "v0",      "scheme",     "stages",      "lambda1", "solver", "solver_tol",
-                                       "h",       "T",          "steps",       "record_every", NULL};
+    static const char *const keys[] = {"task", "model",  "description", "params",       "q0",     "p0",
+                                       "v0",   "scheme", "stages",      "lambda1",      "solver", "solver_tol",
+                                       "h",    "T",      "steps",       "record_every", NULL};
     if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
     if (p->custom)
         v->params = p->custom->prm; /* read with the model */
@@ -252,8 +252,8 @@ static int read_lie(const json_input *root, sp_problem *p)
     static const char *const vector_state[] = {"q0", "p0", "v0", NULL};
     if (forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
     static const char *const solver[] = {"solver", NULL};
-    if (forbid(root, solver, "%s solves its steps by full Newton (the models in coordinates take a solver)", p->model) !=
-        1)
+    if (forbid(root, solver, "%s solves its steps by full Newton (the models in coordinates take a solver)",
+               p->model) != 1)
         return -1;
     static const char *const keys[] = {"task", "model",  "description", "params",       "g0",         "mu0",
                                        "xi0",  "scheme", "stages",      "lambda1",      "retraction", "solver_tol",
