@@ -495,12 +495,15 @@ sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam)
         st = sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt.newton, &it);
         lu = sp_newton_factorizations(s->newton);
     }
-    if (!continues || st != SP_OK) { /* the plain start; also when a prediction led nowhere */
+    /* The plain start, also when a prediction led nowhere, by full Newton: a step that does
+     * not continue the last one is solved as without the warm start, and simplified Newton
+     * from a poor start can stop where full Newton goes on to converge (contact oscillator,
+     * s = 4, h = 100: a singular refactorisation at a far iterate, where full Newton
+     * converges in 30 iterations). */
+    if (!continues || st != SP_OK) {
         int it_plain = 0;
         plain_start(s, q, p, lam1);
-        st = s->opt.newton.warm_start
-                 ? sp_newton_solve_simplified(s->newton, residual, s, s->x, &s->opt.newton, &it_plain)
-                 : sp_newton_solve(s->newton, residual, s, s->x, &s->opt.newton, &it_plain);
+        st = sp_newton_solve(s->newton, residual, s, s->x, &s->opt.newton, &it_plain);
         it += it_plain;
         lu += sp_newton_factorizations(s->newton);
     }

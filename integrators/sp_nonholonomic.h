@@ -130,9 +130,9 @@ sp_nh_options sp_nh_get_options(const sp_nh *s);
  * ended starts from the last step's stages extrapolated to the new ones and solves by
  * simplified Newton with a factorisation kept from earlier steps while its measured
  * contraction allows (sp_newton_solve_simplified); if that solve fails, the step starts
- * again from the plain start. Any other step (the first, one after a failure, a jump)
- * starts plainly with a fresh Jacobian. Either way the stages are converged to the
- * tolerance of the options. */
+ * again from the plain start by full Newton. Any other step (the first, one after a
+ * failure, a jump) is solved as without the warm start. Either way the stages are
+ * converged to the tolerance of the options. */
 sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam);
 
 /* What the last successful step left. */
