@@ -2,8 +2,10 @@
  * on the models of problems/nonholonomic/sp_nh_models.h, against classical RK4
  * on the index-reduced ODE (λ(q, p) substituted; sp_nh_reduced_field with sp_explicit_rk.h).
  *
- *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds and
- *     Newton iterations per step.
+ *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds, Newton
+ *     iterations and LU factorisations per step, for full Newton from (q, p, Λ_1) at every
+ *     step (before, the default) and with the predictor + simplified Newton (now,
+ *     sp_newton_options.warm_start), in the same run. Sections 2 and 3 run the default.
  *  2. Work-precision on the contact oscillator (T = 5, against an independently
  *     computed DOP853 value) and the rolling disk (T = 2, against the exact solution): error at T,
  *     wall time, |Ψ(T)| and max |ΔH| for each method and h; then, for a few target errors,
@@ -64,7 +66,7 @@ typedef struct nh_run {
     /* what a run leaves */
     sp_status status;
     double z[2 * NMAX];
-    long iterations;
+    long iterations, factorizations;
     double dH, psi_max;
 } nh_run;
 
@@ -77,12 +79,13 @@ static void run(void *ctx)
     sp_vec_copy(n, r->I->p0, r->z + n);
     sp_vec_copy(r->I->m, r->I->lam0, lam);
     r->status = SP_OK;
-    r->iterations = 0;
+    r->iterations = r->factorizations = 0;
     r->dH = r->psi_max = 0.0;
     for (int k = 0; k < r->N && r->status == SP_OK; ++k) {
         if (r->method < 3) {
             r->status = sp_nh_step(r->st, r->h, r->z, r->z + n, lam);
             r->iterations += sp_nh_last_step(r->st).iterations;
+            r->factorizations += sp_nh_last_step(r->st).factorizations;
         } else {
             r->status = sp_erk_step(r->rk, r->h, r->z);
         }
@@ -96,18 +99,27 @@ static void run(void *ctx)
     }
 }
 
-/* Allocates the method's stepper into r; 0 on success. */
-static int run_open(nh_run *r, nh_instance *I, int method, double h, int N)
+/* Allocates the method's stepper into r (Lobatto with the warm start when asked); 0 on
+ * success. */
+static int run_open_with(nh_run *r, nh_instance *I, int method, double h, int N, int warm_start)
 {
     memset(r, 0, sizeof *r);
     r->I = I, r->method = method, r->h = h, r->N = N;
     if (method < 3) {
-        r->st = sp_nh_alloc(&I->model, method + 2, NULL);
+        sp_nh_options o = sp_nh_options_default();
+        o.newton.warm_start = warm_start;
+        r->st = sp_nh_alloc(&I->model, method + 2, &o);
         return r->st ? 0 : -1;
     }
     const sp_ode_system sys = {.function = sp_nh_reduced_field, .dim = 2 * I->n, .params = &I->model};
     r->rk = sp_erk_alloc("rk4", &sys);
     return r->rk ? 0 : -1;
+}
+
+/* The work-precision and long-run tables run the default stepper. */
+static int run_open(nh_run *r, nh_instance *I, int method, double h, int N)
+{
+    return run_open_with(r, I, method, h, N, 0);
 }
 
 static void run_close(nh_run *r)
@@ -120,33 +132,46 @@ static void run_close(nh_run *r)
 
 static void cost_per_step(void)
 {
-    printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, 200 steps of h = 0.1 from "
-           "the default data, best of %d\n",
-           REPEATS);
-    printf("%-20s %-14s %9s %10s %14s %10s\n", "problem", "method", "unknowns", "us/step", "Newton it/step", "vs RK4");
+    enum { STEPS = 200 };
+    printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, %d steps of h = 0.1 from "
+           "the default data, best of %d;\nfull Newton from (q, p, Lambda_1) every step (before, the default) against "
+           "the predictor + simplified Newton (now, sp_newton_options.warm_start)\n",
+           STEPS, REPEATS);
+    printf("%-20s %-14s %8s | %9s %7s %7s | %9s %7s %7s | %7s %7s\n", "problem", "method", "unknowns", "us/step",
+           "it/step", "LU/step", "us/step", "it/step", "LU/step", "speedup", "vs RK4");
+    printf("%-20s %-14s %8s | %25s | %25s |\n", "", "", "", "before (full Newton)", "now");
     for (size_t k = 0; sp_nh_model_at(k); ++k) {
         nh_instance I;
         if (instance_init(&I, sp_nh_model_at(k))) continue;
-        double t[N_METHODS];
-        nh_run r[N_METHODS];
-        for (int m = N_METHODS - 1; m >= 0; --m) { /* RK4 first: the reference column */
-            if (run_open(&r[m], &I, m, 0.1, 200)) {
+        nh_run rk;
+        if (run_open(&rk, &I, 3, 0.1, STEPS)) return;
+        const double t_rk = bench_best_time(run, &rk, REPEATS, MIN_BATCH) / STEPS;
+        for (int m = 0; m < 3; ++m) {
+            nh_run r[2];
+            double t[2];
+            int ok = 1;
+            for (int v = 0; v < 2; ++v) ok &= run_open_with(&r[v], &I, m, 0.1, STEPS, v == 1) == 0;
+            if (ok)
+                for (int v = 0; v < 2; ++v) t[v] = bench_best_time(run, &r[v], REPEATS, MIN_BATCH) / STEPS;
+            if (!ok)
                 printf("%-20s %-14s allocation failed\n", I.type->name, method_names[m]);
-                return;
-            }
-            t[m] = bench_best_time(run, &r[m], REPEATS, MIN_BATCH) / 200;
-        }
-        for (int m = 0; m < N_METHODS; ++m) {
-            if (r[m].status != SP_OK)
-                printf("%-20s %-14s failed: %s\n", I.type->name, method_names[m], sp_status_name(r[m].status));
-            else if (m < 3)
-                printf("%-20s %-14s %9d %10.2f %14.2f %10.1f\n", I.type->name, method_names[m], sp_nh_unknowns(r[m].st),
-                       1e6 * t[m], (double)r[m].iterations / 200, t[m] / t[3]);
+            else if (r[0].status != SP_OK || r[1].status != SP_OK)
+                printf("%-20s %-14s failed: %s / %s\n", I.type->name, method_names[m], sp_status_name(r[0].status),
+                       sp_status_name(r[1].status));
             else
-                printf("%-20s %-14s %9s %10.2f %14s %10.1f\n", I.type->name, method_names[m], "-", 1e6 * t[m], "-",
-                       1.0);
-            run_close(&r[m]);
+                printf("%-20s %-14s %8d | %9.2f %7.2f %7.2f | %9.2f %7.2f %7.2f | %7.2f %7.1f\n", I.type->name,
+                       method_names[m], sp_nh_unknowns(r[0].st), 1e6 * t[0], (double)r[0].iterations / STEPS,
+                       (double)r[0].factorizations / STEPS, 1e6 * t[1], (double)r[1].iterations / STEPS,
+                       (double)r[1].factorizations / STEPS, t[0] / t[1], t[1] / t_rk);
+            for (int v = 0; v < 2; ++v) run_close(&r[v]);
+            if (!ok) break;
         }
+        if (rk.status != SP_OK)
+            printf("%-20s %-14s failed: %s\n", I.type->name, method_names[3], sp_status_name(rk.status));
+        else
+            printf("%-20s %-14s %8s | %9.2f %7s %7s | %25s | %7s %7.1f\n", I.type->name, method_names[3], "-",
+                   1e6 * t_rk, "-", "-", "", "", 1.0);
+        run_close(&rk);
     }
 }
 

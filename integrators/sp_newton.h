@@ -13,13 +13,17 @@
 typedef struct sp_newton_options {
     double tol;      /* relative size of the last update; ~1e-15 for exact adjoints */
     int max_iter;    /* iterations before giving up */
-    int warm_start;  /* read by sp_index1.h only: non-zero lets a step start from the last
-                        step's extrapolated stages and reuse its factored Jacobian
-                        (simplified Newton below); zero, the default, is full Newton from a
-                        plain start at every step */
+    int warm_start;  /* read by sp_index1.h and sp_nonholonomic.h only: non-zero lets a step
+                        start from the last step's extrapolated stages and reuse its factored
+                        Jacobian (simplified Newton below); zero, the default, is full Newton
+                        from a plain start at every step */
     int rate_stop;   /* non-zero: also stop once the measured rate θ = |Δx_k|/|Δx_{k-1}| bounds
                         the corrections still to come, θ/(1 − θ)|Δx_k|, by tol (one
                         evaluation fewer from a good start; the RATTLE family sets it) */
+    int stale_updates; /* simplified Newton: factors kept from an earlier call are refreshed
+                          at the current iterate once their measured rate θ predicts more
+                          than this many further updates to the tolerance; 0 (the default)
+                          keeps them while θ < 1/2 */
 } sp_newton_options;
 
 /* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
@@ -54,7 +58,12 @@ sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, d
  * The contraction rate θ_k = |Δx_k|/|Δx_{k−1}| is measured at every iteration:
  *   - converged by the shared rule above, or once the predicted distance to the solution
  *     θ/(1 − θ)|Δx| of a linearly converging iteration is within tol·max(1, |x|);
- *   - θ ≥ 1/2: the kept Jacobian is too far off; refactor at the current iterate;
+ *   - θ ≥ 1/2: the kept Jacobian is too far off; refactor at the current iterate; also
+ *     when factors from an earlier call would need more than opt->stale_updates further
+ *     updates at the rate θ (when that is set);
+ *   - the rate of the update after a fresh factorisation (a full Newton step) is not used
+ *     for the error estimate: it says how well that step did, not how the kept factors
+ *     contract;
  *   - a kept factorisation from an earlier call that diverges (θ ≥ 1), fails or runs out
  *     of iterations: restart from the initial guess with a fresh Jacobian, with max_iter
  *     iterations of its own, before reporting failure.

@@ -104,7 +104,8 @@ typedef enum {
 typedef struct sp_nh_options {
     sp_nh_placement placement;
     sp_nh_lambda1 lambda1;
-    sp_newton_options newton; /* default tol 1e-15, 50 iterations */
+    sp_newton_options newton; /* default tol 1e-15, 50 iterations, warm_start off,
+                                 stale_updates 3 (used with warm_start only) */
 } sp_nh_options;
 
 sp_nh_options sp_nh_options_default(void);
@@ -123,12 +124,21 @@ sp_nh_options sp_nh_get_options(const sp_nh *s);
 /* One step of size h (either sign), in place: (q, p, lam) ← (q', p', Λ_s). lam (m values)
  * holds Λ_1 on entry; with SP_NH_LAMBDA_RECOMPUTE it is ignored on entry and may be NULL
  * (then only q, p advance); with SP_NH_PLACE_IIIB, Λ_1 is an unknown and lam only seeds
- * Newton. Newton starts every stage at (q, p, Λ_1). On failure q, p and lam are untouched. */
+ * Newton. On failure q, p and lam are untouched.
+ * By default Newton starts every stage at (q, p, Λ_1) and refactors the Jacobian at every
+ * iteration. With opt.newton.warm_start, a step from exactly where the last successful one
+ * ended starts from the last step's stages extrapolated to the new ones and solves by
+ * simplified Newton with a factorisation kept from earlier steps while its measured
+ * contraction allows (sp_newton_solve_simplified); if that solve fails, the step starts
+ * again from the plain start by full Newton. Any other step (the first, one after a
+ * failure, a jump) is solved as without the warm start. Either way the stages are
+ * converged to the tolerance of the options. */
 sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam);
 
 /* What the last successful step left. */
 typedef struct sp_nh_step_info {
     int iterations;          /* Newton iterations */
+    int factorizations;      /* LU factorisations of the Newton matrix */
     double stage_residual;   /* max_{i,a} |Ψ_a(Q_i, p̃^i)| over i = 1..s and over (q', p') */
     double iiib_residual;    /* max_{i,a} |Ψ_a(Q_i, P_i)|, i = 1..s (not zero: a diagnostic) */
 } sp_nh_step_info;

@@ -124,6 +124,8 @@ void sp_run_work_add(sp_run_work *total, const sp_run_work *w)
     total->attempts += w->attempts;
     total->newton_iterations += w->newton_iterations;
     if (w->max_iterations > total->max_iterations) total->max_iterations = w->max_iterations;
+    total->factorizations += w->factorizations;
+    total->counts_factorizations |= w->counts_factorizations;
     total->rhs_evaluations += w->rhs_evaluations;
     total->rejected_steps += w->rejected_steps;
     total->exact_flows += w->exact_flows;
@@ -137,6 +139,7 @@ void sp_run_work_json(sp_work_kind kind, const sp_run_work *w, long steps_done, 
         cJSON_AddNumberToObject(work, "newton_iterations", (double)w->newton_iterations);
         cJSON_AddNumberToObject(work, "mean_iterations", steps_done ? (double)w->newton_iterations / steps_done : 0.0);
         cJSON_AddNumberToObject(work, "max_iterations", w->max_iterations);
+        if (w->counts_factorizations) cJSON_AddNumberToObject(work, "factorizations", (double)w->factorizations);
         break;
     case SP_WORK_EXPLICIT:
         cJSON_AddNumberToObject(work, "rhs_evaluations", (double)w->rhs_evaluations);

@@ -32,6 +32,8 @@ typedef struct sp_run_work {
     long attempts;
     long newton_iterations; /* implicit steps */
     int max_iterations;     /* most Newton iterations in one step */
+    long factorizations;    /* LU factorisations of the Newton matrix, reported only when */
+    int counts_factorizations; /* the stepper counts them (non-zero) */
     long rhs_evaluations;   /* explicit steps */
     long rejected_steps;    /* adaptive explicit steps */
     long exact_flows;       /* splitting methods */

@@ -21,6 +21,13 @@ void sp_optimizer_defaults(sp_optimizer_settings *o)
     snprintf(o->local_algorithm, sizeof o->local_algorithm, "LD_LBFGS");
 }
 
+const char *sp_stage_solver_at(size_t i)
+{
+    static const char *const names[] = {
+        [SP_STAGE_NEWTON] = "newton", [SP_STAGE_SIMPLIFIED_NEWTON] = "simplified_newton"};
+    return i < sizeof names / sizeof *names ? names[i] : NULL;
+}
+
 void sp_problem_defaults(sp_problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -30,6 +37,7 @@ void sp_problem_defaults(sp_problem *p)
     p->scheme = sp_hohp_scheme_by_name("hohp_sv");
     p->retraction = sp_retraction_by_name("cayley");
     p->solver = SP_HOHP_NEWTON;
+    p->stage_solver = SP_STAGE_NEWTON;
     /* an exact solve, as for every stepper used alone */
     p->solver_tol = sp_newton_options_default().tol;
     p->record_every = 1;

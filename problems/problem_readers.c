@@ -144,6 +144,15 @@ int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
     return 1;
 }
 
+int read_stage_solver(const json_input *root, sp_problem *p)
+{
+    const char *name = sp_stage_solver_at((size_t)p->stage_solver);
+    if (json_name(root, "solver", 0, sp_stage_solver_at, "solver", &name) < 0) return -1;
+    for (size_t i = 0; sp_stage_solver_at(i); ++i)
+        if (strcmp(name, sp_stage_solver_at(i)) == 0) p->stage_solver = (sp_stage_solver)i;
+    return 1;
+}
+
 int read_record_every(const json_input *root, sp_problem *p)
 {
     return json_integer(root, "record_every", 0, 1, PROBLEM_MAX_STEPS, &p->record_every) < 0 ? -1 : 1;

@@ -136,6 +136,14 @@ typedef struct sp_plan_settings {
     double x0[3];          /* pose plans: the start position */
 } sp_plan_settings;
 
+/* How the implicit steps of the vakonomic and nonholonomic (vector-space) models solve
+ * their stage equations, "solver" in their files: full Newton from a plain start at every
+ * step (newton), or from the last step's stages extrapolated, by simplified Newton with a
+ * kept factorisation (simplified_newton: sp_newton_options.warm_start). */
+typedef enum { SP_STAGE_NEWTON, SP_STAGE_SIMPLIFIED_NEWTON } sp_stage_solver;
+/* "newton", "simplified_newton" in the order above; NULL past the end. */
+const char *sp_stage_solver_at(size_t i);
+
 typedef struct sp_problem {
     sp_task task;
     sp_model_kind kind;
@@ -143,6 +151,7 @@ typedef struct sp_problem {
     const sp_hohp_scheme *scheme;
     const sp_retraction *retraction;
     sp_hohp_solver solver;
+    sp_stage_solver stage_solver; /* vakonomic and nonholonomic models */
     double solver_tol;
     double T;  /* horizon */
     int steps; /* number of steps over [0, T]; 0 when error_tolerance chooses it */
@@ -186,7 +195,8 @@ void sp_problem_free(sp_problem *p);
 /* The defaults of a problem built by hand, which are also the ones the problem reader
  * starts from (a file overrides what it names): a cubic-spline plan on SO(3) with sphere
  * targets, g0 the identity, scheme hohp_sv, retraction cayley, the Newton solver with
- * solver_tol 1e-15, record_every 1, step_budget the default limit (sp_limits.h); plan
+ * solver_tol 1e-15 (full Newton for the stages of vakonomic and nonholonomic models),
+ * record_every 1, step_budget the default limit (sp_limits.h); plan
  * settings multiple_shooting, tolerance 1e-10, 100 iterations, blocks of 64 steps; the
  * optimiser's defaults below; vakonomic 2 stages, tolerance 1e-10, 32 starts; holonomic
  * retraction cayley, rtol 1e-6, atol 1e-9 (sp_erk_control_default); nonholonomic 3 stages,

@@ -344,6 +344,7 @@ def vakonomic(model, task):
         "scheme": nullable(d(names("gauss"), "Gauss-Legendre Runge-Kutta", "gauss")),
         "stages": nullable(d(integer(1, 6), "stages s (order 2s)", 2)),
         "steps": STEPS,
+        "solver": STAGE_SOLVER,
         "solver_tol": SOLVER_TOL,
         "record_every": RECORD_EVERY,
     })
@@ -424,6 +425,11 @@ def holonomic(model):
             "allOf": rules}
 
 
+STAGE_SOLVER = nullable(d(names("newton", "simplified_newton"),
+                          "the stage equations: full Newton from a plain start every step, or from the last "
+                          "step's stages extrapolated by simplified Newton with a kept factorization", "newton"))
+
+
 def nonholonomic(model):
     family, _, n, _, _, _ = MODELS[model]
     lie = family == "nonholonomic_lie"
@@ -450,6 +456,7 @@ def nonholonomic(model):
     else:
         props.update({
             "q0": d(vec(n), "initial configuration"),
+            "solver": STAGE_SOLVER,
             "p0": d(vec(n), "initial momentum (or v0), satisfying the constraint to 1e-9"),
             "v0": d(vec(n), "initial velocity (or p0): p0 = M(q0) v0"),
         })
@@ -622,7 +629,8 @@ def result_schema():
         "starts": d(count, "endpoint plans: starts of the search"),
         "sweeps": d(count, "plans: sweeps of the step map over the horizon"),
         "derivative_sweeps": d(count, "keyframe plans: sweeps that carried derivatives"),
-        "factorizations": d(count, "keyframe plans: Jacobian factorizations"),
+        "factorizations": d(count, "keyframe plans, vakonomic and nonholonomic models in coordinates: "
+                                   "Jacobian factorizations"),
         "newton_iterations": d(count, "implicit schemes and keyframe plans: Newton iterations of the run"),
         "mean_iterations": d(real, "implicit schemes: Newton iterations per step"),
         "max_iterations": d(count, "implicit schemes: most Newton iterations of a step"),

@@ -15,14 +15,14 @@ sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb)
     memset(sys, 0, sizeof *sys);
     sys->pb = pb;
     const sp_nh_problem *np = &pb->nh;
-    const sp_newton_options newton = {.tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15, .max_iter = 50};
+    const double tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15;
     if (pb->kind == SP_KIND_NONHOLONOMIC_LIE) {
         sys->lie = 1;
         sp_status st = np->lie_type->bind(&np->lie_params, &sys->bound);
         if (st != SP_OK) return st;
         sp_nh_lie_options opt = sp_nh_lie_options_default();
         opt.lambda1 = np->recompute ? SP_NH_LIE_LAMBDA_RECOMPUTE : SP_NH_LIE_LAMBDA_CARRY;
-        opt.newton = newton;
+        opt.newton.tol = tol, opt.newton.max_iter = 50;
         sys->n = sys->bound.model.group->elem_size;
         sys->dim = sys->bound.model.group->dim;
         sys->m = sys->bound.model.m;
@@ -33,7 +33,8 @@ sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb)
     sp_nh_model_bind(np->type, &np->params, &sys->model);
     sp_nh_options opt = sp_nh_options_default();
     opt.lambda1 = np->recompute ? SP_NH_LAMBDA_RECOMPUTE : SP_NH_LAMBDA_CARRY;
-    opt.newton = newton;
+    opt.newton.tol = tol, opt.newton.max_iter = 50;
+    opt.newton.warm_start = pb->stage_solver == SP_STAGE_SIMPLIFIED_NEWTON;
     sys->n = sys->dim = np->type->n;
     sys->m = np->type->m;
     sys->stepper = sp_nh_alloc(&sys->model, np->stages, &opt);
@@ -136,7 +137,7 @@ static sp_status nh_advance(void *self, const sp_run_interval *iv, sp_run_work *
 {
     nh_stepping *r = self;
     const sp_nh_system *sys = r->sys;
-    int it;
+    int it, lu = 0;
     double stage;
     sp_status st;
     if (sys->lie) {
@@ -146,11 +147,13 @@ static sp_status nh_advance(void *self, const sp_run_interval *iv, sp_run_work *
     } else {
         st = sp_nh_step(sys->stepper, iv->h, r->x, r->y, r->lam);
         sp_nh_step_info info = sp_nh_last_step(sys->stepper);
-        it = info.iterations, stage = info.stage_residual;
+        it = info.iterations, lu = info.factorizations, stage = info.stage_residual;
+        work->counts_factorizations = 1;
     }
     work->attempts += 1;
     work->newton_iterations += it;
     if (it > work->max_iterations) work->max_iterations = it;
+    work->factorizations += lu;
     point_values v;
     if (st == SP_OK) st = values_at(sys, r->x, r->y, &v);
     if (st != SP_OK) return st;
@@ -230,6 +233,7 @@ static void settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddNumberToObject(settings, "stages", np->stages);
     cJSON_AddNumberToObject(settings, "order", nh_order(pb));
     cJSON_AddStringToObject(settings, "lambda1", np->recompute ? "recompute" : "carry");
+    if (!np->lie_type) cJSON_AddStringToObject(settings, "solver", sp_stage_solver_at((size_t)pb->stage_solver));
     if (np->lie_type) {
         cJSON_AddStringToObject(settings, "group", np->lie_type->group_name);
         cJSON_AddStringToObject(settings, "retraction", np->retraction->name);

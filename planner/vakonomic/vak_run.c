@@ -23,7 +23,10 @@ sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb)
         sp_vak_system_release(sys);
         return SP_ERR_NOMEM;
     }
-    sp_index1_set_options(sys->stepper, &(sp_newton_options){.tol = pb->solver_tol, .max_iter = 50});
+    sp_index1_set_options(sys->stepper,
+                          &(sp_newton_options){.tol = pb->solver_tol,
+                                               .max_iter = 50,
+                                               .warm_start = pb->stage_solver == SP_STAGE_SIMPLIFIED_NEWTON});
     return SP_OK;
 }
 
@@ -102,6 +105,8 @@ static sp_status vak_advance(void *self, const sp_run_interval *iv, sp_run_work 
     work->attempts += 1;
     work->newton_iterations += it;
     if (it > work->max_iterations) work->max_iterations = it;
+    work->factorizations += sp_index1_factorizations(sys->stepper);
+    work->counts_factorizations = 1;
     if (st == SP_OK && r->sensitivity) st = sp_index1_step_jacobian(sys->stepper, Phi);
     if (st == SP_OK) st = point_values(sys, r->q, r->p, &H, r->lam, &residual, &kinetic);
     if (st != SP_OK) return st;
@@ -244,6 +249,7 @@ void sp_vak_settings_json(const sp_problem *pb, cJSON *result)
     cJSON_AddStringToObject(settings, "scheme", "gauss");
     cJSON_AddNumberToObject(settings, "stages", pb->vak.stages);
     cJSON_AddNumberToObject(settings, "order", vak_order(pb));
+    cJSON_AddStringToObject(settings, "solver", sp_stage_solver_at((size_t)pb->stage_solver));
     cJSON_AddNumberToObject(settings, "h", pb->T / pb->steps);
     cJSON_AddNumberToObject(settings, "steps", pb->steps);
     cJSON_AddNumberToObject(settings, "record_every", pb->record_every);

@@ -36,7 +36,7 @@ static int forbid(const json_input *root, const char *const *fields, const char 
 
 /* ------------------------------------------------------------ settings -- */
 
-/* scheme, stages, lambda1, solver_tol, steps, h / T, record_every. */
+/* scheme, stages, lambda1, solver (vector spaces), solver_tol, steps, h / T, record_every. */
 static int read_settings(const json_input *root, sp_problem *p, int lie)
 {
     sp_nh_problem *v = &p->nh;
@@ -46,6 +46,7 @@ static int read_settings(const json_input *root, sp_problem *p, int lie)
     name = lie ? "recompute" : "carry";
     if (json_name(root, "lambda1", 0, lambda1_name_at, "lambda1 rule", &name) < 0) return -1;
     v->recompute = strcmp(name, "recompute") == 0;
+    if (!lie && read_stage_solver(root, p) != 1) return -1;
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (read_steps(root, p) != 1) return -1;
@@ -230,9 +231,10 @@ int nh_read_problem(const json_input *root, sp_problem *p, const sp_nh_model_typ
     if (p->custom &&
         forbid(root, velocity, "%s models start from q0 and p0 (write the momentum p0 = M(q0) v0)", type->name) != 1)
         return -1;
-    static const char *const keys[] = {"task", "model",  "description",  "params",  "q0",         "p0",
-                                       "v0",   "scheme", "stages",       "lambda1", "solver_tol", "h",
-                                       "T",    "steps",  "record_every", "error_tolerance", NULL};
+    static const char *const keys[] = {"task",   "model",      "description",  "params",         "q0",
+                                       "p0",     "v0",         "scheme",       "stages",         "lambda1",
+                                       "solver", "solver_tol", "h",            "T",              "steps",
+                                       "record_every", "error_tolerance", NULL};
     if (json_only_keys_of(root, keys, more_keys) != 1) return -1;
     if (p->custom)
         v->params = p->custom->prm; /* read with the model */
@@ -250,6 +252,10 @@ static int read_lie(const json_input *root, sp_problem *p)
     p->kind = SP_KIND_NONHOLONOMIC_LIE;
     static const char *const vector_state[] = {"q0", "p0", "v0", NULL};
     if (forbid(root, vector_state, "%s starts from g0 and mu0 or xi0", p->model) != 1) return -1;
+    static const char *const solver[] = {"solver", NULL};
+    if (forbid(root, solver, "%s solves its steps by full Newton (the models in coordinates take a solver)",
+               p->model) != 1)
+        return -1;
     static const char *const keys[] = {"task", "model",  "description", "params",       "g0",         "mu0",
                                        "xi0",  "scheme", "stages",      "lambda1",      "retraction", "solver_tol",
                                        "h",    "T",      "steps",       "record_every", "error_tolerance", NULL};
@@ -280,7 +286,8 @@ static void nh_describe(size_t i, sp_model_info *out)
     while (sp_nh_model_at(n)) ++n;
     if (i < n) {
         out->description = sp_nh_model_at(i)->description;
-        snprintf(out->notes, sizeof out->notes, "scheme lobatto, stages 2-4, lambda1 carry|recompute");
+        snprintf(out->notes, sizeof out->notes,
+                 "scheme lobatto, stages 2-4, lambda1 carry|recompute, solver newton|simplified_newton");
         return;
     }
     const sp_nh_lie_type *t = sp_nh_lie_type_at(i - n);
