@@ -209,6 +209,19 @@ static int x_position(const cJSON *row, const char *x, int categorical, char (*c
     return 1;
 }
 
+/* The point (x, y) a study row draws, if it draws one: a finite y, a placed x (positive on
+ * log-log axes). Both passes over the rows (counting, then filling) go by it. */
+static int drawn_point(const cJSON *row, const char *x, const char *y, int categorical, char (*cat)[64], int *n_cat,
+                       int loglog, double *xd, double *yd)
+{
+    const cJSON *yv = field_of(row, y);
+    if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) || !x_position(row, x, categorical, cat, n_cat, xd))
+        return 0;
+    if (loglog && !(*xd > 0)) return 0;
+    *yd = yv->valuedouble;
+    return 1;
+}
+
 typedef struct point {
     double x, y;
 } point;
@@ -306,13 +319,9 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     {
         const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "status"));
         if (status && strcmp(status, "failed") == 0) ++failed;
-        const cJSON *yv = field_of(row, y);
-        double xd;
-        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) ||
-            !x_position(row, x, categorical, cat_name, &n_cat, &xd))
-            continue;
-        if (loglog && !(xd > 0)) continue;
-        if (yv->valuedouble > 0) minpos = fmin(minpos, yv->valuedouble);
+        double xd, yd;
+        if (!drawn_point(row, x, y, categorical, cat_name, &n_cat, loglog, &xd, &yd)) continue;
+        if (yd > 0) minpos = fmin(minpos, yd);
         char key[256];
         series_key(&v, row, x, key, sizeof key);
         int s = 0;
@@ -330,18 +339,14 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
     int positive = 1;
     cJSON_ArrayForEach(row, v.rows)
     {
-        const cJSON *yv = field_of(row, y);
-        double xd;
-        if (!cJSON_IsNumber(yv) || !isfinite(yv->valuedouble) ||
-            !x_position(row, x, categorical, cat_name, &n_cat, &xd))
-            continue;
-        if (loglog && !(xd > 0)) continue;
+        double xd, yd;
+        if (!drawn_point(row, x, y, categorical, cat_name, &n_cat, loglog, &xd, &yd)) continue;
         char key[256];
         series_key(&v, row, x, key, sizeof key);
         int s = 0;
         while (strcmp(ser[s].key, key) != 0) ++s;
-        ser[s].pt[ser[s].n++] = (point){xd, yv->valuedouble};
-        positive = positive && yv->valuedouble > 0;
+        ser[s].pt[ser[s].n++] = (point){xd, yd};
+        positive = positive && yd > 0;
     }
     for (int s = 0; s < n_series; ++s) qsort(ser[s].pt, (size_t)ser[s].n, sizeof *ser[s].pt, by_x);
     const int error = opt && opt->error;

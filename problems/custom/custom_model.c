@@ -90,16 +90,12 @@ sp_status sp_custom_add_coordinate(sp_custom_model *c, const char *name, char *w
     sp_status st = add_name(c, name, c->coordinate[c->n], why, size);
     if (st != SP_OK) return st;
     snprintf(c->momentum_name[c->n], sizeof c->momentum_name[c->n], "p_%s", name);
-    if (known_symbol(c, c->momentum_name[c->n]) && strcmp(c->momentum_name[c->n], name) != 0) {
-        /* a coordinate already called p_<name> */
-        for (int i = 0; i < c->n; ++i)
-            if (strcmp(c->coordinate[i], c->momentum_name[c->n]) == 0) {
-                snprintf(why, size, "'%s' would be the momentum of '%s', but it is a coordinate", c->coordinate[i],
-                         name);
-                c->coordinate[c->n][0] = '\0';
-                return SP_ERR_INVALID;
-            }
-    }
+    for (int i = 0; i < c->n; ++i) /* (a name that is an earlier coordinate's momentum add_name refused) */
+        if (strcmp(c->coordinate[i], c->momentum_name[c->n]) == 0) {
+            snprintf(why, size, "'%s' would be the momentum of '%s', but it is a coordinate", c->coordinate[i], name);
+            c->coordinate[c->n][0] = c->momentum_name[c->n][0] = '\0';
+            return SP_ERR_INVALID;
+        }
     c->coordinate_names[c->n] = c->coordinate[c->n];
     c->n++;
     return SP_OK;

@@ -84,10 +84,22 @@ void sp_expr_free(sp_expr *e)
     free(e);
 }
 
+/* The 1-based position of the identifier `name` standing alone in text (0 if it does not). */
+static int position_of(const char *text, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *s = text; (s = strstr(s, name)); ++s) {
+        const int before = s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_');
+        const int after = isalnum((unsigned char)s[len]) || s[len] == '_';
+        if (!before && !after) return (int)(s - text) + 1;
+    }
+    return 0;
+}
+
 /* Binds an evaluator's variables to the symbols; an unknown one is named in why (-1 when
- * memory runs out, 0 for an unknown symbol, 1 bound). A variable-free evaluator becomes
- * its constant value. */
-static int bind(sp_expr *e, const sp_expr_symbols *symbols, char *why, size_t size)
+ * memory runs out, 0 for an unknown symbol — named in why with its place in text — 1
+ * bound). A variable-free evaluator becomes its constant value. */
+static int bind(sp_expr *e, const sp_expr_symbols *symbols, const char *text, char *why, size_t size)
 {
     char **names;
     int count;
@@ -102,7 +114,8 @@ static int bind(sp_expr *e, const sp_expr_symbols *symbols, char *why, size_t si
         for (int i = 0; i < symbols->count; ++i)
             if (strcmp(names[k], symbols->names[i]) == 0) e->index[k] = i;
         if (e->index[k] < 0) {
-            if (why) snprintf(why, size, "names the unknown symbol '%s'", names[k]);
+            if (why) snprintf(why, size, "names the unknown symbol '%s' at position %d", names[k],
+                              position_of(text, names[k]));
             return 0;
         }
     }
@@ -242,7 +255,7 @@ sp_status sp_expr_parse(const char *text, const sp_expr_symbols *symbols, sp_exp
     pthread_mutex_lock(&matheval_lock);
     e->evaluator = evaluator_create(copy);
     const int parsed = e->evaluator != NULL;
-    const int bound = parsed ? bind(e, symbols, why, size) : 0;
+    const int bound = parsed ? bind(e, symbols, text, why, size) : 0;
     pthread_mutex_unlock(&matheval_lock);
     free(copy);
     if (!parsed) { /* what the scan lets through and the grammar does not */
@@ -251,21 +264,6 @@ sp_status sp_expr_parse(const char *text, const sp_expr_symbols *symbols, sp_exp
         return SP_ERR_INVALID;
     }
     if (bound != 1) {
-        /* name the unknown symbol's position in the text as written */
-        if (bound == 0) {
-            const char *name = strstr(why, "'");
-            char sym[64] = "";
-            if (name) sscanf(name + 1, "%63[A-Za-z0-9_]", sym);
-            for (const char *s = text; sym[0] && (s = strstr(s, sym)); ++s) {
-                const int before = s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_');
-                const char after = s[strlen(sym)];
-                if (!before && !(isalnum((unsigned char)after) || after == '_')) {
-                    size_t used = strlen(why);
-                    snprintf(why + used, size - used, " at position %d", (int)(s - text) + 1);
-                    break;
-                }
-            }
-        }
         sp_expr_free(e);
         return bound < 0 ? SP_ERR_NOMEM : SP_ERR_INVALID;
     }
@@ -289,7 +287,7 @@ sp_expr *sp_expr_derivative(const sp_expr *e, const sp_expr_symbols *symbols, in
     if (!d) return NULL;
     pthread_mutex_lock(&matheval_lock);
     d->evaluator = evaluator_derivative(e->evaluator, (char *)symbols->names[symbol]);
-    int bound = d->evaluator ? bind(d, symbols, NULL, 0) : -1;
+    int bound = d->evaluator ? bind(d, symbols, NULL, NULL, 0) : -1;
     pthread_mutex_unlock(&matheval_lock);
     if (bound != 1) { /* a derivative reads no symbol its expression does not */
         sp_expr_free(d);
