@@ -67,14 +67,17 @@ struct sp_holonomic {
     double minv[SP_HOL_MAX_N]; /* a diagonal M: 1/M_ii */
     int full;                   /* a full M: its inverse and itself */
     double Minv[SP_HOL_MAX_N * SP_HOL_MAX_N], M[SP_HOL_MAX_N * SP_HOL_MAX_N];
-    sp_newton *newton;
     sp_newton_options opt;
     int iterations;
-    /* the position-multiplier solve of the current step */
-    double h, q0[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], G0[SP_HOL_MAX_M * SP_HOL_MAX_N];
     /* the predictor: the last solve's x = hΛ and its h (x scales like h² along a motion) */
     int have_last;
     double h_last, x_last[SP_HOL_MAX_M];
+    /* G and ∇V at the position the last substep ended on, where the next one starts: a
+     * composition's substeps, and consecutive steps, would otherwise evaluate them twice.
+     * Within a step they belong to the current position when have_* is set; between steps,
+     * to the position `at` the last step ended on. */
+    int have_G_at, have_grad_at;
+    double at[SP_HOL_MAX_N], G_at[SP_HOL_MAX_M * SP_HOL_MAX_N], grad_at[SP_HOL_MAX_N];
     /* SHAKE: the previous position, when there is one */
     int have_previous;
     double q_previous[SP_HOL_MAX_N];
@@ -165,29 +168,26 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
     s->method = method;
     const sp_newton_options defaults = sp_newton_options_default();
     sp_holonomic_set_options(s, &defaults);
-    s->newton = sp_newton_alloc(model->m);
-    if (!s->newton) {
-        free(s);
-        return NULL;
-    }
     return s;
 }
 
 void sp_holonomic_free(sp_holonomic *s)
 {
-    if (!s) return;
-    sp_newton_free(s->newton);
     free(s);
 }
 
-/* The multiplier solve stops by the measured rate too: from the predicted start it then
- * takes two iterations where the size of the last correction alone would ask for three. */
+/* The multiplier solve is Newton with the exact Jacobian and stops by its measured rate
+ * too: from the predicted start it then takes two iterations where the size of the last
+ * correction alone would ask for three or four. */
 void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt)
 {
     s->opt = *opt;
-    s->opt.rate_stop = 1;
+    s->opt.rate_stop = SP_NEWTON_STOP_BY_QUADRATIC_RATE;
 }
-void sp_holonomic_reset(sp_holonomic *s) { s->have_previous = s->have_last = 0; }
+void sp_holonomic_reset(sp_holonomic *s)
+{
+    s->have_previous = s->have_last = s->have_G_at = s->have_grad_at = 0;
+}
 int sp_holonomic_iterations(const sp_holonomic *s) { return s->iterations; }
 
 static sp_status constraints(const sp_holonomic *s, const double *q, double *g, double *G)
@@ -232,105 +232,142 @@ static void momentum_of_step(const sp_holonomic *s, const double *q1, const doub
     for (int i = 0; i < n; ++i) p[i] = sp_vec_dot(n, s->M + i * n, d) / h;
 }
 
-/* q1 = q0 + h M⁻¹p̃ − M⁻¹G0ᵀx and p̃ − G0ᵀx/h, x = hΛ */
-static void drift(const sp_holonomic *s, const double *x, double *q1, double *p_half)
+/* G(q0) at the current position q0: the remembered one, or evaluated into G. */
+static sp_status jacobian_at(sp_holonomic *s, const double *q, double *G, const double **at)
+{
+    *at = s->have_G_at ? s->G_at : G;
+    return s->have_G_at ? SP_OK : constraints(s, q, NULL, G);
+}
+
+/* ∇V at the current position, likewise. */
+static sp_status gradient_at(sp_holonomic *s, const double *q, double *grad, const double **at)
+{
+    *at = s->have_grad_at ? s->grad_at : grad;
+    return s->have_grad_at ? SP_OK : gradient(s, q, grad);
+}
+
+/* The constrained drift from q0 with the trial momentum p̃ and G0 = G(q0): q1 = q̃ − Bx on
+ * g = 0, with q̃ = q0 + hM⁻¹p̃, B = M⁻¹G0ᵀ (n × m) and x = hΛ, and p_half = p̃ − G0ᵀx/h.
+ * Newton on g(q̃ − Bx) = 0 with Jacobian −G(q1)B, in place: the system is m × m (often
+ * 1 × 1) and the general solver's bookkeeping would cost more than the model's callbacks.
+ * It starts from the last solve's x scaled by (h/h_last)² — Λ is the impulse of the
+ * constraint force over the step, ≈ (h/2)λ(t), and λ changes little from one (sub)step to
+ * the next, so the start is off by O(h³) instead of O(h²) from zero — and stops by the
+ * shared rule of sp_newton.h with the measured rate (two iterations where the size of the
+ * last update alone would ask for three). */
+static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, const double *G0, const double *pt,
+                                   double *q1, double *p_half)
 {
     const int n = s->model->n, m = s->model->m;
-    double w[SP_HOL_MAX_N];
-    for (int i = 0; i < n; ++i) {
-        double c = 0.0;
-        for (int j = 0; j < m; ++j) c += s->G0[j * n + i] * x[j];
-        if (p_half) p_half[i] = s->pt[i] - c / s->h;
-        w[i] = s->h * s->pt[i] - c;
-        if (!s->full) q1[i] = s->q0[i] + s->minv[i] * w[i];
+    double qt[SP_HOL_MAX_N], B[SP_HOL_MAX_N * SP_HOL_MAX_M], hpt[SP_HOL_MAX_N], x[SP_HOL_MAX_M] = {0};
+    for (int i = 0; i < n; ++i) hpt[i] = h * pt[i];
+    if (s->full) {
+        for (int i = 0; i < n; ++i) {
+            qt[i] = q0[i] + sp_vec_dot(n, s->Minv + i * n, hpt);
+            for (int a = 0; a < m; ++a) {
+                double c = 0.0;
+                for (int k = 0; k < n; ++k) c += s->Minv[i * n + k] * G0[a * n + k];
+                B[i * m + a] = c;
+            }
+        }
+    } else {
+        for (int i = 0; i < n; ++i) {
+            qt[i] = q0[i] + s->minv[i] * hpt[i];
+            for (int a = 0; a < m; ++a) B[i * m + a] = s->minv[i] * G0[a * n + i];
+        }
     }
-    for (int i = 0; s->full && i < n; ++i) q1[i] = s->q0[i] + sp_vec_dot(n, s->Minv + i * n, w);
-}
-
-/* F(x) = g(q1(x)), J = −G(q1) M⁻¹ G0ᵀ */
-static sp_status multiplier_residual(void *ctx, const double *lam, double *F, double *J)
-{
-    sp_holonomic *s = ctx;
-    const int n = s->model->n, m = s->model->m;
-    double q1[SP_HOL_MAX_N], G1[SP_HOL_MAX_M * SP_HOL_MAX_N];
-    drift(s, lam, q1, NULL);
-    sp_status st = constraints(s, q1, F, J ? G1 : NULL);
-    if (st != SP_OK || !J) return st;
-    for (int a = 0; a < m; ++a)
-        for (int b = 0; b < m; ++b) J[a * m + b] = -form(s, G1 + a * n, s->G0 + b * n);
-    return SP_OK;
-}
-
-/* From q0 and the trial momentum p̃: q1 on the constraint and p̃ − G0ᵀΛ. */
-static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, const double *pt, double *q1,
-                                   double *p_half)
-{
-    const int n = s->model->n;
-    s->h = h;
-    sp_vec_copy(n, q0, s->q0);
-    sp_vec_copy(n, pt, s->pt);
-    sp_status st = constraints(s, q0, NULL, s->G0);
-    if (st != SP_OK) return st;
-    /* x = hΛ, started from the last solve's scaled by (h/h_last)²: Λ is the impulse of the
-     * constraint force over the step, ≈ (h/2)λ(t), and λ changes little from one (sub)step
-     * to the next, so the start is off by O(h³) instead of O(h²) from zero */
-    const int m = s->model->m;
-    double x[SP_HOL_MAX_M] = {0};
     if (s->have_last) {
         const double r = h / s->h_last;
         for (int a = 0; a < m; ++a) x[a] = s->x_last[a] * r * r;
     }
-    int it = 0;
-    st = sp_newton_solve(s->newton, multiplier_residual, s, x, &s->opt, &it);
-    s->iterations += it;
-    s->have_last = st == SP_OK;
-    if (st != SP_OK) return st;
-    sp_vec_copy(m, x, s->x_last);
+    s->have_last = 0;
+    double g[SP_HOL_MAX_M], G1[SP_HOL_MAX_M * SP_HOL_MAX_N], J[SP_HOL_MAX_M * SP_HOL_MAX_M];
+    int pivots[SP_HOL_MAX_M];
+    double previous = INFINITY;
+    for (int it = 1;; ++it) {
+        if (it > s->opt.max_iter) return SP_ERR_NO_CONVERGENCE;
+        for (int i = 0; i < n; ++i) {
+            double c = 0.0;
+            for (int a = 0; a < m; ++a) c += B[i * m + a] * x[a];
+            q1[i] = qt[i] - c;
+        }
+        sp_status st = constraints(s, q1, g, G1);
+        for (int a = 0; st == SP_OK && a < m; ++a)
+            for (int b = 0; b < m; ++b) {
+                double c = 0.0;
+                for (int i = 0; i < n; ++i) c += G1[a * n + i] * B[i * m + b];
+                J[a * m + b] = -c;
+            }
+        if (st == SP_OK) st = sp_linsolve(m, J, g, 1, pivots, 0);
+        if (st != SP_OK) return st;
+        for (int a = 0; a < m; ++a) x[a] -= g[a];
+        ++s->iterations;
+        if (!sp_vec_isfinite(m, x)) return SP_ERR_NONFINITE;
+        const double step = sp_vec_norm(m, g);
+        if (sp_newton_converged(m, x, step, previous, &s->opt)) break;
+        previous = step;
+    }
+    s->have_last = 1;
     s->h_last = h;
-    drift(s, x, q1, p_half);
+    sp_vec_copy(m, x, s->x_last);
+    for (int i = 0; i < n; ++i) {
+        double c = 0.0, d = 0.0;
+        for (int a = 0; a < m; ++a) c += B[i * m + a] * x[a], d += G0[a * n + i] * x[a];
+        q1[i] = qt[i] - c;
+        if (p_half) p_half[i] = pt[i] - d / h;
+    }
     return SP_OK;
 }
 
-sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p)
+/* p ← p − Gᵀν with G M⁻¹(p − Gᵀν) = 0, G = G(q) given. */
+static sp_status project_with(const sp_holonomic *s, const double *G, double *p)
 {
     const int n = s->model->n, m = s->model->m;
-    double G[SP_HOL_MAX_M * SP_HOL_MAX_N], A[SP_HOL_MAX_M * SP_HOL_MAX_M], nu[SP_HOL_MAX_M];
+    double A[SP_HOL_MAX_M * SP_HOL_MAX_M], nu[SP_HOL_MAX_M];
     int piv[SP_HOL_MAX_M];
-    sp_status st = constraints(s, q, NULL, G);
-    if (st != SP_OK) return st;
     for (int a = 0; a < m; ++a) {
         nu[a] = form(s, G + a * n, p);
         for (int b = 0; b < m; ++b) A[a * m + b] = form(s, G + a * n, G + b * n);
     }
-    st = sp_linsolve(m, A, nu, 1, piv, 0);
+    sp_status st = sp_linsolve(m, A, nu, 1, piv, 0);
     if (st != SP_OK) return st;
     for (int i = 0; i < n; ++i)
         for (int a = 0; a < m; ++a) p[i] -= G[a * n + i] * nu[a];
     return SP_OK;
 }
 
+sp_status sp_holonomic_project(sp_holonomic *s, const double *q, double *p)
+{
+    double G[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    sp_status st = constraints(s, q, NULL, G);
+    return st != SP_OK ? st : project_with(s, G, p);
+}
+
 /* The base maps with potential kicks of weight `before` at q0 and `after` at
- * q1 (SE-A: 1, 0; SE-B: 0, 1; RATTLE: ½, ½), the projection last. */
+ * q1 (SE-A: 1, 0; SE-B: 0, 1; RATTLE: ½, ½), the projection last. G and ∇V at q1 are
+ * remembered for the substep that starts there. */
 static sp_status kick_drift_kick(sp_holonomic *s, double h, double before, double after, double *q, double *p)
 {
     const int n = s->model->n;
-    double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p1[SP_HOL_MAX_N];
-    sp_status st = SP_OK;
+    double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p1[SP_HOL_MAX_N], G[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    const double *G0, *grad0;
     sp_vec_copy(n, p, pt);
-    if (before != 0.0) {
-        st = gradient(s, q, grad);
-        sp_vec_axpy(n, -before * h, grad, pt);
-    }
-    if (st == SP_OK) st = constrained_drift(s, h, q, pt, q1, p1);
-    if (st == SP_OK && after != 0.0) {
-        st = gradient(s, q1, grad);
-        sp_vec_axpy(n, -after * h, grad, p1);
-    }
-    if (st == SP_OK) st = sp_holonomic_project(s, q1, p1);
+    sp_status st = jacobian_at(s, q, G, &G0);
+    if (st == SP_OK && before != 0.0 && (st = gradient_at(s, q, grad, &grad0)) == SP_OK)
+        sp_vec_axpy(n, -before * h, grad0, pt);
+    if (st == SP_OK) st = constrained_drift(s, h, q, G0, pt, q1, p1);
+    /* G0 and ∇V(q0) are used up: what is remembered now belongs to q1 */
+    s->have_G_at = s->have_grad_at = 0;
+    if (st == SP_OK && after != 0.0 && (st = gradient(s, q1, s->grad_at)) == SP_OK)
+        sp_vec_axpy(n, -after * h, s->grad_at, p1);
+    if (st == SP_OK) st = constraints(s, q1, NULL, s->G_at);
+    if (st == SP_OK) st = project_with(s, s->G_at, p1);
     if (st == SP_OK && (!sp_vec_isfinite(n, q1) || !sp_vec_isfinite(n, p1))) st = SP_ERR_NONFINITE;
     if (st != SP_OK) return st;
     sp_vec_copy(n, q1, q);
     sp_vec_copy(n, p1, p);
+    s->have_G_at = 1;
+    s->have_grad_at = after != 0.0;
     return SP_OK;
 }
 
@@ -350,16 +387,20 @@ static sp_status shake(sp_holonomic *s, double h, double *q, double *p)
         return SP_OK;
     }
     double grad[SP_HOL_MAX_N], pt[SP_HOL_MAX_N], q1[SP_HOL_MAX_N], p_half[SP_HOL_MAX_N];
-    sp_status st = gradient(s, q, grad);
+    double G[SP_HOL_MAX_M * SP_HOL_MAX_N];
+    const double *G0, *grad0;
+    sp_status st = gradient_at(s, q, grad, &grad0);
+    if (st == SP_OK) st = jacobian_at(s, q, G, &G0);
     if (st != SP_OK) return st;
     momentum_of_step(s, q, s->q_previous, h, pt);
-    sp_vec_axpy(n, -h, grad, pt);
-    st = constrained_drift(s, h, q, pt, q1, p_half);
+    sp_vec_axpy(n, -h, grad0, pt);
+    st = constrained_drift(s, h, q, G0, pt, q1, p_half);
     if (st == SP_OK && !sp_vec_isfinite(n, q1)) st = SP_ERR_NONFINITE;
     if (st != SP_OK) return st;
     sp_vec_copy(n, q, s->q_previous);
     momentum_of_step(s, q1, q, h, p);
     sp_vec_copy(n, q1, q);
+    s->have_G_at = s->have_grad_at = 0;
     return SP_OK;
 }
 
@@ -391,12 +432,17 @@ sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p)
     if (h == 0.0) return SP_OK; /* the identity */
     sp_vec_copy(n, q, qs);
     sp_vec_copy(n, p, ps);
+    if (memcmp(q, s->at, (size_t)n * sizeof *q) != 0) s->have_G_at = s->have_grad_at = 0;
     for (size_t i = 0; i < s->method->stages; ++i) {
         sp_status st = base_step(s, s->method->gamma[i] * h, qs, ps);
-        if (st != SP_OK) return st;
+        if (st != SP_OK) {
+            s->have_G_at = s->have_grad_at = 0;
+            return st;
+        }
     }
     sp_vec_copy(n, qs, q);
     sp_vec_copy(n, ps, p);
+    sp_vec_copy(n, qs, s->at);
     return SP_OK;
 }
 

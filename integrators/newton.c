@@ -72,8 +72,20 @@ static iterate_verdict stopping_rule(int n, const double *x, double step, double
     const double theta = step / previous;
     if (rate_stop && isfinite(previous) && theta < 0.5 && theta / (1.0 - theta) * step <= tol * scale)
         return ITERATE_CONVERGED;
+    /* Newton's own rate: near a regular root with the exact Jacobian the updates shrink
+     * quadratically, step_{k+1} ≈ K step_k² with K ≈ step_k/step_{k−1}², so what remains
+     * after this update is about θ²·step. Trusted only once θ is small, where the
+     * quadratic regime has begun (a linear rate of 0.1 would make it optimistic by 10). */
+    if (rate_stop == SP_NEWTON_STOP_BY_QUADRATIC_RATE && isfinite(previous) && theta <= 0.1 &&
+        theta * theta * step <= tol * scale)
+        return ITERATE_CONVERGED;
     if (step >= previous && step <= 1e3 * tol * scale) return ITERATE_CONVERGED; /* round-off floor */
     return ITERATE_GO_ON;
+}
+
+int sp_newton_converged(int n, const double *x, double step, double previous, const sp_newton_options *opt)
+{
+    return stopping_rule(n, x, step, previous, opt->tol, opt->rate_stop) == ITERATE_CONVERGED;
 }
 
 /* One of the two iterations: Newton (f and its Jacobian) or fixed point (phi). */

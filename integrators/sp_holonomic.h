@@ -65,9 +65,12 @@ void sp_holonomic_free(sp_holonomic *s);
 void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt); /* default 1e-15, 50 */
 
 /* One step of size h (negative allowed; 0 is the identity), in place on (q, p). A failed
- * solve returns its status and leaves (q, p) untouched (SP_ERR_INVALID for a non-finite h). SHAKE remembers the previous position between
- * calls (sp_holonomic_reset forgets it) and returns the half-step momentum
- * M(q_{n+1} − q_n)/h, which is not tangent to T*Q. */
+ * solve returns its status and leaves (q, p) untouched (SP_ERR_INVALID for a non-finite h).
+ * SHAKE remembers the previous position between calls and returns the half-step momentum
+ * M(q_{n+1} − q_n)/h, which is not tangent to T*Q. Every method remembers G and ∇V at the
+ * position its last step ended on, for the step that starts there, and the last multiplier
+ * as the next solve's start; sp_holonomic_reset forgets all of it (call it after changing
+ * the model's parameters). */
 sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p);
 void sp_holonomic_reset(sp_holonomic *s);
 int sp_holonomic_iterations(const sp_holonomic *s); /* Newton iterations of the last step */

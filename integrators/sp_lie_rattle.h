@@ -50,7 +50,9 @@ void sp_lie_rattle_set_options(sp_lie_rattle *s, const sp_newton_options *opt); 
 
 /* One step of size h (negative allowed), in place on (g, μ) (elem_size and dim
  * doubles). A failure (Newton, a callback, a non-finite value) returns its status and
- * leaves (g, μ) untouched. */
+ * leaves (g, μ) untouched. The stepper remembers the force at the configuration its last
+ * step ended on, for the step that starts there: a model whose parameters change needs a
+ * new stepper. */
 sp_status sp_lie_rattle_step(sp_lie_rattle *s, double h, double *g, double *mu);
 /* Newton iterations and the algebra velocity ξ of the last successful step. */
 int sp_lie_rattle_iterations(const sp_lie_rattle *s);

@@ -10,6 +10,9 @@
 
 #include "lie/sp_status.h"
 
+/* Values of sp_newton_options.rate_stop. */
+enum { SP_NEWTON_STOP_BY_STEP = 0, SP_NEWTON_STOP_BY_RATE = 1, SP_NEWTON_STOP_BY_QUADRATIC_RATE = 2 };
+
 typedef struct sp_newton_options {
     double tol;      /* relative size of the last update; ~1e-15 for exact adjoints */
     int max_iter;    /* iterations before giving up */
@@ -19,7 +22,9 @@ typedef struct sp_newton_options {
                         from a plain start at every step */
     int rate_stop;   /* non-zero: also stop once the measured rate θ = |Δx_k|/|Δx_{k-1}| bounds
                         the corrections still to come, θ/(1 − θ)|Δx_k|, by tol (one
-                        evaluation fewer from a good start; the RATTLE family sets it) */
+                        evaluation fewer from a good start); SP_NEWTON_STOP_BY_QUADRATIC_RATE
+                        also by θ²|Δx_k| once θ ≤ 0.1, which holds only for Newton with the
+                        exact Jacobian (the RATTLE family's multiplier solve sets it) */
     int stale_updates; /* simplified Newton: factors kept from an earlier call are refreshed
                           at the current iterate once their measured rate θ predicts more
                           than this many further updates to the tolerance; 0 (the default)
@@ -49,6 +54,11 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
                           int *iterations);
 sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
                                int *iterations);
+
+/* The stopping rule above for a solver that runs its own loop (a small system solved in
+ * place): non-zero once x, just changed by an update of norm `step`, has converged;
+ * `previous` is the norm of the update before (INFINITY after the first). */
+int sp_newton_converged(int n, const double *x, double step, double previous, const sp_newton_options *opt);
 
 /* Simplified Newton (Hairer & Wanner, Solving Ordinary Differential Equations II, 2nd ed.,
  * 1996, Sect. IV.8): x ← x − J⁻¹r(x) with one LU factorisation of J kept in w across

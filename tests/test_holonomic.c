@@ -94,6 +94,71 @@ static double run_error(const char *method, double T, int N)
     return err;
 }
 
+/* The multiplier solve starts from the last substep's multiplier and stops by Newton's
+ * measured rate: every step must land where Newton iterated to round-off takes the same
+ * state (tol 1e-18 leaves only the stagnation rule to stop it), and a resolved substep
+ * must take two iterations on average at h = 0.05 (three for the compositions at h = 0.25,
+ * where the start is further off). */
+Test(holonomic, multiplier_solve_stops_at_the_round_off_solution)
+{
+    static const char *const methods[] = {"rattle", "rattle_suzuki5", "rattle_kl8", "rattle_kl10"};
+    static const double steps[] = {0.05, 0.25};
+    for (size_t c = 0; c < sizeof methods / sizeof *methods; ++c)
+        for (size_t j = 0; j < (c == 0 ? 1u : 2u); ++j) { /* RATTLE alone: h = 0.25 is one coarse step */
+            const sp_holonomic_method *method = sp_holonomic_method_by_name(methods[c]);
+            sp_holonomic *fast = stepper(methods[c]), *exact = stepper(methods[c]);
+            sp_newton_options to_round_off = sp_newton_options_default();
+            to_round_off.tol = 1e-18;
+            to_round_off.max_iter = 100;
+            sp_holonomic_set_options(exact, &to_round_off);
+            double a[6], b[6], diff = 0.0;
+            memcpy(a, q_start, sizeof q_start), memcpy(a + 3, p_start, sizeof p_start);
+            memcpy(b, a, sizeof a);
+            long iterations = 0, exact_iterations = 0;
+            const int N = 400;
+            for (int k = 0; k < N; ++k) {
+                memcpy(b, a, sizeof a);
+                cr_assert_eq(sp_holonomic_step(fast, steps[j], a, a + 3), SP_OK);
+                cr_assert_eq(sp_holonomic_step(exact, steps[j], b, b + 3), SP_OK);
+                if (k > 0) { /* the first step starts from nothing */
+                    iterations += sp_holonomic_iterations(fast);
+                    exact_iterations += sp_holonomic_iterations(exact);
+                }
+                for (int i = 0; i < 6; ++i) diff = fmax(diff, fabs(a[i] - b[i]));
+            }
+            const double substeps = (N - 1.0) * (double)method->stages, per_substep = iterations / substeps;
+            cr_log_info("%s, h = %g: |fast - to round-off| %.1e in one step (max of %d); iterations per "
+                        "substep %.3f (to round-off %.3f)",
+                        methods[c], steps[j], diff, N, per_substep, exact_iterations / substeps);
+            cr_expect_leq(diff, 1e-14, "%s, h = %g: the early stop changed a step by %.1e", methods[c], steps[j],
+                          diff);
+            cr_expect_leq(per_substep, j == 0 ? 2.0 : 3.0, "%s, h = %g: %.3f Newton iterations per substep",
+                          methods[c], steps[j], per_substep);
+            sp_holonomic_free(fast);
+            sp_holonomic_free(exact);
+        }
+}
+
+/* G and ∇V are remembered from where the last step ended: a step from anywhere else must
+ * evaluate them afresh (the same result as a new stepper's, up to the start of the solve). */
+Test(holonomic, remembered_jacobian_belongs_to_its_position)
+{
+    sp_holonomic *used = stepper("rattle_kl8"), *fresh = stepper("rattle_kl8");
+    double z[6], w[6];
+    memcpy(z, q_start, sizeof q_start), memcpy(z + 3, p_start, sizeof p_start);
+    for (int k = 0; k < 10; ++k) cr_assert_eq(sp_holonomic_step(used, 0.1, z, z + 3), SP_OK);
+    /* elsewhere on T*S²: the start rotated by a quarter turn about the vertical */
+    const double elsewhere[6] = {-1, 0, 0, 0, 1, 1};
+    memcpy(z, elsewhere, sizeof z), memcpy(w, elsewhere, sizeof w);
+    cr_assert_eq(sp_holonomic_step(used, 0.1, z, z + 3), SP_OK);
+    cr_assert_eq(sp_holonomic_step(fresh, 0.1, w, w + 3), SP_OK);
+    double diff = 0.0;
+    for (int i = 0; i < 6; ++i) diff = fmax(diff, fabs(z[i] - w[i]));
+    cr_expect_leq(diff, 1e-14, "a step from a new position differs from a new stepper's by %.1e", diff);
+    sp_holonomic_free(used);
+    sp_holonomic_free(fresh);
+}
+
 /* B2: orders at T = 5 against y_ref_5, with the declared order of every method. */
 Test(holonomic, measured_orders_match_declared_orders)
 {
