@@ -28,7 +28,7 @@ struct sp_hol_lobatto {
     /* at the stages of the last evaluated iterate (stage 0: at q0): ∇V, g, G, t_k and M⁻¹t_k */
     double grad[SMAX][NMAX], g[SMAX][MMAX], G[SMAX][MMAX * NMAX], t[SMAX][NMAX], w[SMAX][NMAX];
     double x[(NMAX + MMAX) * (SMAX - 1)];
-    /* the last step, for the predictor: where it ended, its stages and multipliers */
+    /* the last step, for the predictor: where it ended, its stage forces and multipliers */
     int have_last;
     double h_last, q_end[NMAX], p_end[NMAX], last_F[SMAX][NMAX], last_L[SMAX][MMAX];
 };
@@ -240,8 +240,8 @@ static void plain_start(sp_hol_lobatto *L)
  * 2006, Sect. VIII.6.1, extrapolate the stages the same way), and the positions from the
  * forces by the position rows themselves. The forces are extrapolated rather than the
  * positions because the positions then pick up their error times h² d_ik: measured on the
- * spherical pendulum (s = 5, h = 0.25), 20 times closer to the solution than the
- * extrapolated collocation polynomial, and about one iteration fewer per step. */
+ * spherical pendulum (s = 5, h = 0.25), stages 20 times closer to the solution than from
+ * the extrapolated collocation polynomial. */
 static void predict(sp_hol_lobatto *L)
 {
     const int n = L->n, m = L->m, s = L->s;
