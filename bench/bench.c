@@ -77,7 +77,8 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 }
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
- * custom_nh, holonomic, custom_hol, keyframes (build/symplan-bench index1 custom_hol). */
+ * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes (build/symplan-bench
+ * index1 custom_hol). */
 static int wanted(int argc, char **argv, const char *part)
 {
     if (argc < 2) return 1;
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "nonholonomic")) bench_nonholonomic();
     if (wanted(argc, argv, "custom_nh")) bench_custom_nh();
     if (wanted(argc, argv, "holonomic")) bench_holonomic();
+    if (wanted(argc, argv, "holonomic_lobatto")) bench_holonomic_lobatto();
     if (wanted(argc, argv, "custom_hol")) bench_custom_hol();
     if (wanted(argc, argv, "keyframes")) bench_keyframes();
     return 0;

@@ -24,6 +24,13 @@ void bench_custom_nh(void);
  * of 1e-6, 1e-8, 1e-10 and the constraint drift left). Prints; asserts nothing. Links GSL. */
 void bench_holonomic(void);
 
+/* Lobatto IIIA–IIIB for holonomic constraints (bench/hol_lobatto_bench.c): lobatto3,
+ * lobatto4, lobatto5 against rattle_kl8 and rattle_kl10 on the spherical pendulum and a
+ * planar double pendulum, T = 10: the cheapest run of each reaching a global error of 1e-8
+ * and 1e-10, its time per step, evaluations and Newton iterations per step, and its time
+ * over rattle_kl8's. Prints; asserts nothing. */
+void bench_holonomic_lobatto(void);
+
 /* Keyframe planning on SO(3) (bench/keyframe_bench.c): random schedules of 10, 50 and 200
  * orientation keyframes solved by multiple shooting, single shooting and the direct form,
  * set against the independent reference of tests/keyframe_reference.c and scipy's

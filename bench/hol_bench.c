@@ -12,7 +12,8 @@
  *     ambient coordinates: GSL's rk8pd (gsl_odeiv2 driver, error control on both
  *     tolerances) and our DOP853 on the index-reduced ODE q̇ = p/m, ṗ = −∇V − qλ,
  *     λ = m(|v|² − g q₃)/|q|², against the
- *     RATTLE family on T*S² (up to Kahan & Li's orders 8 and 10): the time each needs for a
+ *     RATTLE family on T*S² (up to Kahan & Li's orders 8 and 10) and Lobatto IIIA–IIIB with 4
+ *     and 5 stages: the time each needs for a
  *     global error of 1e-6, 1e-8 (and 1e-10 at T = 10) — the cheapest setting that reaches
  *     it (number of steps, or tolerance, searched to within a few per cent), best of
  *     repeats — its Newton iterations per step, and the constraint drift ||q|² − l²| and
@@ -363,6 +364,8 @@ static void gsl_work_precision_over(double T, const double *targets, int n_targe
         {"rattle_tj6", M_HOLONOMIC, "rattle_tj6", 0},
         {"rattle_kl8", M_HOLONOMIC, "rattle_kl8", 0},
         {"rattle_kl10", M_HOLONOMIC, "rattle_kl10", 0},
+        {"lobatto4", M_HOLONOMIC, "lobatto4", 0},
+        {"lobatto5", M_HOLONOMIC, "lobatto5", 0},
         {"feedback_dop853 k=50", M_FEEDBACK_ADAPTIVE, "dop853", 50},
     };
     /* long runs: the low orders and the feedback field would take minutes */

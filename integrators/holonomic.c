@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "integrators/sp_holonomic.h"
+#include "integrators/sp_hol_lobatto.h"
 #include "lie/sp_registry.h"
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
@@ -57,6 +58,8 @@ static const sp_holonomic_method methods[] = {
     {"shake", SP_HOL_SHAKE, 2, 1, one},        {"rattle_tj4", SP_HOL_RATTLE, 4, 3, tj4},
     {"rattle_suzuki5", SP_HOL_RATTLE, 4, 5, suzuki5}, {"rattle_tj6", SP_HOL_RATTLE, 6, 9, tj6},
     {"rattle_kl8", SP_HOL_RATTLE, 8, 17, kahan_li8},   {"rattle_kl10", SP_HOL_RATTLE, 10, 35, kahan_li10},
+    {"lobatto3", SP_HOL_LOBATTO, 4, 1, one},          {"lobatto4", SP_HOL_LOBATTO, 6, 1, one},
+    {"lobatto5", SP_HOL_LOBATTO, 8, 1, one},
 };
 
 SP_REGISTRY_OF_TABLES(sp_holonomic_method, methods, sp_holonomic_method_at, sp_holonomic_method_by_name)
@@ -81,6 +84,7 @@ struct sp_holonomic {
     /* SHAKE: the previous position, when there is one */
     int have_previous;
     double q_previous[SP_HOL_MAX_N];
+    sp_hol_lobatto *lobatto; /* the Lobatto IIIA–IIIB stage solver, for those methods */
 };
 
 /* The Cholesky factor L (lower, row-major) of a symmetric positive definite M; 0 if M is not. */
@@ -168,11 +172,17 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
     s->method = method;
     const sp_newton_options defaults = sp_newton_options_default();
     sp_holonomic_set_options(s, &defaults);
+    if (method->base == SP_HOL_LOBATTO && !(s->lobatto = sp_hol_lobatto_alloc(model, method->order / 2 + 1))) {
+        sp_holonomic_free(s);
+        return NULL;
+    }
     return s;
 }
 
 void sp_holonomic_free(sp_holonomic *s)
 {
+    if (!s) return;
+    sp_hol_lobatto_free(s->lobatto);
     free(s);
 }
 
@@ -187,6 +197,7 @@ void sp_holonomic_set_options(sp_holonomic *s, const sp_newton_options *opt)
 void sp_holonomic_reset(sp_holonomic *s)
 {
     s->have_previous = s->have_last = s->have_G_at = s->have_grad_at = 0;
+    if (s->lobatto) sp_hol_lobatto_reset(s->lobatto);
 }
 int sp_holonomic_iterations(const sp_holonomic *s) { return s->iterations; }
 
@@ -419,6 +430,17 @@ static sp_status base_step(sp_holonomic *s, double h, double *q, double *p)
         return kick_drift_kick(s, h, 0.5, 0.5, q, p);
     case SP_HOL_SHAKE:
         return shake(s, h, q, p);
+    case SP_HOL_LOBATTO: {
+        /* its Newton matrix takes the curvature by differences: not the exact Jacobian that
+         * Newton's quadratic rate needs, so the stop uses the linear rate */
+        sp_newton_options opt = s->opt;
+        opt.rate_stop = SP_NEWTON_STOP_BY_RATE;
+        int it = 0;
+        sp_status st = sp_hol_lobatto_step(s->lobatto, h, q, p, &opt, &it);
+        s->iterations += it;
+        s->have_G_at = s->have_grad_at = 0; /* it moved q without remembering G and ∇V there */
+        return st;
+    }
     }
     return SP_ERR_INVALID;
 }

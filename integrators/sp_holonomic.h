@@ -17,6 +17,9 @@
  *   rattle_kl8, rattle_kl10
  *           Kahan & Li's symmetric compositions with 17 stages (order 8) and 35 stages
  *           (order 10), Math. Comp. 66 (1997).
+ *   lobatto3, lobatto4, lobatto5
+ *           the Lobatto IIIA–IIIB partitioned Runge–Kutta methods with 3, 4, 5 stages (Jay,
+ *           SIAM J. Numer. Anal. 33, 1996), symmetric, orders 4, 6, 8 (sp_hol_lobatto.h).
  *
  * A model is given by callbacks that return 0 on success. */
 #ifndef SP_HOLONOMIC_H
@@ -43,8 +46,9 @@ typedef struct sp_holonomic_model {
     const double *mass_matrix;
 } sp_holonomic_model;
 
-/* A method: one of the base maps, composed with the coefficients γ (steps γ_i h). */
-typedef enum { SP_HOL_SE_A, SP_HOL_SE_B, SP_HOL_SE_AB, SP_HOL_RATTLE, SP_HOL_SHAKE } sp_holonomic_base;
+/* A method: one of the base maps, composed with the coefficients γ (steps γ_i h).
+ * SP_HOL_LOBATTO is Lobatto IIIA–IIIB with order/2 + 1 stages. */
+typedef enum { SP_HOL_SE_A, SP_HOL_SE_B, SP_HOL_SE_AB, SP_HOL_RATTLE, SP_HOL_SHAKE, SP_HOL_LOBATTO } sp_holonomic_base;
 
 typedef struct sp_holonomic_method {
     const char *name;

@@ -1,7 +1,9 @@
 /* Runge–Kutta tables. Gauss–Legendre: nodes c_i are the roots of the shifted Legendre
  * polynomial P_s(2x − 1), weights b_j = ∫₀¹ ℓ_j and a_ij = ∫₀^{c_i} ℓ_j (collocation;
  * HLW II.1.3), each integral evaluated exactly by the s-point Gauss rule on [0, c_i].
- * Lobatto IIIA/IIIB: HLW II.1.4. */
+ * Lobatto IIIA/IIIB: HLW II.1.4; closed forms for s = 2…4, and for s = 5 computed the
+ * same way as Gauss: nodes 0, 1 and the roots of P'_{s−1}(2x − 1), IIIA by collocation,
+ * IIIB from the pair condition b_i â_ij + b_j a_ji = b_i b_j. */
 #include <math.h>
 #include <string.h>
 
@@ -34,9 +36,9 @@ static real lagrange(int s, const real *c, int j, real x)
     return l;
 }
 
-static void gauss(int s, sp_tableau *t)
+/* The s-point Gauss rule on [0, 1]: nodes c (increasing) and weights w. */
+static void gauss_rule(int s, real *c, real *w)
 {
-    real c[SP_TABLEAU_MAX_STAGES], w[SP_TABLEAU_MAX_STAGES];
     const real pi = 3.141592653589793238462643383279502884L;
     for (int i = 0; i < s; ++i) {
         /* Newton from the classical guess; roots in increasing order */
@@ -51,16 +53,69 @@ static void gauss(int s, sp_tableau *t)
         c[i] = 0.5L * (1.0L + x);
         w[i] = 1.0L / ((1.0L - x * x) * dp * dp); /* = half the [−1, 1] weight */
     }
+}
+
+/* a_ij = ∫₀^{c_i} ℓ_j on the nodes c, by the s-point Gauss rule (exact: ℓ_j has degree s − 1). */
+static void collocation(int s, const real *c, real A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES])
+{
+    real gc[SP_TABLEAU_MAX_STAGES], gw[SP_TABLEAU_MAX_STAGES];
+    gauss_rule(s, gc, gw);
+    for (int i = 0; i < s; ++i)
+        for (int j = 0; j < s; ++j) {
+            real a = 0.0L;
+            for (int k = 0; k < s; ++k) a += gw[k] * lagrange(s, c, j, c[i] * gc[k]);
+            A[i][j] = c[i] * a;
+        }
+}
+
+static void gauss(int s, sp_tableau *t)
+{
+    real c[SP_TABLEAU_MAX_STAGES], w[SP_TABLEAU_MAX_STAGES], A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES];
+    gauss_rule(s, c, w);
+    collocation(s, c, A);
     for (int i = 0; i < s; ++i) {
         t->b[i] = (double)w[i];
         t->c[i] = (double)c[i];
-        for (int j = 0; j < s; ++j) {
-            real a = 0.0L;
-            for (int k = 0; k < s; ++k) a += w[k] * lagrange(s, c, j, c[i] * c[k]);
-            t->A[i][j] = (double)(c[i] * a);
-        }
+        for (int j = 0; j < s; ++j) t->A[i][j] = (double)A[i][j];
     }
     t->order = 2 * s;
+}
+
+/* Lobatto IIIA or IIIB with s ≥ 3 stages computed: the interior nodes are the roots of
+ * P'_{s−1} (Newton with P'' from Legendre's equation, from the Chebyshev–Lobatto points),
+ * the weights b_j = 1/(s(s − 1) P_{s−1}(x_j)²) on [0, 1]. */
+static void lobatto_computed(int s, int iiib, sp_tableau *t)
+{
+    const real pi = 3.141592653589793238462643383279502884L;
+    const int k = s - 1;
+    real c[SP_TABLEAU_MAX_STAGES], b[SP_TABLEAU_MAX_STAGES];
+    for (int i = 0; i < s; ++i) {
+        real x = i == 0 ? -1.0L : i == k ? 1.0L : -cosl(pi * i / k), p, dp;
+        for (int it = 0; i > 0 && i < k && it < 100; ++it) {
+            legendre(k, x, &p, &dp);
+            const real d2p = (2.0L * x * dp - k * (k + 1) * p) / (1.0L - x * x);
+            const real dx = dp / d2p;
+            x -= dx;
+            if (fabsl(dx) <= 1e-19L) break;
+        }
+        legendre(k, x, &p, &dp);
+        c[i] = 0.5L * (1.0L + x);
+        b[i] = 1.0L / (s * k * p * p);
+    }
+    real A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES];
+    collocation(s, c, A);
+    for (int i = 0; i < s; ++i) {
+        t->b[i] = (double)b[i];
+        t->c[i] = (double)c[i];
+        for (int j = 0; j < s; ++j) t->A[i][j] = (double)(iiib ? b[j] * (1.0L - A[j][i] / b[i]) : A[i][j]);
+    }
+    /* exact structure, free of the rounding above: IIIA's first row 0 and last row b,
+     * IIIB's first column b_1 and last column 0 */
+    for (int j = 0; j < s; ++j) {
+        if (!iiib) t->A[0][j] = 0.0, t->A[k][j] = t->b[j];
+        else t->A[j][0] = t->b[0], t->A[j][k] = 0.0;
+    }
+    t->order = 2 * s - 2;
 }
 
 static void lobatto(int s, int iiib, sp_tableau *t)
@@ -101,10 +156,11 @@ sp_status sp_tableau_get(const char *family, int stages, sp_tableau *t)
         return SP_OK;
     }
     if (family && (strcmp(family, "lobatto_iiia") == 0 || strcmp(family, "lobatto_iiib") == 0) && stages >= 2 &&
-        stages <= 4) {
+        stages <= 5) {
         int iiib = family[11] == 'b';
         t->family = iiib ? "lobatto_iiib" : "lobatto_iiia";
-        lobatto(stages, iiib, t);
+        if (stages <= 4) lobatto(stages, iiib, t);
+        else lobatto_computed(stages, iiib, t);
         return SP_OK;
     }
     return SP_ERR_INVALID;

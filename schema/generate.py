@@ -95,7 +95,7 @@ LN_COBYLA LN_NEWUOA LN_NEWUOA_BOUND LN_NELDERMEAD LN_SBPLX LN_AUGLAG LD_AUGLAG L
 LN_BOBYQA GN_ISRES AUGLAG AUGLAG_EQ G_MLSL G_MLSL_LDS LD_SLSQP LD_CCSAQ GN_ESCH""".split()
 
 HOL_CONSTRAINED = ["se_a", "se_b", "se_ab", "rattle", "shake", "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8",
-                   "rattle_kl10"]
+                   "rattle_kl10", "lobatto3", "lobatto4", "lobatto5"]
 HOL_FEEDBACK = ["feedback_euler", "feedback_rk4", "feedback_dop853"]
 HOL_LIE = ["lie_rattle", "lie_rattle_suzuki5", "lie_rattle_kl8"]
 HOL_SPLITTING = ["lie_trotter", "strang"]

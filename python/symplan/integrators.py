@@ -89,7 +89,8 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
            potential=None, tol=1e-15, max_iter=50):
     """Steps the constrained system H = ½pᵀM⁻¹p + V(q), g(q) = 0 with a holonomic method
     of integrators/sp_holonomic.h ("rattle", "shake", "se_a", "se_b", "se_ab",
-    "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8", "rattle_kl10"), `steps` steps
+    "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8", "rattle_kl10", "lobatto3",
+    "lobatto4", "lobatto5"), `steps` steps
     of size h from (q0, p0).
 
     mass: the diagonal of M (n numbers), or a full constant symmetric positive definite M

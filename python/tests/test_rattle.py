@@ -18,7 +18,7 @@ def pendulum(method="rattle", **kw):
         potential=lambda q: q[2], **kw)
 
 
-@pytest.mark.parametrize("scheme", ["rattle", "rattle_tj4"])
+@pytest.mark.parametrize("scheme", ["rattle", "rattle_tj4", "lobatto4"])
 def test_the_builtin_pendulum(scheme, data, load):
     problem = load(data / "spherical_pendulum.json")
     problem.update(scheme=scheme, steps=STEPS, record_every=1, symplecticity_defect=False)
