@@ -53,6 +53,9 @@
 /* Larger models are refused (the model-level helpers keep their scratch on the stack). */
 #define SP_NH_MAX_N 12
 #define SP_NH_MAX_M 6
+/* Stages: s = 2 … SP_NH_MAX_STAGES (orders 2 … 10). */
+#define SP_NH_MIN_STAGES 2
+#define SP_NH_MAX_STAGES 6
 
 /* Where a Hamiltonian callback writes; any pointer may be NULL (not wanted). Matrices are
  * n x n, row-major: Hqq[i n + j] = ∂²H/∂q_i∂q_j, Hqp[i n + j] = ∂²H/∂q_i∂p_j,
@@ -112,7 +115,7 @@ sp_nh_options sp_nh_options_default(void);
 
 typedef struct sp_nh sp_nh;
 
-/* An s-stage stepper (s = 2, 3, 4; order 2s − 2) for `model`, which it borrows and which
+/* An s-stage stepper (s = 2 … 6; order 2s − 2) for `model`, which it borrows and which
  * must outlive it. opt may be NULL (defaults). NULL for an invalid model (sizes, missing
  * callbacks), an unavailable s, or out of memory. */
 sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *opt);
