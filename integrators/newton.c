@@ -160,6 +160,7 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
     int stale = w->have_lu; /* factors from an earlier call, not yet refreshed */
     const double stale_before = w->stale_theta;
     int stale_measured = 0; /* a rate of the kept factors measured in this call replaces it */
+    int stale_before_update = 0; /* the previous update used factors from an earlier call */
     double previous = INFINITY;
     int newton_before = 0; /* the previous update used factors made at its own iterate */
     for (int k = 0; k < opt->max_iter; ++k) {
@@ -191,7 +192,9 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
          * condemns the factors nor counts as their rate. */
         const int noise = costed && previous <= 1e3 * target;
         if (!noise) w->theta = fmax(w->theta, theta);
-        if (stale && !noise && theta > 0.0) {
+        /* the ratio tells how far the previous update left x from the solution: it rates
+         * that update's factors, also when this one was made with fresh ones */
+        if (stale_before_update && !noise && theta > 0.0) {
             w->stale_theta = stale_measured ? fmax(w->stale_theta, theta) : theta;
             stale_measured = 1;
         }
@@ -221,6 +224,7 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
         }
         previous = step;
         newton_before = factor;
+        stale_before_update = stale;
     }
     return SP_ERR_NO_CONVERGENCE;
 }
