@@ -542,7 +542,11 @@ sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam)
     /* diagnostics: Ψ at (Q_i, p̃^i) for the later stages and at (q', p'); Ψ at (Q_i, P_i) */
     double psi[MMAX], res = 0.0, res_b = 0.0;
     for (int i = 1; i < S && st == SP_OK; ++i) {
-        st = sp_nh_constraint(md, s->Q + i * n, s->st[i].Pt, psi);
+        /* the constraint rows on p̃^i hold this Ψ already (eval_stages above) */
+        if (i >= s->k0 && on_tilde(s, i))
+            sp_vec_copy(m, s->st[i].psi, psi);
+        else
+            st = sp_nh_constraint(md, s->Q + i * n, s->st[i].Pt, psi);
         res = fmax(res, max_abs(m, psi));
     }
     if (st == SP_OK) st = sp_nh_constraint(md, q1, p1, psi);

@@ -108,7 +108,7 @@ typedef struct sp_nh_options {
     sp_nh_placement placement;
     sp_nh_lambda1 lambda1;
     sp_newton_options newton; /* default tol 1e-15, 50 iterations, warm_start off,
-                                 stale_updates 3 (used with warm_start only) */
+                                 stale_updates 6 (used with warm_start only) */
 } sp_nh_options;
 
 sp_nh_options sp_nh_options_default(void);
@@ -130,10 +130,12 @@ sp_nh_options sp_nh_get_options(const sp_nh *s);
  * Newton. On failure q, p and lam are untouched.
  * By default Newton starts every stage at (q, p, Λ_1) and refactors the Jacobian at every
  * iteration. With opt.newton.warm_start, a step from exactly where the last successful one
- * ended starts from the last step's stages extrapolated to the new ones and solves by
- * simplified Newton with a factorisation kept from earlier steps while its measured
- * contraction allows (sp_newton_solve_simplified); if that solve fails, the step starts
- * again from the plain start by full Newton. Any other step (the first, one after a
+ * ended starts from the last step continued (its stage derivatives H_p and F extrapolated
+ * to the new stage times and put into the stage equations from (q, p); its multipliers
+ * extrapolated) and solves by simplified Newton with a factorisation kept from earlier
+ * steps while its measured contraction makes that cheaper than a fresh one
+ * (sp_newton_solve_simplified, opt.newton.stale_updates); if that solve fails, the step
+ * starts again from the plain start by full Newton. Any other step (the first, one after a
  * failure, a jump) is solved as without the warm start. Either way the stages are
  * converged to the tolerance of the options. */
 sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam);
