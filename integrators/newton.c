@@ -11,6 +11,8 @@ struct sp_newton {
     int have_lu;        /* J and pivots hold LU factors that a simplified solve may reuse */
     int factorizations; /* in the last solve */
     double theta;       /* the largest contraction rate measured in the last simplified solve */
+    double stale_theta; /* with stale_updates: the largest rate of factors kept from an earlier
+                           call, measured in the last solve that used them (0: none) */
 };
 
 /* Above this measured contraction rate simplified Newton refactors: at θ = 1/2 a fresh
@@ -53,7 +55,7 @@ void sp_newton_free(sp_newton *w)
 }
 
 int sp_newton_dim(const sp_newton *w) { return w->n; }
-void sp_newton_forget_jacobian(sp_newton *w) { w->have_lu = 0, w->theta = 0.0; }
+void sp_newton_forget_jacobian(sp_newton *w) { w->have_lu = 0, w->theta = w->stale_theta = 0.0; }
 int sp_newton_factorizations(const sp_newton *w) { return w->factorizations; }
 
 sp_newton_options sp_newton_options_default(void) { return (sp_newton_options){.tol = 1e-15, .max_iter = 50}; }
@@ -166,7 +168,11 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
                                 int *it)
 {
     const int n = w->n;
+    const int costed = opt->stale_updates > 0; /* the reuse rules weighed against a refactorisation */
     int stale = w->have_lu; /* factors from an earlier call, not yet refreshed */
+    const double stale_before = w->stale_theta;
+    int stale_measured = 0; /* a rate of the kept factors measured in this call replaces it */
+    int stale_before_update = 0; /* the previous update used factors from an earlier call */
     double previous = INFINITY;
     int newton_before = 0; /* the previous update used factors made at its own iterate */
     for (int k = 0; k < opt->max_iter; ++k) {
@@ -187,21 +193,50 @@ static sp_status simplified_run(sp_newton *w, sp_newton_fn f, void *ctx, double 
         if (stopping_rule(n, x, step, previous, opt->tol, 0) == ITERATE_CONVERGED) return SP_OK;
         /* The measured rate (0 at the first update, where nothing is measured yet). */
         const double theta = isfinite(previous) ? step / previous : 0.0;
-        w->theta = fmax(w->theta, theta);
         /* The ratio to a full Newton step (factors made where it started) tells how well that
          * step did, not how fast the kept factors contract: near the round-off tolerance the
          * estimate waits for a rate between two updates with the same kept factors
          * (measured on the Lobatto IIIA–IIIB contact oscillator, s = 3: a ratio of 5e-7 to the
          * Newton step, then 5e-5, and a multiplier 1e-13 off had the first ratio been trusted). */
         const double target = opt->tol * fmax(1.0, sp_vec_norm(n, x));
+        /* With the costed rules, a ratio of two updates at the round-off floor of the
+         * stopping rule is noise (9e-15 after 1.5e-14 is no rate of 0.6): it neither
+         * condemns the factors nor counts as their rate. */
+        const int noise = costed && previous <= 1e3 * target;
+        if (!noise) w->theta = fmax(w->theta, theta);
+        /* the ratio tells how far the previous update left x from the solution: it rates
+         * that update's factors, also when this one was made with fresh ones */
+        if (stale_before_update && !noise && theta > 0.0) {
+            w->stale_theta = stale_measured ? fmax(w->stale_theta, theta) : theta;
+            stale_measured = 1;
+        }
         if (!newton_before && theta > 0.0 && theta < 1.0 && theta / (1.0 - theta) * step <= target) return SP_OK;
+        /* With the costed rules: an update that fell from a full Newton step to the round-off
+         * floor (within ten times the tolerance, at a ratio below THETA_KEEP) leaves an error
+         * far below the tolerance, since the fresh factors contract at least as well again;
+         * waiting for the floor's own noise to stagnate took one to three more updates
+         * (rolling disk, s = 4, h = 0.1). */
+        if (costed && newton_before && theta < THETA_KEEP && step <= 10.0 * target) return SP_OK;
         if (theta >= 1.0 && stale) return SP_ERR_NO_CONVERGENCE; /* the caller starts again, fresh */
-        if (theta >= THETA_MAX) w->have_lu = 0;                   /* refactor at this iterate */
-        if (stale && opt->stale_updates > 0 && theta > 0.0 && theta < THETA_MAX &&
-            iterations_to_go(theta, step, target) > opt->stale_updates)
-            w->have_lu = 0; /* a fresh Jacobian here converges in two or three */
+        if (theta >= THETA_MAX && !noise) w->have_lu = 0;         /* refactor at this iterate */
+        if (costed) {
+            /* Factors are refreshed once the updates still to go at their rate would cost more
+             * than a fresh Jacobian (which converges in two or three), stale_updates counting
+             * that price in updates. Kept factors' rate in the last call that used them stands
+             * in until this call measures one, so the decision comes after the first update;
+             * a slow rate right after a fresh factorisation means a start far from the
+             * solution, where refreshing again pays as well (Chaplygin sleigh, s = 3, an
+             * extrapolated multiplier far off: 13 updates on one factorisation). */
+            const double rate = factor ? 0.0 /* it rates the factors before these */
+                                : theta > 0.0 ? theta
+                                : stale ? stale_before
+                                        : 0.0;
+            if (rate >= THETA_MAX || (rate > 0.0 && iterations_to_go(rate, step, target) > opt->stale_updates))
+                w->have_lu = 0;
+        }
         previous = step;
         newton_before = factor;
+        stale_before_update = stale;
     }
     return SP_ERR_NO_CONVERGENCE;
 }
@@ -211,7 +246,11 @@ sp_status sp_newton_solve_simplified(sp_newton *w, sp_newton_fn f, void *ctx, do
 {
     int it = 0;
     w->factorizations = 0;
-    if (w->theta > THETA_KEEP) w->have_lu = 0;
+    /* Kept factors: without stale_updates, those that contracted at θ ≤ THETA_KEEP in the
+     * last call; with it, those whose rate when last kept was below 1/2, judged again after
+     * the first update of this call (simplified_run). */
+    if (opt->stale_updates > 0 ? w->stale_theta >= THETA_MAX : w->theta > THETA_KEEP) w->have_lu = 0;
+    if (!w->have_lu) w->stale_theta = 0.0;
     w->theta = 0.0;
     sp_status st = SP_ERR_NO_CONVERGENCE;
     if (w->have_lu) {

@@ -17,7 +17,7 @@
 
 #define NMAX SP_NH_MAX_N
 #define MMAX SP_NH_MAX_M
-#define SMAX 4
+#define SMAX SP_NH_MAX_STAGES
 
 /* ------------------------------------------------------------ model helpers -- */
 
@@ -162,6 +162,7 @@ struct sp_nh {
     int have_step;
     sp_nh_step_info info;
     double *lastQ, *lastP, *lastPt, *lastL;
+    double *lastHp, *lastF; /* H_p and F at its stages (s x n each), for the predictor */
     /* for the predictor: the last step continued only if it succeeded (have_prev), its
      * size and where it ended */
     int have_prev;
@@ -172,16 +173,19 @@ sp_nh_options sp_nh_options_default(void)
 {
     sp_nh_options o = {
         .placement = SP_NH_PLACE_IIIA, .lambda1 = SP_NH_LAMBDA_CARRY, .newton = sp_newton_options_default()};
-    /* With the warm start, a kept Jacobian contracts at θ ≈ 1e-2 here (h = 0.1): six or more
-     * updates to 1e-15, each a residual of every stage, where a fresh Jacobian needs two or
-     * three; refreshing it beyond three makes the steps 1.3-2x faster (bench/nh_bench.c). */
-    o.newton.stale_updates = 3;
+    /* With the warm start: a factorisation (the Jacobian of every stage, then LU) costs
+     * about four updates (a residual of every stage and a solve) at s = 4, more at s = 6;
+     * a fresh Jacobian converges in two or three. So kept factors are refreshed once they
+     * would need more than six further updates: on the rolling disk at h = 0.1 (turning
+     * 0.2 rad a step, a kept Jacobian contracts at θ ≈ 0.1) that is every step, on the
+     * knife edge hardly ever (bench/nh_bench.c). */
+    o.newton.stale_updates = 6;
     return o;
 }
 
 sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *opt)
 {
-    if (!model_valid(model) || stages < 2 || stages > SMAX) return NULL;
+    if (!model_valid(model) || stages < SP_NH_MIN_STAGES || stages > SMAX) return NULL;
     sp_nh_options o = opt ? *opt : sp_nh_options_default();
     if ((o.placement != SP_NH_PLACE_IIIA && o.placement != SP_NH_PLACE_IIIB) ||
         (o.lambda1 != SP_NH_LAMBDA_CARRY && o.lambda1 != SP_NH_LAMBDA_RECOMPUTE) || !(o.newton.tol > 0.0) ||
@@ -205,7 +209,7 @@ sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *op
     /* one block: per stage 5n + 6n² + mn + mn² + m, then x, Q, P, L, K, T, last stages */
     const size_t per_stage = (size_t)(5 * n + 6 * n * n + m * n + m * n * n + m);
     const size_t total = (size_t)S * per_stage + (size_t)s->N + (size_t)(2 * S * n + S * m) + (size_t)(2 * m * n) +
-                         (size_t)(3 * S * n + S * m);
+                         (size_t)(5 * S * n + S * m);
     s->block = calloc(total, sizeof *s->block);
     s->newton = sp_newton_alloc(s->N);
     if (!s->block || !s->newton) {
@@ -224,6 +228,7 @@ sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *op
     TAKE(s->x, s->N), TAKE(s->Q, S * n), TAKE(s->P, S * n), TAKE(s->L, S * m);
     TAKE(s->K, m * n), TAKE(s->T, m * n);
     TAKE(s->lastQ, S * n), TAKE(s->lastP, S * n), TAKE(s->lastPt, S * n), TAKE(s->lastL, S * m);
+    TAKE(s->lastHp, S * n), TAKE(s->lastF, S * n);
 #undef TAKE
     return s;
 }
@@ -436,27 +441,43 @@ static void plain_start(sp_nh *s, const double *q, const double *p, const double
     }
 }
 
-/* The unknowns of a step of size h that continues the last one: the polynomials through
- * the last step's stages Q_i, P_i, Λ_i at the Lobatto nodes c_i (in units of its step),
- * evaluated at 1 + (h/h_last) c_j. The Q polynomial is the IIIA collocation polynomial
- * (Hairer, Lubich & Wanner, Geometric Numerical Integration, 2nd ed., 2006, Sect.
- * VIII.6.1, the same start as the Gauss index-1 stepper); P and Λ are extrapolated alike,
- * which is only a guess, and Newton makes it exact. */
+/* The unknowns of a step of size h that continues the last one, from the last step's
+ * derivatives H_p,k and F_k at its stages (nodes c_k in units of its step): the
+ * polynomials through them, evaluated at the new stage times 1 + (h/h_last) c_j, give
+ * Ĥ_p,j and F̂_j, and the stage equations with these derivatives and the new step's start
+ * (q, p) give
+ *     Q_i = q + h Σ_j a_ij Ĥ_p,j,   P_i = p + h Σ_j â_ij F̂_j.
+ * The Q are the IIIA collocation polynomial continued (Hairer, Lubich & Wanner, Geometric
+ * Numerical Integration, 2nd ed., 2006, Sect. VIII.6.1). The IIIB momenta P_i, a
+ * discontinuous collocation polynomial of degree s − 2 that jumps by O(h^{s−1}) at every
+ * step point, are not extrapolated themselves: built on the exact p from F̂ their error
+ * is h times smaller (rolling disk, s = 4, h = 0.1: 1e-5 instead of 3e-3). The multipliers
+ * Λ are extrapolated as values. Only a guess: Newton makes it exact. */
 static void predict(sp_nh *s, double h)
 {
     const int n = s->n, m = s->m, S = s->s;
-    double w[SMAX];
+    double w[SMAX][SMAX], Hp[SMAX * NMAX], F[SMAX * NMAX];
     for (int j = 0; j < S; ++j) {
-        sp_lagrange_weights(S, s->c, 1.0 + h / s->last_h * s->c[j], w);
-        double *Q = j >= 1 ? s->x + col_Q(s, j) : NULL, *P = s->x + col_P(s, j);
-        double *L = j >= s->k0 ? s->x + col_L(s, j) : NULL;
-        if (Q) sp_vec_zero(n, Q);
-        sp_vec_zero(n, P);
-        if (L) sp_vec_zero(m, L);
-        for (int i = 0; i < S; ++i) {
-            if (Q) sp_vec_axpy(n, w[i], s->lastQ + i * n, Q);
-            sp_vec_axpy(n, w[i], s->lastP + i * n, P);
-            if (L) sp_vec_axpy(m, w[i], s->lastL + i * m, L);
+        sp_lagrange_weights(S, s->c, 1.0 + h / s->last_h * s->c[j], w[j]);
+        sp_vec_zero(n, Hp + j * n);
+        sp_vec_zero(n, F + j * n);
+        for (int k = 0; k < S; ++k) {
+            sp_vec_axpy(n, w[j][k], s->lastHp + k * n, Hp + j * n);
+            sp_vec_axpy(n, w[j][k], s->lastF + k * n, F + j * n);
+        }
+    }
+    for (int i = 0; i < S; ++i) {
+        double *Q = i >= 1 ? s->x + col_Q(s, i) : NULL, *P = s->x + col_P(s, i);
+        if (Q) sp_vec_copy(n, s->q0, Q);
+        sp_vec_copy(n, s->p0, P);
+        for (int j = 0; j < S; ++j) {
+            if (Q) sp_vec_axpy(n, h * s->A[i][j], Hp + j * n, Q);
+            sp_vec_axpy(n, h * s->B[i][j], F + j * n, P);
+        }
+        if (i >= s->k0) {
+            double *L = s->x + col_L(s, i);
+            sp_vec_zero(m, L);
+            for (int k = 0; k < S; ++k) sp_vec_axpy(m, w[i][k], s->lastL + k * m, L);
         }
     }
 }
@@ -521,7 +542,11 @@ sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam)
     /* diagnostics: Ψ at (Q_i, p̃^i) for the later stages and at (q', p'); Ψ at (Q_i, P_i) */
     double psi[MMAX], res = 0.0, res_b = 0.0;
     for (int i = 1; i < S && st == SP_OK; ++i) {
-        st = sp_nh_constraint(md, s->Q + i * n, s->st[i].Pt, psi);
+        /* the constraint rows on p̃^i hold this Ψ already (eval_stages above) */
+        if (i >= s->k0 && on_tilde(s, i))
+            sp_vec_copy(m, s->st[i].psi, psi);
+        else
+            st = sp_nh_constraint(md, s->Q + i * n, s->st[i].Pt, psi);
         res = fmax(res, max_abs(m, psi));
     }
     if (st == SP_OK) st = sp_nh_constraint(md, q1, p1, psi);
@@ -536,6 +561,10 @@ sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam)
     sp_vec_copy(S * n, s->P, s->lastP);
     for (int i = 0; i < S; ++i) sp_vec_copy(n, s->st[i].Pt, s->lastPt + i * n);
     sp_vec_copy(S * m, s->L, s->lastL);
+    for (int i = 0; i < S; ++i) {
+        sp_vec_copy(n, s->st[i].Hp, s->lastHp + i * n);
+        sp_vec_copy(n, s->st[i].F, s->lastF + i * n);
+    }
     s->have_step = 1;
     s->have_prev = 1, s->last_h = h;
     sp_vec_copy(n, q1, s->last_q1), sp_vec_copy(n, p1, s->last_p1);

@@ -25,10 +25,12 @@ typedef struct sp_newton_options {
                         evaluation fewer from a good start); SP_NEWTON_STOP_BY_QUADRATIC_RATE
                         also by θ²|Δx_k| once θ ≤ 0.1, which holds only for Newton with the
                         exact Jacobian (the RATTLE family's multiplier solve sets it) */
-    int stale_updates; /* simplified Newton: factors kept from an earlier call are refreshed
-                          at the current iterate once their measured rate θ predicts more
-                          than this many further updates to the tolerance; 0 (the default)
-                          keeps them while θ < 1/2 */
+    int stale_updates; /* simplified Newton: the price of a fresh factorisation, in updates:
+                          factors are refreshed at the current iterate once their measured
+                          rate θ predicts more than this many further updates to the
+                          tolerance (see sp_newton_solve_simplified); 0 (the default) keeps
+                          them while θ < 1/2 and carries them to the next call only if they
+                          contracted at θ ≤ 1e-3 */
 } sp_newton_options;
 
 /* tol 1e-15 and 50 iterations: what every stepper of symplan starts from, and what a
@@ -68,9 +70,13 @@ int sp_newton_converged(int n, const double *x, double step, double previous, co
  * The contraction rate θ_k = |Δx_k|/|Δx_{k−1}| is measured at every iteration:
  *   - converged by the shared rule above, or once the predicted distance to the solution
  *     θ/(1 − θ)|Δx| of a linearly converging iteration is within tol·max(1, |x|);
- *   - θ ≥ 1/2: the kept Jacobian is too far off; refactor at the current iterate; also
- *     when factors from an earlier call would need more than opt->stale_updates further
- *     updates at the rate θ (when that is set);
+ *   - θ ≥ 1/2: the kept Jacobian is too far off; refactor at the current iterate;
+ *   - with opt->stale_updates > 0 (the costed rules): refactor also when the factors would
+ *     need more than stale_updates further updates at their rate; factors kept from an
+ *     earlier call are judged after the first update by the rate they had when last kept,
+ *     and carried to the next call while that rate is below 1/2; a ratio of two updates at
+ *     the round-off floor (within 1000 tol) is noise and judges nothing; an update that fell
+ *     from a full Newton step to within 10 tol at a ratio below 1e-3 ends the solve;
  *   - the rate of the update after a fresh factorisation (a full Newton step) is not used
  *     for the error estimate: it says how well that step did, not how the kept factors
  *     contract;

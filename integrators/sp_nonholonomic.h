@@ -53,6 +53,9 @@
 /* Larger models are refused (the model-level helpers keep their scratch on the stack). */
 #define SP_NH_MAX_N 12
 #define SP_NH_MAX_M 6
+/* Stages: s = 2 … SP_NH_MAX_STAGES (orders 2 … 10). */
+#define SP_NH_MIN_STAGES 2
+#define SP_NH_MAX_STAGES 6
 
 /* Where a Hamiltonian callback writes; any pointer may be NULL (not wanted). Matrices are
  * n x n, row-major: Hqq[i n + j] = ∂²H/∂q_i∂q_j, Hqp[i n + j] = ∂²H/∂q_i∂p_j,
@@ -105,14 +108,14 @@ typedef struct sp_nh_options {
     sp_nh_placement placement;
     sp_nh_lambda1 lambda1;
     sp_newton_options newton; /* default tol 1e-15, 50 iterations, warm_start off,
-                                 stale_updates 3 (used with warm_start only) */
+                                 stale_updates 6 (used with warm_start only) */
 } sp_nh_options;
 
 sp_nh_options sp_nh_options_default(void);
 
 typedef struct sp_nh sp_nh;
 
-/* An s-stage stepper (s = 2, 3, 4; order 2s − 2) for `model`, which it borrows and which
+/* An s-stage stepper (s = 2 … 6; order 2s − 2) for `model`, which it borrows and which
  * must outlive it. opt may be NULL (defaults). NULL for an invalid model (sizes, missing
  * callbacks), an unavailable s, or out of memory. */
 sp_nh *sp_nh_alloc(const sp_nh_model *model, int stages, const sp_nh_options *opt);
@@ -127,10 +130,12 @@ sp_nh_options sp_nh_get_options(const sp_nh *s);
  * Newton. On failure q, p and lam are untouched.
  * By default Newton starts every stage at (q, p, Λ_1) and refactors the Jacobian at every
  * iteration. With opt.newton.warm_start, a step from exactly where the last successful one
- * ended starts from the last step's stages extrapolated to the new ones and solves by
- * simplified Newton with a factorisation kept from earlier steps while its measured
- * contraction allows (sp_newton_solve_simplified); if that solve fails, the step starts
- * again from the plain start by full Newton. Any other step (the first, one after a
+ * ended starts from the last step continued (its stage derivatives H_p and F extrapolated
+ * to the new stage times and put into the stage equations from (q, p); its multipliers
+ * extrapolated) and solves by simplified Newton with a factorisation kept from earlier
+ * steps while its measured contraction makes that cheaper than a fresh one
+ * (sp_newton_solve_simplified, opt.newton.stale_updates); if that solve fails, the step
+ * starts again from the plain start by full Newton. Any other step (the first, one after a
  * failure, a jump) is solved as without the warm start. Either way the stages are
  * converged to the tolerance of the options. */
 sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam);

@@ -3,9 +3,9 @@
  *  "gauss"        Gauss–Legendre collocation, s = 1…6, order 2s (symplectic). Computed
  *                 in extended precision from the Legendre nodes and rounded once, so
  *                 every coefficient is correct to round-off.
- *  "lobatto_iiia" Lobatto IIIA, s = 2…5, order 2s − 2 (s = 5 computed in extended
- *                 precision like Gauss, the others closed forms).
- *  "lobatto_iiib" Lobatto IIIB, s = 2…5 (the partner of IIIA; same b and c).
+ *  "lobatto_iiia" Lobatto IIIA, s = 2…6, order 2s − 2 (s ≥ 5 computed in extended
+ *                 precision from the Lobatto nodes, like the Gauss tables).
+ *  "lobatto_iiib" Lobatto IIIB, s = 2…6 (the partner of IIIA; same b and c).
  *
  * Explicit tables, with their embedded error estimators, are loaded by name with
  * sp_tableau_explicit_get (a separate struct: DOP853 has 12 stages and two estimators):

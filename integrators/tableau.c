@@ -1,9 +1,7 @@
 /* Runge–Kutta tables. Gauss–Legendre: nodes c_i are the roots of the shifted Legendre
  * polynomial P_s(2x − 1), weights b_j = ∫₀¹ ℓ_j and a_ij = ∫₀^{c_i} ℓ_j (collocation;
  * HLW II.1.3), each integral evaluated exactly by the s-point Gauss rule on [0, c_i].
- * Lobatto IIIA/IIIB: HLW II.1.4; closed forms for s = 2…4, and for s = 5 computed the
- * same way as Gauss: nodes 0, 1 and the roots of P'_{s−1}(2x − 1), IIIA by collocation,
- * IIIB from the pair condition b_i â_ij + b_j a_ji = b_i b_j. */
+ * Lobatto IIIA/IIIB: HLW II.1.4; s ≥ 5 computed likewise from the Lobatto nodes. */
 #include <math.h>
 #include <string.h>
 
@@ -36,43 +34,49 @@ static real lagrange(int s, const real *c, int j, real x)
     return l;
 }
 
-/* The s-point Gauss rule on [0, 1]: nodes c (increasing) and weights w. */
-static void gauss_rule(int s, real *c, real *w)
+static const real pi_l = 3.141592653589793238462643383279502884L;
+
+/* The s-point Gauss rule on [0, 1]: nodes x (increasing) and weights w. */
+static void gauss_rule(int s, real *x, real *w)
 {
-    const real pi = 3.141592653589793238462643383279502884L;
     for (int i = 0; i < s; ++i) {
         /* Newton from the classical guess; roots in increasing order */
-        real x = -cosl(pi * (i + 0.75L) / (s + 0.5L)), p, dp;
+        real r = -cosl(pi_l * (i + 0.75L) / (s + 0.5L)), p, dp;
         for (int it = 0; it < 100; ++it) {
-            legendre(s, x, &p, &dp);
+            legendre(s, r, &p, &dp);
             real dx = p / dp;
-            x -= dx;
-            if (fabsl(dx) <= 1e-19L * fabsl(x) + 1e-30L) break;
+            r -= dx;
+            if (fabsl(dx) <= 1e-19L * fabsl(r) + 1e-30L) break;
         }
-        legendre(s, x, &p, &dp);
-        c[i] = 0.5L * (1.0L + x);
-        w[i] = 1.0L / ((1.0L - x * x) * dp * dp); /* = half the [−1, 1] weight */
+        legendre(s, r, &p, &dp);
+        x[i] = 0.5L * (1.0L + r);
+        w[i] = 1.0L / ((1.0L - r * r) * dp * dp); /* = half the [−1, 1] weight */
     }
 }
 
-/* a_ij = ∫₀^{c_i} ℓ_j on the nodes c, by the s-point Gauss rule (exact: ℓ_j has degree s − 1). */
-static void collocation(int s, const real *c, real A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES])
+/* The collocation table of the nodes c: b_j = ∫₀¹ ℓ_j and a_ij = ∫₀^{c_i} ℓ_j, each
+ * integral exact by the s-point Gauss rule (ℓ_j has degree s − 1 < 2s). */
+static void collocation(int s, const real *c, real A[][SP_TABLEAU_MAX_STAGES], real *b)
 {
-    real gc[SP_TABLEAU_MAX_STAGES], gw[SP_TABLEAU_MAX_STAGES];
-    gauss_rule(s, gc, gw);
-    for (int i = 0; i < s; ++i)
-        for (int j = 0; j < s; ++j) {
+    real x[SP_TABLEAU_MAX_STAGES], w[SP_TABLEAU_MAX_STAGES];
+    gauss_rule(s, x, w);
+    for (int j = 0; j < s; ++j) {
+        b[j] = 0.0L;
+        for (int k = 0; k < s; ++k) b[j] += w[k] * lagrange(s, c, j, x[k]);
+        for (int i = 0; i < s; ++i) {
             real a = 0.0L;
-            for (int k = 0; k < s; ++k) a += gw[k] * lagrange(s, c, j, c[i] * gc[k]);
+            for (int k = 0; k < s; ++k) a += w[k] * lagrange(s, c, j, c[i] * x[k]);
             A[i][j] = c[i] * a;
         }
+    }
 }
 
 static void gauss(int s, sp_tableau *t)
 {
     real c[SP_TABLEAU_MAX_STAGES], w[SP_TABLEAU_MAX_STAGES], A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES];
+    real bw[SP_TABLEAU_MAX_STAGES]; /* = w up to round-off; the rule's own weights are kept */
     gauss_rule(s, c, w);
-    collocation(s, c, A);
+    collocation(s, c, A, bw);
     for (int i = 0; i < s; ++i) {
         t->b[i] = (double)w[i];
         t->c[i] = (double)c[i];
@@ -81,45 +85,43 @@ static void gauss(int s, sp_tableau *t)
     t->order = 2 * s;
 }
 
-/* Lobatto IIIA or IIIB with s ≥ 3 stages computed: the interior nodes are the roots of
- * P'_{s−1} (Newton with P'' from Legendre's equation, from the Chebyshev–Lobatto points),
- * the weights b_j = 1/(s(s − 1) P_{s−1}(x_j)²) on [0, 1]. */
+/* Lobatto IIIA and IIIB of s stages from the nodes: c_1 = 0, c_s = 1 and the roots of
+ * P'_{s−1}(2x − 1) between them; IIIA is the collocation table of these nodes and IIIB
+ * follows from the symplecticity condition of the pair, b_i â_ij + b_j a_ji = b_i b_j
+ * (HLW II.1.4 and IV.2.2), i.e. â_ij = b_j (1 − a_ji / b_i). */
 static void lobatto_computed(int s, int iiib, sp_tableau *t)
 {
-    const real pi = 3.141592653589793238462643383279502884L;
-    const int k = s - 1;
-    real c[SP_TABLEAU_MAX_STAGES], b[SP_TABLEAU_MAX_STAGES];
-    for (int i = 0; i < s; ++i) {
-        real x = i == 0 ? -1.0L : i == k ? 1.0L : -cosl(pi * i / k), p, dp;
-        for (int it = 0; i > 0 && i < k && it < 100; ++it) {
+    real c[SP_TABLEAU_MAX_STAGES], b[SP_TABLEAU_MAX_STAGES], A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES];
+    c[0] = 0.0L, c[s - 1] = 1.0L;
+    for (int i = 1; i < s - 1; ++i) {
+        /* Newton on P'_{s−1} from the Chebyshev–Lobatto guess, with P'' from Legendre's
+         * equation (1 − x²) P'' = 2x P' − k(k + 1) P, k = s − 1 */
+        const int k = s - 1;
+        real x = -cosl(pi_l * i / k), p, dp;
+        for (int it = 0; it < 100; ++it) {
             legendre(k, x, &p, &dp);
-            const real d2p = (2.0L * x * dp - k * (k + 1) * p) / (1.0L - x * x);
-            const real dx = dp / d2p;
+            real dx = dp * (1.0L - x * x) / (2.0L * x * dp - k * (k + 1) * p);
             x -= dx;
-            if (fabsl(dx) <= 1e-19L) break;
+            if (fabsl(dx) <= 1e-19L * fabsl(x) + 1e-30L) break;
         }
-        legendre(k, x, &p, &dp);
         c[i] = 0.5L * (1.0L + x);
-        b[i] = 1.0L / (s * k * p * p);
     }
-    real A[SP_TABLEAU_MAX_STAGES][SP_TABLEAU_MAX_STAGES];
-    collocation(s, c, A);
+    collocation(s, c, A, b);
     for (int i = 0; i < s; ++i) {
         t->b[i] = (double)b[i];
         t->c[i] = (double)c[i];
         for (int j = 0; j < s; ++j) t->A[i][j] = (double)(iiib ? b[j] * (1.0L - A[j][i] / b[i]) : A[i][j]);
     }
-    /* exact structure, free of the rounding above: IIIA's first row 0 and last row b,
-     * IIIB's first column b_1 and last column 0 */
-    for (int j = 0; j < s; ++j) {
-        if (!iiib) t->A[0][j] = 0.0, t->A[k][j] = t->b[j];
-        else t->A[j][0] = t->b[0], t->A[j][k] = 0.0;
-    }
     t->order = 2 * s - 2;
 }
 
+/* s = 2, 3, 4 in closed form (HLW II.1.4), s ≥ 5 computed. */
 static void lobatto(int s, int iiib, sp_tableau *t)
 {
+    if (s >= 5) {
+        lobatto_computed(s, iiib, t);
+        return;
+    }
     const double r5 = sqrt(5.0);
     static const double A2[2][2] = {{0, 0}, {0.5, 0.5}}, B2[2][2] = {{0.5, 0}, {0.5, 0}};
     static const double A3[3][3] = {{0, 0, 0}, {5.0 / 24, 1.0 / 3, -1.0 / 24}, {1.0 / 6, 2.0 / 3, 1.0 / 6}};
@@ -156,11 +158,10 @@ sp_status sp_tableau_get(const char *family, int stages, sp_tableau *t)
         return SP_OK;
     }
     if (family && (strcmp(family, "lobatto_iiia") == 0 || strcmp(family, "lobatto_iiib") == 0) && stages >= 2 &&
-        stages <= 5) {
+        stages <= SP_TABLEAU_MAX_STAGES) {
         int iiib = family[11] == 'b';
         t->family = iiib ? "lobatto_iiib" : "lobatto_iiia";
-        if (stages <= 4) lobatto(stages, iiib, t);
-        else lobatto_computed(stages, iiib, t);
+        lobatto(stages, iiib, t);
         return SP_OK;
     }
     return SP_ERR_INVALID;

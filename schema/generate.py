@@ -437,7 +437,7 @@ def nonholonomic(model):
     props.update({
         "params": params_schema(model),
         "scheme": nullable(d(names("lobatto"), "Lobatto IIIA-IIIB", "lobatto")),
-        "stages": nullable(d(integer(2, 4), "stages s (order 2s - 2)", 3)),
+        "stages": nullable(d(integer(2, 4 if lie else 6), "stages s (order 2s - 2)", 3)),
         "lambda1": nullable(d(names("carry", "recompute"), "the first stage multiplier",
                               "recompute" if lie else "carry")),
         "solver_tol": SOLVER_TOL,

@@ -435,3 +435,46 @@ Test(nh_run, pictures_recompute_the_invariants)
     cr_expect_null(strstr(svg, "Path in the plane"));
     free(svg);
 }
+
+/* Orders 8 and 10 from a problem file: the rolling disk with "stages": 5 and 6 and the
+ * warm-start solver, T = 2, h = 0.5 and 0.25, against its exact solution (the disk
+ * turns at rate 2 and rolls at rate 1 on a circle; q(2), p(2) as in test_nonholonomic.c);
+ * the settings say what ran. */
+Test(nh_run, rolling_disk_file_with_five_and_six_stages)
+{
+    static const double exact[8] = {-0.3784012476539641, 0.82682181043180591, 4, 2, -0.65364362086361194,
+                                    -0.7568024953079282, 2, 1};
+    for (int s = 5; s <= 6; ++s) {
+        double err[2];
+        for (int r = 0; r < 2; ++r) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     "{\"task\": \"simulate\", \"model\": \"rolling_disk\", \"q0\": [0, 0, 0, 0], \"v0\": [1, 0, 2, 1],"
+                     " \"stages\": %d, \"solver\": \"simplified_newton\", \"T\": 2, \"steps\": %d}",
+                     s, 4 << r);
+            sp_problem pb;
+            parse(text, &pb);
+            cJSON *res = sp_solve_json(&pb, NULL);
+            cr_assert_not_null(res);
+            cr_expect_str_eq(string(res, "status"), "ok");
+            const cJSON *settings = member(res, "settings");
+            cr_expect_eq(number(settings, "stages"), s);
+            cr_expect_eq(number(settings, "order"), 2 * s - 2);
+            cr_expect_str_eq(string(settings, "solver"), "simplified_newton");
+            const cJSON *tr = member(res, "trajectory");
+            err[r] = 0.0;
+            for (int j = 0; j < 2; ++j) {
+                const cJSON *rows = member(tr, j ? "p" : "q");
+                const cJSON *last = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
+                for (int i = 0; i < 4; ++i)
+                    err[r] = fmax(err[r], fabs(cJSON_GetArrayItem(last, i)->valuedouble - exact[4 * j + i]));
+            }
+            cJSON_Delete(res);
+        }
+        const double order = log2(err[0] / err[1]);
+        cr_log_info("rolling disk file, s = %d: errors at T = 2 with h = 0.5, 0.25: %.2e %.2e, order %.2f", s, err[0],
+                    err[1], order);
+        cr_expect(fabs(order - (2 * s - 2)) <= 0.3, "s = %d: observed order %.2f, expected %d", s, order, 2 * s - 2);
+        cr_expect_leq(err[1], s == 5 ? 1e-9 : 1e-12, "s = %d: error %.3e at h = 0.25", s, err[1]);
+    }
+}

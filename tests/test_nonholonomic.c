@@ -1,6 +1,7 @@
 /* Lobatto IIIA–IIIB for nonholonomic systems: integrators/sp_nonholonomic.h with the models
  * of problems/nonholonomic/sp_nh_models.h. Acceptance checks C1–C8 (named in the tests below) for
- * s = 2, 3, 4, and around them:
+ * s = 2, 3, 4 (orders 2, 4, 6; constraint, symmetry and the Newton Jacobian also for s = 5, 6,
+ * whose orders 8 and 10 are measured against the exact solutions), and around them:
  *   - the Chaplygin sleigh straightens out (θ̇ → 0) at the speed its energy allows;
  *   - RK4 on the index-reduced ODE drifts off the constraint (negative control),
  *     while it converges to the same references (so the field itself is right);
@@ -257,6 +258,36 @@ Test(nonholonomic, C4_rolling_disk_orders_against_exact)
     for (int s = 2; s <= 4; ++s) check_order("C4 rolling disk T=2", &I, s, 2.0, N[s == 4], zT);
 }
 
+/* s = 5 and 6 (orders 8 and 10) against the exact solutions: step counts where the
+ * errors stay far above round-off (rolling disk, T = 2: 3.7e-10 and 1.4e-11 at N = 8, 12
+ * for s = 5; 8e-12 and 4e-13 at N = 6, 8 for s = 6). With the warm start too: the converged
+ * stages do not depend on the solver. */
+Test(nonholonomic, C4_orders_8_and_10_against_exact)
+{
+    static const int N_disk[2][4] = {{4, 6, 8, 12}, {3, 4, 6, 8}}, N_knife56[2][4] = {{3, 4, 6, 8}, {2, 3, 4, 6}};
+    inst disk, knife;
+    bind(&disk, &sp_nh_rolling_disk);
+    bind(&knife, &sp_nh_knife_edge);
+    double zd[8], zk[6];
+    exact_state(&disk, 2.0, zd);
+    exact_state(&knife, 3.0, zk);
+    for (int s = 5; s <= 6; ++s) {
+        check_order("C4 rolling disk T=2", &disk, s, 2.0, N_disk[s - 5], zd);
+        check_order("C3 knife edge T=3", &knife, s, 3.0, N_knife56[s - 5], zk);
+        /* the warm-start solver reaches the same states */
+        sp_nh_options o = sp_nh_options_default();
+        o.newton.warm_start = 1;
+        sp_nh *warm = sp_nh_alloc(&disk.model, s, &o), *full = stepper(&disk, s, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
+        cr_assert_not_null(warm);
+        double a[8], b[8];
+        integrate(&disk, warm, 2.0, N_disk[s - 5][3], a);
+        integrate(&disk, full, 2.0, N_disk[s - 5][3], b);
+        cr_expect_leq(max_abs_diff(8, a, b), 1e-13, "s=%d: warm start and full Newton differ by %.3e", s,
+                      max_abs_diff(8, a, b));
+        sp_nh_free(warm), sp_nh_free(full);
+    }
+}
+
 Test(nonholonomic, C4_contact_oscillator_orders_against_reference)
 {
     static const int N[2][4] = {{25, 50, 100, 200}, {10, 20, 40, 80}};
@@ -284,9 +315,9 @@ Test(nonholonomic, C5_constraint_at_every_step_and_stage)
         inst I;
         bind(&I, sp_nh_model_at(k));
         const int n = I.n;
-        for (int s = 2; s <= 4; ++s) {
+        for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
             sp_nh *st = stepper(&I, s, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
-            double q[NMAX], p[NMAX], lam[MMAX], Q[4 * NMAX], Pt[4 * NMAX];
+            double q[NMAX], p[NMAX], lam[MMAX], Q[SP_NH_MAX_STAGES * NMAX], Pt[SP_NH_MAX_STAGES * NMAX];
             sp_vec_copy(n, I.q0, q), sp_vec_copy(n, I.p0, p), sp_vec_copy(I.m, I.lam0, lam);
             double at_steps = 0.0, at_stages = 0.0, reported = 0.0;
             for (int j = 0; j < 200; ++j) {
@@ -351,11 +382,14 @@ Test(nonholonomic, C6_symmetry_with_the_carried_multiplier)
     for (size_t k = 0; sp_nh_model_at(k); ++k) {
         inst I;
         bind(&I, sp_nh_model_at(k));
-        for (int s = 2; s <= 4; ++s) {
+        for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
             const double d = symmetry_defect(&I, s, SP_NH_LAMBDA_CARRY, 0.2);
             const double r = symmetry_defect(&I, s, SP_NH_LAMBDA_RECOMPUTE, 0.2);
             cr_log_info("C6 %s s=%d: defect carried %.1e, recomputed %.1e", I.type->name, s, d, r);
-            cr_expect(d <= 1e-14, "C6 %s s=%d: symmetry defect %.3e", I.type->name, s, d);
+            /* the Newton tolerance is relative to |x|, which grows with the stage count (about
+             * 10 for the disk at s = 6, where the defect is 1.8e-14) */
+            const double bound = s <= 4 ? 1e-14 : 4e-14;
+            cr_expect(d <= bound, "C6 %s s=%d: symmetry defect %.3e", I.type->name, s, d);
             /* negative control on the contact oscillator (independent Python implementation:
              * 3.6e-5 s=2, 3.5e-8 s=3) */
             if (I.type == &sp_nh_contact_oscillator && s < 4)
@@ -649,7 +683,7 @@ Test(nonholonomic_model, newton_jacobian_matches_central_differences)
         inst I;
         bind(&I, sp_nh_model_at(k));
         for (int place = 0; place < 2; ++place)
-            for (int s = 2; s <= 4; ++s) {
+            for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
                 sp_nh *st = stepper(&I, s, (sp_nh_placement)place, SP_NH_LAMBDA_CARRY);
                 const int N = sp_nh_unknowns(st);
                 cr_assert_eq(N, (2 * s - 1) * I.n + (s - (place == 0)) * I.m);
@@ -949,7 +983,7 @@ Test(nonholonomic_failures, invalid_models_and_options_are_refused)
     bind(&I, &sp_nh_knife_edge);
     cr_expect_null(sp_nh_alloc(NULL, 2, NULL));
     cr_expect_null(sp_nh_alloc(&I.model, 1, NULL));
-    cr_expect_null(sp_nh_alloc(&I.model, 5, NULL));
+    cr_expect_null(sp_nh_alloc(&I.model, SP_NH_MAX_STAGES + 1, NULL));
     sp_nh_model md = I.model;
     md.m = 3;
     cr_expect_null(sp_nh_alloc(&md, 2, NULL), "m >= n accepted");
@@ -964,10 +998,12 @@ Test(nonholonomic_failures, invalid_models_and_options_are_refused)
     cr_expect_null(sp_nh_alloc(&I.model, 2, &o), "unknown placement accepted");
     double H;
     cr_expect_eq(sp_nh_energy(&md, I.q0, I.p0, &H), SP_ERR_INVALID);
-    sp_nh *st = sp_nh_alloc(&I.model, 4, NULL);
-    cr_assert_not_null(st);
-    cr_expect_eq(sp_nh_stages(st), 4);
-    cr_expect_eq(sp_nh_order(st), 6);
-    cr_expect_eq(sp_nh_last_stages(st, NULL, NULL, NULL, NULL), SP_ERR_INVALID);
-    sp_nh_free(st);
+    for (int s = SP_NH_MIN_STAGES; s <= SP_NH_MAX_STAGES; ++s) {
+        sp_nh *st = sp_nh_alloc(&I.model, s, NULL);
+        cr_assert_not_null(st, "s = %d refused", s);
+        cr_expect_eq(sp_nh_stages(st), s);
+        cr_expect_eq(sp_nh_order(st), 2 * s - 2);
+        cr_expect_eq(sp_nh_last_stages(st, NULL, NULL, NULL, NULL), SP_ERR_INVALID);
+        sp_nh_free(st);
+    }
 }

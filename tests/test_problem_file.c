@@ -1148,7 +1148,8 @@ static const bad_case bad_cases[] = {
     /* nonholonomic models: task, scheme, stages, multiplier rule, parameters */
     {"nh_plan", NH_CONTACT, {{"task", "\"plan\""}}, "task", "contact_oscillator has simulate tasks only"},
     {"nh_unknown_scheme", NH_CONTACT, {{"scheme", "\"gauss\""}}, "scheme", "unknown scheme 'gauss' (known: lobatto)"},
-    {"nh_stages_one", NH_CONTACT, {{"stages", "1"}}, "stages", "must be between 2 and 4"},
+    {"nh_stages_one", NH_CONTACT, {{"stages", "1"}}, "stages", "must be between 2 and 6"},
+    {"nh_stages_seven", NH_CONTACT, {{"stages", "7"}}, "stages", "must be between 2 and 6"},
     {"nh_stages_five", NH_SE2, {{"stages", "5"}}, "stages", "must be between 2 and 4"},
     {"nh_stages_string", NH_SUSLOV, {{"stages", "\"3\""}}, "stages", "must be a number"},
     {"nh_unknown_lambda1",

@@ -7,8 +7,9 @@
  *   - the symplecticity condition b_i a_ij + b_j a_ji = b_i b_j for Gauss and the
  *     partitioned condition b_i â_ij + b_j a_ji = b_i b_j for the IIIA/IIIB pair;
  *   - Gauss s = 1…3 and Lobatto s = 2…4 equal their closed forms (Hairer, Lubich
- *     & Wanner, Geometric Numerical Integration, II.1.3–II.1.4); Lobatto s = 5, computed,
- *     is held to the conditions above, which determine it;
+ *     & Wanner, Geometric Numerical Integration, II.1.3–II.1.4), the computed Lobatto
+ *     s = 5, 6 their closed-form nodes and weights; the Lobatto order is exactly 2s − 2
+ *     and both Lobatto tables are symmetric;
  *   - unknown families and stage counts are refused with SP_ERR_INVALID. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -140,7 +141,7 @@ Test(tableau, gauss_equals_its_closed_forms)
 
 Test(tableau, lobatto_iiia_iiib_pair)
 {
-    for (int s = 2; s <= 5; ++s) {
+    for (int s = 2; s <= 6; ++s) {
         sp_tableau a = get_ok("lobatto_iiia", s), bh = get_ok("lobatto_iiib", s);
         cr_assert_eq(a.order, 2 * s - 2, "IIIA s=%d: order %d", s, a.order);
         cr_assert_eq(bh.order, 2 * s - 2, "IIIB s=%d: order %d", s, bh.order);
@@ -161,6 +162,25 @@ Test(tableau, lobatto_iiia_iiib_pair)
         cr_expect_leq(pair, 1.2e-16, "IIIA/IIIB s=%d: b_i â_ij + b_j a_ji − b_i b_j = %.3e", s, pair);
         /* IIIA alone is not symplectic: the pair condition is what makes the partitioned method so */
         cr_expect_geq(selfA, 1e-3, "IIIA s=%d alone satisfies the symplecticity condition (%.3e)?", s, selfA);
+        /* the order is exactly 2s − 2: the Lobatto quadrature misses x^{2s−2} */
+        const double BA_next = B_defect(&a, 2 * s - 1);
+        cr_expect_geq(BA_next, 1e-6, "Lobatto s=%d: B(%d) holds too (%.3e)", s, 2 * s - 1, BA_next);
+        /* nodes increasing and symmetric about ½, weights positive and symmetric, and each
+         * table symmetric, a_ij + a_{s+1−i, s+1−j} = b_j (HLW V.2.2: both methods are) */
+        double nodes = 0.0, adj = 0.0;
+        for (int i = 0; i < s; ++i) {
+            cr_expect(a.b[i] > 0.0, "Lobatto s=%d: b_%d = %.17g", s, i + 1, a.b[i]);
+            if (i) cr_expect(a.c[i] > a.c[i - 1], "Lobatto s=%d: nodes not increasing", s);
+            nodes = fmax(nodes, fabs(a.c[i] + a.c[s - 1 - i] - 1.0) + fabs(a.b[i] - a.b[s - 1 - i]));
+            for (int j = 0; j < s; ++j) {
+                adj = fmax(adj, fabs(a.A[i][j] + a.A[s - 1 - i][s - 1 - j] - a.b[j]));
+                adj = fmax(adj, fabs(bh.A[i][j] + bh.A[s - 1 - i][s - 1 - j] - bh.b[j]));
+            }
+        }
+        cr_log_info("Lobatto s=%d: B(%d) defect %.2e; node/weight symmetry %.1e; a_ij + a_{s+1-i,s+1-j} - b_j %.1e", s,
+                    2 * s - 1, BA_next, nodes, adj);
+        cr_expect_leq(nodes, 4e-16, "Lobatto s=%d: nodes or weights not symmetric (%.3e)", s, nodes);
+        cr_expect_leq(adj, 4e-16, "Lobatto s=%d: the tables are not symmetric (%.3e)", s, adj);
 
         /* IIIB row sums: c_i for s ≥ 3; ½ for s = 2 */
         double rowsB = row_sum_defect(&bh, bh.c);
@@ -216,13 +236,37 @@ Test(tableau, lobatto_equals_its_closed_forms)
     }
 }
 
+/* s = 5 and 6 are computed: their nodes and weights against the closed forms
+ * (Abramowitz & Stegun 25.4.32, mapped to [0, 1]): s = 5, c = ½ ± √21/14, ½ with
+ * b = 1/20, 49/180, 16/45; s = 6, c = ½ ± ½ ((7 ∓ 2√7)/21)^{1/2} with b = 1/30,
+ * (14 ± √7)/60. */
+Test(tableau, lobatto_5_and_6_nodes_and_weights_equal_their_closed_forms)
+{
+    const real r21 = sqrtl(21.0L), r7 = sqrtl(7.0L);
+    const real c5[5] = {0, 0.5L - r21 / 14, 0.5L, 0.5L + r21 / 14, 1};
+    const real b5[5] = {1.0L / 20, 49.0L / 180, 16.0L / 45, 49.0L / 180, 1.0L / 20};
+    const real xi = sqrtl((7 + 2 * r7) / 21), xo = sqrtl((7 - 2 * r7) / 21); /* roots of P_5', outer and inner */
+    const real c6[6] = {0, 0.5L - xi / 2, 0.5L - xo / 2, 0.5L + xo / 2, 0.5L + xi / 2, 1};
+    const real b6[6] = {1.0L / 30, (14 - r7) / 60, (14 + r7) / 60, (14 + r7) / 60, (14 - r7) / 60, 1.0L / 30};
+    for (int s = 5; s <= 6; ++s) {
+        sp_tableau a = get_ok("lobatto_iiia", s);
+        double d = 0.0;
+        for (int i = 0; i < s; ++i) {
+            d = fmax(d, fabs((double)(a.b[i] - (s == 5 ? b5[i] : b6[i]))));
+            d = fmax(d, fabs((double)(a.c[i] - (s == 5 ? c5[i] : c6[i]))));
+        }
+        cr_log_info("Lobatto s=%d: max |nodes, weights − closed form| = %.2e", s, d);
+        cr_expect_leq(d, 1.2e-16, "Lobatto s=%d: nodes or weights differ from their closed form by %.3e", s, d);
+    }
+}
+
 Test(tableau, unknown_family_or_stage_count_is_invalid)
 {
     struct {
         const char *family;
         int stages;
     } bad[] = {{"gauss", 0},         {"gauss", 7},         {"gauss", -1},         {"lobatto_iiia", 1},
-               {"lobatto_iiia", 6},  {"lobatto_iiib", 1},  {"lobatto_iiib", 6},   {"radau_iia", 3},
+               {"lobatto_iiia", 7},  {"lobatto_iiib", 1},  {"lobatto_iiib", 7},   {"radau_iia", 3},
                {"Gauss", 2},         {"lobatto", 3},       {"lobatto_iiic", 3},   {"lobatto_iiiab", 3},
                {"", 2},              {NULL, 2},            {"gauss ", 2},         {"gauss", 1000000}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
@@ -236,5 +280,5 @@ Test(tableau, unknown_family_or_stage_count_is_invalid)
     sp_tableau t;
     cr_expect_eq(sp_tableau_get("gauss", 6, &t), SP_OK);
     cr_expect_eq(sp_tableau_get("lobatto_iiia", 2, &t), SP_OK);
-    cr_expect_eq(sp_tableau_get("lobatto_iiib", 5, &t), SP_OK);
+    cr_expect_eq(sp_tableau_get("lobatto_iiib", 6, &t), SP_OK);
 }

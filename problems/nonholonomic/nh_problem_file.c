@@ -42,7 +42,8 @@ static int read_settings(const json_input *root, sp_problem *p, int lie)
     sp_nh_problem *v = &p->nh;
     const char *name = "lobatto";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &name) < 0) return -1;
-    if (json_integer(root, "stages", 0, 2, 4, &v->stages) < 0) return -1;
+    const int smin = lie ? SP_NH_LIE_MIN_STAGES : SP_NH_MIN_STAGES, smax = lie ? SP_NH_LIE_MAX_STAGES : SP_NH_MAX_STAGES;
+    if (json_integer(root, "stages", 0, smin, smax, &v->stages) < 0) return -1;
     name = lie ? "recompute" : "carry";
     if (json_name(root, "lambda1", 0, lambda1_name_at, "lambda1 rule", &name) < 0) return -1;
     v->recompute = strcmp(name, "recompute") == 0;
@@ -287,7 +288,7 @@ static void nh_describe(size_t i, sp_model_info *out)
     if (i < n) {
         out->description = sp_nh_model_at(i)->description;
         snprintf(out->notes, sizeof out->notes,
-                 "scheme lobatto, stages 2-4, lambda1 carry|recompute, solver newton|simplified_newton");
+                 "scheme lobatto, stages 2-6, lambda1 carry|recompute, solver newton|simplified_newton");
         return;
     }
     const sp_nh_lie_type *t = sp_nh_lie_type_at(i - n);
