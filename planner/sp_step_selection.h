@@ -43,10 +43,15 @@ typedef struct sp_step_selection {
     sp_step_trial trials[SP_STEP_SELECTION_MAX_TRIALS];
     sp_run_work work; /* of every trial run */
     long steps_done;  /* by every trial run */
+    /* SP_ERR_TOO_MANY_STEPS for memory: the final run the search asked for (memory_steps
+     * steps) would need memory_needed bytes, above pb->memory_budget; 0 otherwise */
+    int memory_steps;
+    double memory_needed, memory_limit;
 } sp_step_selection;
 
 /* Searches the step count for pb->error_tolerance within pb->step_budget, leaving what
- * the final run may still spend to the caller (step_budget − sel->work.attempts). */
+ * the final run may still spend to the caller (step_budget − sel->work.attempts), and for
+ * a final run whose trajectory fits pb->memory_budget. */
 void sp_step_select(const sp_family *f, const sp_problem *pb, const sp_progress *progress, sp_step_selection *sel);
 
 /* The "step_selection" block of a result. */

@@ -1,10 +1,12 @@
 /* Step selection by Richardson extrapolation over whole runs (sp_step_selection.h). */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/sp_step_selection.h"
+#include "problems/sp_limits.h"
 
 /* A first pair of 16 and 32 steps costs little next to any run worth a tolerance, and is
  * fine enough for the estimate of most problems to be in its asymptotic range. */
@@ -124,6 +126,16 @@ void sp_step_select(const sp_family *f, const sp_problem *pb, const sp_progress 
             sel->status = SP_ERR_TOO_MANY_STEPS;
             return;
         }
+        sp_problem final = *pb;
+        final.steps = 2 * N;
+        const double memory = sp_problem_memory_estimate(&final);
+        if (pb->memory_budget > 0.0 && memory > pb->memory_budget) {
+            sel->status = SP_ERR_TOO_MANY_STEPS;
+            sel->memory_steps = 2 * N;
+            sel->memory_needed = memory;
+            sel->memory_limit = pb->memory_budget;
+            return;
+        }
         double error = INFINITY;
         sp_status st = pair(f, pb, progress, N, sel, &error);
         if (st != SP_OK && !step_too_large(st)) {
@@ -160,6 +172,17 @@ void sp_step_selection_json(const sp_step_selection *sel, double T, cJSON *resul
         cJSON_AddNumberToObject(block, "estimated_error", sel->estimated_error);
     }
     cJSON_AddBoolToObject(block, "reached", sel->reached);
+    if (sel->memory_needed > 0.0) {
+        char need[32], limit[32], text[320];
+        sp_format_bytes(sel->memory_needed, need, sizeof need);
+        sp_format_bytes(sel->memory_limit, limit, sizeof limit);
+        snprintf(text, sizeof text,
+                 "%d steps would need about %s for the trajectory and the result, above the limit %s (raise it "
+                 "with --max-memory, or record fewer rows with record_every)",
+                 sel->memory_steps, need, limit);
+        cJSON_DeleteItemFromObjectCaseSensitive(result, "message");
+        cJSON_AddStringToObject(result, "message", text);
+    }
     cJSON *trials = cJSON_AddArrayToObject(block, "trial_runs");
     for (int i = 0; i < sel->n_trials; ++i) {
         const sp_step_trial *t = &sel->trials[i];

@@ -134,6 +134,10 @@ sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits,
         char need_text[32], limit_text[32];
         sp_format_bytes(need, need_text, sizeof need_text);
         sp_format_bytes(L->memory, limit_text, sizeof limit_text);
+        if (pb->steps == 0) /* error_tolerance picks the steps later; even none do not fit */
+            return fail(err, "error_tolerance",
+                        "the result needs about %s before any step, above the limit %s (raise it with --max-memory)",
+                        need_text, limit_text);
         return fail(err, "steps",
                     "%d steps need about %s for the trajectory and the result, above the limit %s "
                     "(raise it with --max-memory)",

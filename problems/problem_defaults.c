@@ -42,6 +42,7 @@ void sp_problem_defaults(sp_problem *p)
     p->solver_tol = sp_newton_options_default().tol;
     p->record_every = 1;
     p->step_budget = sp_limits_default().steps;
+    p->memory_budget = sp_limits_default().memory;
 
     p->cubic.group = sp_group_so3;
     p->cubic.space = SP_SPACE_SPHERE;

@@ -71,6 +71,7 @@ static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_p
                        cJSON_GetArraySize(targets), limits->targets);
     if (st == 1) st = read_problem(&root, out);
     out->step_budget = limits->steps;
+    out->memory_budget = limits->memory;
     cJSON_Delete(doc);
     if (st == 1 && sp_problem_check_limits(out, limits, err) != SP_OK) st = -1;
     if (st != 1) {

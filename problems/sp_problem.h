@@ -163,6 +163,9 @@ typedef struct sp_problem {
     /* most steps a run may attempt, an adaptive method's rejected ones included: the
      * resource limit of sp_limits.h (<= 0: no bound) */
     long step_budget;
+    /* most bytes a run's trajectory and result may take (sp_limits.h; <= 0: no bound):
+     * checked when the file is read, and again for the step count error_tolerance picks */
+    double memory_budget;
     sp_cubic_spline cubic;
 
     /* initial state: g0 (identity unless given), ξ0; for simulate also ν0, p0 */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "planner/sp_solve.h"
+#include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "support.h"
 
@@ -190,6 +191,31 @@ Test(step_selection, budget_bounds_the_search)
     cJSON_ArrayForEach(trial, cJSON_GetObjectItemCaseSensitive(sel, "trial_runs")) spent +=
         (long)number_at(trial, "steps");
     cr_expect_leq(spent, 5000);
+    cJSON_Delete(result);
+    sp_problem_free(&pb);
+}
+
+/* The memory limit holds for the step count the search picks, not only for the file's:
+ * a final run whose rows would not fit ends the search with too_many_steps and a message
+ * that names the limit, before that run is made. */
+Test(step_selection, memory_limit_bounds_the_chosen_steps)
+{
+    const char text[] = "{" PENDULUM ", \"error_tolerance\": 1e-9}";
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s: %s", err.path, err.message);
+    sp_problem small = pb;
+    small.steps = 64;
+    pb.memory_budget = sp_problem_memory_estimate(&small); /* room for 64 steps' rows, not more */
+    cJSON *result = sp_solve_json(&pb, NULL);
+    cr_assert_not_null(result);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "status")), "too_many_steps");
+    const char *message = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(result, "message"));
+    cr_expect(message && strstr(message, "--max-memory"), "message: %s", message ? message : "(none)");
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(result, "step_selection");
+    const cJSON *trial;
+    cJSON_ArrayForEach(trial, cJSON_GetObjectItemCaseSensitive(sel, "trial_runs"))
+        cr_expect_leq(number_at(trial, "steps"), 64.0, "a trial run of %g steps", number_at(trial, "steps"));
     cJSON_Delete(result);
     sp_problem_free(&pb);
 }
