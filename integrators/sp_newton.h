@@ -49,6 +49,18 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
                           int *iterations);
 sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
                                int *iterations);
+/* The fixed point for a caller with another solver to fall back on. Its updates need not
+ * shrink monotonically, so it judges by the mean rate since the first update,
+ * θ̄_k = (|Δx_k|/|Δx_1|)^(1/(k−1)), of every update the stopping rule did not accept:
+ *   - it gives up (SP_ERR_NO_CONVERGENCE, x at the last iterate) once θ̄_k ≥ 1 (no net
+ *     contraction), or, when max_to_go > 0 and k ≥ 3, once θ̄_k predicts more than
+ *     max_to_go further updates to the tolerance;
+ *   - it stops once θ = max(θ̄_k, |Δx_k|/|Δx_{k−1}|) bounds what is still to come,
+ *     θ/(1 − θ)|Δx_k|, by the tolerance (opt->rate_stop is for single ratios: leave it 0);
+ *   - an update that did not shrink counts as round-off only within 10·tol·max(1, |x|).
+ * *rate (may be NULL) receives the last θ̄ (0 when fewer than two updates were taken). */
+sp_status sp_fixed_point_solve_guarded(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
+                                       const sp_newton_options *opt, int max_to_go, double *rate, int *iterations);
 
 /* Simplified Newton (Hairer & Wanner, Solving Ordinary Differential Equations II, 2nd ed.,
  * 1996, Sect. IV.8): x ← x − J⁻¹r(x) with one LU factorisation of J kept in w across
