@@ -38,7 +38,7 @@ struct sp_index1 {
     int *pivots;
     double h, q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N];
     int iterations, sweeps, factorizations, have_step;
-    int newton_last;         /* the last step was solved by Newton: the factors it kept fit the next */
+    int newton_last;           /* the last step was solved by Newton: the factors it kept fit the next */
     int auto_skip, auto_fails; /* SP_INDEX1_AUTO: steps left to go to Newton; hand-overs in a row */
     /* The last successful step, for the predictor: its stage derivatives (v_j, H_q,j), its
      * size and where it ended. */
@@ -316,8 +316,8 @@ static sp_status solve_stages(sp_index1 *s, int *fixed_point)
     o.rate_stop = 0;
     double rate = 0.0;
     int sweeps = 0;
-    sp_status st = sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &o, solver == SP_INDEX1_AUTO ? AUTO_SWEEPS(s->s) : 0,
-                                                &rate, &sweeps);
+    sp_status st = sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &o,
+                                                solver == SP_INDEX1_AUTO ? AUTO_SWEEPS(s->s) : 0, &rate, &sweeps);
     s->sweeps += sweeps, s->iterations += sweeps;
     if (st == SP_OK) {
         *fixed_point = 1;

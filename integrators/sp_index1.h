@@ -48,12 +48,7 @@ void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt); /* defau
  * a jump) starts plainly with a fresh Jacobian. They are not the default: on the vehicle's
  * straight line (tests/test_index1.c, A4) the exact zeros of the plain start keep an
  * unstable mode at rest, and the extrapolation's round-off wakes it. */
-typedef enum {
-    SP_INDEX1_NEWTON,
-    SP_INDEX1_SIMPLIFIED_NEWTON,
-    SP_INDEX1_FIXED_POINT,
-    SP_INDEX1_AUTO
-} sp_index1_solver;
+typedef enum { SP_INDEX1_NEWTON, SP_INDEX1_SIMPLIFIED_NEWTON, SP_INDEX1_FIXED_POINT, SP_INDEX1_AUTO } sp_index1_solver;
 void sp_index1_set_solver(sp_index1 *s, sp_index1_solver solver);
 
 /* One step of size h from (q0, p0) to (q1, p1) (which may alias the inputs); lam1, when

@@ -145,7 +145,10 @@ int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
 }
 
 /* The Newton solvers, the first two of sp_stage_solver_at. */
-static const char *newton_stage_solver_at(size_t i) { return i <= SP_STAGE_SIMPLIFIED_NEWTON ? sp_stage_solver_at(i) : NULL; }
+static const char *newton_stage_solver_at(size_t i)
+{
+    return i <= SP_STAGE_SIMPLIFIED_NEWTON ? sp_stage_solver_at(i) : NULL;
+}
 
 static int read_solver_among(const json_input *root, sp_problem *p, json_name_at_fn name_at)
 {

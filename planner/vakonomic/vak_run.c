@@ -13,10 +13,14 @@
 static sp_index1_solver index1_solver(sp_stage_solver s)
 {
     switch (s) {
-    case SP_STAGE_SIMPLIFIED_NEWTON: return SP_INDEX1_SIMPLIFIED_NEWTON;
-    case SP_STAGE_FIXED_POINT: return SP_INDEX1_FIXED_POINT;
-    case SP_STAGE_AUTO: return SP_INDEX1_AUTO;
-    default: return SP_INDEX1_NEWTON;
+    case SP_STAGE_SIMPLIFIED_NEWTON:
+        return SP_INDEX1_SIMPLIFIED_NEWTON;
+    case SP_STAGE_FIXED_POINT:
+        return SP_INDEX1_FIXED_POINT;
+    case SP_STAGE_AUTO:
+        return SP_INDEX1_AUTO;
+    default:
+        return SP_INDEX1_NEWTON;
     }
 }
 

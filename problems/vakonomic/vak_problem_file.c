@@ -126,7 +126,8 @@ static const char *vak_model_at(size_t i) { return sp_vak_model_at(i) ? sp_vak_m
 static void vak_describe(size_t i, sp_model_info *out)
 {
     out->description = sp_vak_model_at(i)->description;
-    snprintf(out->notes, sizeof out->notes, "scheme gauss, stages 1-6, solver newton|simplified_newton|fixed_point|auto");
+    snprintf(out->notes, sizeof out->notes,
+             "scheme gauss, stages 1-6, solver newton|simplified_newton|fixed_point|auto");
 }
 
 const problem_family vakonomic_problem_family = {
