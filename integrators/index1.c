@@ -312,11 +312,9 @@ static sp_status solve_stages(sp_index1 *s, int *fixed_point)
         return solve_newton(s, solver == SP_INDEX1_AUTO ? SP_INDEX1_SIMPLIFIED_NEWTON : solver);
     }
     sp_vec_copy(s->N, s->x, s->x_start);
-    sp_newton_options o = s->opt;
-    o.rate_stop = 0;
     double rate = 0.0;
     int sweeps = 0;
-    sp_status st = sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &o,
+    sp_status st = sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &s->opt,
                                                 solver == SP_INDEX1_AUTO ? AUTO_SWEEPS(s->s) : 0, &rate, &sweeps);
     s->sweeps += sweeps, s->iterations += sweeps;
     if (st == SP_OK) {
