@@ -24,6 +24,12 @@
 #define AUTO_SWEEPS(s) (10 + 2 * (s))
 #define AUTO_MAX_FAILS 7
 
+/* A step more than this many times the last one starts plainly: the prediction's error
+ * grows as the ratio to the power s + 2, and from a start that far off Newton can settle
+ * on another root of the stage equations (Heisenberg, s = 1, h = 2 after h = 0.1: a root
+ * 1e167 away, the plain start finds the one full Newton finds). */
+#define PREDICT_MAX_RATIO 2.0
+
 struct sp_index1 {
     const sp_vakonomic_model *model;
     sp_tableau tab;
@@ -34,10 +40,11 @@ struct sp_index1 {
     sp_newton_options opt;
     sp_index1_solver solver;
     double *x, *J, *X; /* unknowns; Jacobian; sensitivities N x 2n */
-    double *x_start;   /* the start of the last solve, for a fallback */
+    double *x_start;   /* the start of the last solve: for a fallback, and start_distance */
     int *pivots;
     double h, q0[SP_VAK_MAX_N], p0[SP_VAK_MAX_N];
     int iterations, sweeps, factorizations, have_step;
+    double start_distance;
     int newton_last;           /* the last step was solved by Newton: the factors it kept fit the next */
     int auto_skip, auto_fails; /* SP_INDEX1_AUTO: steps left to go to Newton; hand-overs in a row */
     /* The last successful step, for the predictor: its stage derivatives (v_j, H_q,j), its
@@ -92,6 +99,7 @@ void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt) { s->opt 
 void sp_index1_set_solver(sp_index1 *s, sp_index1_solver solver) { s->solver = solver; }
 int sp_index1_iterations(const sp_index1 *s) { return s->iterations; }
 int sp_index1_sweeps(const sp_index1 *s) { return s->sweeps; }
+double sp_index1_start_distance(const sp_index1 *s) { return s->start_distance; }
 int sp_index1_factorizations(const sp_index1 *s) { return s->factorizations; }
 
 static double *stage_Q(const sp_index1 *s, double *x, int i) { return x + i * s->n; }
@@ -307,15 +315,17 @@ static sp_status solve_stages(sp_index1 *s, int *fixed_point)
 {
     const sp_index1_solver solver = solver_of(s);
     *fixed_point = 0;
+    sp_vec_copy(s->N, s->x, s->x_start);
     if (!tries_fixed_point(s, solver)) {
         if (solver == SP_INDEX1_AUTO) --s->auto_skip;
         return solve_newton(s, solver == SP_INDEX1_AUTO ? SP_INDEX1_SIMPLIFIED_NEWTON : solver);
     }
-    sp_vec_copy(s->N, s->x, s->x_start);
     double rate = 0.0;
     int sweeps = 0;
-    sp_status st = sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &s->opt,
-                                                solver == SP_INDEX1_AUTO ? AUTO_SWEEPS(s->s) : 0, &rate, &sweeps);
+    /* FIXED_POINT gives up on sweeps it could not finish within max_iter anyway */
+    sp_status st =
+        sp_fixed_point_solve_guarded(s->fixed, sweep, s, s->x, &s->opt,
+                                     solver == SP_INDEX1_AUTO ? AUTO_SWEEPS(s->s) : s->opt.max_iter, &rate, &sweeps);
     s->sweeps += sweeps, s->iterations += sweeps;
     if (st == SP_OK) {
         *fixed_point = 1;
@@ -343,9 +353,9 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
     const sp_index1_solver solver = solver_of(s);
     const int predictive = solver != SP_INDEX1_NEWTON;
     /* a step that fails before its solve reports 0; a failed step is not continued */
-    s->have_step = 0, s->iterations = 0, s->sweeps = 0, s->factorizations = 0;
-    const int continues = s->have_prev && predictive && isfinite(h / s->prev_h) && same_vec(n, q0, s->prev_q1) &&
-                          same_vec(n, p0, s->prev_p1);
+    s->have_step = 0, s->iterations = 0, s->sweeps = 0, s->factorizations = 0, s->start_distance = NAN;
+    const int continues = s->have_prev && predictive && fabs(h / s->prev_h) <= PREDICT_MAX_RATIO &&
+                          same_vec(n, q0, s->prev_q1) && same_vec(n, p0, s->prev_p1);
     s->have_prev = 0;
     /* a step that does not continue the last one owes nothing to it: its result depends on
      * its own data only */
@@ -375,6 +385,8 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
     }
     if (st == SP_OK) st = fixed_point ? eval_stages_reduced(s) : eval_stages(s, s->x, 0);
     if (st != SP_OK) return st;
+    s->start_distance = 0.0;
+    for (int i = 0; i < 2 * S * n; ++i) s->start_distance = fmax(s->start_distance, fabs(s->x[i] - s->x_start[i]));
     double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N];
     for (int k = 0; k < n; ++k) {
         double dq = 0.0, dp = 0.0;

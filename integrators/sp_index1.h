@@ -45,9 +45,8 @@ void sp_index1_set_options(sp_index1 *s, const sp_newton_options *opt); /* defau
  * The predictive solvers: a step from exactly where the last successful one ended starts
  * from the last step's stage derivatives extrapolated and integrated by the method's own
  * weights (O(h^(s+2)) from the solution); any other step (the first, one after a failure,
- * a jump) starts plainly with a fresh Jacobian. They are not the default: on the vehicle's
- * straight line (tests/test_index1.c, A4) the exact zeros of the plain start keep an
- * unstable mode at rest, and the extrapolation's round-off wakes it. */
+ * a jump, one more than twice the last) starts plainly with a fresh Jacobian. They are not
+ * the default, with which a step depends on its own data alone. */
 typedef enum { SP_INDEX1_NEWTON, SP_INDEX1_SIMPLIFIED_NEWTON, SP_INDEX1_FIXED_POINT, SP_INDEX1_AUTO } sp_index1_solver;
 void sp_index1_set_solver(sp_index1 *s, sp_index1_solver solver);
 
@@ -60,6 +59,9 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
  * sweeps among them, and its LU factorisations. */
 int sp_index1_iterations(const sp_index1 *s);
 int sp_index1_sweeps(const sp_index1 *s);
+/* How far the last step's start was from its solved stages, max |Δ| over the Q_i and P_i:
+ * the error of the prediction on a continued step (NaN after a failed step). */
+double sp_index1_start_distance(const sp_index1 *s);
 int sp_index1_factorizations(const sp_index1 *s);
 /* The exact derivative ∂(q1, p1)/∂(q0, p0) of the last successful step (2n x 2n,
  * row-major), by the implicit function theorem on the converged stage equations. */
