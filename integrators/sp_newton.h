@@ -1,5 +1,6 @@
 /* The one nonlinear solver of symplan: Newton's method with LAPACK solves, and the
- * fixed-point iteration some implicit steps prefer, sharing one stopping rule.
+ * fixed-point iteration some implicit steps prefer, sharing one stopping rule (the guarded
+ * fixed point, sp_fixed_point_solve_guarded, has its own).
  *
  * Stopping rule: the update is small, |Δx| ≤ tol·max(1, |x|); or the iteration has
  * stagnated at round-off (the update stopped shrinking while already below
