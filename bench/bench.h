@@ -3,8 +3,9 @@
 #define SP_BENCH_H
 
 /* Gauss–Legendre on index-1 (vakonomic) constraints (bench/index1_bench.c): cost per step
- * for s = 1, 2, 3, a work-precision table on the Heisenberg problem, and classical RK4 on
- * the eliminated ODE as the non-geometric baseline. Prints; asserts nothing. */
+ * for s = 1 … 6 with each stage solver, a work-precision table on the Heisenberg problem,
+ * and classical RK4 on the eliminated ODE as the non-geometric baseline. Prints; asserts
+ * nothing. */
 void bench_index1(void);
 
 /* Lobatto IIIA–IIIB on nonholonomic constraints (bench/nh_bench.c): cost per step for

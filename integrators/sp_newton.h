@@ -1,5 +1,6 @@
 /* The one nonlinear solver of symplan: Newton's method with LAPACK solves, and the
- * fixed-point iteration some implicit steps prefer, sharing one stopping rule.
+ * fixed-point iteration some implicit steps prefer, sharing one stopping rule (the guarded
+ * fixed point, sp_fixed_point_solve_guarded, has its own).
  *
  * Stopping rule: the update is small, |Δx| ≤ tol·max(1, |x|); or the iteration has
  * stagnated at round-off (the update stopped shrinking while already below
@@ -56,6 +57,20 @@ sp_status sp_newton_solve(sp_newton *w, sp_newton_fn f, void *ctx, double *x, co
                           int *iterations);
 sp_status sp_fixed_point_solve(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x, const sp_newton_options *opt,
                                int *iterations);
+/* The fixed point for a caller with another solver to fall back on, with its own stopping
+ * rule in place of the shared one (opt->rate_stop is not read). Its updates need not
+ * shrink monotonically, so it judges contraction by the mean rate since the first update,
+ * θ̄_k = (|Δx_k|/|Δx_1|)^(1/(k−1)), with scale = max(1, |x|):
+ *   - converged once θ = max(θ̄_k, |Δx_k|/|Δx_{k−1}|) predicts what is still to come,
+ *     θ/(1 − θ)|Δx_k|, below tol·scale/100 (its error has the same sign step after step,
+ *     so it is taken well below the tolerance), or once an update did not shrink while
+ *     within 10·tol·scale (round-off);
+ *   - it gives up (SP_ERR_NO_CONVERGENCE, x at the last iterate) once θ̄_k ≥ 1 (no net
+ *     contraction), or, when max_to_go > 0 and k ≥ 3, once θ̄_k predicts more than
+ *     max_to_go further updates to tol·scale.
+ * *rate (may be NULL) receives the last θ̄ (0 when fewer than two updates were taken). */
+sp_status sp_fixed_point_solve_guarded(sp_newton *w, sp_fixed_point_fn phi, void *ctx, double *x,
+                                       const sp_newton_options *opt, int max_to_go, double *rate, int *iterations);
 
 /* The stopping rule above for a solver that runs its own loop (a small system solved in
  * place): non-zero once x, just changed by an update of norm `step`, has converged;

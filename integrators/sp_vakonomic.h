@@ -57,6 +57,10 @@ sp_status sp_vakonomic_eval(const sp_vakonomic_model *model, sp_vakonomic_point 
 /* λ(q, p); SP_ERR_SINGULAR if G M⁻¹ Gᵀ is singular (rank-deficient constraints). */
 sp_status sp_vakonomic_multiplier(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,
                                   const double *p, double *lam);
+/* λ = λ(q, p) and the fields at (q, p, λ) (v, H_q, H_λ; no derivatives) with one call of
+ * the model: the right-hand side of the eliminated ODE q̇ = v, ṗ = −H_q. */
+sp_status sp_vakonomic_eval_reduced(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,
+                                    const double *p, double *lam);
 /* Ĥ(q, p), and (when not NULL) λ(q, p) and the velocity v(q, p). */
 sp_status sp_vakonomic_hamiltonian(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,
                                    const double *p, double *H, double *lam, double *v);

@@ -59,15 +59,13 @@ static sp_status model_data(const sp_vakonomic_model *model, sp_vakonomic_point 
     return SP_OK;
 }
 
-sp_status sp_vakonomic_eval(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q, const double *p,
-                            const double *lam, int derivatives)
+/* v, H_q and H_λ at (p, λ) from the model data at q already in pt, ∇V already in pt->Hq;
+ * W = Σ_j λ_j ∂G_j/∂q is left in pt->scratch for the derivatives. */
+static void fields(sp_vakonomic_point *pt, const double *p, const double *lam)
 {
     const int n = pt->n, m = pt->m;
     const double *G = pt->G, *dG = pt->dG, *minv = pt->minv;
     double *W = pt->scratch; /* W[k][i] = Σ_j λ_j ∂G_ji/∂q_k */
-    sp_status st = model_data(model, pt, q, pt->Hq, derivatives ? pt->Hqq : NULL, derivatives);
-    if (st != SP_OK) return st;
-
     for (int i = 0; i < n; ++i) {
         double w = p[i];
         for (int j = 0; j < m; ++j) w += G[j * n + i] * lam[j];
@@ -81,6 +79,36 @@ sp_status sp_vakonomic_eval(const sp_vakonomic_model *model, sp_vakonomic_point 
         }
     for (int k = 0; k < n; ++k) pt->Hq[k] += sp_vec_dot(n, W + k * n, pt->v); /* ∇V already there */
     for (int j = 0; j < m; ++j) pt->Hl[j] = sp_vec_dot(n, G + j * n, pt->v);
+}
+
+/* λ(q, p) from the G at q already in pt: G M⁻¹ Gᵀ λ = −G M⁻¹ p. */
+static sp_status multiplier_of(const sp_vakonomic_point *pt, const double *p, double *lam)
+{
+    const int n = pt->n, m = pt->m;
+    double A[SP_VAK_MAX_M * SP_VAK_MAX_M];
+    int piv[SP_VAK_MAX_M];
+    for (int j = 0; j < m; ++j) {
+        double r = 0.0;
+        for (int i = 0; i < n; ++i) r += pt->G[j * n + i] * pt->minv[i] * p[i];
+        lam[j] = -r;
+        for (int k = 0; k < m; ++k) {
+            double a = 0.0;
+            for (int i = 0; i < n; ++i) a += pt->G[j * n + i] * pt->minv[i] * pt->G[k * n + i];
+            A[j * m + k] = a;
+        }
+    }
+    return m ? sp_linsolve(m, A, lam, 1, piv, 0) : SP_OK;
+}
+
+sp_status sp_vakonomic_eval(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q, const double *p,
+                            const double *lam, int derivatives)
+{
+    const int n = pt->n, m = pt->m;
+    const double *G = pt->G, *dG = pt->dG, *minv = pt->minv;
+    double *W = pt->scratch;
+    sp_status st = model_data(model, pt, q, pt->Hq, derivatives ? pt->Hqq : NULL, derivatives);
+    if (st != SP_OK) return st;
+    fields(pt, p, lam);
     if (!derivatives) return SP_OK;
 
     for (int i = 0; i < n; ++i)
@@ -120,24 +148,19 @@ sp_status sp_vakonomic_eval(const sp_vakonomic_model *model, sp_vakonomic_point 
 sp_status sp_vakonomic_multiplier(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,
                                   const double *p, double *lam)
 {
-    const int n = pt->n, m = pt->m;
-    if (m == 0) return SP_OK;
+    if (pt->m == 0) return SP_OK;
     double grad[SP_VAK_MAX_N];
     sp_status st = model_data(model, pt, q, grad, NULL, 0);
-    if (st != SP_OK) return st;
-    double A[SP_VAK_MAX_M * SP_VAK_MAX_M];
-    int piv[SP_VAK_MAX_M];
-    for (int j = 0; j < m; ++j) {
-        double r = 0.0;
-        for (int i = 0; i < n; ++i) r += pt->G[j * n + i] * pt->minv[i] * p[i];
-        lam[j] = -r;
-        for (int k = 0; k < m; ++k) {
-            double a = 0.0;
-            for (int i = 0; i < n; ++i) a += pt->G[j * n + i] * pt->minv[i] * pt->G[k * n + i];
-            A[j * m + k] = a;
-        }
-    }
-    return sp_linsolve(m, A, lam, 1, piv, 0);
+    return st == SP_OK ? multiplier_of(pt, p, lam) : st;
+}
+
+sp_status sp_vakonomic_eval_reduced(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,
+                                    const double *p, double *lam)
+{
+    sp_status st = model_data(model, pt, q, pt->Hq, NULL, 0);
+    if (st == SP_OK) st = multiplier_of(pt, p, lam);
+    if (st == SP_OK) fields(pt, p, lam);
+    return st;
 }
 
 sp_status sp_vakonomic_hamiltonian(const sp_vakonomic_model *model, sp_vakonomic_point *pt, const double *q,

@@ -23,8 +23,10 @@ void sp_optimizer_defaults(sp_optimizer_settings *o)
 
 const char *sp_stage_solver_at(size_t i)
 {
-    static const char *const names[] = {
-        [SP_STAGE_NEWTON] = "newton", [SP_STAGE_SIMPLIFIED_NEWTON] = "simplified_newton"};
+    static const char *const names[] = {[SP_STAGE_NEWTON] = "newton",
+                                        [SP_STAGE_SIMPLIFIED_NEWTON] = "simplified_newton",
+                                        [SP_STAGE_FIXED_POINT] = "fixed_point",
+                                        [SP_STAGE_AUTO] = "auto"};
     return i < sizeof names / sizeof *names ? names[i] : NULL;
 }
 

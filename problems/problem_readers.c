@@ -144,13 +144,29 @@ int read_horizon(const json_input *root, sp_problem *p, const char *missing_key)
     return 1;
 }
 
-int read_stage_solver(const json_input *root, sp_problem *p)
+/* The Newton solvers, the first two of sp_stage_solver_at. */
+static const char *newton_stage_solver_at(size_t i)
+{
+    return i <= SP_STAGE_SIMPLIFIED_NEWTON ? sp_stage_solver_at(i) : NULL;
+}
+
+static int read_solver_among(const json_input *root, sp_problem *p, json_name_at_fn name_at)
 {
     const char *name = sp_stage_solver_at((size_t)p->stage_solver);
-    if (json_name(root, "solver", 0, sp_stage_solver_at, "solver", &name) < 0) return -1;
-    for (size_t i = 0; sp_stage_solver_at(i); ++i)
-        if (strcmp(name, sp_stage_solver_at(i)) == 0) p->stage_solver = (sp_stage_solver)i;
+    if (json_name(root, "solver", 0, name_at, "solver", &name) < 0) return -1;
+    for (size_t i = 0; name_at(i); ++i)
+        if (strcmp(name, name_at(i)) == 0) p->stage_solver = (sp_stage_solver)i;
     return 1;
+}
+
+int read_stage_solver(const json_input *root, sp_problem *p)
+{
+    return read_solver_among(root, p, newton_stage_solver_at);
+}
+
+int read_gauss_stage_solver(const json_input *root, sp_problem *p)
+{
+    return read_solver_among(root, p, sp_stage_solver_at);
 }
 
 int read_record_every(const json_input *root, sp_problem *p)

@@ -18,9 +18,10 @@ int read_steps(const json_input *root, sp_problem *p);
  * when neither is there the error names `missing_key`. A run chosen by error_tolerance
  * takes T alone (its step is the planner's to choose). */
 int read_horizon(const json_input *root, sp_problem *p, const char *missing_key);
-/* The optional "solver" of the vakonomic and nonholonomic models into p->stage_solver
- * (sp_stage_solver_at names the values). */
+/* The optional "solver" of the nonholonomic models into p->stage_solver: newton or
+ * simplified_newton; of the vakonomic models (Gauss steps), any sp_stage_solver_at names. */
 int read_stage_solver(const json_input *root, sp_problem *p);
+int read_gauss_stage_solver(const json_input *root, sp_problem *p);
 /* The optional "record_every" into p->record_every (sp_problem_defaults: 1). */
 int read_record_every(const json_input *root, sp_problem *p);
 /* The optional "params" of a model: {"L": 0.3, "J": [2, 3, 4], "potential": "cos_bowl"}

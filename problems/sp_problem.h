@@ -139,9 +139,13 @@ typedef struct sp_plan_settings {
 /* How the implicit steps of the vakonomic and nonholonomic (vector-space) models solve
  * their stage equations, "solver" in their files: full Newton from a plain start at every
  * step (newton), or from the last step's stages extrapolated, by simplified Newton with a
- * kept factorisation (simplified_newton: sp_newton_options.warm_start). */
-typedef enum { SP_STAGE_NEWTON, SP_STAGE_SIMPLIFIED_NEWTON } sp_stage_solver;
-/* "newton", "simplified_newton" in the order above; NULL past the end. */
+ * kept factorisation (simplified_newton: sp_newton_options.warm_start). The Gauss steps of
+ * the vakonomic models also take the fixed-point iteration of their stage equations,
+ * handing a step that does not contract to simplified Newton (fixed_point), or the fixed
+ * point while it pays and simplified Newton otherwise (auto): sp_index1_solver. */
+typedef enum { SP_STAGE_NEWTON, SP_STAGE_SIMPLIFIED_NEWTON, SP_STAGE_FIXED_POINT, SP_STAGE_AUTO } sp_stage_solver;
+/* "newton", "simplified_newton", "fixed_point", "auto" in the order above; NULL past the
+ * end. */
 const char *sp_stage_solver_at(size_t i);
 
 typedef struct sp_problem {

@@ -344,7 +344,7 @@ def vakonomic(model, task):
         "scheme": nullable(d(names("gauss"), "Gauss-Legendre Runge-Kutta", "gauss")),
         "stages": nullable(d(integer(1, 6), "stages s (order 2s)", 2)),
         "steps": STEPS,
-        "solver": STAGE_SOLVER,
+        "solver": GAUSS_STAGE_SOLVER,
         "solver_tol": SOLVER_TOL,
         "record_every": RECORD_EVERY,
     })
@@ -428,6 +428,11 @@ def holonomic(model):
 STAGE_SOLVER = nullable(d(names("newton", "simplified_newton"),
                           "the stage equations: full Newton from a plain start every step, or from the last "
                           "step's stages extrapolated by simplified Newton with a kept factorization", "newton"))
+GAUSS_STAGE_SOLVER = nullable(d(names("newton", "simplified_newton", "fixed_point", "auto"),
+                                "the stage equations: full Newton from a plain start every step; from the last "
+                                "step's stage derivatives extrapolated, by simplified Newton with a kept "
+                                "factorization, by fixed-point iteration (simplified Newton where it does not "
+                                "contract), or by the fixed point while it pays (auto)", "newton"))
 
 
 def nonholonomic(model):

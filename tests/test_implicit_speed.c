@@ -3,11 +3,18 @@
  * simplified Newton with a kept factorisation (sp_newton_solve_simplified) reach the
  * solution full Newton from the plain start reaches, with fewer factorisations, and a
  * kept Jacobian that fails on a hard step gives way to a fresh one instead of a failure;
- * the problem files choose it with "solver": "simplified_newton". */
+ * the problem files choose it with "solver": "simplified_newton".
+ *
+ * The fixed point of the Gauss stepper (SP_INDEX1_FIXED_POINT, SP_INDEX1_AUTO): every step
+ * lands where full Newton from the same state lands, the prediction is O(h^(s+2)) off, a
+ * fixed point that does not contract hands its step to Newton (and a step nothing solves
+ * is a status), auto leaves slow steps to Newton; the guarded fixed point of sp_newton.h
+ * on maps with known answers; the vakonomic problem files take "fixed_point" and "auto". */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "integrators/sp_index1.h"
@@ -31,6 +38,17 @@ static void bind_heisenberg(inst *I)
     memset(I, 0, sizeof *I);
     sp_params_default(SP_PARAM_SPEC(&sp_vak_heisenberg), &I->prm);
     sp_vak_model_bind(&sp_vak_heisenberg, &I->prm, I->mass, &I->model);
+}
+
+static const double fig3_q0[4] = {0.3, 0, 0, 3.141592653589793}, fig3_p0[4] = {0, 0, 1.09, 1}; /* the bench's */
+
+/* The vehicle at its default parameters, free (potential 0) or in the bowl (1). */
+static void bind_vehicle(inst *I, int potential)
+{
+    memset(I, 0, sizeof *I);
+    sp_params_default(SP_PARAM_SPEC(&sp_vak_parking), &I->prm);
+    I->prm.potential = potential;
+    sp_vak_model_bind(&sp_vak_parking, &I->prm, I->mass, &I->model);
 }
 
 static sp_index1 *stepper(const sp_vakonomic_model *model, int s, int warm)
@@ -343,5 +361,316 @@ Test(implicit_speed, problem_files_choose_the_solver, .timeout = 60)
         cr_expect_leq(d, 1e-11, "%s: the solvers end %.2e apart", files[f], d);
         cr_expect_eq(lu[0], it[0], "%s: full Newton factors at every iteration", files[f]);
         cr_expect_lt(lu[1], 0.5 * lu[0], "%s: %g factorisations against %g", files[f], lu[1], lu[0]);
+    }
+}
+
+/* ------------------------------------- Gauss index-1: fixed point and auto -- */
+
+static sp_index1 *stepper_with(const sp_vakonomic_model *model, int s, sp_index1_solver solver)
+{
+    sp_index1 *st = stepper(model, s, 0);
+    sp_index1_set_solver(st, solver);
+    return st;
+}
+
+/* A case of the runs below: a model, its start and a step. */
+typedef struct solver_case {
+    const char *name;
+    int model; /* 0 Heisenberg, 1 vehicle, 2 vehicle in the bowl */
+    double h;
+    int steps;
+} solver_case;
+
+static void bind_case(inst *I, const solver_case *c, const double **q0, const double **p0)
+{
+    if (c->model == 0)
+        bind_heisenberg(I), *q0 = heis_q0, *p0 = heis_p0;
+    else
+        bind_vehicle(I, c->model == 2), *q0 = fig3_q0, *p0 = fig3_p0;
+}
+
+typedef struct solver_run {
+    double z[2 * SP_VAK_MAX_N];
+    double worst_step;             /* the largest |step − full Newton's step from the same state| */
+    double sweeps, factorizations; /* per step */
+} solver_run;
+
+/* A run by `solver`; after every step, full Newton takes the same step from the same
+ * state, and the two ends are compared. */
+static solver_run run_against_newton(inst *I, const solver_case *c, int s, sp_index1_solver solver)
+{
+    const double *q0, *p0;
+    bind_case(I, c, &q0, &p0);
+    const int n = I->model.n;
+    sp_index1 *st = stepper_with(&I->model, s, solver), *full = stepper_with(&I->model, s, SP_INDEX1_NEWTON);
+    solver_run r = {.worst_step = 0.0};
+    sp_vec_copy(n, q0, r.z), sp_vec_copy(n, p0, r.z + n);
+    long sweeps = 0, lu = 0;
+    for (int k = 0; k < c->steps; ++k) {
+        double w[2 * SP_VAK_MAX_N];
+        cr_assert_eq(sp_index1_step(full, c->h, r.z, r.z + n, w, w + n, NULL), SP_OK, "%s s=%d step %d", c->name, s, k);
+        cr_assert_eq(sp_index1_step(st, c->h, r.z, r.z + n, r.z, r.z + n, NULL), SP_OK, "%s s=%d step %d", c->name, s,
+                     k);
+        sweeps += sp_index1_sweeps(st), lu += sp_index1_factorizations(st);
+        r.worst_step = fmax(r.worst_step, max_abs_diff(2 * n, r.z, w));
+    }
+    r.sweeps = (double)sweeps / c->steps, r.factorizations = (double)lu / c->steps;
+    sp_index1_free(st), sp_index1_free(full);
+    return r;
+}
+
+/* Every step of the fixed point and of auto lands where full Newton from the same state
+ * lands, to the tolerance (1e-15 relative to stage vectors of norm up to about 10); the
+ * fixed point sweeps, and the Heisenberg runs are solved by sweeps alone. */
+Test(implicit_speed, fixed_point_steps_land_where_newton_lands, .timeout = 60)
+{
+    static const solver_case cases[] = {{"Heisenberg h=0.1", 0, 0.1, 100},
+                                        {"vehicle h=0.05", 1, 0.05, 100},
+                                        {"vehicle h=0.2", 1, 0.2, 50},
+                                        {"vehicle in the bowl h=0.01", 2, 0.01, 100}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c)
+        for (int s = 1; s <= 6; ++s)
+            for (int v = 0; v < 2; ++v) {
+                const sp_index1_solver solver = v ? SP_INDEX1_AUTO : SP_INDEX1_FIXED_POINT;
+                inst I;
+                solver_run r = run_against_newton(&I, &cases[c], s, solver);
+                cr_log_info("%s s=%d %s: worst step %.1e off full Newton; %.2f sweeps, %.2f LU per step", cases[c].name,
+                            s, v ? "auto" : "fixed point", r.worst_step, r.sweeps, r.factorizations);
+                cr_expect_leq(r.worst_step, 1e-13, "%s s=%d %s: a step %.2e off full Newton's", cases[c].name, s,
+                              v ? "auto" : "fixed point", r.worst_step);
+                if (solver == SP_INDEX1_FIXED_POINT)
+                    cr_expect_gt(r.sweeps, 2.0, "%s s=%d: the fixed point did not run", cases[c].name, s);
+                if (cases[c].model == 0)
+                    cr_expect_eq(r.factorizations, 0.0, "%s s=%d %s: Newton took over", cases[c].name, s,
+                                 v ? "auto" : "fixed point");
+            }
+}
+
+/* A whole run, T = 10 on Heisenberg: the ends of fixed point, auto and full Newton agree. */
+Test(implicit_speed, fixed_point_reaches_the_full_newton_solution)
+{
+    inst I;
+    bind_heisenberg(&I);
+    for (int s = 1; s <= 6; ++s) {
+        sp_index1 *full = stepper_with(&I.model, s, SP_INDEX1_NEWTON);
+        run_out a = integrate(full, 0.1, 100);
+        for (int v = 0; v < 2; ++v) {
+            sp_index1 *st = stepper_with(&I.model, s, v ? SP_INDEX1_AUTO : SP_INDEX1_FIXED_POINT);
+            run_out b = integrate(st, 0.1, 100);
+            const double d = fmax(max_abs_diff(3, a.q, b.q), max_abs_diff(3, a.p, b.p));
+            cr_log_info("Heisenberg s=%d T=10 %s: |end − full Newton's| %.1e, %.2f sweeps/step", s,
+                        v ? "auto" : "fixed point", d, b.iterations);
+            cr_expect_leq(d, 1e-14, "s=%d %s: the runs end %.2e apart", s, v ? "auto" : "fixed point", d);
+            sp_index1_free(st);
+        }
+        sp_index1_free(full);
+    }
+}
+
+/* The prediction of a continued step is O(h^(s+2)) off the solved stages (one order more
+ * than extrapolating the last collocation polynomial): the largest start distance over
+ * T = 2 of Heisenberg at h = 0.1 and 0.05, for each predictive solver. */
+Test(implicit_speed, prediction_is_of_order_s_plus_2)
+{
+    inst I;
+    bind_heisenberg(&I);
+    static const sp_index1_solver solvers[] = {SP_INDEX1_SIMPLIFIED_NEWTON, SP_INDEX1_FIXED_POINT};
+    for (int s = 1; s <= 6; ++s)
+        for (int v = 0; v < 2; ++v) {
+            double d[2];
+            for (int k = 0; k < 2; ++k) {
+                const double h = 0.1 / (1 << k);
+                sp_index1 *st = stepper_with(&I.model, s, solvers[v]);
+                double q[3], p[3];
+                sp_vec_copy(3, heis_q0, q), sp_vec_copy(3, heis_p0, p);
+                cr_assert_eq(sp_index1_step(st, h, q, p, q, p, NULL), SP_OK);
+                d[k] = 0.0;
+                for (int j = 1; j < (int)lround(2.0 / h); ++j) {
+                    cr_assert_eq(sp_index1_step(st, h, q, p, q, p, NULL), SP_OK);
+                    d[k] = fmax(d[k], sp_index1_start_distance(st));
+                }
+                sp_index1_free(st);
+            }
+            const double order = log2(d[0] / d[1]);
+            cr_log_info("s=%d solver %d: prediction off by %.2e (h = 0.1), %.2e (h = 0.05): order %.2f", s, solvers[v],
+                        d[0], d[1], order);
+            cr_expect(order >= s + 1.7 && order <= s + 2.3, "s=%d: the prediction is of order %.2f, not %d", s, order,
+                      s + 2);
+        }
+}
+
+/* A step the fixed point cannot contract on (h = 2 on Heisenberg, continued from h = 0.1,
+ * and alone) goes to Newton and lands where full Newton lands; a step nothing solves
+ * (h = 1e4) is a status and leaves the outputs alone. */
+Test(implicit_speed, a_fixed_point_that_does_not_contract_hands_over_to_newton)
+{
+    inst I;
+    bind_heisenberg(&I);
+    for (int s = 1; s <= 6; ++s)
+        for (int v = 0; v < 2; ++v) {
+            const char *name = v ? "auto" : "fixed point";
+            sp_index1 *st = stepper_with(&I.model, s, v ? SP_INDEX1_AUTO : SP_INDEX1_FIXED_POINT);
+            sp_index1 *full = stepper_with(&I.model, s, SP_INDEX1_NEWTON);
+            double q[3], p[3];
+            sp_vec_copy(3, heis_q0, q), sp_vec_copy(3, heis_p0, p);
+            for (int k = 0; k < 5; ++k) cr_assert_eq(sp_index1_step(st, 0.1, q, p, q, p, NULL), SP_OK);
+            for (int alone = 0; alone < 2; ++alone) {
+                double qf[3], pf[3], q1[3], p1[3];
+                cr_assert_eq(sp_index1_step(full, 2.0, q, p, qf, pf, NULL), SP_OK);
+                if (alone) { /* a step that does not continue the last one */
+                    double qa[3], pa[3];
+                    cr_assert_eq(sp_index1_step(st, 0.1, heis_q0, heis_p0, qa, pa, NULL), SP_OK);
+                }
+                const sp_status rc = sp_index1_step(st, 2.0, q, p, q1, p1, NULL);
+                const int sweeps = sp_index1_sweeps(st), lu = sp_index1_factorizations(st);
+                cr_log_info("s=%d %s h=2 (%s): %s, %d sweeps, %d iterations, %d LU", s, name,
+                            alone ? "alone" : "continued", sp_status_name(rc), sweeps, sp_index1_iterations(st), lu);
+                cr_expect_eq(rc, SP_OK, "s=%d %s: the hard step failed", s, name);
+                cr_expect_geq(lu, 1, "s=%d %s: Newton never took the hard step", s, name);
+                cr_expect_lt(sweeps, 10, "s=%d %s: %d sweeps before giving up", s, name, sweeps);
+                const double d = fmax(max_abs_diff(3, q1, qf), max_abs_diff(3, p1, pf));
+                cr_expect_leq(d, 1e-12, "s=%d %s: |step − full Newton's| = %.2e on the hard step", s, name, d);
+            }
+            /* nothing converges at h = 1e4 (full Newton neither: tests/test_index1.c) */
+            double q1[3] = {7, 7, 7}, p1[3] = {7, 7, 7};
+            const sp_status rc = sp_index1_step(st, 1e4, q, p, q1, p1, NULL);
+            cr_expect_neq(rc, SP_OK, "s=%d %s: h = 1e4 converged", s, name);
+            cr_expect(q1[0] == 7 && q1[2] == 7 && p1[1] == 7, "s=%d %s: a failed step wrote its outputs", s, name);
+            cr_expect(isnan(sp_index1_start_distance(st)), "s=%d %s: a failed step reports a start distance", s, name);
+            /* and the next step is a fresh start that works */
+            cr_expect_eq(sp_index1_step(st, 0.1, q, p, q1, p1, NULL), SP_OK);
+            sp_index1_free(st), sp_index1_free(full);
+        }
+}
+
+/* Where sweeps contract slowly (Heisenberg at h = 1: about 40 sweeps a step for s = 2, 3,
+ * which the fixed point does within its 50) auto leaves the steps to simplified Newton; at
+ * h = 0.1 it sweeps. Both land where full Newton lands. */
+Test(implicit_speed, auto_leaves_slow_steps_to_newton)
+{
+    static const solver_case slow = {"Heisenberg h=1", 0, 1.0, 20}, quick = {"Heisenberg h=0.1", 0, 0.1, 50};
+    for (int s = 2; s <= 3; ++s) {
+        inst I;
+        solver_run fp = run_against_newton(&I, &slow, s, SP_INDEX1_FIXED_POINT);
+        solver_run au = run_against_newton(&I, &slow, s, SP_INDEX1_AUTO);
+        solver_run au_quick = run_against_newton(&I, &quick, s, SP_INDEX1_AUTO);
+        cr_log_info("s=%d h=1: fixed point %.2f sweeps %.2f LU, auto %.2f sweeps %.2f LU per step; h=0.1: auto %.2f "
+                    "sweeps %.2f LU",
+                    s, fp.sweeps, fp.factorizations, au.sweeps, au.factorizations, au_quick.sweeps,
+                    au_quick.factorizations);
+        cr_expect_gt(fp.sweeps, 20.0, "s=%d: the fixed point at h = 1 took %.2f sweeps only", s, fp.sweeps);
+        cr_expect_lt(au.sweeps, 5.0, "s=%d: auto swept %.2f times a step at h = 1", s, au.sweeps);
+        cr_expect_geq(au.factorizations, 0.5, "s=%d: auto factored %.2f times a step at h = 1", s, au.factorizations);
+        cr_expect_eq(au_quick.factorizations, 0.0, "s=%d: auto used Newton at h = 0.1", s);
+        cr_expect_leq(fmax(fp.worst_step, fmax(au.worst_step, au_quick.worst_step)), 1e-13,
+                      "s=%d: a step off full Newton's", s);
+    }
+}
+
+/* -------------------------------------------- the guarded fixed point itself -- */
+
+/* x ← M x + b in the plane: the fixed point x* = (I − M)⁻¹ b. */
+typedef struct affine {
+    double M[4], b[2];
+} affine;
+
+static sp_status affine_map(void *ctx, const double *x, double *x_new)
+{
+    const affine *a = ctx;
+    x_new[0] = a->M[0] * x[0] + a->M[1] * x[1] + a->b[0];
+    x_new[1] = a->M[2] * x[0] + a->M[3] * x[1] + a->b[1];
+    return SP_OK;
+}
+
+Test(implicit_speed, guarded_fixed_point_converges_or_gives_up)
+{
+    sp_newton *w = sp_newton_alloc(2);
+    cr_assert_not_null(w);
+    const sp_newton_options opt = sp_newton_options_default();
+    /* a rotation scaled by 0.3: the updates shrink by 0.3 but turn, the solution of
+     * (I − M) x = b is (1, 2) */
+    const double c = 0.3 * cos(1.3), sn = 0.3 * sin(1.3);
+    affine rot = {.M = {c, -sn, sn, c}};
+    rot.b[0] = 1 - (c * 1 - sn * 2), rot.b[1] = 2 - (sn * 1 + c * 2);
+    double x[2] = {0, 0}, rate = -1;
+    int it = 0;
+    cr_expect_eq(sp_fixed_point_solve_guarded(w, affine_map, &rot, x, &opt, 0, &rate, &it), SP_OK);
+    cr_log_info("rotating contraction: %d updates, mean rate %.3f, x = (%.17g, %.17g)", it, rate, x[0], x[1]);
+    cr_expect_leq(fabs(x[0] - 1) + fabs(x[1] - 2), 1e-15, "x = (%.17g, %.17g)", x[0], x[1]);
+    cr_expect(fabs(rate - 0.3) < 0.05, "mean rate %.3f, the map's 0.3", rate);
+    /* expanding (1.5): gives up at the second update, x at its last iterate */
+    affine grow = {.M = {1.5, 0, 0, 1.5}, .b = {1, 1}};
+    x[0] = x[1] = 0;
+    cr_expect_eq(sp_fixed_point_solve_guarded(w, affine_map, &grow, x, &opt, 0, &rate, &it), SP_ERR_NO_CONVERGENCE);
+    cr_expect_eq(it, 2, "%d updates on an expanding map", it);
+    cr_expect(rate >= 1.0 && isfinite(x[0]), "rate %.3f, x %g", rate, x[0]);
+    /* a slow contraction (0.95) needs about 700 updates to 1e-17: with max_to_go = 5 it
+     * gives up at the third; without, it runs into max_iter */
+    affine slow = {.M = {0.95, 0, 0, 0.95}, .b = {0.05, 0.1}};
+    x[0] = x[1] = 0;
+    cr_expect_eq(sp_fixed_point_solve_guarded(w, affine_map, &slow, x, &opt, 5, &rate, &it), SP_ERR_NO_CONVERGENCE);
+    cr_expect_eq(it, 3, "%d updates with max_to_go = 5", it);
+    x[0] = x[1] = 0;
+    cr_expect_eq(sp_fixed_point_solve_guarded(w, affine_map, &slow, x, &opt, 0, &rate, &it), SP_ERR_NO_CONVERGENCE);
+    cr_expect_eq(it, opt.max_iter);
+    /* and a quick one converges to round-off */
+    affine quick = {.M = {0.1, 0.05, 0, 0.1}, .b = {1, 1}};
+    x[0] = x[1] = 0;
+    cr_expect_eq(sp_fixed_point_solve_guarded(w, affine_map, &quick, x, &opt, 0, &rate, &it), SP_OK);
+    const double x1 = 1 / 0.9, x0 = (1 + 0.05 * x1) / 0.9;
+    cr_expect_leq(fabs(x[0] - x0) + fabs(x[1] - x1), 4e-16, "x = (%.17g, %.17g)", x[0], x[1]);
+    sp_newton_free(w);
+}
+
+/* ------------------------------------------------ vakonomic problem files -- */
+
+/* heisenberg.json and parking_fig3.json with "solver" set to each of the four: the file is
+ * read, the run ends where full Newton's does, settings.solver says which ran, and the
+ * fixed point factors nothing on Heisenberg. */
+Test(implicit_speed, vakonomic_files_take_the_fixed_point_and_auto, .timeout = 60)
+{
+    static const char *const files[] = {"heisenberg.json", "parking_fig3.json"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", SP_TEST_DATA, files[f]);
+        FILE *in = fopen(path, "rb");
+        cr_assert_not_null(in, "%s", path);
+        char text[1 << 16];
+        const size_t len = fread(text, 1, sizeof text - 1, in);
+        fclose(in);
+        text[len] = '\0';
+        double end[4][2 * SP_VAK_MAX_N], lu[4];
+        int n = 0;
+        for (size_t v = 0; v < 4; ++v) {
+            cJSON *doc = cJSON_Parse(text);
+            cr_assert_not_null(doc);
+            cJSON_DeleteItemFromObjectCaseSensitive(doc, "solver");
+            cJSON_AddStringToObject(doc, "solver", sp_stage_solver_at(v));
+            char *edited = cJSON_PrintUnformatted(doc);
+            cJSON_Delete(doc);
+            sp_problem pb;
+            sp_input_error err;
+            cr_assert_eq(sp_problem_parse(edited, strlen(edited), &pb, &err), SP_OK, "%s solver %s: %s: %s", files[f],
+                         sp_stage_solver_at(v), err.path, err.message);
+            cJSON_free(edited);
+            cr_expect_eq(pb.stage_solver, (sp_stage_solver)v);
+            if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
+            cJSON *res = sp_solve_json(&pb, NULL);
+            cr_assert_not_null(res);
+            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")), sp_stage_solver_at(v));
+            lu[v] = member(member(res, "work"), "factorizations")->valuedouble;
+            n = last_row(res, "q", end[v]);
+            n += last_row(res, "p", end[v] + n);
+            cJSON_Delete(res);
+            sp_problem_free(&pb);
+        }
+        for (int v = 1; v < 4; ++v) {
+            const double d = max_abs_diff(n, end[0], end[v]);
+            cr_log_info("%s %s: |end − full Newton's| %.1e, %g factorisations", files[f], sp_stage_solver_at(v), d,
+                        lu[v]);
+            cr_expect_leq(d, 1e-11, "%s %s: the ends are %.2e apart", files[f], sp_stage_solver_at(v), d);
+        }
+        if (f == 0) cr_expect_eq(lu[SP_STAGE_FIXED_POINT], 0.0, "heisenberg.json: the fixed point factored");
     }
 }

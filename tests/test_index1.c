@@ -1,6 +1,7 @@
 /* Gauss–Legendre RK on index-1 (vakonomic) constraints: integrators/sp_index1.h with the
  * models of problems/vakonomic/sp_vak_models.h. Acceptance checks A1–A8 (named in the tests below) for
- * s = 1, 2, 3, and around them:
+ * s = 1, 2, 3 (A2, A3, A7 also with the fixed-point and auto stage solvers, and the orders
+ * of s = 4, 5, 6 with every solver), and around them:
  *   - the analytic derivative blocks of sp_vakonomic_eval against central differences, and
  *     its values against the model formulas written out here;
  *   - sp_index1_step_jacobian against central differences, and its symplecticity;
@@ -80,6 +81,20 @@ static sp_index1 *gauss_stepper(const sp_vakonomic_model *model, int s)
     sp_index1 *st = sp_index1_alloc(model, &t);
     cr_assert_not_null(st, "sp_index1_alloc failed (s = %d)", s);
     return st;
+}
+
+/* The stepper with a stage solver other than the default full Newton. */
+static sp_index1 *gauss_stepper_with(const sp_vakonomic_model *model, int s, sp_index1_solver solver)
+{
+    sp_index1 *st = gauss_stepper(model, s);
+    sp_index1_set_solver(st, solver);
+    return st;
+}
+
+static const char *solver_name(sp_index1_solver solver)
+{
+    static const char *const names[] = {"newton", "simplified newton", "fixed point", "auto"};
+    return names[solver];
 }
 
 static void step_ok(sp_index1 *st, double h, const double *q0, const double *p0, double *q1, double *p1)
@@ -396,7 +411,8 @@ Test(index1_acceptance, A6_fig3_bowl_one_step_golden)
 
 /* ------------------------------------------------------------------ A2 -- */
 
-Test(index1_acceptance, A2_heisenberg_orders_at_T10)
+/* A2 with a stage solver: the independent table's errors and orders for s = 1, 2, 3. */
+static void A2_with(sp_index1_solver solver)
 {
     inst I;
     bind_heisenberg(&I);
@@ -407,7 +423,7 @@ Test(index1_acceptance, A2_heisenberg_orders_at_T10)
                                        {1.3568e-03, 2.4453e-05, 3.9575e-07, 6.2380e-09}};
     const double T = 10.0;
     for (int s = 1; s <= 3; ++s) {
-        sp_index1 *st = gauss_stepper(&I.model, s);
+        sp_index1 *st = gauss_stepper_with(&I.model, s, solver);
         double err[4], ord[3];
         for (int k = 0; k < 4; ++k) {
             double z[6];
@@ -415,8 +431,8 @@ Test(index1_acceptance, A2_heisenberg_orders_at_T10)
             err[k] = max_abs_diff(6, z, heis_yref_T10);
             if (k) ord[k - 1] = order_of(err[k - 1], err[k], T / Ns[s - 1][k - 1], T / Ns[s - 1][k]);
         }
-        cr_log_info("A2 Heisenberg s=%d: errors %.4e %.4e %.4e %.4e, orders %.3f %.3f %.3f", s, err[0], err[1], err[2],
-                    err[3], ord[0], ord[1], ord[2]);
+        cr_log_info("A2 Heisenberg s=%d %s: errors %.4e %.4e %.4e %.4e, orders %.3f %.3f %.3f", s, solver_name(solver),
+                    err[0], err[1], err[2], err[3], ord[0], ord[1], ord[2]);
         cr_expect(ord[2] >= 2 * s - 0.1 && ord[2] <= 2 * s + 0.2, "A2 s=%d: last observed order %.4f not in [%.1f, %.1f]",
                   s, ord[2], 2 * s - 0.1, 2 * s + 0.2);
         for (int k = 0; k < 4; ++k) {
@@ -425,6 +441,44 @@ Test(index1_acceptance, A2_heisenberg_orders_at_T10)
                       T / Ns[s - 1][k], err[k], table[s - 1][k], ratio);
         }
         sp_index1_free(st);
+    }
+}
+
+Test(index1_acceptance, A2_heisenberg_orders_at_T10) { A2_with(SP_INDEX1_NEWTON); }
+Test(index1_acceptance, A2_heisenberg_orders_at_T10_fixed_point) { A2_with(SP_INDEX1_FIXED_POINT); }
+Test(index1_acceptance, A2_heisenberg_orders_at_T10_auto) { A2_with(SP_INDEX1_AUTO); }
+
+/* s = 4, 5, 6 (orders 8, 10, 12) against the same independent reference (about 4e-14 from
+ * the Gauss s = 6 solution), at step sizes whose errors stay well above it: the order
+ * between the two, and the fixed point's and auto's errors equal full Newton's. */
+Test(index1_acceptance, heisenberg_orders_of_s4_to_s6_with_each_solver)
+{
+    inst I;
+    bind_heisenberg(&I);
+    static const int Ns[3][2] = {{20, 40}, {10, 20}, {10, 20}};
+    const double T = 10.0;
+    for (int s = 4; s <= 6; ++s) {
+        double newton_err[2] = {0, 0};
+        for (int v = 0; v < 3; ++v) {
+            const sp_index1_solver solver = v == 0 ? SP_INDEX1_NEWTON : v == 1 ? SP_INDEX1_FIXED_POINT : SP_INDEX1_AUTO;
+            sp_index1 *st = gauss_stepper_with(&I.model, s, solver);
+            double err[2];
+            for (int k = 0; k < 2; ++k) {
+                double z[6];
+                integrate(st, 3, T / Ns[s - 4][k], Ns[s - 4][k], heis_q0, heis_p0, z, z + 3);
+                err[k] = max_abs_diff(6, z, heis_yref_T10);
+                if (v == 0) newton_err[k] = err[k];
+                cr_expect(fabs(err[k] - newton_err[k]) <= 1e-3 * newton_err[k],
+                          "s=%d N=%d %s: error %.6e, full Newton's %.6e", s, Ns[s - 4][k], solver_name(solver), err[k],
+                          newton_err[k]);
+            }
+            const double ord = order_of(err[0], err[1], T / Ns[s - 4][0], T / Ns[s - 4][1]);
+            cr_log_info("Heisenberg s=%d %s: errors %.4e %.4e, order %.3f", s, solver_name(solver), err[0], err[1],
+                        ord);
+            cr_expect(ord >= 2 * s - 0.3 && ord <= 2 * s + 0.3, "s=%d %s: observed order %.3f", s, solver_name(solver),
+                      ord);
+            sp_index1_free(st);
+        }
     }
 }
 
@@ -438,11 +492,11 @@ typedef struct long_run {
     double mean_iterations;
 } long_run;
 
-static long_run run_long(const sp_vak_model_type *type, inst *I, int s, double h, int N, const double *q0,
-                         const double *p0)
+static long_run run_long(const sp_vak_model_type *type, inst *I, int s, sp_index1_solver solver, double h, int N,
+                         const double *q0, const double *p0)
 {
     const int n = I->model.n;
-    sp_index1 *st = gauss_stepper(&I->model, s);
+    sp_index1 *st = gauss_stepper_with(&I->model, s, solver);
     sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&I->model);
     long_run r = {0};
     double q[NMAX], p[NMAX], J0[SP_VAK_MAX_INTEGRALS], J[SP_VAK_MAX_INTEGRALS];
@@ -468,17 +522,17 @@ static long_run run_long(const sp_vak_model_type *type, inst *I, int s, double h
 }
 
 /* A3: Heisenberg, T = 1000, h = 0.1 */
-static void A3_for(int s)
+static void A3_for(int s, sp_index1_solver solver)
 {
     static const double bound[3] = {6e-5, 6e-8, 5e-11};
     inst I;
     bind_heisenberg(&I);
-    long_run r = run_long(&sp_vak_heisenberg, &I, s, 0.1, 10000, heis_q0, heis_p0);
+    long_run r = run_long(&sp_vak_heisenberg, &I, s, solver, 0.1, 10000, heis_q0, heis_p0);
     cr_assert_eq(r.n_integrals, 2); /* p_z, L_z */
     const double dH = fmax(r.dH_first, r.dH_second);
-    cr_log_info("A3 Heisenberg s=%d T=1000 h=0.1: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δp_z| %.1e, "
-                "|ΔL_z| %.1e, %.2f Newton iterations/step",
-                s, dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.mean_iterations);
+    cr_log_info("A3 Heisenberg s=%d %s T=1000 h=0.1: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δp_z| %.1e, "
+                "|ΔL_z| %.1e, %.2f iterations/step",
+                s, solver_name(solver), dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.mean_iterations);
     cr_expect_leq(r.drift[0], 1e-14, "A3 s=%d: |Δp_z| = %.3e", s, r.drift[0]);
     cr_expect_leq(r.drift[1], 1e-11, "A3 s=%d: |ΔL_z| = %.3e", s, r.drift[1]);
     cr_expect_leq(dH, bound[s - 1], "A3 s=%d: max|ΔĤ| = %.3e > %.0e", s, dH, bound[s - 1]);
@@ -487,22 +541,27 @@ static void A3_for(int s)
                   r.dH_second);
 }
 
-Test(index1_long, A3_heisenberg_T1000_s1) { A3_for(1); }
-Test(index1_long, A3_heisenberg_T1000_s2) { A3_for(2); }
-Test(index1_long, A3_heisenberg_T1000_s3) { A3_for(3); }
+Test(index1_long, A3_heisenberg_T1000_s1) { A3_for(1, SP_INDEX1_NEWTON); }
+Test(index1_long, A3_heisenberg_T1000_s2) { A3_for(2, SP_INDEX1_NEWTON); }
+Test(index1_long, A3_heisenberg_T1000_s3) { A3_for(3, SP_INDEX1_NEWTON); }
+Test(index1_long, A3_heisenberg_T1000_fixed_point)
+{
+    for (int s = 1; s <= 3; ++s) A3_for(s, SP_INDEX1_FIXED_POINT);
+}
 
 /* A7: Fig.-3 data, V = 0, T = 1000, h = 0.05 */
-static void A7_for(int s)
+static void A7_for(int s, sp_index1_solver solver)
 {
     static const double bound[3] = {1.2e-2, 6e-5, 8e-7};
     inst I;
     bind_parking(&I, 0.3, 1.0, 1.0, POT_NONE);
-    long_run r = run_long(&sp_vak_parking, &I, s, 0.05, 20000, fig3_q0, fig3_p0);
+    long_run r = run_long(&sp_vak_parking, &I, s, solver, 0.05, 20000, fig3_q0, fig3_p0);
     cr_assert_eq(r.n_integrals, 3); /* 𝒥, p_x, p_y */
     const double dH = fmax(r.dH_first, r.dH_second);
-    cr_log_info("A7 Fig.3 V=0 s=%d T=1000 h=0.05: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δ𝒥| %.1e, "
-                "|p_x| %.1e, |p_y| %.1e, %.2f Newton iterations/step",
-                s, dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.drift[2], r.mean_iterations);
+    cr_log_info("A7 Fig.3 V=0 s=%d %s T=1000 h=0.05: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δ𝒥| %.1e, "
+                "|p_x| %.1e, |p_y| %.1e, %.2f iterations/step",
+                s, solver_name(solver), dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.drift[2],
+                r.mean_iterations);
     cr_expect_leq(r.drift[1], 1e-15, "A7 s=%d: |p_x| = %.3e", s, r.drift[1]);
     cr_expect_leq(r.drift[2], 1e-15, "A7 s=%d: |p_y| = %.3e", s, r.drift[2]);
     cr_expect_leq(r.drift[0], 1e-12, "A7 s=%d: |Δ𝒥| = %.3e", s, r.drift[0]);
@@ -512,12 +571,19 @@ static void A7_for(int s)
                   r.dH_second);
 }
 
-Test(index1_long, A7_fig3_free_T1000_s1) { A7_for(1); }
-Test(index1_long, A7_fig3_free_T1000_s2) { A7_for(2); }
-Test(index1_long, A7_fig3_free_T1000_s3) { A7_for(3); }
+Test(index1_long, A7_fig3_free_T1000_s1) { A7_for(1, SP_INDEX1_NEWTON); }
+Test(index1_long, A7_fig3_free_T1000_s2) { A7_for(2, SP_INDEX1_NEWTON); }
+Test(index1_long, A7_fig3_free_T1000_s3) { A7_for(3, SP_INDEX1_NEWTON); }
+Test(index1_long, A7_fig3_free_T1000_fixed_point, .timeout = 60)
+{
+    for (int s = 1; s <= 3; ++s) A7_for(s, SP_INDEX1_FIXED_POINT);
+}
 
 /* ------------------------------------------------------------- A4, A5 -- */
 
+/* The straight line holds an unstable mode at rest (λ = 0): every stage solver keeps it,
+ * the predictive ones too (their prediction from constant stage derivatives is the line
+ * itself to round-off). */
 Test(index1_acceptance, A4_vehicle_straight_line)
 {
     inst I;
@@ -525,16 +591,18 @@ Test(index1_acceptance, A4_vehicle_straight_line)
     const double th0 = 0.7, v = 1.3, T = 10.0;
     const double q0[4] = {0.1, -0.2, th0, th0}, p0[4] = {v * cos(th0), v * sin(th0), 0, 0};
     const double qex[4] = {q0[0] + T * v * cos(th0), q0[1] + T * v * sin(th0), th0, th0};
-    for (int s = 1; s <= 3; ++s) {
-        sp_index1 *st = gauss_stepper(&I.model, s);
-        double q[4], p[4];
-        integrate(st, 4, 0.1, 100, q0, p0, q, p);
-        double eq = max_abs_diff(4, q, qex), ep = max_abs_diff(4, p, p0);
-        cr_log_info("A4 straight line s=%d T=10 h=0.1: |q_N − q_exact| %.2e, |p_N − p0| %.2e", s, eq, ep);
-        cr_expect_leq(eq, 1e-13, "A4 s=%d: |q_N − q_exact| = %.3e", s, eq);
-        cr_expect_leq(ep, 1e-14, "A4 s=%d: |p_N − p0| = %.3e", s, ep);
-        sp_index1_free(st);
-    }
+    for (int s = 1; s <= 3; ++s)
+        for (int solver = SP_INDEX1_NEWTON; solver <= SP_INDEX1_AUTO; ++solver) {
+            sp_index1 *st = gauss_stepper_with(&I.model, s, (sp_index1_solver)solver);
+            double q[4], p[4];
+            integrate(st, 4, 0.1, 100, q0, p0, q, p);
+            double eq = max_abs_diff(4, q, qex), ep = max_abs_diff(4, p, p0);
+            const char *name = solver_name((sp_index1_solver)solver);
+            cr_log_info("A4 straight line s=%d %s T=10 h=0.1: |q_N − q_exact| %.2e, |p_N − p0| %.2e", s, name, eq, ep);
+            cr_expect_leq(eq, 1e-13, "A4 s=%d %s: |q_N − q_exact| = %.3e", s, name, eq);
+            cr_expect_leq(ep, 1e-14, "A4 s=%d %s: |p_N − p0| = %.3e", s, name, ep);
+            sp_index1_free(st);
+        }
 }
 
 /* A5: circular relative equilibrium, θ = at, φ = at + π/2, (x, y) = L(cos at, sin at),

@@ -940,7 +940,7 @@ static const bad_case bad_cases[] = {
      HEIS_SIMULATE,
      {{"solver", "\"simplified\""}},
      "solver",
-     "unknown solver 'simplified' (known: newton, simplified_newton)"},
+     "unknown solver 'simplified' (known: newton, simplified_newton, fixed_point, auto)"},
     {"vak_unknown_param", PARK_SIMULATE, {{"params.gamma", "1"}}, "params.gamma", "unknown field"},
     {"vak_heisenberg_has_no_params", HEIS_SIMULATE, {{"params", "{\"L\": 0.3}"}}, "params.L", "unknown field"},
     {"vak_params_array", PARK_SIMULATE, {{"params", "[0.3, 1, 1]"}}, "params", "must be an object"},

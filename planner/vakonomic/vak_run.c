@@ -10,6 +10,20 @@
 #include "lie/sp_linalg.h"
 #include "problems/sp_result_file.h"
 
+static sp_index1_solver index1_solver(sp_stage_solver s)
+{
+    switch (s) {
+    case SP_STAGE_SIMPLIFIED_NEWTON:
+        return SP_INDEX1_SIMPLIFIED_NEWTON;
+    case SP_STAGE_FIXED_POINT:
+        return SP_INDEX1_FIXED_POINT;
+    case SP_STAGE_AUTO:
+        return SP_INDEX1_AUTO;
+    default:
+        return SP_INDEX1_NEWTON;
+    }
+}
+
 sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb)
 {
     memset(sys, 0, sizeof *sys);
@@ -23,10 +37,8 @@ sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb)
         sp_vak_system_release(sys);
         return SP_ERR_NOMEM;
     }
-    sp_index1_set_options(sys->stepper,
-                          &(sp_newton_options){.tol = pb->solver_tol,
-                                               .max_iter = 50,
-                                               .warm_start = pb->stage_solver == SP_STAGE_SIMPLIFIED_NEWTON});
+    sp_index1_set_options(sys->stepper, &(sp_newton_options){.tol = pb->solver_tol, .max_iter = 50});
+    sp_index1_set_solver(sys->stepper, index1_solver(pb->stage_solver));
     return SP_OK;
 }
 

@@ -86,7 +86,7 @@ int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_t
     const char *scheme = "gauss";
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &scheme) < 0) return -1;
     if (json_integer(root, "stages", 0, 1, 6, &v->stages) < 0) return -1;
-    if (read_stage_solver(root, p) != 1 || json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
+    if (read_gauss_stage_solver(root, p) != 1 || json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (read_steps(root, p) != 1) return -1;
     if (json_vector(root, "q0", 1, n, v->q0) != 1 || read_record_every(root, p) != 1) return -1;
@@ -126,7 +126,8 @@ static const char *vak_model_at(size_t i) { return sp_vak_model_at(i) ? sp_vak_m
 static void vak_describe(size_t i, sp_model_info *out)
 {
     out->description = sp_vak_model_at(i)->description;
-    snprintf(out->notes, sizeof out->notes, "scheme gauss, stages 1-6, solver newton|simplified_newton");
+    snprintf(out->notes, sizeof out->notes,
+             "scheme gauss, stages 1-6, solver newton|simplified_newton|fixed_point|auto");
 }
 
 const problem_family vakonomic_problem_family = {
