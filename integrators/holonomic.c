@@ -264,8 +264,8 @@ static sp_status gradient_at(sp_holonomic *s, const double *q, double *grad, con
  * It starts from the last solve's x scaled by (h/h_last)² — Λ is the impulse of the
  * constraint force over the step, ≈ (h/2)λ(t), and λ changes little from one (sub)step to
  * the next, so the start is off by O(h³) instead of O(h²) from zero — and stops by the
- * shared rule of sp_newton.h with the measured rate (two iterations where the size of the
- * last update alone would ask for three). */
+ * shared rule of sp_newton.h with Newton's measured quadratic rate (two iterations a
+ * substep where the size of the last update alone would ask for three). */
 static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, const double *G0, const double *pt,
                                    double *q1, double *p_half)
 {
