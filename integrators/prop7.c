@@ -15,11 +15,15 @@
 
 #include "integrators/sp_linsolve.h"
 #include "integrators/sp_prop7.h"
+#include "integrators/sp_tableau.h"
 #include "lie/sp_linalg.h"
 
 #define NMAX SP_VAK_MAX_N
 #define MMAX SP_VAK_MAX_M
 #define KMAX SP_PROP7_MAX_K
+
+/* Steps the predictor extrapolates from: a cubic through the last four. */
+#define HISTORY 4
 
 struct sp_prop7 {
     const sp_prop7_model *model;
@@ -31,6 +35,11 @@ struct sp_prop7 {
     int iterations;
     /* the Newton solve of the current step */
     double h, q0[NMAX], p0[NMAX], Dh0[KMAX * NMAX];
+    /* the predictor: the last steps of the trajectory that ends at (last_q, last_p), newest
+     * first, each by its rates d = ((q1 − q0)/h, (u − p0)/h, w/h²) (see predict) */
+    int history;
+    double rate[HISTORY][2 * NMAX + KMAX], hist_h[HISTORY];
+    double last_q[NMAX], last_p[NMAX];
 };
 
 sp_prop7 *sp_prop7_alloc(const sp_prop7_model *model)
@@ -62,8 +71,13 @@ void sp_prop7_free(sp_prop7 *s)
     free(s);
 }
 
+/* The Jacobian is exact, yet the solve keeps the stop by the size of the update: Newton's
+ * quadratic-rate stop (sp_newton.h) ends a step within the tolerance but not at round-off,
+ * and the multiplier that a Hopf-invariant potential conserves then drifts by 4.5e-14 over
+ * 2000 steps on S³ (5e-15 with the full solve; tests/test_lie_rattle.c). */
 void sp_prop7_set_options(sp_prop7 *s, const sp_newton_options *opt) { s->opt = *opt; }
 int sp_prop7_iterations(const sp_prop7 *s) { return s->iterations; }
+void sp_prop7_reset(sp_prop7 *s) { s->history = 0; }
 
 static sp_status holonomic(const sp_prop7 *s, const double *q, double *h, double *Dh)
 {
@@ -216,9 +230,70 @@ static sp_status closing_impulse(sp_prop7 *s, const double *q1, const double *pt
     return SP_OK;
 }
 
+/* The plain guess: q1 = q0 + h H_p(q0, p0), p_{1/2} = p0, ν0 = 0. */
+static sp_status plain_start(sp_prop7 *s, double h, const double *q, const double *p, double *y)
+{
+    const int n = s->n;
+    sp_status st = eliminated(s, s->aux, q, p, 0, NULL);
+    if (st != SP_OK) return st;
+    sp_vec_zero(s->N, y);
+    for (int i = 0; i < n; ++i) y[i] = q[i] + h * s->aux->v[i], y[n + i] = p[i];
+    return SP_OK;
+}
+
+/* The guess of a step of size h that continues the last ones (Hairer, Lubich & Wanner,
+ * Geometric Numerical Integration, 2nd ed., 2006, Sect. VIII.6.1: start from the last
+ * steps continued). At the solution the unknowns are increments of the known start:
+ * q1 = q0 + h·H_p at the midpoint, u = p0 − (h/2)·H_q at the midpoint (the first residual
+ * row), w = h²μ0/2; their rates d = ((q1 − q0)/h, (u − p0)/h, w/h²) vary smoothly along a
+ * trajectory (the first two are values at the midpoint of the step, the last at its
+ * start), so the polynomial through the last steps' rates, taken at the new step's
+ * midpoint and start, gives the guess (q0 + h d_q, p0 + h d_u, h² d_w). The plain guess is
+ * off by O(h) in the momentum, this one by O(h^(k+1)) from k steps (on S³, h = 0.1: 4.0
+ * Newton iterations per step become 3.2; h = 0.01: 3 become 2). Needs two steps of the same sign
+ * and |h| at most twice the last; returns 0 when it makes no guess. */
+static int predict(const sp_prop7 *s, double h, const double *q, const double *p, double *y)
+{
+    const int k = s->history, n = s->n, n2 = 2 * n, N = s->N;
+    if (k < 2 || !(fabs(h) <= 2.0 * fabs(s->hist_h[0])) || (h > 0.0) != (s->hist_h[0] > 0.0)) return 0;
+    double mid[HISTORY], start[HISTORY], wm[HISTORY], ws[HISTORY], t = 0.0;
+    for (int j = 0; j < k; ++j) {
+        t -= s->hist_h[j];
+        start[j] = t;
+        mid[j] = t + 0.5 * s->hist_h[j];
+    }
+    sp_lagrange_weights(k, mid, 0.5 * h, wm);
+    sp_lagrange_weights(k, start, 0.0, ws);
+    double d[2 * NMAX + KMAX] = {0};
+    for (int j = 0; j < k; ++j) {
+        sp_vec_axpy(n2, wm[j], s->rate[j], d);
+        sp_vec_axpy(N - n2, ws[j], s->rate[j] + n2, d + n2);
+    }
+    for (int i = 0; i < n; ++i) y[i] = q[i] + h * d[i], y[n + i] = p[i] + h * d[n + i];
+    for (int a = n2; a < N; ++a) y[a] = h * h * d[a];
+    return sp_vec_isfinite(N, y);
+}
+
+/* Keeps the rates of the step just solved (y from (q0, p0), size h) for the predictor. */
+static void remember(sp_prop7 *s, double h, const double *y, int continued)
+{
+    const int n = s->n, n2 = 2 * n, N = s->N;
+    if (!continued || (h > 0.0) != (s->hist_h[0] > 0.0)) s->history = 0;
+    const int k = s->history < HISTORY ? s->history : HISTORY - 1;
+    for (int j = k; j > 0; --j) {
+        sp_vec_copy(N, s->rate[j - 1], s->rate[j]);
+        s->hist_h[j] = s->hist_h[j - 1];
+    }
+    double *d = s->rate[0];
+    for (int i = 0; i < n; ++i) d[i] = (y[i] - s->q0[i]) / h, d[n + i] = (y[n + i] - s->p0[i]) / h;
+    for (int a = n2; a < N; ++a) d[a] = y[a] / (h * h);
+    s->hist_h[0] = h;
+    s->history = k + 1;
+}
+
 sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
 {
-    const int n = s->n, N = s->N;
+    const int n = s->n;
     double x[2 * NMAX + KMAX], F[2 * NMAX + KMAX], pt[NMAX], p1[NMAX];
     s->iterations = 0;
     if (!isfinite(h)) return SP_ERR_INVALID;
@@ -227,13 +302,18 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     sp_vec_copy(n, q, s->q0);
     sp_vec_copy(n, p, s->p0);
     sp_status st = holonomic(s, q, NULL, s->Dh0);
-    /* initial guess: q1 = q0 + h H_p(q0, p0), p_{1/2} = p0, ν0 = 0 */
-    if (st == SP_OK) st = eliminated(s, s->aux, q, p, 0, NULL);
     if (st != SP_OK) return st;
+    /* a step from exactly where the last one ended continues it */
+    const int continued = s->history > 0 && sp_vec_equal(n, q, s->last_q) && sp_vec_equal(n, p, s->last_p);
     double y[2 * NMAX + KMAX];
-    sp_vec_zero(N, y);
-    for (int i = 0; i < n; ++i) y[i] = q[i] + h * s->aux->v[i], y[n + i] = p[i];
-    st = sp_newton_solve(s->newton, newton_residual, s, y, &s->opt, &s->iterations);
+    st = SP_ERR_NO_CONVERGENCE;
+    for (int attempt = continued && predict(s, h, q, p, y) ? 0 : 1; attempt < 2 && st != SP_OK; ++attempt) {
+        /* the prediction, then (no prediction, or it led nowhere) the plain guess */
+        if (attempt == 1 && (st = plain_start(s, h, q, p, y)) != SP_OK) return st;
+        int it = 0;
+        st = sp_newton_solve(s->newton, newton_residual, s, y, &s->opt, &it);
+        s->iterations += it;
+    }
     if (st != SP_OK) return st;
     unscale(s, y, x);
     /* H_q at the converged midpoint, then p̃ = p_{1/2} − (h/2) H_q */
@@ -243,8 +323,11 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     st = closing_impulse(s, x, pt, p1);
     if (st != SP_OK) return st;
     if (!sp_vec_isfinite(n, x) || !sp_vec_isfinite(n, p1)) return SP_ERR_NONFINITE;
+    remember(s, h, y, continued);
     sp_vec_copy(n, x, q);
     sp_vec_copy(n, p1, p);
+    sp_vec_copy(n, q, s->last_q);
+    sp_vec_copy(n, p, s->last_p);
     return SP_OK;
 }
 
