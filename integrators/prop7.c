@@ -38,8 +38,9 @@ struct sp_prop7 {
     /* the predictor: the last steps of the trajectory that ends at (last_q, last_p), newest
      * first, each by its rates d = ((q1 − q0)/h, (u − p0)/h, w/h²) (see predict) */
     int history;
+    int trusted; /* the last prediction came closer than the plain guess */
     double rate[HISTORY][2 * NMAX + KMAX], hist_h[HISTORY];
-    double last_q[NMAX], last_p[NMAX];
+    double last_q[NMAX], last_p[NMAX], last_v[NMAX]; /* and H_p there */
 };
 
 sp_prop7 *sp_prop7_alloc(const sp_prop7_model *model)
@@ -77,7 +78,7 @@ void sp_prop7_free(sp_prop7 *s)
  * 2000 steps on S³ (5e-15 with the full solve; tests/test_lie_rattle.c). */
 void sp_prop7_set_options(sp_prop7 *s, const sp_newton_options *opt) { s->opt = *opt; }
 int sp_prop7_iterations(const sp_prop7 *s) { return s->iterations; }
-void sp_prop7_reset(sp_prop7 *s) { s->history = 0; }
+void sp_prop7_reset(sp_prop7 *s) { s->history = s->trusted = 0; }
 
 static sp_status holonomic(const sp_prop7 *s, const double *q, double *h, double *Dh)
 {
@@ -208,25 +209,32 @@ sp_status sp_prop7_residual(sp_prop7 *s, double h, const double *q0, const doubl
 }
 
 /* The closing impulse: p1 = p̃ − Dh(q1)ᵀν1 with Dh(q1) H_p(q1, p1, λ(q1, p1)) = 0. Since
- * w ↦ H_p(q1, w, λ(q1, w)) =: P w is linear, ν1 solves (Dh P Dhᵀ) ν1 = Dh P p̃. */
-static sp_status closing_impulse(sp_prop7 *s, const double *q1, const double *pt, double *p1)
+ * w ↦ H_p(q1, w, λ(q1, w)) =: P w is linear, ν1 solves (Dh P Dhᵀ) ν1 = Dh P p̃; and
+ * v1 = P p1 = P p̃ − Σ_b ν1_b P Dh_bᵀ, the velocity at the end, comes with it (the plain
+ * guess of the next step, against which its prediction is judged). */
+static sp_status closing_impulse(sp_prop7 *s, const double *q1, const double *pt, double *p1, double *v1)
 {
     const int n = s->n, k = s->k;
-    double Dh[KMAX * NMAX], A[KMAX * KMAX], nu[KMAX];
+    double Dh[KMAX * NMAX], A[KMAX * KMAX], nu[KMAX], P_Dh[KMAX][NMAX];
     int piv[KMAX];
     sp_status st = holonomic(s, q1, NULL, Dh);
     if (st == SP_OK) st = eliminated(s, s->aux, q1, pt, 0, NULL);
     if (st != SP_OK) return st;
+    sp_vec_copy(n, s->aux->v, v1);
     for (int a = 0; a < k; ++a) nu[a] = sp_vec_dot(n, Dh + a * n, s->aux->v);
     for (int b = 0; b < k; ++b) {
         st = eliminated(s, s->aux, q1, Dh + b * n, 0, NULL);
         if (st != SP_OK) return st;
+        sp_vec_copy(n, s->aux->v, P_Dh[b]);
         for (int a = 0; a < k; ++a) A[a * k + b] = sp_vec_dot(n, Dh + a * n, s->aux->v);
     }
     st = sp_linsolve(k, A, nu, 1, piv, 0);
     if (st != SP_OK) return st;
     sp_vec_copy(n, pt, p1);
-    for (int a = 0; a < k; ++a) sp_vec_axpy(n, -nu[a], Dh + a * n, p1);
+    for (int a = 0; a < k; ++a) {
+        sp_vec_axpy(n, -nu[a], Dh + a * n, p1);
+        sp_vec_axpy(n, -nu[a], P_Dh[a], v1);
+    }
     return SP_OK;
 }
 
@@ -293,8 +301,8 @@ static void remember(sp_prop7 *s, double h, const double *y, int continued)
 
 sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
 {
-    const int n = s->n;
-    double x[2 * NMAX + KMAX], F[2 * NMAX + KMAX], pt[NMAX], p1[NMAX];
+    const int n = s->n, N = s->N;
+    double x[2 * NMAX + KMAX], F[2 * NMAX + KMAX], pt[NMAX], p1[NMAX], v1[NMAX];
     s->iterations = 0;
     if (!isfinite(h)) return SP_ERR_INVALID;
     if (h == 0.0) return SP_OK; /* the identity */
@@ -305,11 +313,15 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     if (st != SP_OK) return st;
     /* a step from exactly where the last one ended continues it */
     const int continued = s->history > 0 && sp_vec_equal(n, q, s->last_q) && sp_vec_equal(n, p, s->last_p);
-    double y[2 * NMAX + KMAX];
+    double y[2 * NMAX + KMAX], guess[2 * NMAX + KMAX];
+    const int predicted = continued && predict(s, h, q, p, guess);
     st = SP_ERR_NO_CONVERGENCE;
-    for (int attempt = continued && predict(s, h, q, p, y) ? 0 : 1; attempt < 2 && st != SP_OK; ++attempt) {
-        /* the prediction, then (no prediction, or it led nowhere) the plain guess */
-        if (attempt == 1 && (st = plain_start(s, h, q, p, y)) != SP_OK) return st;
+    for (int attempt = predicted && s->trusted ? 0 : 1; attempt < 2 && st != SP_OK; ++attempt) {
+        /* the prediction, then (none, or it led nowhere) the plain guess */
+        if (attempt == 0)
+            sp_vec_copy(N, guess, y);
+        else if ((st = plain_start(s, h, q, p, y)) != SP_OK)
+            return st;
         int it = 0;
         st = sp_newton_solve(s->newton, newton_residual, s, y, &s->opt, &it);
         s->iterations += it;
@@ -320,14 +332,24 @@ sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p)
     st = residual(s, h, s->q0, s->p0, s->Dh0, x, F, NULL);
     if (st != SP_OK) return st;
     for (int i = 0; i < n; ++i) pt[i] = x[n + i] - 0.5 * h * s->pt->Hq[i];
-    st = closing_impulse(s, x, pt, p1);
+    st = closing_impulse(s, x, pt, p1, v1);
     if (st != SP_OK) return st;
     if (!sp_vec_isfinite(n, x) || !sp_vec_isfinite(n, p1)) return SP_ERR_NONFINITE;
+    /* The next step uses a prediction only if this one came closer to the solution than
+     * the plain guess (q0 + h v0, p0, 0) did: where the steps are too long for the
+     * polynomial to mean anything (h = 10 on S³) it would take Newton elsewhere. */
+    s->trusted = 0;
+    if (predicted) {
+        double plain[2 * NMAX + KMAX] = {0};
+        for (int i = 0; i < n; ++i) plain[i] = q[i] + h * s->last_v[i], plain[n + i] = p[i];
+        s->trusted = sp_vec_dist(N, guess, y) < sp_vec_dist(N, plain, y);
+    }
     remember(s, h, y, continued);
     sp_vec_copy(n, x, q);
     sp_vec_copy(n, p1, p);
     sp_vec_copy(n, q, s->last_q);
     sp_vec_copy(n, p, s->last_p);
+    sp_vec_copy(n, v1, s->last_v);
     return SP_OK;
 }
 
