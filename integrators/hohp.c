@@ -42,6 +42,12 @@ struct sp_hohp {
     double mu[HISTORY][SP_LIE_MAX_DIM]; /* their interval momenta μ */
     double h[HISTORY];                  /* and sizes, all of one sign */
     sp_hohp_state last;                 /* what the newest of them returned */
+    /* the extrapolation weights last computed, for k steps of sizes key[1..k] to one of
+     * size key[0]: steps of one size reuse them rather than recompute a dozen quotients (a
+     * whole step costs 0.3 to 0.5 µs, and the predictor must cost less than the update it
+     * saves) */
+    int weights_k;
+    double weights[HISTORY], key[HISTORY + 1];
 };
 
 /* The data of one implicit solve for x = ξ_{k+1}. */
@@ -158,18 +164,22 @@ static int continues(const sp_hohp *s, const sp_hohp_state *in, int n)
  * dτ ≈ I is off by O(h³)). Times are counted from the end of the last step; at least two
  * steps are needed, and a step more than twice as long as the last one is not
  * extrapolated. Returns 0 when it makes no prediction. */
-static int predict_mu(const sp_hohp *s, double h, int n, double *mu)
+static int predict_mu(sp_hohp *s, double h, int n, double *mu)
 {
     const int k = s->history;
     if (k < 2 || !(fabs(h) <= 2.0 * fabs(s->h[0]))) return 0;
-    double t[HISTORY], w[HISTORY], start = 0.0;
-    for (int j = 0; j < k; ++j) {
-        start -= s->h[j];
-        t[j] = start + 0.5 * s->h[j];
+    if (k != s->weights_k || h != s->key[0] || !sp_vec_equal(k, s->h, s->key + 1)) {
+        double t[HISTORY], start = 0.0;
+        for (int j = 0; j < k; ++j) {
+            start -= s->h[j];
+            t[j] = start + 0.5 * s->h[j];
+        }
+        sp_lagrange_weights(k, t, 0.5 * h, s->weights);
+        s->weights_k = k, s->key[0] = h;
+        sp_vec_copy(k, s->h, s->key + 1);
     }
-    sp_lagrange_weights(k, t, 0.5 * h, w);
     sp_vec_zero(n, mu);
-    for (int j = 0; j < k; ++j) sp_vec_axpy(n, w[j], s->mu[j], mu);
+    for (int j = 0; j < k; ++j) sp_vec_axpy(n, s->weights[j], s->mu[j], mu);
     return sp_vec_isfinite(n, mu);
 }
 
@@ -187,7 +197,10 @@ static void remember(sp_hohp *s, double h, const double *mu, const sp_hohp_state
     sp_vec_copy(n, mu, s->mu[0]);
     s->h[0] = h;
     s->history = k + 1;
-    s->last = *out;
+    sp_vec_copy(s->config.group->elem_size, out->g, s->last.g);
+    sp_vec_copy(n, out->xi, s->last.xi);
+    sp_vec_copy(n, out->nu, s->last.nu);
+    sp_vec_copy(n, out->p, s->last.p);
 }
 
 /* One step in dimension n; instantiated below for n = 3 and for any n. */
@@ -247,7 +260,15 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
      * (|ν| ten times that of the test data at h = 0.1, exp) the extrapolation is off by more
      * and cost the fixed point up to two iterations more. Judged before out (which may
      * alias in) is written. */
-    s->trusted = predicted && sp_vec_dist(n, mu_guess, mu) < sp_vec_dist(n, in->nu, mu);
+    if (predicted) {
+        double e_guess = 0.0, e_plain = 0.0;
+        for (int i = 0; i < n; ++i) {
+            e_guess += (mu_guess[i] - mu[i]) * (mu_guess[i] - mu[i]);
+            e_plain += (in->nu[i] - mu[i]) * (in->nu[i] - mu[i]);
+        }
+        s->trusted = e_guess < e_plain;
+    } else
+        s->trusted = 0;
     if (interval) {
         interval->h = h;
         interval->iterations = iterations;
