@@ -30,24 +30,30 @@ int sp_hohp_solver_from_name(const char *name, sp_hohp_solver *s)
     return 0;
 }
 
-/* Interval momenta the predictor keeps: a cubic through the last four (see predict_mu). */
+/* Interval momenta the predictor keeps: a cubic through the last four (see predict_mu); a
+ * power of two (the ring's index is masked). */
 #define HISTORY 4
+/* Newton skips the predictor for at most this many steps after it did not pay (see
+ * judge_prediction). */
+#define MAX_SKIP 64
 
 struct sp_hohp {
     sp_hohp_config config;
     sp_newton *newton;
-    /* the predictor: the last steps of the trajectory that ends in `last`, newest first */
-    int history;                        /* steps kept (0: the next step starts plain) */
-    int trusted;                        /* the last prediction beat the plain guess */
+    /* the predictor: the last steps of the trajectory that ends in `last`, in a ring of
+     * HISTORY slots, the newest at `head` */
+    int history; /* steps kept (0: the next step starts plain) */
+    int head;
     double mu[HISTORY][SP_LIE_MAX_DIM]; /* their interval momenta μ */
     double h[HISTORY];                  /* and sizes, all of one sign */
     sp_hohp_state last;                 /* what the newest of them returned */
-    /* the extrapolation weights last computed, for k steps of sizes key[1..k] to one of
-     * size key[0]: steps of one size reuse them rather than recompute a dozen quotients (a
-     * whole step costs 0.3 to 0.5 µs, and the predictor must cost less than the update it
-     * saves) */
-    int weights_k;
-    double weights[HISTORY], key[HISTORY + 1];
+    int trusted;                        /* the last prediction beat the plain guess */
+    int skip, backoff;                  /* Newton: steps to go without predicting, and the next such pause */
+    /* the extrapolation weights last computed, newest step first, for steps of the sizes
+     * key (newest first, 0 past the steps kept) to one of size key_h: steps of one size
+     * reuse them rather than recompute a dozen quotients (a whole step costs 0.3 to 0.5 µs,
+     * and the predictor must cost less than the update it saves) */
+    double weights[HISTORY], key[HISTORY], key_h;
 };
 
 /* The data of one implicit solve for x = ξ_{k+1}. */
@@ -81,6 +87,7 @@ sp_hohp *sp_hohp_alloc(const sp_hohp_config *config)
      * may also stop by Newton's quadratic rate: one evaluation fewer when the start is far
      * enough off to need three updates by their size alone */
     if (s->config.solver == SP_HOHP_NEWTON) s->config.solve.rate_stop = SP_NEWTON_STOP_BY_QUADRATIC_RATE;
+    s->backoff = 1;
     s->newton = sp_newton_alloc(config->group->dim);
     if (!s->newton) {
         free(s);
@@ -97,7 +104,7 @@ void sp_hohp_free(sp_hohp *s)
 }
 
 const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s) { return &s->config; }
-void sp_hohp_reset(sp_hohp *s) { s->history = s->trusted = 0; }
+void sp_hohp_reset(sp_hohp *s) { s->history = s->trusted = s->skip = 0, s->backoff = 1; }
 
 /* Δ(x) = h((1−θ)ξ_k + θx) */
 static void interval_delta(int n, double h, double theta, const double *xi, const double *x, double *delta)
@@ -147,12 +154,15 @@ static sp_status newton_residual(void *ctx, const double *x, double *r, double *
 }
 
 /* Does the step from `in` continue the last one: is `in` bitwise the state it returned? */
-static int continues(const sp_hohp *s, const sp_hohp_state *in, int n)
+static SP_ALWAYS_INLINE int continues(const sp_hohp *s, const sp_hohp_state *in, const int n)
 {
     const sp_hohp_state *z = &s->last;
     return s->history > 0 && sp_vec_equal(n, in->xi, z->xi) && sp_vec_equal(n, in->nu, z->nu) &&
            sp_vec_equal(n, in->p, z->p) && sp_vec_equal(s->config.group->elem_size, in->g, z->g);
 }
+
+/* The slot of the j-th newest step kept. */
+static SP_ALWAYS_INLINE int slot(const sp_hohp *s, int j) { return (s->head - j) & (HISTORY - 1); }
 
 /* The predictor of a step of size h that continues the last ones. The unknown solves
  * ξ_{k+1} = ξ_k + h p_k − h²(1−θ) μ with μ = dτᵀ_Δ ν_k, so a guess of μ is a guess of ξ_{k+1}
@@ -164,43 +174,80 @@ static int continues(const sp_hohp *s, const sp_hohp_state *in, int n)
  * dτ ≈ I is off by O(h³)). Times are counted from the end of the last step; at least two
  * steps are needed, and a step more than twice as long as the last one is not
  * extrapolated. Returns 0 when it makes no prediction. */
-static int predict_mu(sp_hohp *s, double h, int n, double *mu)
+static SP_ALWAYS_INLINE int predict_mu(sp_hohp *s, double h, const int n, double *mu)
 {
     const int k = s->history;
-    if (k < 2 || !(fabs(h) <= 2.0 * fabs(s->h[0]))) return 0;
-    if (k != s->weights_k || h != s->key[0] || !sp_vec_equal(k, s->h, s->key + 1)) {
+    if (k < 2 || !(fabs(h) <= 2.0 * fabs(s->h[s->head]))) return 0;
+    double sizes[HISTORY]; /* by age, newest first; 0 past k */
+    int slots[HISTORY];
+    for (int j = 0; j < HISTORY; ++j) slots[j] = slot(s, j), sizes[j] = j < k ? s->h[slots[j]] : 0.0;
+    if (h != s->key_h || !sp_vec_equal(HISTORY, sizes, s->key)) {
         double t[HISTORY], start = 0.0;
         for (int j = 0; j < k; ++j) {
-            start -= s->h[j];
-            t[j] = start + 0.5 * s->h[j];
+            start -= sizes[j];
+            t[j] = start + 0.5 * sizes[j];
         }
         sp_lagrange_weights(k, t, 0.5 * h, s->weights);
-        s->weights_k = k, s->key[0] = h;
-        sp_vec_copy(k, s->h, s->key + 1);
+        for (int j = k; j < HISTORY; ++j) s->weights[j] = 0.0;
+        s->key_h = h;
+        memcpy(s->key, sizes, sizeof s->key);
     }
-    sp_vec_zero(n, mu);
-    for (int j = 0; j < k; ++j) sp_vec_axpy(n, s->weights[j], s->mu[j], mu);
+    /* every slot, those past k with weight 0 (they hold finite momenta of earlier steps,
+     * or zeros): a sum of fixed length, unrolled, in a register */
+    for (int i = 0; i < n; ++i) {
+        double acc = 0.0;
+        for (int j = 0; j < HISTORY; ++j) acc += s->weights[j] * s->mu[slots[j]][i];
+        mu[i] = acc;
+    }
     return sp_vec_isfinite(n, mu);
+}
+
+/* Judges the prediction mu_guess made for a step whose interval momentum came out mu, from
+ * the state `in` (before out, which may alias it, is written). The next steps use a
+ * prediction only if this one came closer to the solution than the plain guess ν_k did:
+ * where the steps are too long for the polynomial to follow μ (|ν| ten times that of the
+ * test data at h = 0.1, exp) it is off by more and cost the fixed point up to two
+ * iterations more. Newton gains only from a prediction within its tolerance, which one
+ * update then confirms; from anything else it takes two updates whichever the start
+ * (h = 0.01 on instance A: the prediction 3e-10 off, the plain guess 1e-6), and there the
+ * predictor costs a tenth of a step for nothing: after a prediction that would not have
+ * paid, Newton skips predicting for 1, 2, 4, …, MAX_SKIP steps. */
+static SP_ALWAYS_INLINE void judge_prediction(sp_hohp *s, double h, const double *mu_guess, const double *mu,
+                                              const sp_hohp_state *in, const double *xi1, const int n)
+{
+    double e_guess = 0.0, e_plain = 0.0;
+    for (int i = 0; i < n; ++i) {
+        e_guess += (mu_guess[i] - mu[i]) * (mu_guess[i] - mu[i]);
+        e_plain += (in->nu[i] - mu[i]) * (in->nu[i] - mu[i]);
+    }
+    s->trusted = e_guess < e_plain;
+    if (s->config.solver != SP_HOHP_NEWTON) return;
+    const double off = h * h * (1.0 - s->config.theta) * sqrt(e_guess), scale = fmax(1.0, sp_vec_norm(n, xi1));
+    if (off <= s->config.solve.tol * scale) {
+        s->backoff = 1;
+    } else {
+        s->skip = s->backoff;
+        s->backoff = s->backoff < MAX_SKIP ? 2 * s->backoff : MAX_SKIP;
+    }
 }
 
 /* Keeps the step just taken (size h, its interval momentum mu, the state out it returned)
  * for the predictor. A step against the direction of the ones kept starts a new history:
  * the midpoints of a trajectory that turns back would not be distinct. */
-static void remember(sp_hohp *s, double h, const double *mu, const sp_hohp_state *out, int continued, int n)
+static SP_ALWAYS_INLINE void remember(sp_hohp *s, double h, const double *mu, const sp_hohp_state *out, int continued,
+                                      const int n)
 {
-    if (!continued || (h > 0.0) != (s->h[0] > 0.0)) s->history = 0;
-    const int k = s->history < HISTORY ? s->history : HISTORY - 1;
-    for (int j = k; j > 0; --j) {
-        sp_vec_copy(n, s->mu[j - 1], s->mu[j]);
-        s->h[j] = s->h[j - 1];
-    }
-    sp_vec_copy(n, mu, s->mu[0]);
-    s->h[0] = h;
-    s->history = k + 1;
-    sp_vec_copy(s->config.group->elem_size, out->g, s->last.g);
-    sp_vec_copy(n, out->xi, s->last.xi);
-    sp_vec_copy(n, out->nu, s->last.nu);
-    sp_vec_copy(n, out->p, s->last.p);
+    if (!continued || (h > 0.0) != (s->h[s->head] > 0.0)) s->history = 0, s->trusted = 0, s->skip = 0;
+    s->head = slot(s, -1);
+    sp_vec_copy(n, mu, s->mu[s->head]);
+    s->h[s->head] = h;
+    if (s->history < HISTORY) ++s->history;
+    /* copies of a fixed size, inlined: the state's used entries are fewer, but copying
+     * them by count calls memmove, which cost more than the copy */
+    memcpy(s->last.g, out->g, sizeof out->g);
+    memcpy(s->last.xi, out->xi, sizeof out->xi);
+    memcpy(s->last.nu, out->nu, sizeof out->nu);
+    memcpy(s->last.p, out->p, sizeof out->p);
 }
 
 /* One step in dimension n; instantiated below for n = 3 and for any n. */
@@ -227,7 +274,10 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
             implicit_step c = {.s = s, .h = h, .xi = in->xi, .nu = in->nu};
             for (int i = 0; i < n; ++i) c.base[i] = in->xi[i] + h * in->p[i];
             continued = continues(s, in, n);
-            predicted = continued && predict_mu(s, h, n, mu_guess);
+            if (continued && s->skip > 0)
+                --s->skip;
+            else
+                predicted = continued && predict_mu(s, h, n, mu_guess);
             sp_status st = SP_ERR_NO_CONVERGENCE;
             for (int attempt = predicted && s->trusted ? 0 : 1; attempt < 2 && st != SP_OK; ++attempt) {
                 /* the prediction, then (first step, or the prediction led nowhere) the plain
@@ -255,20 +305,7 @@ static SP_ALWAYS_INLINE sp_status hohp_step(sp_hohp *s, double h, const sp_hohp_
         !sp_vec_isfinite(G->elem_size, g1))
         return SP_ERR_NONFINITE;
 
-    /* The next step uses a prediction only if this one came closer to the solution than
-     * the plain guess ν_k did: where the steps are too long for the polynomial to follow μ
-     * (|ν| ten times that of the test data at h = 0.1, exp) the extrapolation is off by more
-     * and cost the fixed point up to two iterations more. Judged before out (which may
-     * alias in) is written. */
-    if (predicted) {
-        double e_guess = 0.0, e_plain = 0.0;
-        for (int i = 0; i < n; ++i) {
-            e_guess += (mu_guess[i] - mu[i]) * (mu_guess[i] - mu[i]);
-            e_plain += (in->nu[i] - mu[i]) * (in->nu[i] - mu[i]);
-        }
-        s->trusted = e_guess < e_plain;
-    } else
-        s->trusted = 0;
+    if (predicted) judge_prediction(s, h, mu_guess, mu, in, xi1, n);
     if (interval) {
         interval->h = h;
         interval->iterations = iterations;
