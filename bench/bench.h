@@ -48,6 +48,12 @@ void bench_custom_hol(void);
  * the ratio. Prints; asserts nothing. */
 void bench_custom_vak(void);
 
+/* The warm start of the implicit steps (bench/warm_bench.c): HOHP θ = ½, Prop. 7 and the
+ * Lie-group nonholonomic Lobatto stepper, each from the plain start at every step and
+ * from the last steps (and, for the last, with simplified Newton): iterations, Jacobians
+ * and µs per step, and the time ratio. Prints; asserts nothing. */
+void bench_warm_start(void);
+
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */

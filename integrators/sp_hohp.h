@@ -73,8 +73,23 @@ const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s);
 
 /* Advances `in` by one step of size h (negative h steps backwards) into `out` (which
  * may alias `in`). When `interval` is not NULL it receives the step's interval record.
- * A failed implicit solve returns its status and leaves `out` untouched. */
+ * A failed implicit solve returns its status and leaves `out` untouched.
+ *
+ * The implicit solve (0 < θ < 1) starts from the guess dτ ≈ I, unless the step continues
+ * the last ones: `in` is bitwise the state the last successful step returned, |h| is at
+ * most twice the last step, and the extrapolation made for the last step came closer to
+ * its solution than this guess (so from the fourth step of a chain on). Then it starts
+ * from the interval momentum extrapolated along those steps (hohp.c, predict_mu), and
+ * falls back to the plain guess if that solve fails. Newton, which gains only from a
+ * prediction within its tolerance (h ≲ 1e-3 on instance A: one update instead of two),
+ * pauses predicting after one that was not. Either start converges to the same solution
+ * within the solver tolerance; a kick to ν (a keyframe), a new initial state or
+ * sp_hohp_reset breaks the chain. Newton stops by its quadratic rate as well (its
+ * Jacobian is exact), whatever solve.rate_stop says. */
 sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out, sp_hohp_interval *interval);
+
+/* Forgets the steps taken: the next step starts from the plain guess, as the first does. */
+void sp_hohp_reset(sp_hohp *s);
 
 /* The linearisation of the step recorded in `iv` (which must come from a converged step
  * of `s`), applied in place to `count` tangent vectors stored one after another, 4·dim

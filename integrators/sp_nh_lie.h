@@ -67,7 +67,17 @@
  * (sp_newton.h) with a central finite-difference Jacobian (step
  * 1e-7·max(1, |x_j|)), computed at the first iterate of a step and recomputed only when
  * the residual stops falling by a factor 10 (the exact Jacobian would need third
- * derivatives of τ). The initial guess is η_i = 𝕁⁻¹(μ_k), Λ_i = Λ_1.
+ * derivatives of τ). The initial guess is η_i = 𝕁⁻¹(μ_k), Λ_i = Λ_1, unless the step
+ * continues the last one: (g, μ) and the carried λ are bitwise what the last successful
+ * step returned. Then (s ≥ 3, |h| at most twice the last step) the last step's body
+ * velocities V^i and multipliers Λ_i are extrapolated to the new stage times and the chart
+ * velocities η_i follow from V^i (nh_lie.c, predict); if that solve fails, the step starts
+ * again from the plain guess.
+ * With opt.newton.warm_start a continuing step solves by simplified Newton with the
+ * factorised Jacobian kept from earlier steps while its measured contraction makes that
+ * cheaper than a fresh one (sp_newton_solve_simplified; opt.newton.stale_updates, 12 by
+ * default, prices a fresh Jacobian in updates). Either way the stages are converged to
+ * the Newton tolerance.
  *
  * Failures come back as a status and leave the caller's state untouched:
  *   SP_ERR_NO_CONVERGENCE   Newton (or the inversion of a nonlinear 𝕁) did not converge;
@@ -128,7 +138,8 @@ typedef enum {
 
 typedef struct sp_nh_lie_options {
     sp_nh_lie_lambda1 lambda1;
-    sp_newton_options newton; /* default tol 1e-15, 50 iterations */
+    sp_newton_options newton; /* default tol 1e-15, 50 iterations, warm_start off,
+                                 stale_updates 12 (used with warm_start only) */
 } sp_nh_lie_options;
 
 sp_nh_lie_options sp_nh_lie_options_default(void);
@@ -152,10 +163,13 @@ void sp_nh_lie_set_options(sp_nh_lie *s, const sp_nh_lie_options *opt);
  * elem_size doubles, μ dim, λ m. λ holds Λ_1 on entry (with SP_NH_LIE_LAMBDA_RECOMPUTE it
  * is ignored on entry and may be NULL). On failure g, μ and λ are untouched. */
 sp_status sp_nh_lie_step(sp_nh_lie *s, double h, double *g, double *mu, double *lam);
+/* Forgets the last step: the next one starts from the plain guess, as the first does. */
+void sp_nh_lie_reset(sp_nh_lie *s);
 
 /* What the last successful step left. */
 typedef struct sp_nh_lie_step_info {
-    int iterations;        /* Newton iterations */
+    int iterations;        /* Newton iterations (from both starts, when the prediction failed) */
+    int jacobians;         /* finite-difference Jacobians (2 · unknowns evaluations each) */
     double stage_residual; /* max_{i,a} |⟨α_a(g^i), 𝕁⁻¹(μ̃_i)⟩| over i = 1..s (μ̃_s = μ_{k+1}) */
 } sp_nh_lie_step_info;
 sp_nh_lie_step_info sp_nh_lie_last_step(const sp_nh_lie *s);

@@ -816,7 +816,10 @@ static solve_run sv_run(const sp_retraction *T, sp_hohp_solver sv, double h, dou
 }
 
 /* Newton and the fixed point solve the same equation: from the same state one step
- * agrees to round-off, and for h ≤ 0.1 whole 200-step runs agree to 1e-12. Newton
+ * agrees to round-off, and for h ≤ 0.1 whole 200-step runs agree to 1e-12 relative to the
+ * size of the state (|ν|x10 grows |ν| to 545 at h = 0.1, exp, where one unit in the last
+ * place of ξ0 moves the end by 1.2e-11: Newton's stop by its quadratic rate ends within
+ * round-off of the solution, not on the same rounding as the fixed point). Newton
  * needs at most 4 iterations everywhere; for h ≤ 0.1 both need at most 5. */
 Test(hohp, newton_and_fixed_point_agree)
 {
@@ -828,7 +831,9 @@ Test(hohp, newton_and_fixed_point_agree)
         for (int sc = 0; sc < 2; ++sc) {
             double h = hs[l], scale = sc ? 10.0 : 1.0;
             solve_run nw = sv_run(T, SP_HOHP_NEWTON, h, scale), fp = sv_run(T, SP_HOHP_FIXED_POINT, h, scale);
-            double run_diff = state_dist(G, &nw.z, &fp.z);
+            double run_size =
+                worse(1.0, worse(sp_vec_norm(3, nw.z.xi), worse(sp_vec_norm(3, nw.z.p), sp_vec_norm(3, nw.z.nu))));
+            double run_diff = state_dist(G, &nw.z, &fp.z) / run_size;
 
             /* one step from the same states along the Newton trajectory */
             double nu[3] = {scale * ref_nu0[0], scale * ref_nu0[1], scale * ref_nu0[2]}, step_diff = 0.0;
@@ -845,14 +850,14 @@ Test(hohp, newton_and_fixed_point_agree)
             sp_hohp_free(sf);
 
             cr_log_info("%s h=%.2f |ν|x%g: fixed point %.2f/%d, Newton %.2f/%d iterations (mean/max); one step %.1e, "
-                        "after 200 steps %.1e",
+                        "after 200 steps %.1e (relative)",
                         T->name, h, scale, fp.mean_iter, fp.max_iter, nw.mean_iter, nw.max_iter, step_diff, run_diff);
             cr_assert_leq(step_diff, 2e-15, "%s h=%g |ν|x%g: Newton and fixed point differ by %.3e in one step",
                           T->name, h, scale, step_diff);
             cr_assert_leq(nw.max_iter, 4, "%s h=%g |ν|x%g: Newton took %d iterations", T->name, h, scale, nw.max_iter);
             if (h <= 0.1) {
-                cr_assert_leq(run_diff, 1e-12, "%s h=%g |ν|x%g: runs differ by %.3e after 200 steps", T->name, h, scale,
-                              run_diff);
+                cr_assert_leq(run_diff, 1e-12, "%s h=%g |ν|x%g: runs differ by %.3e (relative) after 200 steps",
+                              T->name, h, scale, run_diff);
                 cr_assert_leq(fp.max_iter, 5, "%s h=%g |ν|x%g: fixed point took %d iterations", T->name, h, scale,
                               fp.max_iter);
             }
@@ -1023,5 +1028,113 @@ Test(hohp, flat_space_reproduces_polynomial_solution)
                 cr_log_info("R3 %s %s: error in g at N = 100, 200: %.3e, %.3e (order %.3f)", T->name, S->name, gerr[0],
                             gerr[1], o);
         }
+    }
+}
+
+/* ============================================== the predictor from the last steps == */
+
+typedef struct {
+    sp_hohp_state z;
+    double iterations; /* per step */
+    double worst;      /* largest relative distance to the reference run's states */
+} chain_run;
+
+/* N steps of θ = ½ from the reference data; plain: every step from the plain guess
+ * (sp_hohp_reset before each). When ref is not NULL, the states are compared with its
+ * N + 1 states; when keep is not NULL, they are stored there. */
+static chain_run chain(const sp_retraction *T, sp_hohp_solver sv, double h, int N, int plain, const sp_hohp_state *ref,
+                       sp_hohp_state *keep)
+{
+    const sp_group *G = sp_group_so3;
+    sp_hohp *s = make_solver(G, T, 0.5, sv);
+    chain_run r = {make_state(G, NULL, ref_xi0, ref_nu0, ref_p0), 0.0, 0.0};
+    long total = 0;
+    for (int k = 0; k < N; ++k) {
+        sp_hohp_interval iv;
+        if (plain) sp_hohp_reset(s);
+        step_ok(s, h, &r.z, &r.z, &iv);
+        total += iv.iterations;
+        if (keep) keep[k] = r.z;
+        if (ref) {
+            double size =
+                worse(1.0, worse(sp_vec_norm(3, r.z.xi), worse(sp_vec_norm(3, r.z.p), sp_vec_norm(3, r.z.nu))));
+            r.worst = worse(r.worst, state_dist(G, &r.z, &ref[k]) / size);
+        }
+    }
+    r.iterations = (double)total / N;
+    sp_hohp_free(s);
+    return r;
+}
+
+/* A run that continues its steps starts each from the interval momentum extrapolated
+ * along the last ones: it stays on the trajectory of the plain start to round-off, and
+ * where the extrapolation is within round-off of the solution (h = 1e-3) Newton and the
+ * fixed point confirm it in one update instead of two; at h = 1e-2 the fixed point takes
+ * two instead of three, Newton (two from either start) no more. */
+Test(hohp_predictor, follows_the_plain_start_with_fewer_iterations)
+{
+    static const double hs[2] = {1e-3, 1e-2};
+    const sp_retraction *T;
+    FOR_EACH_RETRACTION(T)
+    for (int l = 0; l < 2; ++l)
+        for (int solver = 0; solver < 2; ++solver) {
+            const sp_hohp_solver sv = solver ? SP_HOHP_FIXED_POINT : SP_HOHP_NEWTON;
+            const int N = 1000;
+            sp_hohp_state *ref = malloc(N * sizeof *ref);
+            cr_assert_not_null(ref);
+            const chain_run plain = chain(T, sv, hs[l], N, 1, NULL, ref);
+            const chain_run warm = chain(T, sv, hs[l], N, 0, ref, NULL);
+            free(ref);
+            cr_log_info("%s %s h=%g: %.3f → %.3f iterations per step, largest distance %.1e (relative)", T->name,
+                        sp_hohp_solver_name(sv), hs[l], plain.iterations, warm.iterations, warm.worst);
+            cr_assert_leq(warm.worst, 1e-13, "%s %s h=%g: the predicted run is %.3e from the plain one", T->name,
+                          sp_hohp_solver_name(sv), hs[l], warm.worst);
+            if (l == 0 || sv == SP_HOHP_FIXED_POINT)
+                cr_assert_leq(warm.iterations, 0.75 * plain.iterations,
+                              "%s %s h=%g: %.3f iterations per step, plain %.3f", T->name, sp_hohp_solver_name(sv),
+                              hs[l], warm.iterations, plain.iterations);
+            else
+                cr_assert_leq(warm.iterations, plain.iterations, "%s %s h=%g: %.3f iterations per step, plain %.3f",
+                              T->name, sp_hohp_solver_name(sv), hs[l], warm.iterations, plain.iterations);
+        }
+}
+
+/* A state that is not the one the last step returned (a keyframe's kick to ν, a new start)
+ * is stepped from the plain guess: bitwise what a fresh stepper gives, with as many
+ * iterations; the same holds for a step after sp_hohp_reset. */
+Test(hohp_predictor, a_jump_falls_back_to_the_plain_start)
+{
+    const sp_group *G = sp_group_so3;
+    const sp_retraction *T;
+    FOR_EACH_RETRACTION(T)
+    for (int solver = 0; solver < 2; ++solver) {
+        const sp_hohp_solver sv = solver ? SP_HOHP_FIXED_POINT : SP_HOHP_NEWTON;
+        sp_hohp *s = make_solver(G, T, 0.5, sv);
+        sp_hohp_state z = make_state(G, NULL, ref_xi0, ref_nu0, ref_p0), a, b;
+        sp_hohp_interval iv_chain, iv_fresh;
+        for (int k = 0; k < 20; ++k) step_ok(s, 1e-3, &z, &z, &iv_chain);
+        cr_assert_eq(iv_chain.iterations, 1, "%s %s: a continued step at h = 1e-3 took %d iterations", T->name,
+                     sp_hohp_solver_name(sv), iv_chain.iterations);
+        z.nu[0] += 1e-9; /* a kick */
+        step_ok(s, 1e-3, &z, &a, &iv_chain);
+        sp_hohp *fresh = make_solver(G, T, 0.5, sv);
+        step_ok(fresh, 1e-3, &z, &b, &iv_fresh);
+        cr_assert_eq(state_dist(G, &a, &b), 0.0, "%s %s: the step after a jump differs from a fresh stepper's", T->name,
+                     sp_hohp_solver_name(sv));
+        cr_assert_eq(iv_chain.iterations, iv_fresh.iterations, "%s %s: %d iterations after a jump, %d fresh", T->name,
+                     sp_hohp_solver_name(sv), iv_chain.iterations, iv_fresh.iterations);
+        cr_assert_geq(iv_fresh.iterations, 2, "%s %s: the plain start took %d iterations", T->name,
+                      sp_hohp_solver_name(sv), iv_fresh.iterations);
+        /* continuing from a, then forgetting it */
+        z = a;
+        for (int k = 0; k < 5; ++k) step_ok(s, 1e-3, &z, &z, NULL);
+        sp_hohp_reset(s);
+        step_ok(s, 1e-3, &z, &a, &iv_chain);
+        sp_hohp_reset(fresh);
+        step_ok(fresh, 1e-3, &z, &b, &iv_fresh);
+        cr_assert_eq(state_dist(G, &a, &b), 0.0, "%s %s: the step after sp_hohp_reset is not the plain one", T->name,
+                     sp_hohp_solver_name(sv));
+        sp_hohp_free(s);
+        sp_hohp_free(fresh);
     }
 }

@@ -1111,3 +1111,182 @@ Test(nh_lie, failures_come_back_as_status_with_the_state_untouched)
     expect_failure(st, 0.1, R0, mu0, lam0, SP_ERR_SINGULAR, "zero constraint, Λ_1 recomputed");
     sp_nh_lie_free(st);
 }
+
+/* ===================================== the predictor and the warm start (sp_nh_lie.h) == */
+
+typedef enum { START_PLAIN, START_PREDICTED, START_WARM } start_kind;
+static const char *const start_names[3] = {"plain", "predicted", "warm"};
+
+typedef struct chain_result {
+    double iterations, jacobians; /* per step */
+    double worst, worst_lam;      /* largest distances of (g, μ) and of λ to the reference run's */
+    double stage;                 /* largest stage residual */
+} chain_result;
+
+/* N steps of size h of `md` from (g0, μ0) and its multiplier: START_PLAIN from the plain
+ * guess at every step (sp_nh_lie_reset before each), START_PREDICTED as by default,
+ * START_WARM with opt.newton.warm_start. States (elem + dim + m doubles a step) are
+ * compared with ref when it is not NULL, stored in keep when that is not NULL. */
+static chain_result nh_chain(const sp_nh_lie_model *md, const char *retraction, int s, sp_nh_lie_lambda1 l1,
+                             start_kind kind, const double *g0, const double *mu0, double h, int N, const double *ref,
+                             double *keep)
+{
+    const sp_group *G = md->group;
+    const int ne = G->elem_size, n = G->dim, w = ne + n + 1;
+    sp_nh_lie_options opt = sp_nh_lie_options_default();
+    opt.lambda1 = l1;
+    opt.newton.warm_start = kind == START_WARM;
+    sp_nh_lie *st = sp_nh_lie_alloc(md, sp_retraction_by_name(retraction), s, &opt);
+    cr_assert_not_null(st);
+    double g[SP_LIE_MAX_ELEM], mu[SP_LIE_MAX_DIM], lam;
+    memcpy(g, g0, (size_t)ne * sizeof *g), memcpy(mu, mu0, (size_t)n * sizeof *mu);
+    cr_assert_eq(sp_nh_lie_multiplier(md, g, mu, &lam), SP_OK);
+    chain_result r = {0};
+    long it = 0, jac = 0;
+    for (int k = 0; k < N; ++k) {
+        if (kind == START_PLAIN) sp_nh_lie_reset(st);
+        sp_status status = sp_nh_lie_step(st, h, g, mu, &lam);
+        cr_assert_eq(status, SP_OK, "%s step %d: %s", start_names[kind], k, sp_status_name(status));
+        const sp_nh_lie_step_info info = sp_nh_lie_last_step(st);
+        it += info.iterations, jac += info.jacobians;
+        r.stage = fmax(r.stage, info.stage_residual);
+        double *z = keep ? keep + (size_t)k * w : NULL;
+        const double *y = ref ? ref + (size_t)k * w : NULL;
+        if (z) memcpy(z, g, (size_t)ne * sizeof *g), memcpy(z + ne, mu, (size_t)n * sizeof *mu), z[ne + n] = lam;
+        if (y) {
+            r.worst = fmax(r.worst, fmax(max_abs_diff(ne, g, y), max_abs_diff(n, mu, y + ne)));
+            r.worst_lam = fmax(r.worst_lam, fabs(lam - y[ne + n]));
+        }
+    }
+    sp_nh_lie_free(st);
+    r.iterations = (double)it / N, r.jacobians = (double)jac / N;
+    return r;
+}
+
+/* The three setups: the sleigh on SE(2) with either retraction, the Suslov body on SO(3). */
+typedef struct nh_setup {
+    const char *name, *retraction;
+    sp_nh_lie_model md;
+    double g0[SP_LIE_MAX_ELEM], mu0[SP_LIE_MAX_DIM];
+} nh_setup;
+
+static void nh_setups(nh_setup out[3])
+{
+    for (int i = 0; i < 2; ++i) {
+        out[i].name = "sleigh", out[i].retraction = retraction_names[i];
+        cr_assert_eq(sp_sleigh_se2_model(&spec_sleigh, &out[i].md), SP_OK);
+        sp_sleigh_se2_from_coordinates(sleigh_q0, sleigh_p0, out[i].g0, out[i].mu0);
+    }
+    out[2].name = "Suslov", out[2].retraction = "cayley";
+    cr_assert_eq(sp_suslov_model(&suslov, &out[2].md), SP_OK);
+    suslov_initial(&suslov, out[2].g0, out[2].mu0);
+}
+
+/* A step that continues the last one starts from its stage velocities and multipliers
+ * extrapolated (s ≥ 3): the run stays on the trajectory of the plain start to round-off in
+ * (g, μ), with fewer iterations per step. With the warm start, simplified Newton keeps the
+ * factorised Jacobian across steps: the same trajectory, and a fraction of the
+ * finite-difference Jacobians (each 2·unknowns evaluations of the stage system); its stop
+ * by the measured rate (sp_newton_solve_simplified) leaves the constraint within 1e-13
+ * rather than the 1e-14 of full Newton. λ = Λ_s is fixed by the constraint rows only to
+ * about ε/h, and the carried multiplier's parasitic mode amplifies such differences (over
+ * T = 10 at h = 0.1, s = 4, one unit in the last place of μ0 moves λ by 5e-9): λ is
+ * compared to 1e-13/h or ten times what one unit in the last place of μ0 does to the
+ * plain run, whichever is larger. Runs of 30 steps, h = 0.1 and 0.01, carried and
+ * recomputed Λ_1. */
+Test(nh_lie_warm, predicted_and_warm_runs_follow_the_plain_start)
+{
+    nh_setup su[3];
+    nh_setups(su);
+    static const double hs[2] = {0.1, 0.01};
+    enum { N = 30 };
+    static double ref[N * (SP_LIE_MAX_ELEM + SP_LIE_MAX_DIM + 1)];
+    double plain_sum = 0.0, predicted_sum = 0.0;
+    int runs = 0;
+    for (int c = 0; c < 3; ++c)
+        for (int l1 = 0; l1 < 2; ++l1) FOR_STAGES(s)
+    for (int l = 0; l < 2; ++l) {
+        const nh_setup *u = &su[c];
+        const sp_nh_lie_lambda1 L1 = l1 ? SP_NH_LIE_LAMBDA_RECOMPUTE : SP_NH_LIE_LAMBDA_CARRY;
+        const char *ln = l1 ? "recomputed" : "carried";
+        const double h = hs[l];
+        const chain_result p = nh_chain(&u->md, u->retraction, s, L1, START_PLAIN, u->g0, u->mu0, h, N, NULL, ref);
+        const chain_result d = nh_chain(&u->md, u->retraction, s, L1, START_PREDICTED, u->g0, u->mu0, h, N, ref, NULL);
+        const chain_result w = nh_chain(&u->md, u->retraction, s, L1, START_WARM, u->g0, u->mu0, h, N, ref, NULL);
+        double mu_ulp[SP_LIE_MAX_DIM];
+        memcpy(mu_ulp, u->mu0, sizeof mu_ulp);
+        mu_ulp[0] = nextafter(mu_ulp[0], INFINITY);
+        const chain_result e = nh_chain(&u->md, u->retraction, s, L1, START_PLAIN, u->g0, mu_ulp, h, N, ref, NULL);
+        const double lam_bound = fmax(1e-13 / h, 10.0 * e.worst_lam);
+        cr_log_info("%s %s %s s=%d h=%g: iterations %.2f plain, %.2f predicted, %.2f warm; Jacobians %.2f → %.3f; "
+                    "distance of (g, μ) %.1e predicted, %.1e warm, of λ %.1e, %.1e (one ulp of μ0: %.1e); stage "
+                    "residual %.1e, %.1e",
+                    u->name, u->retraction, ln, s, h, p.iterations, d.iterations, w.iterations, p.jacobians,
+                    w.jacobians, d.worst, w.worst, d.worst_lam, w.worst_lam, e.worst_lam, d.stage, w.stage);
+        cr_expect_leq(d.worst, 1e-14, "%s %s %s s=%d h=%g: the predicted run is %.2e from the plain one", u->name,
+                      u->retraction, ln, s, h, d.worst);
+        cr_expect_leq(w.worst, 1e-14, "%s %s %s s=%d h=%g: the warm run is %.2e from the plain one", u->name,
+                      u->retraction, ln, s, h, w.worst);
+        cr_expect_leq(fmax(d.worst_lam, w.worst_lam), lam_bound,
+                      "%s %s %s s=%d h=%g: λ %.2e, %.2e from the plain run (one ulp of μ0: %.2e)", u->name,
+                      u->retraction, ln, s, h, d.worst_lam, w.worst_lam, e.worst_lam);
+        cr_expect_leq(d.stage, 1e-14, "%s %s %s s=%d h=%g: stage residual %.2e predicted", u->name, u->retraction, ln,
+                      s, h, d.stage);
+        cr_expect_leq(w.stage, 1e-13, "%s %s %s s=%d h=%g: stage residual %.2e with the warm start", u->name,
+                      u->retraction, ln, s, h, w.stage);
+        cr_expect_leq(w.jacobians, 0.5 * p.jacobians, "%s %s %s s=%d h=%g: %.3f Jacobians per step warm, %.3f plain",
+                      u->name, u->retraction, ln, s, h, w.jacobians, p.jacobians);
+        if (s > 2) {
+            plain_sum += p.iterations, predicted_sum += d.iterations, ++runs;
+        } else
+            cr_expect_eq(d.iterations, p.iterations, "s = 2 starts plain: %.2f iterations, plain %.2f", d.iterations,
+                         p.iterations);
+    }
+    cr_log_info("s = 3, 4: %.2f → %.2f iterations per step on average", plain_sum / runs, predicted_sum / runs);
+    cr_expect_leq(predicted_sum, 0.9 * plain_sum, "s = 3, 4: %.2f iterations per step predicted, %.2f plain",
+                  predicted_sum / runs, plain_sum / runs);
+}
+
+/* A state that is not the one the last step returned (here μ kicked by 1e-9) is stepped
+ * from the plain guess by full Newton, with or without the warm start: bitwise what a
+ * fresh stepper gives, with as many iterations and Jacobians. */
+Test(nh_lie_warm, a_jump_falls_back_to_the_plain_start)
+{
+    nh_setup su[3];
+    nh_setups(su);
+    for (int c = 0; c < 3; ++c)
+        for (int warm = 0; warm < 2; ++warm) {
+            const nh_setup *u = &su[c];
+            const sp_group *G = u->md.group;
+            const int ne = G->elem_size, n = G->dim;
+            sp_nh_lie_options opt = sp_nh_lie_options_default();
+            opt.newton.warm_start = warm;
+            sp_nh_lie *a = sp_nh_lie_alloc(&u->md, sp_retraction_by_name(u->retraction), 4, &opt);
+            sp_nh_lie *b = sp_nh_lie_alloc(&u->md, sp_retraction_by_name(u->retraction), 4, &opt);
+            cr_assert(a && b);
+            double g[SP_LIE_MAX_ELEM], mu[SP_LIE_MAX_DIM], lam, g2[SP_LIE_MAX_ELEM], mu2[SP_LIE_MAX_DIM], lam2;
+            memcpy(g, u->g0, (size_t)ne * sizeof *g), memcpy(mu, u->mu0, (size_t)n * sizeof *mu);
+            cr_assert_eq(sp_nh_lie_multiplier(&u->md, g, mu, &lam), SP_OK);
+            for (int k = 0; k < 10; ++k) cr_assert_eq(sp_nh_lie_step(a, 0.05, g, mu, &lam), SP_OK);
+            const sp_nh_lie_step_info continued = sp_nh_lie_last_step(a);
+            mu[0] += 1e-9;
+            memcpy(g2, g, sizeof g), memcpy(mu2, mu, sizeof mu), lam2 = lam;
+            cr_assert_eq(sp_nh_lie_step(a, 0.05, g, mu, &lam), SP_OK);
+            cr_assert_eq(sp_nh_lie_step(b, 0.05, g2, mu2, &lam2), SP_OK);
+            const sp_nh_lie_step_info ia = sp_nh_lie_last_step(a), ib = sp_nh_lie_last_step(b);
+            cr_log_info("%s %s %s: continuing %d iterations, %d Jacobians; after the jump %d, %d; fresh %d, %d",
+                        u->name, u->retraction, warm ? "warm" : "default", continued.iterations, continued.jacobians,
+                        ia.iterations, ia.jacobians, ib.iterations, ib.jacobians);
+            cr_expect(memcmp(g, g2, (size_t)ne * sizeof *g) == 0 && memcmp(mu, mu2, (size_t)n * sizeof *mu) == 0 &&
+                          lam == lam2,
+                      "%s %s: the step after a jump differs from a fresh stepper's", u->name, u->retraction);
+            cr_expect(ia.iterations == ib.iterations && ia.jacobians == ib.jacobians,
+                      "%s %s: %d iterations, %d Jacobians after a jump; fresh %d, %d", u->name, u->retraction,
+                      ia.iterations, ia.jacobians, ib.iterations, ib.jacobians);
+            if (warm)
+                cr_expect_lt(continued.jacobians, ib.jacobians, "%s %s: the continued step factored afresh", u->name,
+                             u->retraction);
+            sp_nh_lie_free(a);
+            sp_nh_lie_free(b);
+        }
+}
