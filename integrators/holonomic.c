@@ -454,7 +454,7 @@ sp_status sp_holonomic_step(sp_holonomic *s, double h, double *q, double *p)
     if (h == 0.0) return SP_OK; /* the identity */
     sp_vec_copy(n, q, qs);
     sp_vec_copy(n, p, ps);
-    if (memcmp(q, s->at, (size_t)n * sizeof *q) != 0) s->have_G_at = s->have_grad_at = 0;
+    if (!sp_vec_equal(n, q, s->at)) s->have_G_at = s->have_grad_at = 0;
     for (size_t i = 0; i < s->method->stages; ++i) {
         sp_status st = base_step(s, s->method->gamma[i] * h, qs, ps);
         if (st != SP_OK) {

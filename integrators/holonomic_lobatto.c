@@ -266,13 +266,6 @@ static void predict(sp_hol_lobatto *L)
     }
 }
 
-static int same_vec(int n, const double *a, const double *b)
-{
-    for (int i = 0; i < n; ++i)
-        if (a[i] != b[i]) return 0;
-    return 1;
-}
-
 /* p1 = Π_{q1}(p̄) = p̄ − G1ᵀν with G1 M⁻¹ p1 = 0; ν = h b_s Λ_s. */
 static sp_status project(const sp_hol_lobatto *L, const double *G1, double *p, double *nu)
 {
@@ -296,8 +289,8 @@ sp_status sp_hol_lobatto_step(sp_hol_lobatto *L, double h, double *q, double *p,
     const int n = L->n, m = L->m, s = L->s;
     if (iterations) *iterations = 0;
     if (!isfinite(h) || h == 0.0) return SP_ERR_INVALID;
-    const int continues = L->have_last && isfinite(h / L->h_last) && same_vec(n, q, L->q_end) &&
-                          same_vec(n, p, L->p_end);
+    const int continues = L->have_last && isfinite(h / L->h_last) && sp_vec_equal(n, q, L->q_end) &&
+                          sp_vec_equal(n, p, L->p_end);
     L->have_last = 0;
     L->h = h;
     sp_vec_copy(n, q, L->q0);

@@ -274,13 +274,6 @@ static sp_status predict(sp_index1 *s, double h, const double *v0, const double 
     return SP_OK;
 }
 
-static int same_vec(int n, const double *a, const double *b)
-{
-    for (int i = 0; i < n; ++i)
-        if (a[i] != b[i]) return 0;
-    return 1;
-}
-
 /* The solver a step uses: sp_newton_options.warm_start asks for simplified Newton. */
 static sp_index1_solver solver_of(const sp_index1 *s)
 {
@@ -355,7 +348,7 @@ sp_status sp_index1_step(sp_index1 *s, double h, const double *q0, const double 
     /* a step that fails before its solve reports 0; a failed step is not continued */
     s->have_step = 0, s->iterations = 0, s->sweeps = 0, s->factorizations = 0, s->start_distance = NAN;
     const int continues = s->have_prev && predictive && fabs(h / s->prev_h) <= PREDICT_MAX_RATIO &&
-                          same_vec(n, q0, s->prev_q1) && same_vec(n, p0, s->prev_p1);
+                          sp_vec_equal(n, q0, s->prev_q1) && sp_vec_equal(n, p0, s->prev_p1);
     s->have_prev = 0;
     /* a step that does not continue the last one owes nothing to it: its result depends on
      * its own data only */

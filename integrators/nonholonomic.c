@@ -424,13 +424,6 @@ sp_status sp_nh_stage_system(sp_nh *s, double h, const double *q, const double *
     return residual(s, x, r, J);
 }
 
-static int same_vec(int n, const double *a, const double *b)
-{
-    for (int i = 0; i < n; ++i)
-        if (a[i] != b[i]) return 0;
-    return 1;
-}
-
 /* Every stage at (q, p, Λ_1). */
 static void plain_start(sp_nh *s, const double *q, const double *p, const double *lam1)
 {
@@ -504,7 +497,7 @@ sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam)
     if (st != SP_OK) return st;
     if (!sp_vec_isfinite(n, q) || !sp_vec_isfinite(n, p) || !sp_vec_isfinite(m, lam1)) return SP_ERR_NONFINITE;
     const int continues = s->have_prev && s->opt.newton.warm_start && isfinite(h / s->last_h) &&
-                          same_vec(n, q, s->last_q1) && same_vec(n, p, s->last_p1);
+                          sp_vec_equal(n, q, s->last_q1) && sp_vec_equal(n, p, s->last_p1);
     s->have_prev = 0;
     /* a step that does not continue the last one owes nothing to it: its result depends on
      * its own data only */
