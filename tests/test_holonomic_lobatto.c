@@ -221,7 +221,7 @@ Test(holonomic_lobatto, double_pendulum_constraints_and_energy, .timeout = 60)
 {
     const double h = 0.1, T = 400.0, energy[6] = {0, 0, 0, 5e-6, 2e-8, 2e-10};
     for (int st = 3; st <= 5; ++st) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "lobatto%d", st);
         sp_holonomic *s = stepper(&double_pendulum, name);
         double q[4], p[4], H0, H, worst_g = 0.0, worst_hidden = 0.0, first = 0.0, second = 0.0;
@@ -254,7 +254,7 @@ Test(holonomic_lobatto, double_pendulum_constraints_and_energy, .timeout = 60)
 Test(holonomic_lobatto, symmetric)
 {
     for (int st = 3; st <= 5; ++st) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "lobatto%d", st);
         for (size_t p = 0; p < sizeof problems / sizeof *problems; ++p) {
             const problem *pb = &problems[p];
