@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "integrators/sp_holonomic.h"
+#include "integrators/sp_hol_mass.h"
 #include "integrators/sp_hol_lobatto.h"
 #include "lie/sp_registry.h"
 #include "integrators/sp_linsolve.h"
@@ -67,9 +68,7 @@ SP_REGISTRY_OF_TABLES(sp_holonomic_method, methods, sp_holonomic_method_at, sp_h
 struct sp_holonomic {
     const sp_holonomic_model *model;
     const sp_holonomic_method *method;
-    double minv[SP_HOL_MAX_N]; /* a diagonal M: 1/M_ii */
-    int full;                   /* a full M: its inverse and itself */
-    double Minv[SP_HOL_MAX_N * SP_HOL_MAX_N], M[SP_HOL_MAX_N * SP_HOL_MAX_N];
+    sp_hol_mass mass;
     sp_newton_options opt;
     int iterations;
     /* the predictor: the last solve's x = hΛ and its h (x scales like h² along a motion) */
@@ -87,76 +86,6 @@ struct sp_holonomic {
     sp_hol_lobatto *lobatto; /* the Lobatto IIIA–IIIB stage solver, for those methods */
 };
 
-/* The Cholesky factor L (lower, row-major) of a symmetric positive definite M; 0 if M is not. */
-static int cholesky(int n, const double *M, double *L)
-{
-    memset(L, 0, (size_t)n * n * sizeof *L);
-    for (int j = 0; j < n; ++j) {
-        double d = M[j * n + j];
-        for (int k = 0; k < j; ++k) d -= L[j * n + k] * L[j * n + k];
-        if (!(d > 0.0) || !isfinite(d)) return 0;
-        L[j * n + j] = sqrt(d);
-        for (int i = j + 1; i < n; ++i) {
-            if (M[i * n + j] != M[j * n + i]) return 0;
-            double t = M[i * n + j];
-            for (int k = 0; k < j; ++k) t -= L[i * n + k] * L[j * n + k];
-            L[i * n + j] = t / L[j * n + j];
-        }
-    }
-    return 1;
-}
-
-/* x ← M⁻¹x from the Cholesky factor: L y = x, then Lᵀ x = y. */
-static void cholesky_solve(int n, const double *L, double *x)
-{
-    for (int i = 0; i < n; ++i) {
-        for (int k = 0; k < i; ++k) x[i] -= L[i * n + k] * x[k];
-        x[i] /= L[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; --i) {
-        for (int k = i + 1; k < n; ++k) x[i] -= L[k * n + i] * x[k];
-        x[i] /= L[i * n + i];
-    }
-}
-
-sp_status sp_holonomic_apply_minv(const sp_holonomic_model *model, const double *x, double *out)
-{
-    const int n = model->n;
-    if (!model->mass_matrix) {
-        for (int i = 0; i < n; ++i) out[i] = x[i] / model->mass[i];
-        return SP_OK;
-    }
-    double L[SP_HOL_MAX_N * SP_HOL_MAX_N];
-    if (!cholesky(n, model->mass_matrix, L)) return SP_ERR_SINGULAR;
-    sp_vec_copy(n, x, out);
-    cholesky_solve(n, L, out);
-    return SP_OK;
-}
-
-/* The mass: the diagonal's reciprocals, or a full M with its inverse; 0 when M is not
- * positive definite. */
-static int set_mass(sp_holonomic *s, const sp_holonomic_model *model)
-{
-    const int n = model->n;
-    if (!model->mass_matrix) {
-        for (int i = 0; i < n; ++i) {
-            if (!model->mass || !(model->mass[i] > 0.0) || !isfinite(model->mass[i])) return 0;
-            s->minv[i] = 1.0 / model->mass[i];
-        }
-        return 1;
-    }
-    double L[SP_HOL_MAX_N * SP_HOL_MAX_N];
-    if (!cholesky(n, model->mass_matrix, L)) return 0;
-    s->full = 1;
-    sp_vec_copy(n * n, model->mass_matrix, s->M);
-    for (int j = 0; j < n; ++j) { /* column j of M⁻¹, which is its row j (symmetric) */
-        double *e = s->Minv + j * n;
-        for (int i = 0; i < n; ++i) e[i] = i == j ? 1.0 : 0.0;
-        cholesky_solve(n, L, e);
-    }
-    return 1;
-}
-
 sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holonomic_method *method)
 {
     if (!model || !method || model->n < 1 || model->n > SP_HOL_MAX_N || model->m < 1 || model->m > SP_HOL_MAX_M ||
@@ -164,7 +93,7 @@ sp_holonomic *sp_holonomic_alloc(const sp_holonomic_model *model, const sp_holon
         return NULL;
     sp_holonomic *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    if (!set_mass(s, model)) {
+    if (!sp_hol_mass_init(&s->mass, model)) {
         free(s);
         return NULL;
     }
@@ -222,11 +151,11 @@ static double form(const sp_holonomic *s, const double *a, const double *b)
 {
     const int n = s->model->n;
     double v = 0.0;
-    if (!s->full) {
-        for (int i = 0; i < n; ++i) v += a[i] * s->minv[i] * b[i];
+    if (!s->mass.full) {
+        for (int i = 0; i < n; ++i) v += a[i] * s->mass.minv[i] * b[i];
         return v;
     }
-    for (int i = 0; i < n; ++i) v += a[i] * sp_vec_dot(n, s->Minv + i * n, b);
+    for (int i = 0; i < n; ++i) v += a[i] * sp_vec_dot(n, s->mass.Minv + i * n, b);
     return v;
 }
 
@@ -234,13 +163,13 @@ static double form(const sp_holonomic *s, const double *a, const double *b)
 static void momentum_of_step(const sp_holonomic *s, const double *q1, const double *q0, double h, double *p)
 {
     const int n = s->model->n;
-    if (!s->full) {
-        for (int i = 0; i < n; ++i) p[i] = (q1[i] - q0[i]) / (h * s->minv[i]);
+    if (!s->mass.full) {
+        for (int i = 0; i < n; ++i) p[i] = (q1[i] - q0[i]) / (h * s->mass.minv[i]);
         return;
     }
     double d[SP_HOL_MAX_N];
     for (int i = 0; i < n; ++i) d[i] = q1[i] - q0[i];
-    for (int i = 0; i < n; ++i) p[i] = sp_vec_dot(n, s->M + i * n, d) / h;
+    for (int i = 0; i < n; ++i) p[i] = sp_vec_dot(n, s->mass.M + i * n, d) / h;
 }
 
 /* G(q0) at the current position q0: the remembered one, or evaluated into G. */
@@ -272,19 +201,19 @@ static sp_status constrained_drift(sp_holonomic *s, double h, const double *q0, 
     const int n = s->model->n, m = s->model->m;
     double qt[SP_HOL_MAX_N], B[SP_HOL_MAX_N * SP_HOL_MAX_M], hpt[SP_HOL_MAX_N], x[SP_HOL_MAX_M] = {0};
     for (int i = 0; i < n; ++i) hpt[i] = h * pt[i];
-    if (s->full) {
+    if (s->mass.full) {
         for (int i = 0; i < n; ++i) {
-            qt[i] = q0[i] + sp_vec_dot(n, s->Minv + i * n, hpt);
+            qt[i] = q0[i] + sp_vec_dot(n, s->mass.Minv + i * n, hpt);
             for (int a = 0; a < m; ++a) {
                 double c = 0.0;
-                for (int k = 0; k < n; ++k) c += s->Minv[i * n + k] * G0[a * n + k];
+                for (int k = 0; k < n; ++k) c += s->mass.Minv[i * n + k] * G0[a * n + k];
                 B[i * m + a] = c;
             }
         }
     } else {
         for (int i = 0; i < n; ++i) {
-            qt[i] = q0[i] + s->minv[i] * hpt[i];
-            for (int a = 0; a < m; ++a) B[i * m + a] = s->minv[i] * G0[a * n + i];
+            qt[i] = q0[i] + s->mass.minv[i] * hpt[i];
+            for (int a = 0; a < m; ++a) B[i * m + a] = s->mass.minv[i] * G0[a * n + i];
         }
     }
     if (s->have_last) {

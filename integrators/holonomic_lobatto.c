@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "integrators/sp_hol_lobatto.h"
+#include "integrators/sp_hol_mass.h"
 #include "integrators/sp_linsolve.h"
 #include "integrators/sp_tableau.h"
 #include "lie/sp_linalg.h"
@@ -20,8 +21,7 @@ struct sp_hol_lobatto {
     const sp_holonomic_model *model;
     int n, m, s, N;
     double c[SMAX], b[SMAX], d[SMAX][SMAX]; /* d = a â (IIIA times IIIB) */
-    int full;                               /* M is a full matrix: apply Minv, else minv */
-    double minv[NMAX], Minv[NMAX * NMAX];
+    sp_hol_mass mass;
     sp_newton *newton;
     /* the step being solved: h, q0, M⁻¹p0 */
     double h, q0[NMAX], v0[NMAX];
@@ -55,25 +55,7 @@ sp_hol_lobatto *sp_hol_lobatto_alloc(const sp_holonomic_model *model, int stages
         for (int k = 0; k < s; ++k)
             for (int j = 0; j < s; ++j) L->d[i][k] += a.A[i][j] * ah.A[j][k];
     }
-    /* M⁻¹ once: the diagonal's reciprocals, or a full M inverted by one LU solve with the
-     * identity (M is symmetric positive definite, as sp_holonomic_alloc checks; its
-     * Cholesky factor stays in holonomic.c, which calls this file and is not called back) */
-    L->full = model->mass_matrix != NULL;
-    sp_status st = L->full || model->mass ? SP_OK : SP_ERR_INVALID;
-    if (!L->full) {
-        for (int i = 0; i < n && st == SP_OK; ++i) {
-            L->minv[i] = 1.0 / model->mass[i];
-            if (!(model->mass[i] > 0.0) || !isfinite(L->minv[i])) st = SP_ERR_INVALID;
-        }
-    } else {
-        double A[NMAX * NMAX];
-        int piv[NMAX];
-        sp_vec_copy(n * n, model->mass_matrix, A);
-        sp_vec_zero(n * n, L->Minv);
-        for (int j = 0; j < n; ++j) L->Minv[j * n + j] = 1.0;
-        st = sp_linsolve(n, A, L->Minv, n, piv, 0); /* column j of M⁻¹ = its row j */
-    }
-    if (st != SP_OK) {
+    if (!sp_hol_mass_init(&L->mass, model)) {
         free(L);
         return NULL;
     }
@@ -94,15 +76,6 @@ void sp_hol_lobatto_free(sp_hol_lobatto *L)
 
 void sp_hol_lobatto_reset(sp_hol_lobatto *L) { L->have_last = 0; }
 
-/* out = M⁻¹x (out may not alias x) */
-static void apply_minv(const sp_hol_lobatto *L, const double *x, double *out)
-{
-    const int n = L->n;
-    if (!L->full)
-        for (int i = 0; i < n; ++i) out[i] = L->minv[i] * x[i];
-    else
-        for (int i = 0; i < n; ++i) out[i] = sp_vec_dot(n, L->Minv + i * n, x);
-}
 
 static sp_status constraints(const sp_hol_lobatto *L, const double *q, double *g, double *G)
 {
@@ -147,7 +120,7 @@ static sp_status evaluate(sp_hol_lobatto *L, const double *x, int last_G)
     }
     for (int k = 0; k < s - 1; ++k) {
         stage_force(L, L->grad[k], L->G[k], x + at_Y(L, k), L->t[k]);
-        apply_minv(L, L->t[k], L->w[k]);
+        sp_hol_mass_apply_inverse(&L->mass, L->t[k], L->w[k]);
     }
     return SP_OK;
 }
@@ -176,7 +149,7 @@ static sp_status newton_matrix(sp_hol_lobatto *L, const double *x, double *J)
     }
     for (int k = 0; k < s - 1; ++k) {
         for (int a = 0; a < m; ++a) { /* M⁻¹G_kᵀ (n x m) */
-            apply_minv(L, L->G[k] + a * n, col);
+            sp_hol_mass_apply_inverse(&L->mass, L->G[k] + a * n, col);
             for (int r = 0; r < n; ++r) MG[r * m + a] = col[r];
         }
         for (int i = 1; i < s; ++i) set_block(J, N, at_Q(L, i), at_Y(L, k), n, m, L->d[i][k], MG);
@@ -192,7 +165,7 @@ static sp_status newton_matrix(sp_hol_lobatto *L, const double *x, double *J)
             if (st != SP_OK) return st;
             stage_force(L, gp, Gp, x + at_Y(L, k), tp);
             for (int r = 0; r < n; ++r) tp[r] = (tp[r] - L->t[k][r]) / dq;
-            apply_minv(L, tp, col);
+            sp_hol_mass_apply_inverse(&L->mass, tp, col);
             for (int r = 0; r < n; ++r) K[r * n + l] = col[r];
         }
         /* J's diagonal blocks hold the identity: add (the other blocks are still zero) */
@@ -256,7 +229,7 @@ static void predict(sp_hol_lobatto *L)
             sp_vec_axpy(m, h2 * wt[i], L->last_L[i], Y);
             sp_vec_axpy(n, h2 * wt[i], L->last_F[i], F);
         }
-        apply_minv(L, F, L->w[k]); /* M⁻¹t_k predicted */
+        sp_hol_mass_apply_inverse(&L->mass, F, L->w[k]); /* M⁻¹t_k predicted */
     }
     for (int i = 1; i < s; ++i) {
         double *Q = L->x + at_Q(L, i);
@@ -273,7 +246,7 @@ static sp_status project(const sp_hol_lobatto *L, const double *G1, double *p, d
     double MG[MMAX * NMAX], A[MMAX * MMAX];
     int piv[MMAX];
     for (int a = 0; a < m; ++a) {
-        apply_minv(L, G1 + a * n, MG + a * n);
+        sp_hol_mass_apply_inverse(&L->mass, G1 + a * n, MG + a * n);
         nu[a] = sp_vec_dot(n, MG + a * n, p);
         for (int c = 0; c < m; ++c) A[a * m + c] = sp_vec_dot(n, MG + a * n, G1 + c * n);
     }
@@ -294,7 +267,7 @@ sp_status sp_hol_lobatto_step(sp_hol_lobatto *L, double h, double *q, double *p,
     L->have_last = 0;
     L->h = h;
     sp_vec_copy(n, q, L->q0);
-    apply_minv(L, p, L->v0);
+    sp_hol_mass_apply_inverse(&L->mass, p, L->v0);
     sp_status st = gradient(L, q, L->grad[0]);
     if (st == SP_OK) st = constraints(L, q, NULL, L->G[0]);
     if (st != SP_OK) return st;
