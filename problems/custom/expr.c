@@ -140,7 +140,7 @@ static int misplaced(const char *text, char *why, size_t size)
     while (*s) {
         const int at = (int)(s - text) + 1;
         const unsigned char c = (unsigned char)*s;
-        if (isspace(c)) {
+        if (c == ' ' || c == '\t') { /* the blanks the parser reads; a line break it refuses, and leaks */
             ++s;
             continue;
         }
@@ -216,7 +216,11 @@ static int misplaced(const char *text, char *why, size_t size)
             prev = 'o', ++s;
             continue;
         }
-        snprintf(why, size, "has the character '%c' at position %d, which is not part of the language", c, at);
+        if (iscntrl(c))
+            snprintf(why, size, "has the control character 0x%02x at position %d, which is not part of the language",
+                     c, at);
+        else
+            snprintf(why, size, "has the character '%c' at position %d, which is not part of the language", c, at);
         return 1;
     }
 #undef POWER_OPEN
