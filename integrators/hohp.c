@@ -10,9 +10,9 @@
 #include "lie/sp_linalg.h"
 
 static const sp_hohp_scheme schemes[] = {
-    {"hohp_euler", 0.0, 1},
-    {"hohp_sv", 0.5, 2},
-    {"hohp_euler_adjoint", 1.0, 1},
+    {"hohp_euler", 0.0, 1, NULL},
+    {"hohp_sv", 0.5, 2, NULL},
+    {"hohp_euler_adjoint", 1.0, 1, NULL},
 };
 
 SP_REGISTRY_OF_TABLES(sp_hohp_scheme, schemes, sp_hohp_scheme_at, sp_hohp_scheme_by_name)

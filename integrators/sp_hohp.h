@@ -22,11 +22,15 @@
 
 /* A named member of the θ-family. */
 typedef struct sp_hohp_scheme {
-    const char *name; /* "hohp_euler", "hohp_sv", "hohp_euler_adjoint" */
+    const char *name; /* "hohp_euler", "hohp_sv", "hohp_euler_adjoint"; "hohp_rkmk8" (sp_hohp_rk.h) */
     double theta;
     int order;
+    /* NULL for the θ-family; else the explicit table with which sp_hohp_rk.h integrates
+     * the continuous equations ("hohp_rkmk8": DOP853's order-8 weights; θ unused) */
+    const char *rk_table;
 } sp_hohp_scheme;
 
+/* The θ-family (the RKMK scheme is sp_hohp_rk.h's sp_hohp_scheme_rkmk8). */
 const sp_hohp_scheme *sp_hohp_scheme_by_name(const char *name);
 const sp_hohp_scheme *sp_hohp_scheme_at(size_t i);
 

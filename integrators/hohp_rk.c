@@ -1,0 +1,165 @@
+/* RKMK stepper for the continuous HOHP equations (see sp_hohp_rk.h). Written against the
+ * group interface only: the chart equation needs ad, the step exp, Ad and dexp. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrators/sp_hohp_rk.h"
+#include "integrators/sp_tableau.h"
+#include "lie/sp_linalg.h"
+
+#define MAX_STAGES SP_TABLEAU_EXPLICIT_MAX_STAGES
+#define MAX_Z (4 * SP_LIE_MAX_DIM)
+/* Terms of the truncated dexp⁻¹ series kept for order p: j = 0 … p − 2 (at most 8). */
+#define MAX_TERMS 9
+
+const sp_hohp_scheme sp_hohp_scheme_rkmk8 = {"hohp_rkmk8", 0.5, 8, "dop853"};
+
+struct sp_hohp_rk {
+    const sp_group *G;
+    sp_tableau_explicit tab;
+    int n, nz, terms;
+    double coef[MAX_TERMS]; /* B_j / j! */
+    /* one step's stages: state Y_i, slope K_i, the Horner values of Θ̇ (for tangents) */
+    double Y[MAX_STAGES][MAX_Z], K[MAX_STAGES][MAX_Z];
+    double horner[MAX_STAGES][MAX_TERMS][SP_LIE_MAX_DIM];
+};
+
+sp_hohp_rk *sp_hohp_rk_alloc(const sp_group *G, const char *table)
+{
+    if (!G) return NULL;
+    sp_hohp_rk *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (sp_tableau_explicit_get(table, &s->tab) != SP_OK || s->tab.order + 1 > MAX_TERMS + 2) {
+        free(s);
+        return NULL;
+    }
+    s->G = G;
+    s->n = G->dim;
+    s->nz = 4 * G->dim;
+    /* B_j / j! for j = 0 … 8 (B_1 = −½; odd B_j vanish beyond it) */
+    static const double bernoulli_over_factorial[MAX_TERMS] = {
+        1.0, -0.5, 1.0 / 12.0, 0.0, -1.0 / 720.0, 0.0, 1.0 / 30240.0, 0.0, -1.0 / 1209600.0};
+    s->terms = s->tab.order - 1 > 1 ? s->tab.order - 1 : 1;
+    memcpy(s->coef, bernoulli_over_factorial, sizeof s->coef);
+    return s;
+}
+
+void sp_hohp_rk_free(sp_hohp_rk *s) { free(s); }
+
+int sp_hohp_rk_order(const sp_hohp_rk *s) { return s->tab.order; }
+
+/* Layout of a stage vector y: [Θ | ξ | μ | π], n each (the tangent layout of sp_hohp.h). */
+
+/* K = f(Y), keeping the Horner values of Θ̇ = Σ c_j ad_a^j ξ with a = −Θ:
+ * v_{q} = c_q ξ, v_j = c_j ξ + ad_a v_{j+1}, Θ̇ = v_0. */
+static void slope(const sp_hohp_rk *s, const double *y, double *k, double (*horner)[SP_LIE_MAX_DIM])
+{
+    const sp_group *G = s->G;
+    const int n = s->n, q = s->terms - 1;
+    const double *theta = y, *xi = y + n, *mu = y + 2 * n, *pi = y + 3 * n;
+    double a[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+    for (int r = 0; r < n; ++r) a[r] = -theta[r], horner[q][r] = s->coef[q] * xi[r];
+    for (int j = q - 1; j >= 0; --j) {
+        G->ad(G, a, horner[j + 1], w);
+        for (int r = 0; r < n; ++r) horner[j][r] = s->coef[j] * xi[r] + w[r];
+    }
+    memcpy(k, horner[0], (size_t)n * sizeof *k);
+    memcpy(k + n, pi, (size_t)n * sizeof *k);
+    G->ad_star(G, xi, mu, k + 2 * n);
+    for (int r = 0; r < n; ++r) k[3 * n + r] = -mu[r];
+}
+
+/* dk = f'(Y) dy, from the Horner values of the stage. */
+static void slope_tangent(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
+                          const double *dy, double *dk)
+{
+    const sp_group *G = s->G;
+    const int n = s->n, q = s->terms - 1;
+    const double *xi = y + n, *mu = y + 2 * n;
+    const double *dtheta = dy, *dxi = dy + n, *dmu = dy + 2 * n, *dpi = dy + 3 * n;
+    double a[SP_LIE_MAX_DIM], da[SP_LIE_MAX_DIM], dv[SP_LIE_MAX_DIM], w1[SP_LIE_MAX_DIM], w2[SP_LIE_MAX_DIM];
+    for (int r = 0; r < n; ++r) a[r] = -y[r], da[r] = -dtheta[r], dv[r] = s->coef[q] * dxi[r];
+    for (int j = q - 1; j >= 0; --j) {
+        G->ad(G, da, horner[j + 1], w1);
+        G->ad(G, a, dv, w2);
+        for (int r = 0; r < n; ++r) dv[r] = s->coef[j] * dxi[r] + w1[r] + w2[r];
+    }
+    memcpy(dk, dv, (size_t)n * sizeof *dk);
+    memcpy(dk + n, dpi, (size_t)n * sizeof *dk);
+    G->ad_star(G, dxi, mu, w1);
+    G->ad_star(G, xi, dmu, w2);
+    for (int r = 0; r < n; ++r) dk[2 * n + r] = w1[r] + w2[r], dk[3 * n + r] = -dmu[r];
+}
+
+sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_hohp_state *out, double *running,
+                          int count, double *dz)
+{
+    const sp_group *G = s->G;
+    const sp_tableau_explicit *t = &s->tab;
+    const int n = s->n, nz = s->nz, S = t->stages;
+    double y0[MAX_Z], y1[MAX_Z];
+    memset(y0, 0, (size_t)n * sizeof *y0);
+    memcpy(y0 + n, in->xi, (size_t)n * sizeof *y0);
+    memcpy(y0 + 2 * n, in->nu, (size_t)n * sizeof *y0);
+    memcpy(y0 + 3 * n, in->p, (size_t)n * sizeof *y0);
+    double run = 0.0;
+    for (int i = 0; i < S; ++i) {
+        double *Y = s->Y[i];
+        memcpy(Y, y0, (size_t)nz * sizeof *Y);
+        for (int j = 0; j < i; ++j) {
+            const double a = h * t->A[i][j];
+            if (a != 0.0)
+                for (int r = 0; r < nz; ++r) Y[r] += a * s->K[j][r];
+        }
+        slope(s, Y, s->K[i], s->horner[i]);
+        run += t->b[i] * 0.5 * sp_vec_dot(n, Y + 3 * n, Y + 3 * n);
+    }
+    memcpy(y1, y0, sizeof y1);
+    for (int i = 0; i < S; ++i)
+        if (t->b[i] != 0.0)
+            for (int r = 0; r < nz; ++r) y1[r] += h * t->b[i] * s->K[i][r];
+    run *= h;
+    if (!sp_vec_isfinite(nz, y1) || !isfinite(run)) return SP_ERR_NONFINITE;
+
+    double R[SP_LIE_MAX_ELEM], g1[SP_LIE_MAX_ELEM];
+    G->exp(G, y1, R);
+    G->compose(G, in->g, R, g1);
+
+    if (count > 0) {
+        /* the same table on the variational equations; Θ starts at 0 unperturbed */
+        double Rinv[SP_LIE_MAX_ELEM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], minus[SP_LIE_MAX_DIM];
+        G->inverse(G, R, Rinv);
+        for (int r = 0; r < n; ++r) minus[r] = -y1[r];
+        G->dexp(G, minus, D);
+        for (int c = 0; c < count; ++c) {
+            double *z = dz + (size_t)c * nz, dy0[MAX_Z], dY[MAX_Z], dy1[MAX_Z], dK[MAX_STAGES][MAX_Z];
+            memset(dy0, 0, (size_t)n * sizeof *dy0);
+            memcpy(dy0 + n, z + n, (size_t)(nz - n) * sizeof *dy0);
+            memcpy(dy1, dy0, (size_t)nz * sizeof *dy1);
+            for (int i = 0; i < S; ++i) {
+                memcpy(dY, dy0, (size_t)nz * sizeof *dY);
+                for (int j = 0; j < i; ++j) {
+                    const double a = h * t->A[i][j];
+                    if (a != 0.0)
+                        for (int r = 0; r < nz; ++r) dY[r] += a * dK[j][r];
+                }
+                slope_tangent(s, s->Y[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], dY, dK[i]);
+                if (t->b[i] != 0.0)
+                    for (int r = 0; r < nz; ++r) dy1[r] += h * t->b[i] * dK[i][r];
+            }
+            /* g0 exp(δθ0) exp(Θ + δΘ) = g1 exp(Ad_{R⁻¹} δθ0 + dexp_{−Θ} δΘ) to first order */
+            double v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+            G->Ad(G, Rinv, z, v);
+            sp_mat_vec(n, n, D, dy1, w);
+            for (int r = 0; r < n; ++r) z[r] = v[r] + w[r];
+            memcpy(z + n, dy1 + n, (size_t)(nz - n) * sizeof *z);
+        }
+    }
+    memcpy(out->g, g1, (size_t)G->elem_size * sizeof *g1);
+    memcpy(out->xi, y1 + n, (size_t)n * sizeof *y1);
+    memcpy(out->nu, y1 + 2 * n, (size_t)n * sizeof *y1);
+    memcpy(out->p, y1 + 3 * n, (size_t)n * sizeof *y1);
+    if (running) *running = run;
+    return SP_OK;
+}
