@@ -113,6 +113,9 @@ void sp_problem_free(sp_problem *p)
     if (!p) return;
     free(p->cubic.targets);
     p->cubic.targets = NULL;
+    free(p->plan.sample_times);
+    p->plan.sample_times = NULL;
+    p->plan.n_sample_times = 0;
     p->cubic.n_targets = 0;
     sp_custom_free(p->custom);
     p->custom = NULL;

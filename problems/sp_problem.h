@@ -69,6 +69,9 @@ typedef struct sp_plan_grid {
 } sp_plan_grid;
 /* SP_ERR_NOMEM leaves nothing to free. */
 sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N);
+/* The grid with segment_steps[i] even steps in segment i (sp_cubic_segments of them,
+ * each at least 1), as the automatic resolution of a plan chooses them. */
+sp_status sp_plan_grid_init_segments(sp_plan_grid *g, const sp_cubic_spline *c, double T, const int *segment_steps);
 void sp_plan_grid_free(sp_plan_grid *g);
 
 /* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
@@ -134,7 +137,18 @@ typedef struct sp_plan_settings {
     int pose;              /* group SO3xR3: keyframes are poses (R, x), planned as an SO(3) plan and an R³
                               plan with ξ = (ω, v) side by side (the product metric separates them) */
     double x0[3];          /* pose plans: the start position */
+    /* plans without "steps": the largest distance (rad on SO(3) and S², length on Rⁿ)
+     * asked for between the returned curve and the continuous optimum (0: 1e-6) */
+    double accuracy;
+    /* "output": the curve read at these times (owned), or at sample_rate per unit time */
+    int has_sample_times;
+    size_t n_sample_times;
+    double *sample_times;
+    double sample_rate;
 } sp_plan_settings;
+
+/* Most samples one result takes. */
+#define SP_PLAN_MAX_SAMPLES 10000000
 
 /* How the implicit steps of the vakonomic and nonholonomic (vector-space) models solve
  * their stage equations, "solver" in their files: full Newton from a plain start at every

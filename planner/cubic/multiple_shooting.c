@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "planner/sp_clock.h"
+#include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_keyframe_start.h"
 #include "integrators/sp_band.h"
+#include "integrators/sp_hohp_rk.h"
 #include "planner/cubic/sp_multiple_shooting.h"
 #include "lie/sp_linalg.h"
 
@@ -15,7 +17,8 @@ struct sp_ms {
     const sp_problem *pb;
     sp_cubic_spline cubic; /* the problem's, with the σ of this object */
     const sp_group *G;
-    sp_hohp *stepper;
+    sp_hohp *stepper; /* the θ-family, or */
+    sp_hohp_rk *rk;   /* the RKMK scheme of the continuous equations */
     int n, nz, N, M; /* algebra dim, 4n, steps, blocks */
     int exact, nc;   /* σ = 0; rows of one interpolation condition (3, or 2 on the sphere) */
     sp_plan_grid grid;
@@ -100,7 +103,9 @@ static void plane_basis(const double *u, double *a, double *b)
     sp_cross(u, a, b);
 }
 
-sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
+sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma) { return sp_ms_alloc_segments(pb, sigma, NULL); }
+
+sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segment_steps)
 {
     sp_ms *ms = calloc(1, sizeof *ms);
     if (!ms) return NULL;
@@ -111,6 +116,10 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
     ms->n = ms->G->dim;
     ms->nz = 4 * ms->n;
     ms->N = pb->steps;
+    if (segment_steps) {
+        ms->N = 0;
+        for (size_t i = 0, k = sp_cubic_segments(&pb->cubic, pb->T); i < k; ++i) ms->N += segment_steps[i];
+    }
     ms->exact = sigma == 0.0;
     ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
@@ -119,10 +128,16 @@ sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma)
                           .theta = pb->scheme->theta,
                           .solver = pb->solver,
                           .solve = {.tol = pb->solver_tol, .max_iter = 50}};
-    ms->stepper = sp_hohp_alloc(&cfg);
+    if (pb->scheme->rk_table)
+        ms->rk = sp_hohp_rk_alloc(ms->G, pb->scheme->rk_table);
+    else
+        ms->stepper = sp_hohp_alloc(&cfg);
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if (!ms->stepper || !ms->off_lam || sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N) != SP_OK) goto fail;
+    if ((!ms->stepper && !ms->rk) || !ms->off_lam ||
+        (segment_steps ? sp_plan_grid_init_segments(&ms->grid, &ms->cubic, pb->T, segment_steps)
+                       : sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N)) != SP_OK)
+        goto fail;
 
     /* blocks: cut at every keyframe, long stretches into even blocks */
     int B = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64, M = 0;
@@ -179,6 +194,7 @@ void sp_ms_free(sp_ms *ms)
 {
     if (!ms) return;
     sp_hohp_free(ms->stepper);
+    sp_hohp_rk_free(ms->rk);
     sp_plan_grid_free(&ms->grid), free(ms->off_lam), free(ms->kb);
     free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
     free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
@@ -231,6 +247,12 @@ void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
     }
 }
 
+void sp_ms_take_curve(sp_ms *ms, const sp_ms *from, sp_curve *curve)
+{
+    for (int j = 0; j < ms->M; ++j) sp_curve_state(curve, ms->grid.t[ms->kb[j]], &ms->S[j]);
+    if (ms->exact && from->exact) memcpy(ms->lam, from->lam, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+}
+
 /* The unknowns of a block are the correction δθ of g (g ← g exp(δθ)) and corrections
  * of ξ, ν, p in the SPATIAL frame (Ad_g ξ, Ad*_{g⁻¹} ν, Ad*_{g⁻¹} p), not the body frame:
  * turning g then carries its velocity and momenta along, so the spin of a sphere plan
@@ -279,10 +301,22 @@ static void change_columns(int nz, double *Jj, const double *T)
     memcpy(Jj, out, (size_t)nz * nz * sizeof *Jj);
 }
 
+/* One step of the plan's scheme in place, with its running cost and, when J is not NULL,
+ * the nz tangent columns of J carried along. */
+static sp_status step(sp_ms *ms, double h, sp_hohp_state *z, double *running, double *J)
+{
+    if (ms->rk) return sp_hohp_rk_step(ms->rk, h, z, z, running, J ? ms->nz : 0, J);
+    sp_hohp_interval iv;
+    sp_status st = sp_hohp_step(ms->stepper, h, z, z, &iv);
+    if (st == SP_OK && J) st = sp_hohp_tangent(ms->stepper, &iv, ms->nz, J);
+    *running = 0.5 * h * sp_vec_dot(ms->n, iv.pi, iv.pi);
+    return st;
+}
+
 /* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
 static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
 {
-    const int nz = ms->nz, n = ms->n;
+    const int nz = ms->nz;
     const double t0 = sp_clock_seconds();
     double run = 0.0;
     for (int j = 0; j < ms->M; ++j) {
@@ -293,11 +327,10 @@ static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, doub
             for (int c = 0; c < nz; ++c) Jj[c * nz + c] = 1.0;
         }
         for (int k = ms->kb[j]; k < ms->kb[j + 1]; ++k) {
-            sp_hohp_interval iv;
-            sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k], &z, &z, &iv);
-            if (st == SP_OK && Jj) st = sp_hohp_tangent(ms->stepper, &iv, nz, Jj);
+            double c;
+            sp_status st = step(ms, ms->grid.h[k], &z, &c, Jj);
             if (st != SP_OK) return st;
-            run += 0.5 * ms->grid.h[k] * sp_vec_dot(n, iv.pi, iv.pi);
+            run += c;
         }
         if (Jj) {
             double T[NZ_MAX * NZ_MAX];
@@ -809,7 +842,8 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
         const int k_end = j + 1 < ms->M ? ms->kb[j + 1] - 1 : N; /* the next block records its first node */
         for (int k = ms->kb[j]; k <= k_end; ++k) {
             if (k > ms->kb[j]) {
-                sp_status st = sp_hohp_step(ms->stepper, ms->grid.h[k - 1], &z, &z, NULL);
+                double c;
+                sp_status st = step(ms, ms->grid.h[k - 1], &z, &c, NULL);
                 if (st != SP_OK) {
                     out->count = row;
                     return st;
@@ -850,6 +884,39 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
     }
     for (int q = 0; q < n; ++q) out->terminal[q] = e->nu[q] + kappa[q], out->terminal[n + q] = e->p[q];
     return SP_OK;
+}
+
+sp_status sp_ms_nodes(sp_ms *ms, sp_hohp_state *nodes)
+{
+    for (int j = 0; j < ms->M; ++j) {
+        sp_hohp_state z = ms->S[j];
+        nodes[ms->kb[j]] = z;
+        for (int k = ms->kb[j]; k + 1 < ms->kb[j + 1]; ++k) {
+            double c;
+            sp_status st = step(ms, ms->grid.h[k], &z, &c, NULL);
+            if (st != SP_OK) return st;
+            nodes[k + 1] = z;
+        }
+    }
+    /* the end, after its kick */
+    sp_hohp_state e = ms->E[ms->M - 1];
+    const int i = ms->grid.target_at[ms->N];
+    if (i >= 0) {
+        double kappa[SP_LIE_MAX_DIM];
+        if (ms->exact)
+            multiplier_kick(ms, ms->lam, (size_t)i, kappa);
+        else
+            kick(ms, (size_t)i, e.g, kappa, NULL);
+        for (int q = 0; q < ms->n; ++q) e.nu[q] += kappa[q];
+    }
+    nodes[ms->N] = e;
+    return SP_OK;
+}
+
+const sp_plan_grid *sp_ms_grid(const sp_ms *ms, int *steps)
+{
+    *steps = ms->N;
+    return &ms->grid;
 }
 
 void sp_ms_report_free(sp_ms_report *r)

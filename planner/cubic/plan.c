@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "planner/sp_clock.h"
+#include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_direct.h"
+#include "planner/cubic/sp_samples.h"
 #include "planner/cubic/sp_multiple_shooting.h"
 #include "planner/sp_optimize.h"
 #include "planner/cubic/sp_pose_plan.h"
@@ -42,6 +44,14 @@ struct sp_plan {
     int n_starts;
     double seconds;
     sp_progress progress; /* {NULL, NULL} unless set */
+    /* the grid: steps per segment between keyframes (NULL: the file's steps), chosen for
+     * the accuracy asked when the file gives no steps; the solved curve */
+    int *segment_steps;
+    int steps;
+    double error_estimate; /* between the returned curve and the one on a grid half as fine */
+    int resolution_rounds;
+    int grid_given; /* segment_steps set by the caller: not refined */
+    sp_curve *curve;
     /* pose plans: the orientation and position parts, each a plan of its own */
     sp_problem parts[2];
     sp_plan *sub[2];
@@ -91,6 +101,8 @@ void sp_plan_free(sp_plan *plan)
     }
     sp_shooting_free(plan->shooting);
     sp_ms_free(plan->ms);
+    sp_curve_free(plan->curve);
+    free(plan->segment_steps);
     sp_ms_report_free(&plan->report);
     free(plan);
 }
@@ -194,7 +206,7 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
     rec->sigma = sigma;
     rec->stages = 1;
     sp_ms_stats stats = {0};
-    sp_ms *ms = sp_ms_alloc(pb, sigma);
+    sp_ms *ms = sp_ms_alloc_segments(pb, sigma, plan->segment_steps);
     sp_status st = ms ? solve_stage(plan, ms, kind, NULL, rec, &stats) : SP_ERR_NOMEM;
     if (st != SP_ERR_INTERRUPTED && st != SP_ERR_NOMEM && !stats.converged) {
         double hi = fmax(0.3, 8.0 * sigma), lo = sigma > 0.0 ? sigma : 1e-3;
@@ -203,7 +215,7 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
         sp_status cs = SP_OK;
         for (int k = 0; k <= stages + (sigma == 0.0) && cs != SP_ERR_INTERRUPTED; ++k) {
             double s_k = k > stages ? 0.0 : hi * pow(lo / hi, (double)k / stages);
-            sp_ms *next = sp_ms_alloc(pb, s_k);
+            sp_ms *next = sp_ms_alloc_segments(pb, s_k, plan->segment_steps);
             if (!next) {
                 cs = SP_ERR_NOMEM;
                 break;
@@ -284,6 +296,134 @@ static sp_ms *run_direct(sp_plan *plan, plan_start *rec, sp_status *failure, sp_
     return ms;
 }
 
+/* The accuracy asked of a plan without steps (rad, or length on Rⁿ). */
+static double accuracy(const sp_problem *pb) { return pb->plan.accuracy > 0.0 ? pb->plan.accuracy : 1e-6; }
+
+/* First steps per segment: the distance between neighbouring keyframes over the largest
+ * step that the order-p scheme takes to `accuracy` on a random walk of a keyframe per
+ * unit time (0.5 rad at 1e-6 with p = 8), the rest left to the refinement. */
+static sp_status first_resolution(sp_plan *plan)
+{
+    const sp_problem *pb = plan->pb;
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    const size_t segments = sp_cubic_segments(c, pb->T);
+    plan->segment_steps = malloc(segments * sizeof *plan->segment_steps);
+    if (!plan->segment_steps) return SP_ERR_NOMEM;
+    const double step = 0.5 * pow(accuracy(pb) / 1e-6, 1.0 / pb->scheme->order);
+    double a[SP_LIE_MAX_ELEM], b[SP_LIE_MAX_ELEM];
+    sp_vec_copy(G->elem_size, pb->g0, a);
+    if (c->space == SP_SPACE_SPHERE) G->act(G, pb->g0, c->y0, a);
+    for (size_t i = 0; i < segments; ++i) {
+        double d = 0.0;
+        if (i < c->n_targets) {
+            if (c->space == SP_SPACE_SPHERE) {
+                sp_vec_copy(3, c->targets[i].y, b);
+                d = acos(fmax(-1.0, fmin(1.0, sp_vec_dot(3, a, b))));
+            } else {
+                sp_vec_copy(G->elem_size, c->targets[i].R, b);
+                double gi[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], x[SP_LIE_MAX_DIM];
+                G->inverse(G, a, gi);
+                G->compose(G, gi, b, X);
+                d = G->log(G, X, x) == SP_OK ? sp_vec_norm(G->dim, x) : SP_PI;
+            }
+            sp_vec_copy(G->elem_size, b, a);
+        }
+        plan->segment_steps[i] = G == sp_group_so3 ? (int)fmin(64.0, fmax(1.0, ceil(d / step))) : 1;
+    }
+    return SP_OK;
+}
+
+/* Solves on the grid of `counts` from the curve of `from`. */
+static sp_ms *solve_on(sp_plan *plan, const int *counts, const sp_ms *from, sp_curve *curve, sp_ms_stats *stats,
+                       sp_status *st)
+{
+    sp_ms *ms = sp_ms_alloc_segments(plan->pb, plan->pb->cubic.sigma, counts);
+    if (!ms) {
+        *st = SP_ERR_NOMEM;
+        return NULL;
+    }
+    sp_ms_take_curve(ms, from, curve);
+    *st = sp_ms_solve(ms, &plan->progress, stats);
+    plan_start dummy = {0};
+    add_work(plan, &dummy, stats);
+    return ms;
+}
+
+/* The curve of a solved object (NULL when out of memory or a step failed). */
+static sp_curve *curve_of(const sp_problem *pb, sp_ms *ms)
+{
+    int N;
+    sp_ms_grid(ms, &N);
+    const sp_plan_grid *grid = sp_ms_grid(ms, &N);
+    sp_hohp_state *nodes = malloc(((size_t)N + 1) * sizeof *nodes);
+    sp_curve *c = nodes && sp_ms_nodes(ms, nodes) == SP_OK ? sp_curve_new(pb, N, grid->t, nodes) : NULL;
+    free(nodes);
+    return c;
+}
+
+/* Doubles the steps of the best solution's grid and solves again from it; the distance
+ * between the two curves (at the finer grid's nodes and midpoints) estimates the error
+ * of the coarser, and the finer, about 2^p times more accurate, is kept. Segments still
+ * farther apart than the accuracy get steps in proportion to (distance/accuracy)^{1/p}
+ * and the round repeats. */
+static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *best_stats)
+{
+    const sp_problem *pb = plan->pb;
+    const size_t segments = sp_cubic_segments(&pb->cubic, pb->T);
+    const double tol = accuracy(pb);
+    const int p = pb->scheme->order;
+    int *fine = malloc(segments * sizeof *fine);
+    double *dist = malloc(segments * sizeof *dist);
+    sp_status st = fine && dist ? SP_OK : SP_ERR_NOMEM;
+    plan->error_estimate = HUGE_VAL;
+    for (int round = 0; st == SP_OK && round < 6; ++round) {
+        plan->resolution_rounds++;
+        for (size_t i = 0; i < segments; ++i) fine[i] = 2 * plan->segment_steps[i];
+        sp_curve *coarse = curve_of(pb, *best);
+        sp_ms_stats fs;
+        sp_ms *f = coarse ? solve_on(plan, fine, *best, coarse, &fs, &st) : NULL;
+        sp_curve *fc = f && st == SP_OK && fs.converged ? curve_of(pb, f) : NULL;
+        if (!fc) {
+            sp_curve_free(coarse), sp_ms_free(f);
+            if (st == SP_OK) st = coarse ? SP_OK : SP_ERR_NOMEM;
+            break; /* the finer grid did not converge: keep what we have, its error unknown */
+        }
+        int N;
+        st = sp_curve_distance(coarse, fc, sp_ms_grid(f, &N), pb->cubic.n_targets, dist);
+        sp_curve_free(coarse), sp_curve_free(fc);
+        if (st != SP_OK) {
+            sp_ms_free(f);
+            break;
+        }
+        double worst = 0.0;
+        for (size_t i = 0; i < segments; ++i) worst = fmax(worst, dist[i]);
+        sp_ms_free(*best);
+        *best = f, *best_stats = fs;
+        memcpy(plan->segment_steps, fine, segments * sizeof *fine);
+        plan->error_estimate = worst;
+        if (worst <= tol) break;
+        /* the next round starts from the coarser grid that should reach the accuracy */
+        for (size_t i = 0; i < segments; ++i) {
+            int m = fine[i] / 2;
+            if (dist[i] > tol) m = (int)ceil(m * 1.2 * pow(dist[i] / tol, 1.0 / p));
+            plan->segment_steps[i] = m;
+        }
+        sp_curve *fcurve = curve_of(pb, *best);
+        sp_ms *next = fcurve ? solve_on(plan, plan->segment_steps, *best, fcurve, &fs, &st) : NULL;
+        sp_curve_free(fcurve);
+        if (!next || st != SP_OK || !fs.converged) {
+            sp_ms_free(next);
+            memcpy(plan->segment_steps, fine, segments * sizeof *fine);
+            break;
+        }
+        sp_ms_free(*best);
+        *best = next, *best_stats = fs;
+    }
+    free(fine), free(dist);
+    return st;
+}
+
 /* Every start from the keyframes (or NLopt's run on the direct form); the converged
  * solution of lowest cost wins. */
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
@@ -296,6 +436,11 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     sp_status failure = SP_OK;
     sp_optimize_result opt = {0};
     const int direct = pb->plan.method == SP_METHOD_DIRECT;
+    if (pb->steps == 0 && !plan->segment_steps && first_resolution(plan) != SP_OK) {
+        res->failure = SP_ERR_NOMEM;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        return res->failure;
+    }
     if (direct) {
         plan_start *rec = &plan->starts[plan->n_starts++];
         best = run_direct(plan, rec, &failure, &opt);
@@ -321,7 +466,17 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         }
         if (!best && f != SP_OK && failure == SP_OK) failure = f;
     }
+    if (best && best_converged && pb->steps == 0 && !plan->grid_given && failure == SP_OK) {
+        sp_ms_stats fs = plan->stats;
+        sp_status rs = refine_resolution(plan, &best, &fs);
+        if (rs == SP_ERR_INTERRUPTED) failure = rs;
+        plan->stats = (sp_ms_stats){
+            .cost = fs.cost, .running_cost = fs.running_cost, .residual = fs.residual, .converged = fs.converged};
+        best_converged = fs.converged;
+    }
     plan->ms = best;
+    if (best) sp_ms_grid(best, &plan->steps);
+    if (best) plan->curve = curve_of(pb, best);
     plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = direct ? opt.evaluations : plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");
@@ -362,6 +517,15 @@ static sp_status solve_pose(sp_plan *plan, sp_plan_result *res)
     memset(res, 0, sizeof *res);
     sp_status st = SP_OK;
     for (int k = 0; k < 2; ++k) {
+        /* one grid for both parts (the position part, a cubic polynomial per segment, is
+         * exact on any) */
+        if (k == 1 && plan->pb->steps == 0 && plan->sub[0]->segment_steps) {
+            const size_t segments = sp_cubic_segments(&plan->pb->cubic, plan->pb->T);
+            plan->sub[1]->segment_steps = malloc(segments * sizeof *plan->sub[1]->segment_steps);
+            if (!plan->sub[1]->segment_steps) return SP_ERR_NOMEM;
+            memcpy(plan->sub[1]->segment_steps, plan->sub[0]->segment_steps, segments * sizeof(int));
+            plan->sub[1]->grid_given = 1;
+        }
         sp_status sk = sp_plan_solve(plan->sub[k], &plan->sub_result[k]);
         if (st == SP_OK) st = sk;
     }
@@ -591,6 +755,15 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     add_terminal(root, n, rep->terminal, res->residual_norm);
     add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
     cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
+    if (pb->steps == 0) {
+        /* the grid chosen for the accuracy asked, and the error estimated on it */
+        cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
+        cJSON_AddNumberToObject(acc, "accuracy", accuracy(pb));
+        if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
+        cJSON_AddNumberToObject(acc, "steps", plan->steps);
+        cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
+    }
+    if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK) cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
@@ -679,6 +852,6 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
         cJSON_AddStringToObject(settings, "gradient",
                                 pb->optimizer.central_differences ? "central_difference" : "adjoint");
     }
-    cJSON_AddNumberToObject(settings, "steps", pb->steps);
+    cJSON_AddNumberToObject(settings, "steps", plan->steps > 0 ? plan->steps : pb->steps);
     return root;
 }

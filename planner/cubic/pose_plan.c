@@ -146,6 +146,20 @@ cJSON *sp_pose_merge(cJSON *rot, cJSON *pos)
         append_numbers(cJSON_GetObjectItem(term, "p"), cJSON_GetObjectItem(pterm, "p"));
         cJSON_SetNumberValue(cJSON_GetObjectItem(term, "norm"), hypot(number(term, "norm"), number(pterm, "norm")));
     }
+    /* samples: the orientation's rows and the position's (x, velocity, acceleration) */
+    cJSON *samples = cJSON_GetObjectItem(o, "samples"), *psamples = cJSON_GetObjectItem(pos, "samples");
+    if (samples && psamples) {
+        static const char *const moved[] = {"x", "velocity", "acceleration"};
+        for (size_t k = 0; k < 3; ++k) {
+            cJSON *rows = cJSON_DetachItemFromObjectCaseSensitive(psamples, moved[k]);
+            if (rows) cJSON_AddItemToObject(samples, moved[k], rows);
+        }
+    }
+    cJSON *extremes = cJSON_GetObjectItem(o, "extremes"), *pextremes = cJSON_GetObjectItem(pos, "extremes");
+    if (extremes && pextremes) {
+        cJSON *e;
+        cJSON_ArrayForEach(e, pextremes) cJSON_AddItemToObject(extremes, e->string, cJSON_Duplicate(e, 1));
+    }
     /* keyframes: the orientation's fields, and the position's under position_* */
     cJSON *tg;
     const cJSON *ptg = cJSON_GetArrayItem(cJSON_GetObjectItem(pos, "targets"), 0);

@@ -40,6 +40,9 @@ typedef struct sp_ms_stats {
 
 /* Borrows the problem; `sigma` replaces its σ (continuation). NULL when out of memory. */
 sp_ms *sp_ms_alloc(const sp_problem *pb, double sigma);
+/* The same on the grid with segment_steps[i] steps between keyframes i−1 and i (NULL: the
+ * problem's own steps). */
+sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segment_steps);
 void sp_ms_free(sp_ms *ms);
 
 /* Sets every block state from an initial curve through the keyframes. */
@@ -51,6 +54,11 @@ void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
 /* Takes over the block states (and multipliers, when both are exact) of another
  * object of the same problem. */
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from);
+
+/* Sets every block state from the solved curve of `from`, an object of the same problem on
+ * another grid (its multipliers too when both are exact). */
+struct sp_curve;
+void sp_ms_take_curve(sp_ms *ms, const sp_ms *from, struct sp_curve *curve);
 
 /* Caps the Newton iterations of the next solves below the problem's own limit. */
 void sp_ms_cap_iterations(sp_ms *ms, int max_iterations);
@@ -82,6 +90,11 @@ typedef struct sp_ms_report {
     double terminal[2 * SP_LIE_MAX_DIM]; /* (ν_N⁺, p_N) */
 } sp_ms_report;
 sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out);
+
+/* The state at every grid node, nodes[0..N] (after the momentum kick at a keyframe), from
+ * the current block states, and the grid with its step count N. */
+sp_status sp_ms_nodes(sp_ms *ms, sp_hohp_state *nodes);
+const sp_plan_grid *sp_ms_grid(const sp_ms *ms, int *steps);
 void sp_ms_report_free(sp_ms_report *r);
 
 #endif

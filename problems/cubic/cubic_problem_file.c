@@ -8,9 +8,16 @@
 #include "lie/sp_linalg.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
+#include "integrators/sp_hohp_rk.h"
 
 static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
-static const char *scheme_name_at(size_t i) { return sp_hohp_scheme_at(i) ? sp_hohp_scheme_at(i)->name : NULL; }
+/* The θ-family, then the RKMK scheme. */
+static const sp_hohp_scheme *scheme_at(size_t i)
+{
+    const sp_hohp_scheme *s = sp_hohp_scheme_at(i);
+    return s ? s : sp_hohp_scheme_at(i - 1) ? &sp_hohp_scheme_rkmk8 : NULL;
+}
+static const char *scheme_name_at(size_t i) { return scheme_at(i) ? scheme_at(i)->name : NULL; }
 static const char *retraction_name_at(size_t i) { return sp_retraction_at(i) ? sp_retraction_at(i)->name : NULL; }
 static const char *solver_name_at(size_t i) { return i == 0 ? "newton" : i == 1 ? "fixed_point" : NULL; }
 static const char *space_name_at(size_t i) { return i == 0 ? "sphere" : i == 1 ? "group" : NULL; }
@@ -71,12 +78,43 @@ static int read_targets(const json_input *root, sp_problem *p)
         if (st != 1) return -1;
     }
     size_t segments = sp_cubic_segments(&p->cubic, p->T);
-    if ((size_t)p->steps < segments)
+    if (p->steps > 0 && (size_t)p->steps < segments)
         return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
     return 1;
 }
 
 #define POSE_GROUP "SO3xR3"
+
+/* "output": "sample_times" (any times in [0, T]) or "sample_rate" (r per unit time from 0,
+ * T included): where the result reads the planned curve. */
+static int read_samples(const json_input *out, sp_problem *p)
+{
+    sp_plan_settings *s = &p->plan;
+    json_input times = json_member(out, "sample_times");
+    if (times.node && json_member(out, "sample_rate").node)
+        return json_fail(out, "sample_rate", "give sample_times or sample_rate, not both");
+    if (json_positive(out, "sample_rate", 0, &s->sample_rate) < 0) return -1;
+    if (s->sample_rate > 0.0 && !(s->sample_rate * p->T <= SP_PLAN_MAX_SAMPLES))
+        return json_fail(out, "sample_rate", "asks for %.3g samples over T = %.17g; at most %d", s->sample_rate * p->T,
+                         p->T, SP_PLAN_MAX_SAMPLES);
+    if (!times.node) return 1;
+    int n = cJSON_GetArraySize(times.node);
+    if (!cJSON_IsArray(times.node)) return json_fail(&times, NULL, "must be an array of times in [0, T]");
+    if (n > SP_PLAN_MAX_SAMPLES) return json_fail(&times, NULL, "has %d times; at most %d", n, SP_PLAN_MAX_SAMPLES);
+    s->sample_times = malloc((n ? (size_t)n : 1) * sizeof *s->sample_times);
+    if (!s->sample_times) return json_fail(&times, NULL, "out of memory");
+    s->n_sample_times = (size_t)n;
+    s->has_sample_times = 1;
+    for (int i = 0; i < n; ++i) {
+        json_input e = json_element(&times, i);
+        if (!cJSON_IsNumber(e.node) || !isfinite(e.node->valuedouble))
+            return json_fail(&e, NULL, "must be a finite number (a time in [0, T])");
+        double t = e.node->valuedouble;
+        if (!(t >= 0.0 && t <= p->T)) return json_fail(&e, NULL, "must be within [0, T=%.17g] (got %.17g)", p->T, t);
+        s->sample_times[i] = t;
+    }
+    return 1;
+}
 
 static const char *method_name_at(size_t i)
 {
@@ -105,13 +143,23 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
         return -1;
     json_input out = json_member(root, "output");
     if (out.node) {
-        static const char *const keys[] = {"orientation", NULL};
+        static const char *const keys[] = {"orientation", "sample_times", "sample_rate", NULL};
         const char *o = "matrix";
         if (json_require_object(&out) != 1 || json_only_keys(&out, keys) != 1 ||
-            json_name(&out, "orientation", 0, orientation_name_at, "orientation", &o) < 0)
+            json_name(&out, "orientation", 0, orientation_name_at, "orientation", &o) < 0 ||
+            read_samples(&out, p) != 1)
             return -1;
         s->quaternion_output = strcmp(o, "quaternion") == 0;
     }
+    if (json_positive(root, "accuracy", 0, &s->accuracy) < 0) return -1;
+    if (p->steps > 0 && json_member(root, "accuracy").node)
+        return json_fail(root, "accuracy", "chooses the steps: give steps or accuracy, not both");
+    if (p->steps == 0 && s->method != SP_METHOD_MULTIPLE_SHOOTING)
+        return json_fail(root, "steps", "missing: the method %s needs a step count (only multiple_shooting chooses "
+                         "its own)", s->method == SP_METHOD_DIRECT ? "direct" : "single_shooting");
+    if (p->scheme->rk_table && s->method != SP_METHOD_MULTIPLE_SHOOTING)
+        return json_fail(root, "scheme", "%s needs the method multiple_shooting (the others optimise the discrete "
+                         "cost of a θ-scheme)", p->scheme->name);
     if (s->method == SP_METHOD_SINGLE_SHOOTING) {
         if (s->pose) return json_fail(root, "method", POSE_GROUP " plans take the methods multiple_shooting or direct");
         if (p->cubic.sigma == 0.0)
@@ -162,6 +210,7 @@ static int read_cubic(const json_input *root, sp_problem *p)
                                        "tolerance",
                                        "max_iterations",
                                        "block_steps",
+                                       "accuracy",
                                        "record_every",
                                        "output",
                                        "x0",
@@ -185,7 +234,8 @@ static int read_cubic(const json_input *root, sp_problem *p)
     const int dim = p->plan.pose ? 6 : G->dim; /* of ξ0 and ξ_T */
     s = p->scheme->name;
     if (json_name(root, "scheme", 0, scheme_name_at, "scheme", &s) < 0) return -1;
-    p->scheme = sp_hohp_scheme_by_name(s);
+    for (size_t i = 0; scheme_at(i); ++i)
+        if (strcmp(scheme_at(i)->name, s) == 0) p->scheme = scheme_at(i);
     s = p->retraction->name;
     if (json_name(root, "retraction", 0, retraction_name_at, "retraction", &s) < 0) return -1;
     p->retraction = sp_retraction_by_name(s);
@@ -195,7 +245,11 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
 
-    if (json_integer(root, "steps", 1, 1, PROBLEM_MAX_STEPS, &p->steps) != 1) return -1;
+    /* plans without a step count choose it for an accuracy on the curve, by default with
+     * the order-8 scheme */
+    const int steps_given = json_integer(root, "steps", p->task != SP_TASK_PLAN, 1, PROBLEM_MAX_STEPS, &p->steps);
+    if (steps_given < 0) return -1;
+    if (steps_given == 0 && !json_member(root, "scheme").node) p->scheme = &sp_hohp_scheme_rkmk8;
     if (json_group_element(root, "g0", G, p->g0) < 0) return -1;
     const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
     if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
@@ -214,10 +268,13 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (p->task == SP_TASK_SIMULATE) {
         static const char *const plan_only[] = {"targets",         "sigma",          "space",       "y0",
                                                 "initial_momenta", "optimizer",      "xiT",         "method",
-                                                "tolerance",       "max_iterations", "block_steps", "output"};
+                                                "tolerance",       "max_iterations", "block_steps", "output", "accuracy"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
+        if (p->scheme->rk_table)
+            return json_fail(root, "scheme", "%s integrates plans; simulations take hohp_euler, hohp_sv or "
+                             "hohp_euler_adjoint", p->scheme->name);
         if (json_vector(root, "p0", 1, G->dim, p->p0) != 1 || json_vector(root, "nu0", 1, G->dim, p->nu0) != 1)
             return -1;
         if (read_horizon(root, p, "T") != 1) return -1;

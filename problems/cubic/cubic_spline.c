@@ -99,25 +99,12 @@ double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double
     return sp_vec_norm(3, x);
 }
 
-/* The step sizes, node times and target steps of sp_plan_grid (see sp_problem.h). */
-static void fill_grid(const sp_cubic_spline *c, double T, int N, double *h, double *t, int *target_step)
+/* Node times and step sizes from the target steps: the steps of one segment are even,
+ * and segment ends sit exactly on the target times (`uniform`: every node at k·T/N). */
+static void fill_steps(const sp_cubic_spline *c, double T, int N, int uniform, const int *target_step, double *h,
+                       double *t)
 {
-    size_t m = c->n_targets;
-    int uniform = 1;
-    for (size_t i = 0; i < m; ++i) {
-        double k = c->targets[i].t / T * N;
-        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
-    }
-    int previous = 0;
-    for (size_t i = 0; i < m; ++i) {
-        int k = (int)nearbyint(c->targets[i].t / T * N);
-        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
-        if (k < previous + 1) k = previous + 1;
-        if (k > N - segments_left) k = N - segments_left;
-        target_step[i] = previous = k;
-    }
-
-    /* Steps of one segment are even; segment ends sit exactly on the target times. */
+    const size_t m = c->n_targets;
     int k0 = 0;
     double t0 = 0.0;
     t[0] = 0.0;
@@ -134,9 +121,28 @@ static void fill_grid(const sp_cubic_spline *c, double T, int N, double *h, doub
     }
 }
 
-sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N)
+/* The target steps of N steps shared in proportion to the segments' lengths. */
+static int share_steps(const sp_cubic_spline *c, double T, int N, int *target_step)
 {
-    const size_t n = (size_t)N, m = c->n_targets;
+    size_t m = c->n_targets;
+    int uniform = 1;
+    for (size_t i = 0; i < m; ++i) {
+        double k = c->targets[i].t / T * N;
+        uniform &= fabs(k - nearbyint(k)) <= 1e-9 * fmax(1.0, k);
+    }
+    int previous = 0;
+    for (size_t i = 0; i < m; ++i) {
+        int k = (int)nearbyint(c->targets[i].t / T * N);
+        int segments_left = (int)(sp_cubic_segments(c, T) - 1 - i);
+        if (k < previous + 1) k = previous + 1;
+        if (k > N - segments_left) k = N - segments_left;
+        target_step[i] = previous = k;
+    }
+    return uniform;
+}
+
+static sp_status grid_alloc(sp_plan_grid *g, size_t n, size_t m)
+{
     g->h = malloc(n * sizeof *g->h);
     g->t = malloc((n + 1) * sizeof *g->t);
     g->target_step = malloc((m ? m : 1) * sizeof *g->target_step);
@@ -145,9 +151,34 @@ sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T,
         sp_plan_grid_free(g);
         return SP_ERR_NOMEM;
     }
-    fill_grid(c, T, N, g->h, g->t, g->target_step);
+    return SP_OK;
+}
+
+static void index_targets(sp_plan_grid *g, size_t n, size_t m)
+{
     for (size_t k = 0; k <= n; ++k) g->target_at[k] = -1;
     for (size_t i = 0; i < m; ++i) g->target_at[g->target_step[i]] = (int)i;
+}
+
+sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N)
+{
+    const size_t n = (size_t)N, m = c->n_targets;
+    if (grid_alloc(g, n, m) != SP_OK) return SP_ERR_NOMEM;
+    const int uniform = share_steps(c, T, N, g->target_step);
+    fill_steps(c, T, N, uniform, g->target_step, g->h, g->t);
+    index_targets(g, n, m);
+    return SP_OK;
+}
+
+sp_status sp_plan_grid_init_segments(sp_plan_grid *g, const sp_cubic_spline *c, double T, const int *segment_steps)
+{
+    const size_t segments = sp_cubic_segments(c, T), m = c->n_targets;
+    size_t n = 0;
+    for (size_t i = 0; i < segments; ++i) n += (size_t)segment_steps[i];
+    if (grid_alloc(g, n, m) != SP_OK) return SP_ERR_NOMEM;
+    for (size_t i = 0, k = 0; i < m; ++i) g->target_step[i] = (int)(k += (size_t)segment_steps[i]);
+    fill_steps(c, T, (int)n, 0, g->target_step, g->h, g->t);
+    index_targets(g, n, m);
     return SP_OK;
 }
 

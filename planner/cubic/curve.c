@@ -1,0 +1,195 @@
+/* Planned curves read at any time (see sp_curve.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrators/sp_hohp_rk.h"
+#include "lie/sp_linalg.h"
+#include "planner/cubic/sp_curve.h"
+
+struct sp_curve {
+    const sp_group *G;
+    sp_hohp *hohp;  /* the θ-family's stepper, or */
+    sp_hohp_rk *rk; /* the RKMK scheme's */
+    int N;
+    double *t;
+    sp_hohp_state *z;
+};
+
+sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_hohp_state *nodes)
+{
+    sp_curve *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->G = pb->cubic.group;
+    c->N = N;
+    if (pb->scheme->rk_table) {
+        c->rk = sp_hohp_rk_alloc(c->G, pb->scheme->rk_table);
+    } else {
+        sp_hohp_config cfg = {.group = c->G,
+                              .retraction = pb->retraction,
+                              .theta = pb->scheme->theta,
+                              .solver = pb->solver,
+                              .solve = {.tol = pb->solver_tol, .max_iter = 50}};
+        c->hohp = sp_hohp_alloc(&cfg);
+    }
+    c->t = malloc(((size_t)N + 1) * sizeof *c->t);
+    c->z = malloc(((size_t)N + 1) * sizeof *c->z);
+    if ((!c->rk && !c->hohp) || !c->t || !c->z) {
+        sp_curve_free(c);
+        return NULL;
+    }
+    memcpy(c->t, t, ((size_t)N + 1) * sizeof *c->t);
+    memcpy(c->z, nodes, ((size_t)N + 1) * sizeof *c->z);
+    return c;
+}
+
+void sp_curve_free(sp_curve *c)
+{
+    if (!c) return;
+    sp_hohp_free(c->hohp);
+    sp_hohp_rk_free(c->rk);
+    free(c->t), free(c->z);
+    free(c);
+}
+
+const sp_group *sp_curve_group(const sp_curve *c) { return c->G; }
+double sp_curve_start(const sp_curve *c) { return c->t[0]; }
+double sp_curve_end(const sp_curve *c) { return c->t[c->N]; }
+
+/* The step k with t_k ≤ t < t_{k+1} (the last step for t ≥ its start). */
+static int find_step(const sp_curve *c, double t)
+{
+    int lo = 0, hi = c->N - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (c->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
+{
+    if (!(t > c->t[0])) t = c->t[0]; /* NaN included */
+    if (t > c->t[c->N]) t = c->t[c->N];
+    const int k = find_step(c, t);
+    const double tau = t - c->t[k];
+    if (t == c->t[k + 1]) {
+        *z = c->z[k + 1];
+        return SP_OK;
+    }
+    if (!(tau > 0.0)) {
+        *z = c->z[k];
+        return SP_OK;
+    }
+    return c->rk ? sp_hohp_rk_step(c->rk, tau, &c->z[k], z, NULL, 0, NULL) : sp_hohp_step(c->hohp, tau, &c->z[k], z, NULL);
+}
+
+sp_status sp_curve_eval(sp_curve *c, double t, sp_curve_point *out)
+{
+    const sp_group *G = c->G;
+    sp_hohp_state z;
+    sp_status st = sp_curve_state(c, t, &z);
+    if (st != SP_OK) return st;
+    memcpy(out->g, z.g, (size_t)G->elem_size * sizeof *out->g);
+    memcpy(out->omega, z.xi, (size_t)G->dim * sizeof *out->omega);
+    memcpy(out->omega_dot, z.p, (size_t)G->dim * sizeof *out->omega_dot);
+    return SP_OK;
+}
+
+sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_point *out)
+{
+    for (size_t i = 0; i < n; ++i) {
+        sp_status st = sp_curve_eval(c, t[i], &out[i]);
+        if (st != SP_OK) return st;
+    }
+    return SP_OK;
+}
+
+/* |ω| (which = 0) or |ω̇| (which = 1) at t. */
+static sp_status rate(sp_curve *c, double t, int which, double *value)
+{
+    sp_curve_point p;
+    sp_status st = sp_curve_eval(c, t, &p);
+    *value = sp_vec_norm(c->G->dim, which ? p.omega_dot : p.omega);
+    return st;
+}
+
+/* Golden-section search for the largest rate on [a, b] around the scanned best. */
+static sp_status refine(sp_curve *c, int which, double a, double b, double *best, double *t_best)
+{
+    const double r = 0.5 * (sqrt(5.0) - 1.0);
+    double x1 = b - r * (b - a), x2 = a + r * (b - a), f1, f2;
+    sp_status st = rate(c, x1, which, &f1);
+    if (st == SP_OK) st = rate(c, x2, which, &f2);
+    for (int it = 0; it < 60 && st == SP_OK && b - a > 1e-12 * fmax(1.0, fabs(b)); ++it) {
+        if (f1 > f2) {
+            b = x2, x2 = x1, f2 = f1, x1 = b - r * (b - a);
+            st = rate(c, x1, which, &f1);
+        } else {
+            a = x1, x1 = x2, f1 = f2, x2 = a + r * (b - a);
+            st = rate(c, x2, which, &f2);
+        }
+    }
+    if (st == SP_OK && fmax(f1, f2) > *best) *best = fmax(f1, f2), *t_best = f1 > f2 ? x1 : x2;
+    return st;
+}
+
+sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out)
+{
+    enum { SCAN = 16 };
+    double best[2] = {-1.0, -1.0}, t_best[2] = {0.0, 0.0}, h_best[2] = {0.0, 0.0};
+    for (int k = 0; k < c->N; ++k) {
+        const double h = c->t[k + 1] - c->t[k];
+        for (int q = 0; q <= SCAN; ++q) {
+            const double t = c->t[k] + h * q / SCAN;
+            sp_curve_point p;
+            sp_status st = sp_curve_eval(c, q == SCAN ? c->t[k + 1] : t, &p);
+            if (st != SP_OK) return st;
+            const double v[2] = {sp_vec_norm(c->G->dim, p.omega), sp_vec_norm(c->G->dim, p.omega_dot)};
+            for (int w = 0; w < 2; ++w)
+                if (v[w] > best[w]) best[w] = v[w], t_best[w] = t, h_best[w] = h / SCAN;
+        }
+    }
+    for (int w = 0; w < 2; ++w) {
+        const double a = fmax(c->t[0], t_best[w] - h_best[w]), b = fmin(c->t[c->N], t_best[w] + h_best[w]);
+        sp_status st = refine(c, w, a, b, &best[w], &t_best[w]);
+        if (st != SP_OK) return st;
+    }
+    *out = (sp_curve_extremes){best[0], t_best[0], best[1], t_best[1]};
+    return SP_OK;
+}
+
+/* Distance between two group elements: the rotation angle on SO(3), |a − b| otherwise. */
+static double group_distance(const sp_group *G, const double *a, const double *b)
+{
+    if (G != sp_group_so3) return sp_vec_dist(G->elem_size, a, b);
+    double ai[9], X[9];
+    G->inverse(G, a, ai);
+    G->compose(G, ai, b, X);
+    /* the angle from the trace, and from the skew part near 0 (where acos loses digits) */
+    const double s = 0.5 * sqrt((X[7] - X[5]) * (X[7] - X[5]) + (X[2] - X[6]) * (X[2] - X[6]) +
+                                (X[3] - X[1]) * (X[3] - X[1])),
+                 co = 0.5 * (X[0] + X[4] + X[8] - 1.0);
+    return atan2(s, co);
+}
+
+sp_status sp_curve_distance(sp_curve *a, sp_curve *b, const sp_plan_grid *grid, size_t n_targets, double *dist)
+{
+    size_t seg = 0;
+    dist[0] = 0.0;
+    for (int k = 0; k < b->N; ++k) {
+        while (seg < n_targets && k >= grid->target_step[seg]) dist[++seg] = 0.0;
+        for (int q = 1; q <= 2; ++q) {
+            const double t = q == 2 ? b->t[k + 1] : 0.5 * (b->t[k] + b->t[k + 1]);
+            sp_curve_point pa, pb;
+            sp_status st = sp_curve_eval(a, t, &pa);
+            if (st == SP_OK) st = sp_curve_eval(b, t, &pb);
+            if (st != SP_OK) return st;
+            dist[seg] = fmax(dist[seg], group_distance(a->G, pa.g, pb.g));
+        }
+    }
+    return SP_OK;
+}

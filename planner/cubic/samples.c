@@ -1,0 +1,153 @@
+/* The samples and extremes blocks of a plan's result (see sp_samples.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lie/sp_linalg.h"
+#include "planner/cubic/sp_samples.h"
+#include "problems/sp_result_file.h"
+
+double *sp_sample_times(const sp_problem *pb, size_t *count, sp_status *st)
+{
+    const sp_plan_settings *s = &pb->plan;
+    *count = 0;
+    *st = SP_OK;
+    size_t n = s->has_sample_times ? s->n_sample_times : 0;
+    double last = 0.0;
+    if (!s->has_sample_times && s->sample_rate > 0.0) {
+        /* k / r for k = 0, 1, … up to T, and T itself when it is not among them */
+        n = (size_t)floor(pb->T * s->sample_rate * (1.0 + 1e-12)) + 1;
+        last = (double)(n - 1) / s->sample_rate;
+        if (pb->T - last > 1e-9 * pb->T) ++n;
+    }
+    if (n == 0) return NULL;
+    double *t = malloc(n * sizeof *t);
+    if (!t) {
+        *st = SP_ERR_NOMEM;
+        return NULL;
+    }
+    for (size_t k = 0; k < n; ++k)
+        t[k] = s->has_sample_times ? s->sample_times[k] : fmin(pb->T, k + 1 == n ? pb->T : (double)k / s->sample_rate);
+    *count = n;
+    return t;
+}
+
+/* The quaternion [w, x, y, z] of a rotation matrix. */
+static void quaternion_of(const double *R, double *q)
+{
+    const double tr = R[0] + R[4] + R[8];
+    if (tr > 0.0) {
+        double s = 2.0 * sqrt(1.0 + tr);
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
+    }
+}
+
+typedef enum { KIND_ROTATION, KIND_SPHERE, KIND_POINT } sample_kind;
+
+static sample_kind kind_of(const sp_problem *pb)
+{
+    return pb->cubic.space == SP_SPACE_SPHERE ? KIND_SPHERE
+           : pb->cubic.group == sp_group_so3  ? KIND_ROTATION
+                                              : KIND_POINT;
+}
+
+/* The names of the three rows of a sample: the point, its first and second derivative. */
+static void names_of(const sp_problem *pb, const char *names[3])
+{
+    switch (kind_of(pb)) {
+    case KIND_ROTATION:
+        names[0] = pb->plan.quaternion_output ? "q" : "R", names[1] = "omega", names[2] = "omega_dot";
+        break;
+    case KIND_SPHERE: names[0] = "y", names[1] = "velocity", names[2] = "acceleration"; break;
+    case KIND_POINT: names[0] = "x", names[1] = "velocity", names[2] = "acceleration"; break;
+    }
+}
+
+/* Appends one sample's rows; q_last carries the sign of the last quaternion. */
+static void add_sample(const sp_problem *pb, const sp_curve_point *p, cJSON *rows[3], double *q_last, int first)
+{
+    const sp_group *G = pb->cubic.group;
+    const int n = G->dim;
+    switch (kind_of(pb)) {
+    case KIND_ROTATION:
+        if (pb->plan.quaternion_output) {
+            double q[4];
+            quaternion_of(p->g, q);
+            if (first ? q[0] < 0.0 : sp_vec_dot(4, q, q_last) < 0.0)
+                for (int k = 0; k < 4; ++k) q[k] = -q[k];
+            sp_vec_copy(4, q, q_last);
+            cJSON_AddItemToArray(rows[0], sp_json_vector(4, q));
+        } else {
+            cJSON *m = cJSON_CreateArray();
+            for (int r = 0; r < 3; ++r) cJSON_AddItemToArray(m, sp_json_vector(3, p->g + 3 * r));
+            cJSON_AddItemToArray(rows[0], m);
+        }
+        cJSON_AddItemToArray(rows[1], sp_json_vector(n, p->omega));
+        cJSON_AddItemToArray(rows[2], sp_json_vector(n, p->omega_dot));
+        break;
+    case KIND_SPHERE: {
+        /* y = g y0, ẏ = g (ω × y0), ÿ = g (ω × (ω × y0) + ω̇ × y0) */
+        const double *y0 = pb->cubic.y0;
+        double y[3], a[3], b[3], c[3], v[3], acc[3];
+        sp_mat_vec(3, 3, p->g, y0, y);
+        sp_cross(p->omega, y0, a);
+        sp_mat_vec(3, 3, p->g, a, v);
+        sp_cross(p->omega, a, b);
+        sp_cross(p->omega_dot, y0, c);
+        for (int k = 0; k < 3; ++k) b[k] += c[k];
+        sp_mat_vec(3, 3, p->g, b, acc);
+        cJSON_AddItemToArray(rows[0], sp_json_vector(3, y));
+        cJSON_AddItemToArray(rows[1], sp_json_vector(3, v));
+        cJSON_AddItemToArray(rows[2], sp_json_vector(3, acc));
+        break;
+    }
+    case KIND_POINT:
+        cJSON_AddItemToArray(rows[0], sp_json_vector(n, p->g));
+        cJSON_AddItemToArray(rows[1], sp_json_vector(n, p->omega));
+        cJSON_AddItemToArray(rows[2], sp_json_vector(n, p->omega_dot));
+        break;
+    }
+}
+
+sp_status sp_samples_add(cJSON *root, const sp_problem *pb, sp_curve *curve)
+{
+    const char *names[3];
+    names_of(pb, names);
+    sp_curve_extremes ex;
+    sp_status st = sp_curve_find_extremes(curve, &ex);
+    if (st != SP_OK) return st;
+    cJSON *e = cJSON_AddObjectToObject(root, "extremes");
+    const char *rate_names[2] = {kind_of(pb) == KIND_POINT ? "velocity" : "omega",
+                                 kind_of(pb) == KIND_POINT ? "acceleration" : "omega_dot"};
+    const double value[2] = {ex.omega, ex.omega_dot}, at[2] = {ex.t_omega, ex.t_omega_dot};
+    for (int k = 0; k < 2; ++k) {
+        cJSON *o = cJSON_AddObjectToObject(e, rate_names[k]);
+        cJSON_AddNumberToObject(o, "max", value[k]);
+        cJSON_AddNumberToObject(o, "t", at[k]);
+    }
+
+    size_t count;
+    double *t = sp_sample_times(pb, &count, &st);
+    if (!t) return st;
+    cJSON *s = cJSON_AddObjectToObject(root, "samples");
+    cJSON_AddItemToObject(s, "t", sp_json_vector((int)count, t));
+    cJSON *rows[3];
+    for (int k = 0; k < 3; ++k) rows[k] = cJSON_AddArrayToObject(s, names[k]);
+    double q_last[4] = {1, 0, 0, 0};
+    for (size_t i = 0; i < count && st == SP_OK; ++i) {
+        sp_curve_point p;
+        st = sp_curve_eval(curve, t[i], &p);
+        if (st == SP_OK) add_sample(pb, &p, rows, q_last, i == 0);
+    }
+    free(t);
+    return st;
+}

@@ -1,0 +1,56 @@
+/* A planned curve as a function of time. The solver's grid holds the state (g, ξ, μ, π)
+ * at every node; between nodes the curve is the plan's own scheme stepped once from the
+ * node before t by the remaining time t − t_k. At τ = t_{k+1} − t_k that step is the very
+ * step of the discrete solution, so the curve passes through every node, and g, the
+ * body velocity ω = ξ and its derivative ω̇ = π are continuous in t (smooth between
+ * nodes). With the order-8 scheme each point carries the local error of one step,
+ * O(h⁹), on top of the node's own error.
+ *
+ * Evaluation allocates nothing; one curve object is not to be evaluated from two threads
+ * at once (it keeps its stepper's work space). */
+#ifndef SP_CURVE_H
+#define SP_CURVE_H
+
+#include "integrators/sp_hohp.h"
+#include "problems/sp_problem.h"
+
+typedef struct sp_curve sp_curve;
+
+/* The point of a curve: g (the group element: a rotation row-major, or a point of Rⁿ), its
+ * body velocity ω = (g⁻¹ġ)^∨ and ω̇. */
+typedef struct sp_curve_point {
+    double g[SP_LIE_MAX_ELEM];
+    double omega[SP_LIE_MAX_DIM], omega_dot[SP_LIE_MAX_DIM];
+} sp_curve_point;
+
+/* Copies the node times t[0..N] (increasing) and states (after the momentum kick at a
+ * keyframe) of a solution of pb's scheme. NULL when out of memory. */
+sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_hohp_state *nodes);
+void sp_curve_free(sp_curve *c);
+
+const sp_group *sp_curve_group(const sp_curve *c);
+double sp_curve_start(const sp_curve *c);
+double sp_curve_end(const sp_curve *c);
+
+/* The point at t (clamped to [start, end]). A failed step (non-finite numbers, or the
+ * implicit solve of a θ-scheme) is returned as its status. */
+sp_status sp_curve_eval(sp_curve *c, double t, sp_curve_point *out);
+/* The whole state (g, ξ, μ, π) at t (after the kick at a keyframe). */
+sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z);
+/* The same at n times, into out[n]. */
+sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_point *out);
+
+/* Largest |ω| and |ω̇| along the whole curve and the times where they occur: every
+ * step scanned at 16 points, the best refined by golden-section search. */
+typedef struct sp_curve_extremes {
+    double omega, t_omega, omega_dot, t_omega_dot;
+} sp_curve_extremes;
+sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out);
+
+/* Largest distance between a and b at the nodes of b and halfway between them, per
+ * segment between keyframes: dist[s] for the segments of `grid` (b's grid), whose
+ * target_step tells where segments end. Distance: the angle of g_a⁻¹ g_b on SO(3), |x_a −
+ * x_b| on Rⁿ. */
+sp_status sp_curve_distance(sp_curve *a, sp_curve *b, const sp_plan_grid *grid, size_t n_targets, double *dist);
+
+#endif
