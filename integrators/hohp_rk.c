@@ -70,26 +70,69 @@ static void slope(const sp_hohp_rk *s, const double *y, double *k, double (*horn
     for (int r = 0; r < n; ++r) k[3 * n + r] = -mu[r];
 }
 
-/* dk = f'(Y) dy, from the Horner values of the stage. */
-static void slope_tangent(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
-                          const double *dy, double *dk)
+/* The matrix of the linear map v ↦ op(x, v) (n x n, row-major). */
+static void matrix_of(const sp_group *G, void (*op)(const sp_group *, const double *, const double *, double *),
+                      const double *x, double *M)
+{
+    const int n = G->dim;
+    for (int c = 0; c < n; ++c) {
+        double e[SP_LIE_MAX_DIM] = {0}, col[SP_LIE_MAX_DIM];
+        e[c] = 1.0;
+        op(G, x, e, col);
+        for (int r = 0; r < n; ++r) M[r * n + c] = col[r];
+    }
+}
+
+/* The blocks of f'(Y) that are not identities, once per stage (every tangent column
+ * then costs a few small matrix-vector products):
+ *   Θ̇ = v_0(a, ξ) with a = −Θ: Dξ = ∂v_0/∂ξ, Da = ∂v_0/∂a by the Horner recurrence
+ *       ∂v_j/∂ξ = c_j I + ad_a ∂v_{j+1}/∂ξ,   ∂v_j/∂a = ad_a ∂v_{j+1}/∂a − ad_{v_{j+1}};
+ *   μ̇ = ad*_ξ μ: Mxi = ∂/∂ξ, Mmu = ad*_ξ. */
+typedef struct stage_jacobian {
+    double Da[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Dxi[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    double Mxi[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Mmu[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+} stage_jacobian;
+
+/* ad*_(·) μ as an operator of its first argument: v ↦ ad*_v μ. */
+static void ad_star_of_mu(const sp_group *G, const double *mu, const double *v, double *out)
+{
+    G->ad_star(G, v, mu, out);
+}
+
+static void stage_jacobian_of(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
+                              stage_jacobian *J)
 {
     const sp_group *G = s->G;
-    const int n = s->n, q = s->terms - 1;
-    const double *xi = y + n, *mu = y + 2 * n;
-    const double *dtheta = dy, *dxi = dy + n, *dmu = dy + 2 * n, *dpi = dy + 3 * n;
-    double a[SP_LIE_MAX_DIM], da[SP_LIE_MAX_DIM], dv[SP_LIE_MAX_DIM], w1[SP_LIE_MAX_DIM], w2[SP_LIE_MAX_DIM];
-    for (int r = 0; r < n; ++r) a[r] = -y[r], da[r] = -dtheta[r], dv[r] = s->coef[q] * dxi[r];
+    const int n = s->n, q = s->terms - 1, nn = n * n;
+    double a[SP_LIE_MAX_DIM], A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], V[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    double T1[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], T2[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    for (int r = 0; r < n; ++r) a[r] = -y[r];
+    matrix_of(G, G->ad, a, A);
+    memset(J->Da, 0, (size_t)nn * sizeof *J->Da);
+    memset(J->Dxi, 0, (size_t)nn * sizeof *J->Dxi);
+    for (int r = 0; r < n; ++r) J->Dxi[r * n + r] = s->coef[q];
     for (int j = q - 1; j >= 0; --j) {
-        G->ad(G, da, horner[j + 1], w1);
-        G->ad(G, a, dv, w2);
-        for (int r = 0; r < n; ++r) dv[r] = s->coef[j] * dxi[r] + w1[r] + w2[r];
+        matrix_of(G, G->ad, horner[j + 1], V);
+        sp_mat_mul(n, n, n, A, J->Dxi, T1);
+        sp_mat_mul(n, n, n, A, J->Da, T2);
+        for (int k = 0; k < nn; ++k) J->Dxi[k] = T1[k], J->Da[k] = T2[k] - V[k];
+        for (int r = 0; r < n; ++r) J->Dxi[r * n + r] += s->coef[j];
     }
-    memcpy(dk, dv, (size_t)n * sizeof *dk);
-    memcpy(dk + n, dpi, (size_t)n * sizeof *dk);
-    G->ad_star(G, dxi, mu, w1);
-    G->ad_star(G, xi, dmu, w2);
-    for (int r = 0; r < n; ++r) dk[2 * n + r] = w1[r] + w2[r], dk[3 * n + r] = -dmu[r];
+    matrix_of(G, ad_star_of_mu, y + 2 * n, J->Mxi);
+    matrix_of(G, G->ad_star, y + n, J->Mmu);
+}
+
+/* dk = f'(Y) dy. */
+static void slope_tangent(int n, const stage_jacobian *J, const double *dy, double *dk)
+{
+    const double *dtheta = dy, *dxi = dy + n, *dmu = dy + 2 * n, *dpi = dy + 3 * n;
+    for (int r = 0; r < n; ++r) {
+        double t = 0.0, m = 0.0;
+        for (int c = 0; c < n; ++c)
+            t += J->Dxi[r * n + c] * dxi[c] - J->Da[r * n + c] * dtheta[c],
+                m += J->Mxi[r * n + c] * dxi[c] + J->Mmu[r * n + c] * dmu[c];
+        dk[r] = t, dk[n + r] = dpi[r], dk[2 * n + r] = m, dk[3 * n + r] = -dmu[r];
+    }
 }
 
 sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_hohp_state *out, double *running,
@@ -132,6 +175,8 @@ sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_h
         G->inverse(G, R, Rinv);
         for (int r = 0; r < n; ++r) minus[r] = -y1[r];
         G->dexp(G, minus, D);
+        stage_jacobian J[MAX_STAGES];
+        for (int i = 0; i < S; ++i) stage_jacobian_of(s, s->Y[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], &J[i]);
         for (int c = 0; c < count; ++c) {
             double *z = dz + (size_t)c * nz, dy0[MAX_Z], dY[MAX_Z], dy1[MAX_Z], dK[MAX_STAGES][MAX_Z];
             memset(dy0, 0, (size_t)n * sizeof *dy0);
@@ -144,7 +189,7 @@ sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_h
                     if (a != 0.0)
                         for (int r = 0; r < nz; ++r) dY[r] += a * dK[j][r];
                 }
-                slope_tangent(s, s->Y[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], dY, dK[i]);
+                slope_tangent(n, &J[i], dY, dK[i]);
                 if (t->b[i] != 0.0)
                     for (int r = 0; r < nz; ++r) dy1[r] += h * t->b[i] * dK[i][r];
             }

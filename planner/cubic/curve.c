@@ -139,7 +139,7 @@ static sp_status refine(sp_curve *c, int which, double a, double b, double *best
 
 sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out)
 {
-    enum { SCAN = 16 };
+    enum { SCAN = 4 };
     double best[2] = {-1.0, -1.0}, t_best[2] = {0.0, 0.0}, h_best[2] = {0.0, 0.0};
     for (int k = 0; k < c->N; ++k) {
         const double h = c->t[k + 1] - c->t[k];

@@ -774,6 +774,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             st = back_solve(ms, ms->dx);
         }
         int accepted = 0;
+        double trial_residual = HUGE_VAL;
         if (st == SP_OK) {
             const double ndx = wnorm(ms, ms->dx);
             alpha = fmin(1.0, 4.0 * alpha);
@@ -786,6 +787,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
                 if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
                 if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
                     accepted = 1;
+                    trial_residual = res_trial;
                     swap_trial(ms);
                     mu = fmax(mu / 3.0, 1e-12);
                     break;
@@ -801,7 +803,12 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             if (st == SP_OK) st = lm_step(ms, &mu, &mu_growth, &accepted);
             if (st != SP_OK || !accepted) break; /* no decrease at all: stalled */
         }
-        /* the accepted point becomes current, with its Jacobian */
+        /* the accepted point becomes current, with its Jacobian unless it is a solution
+         * (its residual is that of the trial sweep, whose ends E it keeps) */
+        if (trial_residual <= tol) {
+            res = trial_residual;
+            continue;
+        }
         st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
         if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
     }

@@ -41,7 +41,7 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z);
 sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_point *out);
 
 /* Largest |ω| and |ω̇| along the whole curve and the times where they occur: every
- * step scanned at 16 points, the best refined by golden-section search. */
+ * step scanned at 4 points, the best refined by golden-section search. */
 typedef struct sp_curve_extremes {
     double omega, t_omega, omega_dot, t_omega_dot;
 } sp_curve_extremes;
