@@ -509,3 +509,252 @@ Test(keyframes, quaternion_output_and_record_every)
     cJSON_Delete(m), cJSON_Delete(q);
     free(doc), free(quat);
 }
+
+/* ------------------------------------------------------ curves read at any time -- */
+
+/* A random walk of n keyframes 0.7 rad apart (σ = 0, natural ends, no step count: the
+ * planner picks the grid), with `output` as its output block. */
+static char *curve_problem(unsigned long seed, int n, const char *output)
+{
+    kf_schedule s;
+    kf_random_schedule(seed, 0, n, 0.7, 1, 0.0, &s);
+    s.xi0_free = 1;
+    char *doc = kf_schedule_json(&s);
+    kf_schedule_free(&s);
+    cJSON *d = cJSON_Parse(doc);
+    free(doc);
+    cJSON_DeleteItemFromObject(d, "steps");
+    cJSON_DeleteItemFromObject(d, "scheme");
+    if (output) cJSON_AddItemToObject(d, "output", cJSON_Parse(output));
+    char *text = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return text;
+}
+
+static void matrix_at(const cJSON *rows, int k, double *R)
+{
+    const cJSON *m = cJSON_GetArrayItem(rows, k);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) R[3 * i + j] = cJSON_GetArrayItem(cJSON_GetArrayItem(m, i), j)->valuedouble;
+}
+
+static void vector_at(const cJSON *rows, int k, int n, double *v)
+{
+    for (int j = 0; j < n; ++j) v[j] = cJSON_GetArrayItem(cJSON_GetArrayItem(rows, k), j)->valuedouble;
+}
+
+/* The body rotation vector log(Aᵀ B). */
+static void relative_log(const double *A, const double *B, double *x)
+{
+    double At[9], X[9];
+    sp_mat_transpose(3, A, At);
+    sp_mat_mul(3, 3, 3, At, B, X);
+    cr_assert_eq(sp_group_so3->log(sp_group_so3, X, x), SP_OK);
+}
+
+/* Samples of a plan of 20 keyframes: through the keyframes, ω against central
+ * differences of the sampled orientations and ω̇ against those of ω (both
+ * Richardson-extrapolated from steps 1e-3 and 5e-4), and the energy ½∫|ω̇|² by
+ * Gauss–Legendre quadrature of the samples against the solver's own running cost and
+ * against scipy's RotationSpline through the same keyframes. */
+Test(keyframes, samples_follow_the_curve_and_its_derivatives, .timeout = 300)
+{
+    enum { N = 20 };
+    /* sample times: the keyframes; five Gauss points per interval; t ± h, t ± h/2 at 7
+     * probe times */
+    static const double gauss[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
+                                    0.9061798459386640};
+    static const double weight[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665,
+                                     0.2369268850561891};
+    const double h = 1e-3;
+    cJSON *times = cJSON_CreateArray();
+    for (int i = 0; i <= N; ++i) cJSON_AddItemToArray(times, cJSON_CreateNumber(i));
+    for (int i = 0; i < N; ++i)
+        for (int q = 0; q < 5; ++q) cJSON_AddItemToArray(times, cJSON_CreateNumber(i + 0.5 + 0.5 * gauss[q]));
+    double probes[7];
+    for (int k = 0; k < 7; ++k) {
+        probes[k] = 1.3 + 2.65 * k; /* away from keyframes, where ω̈ jumps */
+        const double offsets[5] = {-h, -h / 2, 0, h / 2, h};
+        for (int q = 0; q < 5; ++q) cJSON_AddItemToArray(times, cJSON_CreateNumber(probes[k] + offsets[q]));
+    }
+    cJSON *output = cJSON_CreateObject();
+    cJSON_AddItemToObject(output, "sample_times", times);
+    char *out_text = cJSON_PrintUnformatted(output);
+    cJSON_Delete(output);
+    char *doc = curve_problem(11, N, out_text);
+    free(out_text);
+    cJSON *problem = cJSON_Parse(doc);
+    cJSON *res = solve_text(doc);
+    cr_assert_str_eq(string(res, "status"), "converged");
+    const cJSON *samples = cJSON_GetObjectItem(res, "samples");
+    const cJSON *R = cJSON_GetObjectItem(samples, "R"), *w = cJSON_GetObjectItem(samples, "omega"),
+                *wd = cJSON_GetObjectItem(samples, "omega_dot");
+    cr_assert_eq(cJSON_GetArraySize(R), (N + 1) + 5 * N + 35);
+
+    /* through the keyframes */
+    double worst_key = 0.0;
+    int i = 0;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(problem, "targets"))
+    {
+        double target[9], g[9], x[3];
+        const cJSON *row;
+        int r = 0;
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(k, "R"))
+        {
+            for (int j = 0; j < 3; ++j) target[3 * r + j] = cJSON_GetArrayItem(row, j)->valuedouble;
+            ++r;
+        }
+        matrix_at(R, ++i, g);
+        relative_log(target, g, x);
+        worst_key = fmax(worst_key, sp_vec_norm(3, x));
+    }
+    cr_expect_leq(worst_key, 1e-9, "samples at the keyframes miss them by %.2e rad", worst_key);
+
+    /* derivatives against central differences */
+    double worst_w = 0.0, worst_wd = 0.0;
+    for (int p = 0; p < 7; ++p) {
+        const int base = (N + 1) + 5 * N + 5 * p;
+        double Rm[9], Rmh[9], Rph[9], Rp[9], d1[3], d2[3], w0[3], wm[3], wmh[3], wph[3], wp[3], wd0[3];
+        matrix_at(R, base, Rm), matrix_at(R, base + 1, Rmh), matrix_at(R, base + 3, Rph), matrix_at(R, base + 4, Rp);
+        vector_at(w, base + 2, 3, w0), vector_at(wd, base + 2, 3, wd0);
+        vector_at(w, base, 3, wm), vector_at(w, base + 1, 3, wmh), vector_at(w, base + 3, 3, wph),
+            vector_at(w, base + 4, 3, wp);
+        relative_log(Rm, Rp, d1);  /* ≈ 2h ω (body frame at the midpoint, to O(h²)) */
+        relative_log(Rmh, Rph, d2); /* ≈ h ω */
+        for (int r = 0; r < 3; ++r) {
+            const double fd = (4.0 * d2[r] / h - d1[r] / (2 * h)) / 3.0;
+            const double fdd = (4.0 * (wph[r] - wmh[r]) / h - (wp[r] - wm[r]) / (2 * h)) / 3.0;
+            worst_w = fmax(worst_w, fabs(fd - w0[r]));
+            worst_wd = fmax(worst_wd, fabs(fdd - wd0[r]));
+        }
+    }
+    cr_expect_leq(worst_w, 1e-8, "ω against differences of the orientations: %.2e", worst_w);
+    cr_expect_leq(worst_wd, 1e-7, "ω̇ against differences of ω: %.2e", worst_wd);
+
+    /* energy */
+    double energy = 0.0;
+    for (int iv = 0; iv < N; ++iv)
+        for (int q = 0; q < 5; ++q) {
+            double a[3];
+            vector_at(wd, N + 1 + 5 * iv + q, 3, a);
+            energy += 0.5 * weight[q] * 0.5 * sp_vec_dot(3, a, a);
+        }
+    const double solver = number(res, "running_cost");
+    cr_expect_leq(fabs(energy - solver), 1e-8 * solver, "energy of the samples %.12g, the solver's %.12g", energy,
+                  solver);
+    const double spline = rotation_spline_cost(problem);
+    cr_assert_geq(spline, 0.0, "python3 with scipy is needed (apt-get install python3-scipy)");
+    cr_expect_lt(energy, spline, "energy %.10g against RotationSpline's %.10g", energy, spline);
+    cr_log_info("20 keyframes: energy %.10g, RotationSpline %.10g", energy, spline);
+    cJSON_Delete(res);
+    cJSON_Delete(problem);
+    free(doc);
+}
+
+/* The grid the planner picks meets the accuracy it is asked for: the curve against one
+ * solved on a grid of 16 order-8 steps per interval, at 200 times. */
+static void check_accuracy(unsigned long seed, int n, double accuracy)
+{
+    char output[128];
+    snprintf(output, sizeof output, "{\"sample_rate\": %g}", 200.0 / n);
+    char *doc = curve_problem(seed, n, output);
+    char extra[64];
+    snprintf(extra, sizeof extra, "\"accuracy\": %g", accuracy);
+    char *asked = with_fields(doc, extra);
+    char *fine = with_fields(doc, "\"steps\": 0, \"scheme\": \"hohp_rkmk8\"");
+    char steps[32];
+    snprintf(steps, sizeof steps, "%d", 16 * n);
+    memcpy(strstr(fine, "\"steps\": 0"), "\"steps\":  ", 10);
+    char *fine_doc = malloc(strlen(fine) + 32);
+    snprintf(fine_doc, strlen(fine) + 32, "{\"steps\": %s,%s", steps, strstr(fine, "\"scheme\""));
+    cJSON *a = solve_text(asked), *b = solve_text(fine_doc);
+    cr_assert_str_eq(string(a, "status"), "converged");
+    cr_assert_str_eq(string(b, "status"), "converged");
+    const cJSON *Ra = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "samples"), "R");
+    const cJSON *Rb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "samples"), "R");
+    cr_assert_eq(cJSON_GetArraySize(Ra), cJSON_GetArraySize(Rb));
+    double worst = 0.0;
+    for (int q = 0; q < cJSON_GetArraySize(Ra); ++q) {
+        double A[9], B[9], x[3];
+        matrix_at(Ra, q, A), matrix_at(Rb, q, B);
+        relative_log(A, B, x);
+        worst = fmax(worst, sp_vec_norm(3, x));
+    }
+    const cJSON *resolution = cJSON_GetObjectItem(a, "resolution");
+    const double estimate = number(resolution, "error_estimate");
+    cr_expect_leq(worst, accuracy, "%d keyframes: %.2e rad from the fine curve, asked %.0e", n, worst, accuracy);
+    cr_expect_leq(worst, fmax(estimate, 1e-12), "%d keyframes: %.2e rad from the fine curve, estimated %.2e", n, worst,
+                  estimate);
+    cr_log_info("%d keyframes, accuracy %.0e: %d steps, estimate %.2e, actual %.2e", n, accuracy,
+                (int)number(resolution, "steps"), estimate, worst);
+    cJSON_Delete(a), cJSON_Delete(b);
+    free(doc), free(asked), free(fine), free(fine_doc);
+}
+
+Test(keyframes, default_resolution_meets_its_accuracy, .timeout = 300)
+{
+    check_accuracy(21, 30, 1e-6);
+    check_accuracy(22, 12, 1e-9);
+    check_accuracy(23, 12, 1e-4);
+}
+
+/* On R³ the optimum through points with rest at both ends is the clamped cubic spline:
+ * the samples, velocity and acceleration against its values computed here (second
+ * derivatives M_i from the tridiagonal system of the clamped spline). */
+Test(keyframes, euclidean_curve_is_the_clamped_cubic_spline)
+{
+    enum { N = 6 };
+    const double t[N + 1] = {0, 0.7, 1.5, 2.1, 3.4, 4.0, 5.2};
+    const double x[N + 1][3] = {{0, 0, 0},  {1, -0.5, 0.3}, {1.8, 0.4, -0.2}, {0.9, 1.6, 0.1},
+                                {-0.4, 2.2, 1.0}, {0.3, 1.1, 0.6}, {1.1, 0.2, -0.4}};
+    char doc[4096];
+    int len = snprintf(doc, sizeof doc,
+                       "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"space\": \"group\","
+                       " \"T\": %.17g, \"xi0\": [0, 0, 0], \"xiT\": [0, 0, 0], \"sigma\": 0, \"g0\": [0, 0, 0],"
+                       " \"output\": {\"sample_rate\": 10}, \"targets\": [",
+                       t[N]);
+    for (int i = 1; i <= N; ++i)
+        len += snprintf(doc + len, sizeof doc - (size_t)len, "%s{\"t\": %.17g, \"x\": [%.17g, %.17g, %.17g]}",
+                        i > 1 ? ", " : "", t[i], x[i][0], x[i][1], x[i][2]);
+    snprintf(doc + len, sizeof doc - (size_t)len, "]}");
+    cJSON *res = solve_text(doc);
+    cr_assert_str_eq(string(res, "status"), "converged");
+    const cJSON *s = cJSON_GetObjectItem(res, "samples");
+    /* the clamped spline, coordinate by coordinate: A M = d with M the second derivatives */
+    double M[3][N + 1];
+    for (int c = 0; c < 3; ++c) {
+        double A[(N + 1) * (N + 1)] = {0}, d[N + 1];
+        for (int i = 0; i <= N; ++i) {
+            const double hl = i > 0 ? t[i] - t[i - 1] : 0.0, hr = i < N ? t[i + 1] - t[i] : 0.0;
+            const double sl = i > 0 ? (x[i][c] - x[i - 1][c]) / hl : 0.0, sr = i < N ? (x[i + 1][c] - x[i][c]) / hr : 0.0;
+            if (i > 0) A[i * (N + 1) + i - 1] = hl;
+            if (i < N) A[i * (N + 1) + i + 1] = hr;
+            A[i * (N + 1) + i] = 2.0 * (hl + hr);
+            d[i] = 6.0 * (sr - sl); /* clamped: zero end slopes */
+        }
+        dense_solve(N + 1, A, d);
+        for (int i = 0; i <= N; ++i) M[c][i] = d[i];
+    }
+    double worst = 0.0;
+    const cJSON *ts = cJSON_GetObjectItem(s, "t");
+    for (int q = 0; q < cJSON_GetArraySize(ts); ++q) {
+        const double tq = cJSON_GetArrayItem(ts, q)->valuedouble;
+        int i = 0;
+        while (i + 1 < N && tq > t[i + 1]) ++i;
+        const double hh = t[i + 1] - t[i], a = (t[i + 1] - tq) / hh, b = (tq - t[i]) / hh;
+        double xs[3], v[3], acc[3];
+        vector_at(cJSON_GetObjectItem(s, "x"), q, 3, xs);
+        vector_at(cJSON_GetObjectItem(s, "velocity"), q, 3, v);
+        vector_at(cJSON_GetObjectItem(s, "acceleration"), q, 3, acc);
+        for (int c = 0; c < 3; ++c) {
+            const double m0 = M[c][i], m1 = M[c][i + 1];
+            const double pos = a * x[i][c] + b * x[i + 1][c] + ((a * a * a - a) * m0 + (b * b * b - b) * m1) * hh * hh / 6;
+            const double vel = (x[i + 1][c] - x[i][c]) / hh + ((1 - 3 * a * a) * m0 + (3 * b * b - 1) * m1) * hh / 6;
+            const double ac = a * m0 + b * m1;
+            worst = fmax(worst, fmax(fabs(pos - xs[c]), fmax(fabs(vel - v[c]), fabs(ac - acc[c]))));
+        }
+    }
+    cr_expect_leq(worst, 1e-10, "samples against the clamped cubic spline: %.2e", worst);
+    cJSON_Delete(res);
+}
