@@ -233,7 +233,9 @@ def cubic(task):
         "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3"] if plan else [])),
                             "the Lie group: SO3 or R1...R6" + (", or SO3xR3 (poses)" if plan else "") +
                             "; groups without a bi-invariant metric (SE2) are refused", "SO3")),
-        "scheme": nullable(d(names(*HOHP_SCHEMES), "HOHP integrator", "hohp_sv")),
+        "scheme": nullable(d(names(*HOHP_SCHEMES, "hohp_rkmk8"),
+                             "HOHP integrator (hohp_rkmk8: the continuous equations at order 8; plans only)",
+                             "hohp_sv; hohp_rkmk8 for plans without steps")),
         "retraction": nullable(d(names(*RETRACTIONS), "retraction of the group", "cayley")),
         "solver": nullable(d(names("newton", "fixed_point"), "implicit step", "newton")),
         "solver_tol": SOLVER_TOL,
@@ -290,13 +292,19 @@ def cubic(task):
             "max_iterations": nullable(d(integer(1, 1000000), "Newton iterations per start", 100)),
             "block_steps": nullable(d(integer(1, MAX_STEPS), "longest shooting block", 64)),
             "output": nullable(d({"type": "object", "additionalProperties": False, "properties": {
-                "orientation": nullable(d(names("matrix", "quaternion"), "orientations in the result", "matrix"))}},
+                "orientation": nullable(d(names("matrix", "quaternion"), "orientations in the result", "matrix")),
+                "sample_times": nullable(d({"type": "array", "items": number(minimum=0)},
+                                           "read the curve at these times in [0, T] (result: samples)")),
+                "sample_rate": nullable(d(positive(), "read the curve at this many times per unit time from 0, "
+                                                      "T included (result: samples)"))}},
                 "what the result writes")),
+            "accuracy": nullable(d(positive(), "plans without steps: largest distance (rad, or length on R^n) "
+                                               "between the returned curve and the continuous optimum", 1e-6)),
             "initial_momenta": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 2,
                                            "maxItems": 12}, "single shooting: starting guess (nu0, p0)")),
             "optimizer": ref("optimizer"),
         })
-        required = ["task", "model", "steps", "T", "sigma", "targets", "xi0"]
+        required = ["task", "model", "T", "sigma", "targets", "xi0"]
         so3 = {"anyOf": [{"not": {"required": ["group"]}}, {"properties": {"group": {"enum": ["SO3", None]}}}]}
         sphere = {"anyOf": [{"not": {"required": ["space"]}}, {"properties": {"space": {"enum": ["sphere", None]}}}]}
         dim_props = lambda n, g0: {"xi0": {"anyOf": [vec(n), {"const": "free"}]}, "xiT": nullable(vec(n)),
@@ -711,6 +719,19 @@ def result_schema():
                                      "the unrecorded runs of the search, in order, in pairs of N and 2N steps")}},
                             "error_tolerance runs: the step chosen, its estimated error and the trial runs (their "
                             "effort is in work)"),
+        "resolution": d({"type": "object", "additionalProperties": False, "properties": {
+            "accuracy": d(real, "the accuracy asked for"),
+            "error_estimate": d(real, "distance between the curve on the grid before the last doubling and the "
+                                      "returned one (absent when the finer grid did not converge)"),
+            "steps": d(count, "steps of the returned grid"), "rounds": d(count, "grid doublings")}},
+            "plans without steps: the grid chosen and its estimated error"),
+        "samples": d({"type": "object", "required": ["t"], "properties": {"t": numbers},
+                      "additionalProperties": {"type": "array"}},
+                     "the curve at the times asked for: q or R, omega, omega_dot (orientations); y or x, velocity, "
+                     "acceleration (points); both for poses"),
+        "extremes": d({"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": False, "properties": {"max": real, "t": real}}},
+            "the largest |omega| and |omega_dot| (|velocity| and |acceleration| on R^n) and their times"),
         "case": d({"type": "object", "required": ["index", "problem"], "properties": {
             "index": count, "values": {"type": "object"},
             "problem": {"type": "object", "description": "the case's full problem (problem.schema.json)"}}},
