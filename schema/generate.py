@@ -254,6 +254,7 @@ def cubic(task):
             "p0": d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6}, "initial p"),
             "nu0": d({"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 6}, "initial nu"),
             "h": H,
+            "scheme": nullable(d(names(*HOHP_SCHEMES), "HOHP integrator", "hohp_sv")),
         })
         required = ["task", "model", "steps", "xi0", "p0", "nu0"]
         all_of.append(HORIZON)
@@ -296,7 +297,8 @@ def cubic(task):
                 "sample_times": nullable(d({"type": "array", "items": number(minimum=0)},
                                            "read the curve at these times in [0, T] (result: samples)")),
                 "sample_rate": nullable(d(positive(), "read the curve at this many times per unit time from 0, "
-                                                      "T included (result: samples)"))}},
+                                                      "T included (result: samples; at most 10^7 samples)"))},
+                "not": {"required": ["sample_times", "sample_rate"]}},
                 "what the result writes")),
             "accuracy": nullable(d(positive(), "plans without steps: largest distance (rad, or length on R^n) "
                                                "between the returned curve and the continuous optimum", 1e-6)),
@@ -332,11 +334,13 @@ def cubic(task):
                                        {"anyOf": [{"not": {"required": ["method"]}},
                                                   {"properties": {"method": {"type": "null"}}}]}]}]}
         all_of.append({"if": single, "then": {
+            "required": ["steps"],
             "properties": {"sigma": {"exclusiveMinimum": 0}, "xi0": {"not": {"const": "free"}},
                            "group": {"not": {"const": "SO3xR3"}}},
             "allOf": forbid("xiT", "tolerance", "max_iterations", "block_steps")},
             "else": {"allOf": forbid("initial_momenta")}})
-        all_of.append({"if": direct, "then": {"properties": {"sigma": {"exclusiveMinimum": 0}}}})
+        all_of.append({"if": given("steps", {}), "then": {"allOf": forbid("accuracy")}})
+        all_of.append({"if": direct, "then": {"required": ["steps"], "properties": {"sigma": {"exclusiveMinimum": 0}}}})
     s = {"type": "object", "additionalProperties": False, "required": required, "properties": props}
     if all_of:
         s["allOf"] = all_of
