@@ -33,6 +33,14 @@ void sp_band_free(sp_band *b)
     free(b);
 }
 
+int sp_band_copy(sp_band *dst, const sp_band *src)
+{
+    if (dst->n != src->n || dst->kl != src->kl || dst->ku != src->ku) return -1;
+    memcpy(dst->ab, src->ab, (size_t)src->ldab * (size_t)src->n * sizeof *src->ab);
+    memcpy(dst->piv, src->piv, (size_t)src->n * sizeof *src->piv);
+    return 0;
+}
+
 void sp_band_zero(sp_band *b) { memset(b->ab, 0, (size_t)b->ldab * (size_t)b->n * sizeof *b->ab); }
 
 void sp_band_add(sp_band *b, int r, int c, double v)

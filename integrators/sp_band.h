@@ -12,6 +12,9 @@ typedef struct sp_band sp_band;
 /* NULL when out of memory. */
 sp_band *sp_band_alloc(int n, int kl, int ku);
 void sp_band_free(sp_band *b);
+/* Copies src (its entries or its factors) into dst of the same shape; -1 when the shapes
+ * differ (dst untouched). */
+int sp_band_copy(sp_band *dst, const sp_band *src);
 void sp_band_zero(sp_band *b);
 /* A(r, c) += v; (r, c) must lie in the band. */
 void sp_band_add(sp_band *b, int r, int c, double v);

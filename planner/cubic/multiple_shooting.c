@@ -42,6 +42,8 @@ struct sp_ms {
     sp_band *normal;              /* JᵀWJ for Levenberg–Marquardt steps, allocated when first needed */
     double *grad;
     int max_iterations; /* Newton iterations allowed (the problem's unless capped) */
+    int kept_factors;   /* the band holds factors taken from another object (sp_ms_take_factors) */
+    int band_factored;  /* the band holds LU factors (else J or nothing) */
     sp_ms_stats stats;
 };
 
@@ -445,7 +447,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
     double worst = 0.0;
     double Id[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     sp_mat_identity(n, Id);
-    if (assemble) sp_band_zero(ms->band);
+    if (assemble) sp_band_zero(ms->band), ms->band_factored = 0;
 #define SCALE(r, s) (ms->rscale[r] = fmax(1.0, (s)), worst = fmax(worst, fabs(F[r]) / ms->rscale[r]))
     int row = 0;
     /* start: log(g0⁻¹ g_0) and ξ_0 − ξ0 (or p_0 when ξ_0 is free) */
@@ -585,7 +587,9 @@ void sp_ms_move(sp_ms *ms, const double *dx, double alpha) { retract(ms, ms->S, 
 static sp_status factor(sp_ms *ms)
 {
     ms->stats.factorizations++;
-    return sp_band_factor(ms->band);
+    sp_status st = sp_band_factor(ms->band);
+    ms->band_factored = st == SP_OK;
+    return st;
 }
 
 /* x ← −J⁻¹x with the factored band matrix. */
@@ -741,6 +745,11 @@ static sp_status lm_step(sp_ms *ms, double *mu, double *mu_growth, int *accepted
     return SP_OK;
 }
 
+/* Newton's method on the whole system. The band holds J at some point, factored or not.
+ * A step that contracts fast (full step, simplified correction J⁻¹F(x + Δx) at most a
+ * quarter of Δx) keeps the factors for the next correction, which is then that simplified
+ * correction, already computed: simplified Newton, whose rate the test keeps judging. A
+ * step that the kept factors cannot make refreshes J at the current point first. */
 sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
 {
     const sp_problem *pb = ms->pb;
@@ -748,8 +757,11 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
     const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
     memset(&ms->stats, 0, sizeof ms->stats);
     double res = HUGE_VAL, mu = 1e-3, mu_growth = 2.0;
-    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
-    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+    /* J current at S (the band holds it, unfactored unless `factored`); a correction in dx */
+    int jac_current = !ms->kept_factors, factored = ms->kept_factors, have_dx = 0;
+    ms->kept_factors = 0;
+    sp_status st = sweep(ms, ms->S, ms->E, jac_current ? ms->Jb : NULL, &ms->running);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, jac_current ? ms->Jb : NULL, ms->F, jac_current, &res);
     double alpha = 1.0;
     while (st == SP_OK) {
         sp_progress_info info = {
@@ -765,16 +777,19 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             break;
         }
         ms->stats.iterations++;
-        /* Newton: the band holds J at the current point; factor, correct, and damp by the
-         * natural monotonicity test down to α = 1/8 */
         set_weights(ms);
-        st = factor(ms);
-        if (st == SP_OK) {
-            memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
-            st = back_solve(ms, ms->dx);
+        if (!have_dx) {
+            if (!factored) st = factor(ms);
+            factored = 1;
+            if (st == SP_OK) {
+                memcpy(ms->dx, ms->F, (size_t)ms->nx * sizeof *ms->dx);
+                st = back_solve(ms, ms->dx);
+            }
         }
+        have_dx = 0;
+        /* damped by the natural monotonicity test down to α = 1/8 */
         int accepted = 0;
-        double trial_residual = HUGE_VAL;
+        double trial_residual = HUGE_VAL, rate = HUGE_VAL;
         if (st == SP_OK) {
             const double ndx = wnorm(ms, ms->dx);
             alpha = fmin(1.0, 4.0 * alpha);
@@ -785,7 +800,8 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
                 if (ts == SP_OK)
                     ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
                 if (ts == SP_OK) ts = back_solve(ms, ms->dxb);
-                if (ts == SP_OK && (res_trial <= tol || wnorm(ms, ms->dxb) <= (1.0 - 0.25 * alpha) * ndx)) {
+                rate = ts == SP_OK ? wnorm(ms, ms->dxb) / ndx : HUGE_VAL;
+                if (ts == SP_OK && (res_trial <= tol || rate <= 1.0 - 0.25 * alpha)) {
                     accepted = 1;
                     trial_residual = res_trial;
                     swap_trial(ms);
@@ -793,6 +809,15 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
                     break;
                 }
             }
+        }
+        if (!accepted && st == SP_OK && !jac_current) {
+            /* kept factors of an older point: refresh J here and try Newton again */
+            --ms->stats.iterations;
+            alpha = 1.0;
+            st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+            if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+            jac_current = 1, factored = 0;
+            continue;
         }
         if (!accepted) {
             /* Newton's model failed here: a Levenberg–Marquardt step from the same point
@@ -802,21 +827,39 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &r0);
             if (st == SP_OK) st = lm_step(ms, &mu, &mu_growth, &accepted);
             if (st != SP_OK || !accepted) break; /* no decrease at all: stalled */
+            rate = HUGE_VAL;
         }
-        /* the accepted point becomes current, with its Jacobian unless it is a solution
-         * (its residual is that of the trial sweep, whose ends E it keeps) */
         if (trial_residual <= tol) {
+            /* a solution: its residual and ends E are the trial sweep's */
+            res = trial_residual;
+            jac_current = 0;
+            continue;
+        }
+        if (alpha == 1.0 && rate <= 0.1 && factored) {
+            /* contracting fast: keep the factors; the next correction is the simplified
+             * one just computed, and F that of the trial sweep */
+            memcpy(ms->dx, ms->dxb, (size_t)ms->nx * sizeof *ms->dx);
+            have_dx = 1, jac_current = 0;
             res = trial_residual;
             continue;
         }
+        /* the accepted point becomes current, with its Jacobian */
         st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
         if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+        jac_current = 1, factored = 0;
     }
     ms->stats.residual = res;
     ms->stats.running_cost = ms->running;
     ms->stats.cost = ms->running + target_cost(ms);
     *out = ms->stats;
     return st;
+}
+
+int sp_ms_take_factors(sp_ms *ms, const sp_ms *from)
+{
+    ms->kept_factors = from->band_factored && sp_band_copy(ms->band, from->band) == 0;
+    ms->band_factored = ms->kept_factors;
+    return ms->kept_factors;
 }
 
 sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)

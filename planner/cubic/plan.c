@@ -344,6 +344,7 @@ static sp_ms *solve_on(sp_plan *plan, const int *counts, const sp_ms *from, sp_c
         return NULL;
     }
     sp_ms_take_curve(ms, from, curve);
+    sp_ms_take_factors(ms, from); /* the same system to O(h^p): simplified Newton from its factors */
     *st = sp_ms_solve(ms, &plan->progress, stats);
     plan_start dummy = {0};
     add_work(plan, &dummy, stats);

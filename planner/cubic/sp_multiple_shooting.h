@@ -60,6 +60,10 @@ void sp_ms_take_states(sp_ms *ms, const sp_ms *from);
 struct sp_curve;
 void sp_ms_take_curve(sp_ms *ms, const sp_ms *from, struct sp_curve *curve);
 
+/* Takes the factored Newton matrix of `from` (same blocks and multipliers, another grid)
+ * as the start of the next solve's simplified Newton; 0 when the systems differ. */
+int sp_ms_take_factors(sp_ms *ms, const sp_ms *from);
+
 /* Caps the Newton iterations of the next solves below the problem's own limit. */
 void sp_ms_cap_iterations(sp_ms *ms, int max_iterations);
 /* Newton from the current states. The outcome is in *stats (converged or not); a
