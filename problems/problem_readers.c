@@ -5,18 +5,10 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "problems/problem_readers.h"
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
-
-/* The rotation of a unit quaternion (w, x, y, z). */
-static void quaternion_to_rotation(const double *q, double *R)
-{
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-}
 
 /* Reads a unit quaternion [w, x, y, z] (normalised; q and −q are one orientation) as a
  * rotation matrix. */
@@ -25,10 +17,7 @@ int json_quaternion(const json_input *in, const char *key, int required, double 
     double q[4];
     int st = json_vector(in, key, required, 4, q);
     if (st != 1) return st;
-    double n = sp_vec_norm(4, q);
-    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
-    for (int i = 0; i < 4; ++i) q[i] /= n;
-    quaternion_to_rotation(q, R);
+    if (!sp_quaternion_to_rotation(q, R)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
     return 1;
 }
 

@@ -17,6 +17,7 @@
 #include "planner/cubic/sp_pose_plan.h"
 #include "planner/cubic/sp_plan.h"
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "problems/sp_result_file.h"
 
 #define PLAN_MAX_STARTS 32
@@ -449,27 +450,6 @@ static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_gr
     return worst;
 }
 
-/* The quaternion [w, x, y, z] (w ≥ 0) of a rotation matrix. */
-static void rotation_to_quaternion(const double *R, double *q)
-{
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(1.0 + tr);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-    }
-    if (q[0] < 0.0)
-        for (int k = 0; k < 4; ++k) q[k] = -q[k];
-}
-
 /* An orientation as the user asked for it: rows of a matrix or a quaternion. */
 static void add_orientation(cJSON *o, const char *name, const double *R, int quaternion)
 {
@@ -478,7 +458,7 @@ static void add_orientation(cJSON *o, const char *name, const double *R, int qua
         return;
     }
     double q[4];
-    rotation_to_quaternion(R, q);
+    sp_quaternion_from_rotation(R, q);
     sp_json_add_vector(o, name, 4, q);
 }
 
@@ -529,7 +509,7 @@ static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, cons
         cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
         for (int k = 0; rows && k < count; ++k) {
             double q[4];
-            rotation_to_quaternion(z[k].g, q);
+            sp_quaternion_from_rotation(z[k].g, q);
             cJSON_AddItemToArray(rows, sp_json_vector(4, q));
         }
     }

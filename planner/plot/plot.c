@@ -30,6 +30,7 @@
 #include "integrators/sp_hohp.h"
 #include "lie/sp_lie.h"
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 
 /* ---- small readers */
 
@@ -232,25 +233,12 @@ typedef struct plan_target {
     double t, target[9], reached[9], distance;
 } plan_target;
 
-/* The rotation matrix of the quaternion [w, x, y, z], normalised first; 0 (R untouched)
- * when the quaternion is zero or not finite. */
-static int quaternion_matrix(const double *q, double *R)
-{
-    const double n = sp_vec_norm(4, q);
-    if (!(n > 1e-12) || !isfinite(n)) return 0;
-    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-    return 1;
-}
-
 /* A rotation given as three rows of three numbers or as a quaternion [w, x, y, z]. */
 static int read_rotation(const cJSON *node, double *R)
 {
     double q[4];
     if (read_numbers(node, 9, R)) return 1;
-    return read_numbers(node, 4, q) && quaternion_matrix(q, R);
+    return read_numbers(node, 4, q) && sp_quaternion_to_rotation(q, R);
 }
 
 /* The result's "targets" with width 3 (points) or 9 (rotations: a matrix or a quaternion
@@ -879,7 +867,7 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
         owned = malloc((size_t)tr->rows * 9 * sizeof *owned);
         if (!owned) return sp_input_fail(err, "trajectory.quaternion", "out of memory");
         for (int k = 0; k < tr->rows; ++k)
-            if (!quaternion_matrix(quat->data + 4 * (size_t)k, owned + 9 * (size_t)k)) {
+            if (!sp_quaternion_to_rotation(quat->data + 4 * (size_t)k, owned + 9 * (size_t)k)) {
                 free(owned);
                 char path[64];
                 snprintf(path, sizeof path, "trajectory.quaternion[%d]", k);
