@@ -450,16 +450,27 @@ static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_gr
     return worst;
 }
 
-/* An orientation as the user asked for it: rows of a matrix or a quaternion. */
-static void add_orientation(cJSON *o, const char *name, const double *R, int quaternion)
+/* The quaternion q = [w, x, y, z] as results write them. */
+static cJSON *quaternion_json(const double *q)
 {
-    if (!quaternion) {
+    double written[4];
+    sp_quaternion_to_order(q, 0, written);
+    return sp_json_vector(4, written);
+}
+
+/* The orientation R as the user asked for it: rows of a matrix, or a quaternion on the
+ * sheet of `near` (a quaternion [w, x, y, z]; NULL: the one with w ≥ 0), written in the
+ * file's order; the quaternion, as [w, x, y, z], also goes to q. */
+static void add_orientation(cJSON *o, const char *name, const double *R, const sp_plan_settings *s,
+                            const double *near, double *q)
+{
+    if (!s->quaternion_output) {
         sp_json_add_rows(o, name, 3, 3, R, 3);
         return;
     }
-    double q[4];
     sp_quaternion_from_rotation(R, q);
-    sp_json_add_vector(o, name, 4, q);
+    if (near) sp_quaternion_follow(q, near);
+    cJSON_AddItemToObject(o, name, quaternion_json(q));
 }
 
 /* Per keyframe its time, grid step, the target, the reached point and the distance;
@@ -469,7 +480,7 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
 {
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
-    const int n = G->dim, quaternion = pb->plan.quaternion_output;
+    const int n = G->dim;
     cJSON *targets = cJSON_AddArrayToObject(root, "targets");
     cJSON *kick_list = cJSON_AddArrayToObject(root, "kicks");
     for (size_t i = 0; i < c->n_targets; ++i) {
@@ -486,8 +497,9 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
             sp_json_add_vector(o, "target", G->elem_size, c->targets[i].R); /* points of Rⁿ */
             sp_json_add_vector(o, "reached", G->elem_size, g);
         } else {
-            add_orientation(o, "target", c->targets[i].R, quaternion);
-            add_orientation(o, "reached", g, quaternion);
+            double target_q[4], reached_q[4]; /* the reached quaternion on the target's sheet */
+            add_orientation(o, "target", c->targets[i].R, &pb->plan, NULL, target_q);
+            add_orientation(o, "reached", g, &pb->plan, target_q, reached_q);
         }
         cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
         cJSON_AddItemToArray(targets, o);
@@ -499,7 +511,9 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
     }
 }
 
-/* The trajectory block, with orientations as quaternions when asked. */
+/* The trajectory block, with orientations as quaternions when asked: each row's
+ * quaternion the one nearer the row before (the first with w ≥ 0), so that a smooth
+ * curve gives smooth rows. */
 static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, const double *t, int count)
 {
     const sp_cubic_spline *c = &pb->cubic;
@@ -507,10 +521,12 @@ static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, cons
     if (tr && pb->plan.quaternion_output) {
         cJSON_DeleteItemFromObjectCaseSensitive(tr, "q");
         cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
+        double q[4], previous[4];
         for (int k = 0; rows && k < count; ++k) {
-            double q[4];
             sp_quaternion_from_rotation(z[k].g, q);
-            cJSON_AddItemToArray(rows, sp_json_vector(4, q));
+            if (k > 0) sp_quaternion_follow(q, previous);
+            memcpy(previous, q, sizeof q);
+            cJSON_AddItemToArray(rows, quaternion_json(q));
         }
     }
     return tr;
