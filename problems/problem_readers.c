@@ -10,25 +10,30 @@
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 
-/* Reads a unit quaternion [w, x, y, z] (normalised; q and −q are one orientation) as a
- * rotation matrix. */
-int json_quaternion(const json_input *in, const char *key, int required, double *R)
+/* How a quaternion is written in order xyzw, for error messages. */
+static const char *quaternion_shape(int xyzw) { return xyzw ? "[x, y, z, w]" : "[w, x, y, z]"; }
+
+/* Reads a unit quaternion written in order xyzw (normalised; q and −q are one
+ * orientation) as a rotation matrix. */
+int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R)
 {
     double q[4];
     int st = json_vector(in, key, required, 4, q);
     if (st != 1) return st;
-    if (!sp_quaternion_to_rotation(q, R)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
+    sp_quaternion_from_order(q, xyzw, q);
+    if (!sp_quaternion_to_rotation(q, R))
+        return json_fail(in, key, "must be a non-zero quaternion %s", quaternion_shape(xyzw));
     return 1;
 }
 
 /* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ 1e-6 and det R > 0, rounded onto
  * SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) so typed-in digits lose nothing; or a
- * unit quaternion [w, x, y, z]. */
-int json_rotation(const json_input *in, const char *key, int required, double *R)
+ * unit quaternion written in order xyzw. */
+int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R)
 {
     const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)))
-        return json_quaternion(in, key, required, R);
+        return json_quaternion(in, key, required, xyzw, R);
     int st = json_matrix(in, key, required, 3, R);
     if (st != 1) return st;
     double RtR[9], Rt[9], I[9];
@@ -40,8 +45,8 @@ int json_rotation(const json_input *in, const char *key, int required, double *R
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
         return json_fail(in, key,
-                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err,
-                         det);
+                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion %s", err, det,
+                         quaternion_shape(xyzw));
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],

@@ -450,12 +450,20 @@ static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_gr
     return worst;
 }
 
-/* The quaternion q = [w, x, y, z] as results write them. */
-static cJSON *quaternion_json(const double *q)
+/* The quaternion q = [w, x, y, z] as the file asked for it: in its "quaternion_order". */
+static cJSON *quaternion_json(const double *q, const sp_plan_settings *s)
 {
     double written[4];
-    sp_quaternion_to_order(q, 0, written);
+    sp_quaternion_to_order(q, s->quaternion_xyzw, written);
     return sp_json_vector(4, written);
+}
+
+/* A result that writes quaternions (targets, reached points and trajectory rows) says
+ * first in which order: "quaternion_order": "wxyz" or "xyzw". */
+static void add_quaternion_order(cJSON *root, const sp_problem *pb)
+{
+    if (pb->plan.quaternion_output)
+        cJSON_AddStringToObject(root, "quaternion_order", sp_quaternion_order_at((size_t)pb->plan.quaternion_xyzw));
 }
 
 /* The orientation R as the user asked for it: rows of a matrix, or a quaternion on the
@@ -470,7 +478,7 @@ static void add_orientation(cJSON *o, const char *name, const double *R, const s
     }
     sp_quaternion_from_rotation(R, q);
     if (near) sp_quaternion_follow(q, near);
-    cJSON_AddItemToObject(o, name, quaternion_json(q));
+    cJSON_AddItemToObject(o, name, quaternion_json(q, s));
 }
 
 /* Per keyframe its time, grid step, the target, the reached point and the distance;
@@ -526,7 +534,7 @@ static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, cons
             sp_quaternion_from_rotation(z[k].g, q);
             if (k > 0) sp_quaternion_follow(q, previous);
             memcpy(previous, q, sizeof q);
-            cJSON_AddItemToArray(rows, quaternion_json(q));
+            cJSON_AddItemToArray(rows, quaternion_json(q, &pb->plan));
         }
     }
     return tr;
@@ -585,6 +593,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     sp_json_add_vector(root, "initial_velocity", n, rep->initial_velocity);
     sp_json_add_vector(root, "final_velocity", n, rep->final_velocity);
     add_terminal(root, n, rep->terminal, res->residual_norm);
+    add_quaternion_order(root, pb);
     add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
     cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
@@ -635,6 +644,7 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     if (!target_g) return root;
     for (size_t i = 0; i < c->n_targets; ++i)
         sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
+    add_quaternion_order(root, pb);
     add_targets(root, pb, target_g, steps, sp_shooting_kicks(s));
     free(target_g);
 
