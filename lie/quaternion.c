@@ -43,6 +43,8 @@ void sp_quaternion_follow(double *q, const double *previous)
 
 const char *sp_quaternion_order_at(size_t i) { return i == 0 ? "wxyz" : i == 1 ? "xyzw" : NULL; }
 
+const char *sp_quaternion_order_layout(int xyzw) { return xyzw ? "[x, y, z, w]" : "[w, x, y, z]"; }
+
 void sp_quaternion_to_order(const double *q, int xyzw, double *out)
 {
     const double w = q[0], x = q[1], y = q[2], z = q[3];

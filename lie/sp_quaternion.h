@@ -33,6 +33,10 @@ void sp_quaternion_follow(double *q, const double *previous);
  * NULL past the end. The index is the order's int. */
 const char *sp_quaternion_order_at(size_t i);
 
+/* How a quaternion in order `xyzw` is written, for messages: "[w, x, y, z]" (0) or
+ * "[x, y, z, w]" (1). */
+const char *sp_quaternion_order_layout(int xyzw);
+
 /* out = the quaternion q = [w, x, y, z] written in order `xyzw` (0: [w, x, y, z],
  * 1: [x, y, z, w]). out may alias q. */
 void sp_quaternion_to_order(const double *q, int xyzw, double *out);

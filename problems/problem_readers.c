@@ -10,9 +10,6 @@
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 
-/* How a quaternion is written in order xyzw, for error messages. */
-static const char *quaternion_shape(int xyzw) { return xyzw ? "[x, y, z, w]" : "[w, x, y, z]"; }
-
 /* Reads a unit quaternion written in order xyzw (normalised; q and −q are one
  * orientation) as a rotation matrix. */
 int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R)
@@ -22,7 +19,7 @@ int json_quaternion(const json_input *in, const char *key, int required, int xyz
     if (st != 1) return st;
     sp_quaternion_from_order(q, xyzw, q);
     if (!sp_quaternion_to_rotation(q, R))
-        return json_fail(in, key, "must be a non-zero quaternion %s", quaternion_shape(xyzw));
+        return json_fail(in, key, "must be a non-zero quaternion %s", sp_quaternion_order_layout(xyzw));
     return 1;
 }
 
@@ -44,9 +41,8 @@ int json_rotation(const json_input *in, const char *key, int required, int xyzw,
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
-        return json_fail(in, key,
-                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion %s", err, det,
-                         quaternion_shape(xyzw));
+        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion %s", err,
+                         det, sp_quaternion_order_layout(xyzw));
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],

@@ -463,11 +463,12 @@ static char *quaternion_plan(int n, double sigma, const char *order, const char 
     double g0[4], w[4];
     axis_angle((const double[3]){0, 0.6, 0.8}, 0.3, g0);
     for (int k = 0; k < 4; ++k) w[k] = xyzw ? g0[(k + 1) % 4] : g0[k];
-    len += (size_t)snprintf(doc + len, size - len,
-                            "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": %d, "
-                            "\"steps\": %d, \"xi0\": \"free\", \"sigma\": %.17g, \"output\": {\"orientation\": \"%s\"}, "
-                            "\"g0\": [%.17g, %.17g, %.17g, %.17g], ",
-                            n, 20 * n, sigma, output, w[0], w[1], w[2], w[3]);
+    len +=
+        (size_t)snprintf(doc + len, size - len,
+                         "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": %d, "
+                         "\"steps\": %d, \"xi0\": \"free\", \"sigma\": %.17g, \"output\": {\"orientation\": \"%s\"}, "
+                         "\"g0\": [%.17g, %.17g, %.17g, %.17g], ",
+                         n, 20 * n, sigma, output, w[0], w[1], w[2], w[3]);
     if (order) len += (size_t)snprintf(doc + len, size - len, "\"quaternion_order\": \"%s\", ", order);
     len += (size_t)snprintf(doc + len, size - len, "\"targets\": [");
     for (int i = 1; i <= n; ++i) {

@@ -1560,7 +1560,7 @@ Test(plot, bad_input_exits_2_and_leaves_outputs_alone)
 
     /* a result without its trajectory, with a ragged or non-numeric one, with a wrong width, with
      * quaternions in an unknown order */
-    static const char *const breakages[] = {"no-trajectory", "ragged", "string", "short",
+    static const char *const breakages[] = {"no-trajectory", "ragged",     "string",          "short",
                                             "wide",          "bad-params", "quaternion-order"};
     for (size_t b = 0; b < sizeof breakages / sizeof breakages[0]; ++b) {
         cJSON *doc = cJSON_Duplicate(res, 1);

@@ -108,11 +108,13 @@ Test(quaternion, orders_write_and_read_back)
     cr_expect_str_eq(sp_quaternion_order_at(0), "wxyz");
     cr_expect_str_eq(sp_quaternion_order_at(1), "xyzw");
     cr_expect_null(sp_quaternion_order_at(2));
+    cr_expect_str_eq(sp_quaternion_order_layout(0), "[w, x, y, z]");
+    cr_expect_str_eq(sp_quaternion_order_layout(1), "[x, y, z, w]");
     const double q[4] = {0.1, 0.2, 0.3, 0.4};
     double out[4], back[4];
     sp_quaternion_to_order(q, 1, out);
-    cr_expect(out[0] == 0.2 && out[1] == 0.3 && out[2] == 0.4 && out[3] == 0.1, "xyzw: %g %g %g %g", out[0],
-              out[1], out[2], out[3]);
+    cr_expect(out[0] == 0.2 && out[1] == 0.3 && out[2] == 0.4 && out[3] == 0.1, "xyzw: %g %g %g %g", out[0], out[1],
+              out[2], out[3]);
     sp_quaternion_from_order(out, 1, back);
     cr_expect_eq(memcmp(back, q, sizeof q), 0);
     sp_quaternion_to_order(q, 0, out);

@@ -469,8 +469,8 @@ static void add_quaternion_order(cJSON *root, const sp_problem *pb)
 /* The orientation R as the user asked for it: rows of a matrix, or a quaternion on the
  * sheet of `near` (a quaternion [w, x, y, z]; NULL: the one with w ≥ 0), written in the
  * file's order; the quaternion, as [w, x, y, z], also goes to q. */
-static void add_orientation(cJSON *o, const char *name, const double *R, const sp_plan_settings *s,
-                            const double *near, double *q)
+static void add_orientation(cJSON *o, const char *name, const double *R, const sp_plan_settings *s, const double *near,
+                            double *q)
 {
     if (!s->quaternion_output) {
         sp_json_add_rows(o, name, 3, 3, R, 3);

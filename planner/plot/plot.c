@@ -233,9 +233,6 @@ typedef struct plan_target {
     double t, target[9], reached[9], distance;
 } plan_target;
 
-/* How a quaternion of the result is written, for error messages. */
-static const char *quaternion_shape(int xyzw) { return xyzw ? "[x, y, z, w]" : "[w, x, y, z]"; }
-
 /* A rotation given as three rows of three numbers or as a quaternion in order xyzw. */
 static int read_rotation(const cJSON *node, int xyzw, double *R)
 {
@@ -267,8 +264,7 @@ static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, p
         const cJSON *t = cJSON_GetObjectItem(node, "t"), *d = cJSON_GetObjectItem(node, "distance");
         const cJSON *target = cJSON_GetObjectItem(node, "target"), *reached = cJSON_GetObjectItem(node, "reached");
         if (width == 9 && !target) target = cJSON_GetObjectItem(node, "q");
-        int target_ok =
-            width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, xyzw, tg[i].target);
+        int target_ok = width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, xyzw, tg[i].target);
         int reached_ok =
             width == 3 ? read_numbers(reached, 3, tg[i].reached) : read_rotation(reached, xyzw, tg[i].reached);
         const char *bad = !cJSON_IsNumber(t) ? "t" : !target_ok ? "target" : !reached_ok ? "reached" : NULL;
@@ -277,7 +273,8 @@ static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, p
             snprintf(path, sizeof path, "targets[%d].%s", i, bad);
             if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
             if (width == 3) return sp_input_fail(err, path, "must be 3 numbers");
-            return sp_input_fail(err, path, "must be a 3x3 matrix or a quaternion %s", quaternion_shape(xyzw));
+            return sp_input_fail(err, path, "must be a 3x3 matrix or a quaternion %s",
+                                 sp_quaternion_order_layout(xyzw));
         }
         tg[i].t = t->valuedouble;
         tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
@@ -883,7 +880,7 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
                 char path[64];
                 snprintf(path, sizeof path, "trajectory.quaternion[%d]", k);
                 return sp_input_fail(err, path, "must be a non-zero quaternion %s",
-                                     quaternion_shape(tr->quaternion_xyzw));
+                                     sp_quaternion_order_layout(tr->quaternion_xyzw));
             }
         }
         R = owned;

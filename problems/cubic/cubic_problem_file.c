@@ -220,10 +220,9 @@ static int read_cubic(const json_input *root, sp_problem *p)
 
     if (read_record_every(root, p) != 1) return -1;
     if (p->task == SP_TASK_SIMULATE) {
-        static const char *const plan_only[] = {"targets",         "sigma",          "space",       "y0",
-                                                "initial_momenta", "optimizer",      "xiT",         "method",
-                                                "tolerance",       "max_iterations", "block_steps", "output",
-                                                "quaternion_order"};
+        static const char *const plan_only[] = {
+            "targets", "sigma",     "space",          "y0",          "initial_momenta", "optimizer",       "xiT",
+            "method",  "tolerance", "max_iterations", "block_steps", "output",          "quaternion_order"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
