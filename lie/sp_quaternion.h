@@ -6,9 +6,9 @@
  * Conventions: a quaternion in memory is always [w, x, y, z] (scalar first), the
  * rotation R(q) = (w² − |v|²) I + 2 v vᵀ + 2 w v̂ with v = (x, y, z); rotation matrices
  * are row-major 3 x 3. q and −q are one rotation. Files may write the scalar last
- * ([x, y, z, w], the order of Eigen's coefficients, ROS and scipy): an order is an int,
- * 0 for "wxyz" and 1 for "xyzw", as sp_quaternion_order_at names them. Internal to the
- * library (not installed). */
+ * ([x, y, z, w], as ROS messages, scipy's Rotation.as_quat and Eigen's coeffs() do): an
+ * order is an int, 0 for "wxyz" and 1 for "xyzw", as sp_quaternion_order_at names them.
+ * Internal to the library (not installed). */
 #ifndef SP_QUATERNION_H
 #define SP_QUATERNION_H
 
