@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lie/sp_quaternion.h"
 #include "planner/result_view.h"
 
 sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, ...)
@@ -105,6 +106,16 @@ sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
     const cJSON *traj = cJSON_GetObjectItem(root, "trajectory");
     if (!traj) return sp_input_fail(err, "trajectory", "missing: this result has no trajectory");
     if (!cJSON_IsObject(traj)) return sp_input_fail(err, "trajectory", "must be an object");
+    const cJSON *order = cJSON_GetObjectItem(root, "quaternion_order");
+    if (order) {
+        const char *name = cJSON_GetStringValue(order);
+        int known = 0;
+        for (size_t i = 0; name && sp_quaternion_order_at(i); ++i)
+            if (strcmp(name, sp_quaternion_order_at(i)) == 0) known = 1, tr->quaternion_xyzw = (int)i;
+        if (!known)
+            return sp_input_fail(err, "quaternion_order", "must be \"%s\" or \"%s\"", sp_quaternion_order_at(0),
+                                 sp_quaternion_order_at(1));
+    }
     const cJSON *t = cJSON_GetObjectItem(traj, "t");
     if (!t) return sp_input_fail(err, "trajectory.t", "missing");
     /* "t" first, then the other members in file order */

@@ -27,6 +27,8 @@ typedef struct sp_traj {
     int n_fields;
     const char *coordinates[SP_TRAJ_MAX_WIDTH]; /* "coordinates" names, owned by the tree */
     int n_coordinates;
+    int quaternion_xyzw; /* the result's quaternions (rows "quaternion", its targets) are [x, y, z, w]: its
+                            "quaternion_order" is "xyzw"; 0: [w, x, y, z] ("wxyz", or no such member) */
 } sp_traj;
 
 /* Fails unless root is an object with "task" and "status" strings (a result, not a
@@ -34,8 +36,9 @@ typedef struct sp_traj {
 sp_status sp_result_check(const cJSON *root, sp_input_error *err);
 /* Reads "trajectory" (which must exist, with "t"): its arrays of numbers or of rows, each
  * with as many rows as "t", all rows of one member the same width; other members (the
- * "coordinates" names, anything not numeric) are not state and are skipped. The tree must
- * outlive tr. */
+ * "coordinates" names, anything not numeric) are not state and are skipped. Also the
+ * order of the result's quaternions, from its "quaternion_order" (sp_quaternion.h). The
+ * tree must outlive tr. */
 sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err);
 /* The field named `name`, or NULL. */
 const sp_traj_field *sp_traj_get(const sp_traj *tr, const char *name);

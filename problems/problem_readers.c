@@ -5,41 +5,32 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "problems/problem_readers.h"
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 
-/* The rotation of a unit quaternion (w, x, y, z). */
-static void quaternion_to_rotation(const double *q, double *R)
-{
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-}
-
-/* Reads a unit quaternion [w, x, y, z] (normalised; q and −q are one orientation) as a
- * rotation matrix. */
-int json_quaternion(const json_input *in, const char *key, int required, double *R)
+/* Reads a unit quaternion written in order xyzw (normalised; q and −q are one
+ * orientation) as a rotation matrix. */
+int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R)
 {
     double q[4];
     int st = json_vector(in, key, required, 4, q);
     if (st != 1) return st;
-    double n = sp_vec_norm(4, q);
-    if (!(n > 1e-12) || !isfinite(n)) return json_fail(in, key, "must be a non-zero quaternion [w, x, y, z]");
-    for (int i = 0; i < 4; ++i) q[i] /= n;
-    quaternion_to_rotation(q, R);
+    sp_quaternion_from_order(q, xyzw, q);
+    if (!sp_quaternion_to_rotation(q, R))
+        return json_fail(in, key, "must be a non-zero quaternion %s", sp_quaternion_order_layout(xyzw));
     return 1;
 }
 
 /* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ 1e-6 and det R > 0, rounded onto
  * SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) so typed-in digits lose nothing; or a
- * unit quaternion [w, x, y, z]. */
-int json_rotation(const json_input *in, const char *key, int required, double *R)
+ * unit quaternion written in order xyzw. */
+int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R)
 {
     const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)))
-        return json_quaternion(in, key, required, R);
+        return json_quaternion(in, key, required, xyzw, R);
     int st = json_matrix(in, key, required, 3, R);
     if (st != 1) return st;
     double RtR[9], Rt[9], I[9];
@@ -50,9 +41,8 @@ int json_rotation(const json_input *in, const char *key, int required, double *R
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
     if (!(err <= 1e-6) || !(det > 0.0))
-        return json_fail(in, key,
-                         "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion [w, x, y, z]", err,
-                         det);
+        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion %s", err,
+                         det, sp_quaternion_order_layout(xyzw));
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],

@@ -8,9 +8,10 @@
 /* The optional "optimizer" block over sp_optimizer_defaults. */
 int read_optimizer(const json_input *root, sp_optimizer_settings *o);
 /* A 3 x 3 rotation matrix (|RᵀR − I| ≤ 1e-6, det R > 0), rounded onto SO(3), or a unit
- * quaternion [w, x, y, z]. */
-int json_rotation(const json_input *in, const char *key, int required, double *R);
-int json_quaternion(const json_input *in, const char *key, int required, double *R);
+ * quaternion; a quaternion alone. Quaternions are written [w, x, y, z] (xyzw 0) or
+ * [x, y, z, w] (xyzw 1: a cubic-spline plan's "quaternion_order": "xyzw"). */
+int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R);
+int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R);
 /* The length of a run: "steps", or for a simulate task "error_tolerance" (the global
  * error at T the planner chooses the fixed step for), never both. */
 int read_steps(const json_input *root, sp_problem *p);

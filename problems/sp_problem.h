@@ -134,6 +134,8 @@ typedef struct sp_plan_settings {
     int max_iterations;    /* Newton iterations per start */
     int block_steps;       /* largest number of steps in one shooting block */
     int quaternion_output; /* "output": {"orientation": "quaternion"} */
+    int quaternion_xyzw;   /* "quaternion_order": "xyzw": every quaternion of the file and of the result is
+                              [x, y, z, w]; 0 ("wxyz", the default): [w, x, y, z] */
     int pose;              /* group SO3xR3: keyframes are poses (R, x), planned as an SO(3) plan and an R³
                               plan with ξ = (ω, v) side by side (the product metric separates them) */
     double x0[3];          /* pose plans: the start position */

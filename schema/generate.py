@@ -217,7 +217,8 @@ def target_schema(kind, n=3):
         props, req, extra = {"x": d(vec(n), "a point of R%d" % n)}, ["x"], {}
     else:
         props = {"R": d(ref("rotation"), "the orientation as a 3 x 3 rotation matrix (or a quaternion)"),
-                 "q": d(ref("quaternion"), "the orientation as a unit quaternion [w, x, y, z]")}
+                 "q": d(ref("quaternion"), "the orientation as a unit quaternion [w, x, y, z] (or [x, y, z, w]: "
+                                           "quaternion_order)")}
         req, extra = [], {"oneOf": [{"required": ["R"]}, {"required": ["q"]}]}
         if kind == "pose":
             props["x"] = d(vec(3), "the position")
@@ -302,6 +303,10 @@ def cubic(task):
                 "what the result writes")),
             "accuracy": nullable(d(positive(), "plans without steps: largest distance (rad, or length on R^n) "
                                                "between the returned curve and the continuous optimum", 1e-6)),
+            "quaternion_order": nullable(d(names("wxyz", "xyzw"),
+                                           "plans of orientations (space group on SO3, or SO3xR3): every quaternion "
+                                           "of the file (g0, the targets) and of the result is [w, x, y, z] (wxyz) or "
+                                           "[x, y, z, w] (xyzw)", "wxyz")),
             "initial_momenta": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 2,
                                            "maxItems": 12}, "single shooting: starting guess (nu0, p0)")),
             "optimizer": ref("optimizer"),
@@ -315,14 +320,15 @@ def cubic(task):
         all_of.append({"if": so3, "then": {
             "properties": dim_props(3, nullable(ref("rotation"))), "allOf": forbid("x0") + [{
                 "if": sphere,
-                "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}}},
+                "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}},
+                         "allOf": forbid("quaternion_order")},
                 "else": {"allOf": forbid("y0"), "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
         for g in GROUPS_RN:
             n = int(g[1:])
             all_of.append({"if": given("group", {"const": g}), "then": {
                 "properties": {**dim_props(n, nullable(vec(n))), "space": nullable({"const": "group"}),
                                "targets": {"items": target_schema("point", n)}},
-                "allOf": forbid("x0", "y0")}})
+                "allOf": forbid("x0", "y0", "quaternion_order")}})
         all_of.append({"if": given("group", {"const": "SO3xR3"}), "then": {
             "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
                            "targets": {"items": target_schema("pose")}},
@@ -536,10 +542,11 @@ def problem_schema():
     defs = {
         "matrix3": {"description": "a 3 x 3 matrix as three rows", "type": "array", "minItems": 3, "maxItems": 3,
                     "items": vec(3)},
-        "quaternion": {"description": "a non-zero quaternion [w, x, y, z] (normalised; q and -q are one "
-                                      "orientation)", **vec(4)},
+        "quaternion": {"description": "a non-zero quaternion [w, x, y, z], or [x, y, z, w] in a plan with "
+                                      "\"quaternion_order\": \"xyzw\" (normalised; q and -q are one orientation)",
+                       **vec(4)},
         "rotation": {"description": "a rotation: a 3 x 3 matrix with |R^T R - I| <= 1e-6 and det R > 0 (rounded "
-                                    "onto SO(3)), or a quaternion [w, x, y, z]",
+                                    "onto SO(3)), or a quaternion (see quaternion)",
                      "anyOf": [ref("matrix3"), ref("quaternion")]},
         "optimizer": optimizer_schema(),
     }
@@ -695,6 +702,9 @@ def result_schema():
         "initial_momenta": d(numbers, "(nu0, p0), or an endpoint plan's p0"),
         "terminal_residual": d({"type": "object", "properties": {"norm": ref("real")},
                                 "additionalProperties": ref("numbers")}, "nu_N+, p_N and their norm"),
+        "quaternion_order": d(names("wxyz", "xyzw"), "the order of the result's quaternions (trajectory rows "
+                                                     "\"quaternion\", targets and reached points): [w, x, y, z] or "
+                                                     "[x, y, z, w]; absent: wxyz"),
         "targets": d({"type": "array", "items": {"type": "object"}}, "per keyframe: time, step, target, reached "
                                                                      "point and distance"),
         "kicks": d({"type": "array", "items": {"type": "object"}}, "the momentum kick at each keyframe"),

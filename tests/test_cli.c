@@ -563,6 +563,8 @@ static const cli_case cli_cases[] = {
     {plan_doc, "[1, 1, 0]", "[1, 1]", "targets[0].y"},                    /* wrong vector length */
     {plan_doc, "\"y0\": [1, 0, 0]", "\"y0\": [0, 0, 0]", "y0"},           /* zero direction */
     {group_doc, "[0, 0, 1]]", "[0, 0, -1]]", "targets[0].R"},             /* a reflection, not a rotation */
+    {group_doc, "\"T\": 1,", "\"T\": 1, \"quaternion_order\": \"w-x-y-z\",", "quaternion_order"}, /* unknown order */
+    {plan_doc, "\"T\": 1,", "\"T\": 1, \"quaternion_order\": \"xyzw\",", "quaternion_order"}, /* on a sphere plan */
     {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},      /* plan-only field */
     {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},          /* non-integer steps */
     {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                         /* a newline inside the message */

@@ -476,8 +476,9 @@ Test(keyframes, pose_plan_is_orientation_and_position_side_by_side)
     cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(c);
 }
 
-/* Quaternion output: unit quaternions with w ≥ 0 that are the orientations written as
- * matrices; record_every keeps every k-th row, the keyframes and the end. */
+/* Quaternion output: unit quaternions that are the orientations written as matrices,
+ * the first with w ≥ 0 and each one on the side of the one before; record_every keeps
+ * every k-th row, the keyframes and the end. */
 Test(keyframes, quaternion_output_and_record_every)
 {
     char *doc = read_text(KEYFRAMES "so3_8.json");
@@ -490,12 +491,15 @@ Test(keyframes, quaternion_output_and_record_every)
     cr_expect_eq(cJSON_GetArraySize(times), 160 / 7 + 1 + 8 - 1, "rows %d",
                  cJSON_GetArraySize(times)); /* t = 7 is k = 140 */
     const cJSON *t, *row = cJSON_GetArrayItem(rows, 0);
+    double before[4] = {1, 0, 0, 0}; /* the first row has w ≥ 0 */
     cJSON_ArrayForEach(t, times)
     {
         double w = cJSON_GetArrayItem(row, 0)->valuedouble, x = cJSON_GetArrayItem(row, 1)->valuedouble,
                y = cJSON_GetArrayItem(row, 2)->valuedouble, z = cJSON_GetArrayItem(row, 3)->valuedouble;
         cr_expect_leq(fabs(w * w + x * x + y * y + z * z - 1.0), 1e-14);
-        cr_expect_geq(w, 0.0);
+        cr_expect_gt(w * before[0] + x * before[1] + y * before[2] + z * before[3], 0.0, "t = %g: a sign flip",
+                     t->valuedouble);
+        before[0] = w, before[1] = x, before[2] = y, before[3] = z;
         /* the matrix row at the same time (every row of the full trajectory is at k·h) */
         int k = (int)lround(t->valuedouble / 0.05);
         const cJSON *mr = cJSON_GetArrayItem(cJSON_GetObjectItem(tm, "q"), k);

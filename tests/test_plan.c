@@ -1,10 +1,14 @@
 /* Planner acceptance tests: the discrete adjoint against
  * central differences and the reference values, the planning optimum of instance A for
  * every scheme and retraction, rotation targets, uneven grids, derivative-free
- * algorithms, and the order at which the discrete optimum approaches the continuous one. */
+ * algorithms, the order at which the discrete optimum approaches the continuous one, and
+ * the quaternions of a result: their order ("quaternion_order") and their signs along the
+ * curve. */
 #include <criterion/criterion.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lie/sp_linalg.h"
@@ -391,4 +395,220 @@ Test(plan, target_rounding_below_horizon_counts_as_horizon)
     sp_shooting_free(b);
     sp_problem_free(&at_T);
     sp_problem_free(&below_T);
+}
+
+/* ------------------------------------------------------------ quaternions -- */
+
+/* Solves a plan given as text; its result tree (the caller deletes it). */
+static cJSON *solve_json(const char *doc)
+{
+    sp_problem pb;
+    parse(doc, &pb);
+    sp_plan *plan = sp_plan_new(&pb);
+    cr_assert_not_null(plan);
+    sp_plan_result r;
+    sp_plan_solve(plan, &r);
+    cJSON *res = sp_plan_result_json(plan, &r);
+    sp_plan_free(plan);
+    sp_problem_free(&pb);
+    cr_assert_not_null(res);
+    return res;
+}
+
+/* The 4 numbers of a JSON array, in place of a written quaternion. */
+static void json_quaternion(const cJSON *a, double *q)
+{
+    cr_assert_eq(cJSON_GetArraySize(a), 4);
+    for (int i = 0; i < 4; ++i) q[i] = cJSON_GetArrayItem(a, i)->valuedouble;
+}
+
+/* [w, x, y, z] of [x, y, z, w] */
+static void wxyz_of_xyzw(const double *in, double *q) { q[0] = in[3], q[1] = in[0], q[2] = in[1], q[3] = in[2]; }
+
+/* R = (w² − |v|²) I + 2 v vᵀ + 2 w v̂ of a unit quaternion [w, v] (computed here, not by the library). */
+static void rotation_of(const double *q, double *R)
+{
+    const double w = q[0], *v = q + 1, hat[9] = {0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0};
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k)
+            R[3 * r + k] = (r == k) * (w * w - sp_vec_dot(3, v, v)) + 2 * v[r] * v[k] + 2 * w * hat[3 * r + k];
+}
+
+/* The quaternion [cos(θ/2), sin(θ/2) a] of the rotation by θ about the unit axis a. */
+static void axis_angle(const double *a, double theta, double *q)
+{
+    q[0] = cos(theta / 2);
+    for (int i = 0; i < 3; ++i) q[i + 1] = sin(theta / 2) * a[i];
+}
+
+/* Keyframe i of a slow tumble through more than a whole turn: the angle 0.21 i about an
+ * axis that wanders, so that w = cos(θ/2) crosses 0 near i = 15. */
+static void tumble(int i, double *q)
+{
+    double a[3] = {1.0, 0.3 * sin(0.4 * i), 0.3 * cos(0.3 * i)};
+    const double n = sp_vec_norm(3, a);
+    for (int k = 0; k < 3; ++k) a[k] /= n;
+    axis_angle(a, 0.21 * i, q);
+}
+
+/* A plan on SO(3) through `n` keyframes at t = 1…n (20 steps each), with g0 and the
+ * keyframes as quaternions written in the order `order` ("wxyz", "xyzw", NULL for no
+ * "quaternion_order" member) and the output `output` ("quaternion" or "matrix"). */
+static char *quaternion_plan(int n, double sigma, const char *order, const char *output)
+{
+    size_t size = 512 + 160 * (size_t)n, len = 0;
+    char *doc = malloc(size);
+    cr_assert_not_null(doc);
+    const int xyzw = order && strcmp(order, "xyzw") == 0;
+    double g0[4], w[4];
+    axis_angle((const double[3]){0, 0.6, 0.8}, 0.3, g0);
+    for (int k = 0; k < 4; ++k) w[k] = xyzw ? g0[(k + 1) % 4] : g0[k];
+    len +=
+        (size_t)snprintf(doc + len, size - len,
+                         "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": %d, "
+                         "\"steps\": %d, \"xi0\": \"free\", \"sigma\": %.17g, \"output\": {\"orientation\": \"%s\"}, "
+                         "\"g0\": [%.17g, %.17g, %.17g, %.17g], ",
+                         n, 20 * n, sigma, output, w[0], w[1], w[2], w[3]);
+    if (order) len += (size_t)snprintf(doc + len, size - len, "\"quaternion_order\": \"%s\", ", order);
+    len += (size_t)snprintf(doc + len, size - len, "\"targets\": [");
+    for (int i = 1; i <= n; ++i) {
+        double q[4];
+        tumble(i, q);
+        for (int k = 0; k < 4; ++k) w[k] = xyzw ? q[(k + 1) % 4] : q[k];
+        len += (size_t)snprintf(doc + len, size - len, "%s{\"t\": %d, \"q\": [%.17g, %.17g, %.17g, %.17g]}",
+                                i > 1 ? ", " : "", i, w[0], w[1], w[2], w[3]);
+    }
+    snprintf(doc + len, size - len, "]}");
+    cr_assert_lt(strlen(doc) + 1, size);
+    return doc;
+}
+
+static const char *string_of(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+    return s ? s : "(none)";
+}
+
+/* A file in [x, y, z, w] and its twin in [w, x, y, z] are one plan: the same cost, and
+ * every quaternion of the result (trajectory rows, targets, reached points) the same
+ * numbers in the other order; each result says its order. */
+Test(plan, quaternion_order_xyzw_is_the_wxyz_plan_permuted)
+{
+    char *a_doc = quaternion_plan(6, 0.05, NULL, "quaternion"), *b_doc = quaternion_plan(6, 0.05, "xyzw", "quaternion");
+    cJSON *a = solve_json(a_doc), *b = solve_json(b_doc);
+    cr_expect_str_eq(string_of(a, "status"), "converged");
+    cr_expect_str_eq(string_of(b, "status"), "converged");
+    cr_expect_str_eq(string_of(a, "quaternion_order"), "wxyz");
+    cr_expect_str_eq(string_of(b, "quaternion_order"), "xyzw");
+    const double ca = cJSON_GetObjectItem(a, "cost")->valuedouble, cb = cJSON_GetObjectItem(b, "cost")->valuedouble;
+    cr_expect_leq(fabs(ca - cb), 1e-13 * ca, "cost %.17g in wxyz, %.17g in xyzw", ca, cb);
+    const cJSON *ra = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "trajectory"), "quaternion"),
+                *rb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "trajectory"), "quaternion");
+    cr_assert_eq(cJSON_GetArraySize(ra), 121);
+    cr_assert_eq(cJSON_GetArraySize(rb), 121);
+    double worst = 0.0, qa[4], qb[4], pb[4];
+    for (const cJSON *x = ra->child, *y = rb->child; x && y; x = x->next, y = y->next) {
+        json_quaternion(x, qa);
+        json_quaternion(y, pb);
+        wxyz_of_xyzw(pb, qb);
+        worst = fmax(worst, sp_vec_dist(4, qa, qb));
+    }
+    cr_expect_leq(worst, 1e-13, "rows differ by %.3g up to the permutation", worst);
+    const cJSON *ta = cJSON_GetObjectItem(a, "targets")->child, *tb = cJSON_GetObjectItem(b, "targets")->child;
+    for (int i = 0; ta && tb; ta = ta->next, tb = tb->next, ++i) {
+        static const char *const keys[2] = {"target", "reached"};
+        for (int k = 0; k < 2; ++k) {
+            json_quaternion(cJSON_GetObjectItem(ta, keys[k]), qa);
+            json_quaternion(cJSON_GetObjectItem(tb, keys[k]), pb);
+            wxyz_of_xyzw(pb, qb);
+            cr_expect_leq(sp_vec_dist(4, qa, qb), 1e-13, "targets[%d].%s", i, keys[k]);
+        }
+    }
+    cJSON_Delete(a), cJSON_Delete(b);
+    free(a_doc), free(b_doc);
+}
+
+/* Quaternions written in [x, y, z, w] read back as keyframes in that order are the
+ * orientations of the curve: those of the same plan written as matrices. */
+Test(plan, quaternions_written_xyzw_read_back_as_targets)
+{
+    char *q_doc = quaternion_plan(6, 0.05, "xyzw", "quaternion"), *m_doc = quaternion_plan(6, 0.05, "xyzw", "matrix");
+    cJSON *q = solve_json(q_doc), *m = solve_json(m_doc);
+    const cJSON *tq = cJSON_GetObjectItem(q, "trajectory"), *tm = cJSON_GetObjectItem(m, "trajectory");
+    const cJSON *rows = cJSON_GetObjectItem(tq, "quaternion"), *times = cJSON_GetObjectItem(tq, "t");
+    cr_assert_eq(cJSON_GetArraySize(rows), cJSON_GetArraySize(cJSON_GetObjectItem(tm, "q")));
+    /* every 11th row (times off the keyframes) as the keyframes of a new plan */
+    char doc[8192];
+    int len = snprintf(doc, sizeof doc,
+                       "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 6, \"steps\": "
+                       "120, \"xi0\": \"free\", \"sigma\": 0, \"quaternion_order\": \"xyzw\", \"targets\": [");
+    int picked[16], n = 0;
+    for (int k = 11; k < cJSON_GetArraySize(rows); k += 11) {
+        double p[4];
+        json_quaternion(cJSON_GetArrayItem(rows, k), p);
+        len += snprintf(doc + len, sizeof doc - (size_t)len, "%s{\"t\": %.17g, \"q\": [%.17g, %.17g, %.17g, %.17g]}",
+                        n ? ", " : "", cJSON_GetArrayItem(times, k)->valuedouble, p[0], p[1], p[2], p[3]);
+        picked[n++] = k;
+    }
+    snprintf(doc + len, sizeof doc - (size_t)len, "]}");
+    cr_assert_lt(strlen(doc) + 1, sizeof doc);
+    sp_problem pb;
+    parse(doc, &pb);
+    cr_assert_eq(pb.cubic.n_targets, (size_t)n);
+    double worst = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(tm, "q"), picked[i]);
+        double R[9];
+        for (int j = 0; j < 9; ++j) R[j] = cJSON_GetArrayItem(row, j)->valuedouble;
+        worst = fmax(worst, sp_mat_dist(9, pb.cubic.targets[i].R, R));
+    }
+    cr_expect_leq(worst, 1e-14, "keyframes read back %.3g from the curve's rotations", worst);
+    sp_problem_free(&pb);
+    cJSON_Delete(q), cJSON_Delete(m);
+    free(q_doc), free(m_doc);
+}
+
+/* A smooth curve through 30 keyframes whose quaternions cross w = 0: the rows carry no
+ * sign flips (each row points along the one before), so some rows have w < 0; they are
+ * still the curve's orientations (those written as matrices), and each reached point is
+ * written on the side of its target. */
+Test(plan, quaternion_rows_follow_a_curve_through_w_zero)
+{
+    char *q_doc = quaternion_plan(30, 0, NULL, "quaternion"), *m_doc = quaternion_plan(30, 0, NULL, "matrix");
+    cJSON *q = solve_json(q_doc), *m = solve_json(m_doc);
+    cr_expect_str_eq(string_of(q, "status"), "converged");
+    const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(q, "trajectory"), "quaternion"),
+                *mats = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "trajectory"), "q");
+    cr_assert_eq(cJSON_GetArraySize(rows), 601);
+    cr_assert_eq(cJSON_GetArraySize(mats), 601);
+    double before[4], now[4], least_dot = 1.0, worst = 0.0;
+    int negative_w = 0, k = 0;
+    for (const cJSON *x = rows->child, *y = mats->child; x && y; x = x->next, y = y->next, ++k) {
+        json_quaternion(x, now);
+        if (k == 0)
+            cr_expect_geq(now[0], 0.0, "the first row has w < 0");
+        else
+            least_dot = fmin(least_dot, sp_vec_dot(4, now, before));
+        negative_w += now[0] < 0;
+        double R[9], M[9];
+        rotation_of(now, R);
+        for (int j = 0; j < 9; ++j) M[j] = cJSON_GetArrayItem(y, j)->valuedouble;
+        worst = fmax(worst, sp_mat_dist(9, R, M));
+        memcpy(before, now, sizeof now);
+    }
+    cr_expect_gt(least_dot, 0.0, "a sign flip between rows (least q_k · q_k-1 = %g)", least_dot);
+    cr_expect_gt(least_dot, 0.99, "rows too far apart for a smooth curve (least q_k · q_k-1 = %g)", least_dot);
+    cr_expect_gt(negative_w, 100, "the curve should cross w = 0 (%d rows with w < 0)", negative_w);
+    cr_expect_leq(worst, 1e-14, "rows are other orientations than the matrices (%.3g)", worst);
+    int i = 0;
+    const cJSON *tg;
+    cJSON_ArrayForEach(tg, cJSON_GetObjectItem(q, "targets"))
+    {
+        double target[4], reached[4];
+        json_quaternion(cJSON_GetObjectItem(tg, "target"), target);
+        json_quaternion(cJSON_GetObjectItem(tg, "reached"), reached);
+        cr_expect_gt(sp_vec_dot(4, target, reached), 0.0, "targets[%d]: reached written on the other side", i++);
+    }
+    cJSON_Delete(q), cJSON_Delete(m);
+    free(q_doc), free(m_doc);
 }

@@ -895,9 +895,32 @@ Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
     remove_tree(dir);
 }
 
+/* A quaternion written [w, x, y, z] rewritten in place as [x, y, z, w]. */
+static void move_w_last(cJSON *q)
+{
+    cr_assert_eq(cJSON_GetArraySize(q), 4);
+    cJSON_AddItemToArray(q, cJSON_DetachItemFromArray(q, 0));
+}
+
+/* A result's quaternions (trajectory rows, targets and reached points) rewritten from
+ * [w, x, y, z] to [x, y, z, w], and the result says so. */
+static cJSON *quaternions_xyzw(const cJSON *doc)
+{
+    cJSON *out = cJSON_Duplicate(doc, 1), *row, *tg;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(out, "trajectory"), "quaternion")) move_w_last(row);
+    cJSON_ArrayForEach(tg, cJSON_GetObjectItem(out, "targets"))
+    {
+        move_w_last(cJSON_GetObjectItem(tg, "target"));
+        move_w_last(cJSON_GetObjectItem(tg, "reached"));
+    }
+    cJSON_AddStringToObject(out, "quaternion_order", "xyzw");
+    return out;
+}
+
 /* Orientations given as quaternions (targets and trajectory rows [w, x, y, z]) draw the
- * same picture as the same plan with matrices, up to the last printed digit; without
- * "xi" the angular speed comes from neighbouring rotations. */
+ * same picture as the same plan with matrices, up to the last printed digit; written
+ * [x, y, z, w] under "quaternion_order": "xyzw", exactly the same picture; without "xi"
+ * the angular speed comes from neighbouring rotations. */
 Test(plot, orientation_plan_from_quaternions_matches_matrices)
 {
     char dir[PATH_SIZE];
@@ -920,6 +943,11 @@ Test(plot, orientation_plan_from_quaternions_matches_matrices)
     }
     cr_expect(*p == '\0' && *q == '\0', "one picture is longer");
     cr_expect_gt(numbers, 1000);
+    cJSON *xyzw = quaternions_xyzw(with_quaternions);
+    char *d = plot_doc(dir, "xyzw.json", xyzw);
+    cr_expect_str_eq(d, b, "the picture of the plan in xyzw differs from the one in wxyz");
+    free(d);
+    cJSON_Delete(xyzw);
 
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(with_quaternions, "trajectory"), "xi");
     char *c = plot_doc(dir, "no-xi.json", with_quaternions);
@@ -1001,6 +1029,24 @@ Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
     static const char *const parts[] = {"quaternion w", "quaternion x", "quaternion y", "quaternion z"};
     for (int i = 0; i < 4; ++i) cr_expect(has_series(svg, parts[i]) && has_legend(svg, parts[i]), "%s", parts[i]);
     cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
+    /* written [x, y, z, w]: each component drawn where it was, under its own name */
+    cJSON *xyzw = quaternions_xyzw(doc);
+    char *moved = plot_doc(dir, "quaternion-xyzw.json", xyzw);
+    expect_well_formed(moved, "quaternion trajectory in xyzw");
+    for (int i = 0; i < 4; ++i) {
+        char title[64];
+        snprintf(title, sizeof title, "<title>%s</title>", parts[i]);
+        const char *was = strstr(svg, title), *is = strstr(moved, title);
+        cr_assert(was && is, "no line for %s", parts[i]);
+        double xa[64], ya[64], xb[64], yb[64];
+        int na = polyline_points(was, xa, ya, 64), nb = polyline_points(is, xb, yb, 64);
+        cr_expect_eq(na, 41);
+        cr_expect_eq(na, nb);
+        for (int k = 0; k < na && k < nb; ++k)
+            cr_expect(xa[k] == xb[k] && ya[k] == yb[k], "%s: point %d moved", parts[i], k);
+    }
+    free(moved);
+    cJSON_Delete(xyzw);
     free(svg);
     cJSON_Delete(doc);
     remove_tree(dir);
@@ -1330,12 +1376,12 @@ static int split(char *line, char **fields, int max)
     return n;
 }
 
-/* The CSV of a result, parsed back, equals its JSON trajectory bit for bit, column by
- * column in the trajectory's order, under the expected header. */
-static void expect_round_trip(const char *dir, const char *file, const char *header)
+/* The CSV of the result at `result` (the tree res, from the problem `file`), parsed
+ * back, equals its JSON trajectory bit for bit, column by column in the trajectory's
+ * order, under the expected header. */
+static void expect_csv_of(const char *dir, const char *file, const char *result, const cJSON *res, const char *header)
 {
-    char result[PATH_SIZE], csv[PATH_SIZE];
-    cJSON *res = solve(dir, file, result);
+    char csv[PATH_SIZE];
     join(csv, dir, "table.csv");
     run_ok(dir, (const char *[]){"export", result, "--csv", csv, NULL});
     char *text = slurp(csv);
@@ -1375,20 +1421,89 @@ static void expect_round_trip(const char *dir, const char *file, const char *hea
     }
     cr_expect_null(strtok_r(NULL, "\n", &save), "%s: rows after the trajectory", file);
     free(text);
+}
+
+/* The same for data/<file> solved. */
+static void expect_round_trip(const char *dir, const char *file, const char *header)
+{
+    char result[PATH_SIZE];
+    cJSON *res = solve(dir, file, result);
+    expect_csv_of(dir, file, result, res, header);
     cJSON_Delete(res);
+}
+
+/* The same for the problem doc written to dir/<name>.problem.json and solved into
+ * dir/<name>; the result's tree (the caller deletes it). */
+static cJSON *expect_round_trip_of(const char *dir, const char *name, const cJSON *doc, const char *header)
+{
+    char problem[PATH_SIZE], result[PATH_SIZE], file[PATH_SIZE];
+    snprintf(file, sizeof file, "%s.problem.json", name);
+    join(problem, dir, file);
+    join(result, dir, name);
+    write_json(problem, doc);
+    run_ok(dir, (const char *[]){"solve", problem, "-o", result, NULL});
+    cJSON *res = read_json(result);
+    expect_csv_of(dir, name, result, res, header);
+    return res;
 }
 
 Test(plot, csv_round_trips_bitwise)
 {
     char dir[PATH_SIZE];
     scratch_dir(dir, "csv");
-    expect_round_trip(
-        dir, "sphere_interpolation.json",
-        "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,xi_1,xi_2,xi_3,nu_1,nu_2,nu_3,p_1,p_2,p_3,y_1,y_2,y_3");
+    expect_round_trip(dir, "sphere_interpolation.json",
+                      "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,omega_x,omega_y,omega_z,nu_1,nu_2,nu_3,p_1,p_2,"
+                      "p_3,y_1,y_2,y_3");
     expect_round_trip(dir, "sphere_simulate.json",
-                      "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,xi_1,xi_2,xi_3,nu_1,nu_2,nu_3,p_1,p_2,p_3");
+                      "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,omega_x,omega_y,omega_z,nu_1,nu_2,nu_3,p_1,p_2,"
+                      "p_3");
+    expect_round_trip(dir, "keyframes_pose.json",
+                      "t,q_11,q_12,q_13,q_21,q_22,q_23,q_31,q_32,q_33,omega_x,omega_y,omega_z,v_x,v_y,v_z,nu_1,nu_2,"
+                      "nu_3,nu_4,nu_5,nu_6,p_1,p_2,p_3,p_4,p_5,p_6,x_1,x_2,x_3");
     expect_round_trip(dir, "heisenberg.json", "t,q_x,q_y,q_z,p_x,p_y,p_z,lambda_1");
     expect_round_trip(dir, "parking_fig3.json", "t,q_x,q_y,q_theta,q_phi,p_x,p_y,p_theta,p_phi,lambda_1,lambda_2");
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_tree(dir);
+}
+
+/* data/keyframes_so3.json (quaternions written [w, x, y, z]) and its twin in [x, y, z, w]:
+ * the quaternion columns are named q_w, q_x, q_y, q_z in the result's order and hold the
+ * same numbers permuted; the angular velocity is named by axis. A plan on R3 keeps xi_i. */
+Test(plot, csv_names_quaternion_columns_in_the_result_order)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE];
+    scratch_dir(dir, "csv-quaternion");
+    join(in, SP_TEST_DATA, "keyframes_so3.json");
+    cJSON *wxyz = read_json(in), *xyzw = cJSON_Duplicate(wxyz, 1);
+    cJSON_AddStringToObject(xyzw, "quaternion_order", "xyzw");
+    const cJSON *tg;
+    cJSON_ArrayForEach(tg, cJSON_GetObjectItem(xyzw, "targets"))
+    {
+        cJSON *q = cJSON_GetObjectItem(tg, "q");
+        cJSON_AddItemToArray(q, cJSON_DetachItemFromArray(q, 0)); /* w to the end */
+    }
+    static const char *const head = "t,omega_x,omega_y,omega_z,nu_1,nu_2,nu_3,p_1,p_2,p_3,";
+    char header[256];
+    snprintf(header, sizeof header, "%sq_w,q_x,q_y,q_z", head);
+    cJSON *a = expect_round_trip_of(dir, "wxyz.json", wxyz, header);
+    snprintf(header, sizeof header, "%sq_x,q_y,q_z,q_w", head);
+    cJSON *b = expect_round_trip_of(dir, "xyzw.json", xyzw, header);
+    const cJSON *ra = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "trajectory"), "quaternion"),
+                *rb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "trajectory"), "quaternion");
+    cr_assert_gt(cJSON_GetArraySize(ra), 100);
+    cr_assert_eq(cJSON_GetArraySize(ra), cJSON_GetArraySize(rb));
+    for (const cJSON *x = ra->child, *y = rb->child; x && y; x = x->next, y = y->next)
+        for (int i = 0; i < 4; ++i)
+            cr_assert_eq(cJSON_GetArrayItem(x, i)->valuedouble, cJSON_GetArrayItem(y, (i + 3) % 4)->valuedouble,
+                         "component %d", i);
+    cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(wxyz), cJSON_Delete(xyzw);
+
+    cJSON *r3 = cJSON_Parse("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 1,"
+                            " \"steps\": 20, \"xi0\": [0, 0, 0], \"sigma\": 0.1,"
+                            " \"targets\": [{\"t\": 0.5, \"x\": [1, 0, 0]}, {\"t\": 1, \"x\": [0, 1, 0]}]}");
+    cr_assert_not_null(r3);
+    cJSON_Delete(expect_round_trip_of(dir, "r3.json", r3, "t,q_1,q_2,q_3,xi_1,xi_2,xi_3,nu_1,nu_2,nu_3,p_1,p_2,p_3"));
+    cJSON_Delete(r3);
     cr_expect_eq(count_temporaries(dir), 0);
     remove_tree(dir);
 }
@@ -1443,8 +1558,10 @@ Test(plot, bad_input_exits_2_and_leaves_outputs_alone)
     write_text(path, "[1, 2, 3]\n");
     expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
 
-    /* a result without its trajectory, with a ragged or non-numeric one, with a wrong width */
-    static const char *const breakages[] = {"no-trajectory", "ragged", "string", "short", "wide", "bad-params"};
+    /* a result without its trajectory, with a ragged or non-numeric one, with a wrong width, with
+     * quaternions in an unknown order */
+    static const char *const breakages[] = {"no-trajectory", "ragged",     "string",          "short",
+                                            "wide",          "bad-params", "quaternion-order"};
     for (size_t b = 0; b < sizeof breakages / sizeof breakages[0]; ++b) {
         cJSON *doc = cJSON_Duplicate(res, 1);
         cJSON *tr = cJSON_GetObjectItem(doc, "trajectory"), *q = cJSON_GetObjectItem(tr, "q");
@@ -1458,13 +1575,16 @@ Test(plot, bad_input_exits_2_and_leaves_outputs_alone)
         if (b == 5)
             cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "settings"), "params"), "potential",
                                       cJSON_CreateString("volcano"));
+        if (b == 6) cJSON_AddStringToObject(doc, "quaternion_order", "zyxw");
         char name[64];
         snprintf(name, sizeof name, "%s.json", breakages[b]);
         join(path, dir, name);
         write_json(path, doc);
         cJSON_Delete(doc);
-        expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, path, svg);
-        if (b < 4) expect_refused(dir, (const char *[]){"export", path, "--csv", csv, NULL}, path, csv);
+        char where[PATH_SIZE + 64];
+        snprintf(where, sizeof where, b == 6 ? "%s: quaternion_order: must be \"wxyz\" or \"xyzw\"" : "%s", path);
+        expect_refused(dir, (const char *[]){"plot", path, "-o", svg, NULL}, where, svg);
+        if (b < 4 || b == 6) expect_refused(dir, (const char *[]){"export", path, "--csv", csv, NULL}, where, csv);
     }
 
     /* bad options */

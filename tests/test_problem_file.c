@@ -526,6 +526,44 @@ Test(problem_file, typed_rotations_are_rounded_onto_so3)
     cJSON_free(text);
 }
 
+/* "quaternion_order": "xyzw" reads every quaternion of the file, g0 and the targets' "q"
+ * and "R", as [x, y, z, w]: the same rotations as the twin file in [w, x, y, z], and
+ * other rotations than the same numbers read as [w, x, y, z]. */
+Test(problem_file, quaternion_order_xyzw_reads_the_same_rotations)
+{
+    static const edit wxyz[] = {
+        {"g0", "[0.8, 0.2, -0.4, 0.4]"},
+        {"targets", "[{\"t\": 0.5, \"q\": [0.1, 0.7, 0.1, -0.7]}, {\"t\": 1, \"R\": [0, 0.6, 0, 0.8]}]"}};
+    static const edit xyzw[] = {
+        {"g0", "[0.2, -0.4, 0.4, 0.8]"},
+        {"targets", "[{\"t\": 0.5, \"q\": [0.7, 0.1, -0.7, 0.1]}, {\"t\": 1, \"R\": [0.6, 0, 0.8, 0]}]"},
+        {"quaternion_order", "\"xyzw\""}};
+    char *a = edited(PLAN_GROUP, wxyz, 2), *b = edited(PLAN_GROUP, xyzw, 3), *c = edited(PLAN_GROUP, xyzw, 2);
+    sp_problem pa, pb, pc;
+    parse_valid(a, &pa);
+    parse_valid(b, &pb);
+    parse_valid(c, &pc);
+    cr_expect_eq(pa.plan.quaternion_xyzw, 0);
+    cr_expect_eq(pb.plan.quaternion_xyzw, 1);
+    cr_expect_eq(memcmp(pa.g0, pb.g0, 9 * sizeof(double)), 0, "g0 differs");
+    for (int i = 0; i < 2; ++i)
+        cr_expect_eq(memcmp(pa.cubic.targets[i].R, pb.cubic.targets[i].R, sizeof pa.cubic.targets[i].R), 0,
+                     "targets[%d] differs", i);
+    /* the rotation by the angle 2 acos(0.1) about (0.7, 0.1, −0.7)/|…|: R = (w² − |v|²) I + 2 v vᵀ + 2 w v̂ */
+    const double w = 0.1, v[3] = {0.7, 0.1, -0.7}, *R = pb.cubic.targets[0].R;
+    const double hat[9] = {0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0};
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) {
+            const double expect = (r == k) * (w * w - 0.99) + 2 * v[r] * v[k] + 2 * w * hat[3 * r + k];
+            cr_expect_leq(fabs(R[3 * r + k] - expect), 1e-15, "R[%d][%d] = %.17g, expected %.17g", r, k,
+                          R[3 * r + k], expect);
+        }
+    /* without the field the same numbers are [w, x, y, z]: another rotation */
+    cr_expect_gt(sp_mat_dist(9, pc.cubic.targets[0].R, pb.cubic.targets[0].R), 0.5);
+    sp_problem_free(&pa), sp_problem_free(&pb), sp_problem_free(&pc);
+    cJSON_free(a), cJSON_free(b), cJSON_free(c);
+}
+
 /* Target times need not lie on the step grid, and the last one may come before T. */
 Test(problem_file, off_grid_targets_before_T_are_valid)
 {
@@ -937,6 +975,24 @@ static const bad_case bad_cases[] = {
     {"output_orientation_unknown", PLAN_GROUP, {{"output", "{\"orientation\": \"euler\"}"}}, "output.orientation",
      "unknown orientation 'euler'"},
     {"record_every_zero", PLAN_GROUP, {{"record_every", "0"}}, "record_every", "must be"},
+    /* the order of quaternions: a known name, on plans of orientations only */
+    {"quaternion_order_unknown", PLAN_GROUP, {{"quaternion_order", "\"zyxw\""}}, "quaternion_order",
+     "unknown quaternion order 'zyxw' (known: wxyz, xyzw)"},
+    {"quaternion_order_number", PLAN_GROUP, {{"quaternion_order", "1"}}, "quaternion_order", "must be a string"},
+    {"quaternion_order_on_a_sphere_plan", PLAN_SPHERE, {{"quaternion_order", "\"xyzw\""}}, "quaternion_order",
+     "only plans of orientations (space group on SO3, or SO3xR3) take this field"},
+    {"quaternion_order_on_a_vector_group",
+     PLAN_GROUP,
+     {{"group", "\"R3\""}, {"g0", "[0, 0, 0], \"quaternion_order\": \"wxyz\""}},
+     "quaternion_order",
+     "only plans of orientations"},
+    {"quaternion_order_on_a_simulation", SIMULATE, {{"quaternion_order", "\"xyzw\""}}, "quaternion_order",
+     "only plan tasks take this field"},
+    {"zero_quaternion_xyzw",
+     PLAN_GROUP,
+     {{"quaternion_order", "\"xyzw\""}, {"targets", "[{\"t\": 0.5, \"q\": [0, 0, 0, 0]}]"}},
+     "targets[0].q",
+     "must be a non-zero quaternion [x, y, z, w]"},
     {"pose_xi0_short", PLAN_GROUP, {{"group", "\"SO3xR3\""}}, "xi0", "must be an array of 6 numbers"},
     {"pose_keyframe_without_position", PLAN_GROUP, {{"group", "\"SO3xR3\""}, {"xi0", "[0, 0, 1, 0, 0, 0]"}},
      "targets[0].x", "missing required field"},

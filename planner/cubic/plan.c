@@ -19,6 +19,7 @@
 #include "planner/cubic/sp_pose_plan.h"
 #include "planner/cubic/sp_plan.h"
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "problems/sp_result_file.h"
 
 #define PLAN_MAX_STARTS 32
@@ -614,37 +615,35 @@ static double momentum_map_drift_between_kicks(const sp_shooting *s, const sp_gr
     return worst;
 }
 
-/* The quaternion [w, x, y, z] (w ≥ 0) of a rotation matrix. */
-static void rotation_to_quaternion(const double *R, double *q)
+/* The quaternion q = [w, x, y, z] as the file asked for it: in its "quaternion_order". */
+static cJSON *quaternion_json(const double *q, const sp_plan_settings *s)
 {
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(1.0 + tr);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-    }
-    if (q[0] < 0.0)
-        for (int k = 0; k < 4; ++k) q[k] = -q[k];
+    double written[4];
+    sp_quaternion_to_order(q, s->quaternion_xyzw, written);
+    return sp_json_vector(4, written);
 }
 
-/* An orientation as the user asked for it: rows of a matrix or a quaternion. */
-static void add_orientation(cJSON *o, const char *name, const double *R, int quaternion)
+/* A result that writes quaternions (targets, reached points and trajectory rows) says
+ * first in which order: "quaternion_order": "wxyz" or "xyzw". */
+static void add_quaternion_order(cJSON *root, const sp_problem *pb)
 {
-    if (!quaternion) {
+    if (pb->plan.quaternion_output)
+        cJSON_AddStringToObject(root, "quaternion_order", sp_quaternion_order_at((size_t)pb->plan.quaternion_xyzw));
+}
+
+/* The orientation R as the user asked for it: rows of a matrix, or a quaternion on the
+ * sheet of `near` (a quaternion [w, x, y, z]; NULL: the one with w ≥ 0), written in the
+ * file's order; the quaternion, as [w, x, y, z], also goes to q. */
+static void add_orientation(cJSON *o, const char *name, const double *R, const sp_plan_settings *s, const double *near,
+                            double *q)
+{
+    if (!s->quaternion_output) {
         sp_json_add_rows(o, name, 3, 3, R, 3);
         return;
     }
-    double q[4];
-    rotation_to_quaternion(R, q);
-    sp_json_add_vector(o, name, 4, q);
+    sp_quaternion_from_rotation(R, q);
+    if (near) sp_quaternion_follow(q, near);
+    cJSON_AddItemToObject(o, name, quaternion_json(q, s));
 }
 
 /* Per keyframe its time, grid step, the target, the reached point and the distance;
@@ -654,7 +653,7 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
 {
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
-    const int n = G->dim, quaternion = pb->plan.quaternion_output;
+    const int n = G->dim;
     cJSON *targets = cJSON_AddArrayToObject(root, "targets");
     cJSON *kick_list = cJSON_AddArrayToObject(root, "kicks");
     for (size_t i = 0; i < c->n_targets; ++i) {
@@ -671,8 +670,9 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
             sp_json_add_vector(o, "target", G->elem_size, c->targets[i].R); /* points of Rⁿ */
             sp_json_add_vector(o, "reached", G->elem_size, g);
         } else {
-            add_orientation(o, "target", c->targets[i].R, quaternion);
-            add_orientation(o, "reached", g, quaternion);
+            double target_q[4], reached_q[4]; /* the reached quaternion on the target's sheet */
+            add_orientation(o, "target", c->targets[i].R, &pb->plan, NULL, target_q);
+            add_orientation(o, "reached", g, &pb->plan, target_q, reached_q);
         }
         cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
         cJSON_AddItemToArray(targets, o);
@@ -684,7 +684,9 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
     }
 }
 
-/* The trajectory block, with orientations as quaternions when asked. */
+/* The trajectory block, with orientations as quaternions when asked: each row's
+ * quaternion the one nearer the row before (the first with w ≥ 0), so that a smooth
+ * curve gives smooth rows. */
 static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, const double *t, int count)
 {
     const sp_cubic_spline *c = &pb->cubic;
@@ -692,10 +694,12 @@ static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, cons
     if (tr && pb->plan.quaternion_output) {
         cJSON_DeleteItemFromObjectCaseSensitive(tr, "q");
         cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
+        double q[4], previous[4];
         for (int k = 0; rows && k < count; ++k) {
-            double q[4];
-            rotation_to_quaternion(z[k].g, q);
-            cJSON_AddItemToArray(rows, sp_json_vector(4, q));
+            sp_quaternion_from_rotation(z[k].g, q);
+            if (k > 0) sp_quaternion_follow(q, previous);
+            memcpy(previous, q, sizeof q);
+            cJSON_AddItemToArray(rows, quaternion_json(q, &pb->plan));
         }
     }
     return tr;
@@ -754,6 +758,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     sp_json_add_vector(root, "initial_velocity", n, rep->initial_velocity);
     sp_json_add_vector(root, "final_velocity", n, rep->final_velocity);
     add_terminal(root, n, rep->terminal, res->residual_norm);
+    add_quaternion_order(root, pb);
     add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
     cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
     if (pb->steps == 0) {
@@ -813,6 +818,7 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     if (!target_g) return root;
     for (size_t i = 0; i < c->n_targets; ++i)
         sp_vec_copy(G->elem_size, z[steps[i]].g, target_g + i * (size_t)G->elem_size);
+    add_quaternion_order(root, pb);
     add_targets(root, pb, target_g, steps, sp_shooting_kicks(s));
     free(target_g);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "planner/cubic/sp_samples.h"
 #include "problems/sp_result_file.h"
 
@@ -30,25 +31,6 @@ double *sp_sample_times(const sp_problem *pb, size_t *count, sp_status *st)
         t[k] = s->has_sample_times ? s->sample_times[k] : fmin(pb->T, k + 1 == n ? pb->T : (double)k / s->sample_rate);
     *count = n;
     return t;
-}
-
-/* The quaternion [w, x, y, z] of a rotation matrix. */
-static void quaternion_of(const double *R, double *q)
-{
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0.0) {
-        double s = 2.0 * sqrt(1.0 + tr);
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s, q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s, q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s, q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s, q[3] = 0.25 * s;
-    }
 }
 
 typedef enum { KIND_ROTATION, KIND_SPHERE, KIND_POINT } sample_kind;
@@ -80,12 +62,12 @@ static void add_sample(const sp_problem *pb, const sp_curve_point *p, cJSON *row
     switch (kind_of(pb)) {
     case KIND_ROTATION:
         if (pb->plan.quaternion_output) {
-            double q[4];
-            quaternion_of(p->g, q);
-            if (first ? q[0] < 0.0 : sp_vec_dot(4, q, q_last) < 0.0)
-                for (int k = 0; k < 4; ++k) q[k] = -q[k];
+            double q[4], out[4];
+            sp_quaternion_from_rotation(p->g, q); /* w ≥ 0 */
+            if (!first) sp_quaternion_follow(q, q_last);
             sp_vec_copy(4, q, q_last);
-            cJSON_AddItemToArray(rows[0], sp_json_vector(4, q));
+            sp_quaternion_to_order(q, pb->plan.quaternion_xyzw, out);
+            cJSON_AddItemToArray(rows[0], sp_json_vector(4, out));
         } else {
             cJSON *m = cJSON_CreateArray();
             for (int r = 0; r < 3; ++r) cJSON_AddItemToArray(m, sp_json_vector(3, p->g + 3 * r));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lie/sp_quaternion.h"
 #include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
 
@@ -22,9 +23,21 @@ static void put_name(FILE *f, const char *name)
     fputc('"', f);
 }
 
+/* Whether a result's "xi" is a body angular velocity ω (then the linear velocity v, for
+ * poses): a cubic spline whose configuration is an orientation (rows "q" of a 3 x 3
+ * matrix, or "quaternion"). */
+static int xi_is_angular(const cJSON *result, const sp_traj *tr)
+{
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(result, "model"));
+    const sp_traj_field *q = sp_traj_get(tr, "q"), *quat = sp_traj_get(tr, "quaternion");
+    return model && strcmp(model, "cubic_spline") == 0 && ((q && q->width == 9) || (quat && quat->width == 4));
+}
+
 /* Column j of field f: "t"; q_x, p_theta (the model's coordinates); q_11…q_33 (a matrix
- * configuration); else xi_1, lambda_2. */
-static void put_column(FILE *f, const sp_traj *tr, const sp_traj_field *field, int j)
+ * configuration); q_w, q_x, q_y, q_z (quaternions, in the result's order); omega_x,
+ * omega_y, omega_z (then v_x, v_y, v_z for poses) when xi is angular; else xi_1,
+ * lambda_2. */
+static void put_column(FILE *f, const sp_traj *tr, const sp_traj_field *field, int j, int angular)
 {
     char name[160];
     int k = 1;
@@ -36,6 +49,10 @@ static void put_column(FILE *f, const sp_traj *tr, const sp_traj_field *field, i
         snprintf(name, sizeof name, "%s_%s", field->name, tr->coordinates[j]);
     else if (strcmp(field->name, "q") == 0 && k >= 2 && k * k == field->width)
         snprintf(name, sizeof name, "%s_%d%d", field->name, j / k + 1, j % k + 1);
+    else if (strcmp(field->name, "quaternion") == 0 && field->width == 4)
+        snprintf(name, sizeof name, "q_%c", sp_quaternion_order_at((size_t)tr->quaternion_xyzw)[j]);
+    else if (angular && strcmp(field->name, "xi") == 0 && (field->width == 3 || field->width == 6))
+        snprintf(name, sizeof name, "%s_%c", j < 3 ? "omega" : "v", "xyz"[j % 3]);
     else
         snprintf(name, sizeof name, "%s_%d", field->name, j + 1);
     put_name(f, name);
@@ -57,11 +74,12 @@ sp_status sp_export_csv(const cJSON *result, char **csv, size_t *length, sp_inpu
         sp_input_fail(err, "", "out of memory");
         return SP_ERR_NOMEM;
     }
+    const int angular = xi_is_angular(result, &tr);
     for (int i = 0; i < tr.n_fields; ++i) {
         const sp_traj_field *field = &tr.field[i];
         for (int j = 0; j < (field->width ? field->width : 1); ++j) {
             if (i || j) fputc(',', f);
-            put_column(f, &tr, field, j);
+            put_column(f, &tr, field, j, angular);
         }
     }
     fputc('\n', f);

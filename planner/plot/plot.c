@@ -30,6 +30,7 @@
 #include "integrators/sp_hohp.h"
 #include "lie/sp_lie.h"
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 
 /* ---- small readers */
 
@@ -232,31 +233,22 @@ typedef struct plan_target {
     double t, target[9], reached[9], distance;
 } plan_target;
 
-/* The rotation matrix of the quaternion [w, x, y, z], normalised first; 0 (R untouched)
- * when the quaternion is zero or not finite. */
-static int quaternion_matrix(const double *q, double *R)
-{
-    const double n = sp_vec_norm(4, q);
-    if (!(n > 1e-12) || !isfinite(n)) return 0;
-    const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
-    return 1;
-}
-
-/* A rotation given as three rows of three numbers or as a quaternion [w, x, y, z]. */
-static int read_rotation(const cJSON *node, double *R)
+/* A rotation given as three rows of three numbers or as a quaternion in order xyzw. */
+static int read_rotation(const cJSON *node, int xyzw, double *R)
 {
     double q[4];
     if (read_numbers(node, 9, R)) return 1;
-    return read_numbers(node, 4, q) && quaternion_matrix(q, R);
+    if (!read_numbers(node, 4, q)) return 0;
+    sp_quaternion_from_order(q, xyzw, q);
+    return sp_quaternion_to_rotation(q, R);
 }
 
 /* The result's "targets" with width 3 (points) or 9 (rotations: a matrix or a quaternion
- * under "target", or a quaternion under "q"). */
-static sp_status read_targets(const cJSON *root, int width, plan_target **out, int *count, sp_input_error *err)
+ * in the result's order tr->quaternion_xyzw under "target", or a quaternion under "q"). */
+static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, plan_target **out, int *count,
+                              sp_input_error *err)
 {
+    const int xyzw = tr->quaternion_xyzw;
     const cJSON *targets = cJSON_GetObjectItem(root, "targets");
     *out = NULL;
     *count = 0;
@@ -272,15 +264,17 @@ static sp_status read_targets(const cJSON *root, int width, plan_target **out, i
         const cJSON *t = cJSON_GetObjectItem(node, "t"), *d = cJSON_GetObjectItem(node, "distance");
         const cJSON *target = cJSON_GetObjectItem(node, "target"), *reached = cJSON_GetObjectItem(node, "reached");
         if (width == 9 && !target) target = cJSON_GetObjectItem(node, "q");
-        int target_ok = width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, tg[i].target);
-        int reached_ok = width == 3 ? read_numbers(reached, 3, tg[i].reached) : read_rotation(reached, tg[i].reached);
+        int target_ok = width == 3 ? read_numbers(target, 3, tg[i].target) : read_rotation(target, xyzw, tg[i].target);
+        int reached_ok =
+            width == 3 ? read_numbers(reached, 3, tg[i].reached) : read_rotation(reached, xyzw, tg[i].reached);
         const char *bad = !cJSON_IsNumber(t) ? "t" : !target_ok ? "target" : !reached_ok ? "reached" : NULL;
         if (bad) {
             free(tg);
             snprintf(path, sizeof path, "targets[%d].%s", i, bad);
             if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
-            return sp_input_fail(
-                err, path, width == 3 ? "must be 3 numbers" : "must be a 3x3 matrix or a quaternion [w, x, y, z]");
+            if (width == 3) return sp_input_fail(err, path, "must be 3 numbers");
+            return sp_input_fail(err, path, "must be a 3x3 matrix or a quaternion %s",
+                                 sp_quaternion_order_layout(xyzw));
         }
         tg[i].t = t->valuedouble;
         tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
@@ -673,7 +667,7 @@ static sp_status plot_sphere_plan(const cJSON *root, const sp_traj *tr, char **s
         return sp_input_fail(err, "trajectory.y", "missing: a sphere plan has rows of 3 numbers y(t)");
     plan_target *tg;
     int n;
-    sp_status st = read_targets(root, 3, &tg, &n, err);
+    sp_status st = read_targets(root, tr, 3, &tg, &n, err);
     if (st != SP_OK) return st;
     box_set markers, labels;
     int ok_markers = box_set_init(&markers, 2 * n + 1), ok_labels = box_set_init(&labels, n);
@@ -869,7 +863,7 @@ static void triad(sp_svg *s, const view3 *v, double cx, double cy, double len, c
 
 static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, char **svg, sp_input_error *err)
 {
-    /* the rotations of the path: rows of "q", or of "quaternion" [w, x, y, z] turned into matrices */
+    /* the rotations of the path: rows of "q", or of "quaternion" (in the result's order) turned into matrices */
     const sp_traj_field *q = sp_traj_get(tr, "q"), *quat = sp_traj_get(tr, "quaternion");
     double *owned = NULL;
     const double *R;
@@ -878,13 +872,17 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
     } else if (!q && quat && quat->width == 4) {
         owned = malloc((size_t)tr->rows * 9 * sizeof *owned);
         if (!owned) return sp_input_fail(err, "trajectory.quaternion", "out of memory");
-        for (int k = 0; k < tr->rows; ++k)
-            if (!quaternion_matrix(quat->data + 4 * (size_t)k, owned + 9 * (size_t)k)) {
+        for (int k = 0; k < tr->rows; ++k) {
+            double wxyz[4];
+            sp_quaternion_from_order(quat->data + 4 * (size_t)k, tr->quaternion_xyzw, wxyz);
+            if (!sp_quaternion_to_rotation(wxyz, owned + 9 * (size_t)k)) {
                 free(owned);
                 char path[64];
                 snprintf(path, sizeof path, "trajectory.quaternion[%d]", k);
-                return sp_input_fail(err, path, "must be a non-zero quaternion [w, x, y, z]");
+                return sp_input_fail(err, path, "must be a non-zero quaternion %s",
+                                     sp_quaternion_order_layout(tr->quaternion_xyzw));
             }
+        }
         R = owned;
     } else {
         return sp_input_fail(err, q ? "trajectory.q" : "trajectory",
@@ -893,7 +891,7 @@ static sp_status plot_orientation_plan(const cJSON *root, const sp_traj *tr, cha
     }
     plan_target *tg;
     int n;
-    sp_status st = read_targets(root, 9, &tg, &n, err);
+    sp_status st = read_targets(root, tr, 9, &tg, &n, err);
     box_set labels = {0};
     if (st == SP_OK && !box_set_init(&labels, 2 * n)) {
         free(tg);
@@ -1144,11 +1142,10 @@ static sp_status config_of(const sp_traj *tr, const sp_traj_field *q, config_vie
 static void config_name(const sp_traj *tr, const sp_traj_field *q, const config_view *v, int i, char *out, size_t size)
 {
     static const char *const rotation[4] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
-    static const char *const quaternion[4] = {"quaternion w", "quaternion x", "quaternion y", "quaternion z"};
     if (v->kind == CONFIG_ROTATION)
         snprintf(out, size, "%s", rotation[i]);
-    else if (v->kind == CONFIG_QUATERNION)
-        snprintf(out, size, "%s", quaternion[i]);
+    else if (v->kind == CONFIG_QUATERNION) /* "quaternion w", … in the result's order */
+        snprintf(out, size, "quaternion %c", sp_quaternion_order_at((size_t)tr->quaternion_xyzw)[i]);
     else
         component_name(tr, q->name, q->width, i, out, size);
 }

@@ -51,7 +51,9 @@ sp_status sp_plot_study(const cJSON *summary, const sp_study_plot_options *opt, 
 int sp_plot_is_study_summary(const cJSON *doc);
 
 /* The trajectory of a result as CSV: a header row naming the columns (t, q_x… or
- * q_11…q_33, xi_1…, p_…, lambda_…), then one row per time, numbers as %.17g. */
+ * q_11…q_33 or the quaternion's q_w, q_x, q_y, q_z in the result's order, omega_x… for
+ * the angular velocity of a cubic on SO(3), xi_1…, p_…, lambda_…), then one row per time,
+ * numbers as %.17g. */
 sp_status sp_export_csv(const cJSON *result, char **csv, size_t *length, sp_input_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "lie/sp_quaternion.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
 #include "integrators/sp_hohp_rk.h"
@@ -33,11 +34,12 @@ static int json_direction(const json_input *in, const char *key, int required, d
     return 1;
 }
 
-/* g0 for any group: a rotation matrix for SO(3), a vector for Rⁿ. */
-static int json_group_element(const json_input *in, const char *key, const sp_group *G, double *g)
+/* g0 for any group: a rotation (a matrix, or a quaternion in order xyzw) for SO(3), a
+ * vector for Rⁿ. */
+static int json_group_element(const json_input *in, const char *key, const sp_group *G, int xyzw, double *g)
 {
     G->identity(G, g);
-    if (G == sp_group_so3) return json_rotation(in, key, 0, g);
+    if (G == sp_group_so3) return json_rotation(in, key, 0, xyzw, g);
     return json_vector(in, key, 0, G->elem_size, g);
 }
 
@@ -72,7 +74,8 @@ static int read_targets(const json_input *root, sp_problem *p)
             if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
             if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
             t->quaternion = has_q;
-            st = has_q ? json_quaternion(&tg, "q", 1, t->R) : json_rotation(&tg, "R", 1, t->R);
+            const int xyzw = p->plan.quaternion_xyzw;
+            st = has_q ? json_quaternion(&tg, "q", 1, xyzw, t->R) : json_rotation(&tg, "R", 1, xyzw, t->R);
             if (st == 1 && p->plan.pose) st = json_vector(&tg, "x", 1, 3, t->x);
         }
         if (st != 1) return -1;
@@ -214,6 +217,7 @@ static int read_cubic(const json_input *root, sp_problem *p)
                                        "record_every",
                                        "output",
                                        "x0",
+                                       "quaternion_order",
                                        NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
@@ -250,7 +254,11 @@ static int read_cubic(const json_input *root, sp_problem *p)
     const int steps_given = json_integer(root, "steps", p->task != SP_TASK_PLAN, 1, PROBLEM_MAX_STEPS, &p->steps);
     if (steps_given < 0) return -1;
     if (steps_given == 0 && !json_member(root, "scheme").node) p->scheme = &sp_hohp_scheme_rkmk8;
-    if (json_group_element(root, "g0", G, p->g0) < 0) return -1;
+    /* how the file's quaternions are written (plans of orientations only: checked below) */
+    s = sp_quaternion_order_at(0);
+    if (json_name(root, "quaternion_order", 0, sp_quaternion_order_at, "quaternion order", &s) < 0) return -1;
+    p->plan.quaternion_xyzw = strcmp(s, sp_quaternion_order_at(1)) == 0;
+    if (json_group_element(root, "g0", G, p->plan.quaternion_xyzw, p->g0) < 0) return -1;
     const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
     if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
         if (strcmp(xi0->valuestring, "free") != 0)
@@ -266,9 +274,9 @@ static int read_cubic(const json_input *root, sp_problem *p)
 
     if (read_record_every(root, p) != 1) return -1;
     if (p->task == SP_TASK_SIMULATE) {
-        static const char *const plan_only[] = {"targets",         "sigma",          "space",       "y0",
-                                                "initial_momenta", "optimizer",      "xiT",         "method",
-                                                "tolerance",       "max_iterations", "block_steps", "output", "accuracy"};
+        static const char *const plan_only[] = {
+            "targets", "sigma",     "space",          "y0",          "initial_momenta", "optimizer",       "xiT",
+            "method",  "tolerance", "max_iterations", "block_steps", "output",          "quaternion_order", "accuracy"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
@@ -298,6 +306,9 @@ static int read_cubic(const json_input *root, sp_problem *p)
     } else if (json_member(root, "y0").node) {
         return json_fail(root, "y0", "only sphere targets take y0");
     }
+    if ((p->cubic.space == SP_SPACE_SPHERE || G != sp_group_so3) && json_member(root, "quaternion_order").node)
+        return json_fail(root, "quaternion_order",
+                         "only plans of orientations (space group on SO3, or " POSE_GROUP ") take this field");
     int st = json_vector(root, "initial_momenta", 0, 2 * G->dim, p->initial_momenta);
     if (st < 0) return -1;
     p->has_initial_momenta = st == 1;

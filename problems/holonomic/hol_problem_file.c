@@ -110,7 +110,7 @@ static int read_initial_state(const json_input *root, sp_problem *p)
     if (v->type->initial == SP_HOL_INITIAL_ROTATION) {
         static const char *const qp[] = {"q0", "p0", "project", NULL};
         if (forbid(root, qp, "%s starts from R0 and omega0", v->type->name) != 1) return -1;
-        if (json_rotation(root, "R0", 1, v->R0) != 1 || json_vector(root, "omega0", 1, 3, v->omega0) != 1) return -1;
+        if (json_rotation(root, "R0", 1, 0, v->R0) != 1 || json_vector(root, "omega0", 1, 3, v->omega0) != 1) return -1;
         sp_heavy_top_matrix_state(&b.top, v->R0, v->omega0, v->q0, v->p0);
         return 1;
     }

@@ -190,7 +190,7 @@ static int read_lie_state(const json_input *root, sp_problem *p)
     G->identity(G, v->g0);
     if (type == &sp_nh_lie_sleigh_se2) {
         if (read_se2(root, v->g0) != 1) return -1;
-    } else if (json_rotation(root, "g0", 0, v->g0) < 0) {
+    } else if (json_rotation(root, "g0", 0, 0, v->g0) < 0) {
         return -1;
     }
     int has_mu = json_member(root, "mu0").node != NULL, has_xi = json_member(root, "xi0").node != NULL;

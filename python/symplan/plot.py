@@ -10,8 +10,31 @@ def _labels(trajectory, columns):
     return ["q[%d]" % i for i in range(columns)]
 
 
+# The orders a result's quaternions may be written in ("quaternion_order"; absent: wxyz).
+_QUATERNION_ORDERS = ("wxyz", "xyzw")
+
+
+def _configuration(result):
+    """(rows, labels) of the configuration: trajectory.q, or the rows of "quaternion" of a
+    plan that asked for them, labelled q_w, q_x, q_y, q_z in the result's order (its
+    "quaternion_order", as `symplan export` names them)."""
+    trajectory = result.get("trajectory") or {}
+    if "q" in trajectory:
+        q = np.asarray(trajectory["q"], dtype=float)
+        q = q.reshape(len(q), -1)
+        return q, _labels(trajectory, q.shape[1])
+    if "quaternion" in trajectory:
+        order = result.get("quaternion_order", "wxyz")
+        if order not in _QUATERNION_ORDERS:
+            raise ValueError("quaternion_order: must be \"wxyz\" or \"xyzw\" (got %r)" % (order,))
+        q = np.asarray(trajectory["quaternion"], dtype=float).reshape(-1, 4)
+        return q, ["q_" + axis for axis in order]
+    raise ValueError("the result has no trajectory.q (or trajectory.quaternion) to plot")
+
+
 def plot(result, ax=None):
-    """Draws the result's trajectory q against t and returns the figure. Without `ax` a
+    """Draws the result's trajectory q (or its quaternions, each component under its name
+    in the result's quaternion_order) against t and returns the figure. Without `ax` a
     new figure has a second panel: the result's diagnostics that measure an error
     (momentum map drift, constraint residuals, energy error, …) as bars on a log scale,
     the invariants' worst drift over the run. matplotlib is imported here, so the rest of the package
@@ -19,16 +42,13 @@ def plot(result, ax=None):
     import matplotlib.pyplot as plt
 
     trajectory = result.get("trajectory") or {}
-    if "q" not in trajectory:
-        raise ValueError("the result has no trajectory.q to plot")
-    q = np.asarray(trajectory["q"], dtype=float)
-    q = q.reshape(len(q), -1)
+    q, labels = _configuration(result)
     t = np.asarray(trajectory["t"], dtype=float) if "t" in trajectory else np.arange(len(q))
     if ax is None:
         fig, (ax, drift_ax) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
     else:
         fig, drift_ax = ax.figure, None
-    for column, label in zip(q.T, _labels(trajectory, q.shape[1])):
+    for column, label in zip(q.T, labels):
         ax.plot(t, column, label=label)
     ax.set_xlabel("t")
     ax.set_ylabel("q")

@@ -97,3 +97,39 @@ def test_ctrl_c_stops_the_library(data, load):
     with pytest.raises(KeyboardInterrupt):
         symplan.solve(problem)
     assert time.monotonic() - start < 1.5
+
+
+def test_quaternion_order_passes_through(data, load, tmp_path):
+    """A problem dict with "quaternion_order" reaches the library as it is: the result is
+    the command's on the same file, in [x, y, z, w], the input echo holds the member, and
+    the caller's dict is left alone."""
+    problem = load(data / "keyframes_so3.json")
+    problem["quaternion_order"] = "xyzw"
+    for target in problem["targets"]:
+        target["q"] = target["q"][1:] + target["q"][:1]
+    before = json.dumps(problem)
+    path = tmp_path / "xyzw.json"
+    path.write_text(before)
+    out = tmp_path / "result.json"
+    assert command("solve", path, "-o", out)[0] == 0
+    result = symplan.solve(problem)
+    assert json.dumps(problem) == before
+    same(result, load(out))
+    assert result["quaternion_order"] == "xyzw" and result["input"]["quaternion_order"] == "xyzw"
+    twin = symplan.solve(data / "keyframes_so3.json")  # the same keyframes in [w, x, y, z]
+    assert twin["quaternion_order"] == "wxyz"
+    assert np.array_equal(result["trajectory"]["quaternion"], np.roll(twin["trajectory"]["quaternion"], -1, axis=1))
+    assert result["targets"][0]["target"] == twin["targets"][0]["target"][1:] + twin["targets"][0]["target"][:1]
+
+
+def test_quaternion_order_is_refused_where_there_are_no_orientations(data, load):
+    problem = load(data / "sphere_interpolation.json")
+    problem["quaternion_order"] = "xyzw"
+    with pytest.raises(symplan.SymplanError, match=r"^quaternion_order: only plans of orientations") as e:
+        symplan.check(problem)
+    assert e.value.code == 2
+    problem = load(data / "keyframes_so3.json")
+    problem["quaternion_order"] = "XYZW"
+    with pytest.raises(symplan.SymplanError, match=r"^quaternion_order: unknown quaternion order 'XYZW' "
+                                                   r"\(known: wxyz, xyzw\)$"):
+        symplan.check(problem)
