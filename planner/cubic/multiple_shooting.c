@@ -229,6 +229,11 @@ const int *sp_ms_block_nodes(const sp_ms *ms, int *count)
 
 void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S) { memcpy(ms->S, S, (size_t)ms->M * sizeof *ms->S); }
 
+void sp_ms_set_multipliers(sp_ms *ms, const double *lam)
+{
+    memcpy(ms->lam, lam, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+}
+
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
 {
     memcpy(ms->S, from->S, (size_t)ms->M * sizeof *ms->S);
@@ -758,10 +763,16 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
     memset(&ms->stats, 0, sizeof ms->stats);
     double res = HUGE_VAL, mu = 1e-3, mu_growth = 2.0;
     /* J current at S (the band holds it, unfactored unless `factored`); a correction in dx */
-    int jac_current = !ms->kept_factors, factored = ms->kept_factors, have_dx = 0;
+    int jac_current = 0, factored = ms->kept_factors, have_dx = 0;
     ms->kept_factors = 0;
-    sp_status st = sweep(ms, ms->S, ms->E, jac_current ? ms->Jb : NULL, &ms->running);
-    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, jac_current ? ms->Jb : NULL, ms->F, jac_current, &res);
+    /* the residual first: a start that is already a solution needs no Jacobian */
+    sp_status st = sweep(ms, ms->S, ms->E, NULL, &ms->running);
+    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, NULL, ms->F, 0, &res);
+    if (st == SP_OK && res > tol && !factored) {
+        st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+        if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+        jac_current = 1;
+    }
     double alpha = 1.0;
     while (st == SP_OK) {
         sp_progress_info info = {

@@ -13,6 +13,7 @@
 #include "planner/sp_clock.h"
 #include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_direct.h"
+#include "planner/cubic/sp_exact.h"
 #include "planner/cubic/sp_samples.h"
 #include "planner/cubic/sp_multiple_shooting.h"
 #include "planner/sp_optimize.h"
@@ -303,7 +304,7 @@ static double accuracy(const sp_problem *pb) { return pb->plan.accuracy > 0.0 ? 
 /* First steps per segment: the distance between neighbouring keyframes over the largest
  * step that the order-p scheme takes to `accuracy` on a random walk of a keyframe per
  * unit time (0.5 rad at 1e-6 with p = 8), the rest left to the refinement. */
-static sp_status first_resolution(sp_plan *plan)
+static sp_status first_resolution(sp_plan *plan, double step_at_1e6)
 {
     const sp_problem *pb = plan->pb;
     const sp_cubic_spline *c = &pb->cubic;
@@ -311,7 +312,7 @@ static sp_status first_resolution(sp_plan *plan)
     const size_t segments = sp_cubic_segments(c, pb->T);
     plan->segment_steps = malloc(segments * sizeof *plan->segment_steps);
     if (!plan->segment_steps) return SP_ERR_NOMEM;
-    const double step = 0.5 * pow(accuracy(pb) / 1e-6, 1.0 / pb->scheme->order);
+    const double step = step_at_1e6 * pow(accuracy(pb) / 1e-6, 1.0 / pb->scheme->order);
     double a[SP_LIE_MAX_ELEM], b[SP_LIE_MAX_ELEM];
     sp_vec_copy(G->elem_size, pb->g0, a);
     if (c->space == SP_SPACE_SPHERE) G->act(G, pb->g0, c->y0, a);
@@ -426,6 +427,59 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
     return st;
 }
 
+/* Exact interpolation on SO(3) or Rⁿ by the condensed solver (sp_exact.h), its solution
+ * checked by the general system: the object holding it, or NULL when the condensed solver
+ * did not converge (the general search then runs). */
+static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
+{
+    const sp_problem *pb = plan->pb;
+    /* one step per radian between keyframes at 1e-6: the finer grid of the check (two) is
+     * returned */
+    if (first_resolution(plan, 1.0) != SP_OK) {
+        *failure = SP_ERR_NOMEM;
+        return NULL;
+    }
+    sp_exact_solution sol;
+    sp_status st = sp_exact_solve(pb, plan->segment_steps, &plan->progress, &sol);
+    const int block = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64;
+    int fits = st == SP_OK && sol.converged;
+    for (size_t i = 0; fits && i < pb->cubic.n_targets; ++i) fits = sol.segment_steps[i] <= block;
+    sp_ms *ms = NULL;
+    sp_ms_stats stats = {0};
+    if (fits) {
+        memcpy(plan->segment_steps, sol.segment_steps, pb->cubic.n_targets * sizeof *plan->segment_steps);
+        ms = sp_ms_alloc_segments(pb, 0.0, plan->segment_steps);
+        if (ms) {
+            sp_ms_set_states(ms, sol.knots);
+            sp_ms_set_multipliers(ms, sol.kicks);
+            st = sp_ms_solve(ms, &plan->progress, &stats);
+            add_work(plan, rec, &stats);
+        } else {
+            st = SP_ERR_NOMEM;
+        }
+    }
+    plan->iterations += sol.iterations, plan->factorizations += sol.jacobians, plan->sweeps += sol.sweeps;
+    plan->linearised += sol.jacobians;
+    plan->error_estimate = sol.error_estimate, plan->resolution_rounds = sol.rounds;
+    rec->name = "spline";
+    rec->sigma = 0.0, rec->stages = 1;
+    rec->iterations += sol.iterations;
+    sp_exact_solution_free(&sol);
+    if (st != SP_OK) *failure = st;
+    if (!ms || !stats.converged) {
+        sp_ms_free(ms);
+        free(plan->segment_steps);
+        plan->segment_steps = NULL;
+        plan->error_estimate = HUGE_VAL, plan->resolution_rounds = 0;
+        return NULL;
+    }
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "converged");
+    plan->stats = (sp_ms_stats){
+        .cost = stats.cost, .running_cost = stats.running_cost, .residual = stats.residual, .converged = 1};
+    return ms;
+}
+
 /* Every start from the keyframes (or NLopt's run on the direct form); the converged
  * solution of lowest cost wins. */
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
@@ -438,7 +492,15 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     sp_status failure = SP_OK;
     sp_optimize_result opt = {0};
     const int direct = pb->plan.method == SP_METHOD_DIRECT;
-    if (pb->steps == 0 && !plan->segment_steps && first_resolution(plan) != SP_OK) {
+    int condensed = 0;
+    if (sp_exact_applies(pb) && !plan->grid_given) {
+        plan_start *rec = &plan->starts[plan->n_starts];
+        best = solve_exact(plan, rec, &failure);
+        if (best) plan->n_starts++, best_converged = 1, condensed = 1;
+        if (failure == SP_ERR_INTERRUPTED) condensed = 1; /* nothing more to run */
+        else failure = SP_OK;
+    }
+    if (!condensed && pb->steps == 0 && !plan->segment_steps && first_resolution(plan, 0.5) != SP_OK) {
         res->failure = SP_ERR_NOMEM;
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
         return res->failure;
@@ -450,7 +512,8 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         plan->stats = (sp_ms_stats){
             .cost = rec->cost, .running_cost = rec->running, .residual = rec->residual, .converged = best_converged};
     }
-    for (size_t q = 0; !direct && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED; ++q) {
+    for (size_t q = 0; !direct && !condensed && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED;
+         ++q) {
         /* the uniform rotation only when no curve through the keyframes has converged */
         if (kinds[q] == SP_START_UNIFORM && best_converged) break;
         plan_start *rec = &plan->starts[plan->n_starts++];
@@ -468,7 +531,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         }
         if (!best && f != SP_OK && failure == SP_OK) failure = f;
     }
-    if (best && best_converged && pb->steps == 0 && !plan->grid_given && failure == SP_OK) {
+    if (best && best_converged && pb->steps == 0 && !plan->grid_given && !condensed && failure == SP_OK) {
         sp_ms_stats fs = plan->stats;
         sp_status rs = refine_resolution(plan, &best, &fs);
         if (rs == SP_ERR_INTERRUPTED) failure = rs;

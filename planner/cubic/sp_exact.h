@@ -21,6 +21,7 @@
 #define SP_EXACT_H
 
 #include "integrators/sp_hohp.h"
+#include "planner/sp_progress.h"
 #include "problems/sp_problem.h"
 
 /* Whether sp_exact_solve takes this problem: a plan on SO(3) or Rⁿ with σ = 0, rotation
@@ -40,7 +41,7 @@ typedef struct sp_exact_solution {
 /* Solves from the C² spline start with first_steps per segment (n_targets of them). A
  * failure to converge is reported in out->converged (the caller falls back to the general
  * solver); a non-OK status is an allocation failure or an interruption. */
-sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const volatile int *stop,
+sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_progress *progress,
                          sp_exact_solution *out);
 void sp_exact_solution_free(sp_exact_solution *s);
 

@@ -51,6 +51,9 @@ sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind);
  * there (for starts computed elsewhere, such as the direct form's). */
 const int *sp_ms_block_nodes(const sp_ms *ms, int *count);
 void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
+/* The multipliers of exact interpolation (n_targets x its rows: the kicks, in the
+ * multiplier directions), for a solution computed elsewhere. */
+void sp_ms_set_multipliers(sp_ms *ms, const double *lam);
 /* Takes over the block states (and multipliers, when both are exact) of another
  * object of the same problem. */
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from);

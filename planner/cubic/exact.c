@@ -1,0 +1,456 @@
+/* Exact interpolation by the order-8 scheme in condensed form (see sp_exact.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrators/sp_band.h"
+#include "integrators/sp_hohp_rk.h"
+#include "lie/sp_linalg.h"
+#include "planner/cubic/sp_exact.h"
+#include "planner/cubic/sp_keyframe_start.h"
+
+#define MAXN SP_LIE_MAX_DIM
+#define MAXW (2 * SP_LIE_MAX_DIM)
+
+int sp_exact_applies(const sp_problem *pb)
+{
+    const sp_cubic_spline *c = &pb->cubic;
+    const sp_group *G = c->group;
+    return pb->task == SP_TASK_PLAN && !pb->plan.pose && c->space == SP_SPACE_GROUP && c->sigma == 0.0 &&
+           (G == sp_group_so3 || G == sp_group_rn(G->dim)) && pb->steps == 0 && pb->scheme->rk_table &&
+           pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING && c->n_targets > 0 &&
+           sp_cubic_segments(c, pb->T) == c->n_targets;
+}
+
+/* What one segment's linearisation leaves for the condensed solve (kept while the factors
+ * are): δμ = −Ainv (r_g + Aw δw), and B_μ to carry r_g into the recurrence. */
+typedef struct segment {
+    double Ainv[MAXN * MAXN];  /* (∂r_g/∂μ)⁻¹ */
+    double Aw[MAXN * MAXW];    /* ∂r_g/∂w */
+    double Bmu[MAXW * MAXN];   /* ∂(ξ, π)_end/∂μ */
+} segment;
+
+typedef struct exact {
+    const sp_problem *pb;
+    const sp_group *G;
+    sp_hohp_rk *rk;
+    int n, K;        /* algebra dim, keyframes (segments) */
+    double *tk;      /* K+1 knot times */
+    const double **R; /* K+1 knot elements (g0, the keyframes) */
+    /* unknowns: w_i = (ξ_i, π_i) for i = 0…K, μ_i for i < K */
+    double *w, *mu;
+    double *w_trial, *mu_trial;
+    /* residuals: per segment r_g (n) then r_w (2n) */
+    double *r;
+    double *mu_end; /* μ at the end of every segment (before the keyframe's jump) */
+    segment *seg;
+    sp_band *band;
+    double *rhs;
+    double *dw, *dmu;
+    int jacobians, sweeps, iterations;
+} exact;
+
+static double *elem(const exact *e, int i) { return (double *)e->R[i]; }
+
+static void exact_free(exact *e)
+{
+    sp_hohp_rk_free(e->rk);
+    free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->w_trial), free(e->mu_trial), free(e->r);
+    free(e->mu_end), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
+}
+
+static sp_status exact_init(exact *e, const sp_problem *pb)
+{
+    memset(e, 0, sizeof *e);
+    e->pb = pb;
+    e->G = pb->cubic.group;
+    e->n = e->G->dim;
+    e->K = (int)pb->cubic.n_targets;
+    const size_t K = (size_t)e->K, n = (size_t)e->n;
+    e->rk = sp_hohp_rk_alloc(e->G, pb->scheme->rk_table);
+    e->tk = malloc((K + 1) * sizeof *e->tk);
+    e->R = malloc((K + 1) * sizeof *e->R);
+    e->w = malloc((K + 1) * 2 * n * sizeof *e->w);
+    e->w_trial = malloc((K + 1) * 2 * n * sizeof *e->w_trial);
+    e->mu = malloc(K * n * sizeof *e->mu);
+    e->mu_trial = malloc(K * n * sizeof *e->mu_trial);
+    e->r = malloc(K * 3 * n * sizeof *e->r);
+    e->seg = malloc(K * sizeof *e->seg);
+    e->mu_end = malloc(K * n * sizeof *e->mu_end);
+    e->rhs = malloc((K + 1) * 2 * n * sizeof *e->rhs);
+    e->dw = malloc((K + 1) * 2 * n * sizeof *e->dw);
+    e->dmu = malloc(K * n * sizeof *e->dmu);
+    /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
+    e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
+    if (!e->rk || !e->tk || !e->R || !e->w || !e->w_trial || !e->mu || !e->mu_trial || !e->r || !e->mu_end || !e->seg || !e->rhs ||
+        !e->dw || !e->dmu || !e->band) {
+        exact_free(e);
+        return SP_ERR_NOMEM;
+    }
+    e->tk[0] = 0.0, e->R[0] = pb->g0;
+    for (size_t i = 0; i < K; ++i) e->tk[i + 1] = pb->cubic.targets[i].t, e->R[i + 1] = pb->cubic.targets[i].R;
+    return SP_OK;
+}
+
+/* The knot states of the C² spline through the keyframes. */
+static sp_status start(exact *e)
+{
+    sp_start_curve *c = sp_start_curve_new(e->pb, SP_START_SPLINE);
+    if (!c) return SP_ERR_NOMEM;
+    const int n = e->n;
+    for (int i = 0; i <= e->K; ++i) {
+        sp_hohp_state z;
+        sp_start_curve_eval(c, e->tk[i], &z);
+        memcpy(e->w + 2 * n * i, z.xi, (size_t)n * sizeof *e->w);
+        memcpy(e->w + 2 * n * i + n, z.p, (size_t)n * sizeof *e->w);
+        if (i < e->K) memcpy(e->mu + n * i, z.nu, (size_t)n * sizeof *e->mu);
+    }
+    sp_start_curve_free(c);
+    return SP_OK;
+}
+
+static void knot_state(const exact *e, const double *w, const double *mu, int i, sp_hohp_state *z)
+{
+    const int n = e->n;
+    memset(z, 0, sizeof *z);
+    memcpy(z->g, elem(e, i), (size_t)e->G->elem_size * sizeof *z->g);
+    memcpy(z->xi, w + 2 * n * i, (size_t)n * sizeof *z->xi);
+    memcpy(z->p, w + 2 * n * i + n, (size_t)n * sizeof *z->p);
+    if (mu) memcpy(z->nu, mu + n * i, (size_t)n * sizeof *z->nu);
+}
+
+/* r = log(a⁻¹ b) (b − a on Rⁿ) and, when D is not NULL, its derivative under b → b exp(δ). */
+static sp_status mismatch(const sp_group *G, const double *a, const double *b, double *r, double *D)
+{
+    const int n = G->dim;
+    double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[MAXN * MAXN];
+    G->inverse(G, a, ai);
+    G->compose(G, ai, b, X);
+    sp_status st = G->log(G, X, r);
+    if (st != SP_OK || !D) return st;
+    G->dexp_inv(G, r, Di);
+    for (int c = 0; c < n; ++c) {
+        double ec[MAXN] = {0}, v[MAXN], col[MAXN];
+        ec[c] = 1.0;
+        G->Ad(G, X, ec, v);
+        sp_mat_vec(n, n, Di, v, col);
+        for (int k = 0; k < n; ++k) D[k * n + c] = col[k];
+    }
+    return SP_OK;
+}
+
+/* Inverts a small matrix in place by Gauss–Jordan with partial pivoting; -1 if singular. */
+static int invert(int n, double *A)
+{
+    double I[MAXN * MAXN];
+    sp_mat_identity(n, I);
+    for (int c = 0; c < n; ++c) {
+        int p = c;
+        for (int r = c + 1; r < n; ++r)
+            if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
+        if (!(fabs(A[p * n + c]) > 0.0)) return -1;
+        for (int k = 0; k < n; ++k) {
+            double t = A[c * n + k];
+            A[c * n + k] = A[p * n + k], A[p * n + k] = t;
+            t = I[c * n + k], I[c * n + k] = I[p * n + k], I[p * n + k] = t;
+        }
+        const double d = A[c * n + c];
+        for (int k = 0; k < n; ++k) A[c * n + k] /= d, I[c * n + k] /= d;
+        for (int r = 0; r < n; ++r)
+            if (r != c) {
+                const double f = A[r * n + c];
+                for (int k = 0; k < n; ++k) A[r * n + k] -= f * A[c * n + k], I[r * n + k] -= f * I[c * n + k];
+            }
+    }
+    memcpy(A, I, (size_t)n * n * sizeof *A);
+    return 0;
+}
+
+/* One sweep over every segment from (w, μ) on `steps`: the residuals r, the largest scaled
+ * one, the running cost; with `linearise` also the condensed band (unfactored) and the
+ * segments' blocks. `nodes` (optional) receives the state at every grid node. */
+static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
+                       double *running, sp_hohp_state *nodes)
+{
+    const sp_group *G = e->G;
+    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n;
+    double worst = 0.0, run = 0.0;
+    if (linearise) sp_band_zero(e->band);
+    int node = 0;
+    for (int i = 0; i < e->K; ++i) {
+        sp_hohp_state z;
+        knot_state(e, w, mu, i, &z);
+        double dz[3 * MAXN * 4 * MAXN];
+        if (linearise) {
+            /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned) */
+            memset(dz, 0, (size_t)cols * nz * sizeof *dz);
+            for (int c = 0; c < n; ++c) {
+                dz[c * nz + n + c] = 1.0;                /* ξ */
+                dz[(n + c) * nz + 3 * n + c] = 1.0;      /* π */
+                dz[(2 * n + c) * nz + 2 * n + c] = 1.0;  /* μ */
+            }
+        }
+        const double h = (e->tk[i + 1] - e->tk[i]) / steps[i];
+        for (int k = 0; k < steps[i]; ++k) {
+            if (nodes) nodes[node++] = z;
+            double c;
+            sp_status st = sp_hohp_rk_step(e->rk, h, &z, &z, &c, linearise ? cols : 0, dz);
+            if (st != SP_OK) return st;
+            run += c;
+        }
+        memcpy(e->mu_end + (size_t)i * n, z.nu, (size_t)n * sizeof *z.nu);
+        double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
+        sp_status st = mismatch(G, elem(e, i + 1), z.g, r, linearise ? D : NULL);
+        if (st != SP_OK) return st;
+        const double *w1 = w + nw * (i + 1);
+        for (int k = 0; k < n; ++k) {
+            r[n + k] = z.xi[k] - w1[k];
+            r[2 * n + k] = z.p[k] - w1[n + k];
+            worst = fmax(worst, fabs(r[k]));
+            worst = fmax(worst, fabs(r[n + k]) / fmax(1.0, fabs(w1[k])));
+            worst = fmax(worst, fabs(r[2 * n + k]) / fmax(1.0, fabs(w1[n + k])));
+        }
+        if (linearise) {
+            segment *sg = &e->seg[i];
+            double A[MAXN * 3 * MAXN]; /* ∂r_g/∂(ξ, π, μ) = D · (δθ rows) */
+            for (int a = 0; a < n; ++a)
+                for (int c = 0; c < cols; ++c) {
+                    double s = 0.0;
+                    for (int q = 0; q < n; ++q) s += D[a * n + q] * dz[c * nz + q];
+                    A[a * cols + c] = s;
+                }
+            for (int a = 0; a < n; ++a) {
+                for (int c = 0; c < nw; ++c) sg->Aw[a * nw + c] = A[a * cols + c];
+                for (int c = 0; c < n; ++c) sg->Ainv[a * n + c] = A[a * cols + nw + c];
+            }
+            if (invert(n, sg->Ainv) != 0) return SP_ERR_SINGULAR;
+            /* rows of (ξ, π) at the end: B_w, B_μ */
+            double Bw[MAXW * MAXW];
+            for (int a = 0; a < nw; ++a) {
+                const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
+                for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
+                for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
+            }
+            /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
+            double Y[MAXN * MAXW];
+            sp_mat_mul(n, n, nw, sg->Ainv, sg->Aw, Y);
+            const int row = n + nw * i;
+            for (int a = 0; a < nw; ++a) {
+                for (int c = 0; c < nw; ++c) {
+                    double s = Bw[a * nw + c];
+                    for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * Y[q * nw + c];
+                    sp_band_add(e->band, row + a, nw * i + c, -s);
+                }
+                sp_band_add(e->band, row + a, nw * (i + 1) + a, 1.0);
+            }
+        }
+    }
+    if (nodes) knot_state(e, w, NULL, e->K, &nodes[node]);
+    /* the start and end rows */
+    const sp_problem *pb = e->pb;
+    for (int k = 0; k < n; ++k) {
+        const double s = pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k];
+        const double t = pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k];
+        worst = fmax(worst, fmax(fabs(s), fabs(t)));
+        if (linearise) {
+            sp_band_add(e->band, k, pb->plan.xi0_free ? n + k : k, 1.0);
+            sp_band_add(e->band, n + nw * e->K + k, nw * e->K + (pb->plan.has_xiT ? k : n + k), 1.0);
+        }
+    }
+    e->sweeps++;
+    *scaled = worst;
+    *running = run;
+    return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
+}
+
+/* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
+static sp_status correction(exact *e, const double *w)
+{
+    const sp_problem *pb = e->pb;
+    const int n = e->n, nw = 2 * n;
+    for (int k = 0; k < n; ++k) {
+        e->rhs[k] = -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]);
+        e->rhs[n + nw * e->K + k] =
+            -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]);
+    }
+    for (int i = 0; i < e->K; ++i) {
+        const segment *sg = &e->seg[i];
+        const double *r = e->r + (size_t)i * 3 * n;
+        double y[MAXN];
+        sp_mat_vec(n, n, sg->Ainv, r, y); /* Ainv r_g */
+        for (int a = 0; a < nw; ++a) {
+            double s = r[n + a];
+            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * y[q];
+            e->rhs[n + nw * i + a] = s; /* δw_{i+1} − Φ δw_i = r_w − B_μ Ainv r_g */
+        }
+    }
+    memcpy(e->dw, e->rhs, (size_t)(nw * (e->K + 1)) * sizeof *e->dw);
+    sp_status st = sp_band_solve(e->band, e->dw);
+    if (st != SP_OK) return st;
+    for (int i = 0; i < e->K; ++i) {
+        const segment *sg = &e->seg[i];
+        const double *r = e->r + (size_t)i * 3 * n;
+        double v[MAXN], y[MAXN];
+        sp_mat_vec(n, nw, sg->Aw, e->dw + nw * i, v);
+        for (int k = 0; k < n; ++k) v[k] += r[k];
+        sp_mat_vec(n, n, sg->Ainv, v, y);
+        for (int k = 0; k < n; ++k) e->dmu[n * i + k] = -y[k];
+    }
+    return SP_OK;
+}
+
+static double step_norm(const exact *e)
+{
+    double s = 0.0;
+    const size_t nwk = (size_t)(2 * e->n * (e->K + 1)), nm = (size_t)(e->n * e->K);
+    for (size_t k = 0; k < nwk; ++k) s = fmax(s, fabs(e->dw[k]) / fmax(1.0, fabs(e->w[k])));
+    for (size_t k = 0; k < nm; ++k) s = fmax(s, fabs(e->dmu[k]) / fmax(1.0, fabs(e->mu[k])));
+    return s;
+}
+
+/* Simplified Newton on `steps` from the current (w, μ): the factors are refreshed when a
+ * step contracts the next by less than 4 (or at the start, when there are none). Returns
+ * with *converged set when the scaled residual is below tol. */
+static sp_status newton(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
+                        int *converged, double *residual, double *running)
+{
+    enum { MAX_ITERATIONS = 40 };
+    *converged = 0;
+    double res, last = HUGE_VAL;
+    sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, NULL);
+    if (st == SP_OK && !have_factors) st = sp_band_factor(e->band), e->jacobians++;
+    for (int it = 0; st == SP_OK && it < MAX_ITERATIONS; ++it) {
+        if (res <= tol) {
+            *converged = 1;
+            break;
+        }
+        if (sp_progress_stopped(progress)) return SP_ERR_INTERRUPTED;
+        st = correction(e, e->w);
+        if (st != SP_OK) break;
+        const double size = step_norm(e);
+        if (!(size < 0.05 * last) && it > 0) {
+            /* too slow: the factors at this point instead */
+            st = sweep(e, steps, e->w, e->mu, 1, &res, running, NULL);
+            if (st == SP_OK) st = sp_band_factor(e->band), e->jacobians++;
+            if (st == SP_OK) st = correction(e, e->w);
+            if (st != SP_OK) break;
+            last = HUGE_VAL;
+        } else {
+            last = size;
+        }
+        e->iterations++;
+        const size_t nwk = (size_t)(2 * e->n * (e->K + 1)), nm = (size_t)(e->n * e->K);
+        for (size_t k = 0; k < nwk; ++k) e->w[k] += e->dw[k];
+        for (size_t k = 0; k < nm; ++k) e->mu[k] += e->dmu[k];
+        st = sweep(e, steps, e->w, e->mu, 0, &res, running, NULL);
+        if (st == SP_OK && !(res < 1e3)) st = SP_ERR_NO_CONVERGENCE; /* diverging: leave it to the general solver */
+    }
+    *residual = res;
+    if (st == SP_ERR_NO_CONVERGENCE || st == SP_ERR_NONFINITE || st == SP_ERR_SINGULAR) st = SP_OK, *converged = 0;
+    return st;
+}
+
+/* The distance between the curves of (wc, μc) on `coarse` and (wf, μf) on `fine` (twice as
+ * many steps) at every node of the finer grid, per segment: the coarser stepped to each
+ * node (half its step at the odd ones). */
+static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc, const int *fine,
+                          const double *wf, const double *muf, double *dist)
+{
+    const sp_group *G = e->G;
+    for (int i = 0; i < e->K; ++i) {
+        sp_hohp_state zc, zf, zh;
+        knot_state(e, wc, muc, i, &zc);
+        knot_state(e, wf, muf, i, &zf);
+        const double len = e->tk[i + 1] - e->tk[i], hc = len / coarse[i], hf = len / fine[i];
+        dist[i] = 0.0;
+        for (int k = 0; k < fine[i]; ++k) {
+            sp_status st = sp_hohp_rk_step(e->rk, hf, &zf, &zf, NULL, 0, NULL);
+            if (st == SP_OK) st = k % 2 == 0 ? sp_hohp_rk_step(e->rk, hc / 2, &zc, &zh, NULL, 0, NULL)
+                                             : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
+            if (st != SP_OK) return st;
+            const double *gc = k % 2 == 0 ? zh.g : zc.g;
+            double r[MAXN];
+            st = mismatch(G, gc, zf.g, r, NULL);
+            if (st != SP_OK) return st;
+            dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
+        }
+    }
+    return SP_OK;
+}
+
+/* The solution in the caller's terms: the knot states, the jumps of μ, the grid. */
+static sp_status export_solution(exact *e, const int *steps, double residual, sp_exact_solution *out)
+{
+    const int n = e->n, K = e->K;
+    out->knots = malloc(((size_t)K + 1) * sizeof *out->knots);
+    out->kicks = malloc((size_t)K * n * sizeof *out->kicks);
+    out->segment_steps = malloc((size_t)K * sizeof *out->segment_steps);
+    if (!out->knots || !out->kicks || !out->segment_steps) return SP_ERR_NOMEM;
+    double run, res;
+    sp_status st = sweep(e, steps, e->w, e->mu, 0, &res, &run, NULL); /* μ at the segments' ends */
+    if (st != SP_OK) return st;
+    for (int i = 0; i <= K; ++i) knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
+    for (int i = 0; i < K; ++i)
+        for (int k = 0; k < n; ++k)
+            out->kicks[(size_t)i * n + k] = (i + 1 < K ? e->mu[(size_t)(i + 1) * n + k] : 0.0) - e->mu_end[(size_t)i * n + k];
+    memcpy(out->segment_steps, steps, (size_t)K * sizeof *steps);
+    out->residual = residual;
+    return SP_OK;
+}
+
+sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_progress *progress,
+                         sp_exact_solution *out)
+{
+    memset(out, 0, sizeof *out);
+    out->error_estimate = HUGE_VAL;
+    exact e;
+    sp_status st = exact_init(&e, pb);
+    if (st != SP_OK) return st;
+    const size_t K = (size_t)e.K, nw = (size_t)(2 * e.n * (e.K + 1)), nm = (size_t)(e.n * e.K);
+    const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
+    const double accuracy = pb->plan.accuracy > 0.0 ? pb->plan.accuracy : 1e-6;
+    const int p = pb->scheme->order;
+    int *coarse = malloc(K * sizeof *coarse), *fine = malloc(K * sizeof *fine);
+    double *wc = malloc(nw * sizeof *wc), *muc = malloc((nm ? nm : 1) * sizeof *muc), *dist = malloc(K * sizeof *dist);
+    if (!coarse || !fine || !wc || !muc || !dist) st = SP_ERR_NOMEM;
+    if (st == SP_OK) st = start(&e);
+    int converged = 0;
+    double residual = HUGE_VAL, running;
+    if (st == SP_OK) {
+        memcpy(coarse, first_steps, K * sizeof *coarse);
+        st = newton(&e, coarse, 0, tol, progress, &converged, &residual, &running);
+    }
+    for (int round = 0; st == SP_OK && converged && round < 6; ++round) {
+        out->rounds++;
+        for (size_t i = 0; i < K; ++i) fine[i] = 2 * coarse[i];
+        memcpy(wc, e.w, nw * sizeof *wc), memcpy(muc, e.mu, nm * sizeof *muc);
+        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running);
+        if (st != SP_OK || !converged) break;
+        st = distance(&e, coarse, wc, muc, fine, e.w, e.mu, dist);
+        if (st != SP_OK) break;
+        double worst = 0.0;
+        for (size_t i = 0; i < K; ++i) worst = fmax(worst, dist[i]);
+        out->error_estimate = worst / ldexp(1.0, p - 2);
+        if (out->error_estimate <= accuracy) break;
+        /* more steps where the estimate is above the accuracy, and solve there */
+        for (size_t i = 0; i < K; ++i) {
+            const double est = dist[i] / ldexp(1.0, p - 2);
+            coarse[i] = est > accuracy ? (int)ceil(fine[i] * 0.55 * pow(est / accuracy, 1.0 / p)) : fine[i] / 2;
+            if (coarse[i] < 1) coarse[i] = 1;
+        }
+        st = newton(&e, coarse, 1, tol, progress, &converged, &residual, &running);
+    }
+    out->converged = converged && out->error_estimate < HUGE_VAL;
+    if (st == SP_OK && out->converged) st = export_solution(&e, fine, residual, out);
+    out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps;
+    free(coarse), free(fine), free(wc), free(muc), free(dist);
+    exact_free(&e);
+    return st;
+}
+
+void sp_exact_solution_free(sp_exact_solution *s)
+{
+    if (!s) return;
+    free(s->segment_steps), free(s->knots), free(s->kicks);
+    memset(s, 0, sizeof *s);
+}
