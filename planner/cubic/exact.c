@@ -379,16 +379,14 @@ static sp_status distance(exact *e, const int *coarse, const double *wc, const d
 }
 
 /* The solution in the caller's terms: the knot states, the jumps of μ, the grid. */
-static sp_status export_solution(exact *e, const int *steps, double residual, sp_exact_solution *out)
+static sp_status export_solution(const exact *e, const int *steps, double residual, sp_exact_solution *out)
 {
     const int n = e->n, K = e->K;
     out->knots = malloc(((size_t)K + 1) * sizeof *out->knots);
     out->kicks = malloc((size_t)K * n * sizeof *out->kicks);
     out->segment_steps = malloc((size_t)K * sizeof *out->segment_steps);
     if (!out->knots || !out->kicks || !out->segment_steps) return SP_ERR_NOMEM;
-    double run, res;
-    sp_status st = sweep(e, steps, e->w, e->mu, 0, &res, &run, NULL); /* μ at the segments' ends */
-    if (st != SP_OK) return st;
+    /* μ_end is that of the last sweep, which was at this solution on these steps */
     for (int i = 0; i <= K; ++i) knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
     for (int i = 0; i < K; ++i)
         for (int k = 0; k < n; ++k)
