@@ -312,12 +312,12 @@ static double step_norm(const exact *e)
  * step contracts the next by less than 4 (or at the start, when there are none). Returns
  * with *converged set when the scaled residual is below tol. */
 static sp_status newton(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
-                        int *converged, double *residual, double *running)
+                        int *converged, double *residual, double *running, sp_hohp_state *nodes)
 {
     enum { MAX_ITERATIONS = 40 };
     *converged = 0;
     double res, last = HUGE_VAL;
-    sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, NULL);
+    sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, nodes);
     if (st == SP_OK && !have_factors) st = sp_band_factor(e->band), e->jacobians++;
     for (int it = 0; st == SP_OK && it < MAX_ITERATIONS; ++it) {
         if (res <= tol) {
@@ -342,7 +342,7 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
         const size_t nwk = (size_t)(2 * e->n * (e->K + 1)), nm = (size_t)(e->n * e->K);
         for (size_t k = 0; k < nwk; ++k) e->w[k] += e->dw[k];
         for (size_t k = 0; k < nm; ++k) e->mu[k] += e->dmu[k];
-        st = sweep(e, steps, e->w, e->mu, 0, &res, running, NULL);
+        st = sweep(e, steps, e->w, e->mu, 0, &res, running, nodes);
         if (st == SP_OK && !(res < 1e3)) st = SP_ERR_NO_CONVERGENCE; /* diverging: leave it to the general solver */
     }
     *residual = res;
@@ -350,30 +350,33 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
     return st;
 }
 
-/* The distance between the curves of (wc, μc) on `coarse` and (wf, μf) on `fine` (twice as
- * many steps) at every node of the finer grid, per segment: the coarser stepped to each
- * node (half its step at the odd ones). */
-static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc, const int *fine,
-                          const double *wf, const double *muf, double *dist)
+/* The distance between the curves of (wc, μc) on `coarse` and the solution on `fine` (twice
+ * as many steps; its nodes `fine_nodes` from its last sweep) at the finer grid's nodes, per
+ * segment: the coarser curve stepped there (by half its step at the midpoints). Its knots
+ * are pinned on both curves and not compared. */
+static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
+                          const sp_hohp_state *fine_nodes, double *dist)
 {
     const sp_group *G = e->G;
+    size_t base = 0;
     for (int i = 0; i < e->K; ++i) {
-        sp_hohp_state zc, zf, zh;
+        sp_hohp_state zc, zh;
         knot_state(e, wc, muc, i, &zc);
-        knot_state(e, wf, muf, i, &zf);
-        const double len = e->tk[i + 1] - e->tk[i], hc = len / coarse[i], hf = len / fine[i];
+        const double hc = (e->tk[i + 1] - e->tk[i]) / coarse[i];
         dist[i] = 0.0;
-        for (int k = 0; k < fine[i]; ++k) {
-            sp_status st = sp_hohp_rk_step(e->rk, hf, &zf, &zf, NULL, 0, NULL);
-            if (st == SP_OK) st = k % 2 == 0 ? sp_hohp_rk_step(e->rk, hc / 2, &zc, &zh, NULL, 0, NULL)
-                                             : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
-            if (st != SP_OK) return st;
-            const double *gc = k % 2 == 0 ? zh.g : zc.g;
-            double r[MAXN];
-            st = mismatch(G, gc, zf.g, r, NULL);
-            if (st != SP_OK) return st;
-            dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
+        for (int j = 0; j < coarse[i]; ++j) {
+            for (int half = 1; half >= 0; --half) {
+                if (!half && j + 1 == coarse[i]) break; /* the next knot */
+                sp_status st = half ? sp_hohp_rk_step(e->rk, hc / 2, &zc, &zh, NULL, 0, NULL)
+                                    : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
+                double r[MAXN];
+                if (st == SP_OK)
+                    st = mismatch(G, half ? zh.g : zc.g, fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL);
+                if (st != SP_OK) return st;
+                dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
+            }
         }
+        base += 2 * (size_t)coarse[i];
     }
     return SP_OK;
 }
@@ -416,15 +419,22 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
     double residual = HUGE_VAL, running;
     if (st == SP_OK) {
         memcpy(coarse, first_steps, K * sizeof *coarse);
-        st = newton(&e, coarse, 0, tol, progress, &converged, &residual, &running);
+        st = newton(&e, coarse, 0, tol, progress, &converged, &residual, &running, NULL);
     }
     for (int round = 0; st == SP_OK && converged && round < 6; ++round) {
         out->rounds++;
-        for (size_t i = 0; i < K; ++i) fine[i] = 2 * coarse[i];
+        size_t count = 1;
+        for (size_t i = 0; i < K; ++i) fine[i] = 2 * coarse[i], count += (size_t)fine[i];
+        sp_hohp_state *fine_nodes = malloc(count * sizeof *fine_nodes);
+        if (!fine_nodes) {
+            st = SP_ERR_NOMEM;
+            break;
+        }
         memcpy(wc, e.w, nw * sizeof *wc), memcpy(muc, e.mu, nm * sizeof *muc);
-        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running);
+        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running, fine_nodes);
+        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, fine_nodes, dist);
+        free(fine_nodes);
         if (st != SP_OK || !converged) break;
-        st = distance(&e, coarse, wc, muc, fine, e.w, e.mu, dist);
         if (st != SP_OK) break;
         double worst = 0.0;
         for (size_t i = 0; i < K; ++i) worst = fmax(worst, dist[i]);
@@ -436,7 +446,7 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
             coarse[i] = est > accuracy ? (int)ceil(fine[i] * 0.55 * pow(est / accuracy, 1.0 / p)) : fine[i] / 2;
             if (coarse[i] < 1) coarse[i] = 1;
         }
-        st = newton(&e, coarse, 1, tol, progress, &converged, &residual, &running);
+        st = newton(&e, coarse, 1, tol, progress, &converged, &residual, &running, NULL);
     }
     out->converged = converged && out->error_estimate < HUGE_VAL;
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, residual, out);
