@@ -20,10 +20,39 @@ struct sp_hohp_rk {
     sp_tableau_explicit tab;
     int n, nz, terms;
     double coef[MAX_TERMS]; /* B_j / j! */
+    /* the algebra's structure constants, read from the group once: ad_x = Σ_k x_k C_k and
+     * ad*_x = Σ_k x_k S_k (n x n matrices, row-major), for the stage Jacobians */
+    double C[SP_LIE_MAX_DIM][SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], S[SP_LIE_MAX_DIM][SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     /* one step's stages: state Y_i, slope K_i, the Horner values of Θ̇ (for tangents) */
     double Y[MAX_STAGES][MAX_Z], K[MAX_STAGES][MAX_Z];
     double horner[MAX_STAGES][MAX_TERMS][SP_LIE_MAX_DIM];
+    /* tangents: the columns' start, stage values and slopes, and end, count·4·dim each */
+    double dy0[SP_HOHP_RK_MAX_TANGENTS * MAX_Z], dY[SP_HOHP_RK_MAX_TANGENTS * MAX_Z];
+    double dy1[SP_HOHP_RK_MAX_TANGENTS * MAX_Z], dK[MAX_STAGES][SP_HOHP_RK_MAX_TANGENTS * MAX_Z];
 };
+
+/* The matrix of the linear map v ↦ op(x, v) (n x n, row-major). */
+static void matrix_of(const sp_group *G, void (*op)(const sp_group *, const double *, const double *, double *),
+                      const double *x, double *M)
+{
+    const int n = G->dim;
+    for (int c = 0; c < n; ++c) {
+        double e[SP_LIE_MAX_DIM] = {0}, col[SP_LIE_MAX_DIM];
+        e[c] = 1.0;
+        op(G, x, e, col);
+        for (int r = 0; r < n; ++r) M[r * n + c] = col[r];
+    }
+}
+
+/* M = Σ_k x_k B_k for the n matrices B (n x n): ad_x or ad*_x from the structure constants. */
+static void combine(int n, const double (*B)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], const double *x, double *M)
+{
+    const int nn = n * n;
+    for (int r = 0; r < nn; ++r) M[r] = 0.0;
+    for (int k = 0; k < n; ++k)
+        if (x[k] != 0.0)
+            for (int r = 0; r < nn; ++r) M[r] += x[k] * B[k][r];
+}
 
 sp_hohp_rk *sp_hohp_rk_alloc(const sp_group *G, const char *table)
 {
@@ -42,6 +71,12 @@ sp_hohp_rk *sp_hohp_rk_alloc(const sp_group *G, const char *table)
         1.0, -0.5, 1.0 / 12.0, 0.0, -1.0 / 720.0, 0.0, 1.0 / 30240.0, 0.0, -1.0 / 1209600.0};
     s->terms = s->tab.order - 1 > 1 ? s->tab.order - 1 : 1;
     memcpy(s->coef, bernoulli_over_factorial, sizeof s->coef);
+    for (int k = 0; k < s->n; ++k) {
+        double e[SP_LIE_MAX_DIM] = {0};
+        e[k] = 1.0;
+        matrix_of(G, G->ad, e, s->C[k]);
+        matrix_of(G, G->ad_star, e, s->S[k]);
+    }
     return s;
 }
 
@@ -70,19 +105,6 @@ static void slope(const sp_hohp_rk *s, const double *y, double *k, double (*horn
     for (int r = 0; r < n; ++r) k[3 * n + r] = -mu[r];
 }
 
-/* The matrix of the linear map v ↦ op(x, v) (n x n, row-major). */
-static void matrix_of(const sp_group *G, void (*op)(const sp_group *, const double *, const double *, double *),
-                      const double *x, double *M)
-{
-    const int n = G->dim;
-    for (int c = 0; c < n; ++c) {
-        double e[SP_LIE_MAX_DIM] = {0}, col[SP_LIE_MAX_DIM];
-        e[c] = 1.0;
-        op(G, x, e, col);
-        for (int r = 0; r < n; ++r) M[r * n + c] = col[r];
-    }
-}
-
 /* The blocks of f'(Y) that are not identities, once per stage (every tangent column
  * then costs a few small matrix-vector products):
  *   Θ̇ = v_0(a, ξ) with a = −Θ: Dξ = ∂v_0/∂ξ, Da = ∂v_0/∂a by the Horner recurrence
@@ -93,33 +115,35 @@ typedef struct stage_jacobian {
     double Mxi[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Mmu[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
 } stage_jacobian;
 
-/* ad*_(·) μ as an operator of its first argument: v ↦ ad*_v μ. */
-static void ad_star_of_mu(const sp_group *G, const double *mu, const double *v, double *out)
-{
-    G->ad_star(G, v, mu, out);
-}
 
 static void stage_jacobian_of(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
                               stage_jacobian *J)
 {
-    const sp_group *G = s->G;
     const int n = s->n, q = s->terms - 1, nn = n * n;
+    const double(*C)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C;
+    const double(*S)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->S;
     double a[SP_LIE_MAX_DIM], A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], V[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     double T1[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], T2[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     for (int r = 0; r < n; ++r) a[r] = -y[r];
-    matrix_of(G, G->ad, a, A);
+    combine(n, C, a, A);
     memset(J->Da, 0, (size_t)nn * sizeof *J->Da);
     memset(J->Dxi, 0, (size_t)nn * sizeof *J->Dxi);
     for (int r = 0; r < n; ++r) J->Dxi[r * n + r] = s->coef[q];
     for (int j = q - 1; j >= 0; --j) {
-        matrix_of(G, G->ad, horner[j + 1], V);
+        combine(n, C, horner[j + 1], V);
         sp_mat_mul(n, n, n, A, J->Dxi, T1);
         sp_mat_mul(n, n, n, A, J->Da, T2);
         for (int k = 0; k < nn; ++k) J->Dxi[k] = T1[k], J->Da[k] = T2[k] - V[k];
         for (int r = 0; r < n; ++r) J->Dxi[r * n + r] += s->coef[j];
     }
-    matrix_of(G, ad_star_of_mu, y + 2 * n, J->Mxi);
-    matrix_of(G, G->ad_star, y + n, J->Mmu);
+    /* Mxi: column c is ad*_{e_c} μ = S_c μ; Mmu = ad*_ξ */
+    const double *mu = y + 2 * n;
+    for (int c = 0; c < n; ++c) {
+        double col[SP_LIE_MAX_DIM];
+        sp_mat_vec(n, n, S[c], mu, col);
+        for (int r = 0; r < n; ++r) J->Mxi[r * n + c] = col[r];
+    }
+    combine(n, S, y + n, J->Mmu);
 }
 
 /* dk = f'(Y) dy. */
@@ -177,28 +201,33 @@ sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_h
         G->dexp(G, minus, D);
         stage_jacobian J[MAX_STAGES];
         for (int i = 0; i < S; ++i) stage_jacobian_of(s, s->Y[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], &J[i]);
+        /* all columns at once, stage by stage: the combinations run over count·nz numbers */
+        const int len = count * nz;
+        double *dy0 = s->dy0, *dY = s->dY, *dy1 = s->dy1;
         for (int c = 0; c < count; ++c) {
-            double *z = dz + (size_t)c * nz, dy0[MAX_Z], dY[MAX_Z], dy1[MAX_Z], dK[MAX_STAGES][MAX_Z];
-            memset(dy0, 0, (size_t)n * sizeof *dy0);
-            memcpy(dy0 + n, z + n, (size_t)(nz - n) * sizeof *dy0);
-            memcpy(dy1, dy0, (size_t)nz * sizeof *dy1);
-            for (int i = 0; i < S; ++i) {
-                memcpy(dY, dy0, (size_t)nz * sizeof *dY);
-                for (int j = 0; j < i; ++j) {
-                    const double a = h * t->A[i][j];
-                    if (a != 0.0)
-                        for (int r = 0; r < nz; ++r) dY[r] += a * dK[j][r];
-                }
-                slope_tangent(n, &J[i], dY, dK[i]);
-                if (t->b[i] != 0.0)
-                    for (int r = 0; r < nz; ++r) dy1[r] += h * t->b[i] * dK[i][r];
+            memset(dy0 + c * nz, 0, (size_t)n * sizeof *dy0);
+            memcpy(dy0 + c * nz + n, dz + (size_t)c * nz + n, (size_t)(nz - n) * sizeof *dy0);
+        }
+        memcpy(dy1, dy0, (size_t)len * sizeof *dy1);
+        for (int i = 0; i < S; ++i) {
+            memcpy(dY, dy0, (size_t)len * sizeof *dY);
+            for (int j = 0; j < i; ++j) {
+                const double a = h * t->A[i][j], *dK = s->dK[j];
+                if (a != 0.0)
+                    for (int r = 0; r < len; ++r) dY[r] += a * dK[r];
             }
+            for (int c = 0; c < count; ++c) slope_tangent(n, &J[i], dY + c * nz, s->dK[i] + c * nz);
+            const double b = h * t->b[i], *dK = s->dK[i];
+            if (b != 0.0)
+                for (int r = 0; r < len; ++r) dy1[r] += b * dK[r];
+        }
+        for (int c = 0; c < count; ++c) {
             /* g0 exp(δθ0) exp(Θ + δΘ) = g1 exp(Ad_{R⁻¹} δθ0 + dexp_{−Θ} δΘ) to first order */
-            double v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+            double *z = dz + (size_t)c * nz, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
             G->Ad(G, Rinv, z, v);
-            sp_mat_vec(n, n, D, dy1, w);
+            sp_mat_vec(n, n, D, dy1 + c * nz, w);
             for (int r = 0; r < n; ++r) z[r] = v[r] + w[r];
-            memcpy(z + n, dy1 + n, (size_t)(nz - n) * sizeof *z);
+            memcpy(z + n, dy1 + c * nz + n, (size_t)(nz - n) * sizeof *z);
         }
     }
     memcpy(out->g, g1, (size_t)G->elem_size * sizeof *g1);
