@@ -425,15 +425,16 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
         out->rounds++;
         size_t count = 1;
         for (size_t i = 0; i < K; ++i) fine[i] = 2 * coarse[i], count += (size_t)fine[i];
-        sp_hohp_state *fine_nodes = malloc(count * sizeof *fine_nodes);
-        if (!fine_nodes) {
+        free(out->nodes);
+        out->nodes = malloc(count * sizeof *out->nodes);
+        out->node_count = out->nodes ? (int)count : 0;
+        if (!out->nodes) {
             st = SP_ERR_NOMEM;
             break;
         }
         memcpy(wc, e.w, nw * sizeof *wc), memcpy(muc, e.mu, nm * sizeof *muc);
-        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running, fine_nodes);
-        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, fine_nodes, dist);
-        free(fine_nodes);
+        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running, out->nodes);
+        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, out->nodes, dist);
         if (st != SP_OK || !converged) break;
         if (st != SP_OK) break;
         double worst = 0.0;
@@ -459,6 +460,6 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
 void sp_exact_solution_free(sp_exact_solution *s)
 {
     if (!s) return;
-    free(s->segment_steps), free(s->knots), free(s->kicks);
+    free(s->segment_steps), free(s->knots), free(s->kicks), free(s->nodes);
     memset(s, 0, sizeof *s);
 }

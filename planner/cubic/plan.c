@@ -454,6 +454,10 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
             sp_ms_set_multipliers(ms, sol.kicks);
             st = sp_ms_solve(ms, &plan->progress, &stats);
             add_work(plan, rec, &stats);
+            int N;
+            const sp_plan_grid *grid = sp_ms_grid(ms, &N);
+            if (st == SP_OK && stats.converged && N + 1 == sol.node_count)
+                plan->curve = sp_curve_new(pb, N, grid->t, sol.nodes); /* the nodes of the last sweep */
         } else {
             st = SP_ERR_NOMEM;
         }
@@ -541,7 +545,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     }
     plan->ms = best;
     if (best) sp_ms_grid(best, &plan->steps);
-    if (best) plan->curve = curve_of(pb, best);
+    if (best && !plan->curve) plan->curve = curve_of(pb, best);
     plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = direct ? opt.evaluations : plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");

@@ -36,6 +36,8 @@ typedef struct sp_exact_solution {
     int *segment_steps;  /* of the returned grid (n_targets), malloc'd */
     sp_hohp_state *knots; /* n_targets + 1 states leaving each knot (μ after the jump) */
     double *kicks;        /* n_targets multipliers: the jump of μ at each keyframe */
+    int node_count;       /* the state at every node of the returned grid (μ after the jump) */
+    sp_hohp_state *nodes;
 } sp_exact_solution;
 
 /* Solves from the C² spline start with first_steps per segment (n_targets of them). A
