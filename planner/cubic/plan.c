@@ -109,6 +109,19 @@ void sp_plan_free(sp_plan *plan)
 
 sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 
+void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2])
+{
+    if (plan->pb->plan.pose) {
+        sp_curve *position[2];
+        sp_plan_take_curves(plan->sub[0], curves);
+        sp_plan_take_curves(plan->sub[1], position);
+        curves[1] = position[0];
+        return;
+    }
+    curves[0] = plan->curve, curves[1] = NULL;
+    plan->curve = NULL;
+}
+
 void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
 {
     plan->progress = progress ? *progress : (sp_progress){0};
