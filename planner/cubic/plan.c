@@ -153,7 +153,7 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
     const sp_problem *pb = plan->pb;
     int M;
     const int *nodes = sp_ms_block_nodes(ms, &M);
-    sp_direct *d = sp_direct_alloc(pb, sp_ms_sigma(ms));
+    sp_direct *d = sp_direct_alloc_segments(pb, sp_ms_sigma(ms), plan->segment_steps);
     double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
     sp_hohp_state *S = malloc((size_t)M * sizeof *S);
     sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;
