@@ -236,3 +236,11 @@ def test_errors(exact, data):
     other.close()
     with pytest.raises(ValueError, match="closed"):
         other(1.0)
+
+
+def test_a_plan_that_did_not_converge_gives_its_best_curve_with_a_warning(exact):
+    problem, _ = exact
+    with pytest.warns(RuntimeWarning, match="status is 'maxeval_reached'"):
+        curve = symplan.plan(dict(problem, max_iterations=1))
+    with curve:
+        assert curve.result["status"] == "maxeval_reached" and curve(1.0).shape == (4,)
