@@ -52,10 +52,9 @@ struct sp_plan_curve {
 static sp_status plan_curve_new(const sp_problem *pb, sp_curve *curves[2], sp_plan_curve **out)
 {
     *out = NULL;
-    const int parts = pb->plan.pose ? 2 : 1;
-    sp_plan_curve *c = curves[0] && (parts == 1 || curves[1]) ? calloc(1, sizeof *c) : NULL;
+    const int parts = pb->plan.pose ? 2 : 1, whole = curves[0] && (parts == 1 || curves[1]);
+    sp_plan_curve *c = whole ? calloc(1, sizeof *c) : NULL;
     if (!c) {
-        const int whole = curves[0] && (parts == 1 || curves[1]);
         sp_curve_free(curves[0]), sp_curve_free(curves[1]);
         return whole ? SP_ERR_NOMEM : SP_OK;
     }
