@@ -78,12 +78,15 @@ cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_pro
     return r.result;
 }
 
-cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress)
+cJSON *sp_solve_json_curve(const sp_problem *pb, const sp_progress *progress, sp_curve *curves[2])
 {
+    if (curves) curves[0] = curves[1] = NULL;
     const sp_family *f = sp_family_of(pb->kind);
     if (!f) return NULL;
     cJSON *result = NULL;
-    if (pb->task == SP_TASK_PLAN && f->plan)
+    if (pb->task == SP_TASK_PLAN && curves && f->plan_curve)
+        result = f->plan_curve(pb, progress, curves);
+    else if (pb->task == SP_TASK_PLAN && f->plan)
         result = f->plan(pb, progress);
     else if (pb->task == SP_TASK_SIMULATE && f->simulation)
         result = sp_family_simulate(f, pb, progress);
@@ -93,3 +96,5 @@ cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress)
     }
     return result;
 }
+
+cJSON *sp_solve_json(const sp_problem *pb, const sp_progress *progress) { return sp_solve_json_curve(pb, progress, NULL); }

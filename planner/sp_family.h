@@ -33,6 +33,9 @@ typedef struct sp_simulation_ops {
     int (*order)(const sp_problem *pb);
 } sp_simulation_ops;
 
+/* A planned curve read at any time (planner/cubic/sp_curve.h). */
+typedef struct sp_curve sp_curve;
+
 /* Adds one series of `rows` values named `name` to a picture and returns where to write
  * them (NULL when out of memory or out of room). */
 typedef double *(*sp_drift_add_fn)(void *ctx, const char *name, int rows);
@@ -43,6 +46,11 @@ typedef struct sp_family {
     const sp_simulation_ops *simulation; /* NULL when the family has no simulate task */
     /* The plan task; NULL when the family has none. */
     cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);
+    /* The plan task handing over its solved curve too, for the caller to free with
+     * sp_curve_free: curves[0] the plan's (a pose plan's orientation part), curves[1] a
+     * pose plan's position part; NULL where there is none. NULL when the family's plans
+     * have no curves. */
+    cJSON *(*plan_curve)(const sp_problem *pb, const sp_progress *progress, sp_curve *curves[2]);
     /* For pictures of a result: its invariants recomputed along the recorded trajectory,
      * one series each through `add` (NULL: none); whether the model's q starts with a
      * position in the plane (NULL: never). */
@@ -65,6 +73,10 @@ const sp_family *sp_family_at(size_t i);
  * when out of memory. A problem with an error tolerance first has its step chosen
  * (sp_step_selection.h). */
 cJSON *sp_family_simulate(const sp_family *f, const sp_problem *pb, const sp_progress *progress);
+
+/* sp_solve_json, handing over a plan's curve as the family's plan_curve does (both NULL
+ * for another task, or a family without curves). */
+cJSON *sp_solve_json_curve(const sp_problem *pb, const sp_progress *progress, sp_curve *curves[2]);
 
 /* What a run of a family's simulate task leaves behind, handed to `finish` before the
  * family's state is released: the state (for ops->report), its stepper and the run. */

@@ -52,4 +52,47 @@ int sp_study_text(const char *study_json, size_t length, const char *base_dir, c
 /* Releases a text returned by these functions (NULL is allowed). */
 void sp_free_text(char *text);
 
+/* A plan's curve as a function of time, for foreign callers: the solved cubic spline read
+ * at any t in [start, end] (the curve of planner/cubic/sp_curve.h: between the grid's
+ * nodes one step of the plan's own scheme from the node before t). A pose plan's handle
+ * covers both its parts, the orientation's and the position's curve. */
+typedef struct sp_plan_curve sp_plan_curve;
+
+/* What the curve's points are (sp_plan_curve_kind), with the numbers sp_plan_curve_sample
+ * writes per time: g (elem_size of them), its rate ω and ω̇ (dim each).
+ *   ROTATION (group SO3, space "group"): g = R row-major (9), ω = (RᵀṘ)^∨ the body
+ *            angular velocity (3), ω̇ (3);
+ *   SPHERE   (group SO3, space "sphere"): the same rotation, whose point is y = R y0
+ *            (sp_plan_curve_y0); then ẏ = R (ω × y0) and ÿ = R (ω × (ω × y0) + ω̇ × y0);
+ *   POINT    (group Rn): g = x (n), ω = ẋ (n), ω̇ = ẍ (n);
+ *   POSE     (group SO3xR3): g = (R row-major, x) (12), ω = (ω, ẋ) (6), ω̇ = (ω̇, ẍ) (6);
+ *            ẋ and ẍ in the fixed frame, as the result's "xi" stacks them. */
+enum { SP_PLAN_CURVE_ROTATION = 0, SP_PLAN_CURVE_SPHERE = 1, SP_PLAN_CURVE_POINT = 2, SP_PLAN_CURVE_POSE = 3 };
+
+/* sp_solve_text, and for a cubic-spline plan whose solve produced a curve (the method
+ * multiple_shooting or direct, with a solution to show, converged or not: read the
+ * result's "status") that curve in *curve, to be released with sp_plan_curve_free.
+ * *curve is NULL for any other task or model, a single-shooting plan, a solve that left
+ * no solution, and on failure. */
+int sp_plan_curve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop,
+                       char **result_json, sp_plan_curve **curve, char *error, size_t error_size);
+
+int sp_plan_curve_kind(const sp_plan_curve *c);      /* SP_PLAN_CURVE_… */
+int sp_plan_curve_dim(const sp_plan_curve *c);       /* numbers of ω (and of ω̇) */
+int sp_plan_curve_elem_size(const sp_plan_curve *c); /* numbers of g */
+double sp_plan_curve_start(const sp_plan_curve *c);  /* 0 */
+double sp_plan_curve_end(const sp_plan_curve *c);    /* T */
+/* For a plan on the sphere y0, the point the rotations carry (returns 1); 0 otherwise. */
+int sp_plan_curve_y0(const sp_plan_curve *c, double y0[3]);
+
+/* The curve at the n times t[] into the caller's arrays: g[n·elem_size], omega[n·dim],
+ * omega_dot[n·dim], row after row (any of the three may be NULL). Allocates nothing; one
+ * curve is not to be read from two threads at once. SP_TEXT_BAD_INPUT, with nothing
+ * written, when a time is outside [start, end] or not a number; SP_TEXT_INTERNAL when a
+ * step of the curve failed (a θ-scheme's implicit solve), the rows before it written. */
+int sp_plan_curve_sample(sp_plan_curve *c, size_t n, const double *t, double *g, double *omega, double *omega_dot);
+
+/* Releases a curve (NULL is allowed). */
+void sp_plan_curve_free(sp_plan_curve *c);
+
 #endif

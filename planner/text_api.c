@@ -1,11 +1,14 @@
 /* JSON text in and out for foreign callers (sp_text_api.h): thin wrappers over the
- * problem reader, sp_solve_json, the study functions and the exact printer. */
+ * problem reader, sp_solve_json, the study functions and the exact printer; and a plan's
+ * curve kept for them to read (sp_plan_curve, over planner/cubic/sp_curve.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/cubic/sp_curve.h"
 #include "planner/sp_clock.h"
+#include "planner/sp_family.h"
 #include "planner/sp_solve.h"
 #include "planner/sp_text_api.h"
 #include "planner/study/sp_study.h"
@@ -38,23 +41,118 @@ static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t
     return code;
 }
 
-int sp_solve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop, char **result_json,
-                  char *error, size_t error_size)
+struct sp_plan_curve {
+    sp_curve *part[2]; /* the curve; a pose plan's orientation and position parts */
+    int parts, kind, dim, elem_size;
+    double y0[3];
+};
+
+/* The handle over the curves a plan handed over (which it owns from here on; *out NULL,
+ * and the curves freed, when there is no whole curve). SP_ERR_NOMEM frees them too. */
+static sp_status plan_curve_new(const sp_problem *pb, sp_curve *curves[2], sp_plan_curve **out)
+{
+    *out = NULL;
+    const int parts = pb->plan.pose ? 2 : 1, whole = curves[0] && (parts == 1 || curves[1]);
+    sp_plan_curve *c = whole ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        sp_curve_free(curves[0]), sp_curve_free(curves[1]);
+        return whole ? SP_ERR_NOMEM : SP_OK;
+    }
+    c->parts = parts;
+    for (int k = 0; k < parts; ++k) {
+        c->part[k] = curves[k];
+        c->dim += sp_curve_group(curves[k])->dim;
+        c->elem_size += sp_curve_group(curves[k])->elem_size;
+    }
+    c->kind = pb->plan.pose                              ? SP_PLAN_CURVE_POSE
+              : pb->cubic.space == SP_SPACE_SPHERE       ? SP_PLAN_CURVE_SPHERE
+              : sp_curve_group(curves[0]) == sp_group_so3 ? SP_PLAN_CURVE_ROTATION
+                                                         : SP_PLAN_CURVE_POINT;
+    if (c->kind == SP_PLAN_CURVE_SPHERE) memcpy(c->y0, pb->cubic.y0, sizeof c->y0);
+    *out = c;
+    return SP_OK;
+}
+
+/* sp_solve_text, and with `curve` the plan's curve as well. */
+static int solve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop, char **result_json,
+                      sp_plan_curve **curve, char *error, size_t error_size)
 {
     *result_json = NULL;
+    if (curve) *curve = NULL;
     sp_problem pb;
     sp_input_error e;
     sp_status st = sp_problem_parse_limited(problem_json, length, NULL, &pb, &e);
     if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
     const sp_progress progress = {.stop = stop};
-    cJSON *result = sp_solve_json(&pb, &progress);
+    sp_curve *parts[2] = {NULL, NULL};
+    cJSON *result = sp_solve_json_curve(&pb, &progress, curve ? parts : NULL);
+    sp_plan_curve *c = NULL;
+    st = plan_curve_new(&pb, parts, &c);
     sp_problem_free(&pb);
     cJSON *input = NULL; /* the result carries the problem it solved, as the command's do */
     if (result && sp_json_parse_document(problem_json, length, &input, &e) == SP_OK) sp_result_add_input(result, input);
     cJSON_Delete(input);
-    *result_json = result ? sp_json_print(result, 0, NULL) : NULL;
+    *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
-    return *result_json ? SP_TEXT_OK : fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
+    if (!*result_json) {
+        sp_plan_curve_free(c);
+        return fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
+    }
+    if (curve) *curve = c;
+    return SP_TEXT_OK;
+}
+
+int sp_solve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop, char **result_json,
+                  char *error, size_t error_size)
+{
+    return solve_text(problem_json, length, stop, result_json, NULL, error, error_size);
+}
+
+int sp_plan_curve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop,
+                       char **result_json, sp_plan_curve **curve, char *error, size_t error_size)
+{
+    return solve_text(problem_json, length, stop, result_json, curve, error, error_size);
+}
+
+int sp_plan_curve_kind(const sp_plan_curve *c) { return c->kind; }
+int sp_plan_curve_dim(const sp_plan_curve *c) { return c->dim; }
+int sp_plan_curve_elem_size(const sp_plan_curve *c) { return c->elem_size; }
+double sp_plan_curve_start(const sp_plan_curve *c) { return sp_curve_start(c->part[0]); }
+double sp_plan_curve_end(const sp_plan_curve *c) { return sp_curve_end(c->part[0]); }
+
+int sp_plan_curve_y0(const sp_plan_curve *c, double y0[3])
+{
+    if (c->kind != SP_PLAN_CURVE_SPHERE) return 0;
+    memcpy(y0, c->y0, sizeof c->y0);
+    return 1;
+}
+
+int sp_plan_curve_sample(sp_plan_curve *c, size_t n, const double *t, double *g, double *omega, double *omega_dot)
+{
+    const double start = sp_plan_curve_start(c), end = sp_plan_curve_end(c);
+    for (size_t i = 0; i < n; ++i)
+        if (!(t[i] >= start && t[i] <= end)) return SP_TEXT_BAD_INPUT; /* NaN included */
+    for (size_t i = 0; i < n; ++i) {
+        /* the parts side by side: (R, x), (ω, ẋ), (ω̇, ẍ) */
+        double *gi = g ? g + i * (size_t)c->elem_size : NULL, *wi = omega ? omega + i * (size_t)c->dim : NULL,
+               *ai = omega_dot ? omega_dot + i * (size_t)c->dim : NULL;
+        for (int k = 0; k < c->parts; ++k) {
+            const sp_group *G = sp_curve_group(c->part[k]);
+            sp_curve_point p;
+            if (sp_curve_eval(c->part[k], t[i], &p) != SP_OK) return SP_TEXT_INTERNAL;
+            if (gi) memcpy(gi, p.g, (size_t)G->elem_size * sizeof *gi), gi += G->elem_size;
+            if (wi) memcpy(wi, p.omega, (size_t)G->dim * sizeof *wi), wi += G->dim;
+            if (ai) memcpy(ai, p.omega_dot, (size_t)G->dim * sizeof *ai), ai += G->dim;
+        }
+    }
+    return SP_TEXT_OK;
+}
+
+void sp_plan_curve_free(sp_plan_curve *c)
+{
+    if (!c) return;
+    sp_curve_free(c->part[0]), sp_curve_free(c->part[1]);
+    free(c);
 }
 
 int sp_check_text(const char *json, size_t length, const char *base_dir, char *error, size_t error_size)

@@ -421,6 +421,25 @@ Test(keyframes, natural_exact_curves_cost_no_more_than_rotation_spline, .timeout
     }
 }
 
+/* A plan without steps whose Newton iteration stalls falls back on the direct form on the
+ * grid the plan chose (it once sized the direct form by the file's steps, 0 here, and
+ * wrote past its arrays). */
+Test(keyframes, plan_without_steps_falls_back_on_its_own_grid)
+{
+    const char *doc =
+        "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 4, \"xi0\": \"free\","
+        " \"sigma\": 0, \"max_iterations\": 1, \"targets\": [{\"t\": 1, \"q\": [0.92, -0.2, -0.33, -0.06]},"
+        " {\"t\": 2, \"q\": [0.99, -0.05, 0.03, -0.05]}, {\"t\": 3, \"q\": [0.93, -0.23, -0.2, 0.21]},"
+        " {\"t\": 4, \"q\": [0.71, -0.66, -0.14, -0.19]}]}";
+    cJSON *res = solve_text(doc);
+    cr_expect_str_neq(string(res, "status"), "converged");
+    const cJSON *start = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "starts"), 0);
+    cr_expect_gt(number(start, "direct_evaluations"), 0.0, "the direct form ran");
+    const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t");
+    cr_expect_eq(cJSON_GetArraySize(t), (int)number(cJSON_GetObjectItem(res, "settings"), "steps") + 1);
+    cJSON_Delete(res);
+}
+
 /* The discrete optimum of a plan on R³ (exact interpolation, rest to rest: a clamped
  * cubic spline) converges at order 2 in h, as the scheme does. */
 Test(keyframes, euclidean_plan_converges_at_order_two)

@@ -20,7 +20,9 @@ struct sp_direct {
     double *full;  /* gradient over every node */
 };
 
-sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma)
+sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma) { return sp_direct_alloc_segments(pb, sigma, NULL); }
+
+sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const int *segment_steps)
 {
     sp_direct *d = calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -29,6 +31,10 @@ sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma)
     d->cubic.sigma = sigma;
     d->G = pb->cubic.group;
     d->N = pb->steps;
+    if (segment_steps) {
+        d->N = 0;
+        for (size_t i = 0, k = sp_cubic_segments(&pb->cubic, pb->T); i < k; ++i) d->N += segment_steps[i];
+    }
     d->n = d->G->dim;
     d->theta = pb->scheme->theta;
     d->k_lo = pb->plan.xi0_free ? 0 : 1;
@@ -39,8 +45,9 @@ sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma)
     d->B = malloc(N * n * n * sizeof *d->B);
     d->g = malloc((N + 1) * e * sizeof *d->g);
     d->full = malloc((N + 1) * n * sizeof *d->full);
-    if (sp_plan_grid_init(&d->grid, &pb->cubic, pb->T, d->N) != SP_OK || !d->xi || !d->R || !d->B || !d->g ||
-        !d->full) {
+    if ((segment_steps ? sp_plan_grid_init_segments(&d->grid, &pb->cubic, pb->T, segment_steps)
+                       : sp_plan_grid_init(&d->grid, &pb->cubic, pb->T, d->N)) != SP_OK ||
+        !d->xi || !d->R || !d->B || !d->g || !d->full) {
         sp_direct_free(d);
         return NULL;
     }

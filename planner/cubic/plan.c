@@ -111,6 +111,19 @@ void sp_plan_free(sp_plan *plan)
 
 sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 
+void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2])
+{
+    if (plan->pb->plan.pose) {
+        sp_curve *position[2];
+        sp_plan_take_curves(plan->sub[0], curves);
+        sp_plan_take_curves(plan->sub[1], position);
+        curves[1] = position[0];
+        return;
+    }
+    curves[0] = plan->curve, curves[1] = NULL;
+    plan->curve = NULL;
+}
+
 void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
 {
     plan->progress = progress ? *progress : (sp_progress){0};
@@ -142,7 +155,7 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
     const sp_problem *pb = plan->pb;
     int M;
     const int *nodes = sp_ms_block_nodes(ms, &M);
-    sp_direct *d = sp_direct_alloc(pb, sp_ms_sigma(ms));
+    sp_direct *d = sp_direct_alloc_segments(pb, sp_ms_sigma(ms), plan->segment_steps);
     double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
     sp_hohp_state *S = malloc((size_t)M * sizeof *S);
     sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;

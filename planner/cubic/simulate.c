@@ -129,17 +129,25 @@ static void cubic_report(void *self, const sp_run *run, cJSON *root)
 
 static void cubic_release(void *self) { sp_hohp_free(((cubic_simulation *)self)->stepper); }
 
-/* The plan task: every outcome, failures included, lands in the result. */
-static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
+/* The plan task: every outcome, failures included, lands in the result. With `curves`
+ * the solved curve is handed over too (sp_plan_take_curves; none without a result). */
+static cJSON *cubic_plan_curve(const sp_problem *pb, const sp_progress *progress, sp_curve *curves[2])
 {
+    if (curves) curves[0] = curves[1] = NULL;
     sp_plan *plan = sp_plan_new(pb);
     if (!plan) return NULL;
     sp_plan_set_progress(plan, progress);
     sp_plan_result res;
     sp_plan_solve(plan, &res);
     cJSON *result = sp_plan_result_json(plan, &res);
+    if (curves && result) sp_plan_take_curves(plan, curves);
     sp_plan_free(plan);
     return result;
+}
+
+static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
+{
+    return cubic_plan_curve(pb, progress, NULL);
 }
 
 const sp_family sp_cubic_family = {
@@ -149,5 +157,6 @@ const sp_family sp_cubic_family = {
         &(const sp_simulation_ops){
             .size = sizeof(cubic_simulation), .init = cubic_init, .report = cubic_report, .release = cubic_release},
     .plan = cubic_plan,
+    .plan_curve = cubic_plan_curve,
     .drift = sp_cubic_drift,
 };

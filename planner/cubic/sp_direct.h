@@ -16,6 +16,9 @@ typedef struct sp_direct sp_direct;
 
 /* Borrows the problem; `sigma` (> 0) replaces its σ. NULL when out of memory. */
 sp_direct *sp_direct_alloc(const sp_problem *pb, double sigma);
+/* The same on the grid of segment_steps[i] steps between keyframes (NULL: the file's
+ * steps), as sp_ms_alloc_segments: the grid of a plan without steps. */
+sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const int *segment_steps);
 void sp_direct_free(sp_direct *d);
 int sp_direct_dim(const sp_direct *d);
 

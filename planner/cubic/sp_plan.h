@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "planner/sp_family.h"
+#include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_shooting.h"
 
 typedef struct sp_plan_result {
@@ -28,6 +29,12 @@ void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress);
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *result);
 /* The result tree of a solved plan (NULL when out of memory). */
 cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
+/* Hands the solved curve (sp_curve.h) over to the caller, who frees it with
+ * sp_curve_free; the plan keeps none. curves[0] is the plan's curve (a pose plan's
+ * orientation part), curves[1] a pose plan's position part (NULL for other plans); each
+ * NULL where the solve produced none (single shooting, a failure that left no solution).
+ * The result tree is to be built first: it reads its samples and extremes on the curve. */
+void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2]);
 /* The shooting object behind the plan (for benchmarks and tests). */
 sp_shooting *sp_plan_shooting(sp_plan *plan);
 

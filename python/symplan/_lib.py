@@ -64,6 +64,17 @@ def _declare(so):
         "sp_check_text": (c_int, [c_char_p, c_size_t, c_char_p, c_char_p, c_size_t]),
         "sp_study_text": (c_int, [c_char_p, c_size_t, c_char_p, c_char_p, flag, c_char_p, c_size_t]),
         "sp_free_text": (None, [c_void_p]),
+        # a plan's curve (an opaque sp_plan_curve *); sample's arrays as addresses of doubles
+        "sp_plan_curve_text": (c_int, [c_char_p, c_size_t, flag, ctypes.POINTER(c_void_p), ctypes.POINTER(c_void_p),
+                                       c_char_p, c_size_t]),
+        "sp_plan_curve_kind": (c_int, [c_void_p]),
+        "sp_plan_curve_dim": (c_int, [c_void_p]),
+        "sp_plan_curve_elem_size": (c_int, [c_void_p]),
+        "sp_plan_curve_start": (ctypes.c_double, [c_void_p]),
+        "sp_plan_curve_end": (ctypes.c_double, [c_void_p]),
+        "sp_plan_curve_y0": (c_int, [c_void_p, ctypes.POINTER(ctypes.c_double)]),
+        "sp_plan_curve_sample": (c_int, [c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p]),
+        "sp_plan_curve_free": (None, [c_void_p]),
     }
     for name, (restype, argtypes) in prototypes.items():
         fn = getattr(so, name)
