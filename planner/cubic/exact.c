@@ -314,12 +314,14 @@ static double step_norm(const exact *e)
 static sp_status newton(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
                         int *converged, double *residual, double *running, sp_hohp_state *nodes)
 {
-    enum { MAX_ITERATIONS = 40 };
+    /* the file's limit on Newton iterations, else 40 (simplified Newton takes a few more
+     * than full Newton) */
+    const int max_iterations = e->pb->plan.max_iterations > 0 ? e->pb->plan.max_iterations : 40;
     *converged = 0;
     double res, last = HUGE_VAL;
     sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, nodes);
     if (st == SP_OK && !have_factors) st = sp_band_factor(e->band), e->jacobians++;
-    for (int it = 0; st == SP_OK && it < MAX_ITERATIONS; ++it) {
+    for (int it = 0; st == SP_OK && it < max_iterations; ++it) {
         if (res <= tol) {
             *converged = 1;
             break;

@@ -61,9 +61,11 @@ def test_rates_are_the_derivatives_of_the_curve(exact):
     q = lambda s: curve(s)
     assert np.all(np.einsum("ij,ij->i", q(t + 1e-3), q(t - 1e-3)) > 0)
     omega = body_rate(q(t), richardson(q, t, 1e-3))
-    assert np.abs(omega - curve(t, 1)).max() < 1e-8
+    # the curve is accurate to the plan's accuracy (1e-6 rad by default), and so are its rates
+    accuracy = curve.result["resolution"]["accuracy"] if "resolution" in curve.result else 1e-8
+    assert np.abs(omega - curve(t, 1)).max() < accuracy
     # ω̇ against the differences of ω
-    assert np.abs(richardson(lambda s: curve(s, 1), t, 1e-3) - curve(t, 2)).max() < 1e-7
+    assert np.abs(richardson(lambda s: curve(s, 1), t, 1e-3) - curve(t, 2)).max() < 10 * accuracy
 
 
 def test_keyframes_are_passed_through(exact):
