@@ -59,8 +59,13 @@ double sp_problem_memory_estimate(const sp_problem *pb)
             const double blocks =
                 N / (pb->plan.block_steps > 0 ? pb->plan.block_steps : 64) + 2.0 * pb->cubic.n_targets + 2.0;
             const double kept = N / (pb->record_every > 1 ? pb->record_every : 1) + pb->cubic.n_targets + 2.0;
+            /* samples of the curve: time, point and two rates (both parts for poses) */
+            const double samples = pb->plan.has_sample_times ? (double)pb->plan.n_sample_times
+                                   : pb->plan.sample_rate > 0.0 ? pb->T * pb->plan.sample_rate + 2.0
+                                                                : 0.0;
+            const double sample_numbers = pb->plan.pose ? 1.0 + 9.0 + 3.0 + 12.0 : 1.0 + G->elem_size + 2.0 * G->dim;
             return N * per_step + blocks * 12000.0 + kept * (double)sizeof(sp_hohp_state) +
-                   result_bytes(kept, numbers + 3.0, 6.0);
+                   result_bytes(kept, numbers + 3.0, 6.0) + result_bytes(samples, sample_numbers, 4.0);
         }
         double arrays = rows * ((double)sizeof(sp_hohp_state) + sizeof(double)); /* states and times */
         if (pb->task == SP_TASK_PLAN) /* steps and tape of the shooting, target index per step */
@@ -134,10 +139,15 @@ sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits,
         char need_text[32], limit_text[32];
         sp_format_bytes(need, need_text, sizeof need_text);
         sp_format_bytes(L->memory, limit_text, sizeof limit_text);
-        if (pb->steps == 0) /* error_tolerance picks the steps later; even none do not fit */
-            return fail(err, "error_tolerance",
+        if (pb->steps == 0) { /* error_tolerance or accuracy picks the steps later; even none do not fit */
+            const char *what = pb->task != SP_TASK_PLAN                                     ? "error_tolerance"
+                               : pb->plan.has_sample_times                                  ? "output.sample_times"
+                               : pb->plan.sample_rate > 0.0                                 ? "output.sample_rate"
+                                                                                            : "accuracy";
+            return fail(err, what,
                         "the result needs about %s before any step, above the limit %s (raise it with --max-memory)",
                         need_text, limit_text);
+        }
         return fail(err, "steps",
                     "%d steps need about %s for the trajectory and the result, above the limit %s "
                     "(raise it with --max-memory)",

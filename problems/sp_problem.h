@@ -149,6 +149,9 @@ typedef struct sp_plan_settings {
     double sample_rate;
 } sp_plan_settings;
 
+/* Most steps the automatic resolution gives one segment between keyframes. */
+#define SP_PLAN_MAX_SEGMENT_STEPS 4096
+
 /* Most samples one result takes. */
 #define SP_PLAN_MAX_SAMPLES 10000000
 

@@ -301,8 +301,9 @@ def cubic(task):
                                                       "T included (result: samples; at most 10^7 samples)"))},
                 "not": {"required": ["sample_times", "sample_rate"]}},
                 "what the result writes")),
-            "accuracy": nullable(d(positive(), "plans without steps: largest distance (rad, or length on R^n) "
-                                               "between the returned curve and the continuous optimum", 1e-6)),
+            "accuracy": nullable(d(number(minimum=1e-13), "plans without steps: largest distance (rad, or length "
+                                               "on R^n) between the returned curve and the continuous optimum",
+                                   1e-6)),
             "quaternion_order": nullable(d(names("wxyz", "xyzw"),
                                            "plans of orientations (space group on SO3, or SO3xR3): every quaternion "
                                            "of the file (g0, the targets) and of the result is [w, x, y, z] (wxyz) or "
@@ -737,7 +738,8 @@ def result_schema():
             "accuracy": d(real, "the accuracy asked for"),
             "error_estimate": d(real, "distance between the curve on the grid before the last doubling and the "
                                       "returned one (absent when the finer grid did not converge)"),
-            "steps": d(count, "steps of the returned grid"), "rounds": d(count, "grid doublings")}},
+            "steps": d(count, "steps of the returned grid"), "rounds": d(count, "grid doublings"),
+            "reached": d({"type": "boolean"}, "whether the estimate is within the accuracy")}},
             "plans without steps: the grid chosen and its estimated error"),
         "samples": d({"type": "object", "required": ["t"], "properties": {"t": numbers},
                       "additionalProperties": {"type": "array"}},

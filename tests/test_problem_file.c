@@ -810,6 +810,8 @@ static const bad_case bad_cases[] = {
      "steps",
      "needs a step count"},
     {"steps_and_accuracy", PLAN_SPHERE, {{"accuracy", "1e-8"}}, "accuracy", "give steps or accuracy, not both"},
+    {"accuracy_below_roundoff", PLAN_SPHERE, {{"steps", NULL}, {"accuracy", "1e-15"}}, "accuracy",
+     "must be at least 1e-13"},
     {"sample_time_outside", PLAN_SPHERE, {{"output", "{\"sample_times\": [0, 0.5, 1.5]}"}}, "output.sample_times[2]",
      "must be within [0, T=1]"},
     {"sample_time_negative", PLAN_SPHERE, {{"output", "{\"sample_times\": [-0.1]}"}}, "output.sample_times[0]",

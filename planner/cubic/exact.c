@@ -447,7 +447,7 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
         for (size_t i = 0; i < K; ++i) {
             const double est = dist[i] / ldexp(1.0, p - 2);
             coarse[i] = est > accuracy ? (int)ceil(fine[i] * 0.55 * pow(est / accuracy, 1.0 / p)) : fine[i] / 2;
-            if (coarse[i] < 1) coarse[i] = 1;
+            coarse[i] = coarse[i] < 1 ? 1 : coarse[i] > SP_PLAN_MAX_SEGMENT_STEPS / 2 ? SP_PLAN_MAX_SEGMENT_STEPS / 2 : coarse[i];
         }
         st = newton(&e, coarse, 1, tol, progress, &converged, &residual, &running, NULL);
     }

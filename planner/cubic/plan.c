@@ -423,6 +423,7 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
         for (size_t i = 0; i < segments; ++i) {
             int m = fine[i] / 2;
             if (dist[i] > tol) m = (int)ceil(m * 1.2 * pow(dist[i] / tol, 1.0 / p));
+            if (m > SP_PLAN_MAX_SEGMENT_STEPS / 2) m = SP_PLAN_MAX_SEGMENT_STEPS / 2;
             plan->segment_steps[i] = m;
         }
         sp_curve *fcurve = curve_of(pb, *best);
@@ -846,6 +847,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
         cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
         cJSON_AddNumberToObject(acc, "accuracy", accuracy(pb));
         if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
+        cJSON_AddBoolToObject(acc, "reached", plan->error_estimate <= accuracy(pb));
         cJSON_AddNumberToObject(acc, "steps", plan->steps);
         cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
     }

@@ -155,6 +155,9 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
         s->quaternion_output = strcmp(o, "quaternion") == 0;
     }
     if (json_positive(root, "accuracy", 0, &s->accuracy) < 0) return -1;
+    if (s->accuracy > 0.0 && s->accuracy < 1e-13)
+        return json_fail(root, "accuracy", "must be at least 1e-13 (a curve is not resolved beyond round-off; got %g)",
+                         s->accuracy);
     if (p->steps > 0 && json_member(root, "accuracy").node)
         return json_fail(root, "accuracy", "chooses the steps: give steps or accuracy, not both");
     if (p->steps == 0 && s->method != SP_METHOD_MULTIPLE_SHOOTING)
