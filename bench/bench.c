@@ -77,7 +77,7 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 }
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
- * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, warm_start
+ * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start
  * (build/symplan-bench index1 custom_hol). */
 static int wanted(int argc, char **argv, const char *part)
 {
@@ -131,6 +131,7 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "holonomic_lobatto")) bench_holonomic_lobatto();
     if (wanted(argc, argv, "custom_hol")) bench_custom_hol();
     if (wanted(argc, argv, "keyframes")) bench_keyframes();
+    if (wanted(argc, argv, "curve")) bench_curve();
     if (wanted(argc, argv, "warm_start")) bench_warm_start();
     return 0;
 }

@@ -39,6 +39,14 @@ void bench_holonomic_lobatto(void);
  * nothing. Links tests/keyframe_reference.c. */
 void bench_keyframes(void);
 
+/* Plans without steps against scipy's RotationSpline (bench/curve_bench.c): random walks
+ * of 10, 50, 200 and 1000 orientation keyframes and a camera path of 30 at uneven times,
+ * σ = 0, natural ends: RotationSpline's construction time against our solve time, the
+ * energy ½∫|ω̇|² of both curves (ours from the result's samples), and the grid the planner
+ * chose. Runs bench/rotation_spline_bench.py under /usr/bin/python3. Prints; asserts
+ * nothing. */
+void bench_curve(void);
+
 /* Expression models, holonomic (bench/custom_hol_bench.c): the cost per step of the spherical
  * pendulum written as expressions against the built-in model (ratio), and of the double
  * spherical pendulum. Prints; asserts nothing. Run from the top folder (reads data/custom/). */
