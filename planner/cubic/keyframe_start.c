@@ -315,5 +315,9 @@ static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
     G->dexp(G, mu, D);
     sp_mat_vec(3, 3, D, v, z->xi);
     sp_vec_copy(3, a, z->p);
-    for (int q = 0; q < 3; ++q) z->nu[q] = -j[q];
+    /* ν ≈ −ξ̈ with ξ = dexp_{−u} u̇ = u̇ − ½[u, u̇] + …: at a knot (u = 0) ξ̇ = ü and
+     * ξ̈ = u⃛ − ½[u̇, ü] exactly, which the momentum takes everywhere */
+    double bracket[3];
+    G->ad(G, v, a, bracket);
+    for (int q = 0; q < 3; ++q) z->nu[q] = -j[q] + 0.5 * bracket[q];
 }
