@@ -159,16 +159,13 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->S_trial = calloc((size_t)M, sizeof *ms->S_trial);
     ms->E = calloc((size_t)M, sizeof *ms->E);
     ms->E_trial = calloc((size_t)M, sizeof *ms->E_trial);
-    ms->Jb = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb);
-    ms->Jb_trial = malloc((size_t)M * ms->nz * ms->nz * sizeof *ms->Jb_trial);
     ms->lam = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam);
     ms->lam_trial = calloc((m ? m : 1) * (size_t)ms->nc, sizeof *ms->lam_trial);
-    if (!ms->off_s || !ms->S || !ms->S_trial || !ms->E || !ms->E_trial || !ms->Jb || !ms->Jb_trial || !ms->lam ||
+    if (!ms->off_s || !ms->S || !ms->S_trial || !ms->E || !ms->E_trial || !ms->lam ||
         !ms->lam_trial)
         goto fail;
     layout(ms);
     size_t nx = (size_t)ms->nx;
-    ms->band = sp_band_alloc(ms->nx, ms->kl, ms->ku);
     ms->F = malloc(nx * sizeof *ms->F);
     ms->dx = malloc(nx * sizeof *ms->dx);
     ms->dxb = malloc(nx * sizeof *ms->dxb);
@@ -176,7 +173,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->rscale = malloc(nx * sizeof *ms->rscale);
     ms->rscale_kept = malloc(nx * sizeof *ms->rscale_kept);
     ms->grad = malloc(nx * sizeof *ms->grad);
-    if (!ms->band || !ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale || !ms->rscale_kept || !ms->grad)
+    if (!ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale || !ms->rscale_kept || !ms->grad)
         goto fail;
 
     if (pb->cubic.space == SP_SPACE_SPHERE) {
@@ -203,6 +200,17 @@ void sp_ms_free(sp_ms *ms)
     free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale), free(ms->rscale_kept), free(ms->grad);
     sp_band_free(ms->normal);
     free(ms);
+}
+
+/* The block Jacobians and the banded Newton matrix, allocated when first needed: a solve
+ * whose start is already a solution (the condensed solver's check) never needs them. */
+static sp_status ensure_linear(sp_ms *ms)
+{
+    const size_t jb = (size_t)ms->M * ms->nz * ms->nz;
+    if (!ms->Jb) ms->Jb = malloc(jb * sizeof *ms->Jb);
+    if (!ms->Jb_trial) ms->Jb_trial = malloc(jb * sizeof *ms->Jb_trial);
+    if (!ms->band) ms->band = sp_band_alloc(ms->nx, ms->kl, ms->ku);
+    return ms->Jb && ms->Jb_trial && ms->band ? SP_OK : SP_ERR_NOMEM;
 }
 
 sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind)
@@ -604,6 +612,15 @@ static sp_status back_solve(sp_ms *ms, double *x)
     return sp_band_solve(ms->band, x);
 }
 
+/* Sweeps the current states with their block Jacobians and assembles the band: F and the
+ * scaled residual at the current point, J in the band (unfactored). */
+static sp_status linearise(sp_ms *ms, double *F, double *scaled)
+{
+    sp_status st = ensure_linear(ms);
+    if (st == SP_OK) st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
+    return st != SP_OK ? st : residual(ms, ms->S, ms->lam, ms->E, ms->Jb, F, 1, scaled);
+}
+
 sp_status sp_ms_residual(sp_ms *ms, double *F)
 {
     double run, scaled;
@@ -613,18 +630,16 @@ sp_status sp_ms_residual(sp_ms *ms, double *F)
 
 sp_status sp_ms_correction(sp_ms *ms, double *dx)
 {
-    double run, scaled;
-    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
-    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, dx, 1, &scaled);
+    double scaled;
+    sp_status st = linearise(ms, dx, &scaled);
     if (st == SP_OK) st = factor(ms);
     return st != SP_OK ? st : back_solve(ms, dx);
 }
 
 sp_status sp_ms_jacobian_dense(sp_ms *ms, double *J)
 {
-    double run, scaled;
-    sp_status st = sweep(ms, ms->S, ms->E, ms->Jb, &run);
-    if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &scaled);
+    double scaled;
+    sp_status st = linearise(ms, ms->F, &scaled);
     if (st != SP_OK) return st;
     const int nx = ms->nx;
     for (int r = 0; r < nx; ++r)
@@ -769,8 +784,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
     sp_status st = sweep(ms, ms->S, ms->E, NULL, &ms->running);
     if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, NULL, ms->F, 0, &res);
     if (st == SP_OK && res > tol && !factored) {
-        st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
-        if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+        st = linearise(ms, ms->F, &res);
         jac_current = 1;
     }
     double alpha = 1.0;
@@ -825,8 +839,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             /* kept factors of an older point: refresh J here and try Newton again */
             --ms->stats.iterations;
             alpha = 1.0;
-            st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
-            if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+            st = linearise(ms, ms->F, &res);
             jac_current = 1, factored = 0;
             continue;
         }
@@ -855,8 +868,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
             continue;
         }
         /* the accepted point becomes current, with its Jacobian */
-        st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
-        if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, ms->F, 1, &res);
+        st = linearise(ms, ms->F, &res);
         jac_current = 1, factored = 0;
     }
     ms->stats.residual = res;
@@ -868,7 +880,7 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
 
 int sp_ms_take_factors(sp_ms *ms, const sp_ms *from)
 {
-    ms->kept_factors = from->band_factored && sp_band_copy(ms->band, from->band) == 0;
+    ms->kept_factors = from->band_factored && ensure_linear(ms) == SP_OK && sp_band_copy(ms->band, from->band) == 0;
     ms->band_factored = ms->kept_factors;
     return ms->kept_factors;
 }
