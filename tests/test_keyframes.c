@@ -833,3 +833,52 @@ Test(keyframes, condensed_exact_solver_matches_the_general_system, .timeout = 12
         free(plain), free(doc), free(text), free(general_doc);
     }
 }
+
+/* At the size users work at: 200 keyframes, default settings. The curve converges through
+ * the condensed solver, passes through every keyframe, reports an error estimate within
+ * the accuracy, and its energy is below RotationSpline's through the same keyframes. */
+Test(keyframes, two_hundred_keyframes_with_default_settings, .timeout = 300)
+{
+    char *doc = curve_problem(41, 200, NULL);
+    cJSON *problem = cJSON_Parse(doc);
+    cJSON *res = solve_text(doc);
+    cr_assert_str_eq(string(res, "status"), "converged");
+    cr_expect_leq(worst_miss(res), 1e-10);
+    const cJSON *resolution = cJSON_GetObjectItem(res, "resolution");
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resolution, "reached")));
+    cr_expect_leq(number(resolution, "error_estimate"), 1e-6);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "starts")), 1, "the condensed solver, one start");
+    const double spline = rotation_spline_cost(problem);
+    cr_assert_geq(spline, 0.0, "python3 with scipy is needed (apt-get install python3-scipy)");
+    const double ours = number(res, "running_cost");
+    cr_expect_lt(ours, spline, "200 keyframes: %.10g against RotationSpline's %.10g", ours, spline);
+    cr_log_info("200 keyframes: %.10g against RotationSpline's %.10g (%.3f %% lower), %d steps, estimate %.2e", ours,
+                spline, 100.0 * (1.0 - ours / spline), (int)number(resolution, "steps"),
+                number(resolution, "error_estimate"));
+    cJSON_Delete(res);
+    cJSON_Delete(problem);
+    free(doc);
+}
+
+/* A weighted sphere plan without steps: the general solver on the chosen grid, its estimate
+ * reported, and a plan that did not converge says its error is unknown. */
+Test(keyframes, resolution_of_weighted_sphere_plans)
+{
+    const char *doc = "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"y0\": [0, 0, 1],"
+                      " \"T\": 3, \"xi0\": [0, 0, 0], \"sigma\": 0.05, \"targets\": [{\"t\": 1, \"y\": [0.5, 0, 0.8]},"
+                      " {\"t\": 2, \"y\": [0.6, 0.6, 0.5]}, {\"t\": 3, \"y\": [0, 1, 0.2]}]}";
+    cJSON *res = solve_text(doc);
+    cr_assert_str_eq(string(res, "status"), "converged");
+    const cJSON *resolution = cJSON_GetObjectItem(res, "resolution");
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resolution, "reached")));
+    cr_expect_leq(number(resolution, "error_estimate"), 1e-6);
+    cJSON_Delete(res);
+    char *stopped = with_fields(doc, "\"max_iterations\": 1");
+    res = solve_text(stopped);
+    cr_expect_str_neq(string(res, "status"), "converged");
+    resolution = cJSON_GetObjectItem(res, "resolution");
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(resolution, "reached")));
+    cr_expect_null(cJSON_GetObjectItem(resolution, "error_estimate"));
+    cJSON_Delete(res);
+    free(stopped);
+}

@@ -71,6 +71,7 @@ sp_plan *sp_plan_new(const sp_problem *pb)
     sp_plan *plan = calloc(1, sizeof *plan);
     if (!plan) return NULL;
     plan->pb = pb;
+    plan->error_estimate = HUGE_VAL; /* unknown until a resolution check */
     if (pb->plan.pose) {
         if (sp_pose_split(pb, plan->parts) != SP_OK) {
             free(plan);
