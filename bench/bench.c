@@ -5,6 +5,8 @@
  * and their ratio, for every scheme and retraction; and the whole solve with adjoint
  * gradients against the same solve with central-difference gradients. It prints
  * ratios, not verdicts. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,4 +136,15 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "curve")) bench_curve();
     if (wanted(argc, argv, "warm_start")) bench_warm_start();
     return 0;
+}
+
+char *bench_json_text(cJSON *doc)
+{
+    char *printed = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (!printed) return NULL;
+    char *text = malloc(strlen(printed) + 1);
+    if (text) strcpy(text, printed);
+    cJSON_free(printed);
+    return text;
 }

@@ -66,6 +66,10 @@ void bench_warm_start(void);
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */
 double bench_clock(void);
+/* The document as compact JSON text in malloc'd memory (the caller frees it; NULL when out
+ * of memory); the document is deleted. */
+struct cJSON;
+char *bench_json_text(struct cJSON *doc);
 double bench_best_time(void (*f)(void *), void *ctx, int repeats, double min_batch);
 double bench_max_abs_diff(int n, const double *a, const double *b);
 

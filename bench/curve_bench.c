@@ -147,32 +147,10 @@ static char *problem_text(const kf_schedule *s)
             cJSON_AddItemToArray(times, cJSON_CreateNumber(0.5 * (a + b) + 0.5 * (b - a) * gauss_x[q]));
         a = b;
     }
-    char *printed = cJSON_PrintUnformatted(doc);
-    cJSON_Delete(doc);
-    if (!printed) return NULL;
-    char *text = malloc(strlen(printed) + 1);
-    if (text) strcpy(text, printed);
-    cJSON_free(printed);
-    return text;
+    return bench_json_text(doc);
 }
 
 /* ------------------------------------------------------------ RotationSpline -- */
-
-/* Appends one schedule {"t": [0, t…], "R": [g0, R…]} to the script's input. */
-static void write_schedule(FILE *f, const kf_schedule *s, int first)
-{
-    fprintf(f, "%s{\"t\": [0", first ? "" : ", ");
-    for (int i = 0; i < s->n; ++i) fprintf(f, ", %.17g", s->t[i]);
-    fprintf(f, "], \"R\": [[");
-    for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->g0[j]);
-    fprintf(f, "]");
-    for (int i = 0; i < s->n; ++i) {
-        fprintf(f, ", [");
-        for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->R[9 * i + j]);
-        fprintf(f, "]");
-    }
-    fprintf(f, "]}");
-}
 
 /* RotationSpline's construction seconds and energy for every schedule (NaN where python3,
  * scipy or the script is not available); 0 when the script answered for all. */
@@ -190,7 +168,10 @@ static int rotation_spline(const kf_schedule *s, int count, double *seconds, dou
         return -1;
     }
     fprintf(f, "{\"schedules\": [");
-    for (int q = 0; q < count; ++q) write_schedule(f, &s[q], q == 0);
+    for (int q = 0; q < count; ++q) {
+        if (q) fprintf(f, ", ");
+        kf_schedule_write_rotations(f, &s[q]);
+    }
     fprintf(f, "]}\n");
     int got = 0;
     if (fclose(f) == 0) {

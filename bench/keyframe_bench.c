@@ -90,13 +90,7 @@ static char *problem_text(const kf_schedule *s, const char *method, int maxeval,
         if (maxtime > 0) cJSON_AddNumberToObject(opt, "maxtime", maxtime);
     }
     if (record_every > 0) cJSON_AddNumberToObject(doc, "record_every", record_every);
-    char *printed = cJSON_PrintUnformatted(doc);
-    cJSON_Delete(doc);
-    if (!printed) return NULL;
-    char *text = malloc(strlen(printed) + 1);
-    if (text) strcpy(text, printed);
-    cJSON_free(printed);
-    return text;
+    return bench_json_text(doc);
 }
 
 static int parse(const char *text, sp_problem *pb)
@@ -331,17 +325,8 @@ static double rotation_spline_cost(const kf_schedule *s)
         unlink(path);
         return NAN;
     }
-    fprintf(f, "{\"t\": [0");
-    for (int i = 0; i < s->n; ++i) fprintf(f, ", %.17g", s->t[i]);
-    fprintf(f, "], \"R\": [[");
-    for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->g0[j]);
-    fprintf(f, "]");
-    for (int i = 0; i < s->n; ++i) {
-        fprintf(f, ", [");
-        for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->R[9 * i + j]);
-        fprintf(f, "]");
-    }
-    fprintf(f, "]}\n");
+    kf_schedule_write_rotations(f, s);
+    fprintf(f, "\n");
     double value = NAN;
     if (fclose(f) == 0) {
         char cmd[256];

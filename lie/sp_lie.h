@@ -76,6 +76,12 @@ const sp_group *sp_group_rn(int n);
 
 /* Registry: look a group up by name ("SO3", "SE2", "R1" … "R6"); NULL when unknown. */
 const sp_group *sp_group_by_name(const char *name);
+
+/* r = log(a⁻¹b), the mismatch of b against a, with its derivatives (n x n, row-major; each
+ * may be NULL) under right perturbations a → a exp(δ), b → b exp(δ):
+ * Da = −dexp⁻¹_r, Db = dexp⁻¹_r Ad_{a⁻¹b}. SP_ERR_DOMAIN where log is not defined. */
+sp_status sp_group_log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da,
+                                double *Db);
 /* The i-th registered group, NULL past the end (for listings and conformance tests). */
 const sp_group *sp_group_at(size_t i);
 

@@ -914,3 +914,18 @@ void kf_reference_free(kf_reference *r)
     free(r->xi);
     r->xi = NULL;
 }
+
+void kf_schedule_write_rotations(FILE *f, const kf_schedule *s)
+{
+    fprintf(f, "{\"t\": [0");
+    for (int i = 0; i < s->n; ++i) fprintf(f, ", %.17g", s->t[i]);
+    fprintf(f, "], \"R\": [[");
+    for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->g0[j]);
+    fprintf(f, "]");
+    for (int i = 0; i < s->n; ++i) {
+        fprintf(f, ", [");
+        for (int j = 0; j < 9; ++j) fprintf(f, "%s%.17g", j ? ", " : "", s->R[9 * i + j]);
+        fprintf(f, "]");
+    }
+    fprintf(f, "]}");
+}

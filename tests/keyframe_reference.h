@@ -19,6 +19,8 @@
 #ifndef SP_TEST_KEYFRAME_REFERENCE_H
 #define SP_TEST_KEYFRAME_REFERENCE_H
 
+#include <stdio.h>
+
 /* The continuation used for σ = 0, from the first stage to the last. */
 #define KF_EXACT_STAGES 3
 extern const double kf_exact_sigmas[KF_EXACT_STAGES];
@@ -57,6 +59,10 @@ void kf_random_schedule(unsigned long seed, int sphere, int n_keyframes, double 
 /* The schedule as a symplan problem file (a cubic_spline plan task on SO3), every number
  * printed with %.17g; a malloc'd string, NULL when out of memory. */
 char *kf_schedule_json(const kf_schedule *s);
+
+/* The schedule's rotations as {"t": [0, t…], "R": [g0, R…]} (9 numbers each, row-major),
+ * the input of tests/rotation_spline_cost.py and bench/rotation_spline_bench.py. */
+void kf_schedule_write_rotations(FILE *f, const kf_schedule *s);
 
 /* Reads a problem file of that form (text, or a file by its path) into *out; 0 on
  * success, -1 when the text is not such a problem (then *out holds nothing to free). */

@@ -162,18 +162,12 @@ sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out)
     return SP_OK;
 }
 
-/* Distance between two group elements: the rotation angle on SO(3), |a − b| otherwise. */
+/* Distance between two group elements: |log(a⁻¹b)|, the rotation angle on SO(3) (π where
+ * the logarithm is not defined), |b − a| on Rⁿ. */
 static double group_distance(const sp_group *G, const double *a, const double *b)
 {
-    if (G != sp_group_so3) return sp_vec_dist(G->elem_size, a, b);
-    double ai[9], X[9];
-    G->inverse(G, a, ai);
-    G->compose(G, ai, b, X);
-    /* the angle from the trace, and from the skew part near 0 (where acos loses digits) */
-    const double s = 0.5 * sqrt((X[7] - X[5]) * (X[7] - X[5]) + (X[2] - X[6]) * (X[2] - X[6]) +
-                                (X[3] - X[1]) * (X[3] - X[1])),
-                 co = 0.5 * (X[0] + X[4] + X[8] - 1.0);
-    return atan2(s, co);
+    double r[SP_LIE_MAX_DIM];
+    return sp_group_log_mismatch(G, a, b, r, NULL, NULL) == SP_OK ? sp_vec_norm(G->dim, r) : SP_PI;
 }
 
 sp_status sp_curve_distance(sp_curve *a, sp_curve *b, const sp_plan_grid *grid, size_t n_targets, double *dist)

@@ -119,26 +119,6 @@ static void knot_state(const exact *e, const double *w, const double *mu, int i,
     if (mu) memcpy(z->nu, mu + n * i, (size_t)n * sizeof *z->nu);
 }
 
-/* r = log(a⁻¹ b) (b − a on Rⁿ) and, when D is not NULL, its derivative under b → b exp(δ). */
-static sp_status mismatch(const sp_group *G, const double *a, const double *b, double *r, double *D)
-{
-    const int n = G->dim;
-    double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[MAXN * MAXN];
-    G->inverse(G, a, ai);
-    G->compose(G, ai, b, X);
-    sp_status st = G->log(G, X, r);
-    if (st != SP_OK || !D) return st;
-    G->dexp_inv(G, r, Di);
-    for (int c = 0; c < n; ++c) {
-        double ec[MAXN] = {0}, v[MAXN], col[MAXN];
-        ec[c] = 1.0;
-        G->Ad(G, X, ec, v);
-        sp_mat_vec(n, n, Di, v, col);
-        for (int k = 0; k < n; ++k) D[k * n + c] = col[k];
-    }
-    return SP_OK;
-}
-
 /* Inverts a small matrix in place by Gauss–Jordan with partial pivoting; -1 if singular. */
 static int invert(int n, double *A)
 {
@@ -200,7 +180,7 @@ static sp_status sweep(exact *e, const int *steps, const double *w, const double
         }
         memcpy(e->mu_end + (size_t)i * n, z.nu, (size_t)n * sizeof *z.nu);
         double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
-        sp_status st = mismatch(G, elem(e, i + 1), z.g, r, linearise ? D : NULL);
+        sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, NULL, linearise ? D : NULL);
         if (st != SP_OK) return st;
         const double *w1 = w + nw * (i + 1);
         for (int k = 0; k < n; ++k) {
@@ -373,7 +353,8 @@ static sp_status distance(exact *e, const int *coarse, const double *wc, const d
                                     : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
                 double r[MAXN];
                 if (st == SP_OK)
-                    st = mismatch(G, half ? zh.g : zc.g, fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL);
+                    st = sp_group_log_mismatch(G, half ? zh.g : zc.g, fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL,
+                                               NULL);
                 if (st != SP_OK) return st;
                 dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
             }

@@ -10,6 +10,7 @@
 #include "integrators/sp_hohp_rk.h"
 #include "planner/cubic/sp_multiple_shooting.h"
 #include "lie/sp_linalg.h"
+#include "lie/sp_lie.h"
 
 #define NZ_MAX (4 * SP_LIE_MAX_DIM)
 
@@ -47,7 +48,6 @@ struct sp_ms {
     sp_ms_stats stats;
 };
 
-static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db);
 
 const char *sp_start_name(sp_start_kind kind)
 {
@@ -363,31 +363,6 @@ static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, doub
     return isfinite(run) ? SP_OK : SP_ERR_NONFINITE;
 }
 
-/* r = log(a⁻¹b) with its derivatives under right perturbations of a and b:
- * Da = −dexp⁻¹_r, Db = dexp⁻¹_r Ad_{a⁻¹b}. */
-static sp_status log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db)
-{
-    const int n = G->dim;
-    double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-    G->inverse(G, a, ai);
-    G->compose(G, ai, b, X);
-    sp_status st = G->log(G, X, r);
-    if (st != SP_OK) return st;
-    if (!Da && !Db) return SP_OK;
-    G->dexp_inv(G, r, Di);
-    if (Da)
-        for (int k = 0; k < n * n; ++k) Da[k] = -Di[k];
-    if (Db)
-        for (int c = 0; c < n; ++c) {
-            double e[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
-            e[c] = 1.0;
-            G->Ad(G, X, e, v);
-            sp_mat_vec(n, n, Di, v, w);
-            for (int k = 0; k < n; ++k) Db[k * n + c] = w[k];
-        }
-    return SP_OK;
-}
-
 /* The interpolation condition of keyframe i at g (nc values) and its derivative C
  * (nc x n) under g → g exp(δ). */
 static sp_status interpolation_condition(const sp_ms *ms, size_t i, const double *g, double *c, double *C)
@@ -408,7 +383,7 @@ static sp_status interpolation_condition(const sp_ms *ms, size_t i, const double
         }
         return SP_OK;
     }
-    return log_mismatch(ms->G, tg->R, g, c, NULL, C);
+    return sp_group_log_mismatch(ms->G, tg->R, g, c, NULL, C);
 }
 
 /* Kick κ at keyframe i reached at g (σ > 0) and its Jacobian K (n x n, row-major). */
@@ -466,7 +441,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
     /* start: log(g0⁻¹ g_0) and ξ_0 − ξ0 (or p_0 when ξ_0 is free) */
     {
         double Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-        sp_status st = log_mismatch(G, pb->g0, S[0].g, F, NULL, Db);
+        sp_status st = sp_group_log_mismatch(G, pb->g0, S[0].g, F, NULL, Db);
         if (st != SP_OK) return st;
         for (int k = 0; k < n; ++k) SCALE(k, 1.0);
         const double *v = pb->plan.xi0_free ? S[0].p : S[0].xi;
@@ -506,7 +481,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
             const sp_hohp_state *s1 = &S[j + 1];
             const int c1 = ms->off_s[j + 1];
             double Da[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Db[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-            sp_status st = log_mismatch(G, s1->g, e->g, F + row, Da, Db);
+            sp_status st = sp_group_log_mismatch(G, s1->g, e->g, F + row, Da, Db);
             if (st != SP_OK) return st;
             for (int k = 0; k < n; ++k) {
                 SCALE(row + k, 1.0);
