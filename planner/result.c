@@ -79,7 +79,8 @@ static const char *status_message(const char *status)
         const char *name, *message;
     } stops[] = {
         {"stalled", "the optimiser stopped on a tolerance where the gradient is not small"},
-        {"maxeval_reached", "the optimiser used its evaluation limit (optimizer.maxeval) before converging"},
+        {"maxeval_reached", "the solver used its limit (optimizer.maxeval for NLopt, max_iterations for Newton) before "
+                            "converging"},
         {"maxtime_reached", "the optimiser used its time limit (optimizer.maxtime) before converging"},
         {"target_not_reached", "no start reached the target within the tolerance"},
         {"interrupted", "stopped on request; the result holds what was computed until then"},
