@@ -115,13 +115,12 @@ typedef struct stage_jacobian {
     double Mxi[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Mmu[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
 } stage_jacobian;
 
-
 static void stage_jacobian_of(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
                               stage_jacobian *J)
 {
     const int n = s->n, q = s->terms - 1, nn = n * n;
-    const double(*C)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C;
-    const double(*S)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->S;
+    const double(*C)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]) s->C;
+    const double(*S)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]) s->S;
     double a[SP_LIE_MAX_DIM], A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], V[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     double T1[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], T2[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     for (int r = 0; r < n; ++r) a[r] = -y[r];

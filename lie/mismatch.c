@@ -3,8 +3,7 @@
 #include "lie/sp_lie.h"
 #include "lie/sp_linalg.h"
 
-sp_status sp_group_log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da,
-                                double *Db)
+sp_status sp_group_log_mismatch(const sp_group *G, const double *a, const double *b, double *r, double *Da, double *Db)
 {
     const int n = G->dim;
     double ai[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], Di[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];

@@ -84,7 +84,8 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
         *z = c->z[k];
         return SP_OK;
     }
-    return c->rk ? sp_hohp_rk_step(c->rk, tau, &c->z[k], z, NULL, 0, NULL) : sp_hohp_step(c->hohp, tau, &c->z[k], z, NULL);
+    return c->rk ? sp_hohp_rk_step(c->rk, tau, &c->z[k], z, NULL, 0, NULL)
+                 : sp_hohp_step(c->hohp, tau, &c->z[k], z, NULL);
 }
 
 sp_status sp_curve_eval(sp_curve *c, double t, sp_curve_point *out)

@@ -25,21 +25,20 @@ int sp_exact_applies(const sp_problem *pb)
 /* What one segment's linearisation leaves for the condensed solve (kept while the factors
  * are): δμ = −Ainv (r_g + Aw δw), and B_μ to carry r_g into the recurrence. */
 typedef struct segment {
-    double Ainv[MAXN * MAXN];  /* (∂r_g/∂μ)⁻¹ */
-    double Aw[MAXN * MAXW];    /* ∂r_g/∂w */
-    double Bmu[MAXW * MAXN];   /* ∂(ξ, π)_end/∂μ */
+    double Ainv[MAXN * MAXN]; /* (∂r_g/∂μ)⁻¹ */
+    double Aw[MAXN * MAXW];   /* ∂r_g/∂w */
+    double Bmu[MAXW * MAXN];  /* ∂(ξ, π)_end/∂μ */
 } segment;
 
 typedef struct exact {
     const sp_problem *pb;
     const sp_group *G;
     sp_hohp_rk *rk;
-    int n, K;        /* algebra dim, keyframes (segments) */
-    double *tk;      /* K+1 knot times */
+    int n, K;         /* algebra dim, keyframes (segments) */
+    double *tk;       /* K+1 knot times */
     const double **R; /* K+1 knot elements (g0, the keyframes) */
     /* unknowns: w_i = (ξ_i, π_i) for i = 0…K, μ_i for i < K */
     double *w, *mu;
-    double *w_trial, *mu_trial;
     /* residuals: per segment r_g (n) then r_w (2n) */
     double *r;
     double *mu_end; /* μ at the end of every segment (before the keyframe's jump) */
@@ -50,12 +49,12 @@ typedef struct exact {
     int jacobians, sweeps, iterations;
 } exact;
 
-static double *elem(const exact *e, int i) { return (double *)e->R[i]; }
+static const double *elem(const exact *e, int i) { return e->R[i]; }
 
 static void exact_free(exact *e)
 {
     sp_hohp_rk_free(e->rk);
-    free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->w_trial), free(e->mu_trial), free(e->r);
+    free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->r);
     free(e->mu_end), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
 }
 
@@ -71,9 +70,7 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->tk = malloc((K + 1) * sizeof *e->tk);
     e->R = malloc((K + 1) * sizeof *e->R);
     e->w = malloc((K + 1) * 2 * n * sizeof *e->w);
-    e->w_trial = malloc((K + 1) * 2 * n * sizeof *e->w_trial);
     e->mu = malloc(K * n * sizeof *e->mu);
-    e->mu_trial = malloc(K * n * sizeof *e->mu_trial);
     e->r = malloc(K * 3 * n * sizeof *e->r);
     e->seg = malloc(K * sizeof *e->seg);
     e->mu_end = malloc(K * n * sizeof *e->mu_end);
@@ -82,8 +79,8 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->dmu = malloc(K * n * sizeof *e->dmu);
     /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
     e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (!e->rk || !e->tk || !e->R || !e->w || !e->w_trial || !e->mu || !e->mu_trial || !e->r || !e->mu_end || !e->seg || !e->rhs ||
-        !e->dw || !e->dmu || !e->band) {
+    if (!e->rk || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->mu_end || !e->seg || !e->rhs || !e->dw ||
+        !e->dmu || !e->band) {
         exact_free(e);
         return SP_ERR_NOMEM;
     }
@@ -165,9 +162,9 @@ static sp_status sweep(exact *e, const int *steps, const double *w, const double
             /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned) */
             memset(dz, 0, (size_t)cols * nz * sizeof *dz);
             for (int c = 0; c < n; ++c) {
-                dz[c * nz + n + c] = 1.0;                /* ξ */
-                dz[(n + c) * nz + 3 * n + c] = 1.0;      /* π */
-                dz[(2 * n + c) * nz + 2 * n + c] = 1.0;  /* μ */
+                dz[c * nz + n + c] = 1.0;               /* ξ */
+                dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
+                dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
             }
         }
         const double h = (e->tk[i + 1] - e->tk[i]) / steps[i];
@@ -250,8 +247,7 @@ static sp_status correction(exact *e, const double *w)
     const int n = e->n, nw = 2 * n;
     for (int k = 0; k < n; ++k) {
         e->rhs[k] = -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]);
-        e->rhs[n + nw * e->K + k] =
-            -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]);
+        e->rhs[n + nw * e->K + k] = -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]);
     }
     for (int i = 0; i < e->K; ++i) {
         const segment *sg = &e->seg[i];
@@ -353,8 +349,8 @@ static sp_status distance(exact *e, const int *coarse, const double *wc, const d
                                     : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
                 double r[MAXN];
                 if (st == SP_OK)
-                    st = sp_group_log_mismatch(G, half ? zh.g : zc.g, fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL,
-                                               NULL);
+                    st = sp_group_log_mismatch(G, half ? zh.g : zc.g,
+                                               fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL, NULL);
                 if (st != SP_OK) return st;
                 dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
             }
@@ -376,7 +372,8 @@ static sp_status export_solution(const exact *e, const int *steps, double residu
     for (int i = 0; i <= K; ++i) knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
     for (int i = 0; i < K; ++i)
         for (int k = 0; k < n; ++k)
-            out->kicks[(size_t)i * n + k] = (i + 1 < K ? e->mu[(size_t)(i + 1) * n + k] : 0.0) - e->mu_end[(size_t)i * n + k];
+            out->kicks[(size_t)i * n + k] =
+                (i + 1 < K ? e->mu[(size_t)(i + 1) * n + k] : 0.0) - e->mu_end[(size_t)i * n + k];
     memcpy(out->segment_steps, steps, (size_t)K * sizeof *steps);
     out->residual = residual;
     return SP_OK;
@@ -428,7 +425,9 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
         for (size_t i = 0; i < K; ++i) {
             const double est = dist[i] / ldexp(1.0, p - 2);
             coarse[i] = est > accuracy ? (int)ceil(fine[i] * 0.55 * pow(est / accuracy, 1.0 / p)) : fine[i] / 2;
-            coarse[i] = coarse[i] < 1 ? 1 : coarse[i] > SP_PLAN_MAX_SEGMENT_STEPS / 2 ? SP_PLAN_MAX_SEGMENT_STEPS / 2 : coarse[i];
+            coarse[i] = coarse[i] < 1                               ? 1
+                        : coarse[i] > SP_PLAN_MAX_SEGMENT_STEPS / 2 ? SP_PLAN_MAX_SEGMENT_STEPS / 2
+                                                                    : coarse[i];
         }
         st = newton(&e, coarse, 1, tol, progress, &converged, &residual, &running, NULL);
     }

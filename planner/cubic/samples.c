@@ -49,8 +49,12 @@ static void names_of(const sp_problem *pb, const char *names[3])
     case KIND_ROTATION:
         names[0] = pb->plan.quaternion_output ? "q" : "R", names[1] = "omega", names[2] = "omega_dot";
         break;
-    case KIND_SPHERE: names[0] = "y", names[1] = "velocity", names[2] = "acceleration"; break;
-    case KIND_POINT: names[0] = "x", names[1] = "velocity", names[2] = "acceleration"; break;
+    case KIND_SPHERE:
+        names[0] = "y", names[1] = "velocity", names[2] = "acceleration";
+        break;
+    case KIND_POINT:
+        names[0] = "x", names[1] = "velocity", names[2] = "acceleration";
+        break;
     }
 }
 

@@ -33,7 +33,7 @@ typedef struct sp_exact_solution {
     double residual;       /* scaled optimality residual of the returned grid */
     double error_estimate; /* see above */
     int rounds, iterations, jacobians, sweeps;
-    int *segment_steps;  /* of the returned grid (n_targets), malloc'd */
+    int *segment_steps;   /* of the returned grid (n_targets), malloc'd */
     sp_hohp_state *knots; /* n_targets + 1 states leaving each knot (μ after the jump) */
     double *kicks;        /* n_targets multipliers: the jump of μ at each keyframe */
     int node_count;       /* the state at every node of the returned grid (μ after the jump) */
