@@ -35,6 +35,11 @@ const threads_scenario threads_scenarios[] = {
     /* cubic-spline plans by multiple shooting: on the sphere, a rest-to-rest attitude slew */
     {"sphere_interpolation.json", NULL, 0, "converged"},
     {"keyframes_so3.json", "{\"T\": 6, \"steps\": 120}", 6, "converged"},
+    /* without steps: the order-8 scheme on a grid it chooses, the condensed exact solver and
+     * samples of the curve */
+    {"keyframes_camera.json", NULL, 0, "converged"},
+    {"keyframes_exact.json", "{\"steps\": null, \"scheme\": null, \"output\": {\"sample_rate\": 30}}", 0,
+     "converged"},
     /* cubic-spline simulation */
     {"sphere_simulate.json", NULL, 0, "ok"},
     /* vakonomic simulations, and endpoint plans by L-BFGS */
