@@ -9,7 +9,8 @@ static const sp_group *group_table(size_t i)
 {
     if (i == 0) return sp_group_so3;
     if (i == 1) return sp_group_se2;
-    return sp_group_rn((int)i - 1); /* R1 … R6, then NULL */
+    if (i == 2) return sp_group_se3;
+    return sp_group_rn((int)i - 2); /* R1 … R6, then NULL */
 }
 
 const sp_group *sp_group_at(size_t i) { return group_table(i); }

@@ -71,10 +71,13 @@ struct sp_group {
 extern const sp_group *const sp_group_so3;
 /* SE(2) as 3x3 homogeneous matrices, algebra ordered (ω, v_x, v_y) (lie/se2.c). */
 extern const sp_group *const sp_group_se2;
+/* SE(3) as 4x4 homogeneous matrices, algebra ordered (ω, v): angular, then body linear
+ * velocity (lie/se3.c). */
+extern const sp_group *const sp_group_se3;
 /* Rⁿ under addition, for 1 ≤ n ≤ SP_LIE_MAX_DIM; NULL otherwise. */
 const sp_group *sp_group_rn(int n);
 
-/* Registry: look a group up by name ("SO3", "SE2", "R1" … "R6"); NULL when unknown. */
+/* Registry: look a group up by name ("SO3", "SE2", "SE3", "R1" … "R6"); NULL when unknown. */
 const sp_group *sp_group_by_name(const char *name);
 
 /* r = log(a⁻¹b), the mismatch of b against a, with its derivatives (n x n, row-major; each
