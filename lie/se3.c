@@ -464,8 +464,7 @@ static void se3_dcay_T_deriv(const sp_group *G, const double *x, const double *u
     SO3->dcay(SO3, x, D);
     hat3(u + 3, U);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            B[3 * i + j] = 0.5 * (D[i] * U[j] + D[3 + i] * U[3 + j] + D[6 + i] * U[6 + j]);
+        for (int j = 0; j < 3; ++j) B[3 * i + j] = 0.5 * (D[i] * U[j] + D[3 + i] * U[3 + j] + D[6 + i] * U[6 + j]);
     /* ½ (I + W/2)⁻¹ ŷ, y = (I + W/2)⁻¹ u_v */
     half_cayley_factor(x, 1, Pi);
     sp_mat_vec(3, 3, Pi, u + 3, y);
