@@ -5,10 +5,14 @@
  * matrix exponentials and Cayley maps of hat matrices in long double, central finite
  * differences of the group maps, and the retraction identities. Group elements are
  * compared through the matrices they stand for (as_matrix), so the same checks serve
- * SO(3), SE(2) (homogeneous 3x3 matrices) and the affine picture of Rⁿ; round-off
- * tolerances on elements scale with their largest entry (translations are not unit
- * size). The last tests target so3.c's small-angle series switch at |x| = 0.1 and the
- * angles 1e-9 and π − 1e-9 (SE(2)'s own closed-form and series checks: test_se2.c).
+ * SO(3), SE(2) and SE(3) (homogeneous 3x3 and 4x4 matrices) and the affine picture of
+ * Rⁿ; round-off tolerances on elements scale with their largest entry (translations are
+ * not unit size). Then come tests that target so3.c's small-angle series switch at
+ * |x| = 0.1 and the angles 1e-9 and π − 1e-9 (SE(2)'s own closed-form and series checks:
+ * test_se2.c), and last SE(3)'s own: closed forms (pure rotations and translations,
+ * screws), its SO(3) blocks against the SO(3) group, and every map against long-double
+ * references on a grid of angles from 1e-8 to 3 with translations from 1e-3 to 1e3 (the
+ * generic sweeps above tie the translation to the angle).
  *
  * Each check sweeps many points from a fixed-seed generator and asserts once on the
  * worst error, printing it. */
@@ -268,8 +272,10 @@ Test(lie_conformance, registry_lists_every_group_and_retraction)
             cr_assert_str_neq(sp_group_at(j)->name, G->name, "group name %s registered twice", G->name);
         ++count;
     }
-    cr_assert_geq(count, 7, "expected SO3 and R1…R6, found %zu groups", count);
+    cr_assert_geq(count, 9, "expected SO3, SE2, SE3 and R1…R6, found %zu groups", count);
     cr_assert_eq(sp_group_by_name("SO3"), sp_group_so3);
+    cr_assert_eq(sp_group_by_name("SE2"), sp_group_se2);
+    cr_assert_eq(sp_group_by_name("SE3"), sp_group_se3);
     for (int n = 1; n <= SP_LIE_MAX_DIM; ++n) {
         char name[16];
         snprintf(name, sizeof name, "R%d", n);
@@ -1085,4 +1091,660 @@ Test(lie_conformance, so3_exp_family_at_extreme_angles)
                           ts[k]);
         }
     }
+}
+
+/* ===================================================================== SE(3) == */
+
+/* Long-double references on se(3), from hat matrices, their commutators and power series
+ * (independent of se3.c's closed forms, its coefficient series and its use of SO(3)). */
+
+/* vee of a 4x4 matrix of se(3), in long double: ω from the entries (2,1), (0,2), (1,0),
+ * v from the last column. */
+static void se3_vee_ld(const ld *X, ld *x)
+{
+    x[0] = X[9], x[1] = X[2], x[2] = X[4];
+    x[3] = X[3], x[4] = X[7], x[5] = X[11];
+}
+
+/* ad_x as a 6x6 matrix: column j is vee([x̂, ê_j]). */
+static void se3_ref_ad(const double *x, ld *A)
+{
+    const sp_group *G = sp_group_se3;
+    ld X[16], E[16], XE[16], EX[16], col[6];
+    hat_ld(G, x, X);
+    for (int j = 0; j < 6; ++j) {
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        e[j] = 1.0;
+        hat_ld(G, e, E);
+        ld_mul(4, X, E, XE);
+        ld_mul(4, E, X, EX);
+        for (int i = 0; i < 16; ++i) XE[i] -= EX[i];
+        se3_vee_ld(XE, col);
+        for (int i = 0; i < 6; ++i) A[6 * i + j] = col[i];
+    }
+}
+
+/* dexp_x = Σ_k ad_xᵏ/(k+1)! (ad_x is nilpotent in v, so the series converges as it does
+ * on so(3) whatever the translation). */
+static void se3_ref_dexp(const double *x, ld *D)
+{
+    ld A[36], P[36];
+    se3_ref_ad(x, A);
+    ld_identity(6, D);
+    ld_identity(6, P);
+    for (int k = 1; k < 120; ++k) {
+        ld_mul(6, P, A, P);
+        for (int i = 0; i < 36; ++i) P[i] /= (ld)(k + 1), D[i] += P[i];
+    }
+}
+
+/* D_exp(x, u) = ∂ₓ[dexp_xᵀ u], dexp_xᵀ u = Σ_k Nᵏ u/(k+1)! with N = ad_xᵀ, linear in x:
+ * ∂_j(Nᵏ u) = N ∂_j(N^(k−1) u) + E_j N^(k−1) u with E_j = ad_{e_j}ᵀ. */
+static void se3_ref_dexp_T_deriv(const double *x, const double *u, ld *M)
+{
+    ld A[36], N[36];
+    se3_ref_ad(x, A);
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) N[6 * i + j] = A[6 * j + i];
+    for (int j = 0; j < 6; ++j) {
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        e[j] = 1.0;
+        ld Aj[36], Ej[36];
+        se3_ref_ad(e, Aj);
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < 6; ++c) Ej[6 * r + c] = Aj[6 * c + r];
+        ld P[6], Q[6] = {0, 0, 0, 0, 0, 0}, col[6] = {0, 0, 0, 0, 0, 0}, fact = 1.0L;
+        ld_from(6, u, P);
+        for (int k = 1; k < 120; ++k) {
+            ld Qn[6], Pn[6];
+            for (int r = 0; r < 6; ++r) {
+                Qn[r] = 0.0L, Pn[r] = 0.0L;
+                for (int c = 0; c < 6; ++c) {
+                    Qn[r] += N[6 * r + c] * Q[c] + Ej[6 * r + c] * P[c];
+                    Pn[r] += N[6 * r + c] * P[c];
+                }
+            }
+            fact *= (ld)(k + 1);
+            for (int r = 0; r < 6; ++r) Q[r] = Qn[r], P[r] = Pn[r], col[r] += Q[r] / fact;
+        }
+        for (int r = 0; r < 6; ++r) M[6 * r + j] = col[r];
+    }
+}
+
+/* (I − x̂/2)⁻¹ and (I + x̂/2)⁻¹ */
+static void se3_ref_cayley_factors(const double *x, ld *Li, ld *Pi)
+{
+    ld X[16], L[16], P[16];
+    hat_ld(sp_group_se3, x, X);
+    ld_identity(4, L);
+    ld_identity(4, P);
+    for (int i = 0; i < 16; ++i) L[i] -= 0.5L * X[i], P[i] += 0.5L * X[i];
+    ld_inverse(4, L, Li);
+    ld_inverse(4, P, Pi);
+}
+
+/* cay(x) = (I − x̂/2)⁻¹(I + x̂/2) */
+static void se3_ref_cay(const double *x, ld *C)
+{
+    ld X[16], Li[16], Pi[16], P[16];
+    se3_ref_cayley_factors(x, Li, Pi);
+    hat_ld(sp_group_se3, x, X);
+    ld_identity(4, P);
+    for (int i = 0; i < 16; ++i) P[i] += 0.5L * X[i];
+    ld_mul(4, Li, P, C);
+}
+
+/* dcay_x, column j = vee((I − x̂/2)⁻¹ ê_j (I + x̂/2)⁻¹). */
+static void se3_ref_dcay(const double *x, ld *D)
+{
+    ld Li[16], Pi[16], E[16], T[16], col[6];
+    se3_ref_cayley_factors(x, Li, Pi);
+    for (int j = 0; j < 6; ++j) {
+        double e[6] = {0, 0, 0, 0, 0, 0};
+        e[j] = 1.0;
+        hat_ld(sp_group_se3, e, E);
+        ld_mul(4, Li, E, T);
+        ld_mul(4, T, Pi, T);
+        se3_vee_ld(T, col);
+        for (int i = 0; i < 6; ++i) D[6 * i + j] = col[i];
+    }
+}
+
+/* D_cay(x, u)[i][j] = Σ_k u_k ∂_j(dcay_x)[k][i], with ∂_j(L⁻¹ Ê P⁻¹) = L⁻¹ (Ê_j/2) L⁻¹ Ê P⁻¹
+ * − L⁻¹ Ê P⁻¹ (Ê_j/2) P⁻¹ for L = I − x̂/2, P = I + x̂/2. */
+static void se3_ref_dcay_T_deriv(const double *x, const double *u, ld *M)
+{
+    ld Li[16], Pi[16];
+    se3_ref_cayley_factors(x, Li, Pi);
+    for (int j = 0; j < 6; ++j) {
+        double ej[6] = {0, 0, 0, 0, 0, 0};
+        ej[j] = 1.0;
+        ld Ej[16];
+        hat_ld(sp_group_se3, ej, Ej);
+        for (int i = 0; i < 16; ++i) Ej[i] *= 0.5L;
+        for (int i = 0; i < 6; ++i) {
+            double ei[6] = {0, 0, 0, 0, 0, 0};
+            ei[i] = 1.0;
+            ld Ei[16], A[16], B[16], col[6];
+            hat_ld(sp_group_se3, ei, Ei);
+            /* A = L⁻¹ Ej L⁻¹ Ei P⁻¹ */
+            ld_mul(4, Li, Ej, A);
+            ld_mul(4, A, Li, A);
+            ld_mul(4, A, Ei, A);
+            ld_mul(4, A, Pi, A);
+            /* B = L⁻¹ Ei P⁻¹ Ej P⁻¹ */
+            ld_mul(4, Li, Ei, B);
+            ld_mul(4, B, Pi, B);
+            ld_mul(4, B, Ej, B);
+            ld_mul(4, B, Pi, B);
+            for (int k = 0; k < 16; ++k) A[k] -= B[k];
+            se3_vee_ld(A, col);
+            ld s = 0.0L;
+            for (int k = 0; k < 6; ++k) s += (ld)u[k] * col[k];
+            M[6 * i + j] = s;
+        }
+    }
+}
+
+/* The worst error over the four 3x3 blocks of a 6x6 matrix, each relative to its own
+ * reference block (the coupling blocks grow with the translation, the rotation blocks do
+ * not); a block whose reference is zero must be zero. */
+static double se3_block_err(const double *M, const ld *R)
+{
+    double e = 0.0;
+    ld total = 0.0L;
+    for (int k = 0; k < 36; ++k) total += R[k] * R[k];
+    if (!(total > 0.0L)) total = 1.0L;
+    for (int bi = 0; bi < 2; ++bi)
+        for (int bj = 0; bj < 2; ++bj) {
+            ld num = 0.0L, den = 0.0L;
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) {
+                    const int k = 6 * (3 * bi + i) + 3 * bj + j;
+                    num += ((ld)M[k] - R[k]) * ((ld)M[k] - R[k]), den += R[k] * R[k];
+                }
+            /* a zero block of the reference (up to the long-double round-off of an inverse)
+             * is compared relative to the whole matrix */
+            e = worse(e, (double)(den > 1e-36L * total ? sqrtl(num / den) : sqrtl(num / total)));
+        }
+    return e;
+}
+
+/* An algebra vector with angle |ω| = theta and translation |v| = vlen, directions random. */
+static void se3_sample(rng *r, double theta, double vlen, double *x)
+{
+    rng_vector_len(r, 3, theta, x);
+    rng_vector_len(r, 3, vlen, x + 3);
+}
+
+/* The grid of the SE(3) sweeps: angles from 1e-8 to 3 (both sides of se3.c's series switch
+ * at 2 included) against translations from 1e-3 to 1e3. */
+static const double se3_angles[] = {1e-8, 1e-7, 1e-5, 1e-3, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 1.9999999999999998,
+                                    2.0,  2.5,  3.0};
+static const double se3_vlens[] = {1e-3, 1.0, 1e3};
+#define SE3_NA ((int)(sizeof se3_angles / sizeof se3_angles[0]))
+#define SE3_NV ((int)(sizeof se3_vlens / sizeof se3_vlens[0]))
+#define SE3_REPEAT 6
+
+static const char *const se3_maps[] = {"dexp", "dexp_inv", "dexp_T_deriv", "dcay", "dcay_inv", "dcay_T_deriv"};
+#define SE3_NMAPS 6
+/* Round-off: a few units, D_exp (sums of words in ω̂ and v̂ with its own SO(3) block) a few
+ * more. */
+static const double se3_map_tol[SE3_NMAPS] = {2e-15, 2e-15, 3e-15, 2e-15, 2e-15, 2e-15};
+
+/* Blockwise relative errors of the six differentials at x (with the covector u for D_τ). */
+static void se3_differential_errors(const double *x, const double *u, double err[SE3_NMAPS])
+{
+    const sp_group *G = sp_group_se3;
+    double M[36];
+    ld R[36], Ri[36];
+    se3_ref_dexp(x, R);
+    G->dexp(G, x, M);
+    err[0] = se3_block_err(M, R);
+    ld_inverse(6, R, Ri);
+    G->dexp_inv(G, x, M);
+    err[1] = se3_block_err(M, Ri);
+    se3_ref_dexp_T_deriv(x, u, R);
+    G->dexp_T_deriv(G, x, u, M);
+    err[2] = se3_block_err(M, R);
+    se3_ref_dcay(x, R);
+    G->dcay(G, x, M);
+    err[3] = se3_block_err(M, R);
+    ld_inverse(6, R, Ri);
+    G->dcay_inv(G, x, M);
+    err[4] = se3_block_err(M, Ri);
+    se3_ref_dcay_T_deriv(x, u, R);
+    G->dcay_T_deriv(G, x, u, M);
+    err[5] = se3_block_err(M, R);
+}
+
+/* Every differential against its long-double reference, block by block, over the grid. */
+Test(lie_conformance, se3_differentials_match_long_double_references)
+{
+    rng r = {30};
+    worst w[SE3_NMAPS];
+    for (int f = 0; f < SE3_NMAPS; ++f) w[f] = (worst){0, 0};
+    for (int a = 0; a < SE3_NA; ++a)
+        for (int b = 0; b < SE3_NV; ++b)
+            for (int k = 0; k < SE3_REPEAT; ++k) {
+                double x[6], u[6], err[SE3_NMAPS];
+                se3_sample(&r, se3_angles[a], se3_vlens[b], x);
+                rng_vector_len(&r, 6, 1.0, u);
+                se3_differential_errors(x, u, err);
+                for (int f = 0; f < SE3_NMAPS; ++f) worst_note(&w[f], err[f], 100.0 * a + b);
+            }
+    for (int f = 0; f < SE3_NMAPS; ++f) {
+        const int a = (int)(w[f].at / 100.0), b = (int)w[f].at % 100;
+        cr_log_info("SE3 %s vs long-double reference, blockwise: %.1e (at θ = %g, |v| = %g)", se3_maps[f], w[f].err,
+                    se3_angles[a], se3_vlens[b]);
+        cr_assert_leq(w[f].err, se3_map_tol[f], "SE3 %s: blockwise relative error %.3e at θ = %.17g, |v| = %g",
+                      se3_maps[f], w[f].err, se3_angles[a], se3_vlens[b]);
+    }
+}
+
+/* The coupling coefficients switch from their series to closed forms at θ = 2: the two
+ * branches meet at adjacent doubles (along a coordinate axis, so that θ is exact). */
+Test(lie_conformance, se3_series_switch_is_seamless)
+{
+    const sp_group *G = sp_group_se3;
+    const double below = nextafter(2.0, 0.0);
+    double jump[3] = {0, 0, 0};
+    for (int d = 0; d < 3; ++d) {
+        double xa[6] = {0, 0, 0, 0.8, -1.3, 0.4}, xb[6] = {0, 0, 0, 0.8, -1.3, 0.4};
+        const double u[6] = {0.3, -0.7, 0.5, 0.2, 0.9, -0.4};
+        double A[3][36], B[3][36];
+        xa[d] = below, xb[d] = 2.0;
+        G->dexp(G, xa, A[0]), G->dexp(G, xb, B[0]);
+        G->dexp_inv(G, xa, A[1]), G->dexp_inv(G, xb, B[1]);
+        G->dexp_T_deriv(G, xa, u, A[2]), G->dexp_T_deriv(G, xb, u, B[2]);
+        for (int f = 0; f < 3; ++f) jump[f] = worse(jump[f], sp_mat_dist(36, A[f], B[f]) / sp_vec_norm(36, B[f]));
+    }
+    for (int f = 0; f < 3; ++f) {
+        cr_log_info("SE3 %s: jump across θ = 2: %.1e", se3_maps[f], jump[f]);
+        cr_assert_leq(jump[f], 2e-15, "SE3 %s jumps by %.3e (relative) across θ = 2", se3_maps[f], jump[f]);
+    }
+}
+
+/* exp, log, cay and cay⁻¹ over the grid: exp and cay against the matrix exponential and
+ * (I − x̂/2)⁻¹(I + x̂/2) in long double, relative to the element's largest entry; the round
+ * trips log(exp x) and cay⁻¹(cay x), ω relative to θ and v relative to |v|. */
+Test(lie_conformance, se3_exp_log_and_cayley_with_large_translations)
+{
+    const sp_group *G = sp_group_se3;
+    rng r = {31};
+    worst ex = {0, 0}, lg = {0, 0}, cy = {0, 0}, ci = {0, 0};
+    for (int a = 0; a < SE3_NA; ++a)
+        for (int b = 0; b < SE3_NV; ++b)
+            for (int k = 0; k < SE3_REPEAT; ++k) {
+                double x[6], g[16], y[6];
+                ld X[16], E[16], C[16];
+                const double at = 100.0 * a + b;
+                se3_sample(&r, se3_angles[a], se3_vlens[b], x);
+                hat_ld(G, x, X);
+                ld_expm(4, X, E);
+                G->exp(G, x, g);
+                worst_note(&ex, elem_dist(G, g, E) / elem_scale(G, g), at);
+                cr_assert_eq(G->log(G, g, y), SP_OK);
+                worst_note(
+                    &lg, worse(sp_vec_dist(3, x, y) / se3_angles[a], sp_vec_dist(3, x + 3, y + 3) / se3_vlens[b]), at);
+                se3_ref_cay(x, C);
+                G->cay(G, x, g);
+                worst_note(&cy, elem_dist(G, g, C) / elem_scale(G, g), at);
+                cr_assert_eq(G->cay_inv(G, g, y), SP_OK);
+                worst_note(
+                    &ci, worse(sp_vec_dist(3, x, y) / se3_angles[a], sp_vec_dist(3, x + 3, y + 3) / se3_vlens[b]), at);
+            }
+    const worst all[4] = {ex, lg, cy, ci};
+    const char *const what[4] = {"|exp − e^x̂|", "log(exp x) − x", "|cay − def|", "cay⁻¹(cay x) − x"};
+    for (int f = 0; f < 4; ++f) {
+        const int a = (int)(all[f].at / 100.0), b = (int)all[f].at % 100;
+        cr_log_info("SE3 %s, relative: %.1e (at θ = %g, |v| = %g)", what[f], all[f].err, se3_angles[a], se3_vlens[b]);
+        cr_assert_leq(all[f].err, 3e-15, "SE3 %s: relative error %.3e at θ = %g, |v| = %g", what[f], all[f].err,
+                      se3_angles[a], se3_vlens[b]);
+    }
+}
+
+/* The finite-difference checks of the generic sweeps (dτ, D_τ) and dτ dτ⁻¹ = I, over the
+ * grid of angles and translations. */
+Test(lie_conformance, se3_differentials_match_finite_differences_with_large_translations)
+{
+    const sp_group *G = sp_group_se3;
+    const sp_retraction *T;
+    FOR_EACH_RETRACTION(T)
+    {
+        rng r = {32};
+        worst fd = {0, 0}, dfd = {0, 0}, inv = {0, 0};
+        for (int a = 0; a < SE3_NA; ++a)
+            for (int b = 0; b < SE3_NV; ++b)
+                for (int k = 0; k < 2; ++k) {
+                    const double at = 100.0 * a + b;
+                    double x[6], u[6], D[36], Di[36], F[36], M[36], P[36], I[36];
+                    se3_sample(&r, se3_angles[a], se3_vlens[b], x);
+                    rng_vector_len(&r, 6, 1.0, u);
+                    T->dtau(G, x, D);
+                    T->dtau_inv(G, x, Di);
+                    for (int j = 0; j < 6; ++j) {
+                        double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
+                        e[j] = 1.0;
+                        dtau_fd(G, T, x, e, col);
+                        for (int i = 0; i < 6; ++i) F[6 * i + j] = col[i];
+                    }
+                    worst_note(&fd, sp_mat_dist(36, D, F) / sp_vec_norm(36, D), at);
+                    T->dtau_T_deriv(G, x, u, M);
+                    for (int j = 0; j < 6; ++j) {
+                        double xp[6], xm[6], Bp[36], Bm[36], fp[6], fm[6];
+                        sp_vec_copy(6, x, xp);
+                        sp_vec_copy(6, x, xm);
+                        xp[j] += FD_EPS, xm[j] -= FD_EPS;
+                        T->dtau(G, xp, Bp);
+                        T->dtau(G, xm, Bm);
+                        sp_mat_tvec(6, 6, Bp, u, fp);
+                        sp_mat_tvec(6, 6, Bm, u, fm);
+                        for (int i = 0; i < 6; ++i) F[6 * i + j] = (fp[i] - fm[i]) / (2.0 * FD_EPS);
+                    }
+                    worst_note(&dfd, sp_mat_dist(36, M, F) / worse(sp_vec_norm(36, M), 1.0), at);
+                    sp_mat_mul(6, 6, 6, D, Di, P);
+                    sp_mat_identity(6, I);
+                    worst_note(&inv, sp_mat_dist(36, P, I) / (sp_vec_norm(36, D) * sp_vec_norm(36, Di)), at);
+                }
+        cr_log_info("SE3 %s over the grid: dτ vs FD %.1e, D_τ vs FD %.1e, |dτ dτ⁻¹ − I|/(|dτ||dτ⁻¹|) %.1e", T->name,
+                    fd.err, dfd.err, inv.err);
+        cr_assert_leq(fd.err, 1e-8, "SE3 %s: |dτ − FD|/|dτ| = %.3e", T->name, fd.err);
+        cr_assert_leq(dfd.err, 1e-8, "SE3 %s: |D_τ − FD|/max(|D_τ|, 1) = %.3e", T->name, dfd.err);
+        cr_assert_leq(inv.err, 1e-15, "SE3 %s: |dτ dτ⁻¹ − I|/(|dτ||dτ⁻¹|) = %.3e", T->name, inv.err);
+    }
+}
+
+/* Ad_g against g x̂ g⁻¹, Ad* and ad* as the transposes, and the action against the matrix,
+ * for elements with translations up to 1e3. */
+Test(lie_conformance, se3_adjoint_maps_and_action_with_large_translations)
+{
+    const sp_group *G = sp_group_se3;
+    rng r = {33};
+    worst conj = {0, 0}, duals = {0, 0}, act = {0, 0};
+    for (int a = 0; a < SE3_NA; ++a)
+        for (int b = 0; b < SE3_NV; ++b)
+            for (int k = 0; k < SE3_REPEAT; ++k) {
+                double y[6], x[6], g[16], gi[16], Agx[6], A[36], As[36], AT[36], p[3], gp[3];
+                se3_sample(&r, se3_angles[a], se3_vlens[b], y);
+                rng_vector_len(&r, 6, 1.0, x);
+                G->exp(G, y, g);
+                G->inverse(G, g, gi);
+                ld Mg[16], Mgi[16], X[16], H[16], ref[3];
+                G->Ad(G, g, x, Agx);
+                as_matrix(G, g, Mg);
+                as_matrix(G, gi, Mgi);
+                hat_ld(G, x, X);
+                ld_mul(4, Mg, X, X);
+                ld_mul(4, X, Mgi, X);
+                hat_ld(G, Agx, H);
+                const double s = elem_scale(G, g);
+                worst_note(&conj, ld_dist(16, X, H) / (s * s), 0);
+                map_matrix(G, Ad_adapter, g, A);
+                map_matrix(G, Ad_star_adapter, g, As);
+                sp_mat_transpose(6, A, AT);
+                double e = sp_mat_dist(36, As, AT);
+                map_matrix(G, ad_adapter, y, A);
+                map_matrix(G, ad_star_adapter, y, As);
+                sp_mat_transpose(6, A, AT);
+                worst_note(&duals, worse(e, sp_mat_dist(36, As, AT)), 0);
+                rng_vector_len(&r, 3, se3_vlens[b], p);
+                G->act(G, g, p, gp);
+                act_ld(G, Mg, p, ref);
+                worst_note(&act, dist_ld(3, gp, ref) / (s + se3_vlens[b]), 0);
+            }
+    cr_log_info("SE3 with large translations: |g x̂ g⁻¹ − (Ad_g x)^|/|g|² %.1e, Ad*, ad* %.1e, act %.1e", conj.err,
+                duals.err, act.err);
+    cr_assert_leq(conj.err, 2e-15, "SE3: |g x̂ g⁻¹ − (Ad_g x)^| = %.3e relative to |g|²", conj.err);
+    cr_assert_eq(duals.err, 0.0, "SE3: Ad* or ad* differs from the transpose by %.3e", duals.err);
+    cr_assert_leq(act.err, 1e-15, "SE3: act differs from the matrix action by %.3e (relative)", act.err);
+}
+
+/* The table's maps written out in the ordering (ω, v): hat, vee, ad, ad*, Ad, Ad*, act. */
+Test(lie_conformance, se3_algebra_ordering_and_adjoint_maps_written_out)
+{
+    const sp_group *G = sp_group_se3;
+    cr_assert(G->dim == 6 && G->elem_size == 16 && G->mat_dim == 4 && G->act_dim == 3, "SE3: sizes");
+    cr_assert(SP_LIE_MAX_DIM >= 6 && SP_LIE_MAX_ELEM >= 16 && SP_LIE_MAX_MAT >= 4, "SE3 does not fit the limits");
+    const double a[6] = {0.3, -1.2, 0.8, 2.5, -0.4, 1.1}, c[6] = {-0.7, 0.4, 2.0, 0.6, 1.7, -0.9};
+    double X[16], x[6];
+    G->hat(G, a, X);
+    const double Xa[16] = {0, -0.8, -1.2, 2.5, 0.8, 0, -0.3, -0.4, 1.2, 0.3, 0, 1.1, 0, 0, 0, 0};
+    cr_assert(memcmp(X, Xa, sizeof Xa) == 0, "hat(ω, v) = [[ω̂, v], [0, 0]] with ω̂ the hat of so(3)");
+    G->vee(G, Xa, x);
+    cr_assert(memcmp(x, a, sizeof x) == 0, "vee inverts hat");
+
+    double e = 0.0, out[6], ref[6], t1[3], t2[3];
+    /* ad_a c = (ω_a × ω_c, ω_a × v_c + v_a × ω_c) */
+    G->ad(G, a, c, out);
+    sp_cross(a, c, ref);
+    sp_cross(a, c + 3, t1);
+    sp_cross(a + 3, c, t2);
+    for (int i = 0; i < 3; ++i) ref[3 + i] = t1[i] + t2[i];
+    e = fmax(e, sp_vec_dist(6, out, ref));
+    /* ad*_a m = (m_ω × ω_a + m_v × v_a, m_v × ω_a) */
+    G->ad_star(G, a, c, out);
+    sp_cross(c, a, ref);
+    sp_cross(c + 3, a + 3, t1);
+    sp_cross(c + 3, a, ref + 3);
+    for (int i = 0; i < 3; ++i) ref[i] += t1[i];
+    e = fmax(e, sp_vec_dist(6, out, ref));
+    /* Ad_g x = (Rω, Rv + t × Rω), Ad*_g m = (Rᵀ(m_ω + m_v × t), Rᵀ m_v), g·y = R y + t */
+    double g[16], R[9], t[3];
+    const double gx[6] = {1.1, 0.5, -0.3, 2.0, -1.0, 0.7};
+    G->exp(G, gx, g);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) R[3 * i + j] = g[4 * i + j];
+        t[i] = g[4 * i + 3];
+    }
+    cr_assert(g[12] == 0.0 && g[13] == 0.0 && g[14] == 0.0 && g[15] == 1.0, "last row of exp");
+    G->Ad(G, g, a, out);
+    sp_mat_vec(3, 3, R, a, ref);
+    sp_mat_vec(3, 3, R, a + 3, ref + 3);
+    sp_cross(t, ref, t1);
+    for (int i = 0; i < 3; ++i) ref[3 + i] += t1[i];
+    e = fmax(e, sp_vec_dist(6, out, ref));
+    G->Ad_star(G, g, c, out);
+    sp_cross(c + 3, t, t1);
+    for (int i = 0; i < 3; ++i) t1[i] += c[i];
+    sp_mat_tvec(3, 3, R, t1, ref);
+    sp_mat_tvec(3, 3, R, c + 3, ref + 3);
+    e = fmax(e, sp_vec_dist(6, out, ref));
+    const double p[3] = {0.25, -1.5, 3.0};
+    G->act(G, g, p, out);
+    sp_mat_vec(3, 3, R, p, ref);
+    for (int i = 0; i < 3; ++i) ref[i] += t[i];
+    e = fmax(e, sp_vec_dist(3, out, ref));
+    cr_log_info("SE3 ad, ad*, Ad, Ad*, act written out: worst %.1e", e);
+    cr_assert_leq(e, 1e-15, "SE3: a map differs from its formula by %.3e", e);
+}
+
+/* Closed forms: exp of a pure rotation is that rotation, of a pure translation that
+ * translation; exp of a twist (ω, q × ω + hω) is the screw motion about the axis through
+ * q along ω, with pitch h: y ↦ R(y − q) + q + hω, i.e. t = (I − R) q + h ω. */
+Test(lie_conformance, se3_exp_of_rotations_translations_and_screws)
+{
+    const sp_group *G = sp_group_se3, *S = sp_group_so3;
+    rng r = {34};
+    worst rot = {0, 0}, screw = {0, 0};
+    for (int k = 0; k < NPOINTS; ++k) {
+        double w[3], q[3], g[16], R[9], x[6], back[6], qw[3];
+        const double theta = k % 4 == 0 ? 1e-8 * pow(1e8, rng_uniform(&r)) : RMAX * rng_uniform(&r);
+        rng_vector_len(&r, 3, theta, w);
+
+        /* pure rotation: [exp^SO(3)(ω), 0], checked against the 3x3 matrix exponential */
+        x[0] = w[0], x[1] = w[1], x[2] = w[2], x[3] = x[4] = x[5] = 0.0;
+        G->exp(G, x, g);
+        ld W[9], E[9];
+        so3_hat_ld(w, W);
+        ld_expm(3, W, E);
+        double e = 0.0;
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) e = fmax(e, fabs((double)((ld)g[4 * i + j] - E[3 * i + j])));
+            cr_assert(g[4 * i + 3] == 0.0, "exp of a pure rotation moves the origin (t[%d] = %g)", i, g[4 * i + 3]);
+        }
+        cr_assert(g[12] == 0.0 && g[13] == 0.0 && g[14] == 0.0 && g[15] == 1.0, "last row");
+        cr_assert_eq(G->log(G, g, back), SP_OK);
+        e = fmax(e, sp_vec_dist(6, back, x) / theta);
+        worst_note(&rot, e, theta);
+
+        /* pure translation: [I, v], exactly */
+        const double v[6] = {0, 0, 0, 1e3 * (rng_uniform(&r) - 0.5), -3.0 * rng_uniform(&r), 1e-3 * rng_uniform(&r)};
+        G->exp(G, v, g);
+        const double gt[16] = {1, 0, 0, v[3], 0, 1, 0, v[4], 0, 0, 1, v[5], 0, 0, 0, 1};
+        cr_assert(memcmp(g, gt, sizeof gt) == 0, "exp of a pure translation must be that translation, exactly");
+        cr_assert_eq(G->log(G, g, back), SP_OK);
+        cr_assert(memcmp(back, v, sizeof v) == 0, "log of a pure translation must be exact");
+
+        /* screw about the axis through q, pitch h */
+        rng_vector(&r, 3, k % 2 ? 1e3 : 2.0, q);
+        const double h = 4.0 * rng_uniform(&r) - 2.0;
+        sp_cross(q, w, qw);
+        for (int i = 0; i < 3; ++i) x[i] = w[i], x[3 + i] = qw[i] + h * w[i];
+        G->exp(G, x, g);
+        S->exp(S, w, R);
+        double t_ref[3], scale = 0.0;
+        for (int i = 0; i < 3; ++i) {
+            t_ref[i] = q[i] + h * w[i];
+            for (int j = 0; j < 3; ++j) t_ref[i] -= R[3 * i + j] * q[j];
+            scale = fmax(scale, fabs(q[i]));
+        }
+        e = 0.0;
+        for (int i = 0; i < 3; ++i) e = fmax(e, fabs(g[4 * i + 3] - t_ref[i]));
+        /* (I − R) q cancels to θ|q|: the reference itself is accurate to eps |q| */
+        worst_note(&screw, e / fmax(scale, 1.0), theta);
+        if (k < 8) { /* v ∥ ω: a pure advance along the axis, t = hω */
+            for (int i = 0; i < 3; ++i) x[3 + i] = h * w[i];
+            G->exp(G, x, g);
+            double ea = 0.0;
+            for (int i = 0; i < 3; ++i) ea = fmax(ea, fabs(g[4 * i + 3] - h * w[i]));
+            worst_note(&screw, ea / fmax(theta, 1e-300), theta);
+        }
+    }
+    cr_log_info("SE3: exp of pure rotations %.1e, of screws %.1e", rot.err, screw.err);
+    cr_assert_leq(rot.err, 2e-15, "SE3: exp of a pure rotation is off by %.3e at θ = %g", rot.err, rot.at);
+    cr_assert_leq(screw.err, 4e-15, "SE3: exp of a screw is off by %.3e at θ = %g", screw.err, screw.at);
+}
+
+/* The rotation part of every map is SO(3)'s: exp, log, cay, cay⁻¹, the diagonal blocks of
+ * dexp, dexp⁻¹ (both), dcay, dcay⁻¹ (the first), ad and Ad, and D_τ where v = 0 (D_exp's
+ * lower-left block is SO(3)'s D_exp in u_v whatever v). */
+Test(lie_conformance, se3_rotation_blocks_are_so3)
+{
+    const sp_group *G = sp_group_se3, *S = sp_group_so3;
+    rng r = {35};
+    double e = 0.0;
+    for (int k = 0; k < NPOINTS; ++k) {
+        double x[6], u[6], g[16], R[9], y[6], w3[3];
+        rng_vector(&r, 3, RMAX, x);
+        rng_vector(&r, 3, k % 2 ? 1e3 : 1.0, x + 3);
+        rng_vector_len(&r, 6, 1.0, u);
+        /* elements: the rotation block and the ω of log and cay⁻¹ */
+        G->exp(G, x, g);
+        S->exp(S, x, R);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) e = fmax(e, fabs(g[4 * i + j] - R[3 * i + j]));
+        cr_assert_eq(G->log(G, g, y), SP_OK);
+        cr_assert_eq(S->log(S, R, w3), SP_OK);
+        e = fmax(e, sp_vec_dist(3, y, w3));
+        G->cay(G, x, g);
+        S->cay(S, x, R);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) e = fmax(e, fabs(g[4 * i + j] - R[3 * i + j]));
+        cr_assert_eq(G->cay_inv(G, g, y), SP_OK);
+        cr_assert_eq(S->cay_inv(S, R, w3), SP_OK);
+        e = fmax(e, sp_vec_dist(3, y, w3));
+
+        /* differentials: blocks (0,0) and, for dexp and dexp⁻¹, (1,1); block (0,1) is zero */
+        void (*const big[4])(const sp_group *, const double *, double *) = {G->dexp, G->dexp_inv, G->dcay, G->dcay_inv};
+        void (*const small[4])(const sp_group *, const double *, double *) = {S->dexp, S->dexp_inv, S->dcay,
+                                                                              S->dcay_inv};
+        for (int f = 0; f < 4; ++f) {
+            double M[36], m[9];
+            big[f](G, x, M);
+            small[f](S, x, m);
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) {
+                    e = fmax(e, fabs(M[6 * i + j] - m[3 * i + j]));
+                    e = fmax(e, fabs(M[6 * i + 3 + j]));
+                    if (f < 2) e = fmax(e, fabs(M[6 * (3 + i) + 3 + j] - m[3 * i + j]));
+                }
+        }
+        /* ad_x (on (η, 0)) and Ad_g: their rotation parts */
+        double ad6[6], ad3[3], eta[6] = {u[0], u[1], u[2], 0, 0, 0};
+        G->ad(G, x, eta, ad6);
+        S->ad(S, x, eta, ad3);
+        e = fmax(e, sp_vec_dist(3, ad6, ad3));
+        G->exp(G, x, g);
+        S->exp(S, x, R);
+        G->Ad(G, g, u, ad6);
+        S->Ad(S, R, u, ad3);
+        e = fmax(e, sp_vec_dist(3, ad6, ad3));
+
+        /* D_exp's lower-left block, and D_τ at v = 0 */
+        double M[36], m[9];
+        G->dexp_T_deriv(G, x, u, M);
+        S->dexp_T_deriv(S, x, u + 3, m);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) e = fmax(e, fabs(M[6 * (3 + i) + j] - m[3 * i + j]));
+        double x0[6] = {x[0], x[1], x[2], 0, 0, 0};
+        for (int f = 0; f < 2; ++f) {
+            if (f == 0)
+                G->dexp_T_deriv(G, x0, u, M), S->dexp_T_deriv(S, x0, u, m);
+            else
+                G->dcay_T_deriv(G, x0, u, M), S->dcay_T_deriv(S, x0, u, m);
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) e = fmax(e, fabs(M[6 * i + j] - m[3 * i + j]));
+        }
+    }
+    cr_log_info("SE3: rotation blocks against SO3: worst %.1e", e);
+    cr_assert_leq(e, 1e-15, "SE3: a rotation block differs from the SO3 group's by %.3e", e);
+}
+
+/* Domains: log is defined up to the rotation by π (one of its two logarithms, as on SO(3)),
+ * cay⁻¹ is not defined there (checked on half turns that are exact in floating point: SO(3)'s
+ * test is 1 + tr R > 0), and an element with a NaN or an infinity is refused. */
+Test(lie_conformance, se3_log_and_cayley_domains)
+{
+    const sp_group *G = sp_group_se3;
+    rng r = {36};
+    double worst_back = 0.0;
+    for (int k = 0; k < NPOINTS; ++k) {
+        double u[3], g[16], x[6], back[16];
+        rng_vector_len(&r, 3, 1.0, u);
+        sp_mat_identity(4, g);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) g[4 * i + j] = 2.0 * u[i] * u[j] - (i == j); /* rotation by π */
+            g[4 * i + 3] = 10.0 * (rng_uniform(&r) - 0.5);
+        }
+        cr_assert_eq(G->log(G, g, x), SP_OK, "log of a rotation by π");
+        cr_assert_leq(fabs(sp_vec_norm(3, x) - SP_PI), 1e-12, "log of a rotation by π has angle %.17g",
+                      sp_vec_norm(3, x));
+        G->exp(G, x, back);
+        worst_back = fmax(worst_back, sp_mat_dist(16, back, g));
+    }
+    /* half turns about the axes e₁, e₂, e₃ and (e₁ ± e₂)/√2, with a translation */
+    const double half_turns[5][9] = {{1, 0, 0, 0, -1, 0, 0, 0, -1},
+                                     {-1, 0, 0, 0, 1, 0, 0, 0, -1},
+                                     {-1, 0, 0, 0, -1, 0, 0, 0, 1},
+                                     {0, 1, 0, 1, 0, 0, 0, 0, -1},
+                                     {0, -1, 0, -1, 0, 0, 0, 0, -1}};
+    for (int k = 0; k < 5; ++k) {
+        double g[16], x[6];
+        sp_mat_identity(4, g);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) g[4 * i + j] = half_turns[k][3 * i + j];
+            g[4 * i + 3] = 0.5 + i;
+        }
+        cr_assert_eq(G->cay_inv(G, g, x), SP_ERR_DOMAIN, "cay⁻¹ of half turn %d must be SP_ERR_DOMAIN", k);
+        cr_assert_eq(G->log(G, g, x), SP_OK, "log of half turn %d", k);
+    }
+    cr_log_info("SE3: |exp(log g) − g| at rotations by π: %.1e", worst_back);
+    cr_assert_leq(worst_back, 1e-13, "SE3: exp(log g) misses g by %.3e at a rotation by π", worst_back);
+    double bad[16], x[6];
+    sp_mat_identity(4, bad);
+    bad[7] = NAN;
+    cr_assert_eq(G->log(G, bad, x), SP_ERR_DOMAIN, "log of an element with a NaN must be SP_ERR_DOMAIN");
+    bad[7] = 0.0, bad[5] = INFINITY;
+    cr_assert_eq(G->log(G, bad, x), SP_ERR_DOMAIN, "log of an element with an infinity must be SP_ERR_DOMAIN");
 }
