@@ -233,7 +233,7 @@ def cubic(task):
     props.update({
         "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3"] if plan else [])),
                             "the Lie group: SO3 or R1...R6" + (", or SO3xR3 (poses)" if plan else "") +
-                            "; groups without a bi-invariant metric (SE2) are refused", "SO3")),
+                            "; groups without a bi-invariant metric (SE2, SE3) are refused", "SO3")),
         "scheme": nullable(d(names(*HOHP_SCHEMES, "hohp_rkmk8"),
                              "HOHP integrator (hohp_rkmk8: the continuous equations at order 8; plans only)",
                              "hohp_sv; hohp_rkmk8 for plans without steps")),

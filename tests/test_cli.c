@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lie/sp_lie.h"
 #include "tests/support.h"
 
 /* A scratch directory per test and process, so that parallel jobs never share one. */
@@ -54,6 +55,18 @@ Test(cli, list_names_everything_a_file_can_name)
         "schemes:", "hohp_sv", "hohp_euler", "models:",      "cubic_spline", "LD_LBFGS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
+    /* the groups line names every registered group (SE2 and SE3 too: problem files refuse
+     * them for cubics, but the library has them) */
+    const char *groups = strstr(r.out, "groups:"), *end = groups ? strchr(groups, '\n') : NULL;
+    cr_assert(groups && end, "no groups line");
+    for (size_t i = 0; sp_group_at(i); ++i) {
+        char word[32];
+        snprintf(word, sizeof word, " %s", sp_group_at(i)->name);
+        const char *at = strstr(groups, word);
+        cr_expect(at && at < end && (at[strlen(word)] == ' ' || at[strlen(word)] == '\n'),
+                  "the groups line does not name %s", sp_group_at(i)->name);
+    }
+    cr_expect_not_null(sp_group_by_name("SE3"));
     for (int a = 0; a < NLOPT_NUM_ALGORITHMS; ++a) {
         const char *name = nlopt_algorithm_to_string((nlopt_algorithm)a);
         cr_expect(strstr(r.out, name) != NULL, "list does not mention the NLopt algorithm %s", name);
@@ -567,6 +580,8 @@ static const cli_case cli_cases[] = {
     {plan_doc, "\"T\": 1,", "\"T\": 1, \"quaternion_order\": \"xyzw\",", "quaternion_order"}, /* on a sphere plan */
     {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},      /* plan-only field */
     {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},          /* non-integer steps */
+    {group_doc, "\"space\"", "\"group\": \"SE3\", \"space\"", "group"},   /* no cubics on SE(3) */
+    {simulate_doc, "\"T\": 2", "\"group\": \"SE3\", \"T\": 2", "group"}, /* (no bi-invariant metric) */
     {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                         /* a newline inside the message */
     {plan_doc, "\"steps\": 40", "\"steps\": 40, \"steps\": 80", "steps"}, /* duplicate key */
     /* vakonomic models */

@@ -1002,6 +1002,8 @@ static const bad_case bad_cases[] = {
     {"sphere_plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "space", "sphere targets need group SO3"},
     {"plan_on_se2", PLAN_GROUP, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se2", SIMULATE, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
+    {"plan_on_se3", PLAN_GROUP, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},
+    {"simulate_on_se3", SIMULATE, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},
     {"group_space_with_y0", PLAN_GROUP, {{"y0", "[1, 0, 0]"}}, "y0", "only sphere targets take y0"},
     /* consistency between fields */
     {"T_and_h_inconsistent", SIMULATE, {{"h", "0.02"}}, "h", "inconsistent with T/steps = 0.01"},
