@@ -7,7 +7,8 @@
  *   - both Newton Jacobians against central differences, and the Lie one against the
  *     explicit K(ξ) for the Cayley map;
  *   - symmetry (a step of h then −h returns), the general-inertia path, the free body's
- *     spatial momentum;
+ *     spatial momentum (on SO(3), and on SE(3), where the step also restricts to SO(3) and
+ *     SE(2));
  *   - the symplecticity defect (sp_symplecticity.h) with a non-symplectic negative control;
  *   - every failure as a status with the state left untouched.
  * Golden numbers are reference values computed independently (an independent Python
@@ -608,6 +609,90 @@ Test(lie_rattle, on_the_group_R2_it_is_velocity_verlet)
         }
         cr_expect_leq(worst, 1e-14, "%s on R2: differs from velocity Verlet by %.2e", retractions[t], worst);
         sp_lie_rattle_free(s);
+    }
+}
+
+/* Nothing in the step is specific to SO(3) either on SE(3): a free rigid body in space,
+ * J = diag(J_ω, m, m, m) (V = 0),
+ *  - keeps its spatial momentum Ad*_{g⁻¹}μ (linear and angular, about the origin) to
+ *    round-off: the discrete Noether theorem of the left-invariant L_d;
+ *  - with zero linear momentum it does not move its origin and turns as on SO(3);
+ *  - with planar data (ω ∥ e₃, v ⊥ e₃) it moves as on SE(2) with J = (J₃, m, m);
+ * the last two to the Newton tolerance (the retractions, their differentials and Ad* of
+ * SE(3) restrict to those of the subgroups). */
+Test(lie_rattle, on_SE3_a_free_body_keeps_its_spatial_momentum_and_restricts_to_SO3_and_SE2)
+{
+    const sp_group *G = sp_group_se3;
+    static const double J6[6] = {0.8, 1.1, 1.7, 2.0, 2.0, 2.0}, J3[3] = {0.8, 1.1, 1.7}, J2[3] = {1.7, 2.0, 2.0};
+    const sp_lie_rattle_model body = {.group = G, .inertia_diag = J6};
+    const sp_lie_rattle_model rot = {.group = sp_group_so3, .inertia_diag = J3};
+    const sp_lie_rattle_model plane = {.group = sp_group_se2, .inertia_diag = J2};
+    for (size_t t = 0; t < 2; ++t) {
+        const sp_retraction *T = sp_retraction_by_name(retractions[t]);
+        sp_lie_rattle *s = sp_lie_rattle_alloc(&body, T), *s3 = sp_lie_rattle_alloc(&rot, T),
+                      *s2 = sp_lie_rattle_alloc(&plane, T);
+        cr_assert(s && s3 && s2);
+        const double h = 0.05;
+        const int N = 400;
+
+        /* spatial momentum, from a general state */
+        double g[16], mu[6] = {0.3, -0.8, 1.2, 0.5, 1.5, -0.7}, gi[16], M0[6], M[6];
+        const double x0[6] = {0.4, -1.0, 0.6, 2.0, -3.0, 1.0};
+        G->exp(G, x0, g);
+        G->inverse(G, g, gi);
+        G->Ad_star(G, gi, mu, M0);
+        double drift = 0.0, E0, E, energy = 0.0, last_row = 0.0;
+        cr_assert_eq(sp_lie_rattle_energy(s, g, mu, &E0), SP_OK);
+        for (int k = 0; k < N; ++k) {
+            cr_assert_eq(sp_lie_rattle_step(s, h, g, mu), SP_OK, "%s: step %d", retractions[t], k);
+            G->inverse(G, g, gi);
+            G->Ad_star(G, gi, mu, M);
+            drift = fmax(drift, max_abs_diff(6, M, M0) / sp_vec_norm(6, M0));
+            cr_assert_eq(sp_lie_rattle_energy(s, g, mu, &E), SP_OK);
+            energy = fmax(energy, fabs(E - E0) / E0);
+            last_row = fmax(last_row, max_abs_diff(4, g + 12, (const double[]){0, 0, 0, 1}));
+        }
+
+        /* no linear momentum: the SO(3) body */
+        double gr[16], mur[6] = {0.3, -0.8, 1.2, 0, 0, 0}, R[9], m3[3] = {0.3, -0.8, 1.2};
+        G->exp(G, (const double[]){0.4, -1.0, 0.6, 0, 0, 0}, gr);
+        sp_group_so3->exp(sp_group_so3, x0, R);
+        double rot_err = 0.0;
+        for (int k = 0; k < N; ++k) {
+            cr_assert_eq(sp_lie_rattle_step(s, h, gr, mur), SP_OK);
+            cr_assert_eq(sp_lie_rattle_step(s3, h, R, m3), SP_OK);
+            for (int i = 0; i < 3; ++i) {
+                rot_err = fmax(rot_err, fabs(gr[4 * i + 3]) + fabs(mur[3 + i]) + fabs(mur[i] - m3[i]));
+                for (int j = 0; j < 3; ++j) rot_err = fmax(rot_err, fabs(gr[4 * i + j] - R[3 * i + j]));
+            }
+        }
+
+        /* planar data: the SE(2) body (ω = ω₃, v = (v₁, v₂)) */
+        double gp[16], mup[6] = {0, 0, 0.9, 1.4, -0.6, 0}, g2[9], m2[3] = {0.9, 1.4, -0.6};
+        G->identity(G, gp);
+        sp_group_se2->identity(sp_group_se2, g2);
+        double plane_err = 0.0;
+        for (int k = 0; k < N; ++k) {
+            cr_assert_eq(sp_lie_rattle_step(s, h, gp, mup), SP_OK);
+            cr_assert_eq(sp_lie_rattle_step(s2, h, g2, m2), SP_OK);
+            const double e[] = {gp[0] - g2[0], gp[1] - g2[1], gp[3] - g2[2], gp[4] - g2[3], gp[5] - g2[4],
+                                gp[7] - g2[5], gp[2],         gp[6],         gp[8],         gp[9],
+                                gp[10] - 1.0,  gp[11],        mup[0],        mup[1],        mup[5],
+                                mup[2] - m2[0], mup[3] - m2[1], mup[4] - m2[2]};
+            for (size_t i = 0; i < sizeof e / sizeof e[0]; ++i) plane_err = fmax(plane_err, fabs(e[i]));
+        }
+        cr_log_info("SE3 %s free body, %d steps: spatial momentum drift %.1e, energy %.1e; vs SO3 %.1e, vs SE2 %.1e",
+                    retractions[t], N, drift, energy, rot_err, plane_err);
+        cr_expect_leq(drift, 1e-13, "%s: spatial momentum drifts by %.2e", retractions[t], drift);
+        cr_expect_leq(energy, 1e-2, "%s: energy error %.2e", retractions[t], energy);
+        cr_expect_eq(last_row, 0.0, "%s: the last row left (0, 0, 0, 1)", retractions[t]);
+        /* the Newton tolerance, accumulated over N steps (translations of a few units) */
+        const double tol = N * 1e-14;
+        cr_expect_leq(rot_err, tol, "%s: without linear momentum, differs from SO3 by %.2e", retractions[t], rot_err);
+        cr_expect_leq(plane_err, tol, "%s: with planar data, differs from SE2 by %.2e", retractions[t], plane_err);
+        sp_lie_rattle_free(s);
+        sp_lie_rattle_free(s3);
+        sp_lie_rattle_free(s2);
     }
 }
 

@@ -13,6 +13,8 @@
  *     constraint at every step and stage;
  *   - the Suslov problem on SO(3): constraint at round-off, order against a fine RK4
  *     reference, energy over a long run;
+ *   - the sleigh lifted to SE(3) (four constraints, three of them keeping it planar) moves
+ *     as the SE(2) sleigh, step by step;
  *   - on non-abelian groups Φ_{−h}∘Φ_h − id is a local error O(h^(2s)), not round-off;
  *   - the carried multiplier's parasitic mode (why long runs recompute Λ_1);
  *   - failures come back as statuses with the state untouched.
@@ -689,6 +691,98 @@ Test(nh_lie, sleigh_long_run_stays_on_the_group_and_the_constraint, .timeout = 6
  * Rⁿ it is: r3_knife_edge_orders_and_exact_symmetry). The defect of Φ_{−h}∘Φ_h on
  * (g, μ) is a local error beyond the order p = 2s − 2: it falls at least like h^(p+0.3)
  * (measured: about h^(2s)). */
+/* ============================================== the sleigh lifted to SE(3) == */
+
+/* The Chaplygin sleigh as a body in space: SE(3) with the sleigh's inertia on the planar
+ * components (ω₃, v₁, v₂), positive ones on (ω₁, ω₂, v₃), its incline potential V = −m·slope·t₁,
+ * and four constraints in the body frame: ω₁ = ω₂ = v₃ = 0 (planar motion) and v₂ = 0 (no
+ * sideways slip). The planar subgroup is invariant, and the retractions, their
+ * differentials and Ad* of SE(3) restrict to SE(2)'s: the SE(3) run is the SE(2) sleigh's. */
+static int sleigh3_inertia(const double *xi, double *mu, double *dmu, void *params)
+{
+    double Ib[9], J[36] = {0};
+    sp_sleigh_se2_inertia(params, Ib);
+    static const int planar[3] = {2, 3, 4};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) J[6 * planar[i] + planar[j]] = Ib[3 * i + j];
+    J[0] = 0.7, J[7] = 0.9, J[35] = 1.3;
+    if (mu) sp_mat_vec(6, 6, J, xi, mu);
+    if (dmu) sp_vec_copy(36, J, dmu);
+    return 0;
+}
+
+static int sleigh3_potential(const double *g, double *V, double *f, void *params)
+{
+    const sp_sleigh_se2 *sl = params;
+    const double w = sl->m * sl->slope;
+    if (V) *V = -w * g[3];
+    if (f) f[0] = f[1] = f[2] = 0.0, f[3] = -w * g[0], f[4] = -w * g[1], f[5] = -w * g[2];
+    return 0;
+}
+
+static int sleigh3_constraints(const double *g, double *alpha, double *dalpha, void *params)
+{
+    (void)g, (void)params;
+    static const int rows[4] = {0, 1, 5, 4};
+    if (alpha) {
+        sp_vec_zero(24, alpha);
+        for (int a = 0; a < 4; ++a) alpha[6 * a + rows[a]] = 1.0;
+    }
+    if (dalpha) sp_vec_zero(4 * 36, dalpha);
+    return 0;
+}
+
+Test(nh_lie, sleigh_lifted_to_se3_moves_as_on_se2)
+{
+    const sp_sleigh_se2 sl = {.m = 1.0, .a = 0.5, .I = 0.3, .slope = 0.4};
+    sp_nh_lie_model m2, m3 = {.group = sp_group_se3,
+                              .m = 4,
+                              .inertia = sleigh3_inertia,
+                              .potential = sleigh3_potential,
+                              .constraints = sleigh3_constraints,
+                              .params = (void *)&sl};
+    cr_assert_eq(sp_sleigh_se2_model(&sl, &m2), SP_OK);
+    const double h = 0.05;
+    const int N = 100;
+    for (int r = 0; r < 2; ++r)
+        FOR_STAGES(s)
+        {
+            sp_nh_lie *st2 = make_stepper(&m2, retraction_names[r], s, SP_NH_LIE_LAMBDA_RECOMPUTE);
+            sp_nh_lie *st3 = make_stepper(&m3, retraction_names[r], s, SP_NH_LIE_LAMBDA_RECOMPUTE);
+            double g2[9], mu2[3], lam2[1] = {0}, g3[16], mu3[6], lam3[4] = {0, 0, 0, 0};
+            sp_sleigh_se2_from_coordinates(sleigh_q0, sleigh_p0, g2, mu2);
+            sp_group_se3->identity(sp_group_se3, g3);
+            g3[0] = g2[0], g3[1] = g2[1], g3[3] = g2[2], g3[4] = g2[3], g3[5] = g2[4], g3[7] = g2[5];
+            mu3[0] = mu3[1] = mu3[5] = 0.0, mu3[2] = mu2[0], mu3[3] = mu2[1], mu3[4] = mu2[2];
+            double E0, E, c, err = 0.0, constraint = 0.0, energy = 0.0;
+            cr_assert_eq(sp_nh_lie_energy(&m3, g3, mu3, &E0), SP_OK);
+            for (int k = 0; k < N; ++k) {
+                cr_assert_eq(sp_nh_lie_step(st2, h, g2, mu2, lam2), SP_OK, "SE2 step %d", k);
+                cr_assert_eq(sp_nh_lie_step(st3, h, g3, mu3, lam3), SP_OK, "SE3 step %d", k);
+                /* g3 = [[R2, 0, t2], [0, 0, 1, 0], [0, 0, 0, 1]], μ3 = (0, 0, μ2, 0) */
+                const double e[] = {g3[0] - g2[0],  g3[1] - g2[1],  g3[3] - g2[2],  g3[4] - g2[3],  g3[5] - g2[4],
+                                    g3[7] - g2[5],  g3[2],          g3[6],          g3[8],          g3[9],
+                                    g3[10] - 1.0,   g3[11],         mu3[0],         mu3[1],         mu3[5],
+                                    mu3[2] - mu2[0], mu3[3] - mu2[1], mu3[4] - mu2[2], lam3[3] - lam2[0]};
+                for (size_t i = 0; i < sizeof e / sizeof e[0]; ++i) err = fmax(err, fabs(e[i]));
+                cr_assert(g3[12] == 0.0 && g3[13] == 0.0 && g3[14] == 0.0 && g3[15] == 1.0, "last row");
+                cr_assert_eq(sp_nh_lie_constraint_residual(&m3, g3, mu3, &c), SP_OK);
+                constraint = fmax(constraint, c);
+                cr_assert_eq(sp_nh_lie_energy(&m3, g3, mu3, &E), SP_OK);
+                energy = fmax(energy, fabs(E - E0));
+            }
+            cr_log_info("sleigh on SE3 (%s, s = %d), %d steps: vs SE2 %.1e, constraint %.1e, energy %.1e",
+                        retraction_names[r], s, N, err, constraint, energy);
+            /* the Newton tolerance, accumulated over N steps */
+            cr_expect_leq(err, N * 1e-14, "%s, s = %d: the SE3 sleigh differs from the SE2 one by %.2e",
+                          retraction_names[r], s, err);
+            cr_expect_leq(constraint, 1e-13, "%s, s = %d: constraint residual %.2e", retraction_names[r], s,
+                          constraint);
+            sp_nh_lie_free(st2);
+            sp_nh_lie_free(st3);
+        }
+}
+
 Test(nh_lie, symmetry_defect_on_so3_is_a_local_error_term)
 {
     sp_nh_lie_model md;
