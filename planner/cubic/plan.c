@@ -338,10 +338,8 @@ static sp_status first_resolution(sp_plan *plan, double step_at_1e6)
                 d = acos(fmax(-1.0, fmin(1.0, sp_vec_dot(3, a, b))));
             } else {
                 sp_vec_copy(G->elem_size, c->targets[i].R, b);
-                double gi[SP_LIE_MAX_ELEM], X[SP_LIE_MAX_ELEM], x[SP_LIE_MAX_DIM];
-                G->inverse(G, a, gi);
-                G->compose(G, gi, b, X);
-                d = G->log(G, X, x) == SP_OK ? sp_vec_norm(G->dim, x) : SP_PI;
+                double x[SP_LIE_MAX_DIM];
+                d = sp_group_log_mismatch(G, a, b, x, NULL, NULL) == SP_OK ? sp_vec_norm(G->dim, x) : SP_PI;
             }
             sp_vec_copy(G->elem_size, b, a);
         }
@@ -371,7 +369,6 @@ static sp_ms *solve_on(sp_plan *plan, const int *counts, const sp_ms *from, sp_c
 static sp_curve *curve_of(const sp_problem *pb, sp_ms *ms)
 {
     int N;
-    sp_ms_grid(ms, &N);
     const sp_plan_grid *grid = sp_ms_grid(ms, &N);
     sp_hohp_state *nodes = malloc(((size_t)N + 1) * sizeof *nodes);
     sp_curve *c = nodes && sp_ms_nodes(ms, nodes) == SP_OK ? sp_curve_new(pb, N, grid->t, nodes) : NULL;
