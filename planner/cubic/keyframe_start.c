@@ -4,18 +4,23 @@
 #include <string.h>
 
 #include "planner/cubic/sp_keyframe_start.h"
+#include "integrators/sp_band.h"
+#include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
 
 struct sp_start_curve {
     const sp_group *G;
     int e; /* doubles per group element */
     sp_start_kind kind;
+    int dim;    /* of the algebra */
     int n;      /* keyframes; knots 0…n with knot 0 the start (t = 0, g0) */
     double *tk; /* n+1 knot times */
-    double *R;  /* n+1 rotations (9 each) */
-    double *x;  /* n+1 points of the rolled-out chain, 3 each */
-    double *M;  /* n+1 second derivatives of the spline, 3 each */
-    double xi0[3];
+    double *R;  /* n+1 group elements */
+    double *d;  /* n displacements log(R_i⁻¹ R_{i+1}), dim each */
+    double *w;  /* n+1 body velocities at the knots, dim each */
+    double *b;  /* n chart velocities u̇ at the segments' ends, dim each */
+    int xi0_given;
+    double xi0[SP_LIE_MAX_DIM];
     /* sphere plans: the spin ψ(t) about y0 added to the lifted curve, as values ψ and
      * rates ω = ψ̇ at K+1 times τ (NULL otherwise) */
     int K;
@@ -61,35 +66,105 @@ static void smallest_rotation(const sp_group *G, const double *a, const double *
     G->exp(G, axis, Q);
 }
 
-/* Second derivatives of the cubic spline through (t_i, y_i), i = 0…n, per coordinate
- * (stride 3): clamped ends where a slope is given, natural ends otherwise. */
-static void spline_moments(int n, const double *t, const double *y, const double *slope0, const double *slopeN,
-                           double *M, double *work)
+/* N = the derivative of dexp_{−u(t)} along the curve applied to u̇: the part of ξ̇ that
+ * the chart's acceleration does not give (a central difference: enough for a start). */
+static void dexp_drift(const sp_group *G, const double *u, const double *v, double *N)
 {
-    const int m = n + 1;
-    double *a = work, *b = work + m, *c = work + 2 * m, *d = work + 3 * m;
-    for (int q = 0; q < 3; ++q) {
-        for (int i = 0; i < m; ++i) {
-            a[i] = c[i] = d[i] = 0.0;
-            b[i] = 1.0;
-        }
-        for (int i = 1; i < n; ++i) {
-            double h0 = t[i] - t[i - 1], h1 = t[i + 1] - t[i];
-            a[i] = h0, b[i] = 2.0 * (h0 + h1), c[i] = h1;
-            d[i] = 6.0 * ((y[3 * (i + 1) + q] - y[3 * i + q]) / h1 - (y[3 * i + q] - y[3 * (i - 1) + q]) / h0);
-        }
-        double h0 = t[1] - t[0], hn = t[n] - t[n - 1];
-        if (slope0) b[0] = 2.0 * h0, c[0] = h0, d[0] = 6.0 * ((y[3 + q] - y[q]) / h0 - slope0[q]);
-        if (slopeN) a[n] = hn, b[n] = 2.0 * hn, d[n] = 6.0 * (slopeN[q] - (y[3 * n + q] - y[3 * (n - 1) + q]) / hn);
-        /* Thomas algorithm (diagonally dominant) */
-        for (int i = 1; i < m; ++i) {
-            double w = a[i] / b[i - 1];
-            b[i] -= w * c[i - 1];
-            d[i] -= w * d[i - 1];
-        }
-        M[3 * n + q] = d[n] / b[n];
-        for (int i = n - 1; i >= 0; --i) M[3 * i + q] = (d[i] - c[i] * M[3 * (i + 1) + q]) / b[i];
+    const int n = G->dim;
+    const double eps = 1e-5 / fmax(1.0, sp_vec_norm(n, v));
+    double xp[SP_LIE_MAX_DIM] = {0}, xm[SP_LIE_MAX_DIM] = {0}, Dp[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM],
+        Dm[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], vp[SP_LIE_MAX_DIM], vm[SP_LIE_MAX_DIM];
+    for (int k = 0; k < n; ++k) xp[k] = -u[k] - eps * v[k], xm[k] = -u[k] + eps * v[k];
+    G->dexp(G, xp, Dp), G->dexp(G, xm, Dm);
+    sp_mat_vec(n, n, Dp, v, vp), sp_mat_vec(n, n, Dm, v, vm);
+    for (int k = 0; k < n; ++k) N[k] = (vp[k] - vm[k]) / (2.0 * eps);
+}
+
+/* ξ̇ = dexp_{−u} ü + N of g = R exp(u(t)). */
+static void curve_acceleration(const sp_group *G, const double *u, const double *v, const double *a, double *xidot)
+{
+    const int n = G->dim;
+    double minus[SP_LIE_MAX_DIM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], N[SP_LIE_MAX_DIM];
+    for (int k = 0; k < n; ++k) minus[k] = -u[k];
+    G->dexp(G, minus, D);
+    sp_mat_vec(n, n, D, a, xidot);
+    dexp_drift(G, u, v, N);
+    for (int k = 0; k < n; ++k) xidot[k] += N[k];
+}
+
+/* The body velocities at the knots that make the curve C² on the group.
+ *
+ * Segment i is g(t) = R_i exp(u(t)) with u the cubic of u(0) = 0, u̇(0) = ω_i, u(h_i) = d_i
+ * and u̇(h_i) = b_i = B_i ω_{i+1}, B_i = dexp⁻¹_{−d_i}, so the body velocity
+ * ξ = dexp_{−u} u̇ is ω at every knot from both sides. Its derivative from the left at
+ * knot i+1 is D_i ü(h_i) + N_i (D_i = dexp_{−d_i}; N_i = the derivative of dexp_{−u}
+ * along the curve applied to u̇, a term quadratic in the velocity), from the right ü(0):
+ * equating the two at every interior knot, with ξ̇ = 0 at a free end or ω given at a
+ * prescribed one, is linear in ω once N is fixed. N is taken from the previous iterate
+ * (zero at first, which gives the cubic spline of the rolled-out chain) until ω settles:
+ * the construction of RotationSpline (SciPy) in body velocities. On Rⁿ, D = B = I and
+ * N = 0: the natural (or clamped) cubic spline. */
+static int solve_rates(sp_start_curve *c, const double *xiT)
+{
+    const sp_group *G = c->G;
+    const int n = c->dim, K = c->n, N = (K + 1) * n, nn = n * n;
+    double *D = malloc((size_t)K * nn * sizeof *D), *B = malloc((size_t)K * nn * sizeof *B);
+    double *Nq = calloc((size_t)K * n, sizeof *Nq), *rhs = malloc((size_t)N * sizeof *rhs);
+    sp_band *band = sp_band_alloc(N, 2 * n - 1, 2 * n - 1);
+    int ok = D && B && Nq && rhs && band;
+    for (int i = 0; ok && i < K; ++i) {
+        double minus[SP_LIE_MAX_DIM], LU[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+        int piv[SP_LIE_MAX_DIM];
+        for (int k = 0; k < n; ++k) minus[k] = -c->d[i * n + k];
+        G->dexp(G, minus, D + (size_t)i * nn);
+        sp_vec_copy(nn, D + (size_t)i * nn, LU);
+        sp_mat_identity(n, B + (size_t)i * nn);
+        /* row k of B solves Dᵀ x = e_k: B = D⁻¹ */
+        ok = sp_linsolve(n, LU, B + (size_t)i * nn, n, piv, 1) == SP_OK;
     }
+    /* a prescribed end velocity replaces its knot's row */
+    const int fixed0 = c->xi0_given, fixedK = xiT != NULL;
+    for (int iter = 0; ok && iter < 30; ++iter) {
+        sp_band_zero(band);
+        for (int k = 0; k < N; ++k) rhs[k] = 0.0;
+        for (int r = 0; r < n; ++r) {
+            if (fixed0) sp_band_add(band, r, r, 1.0), rhs[r] = c->xi0[r];
+            if (fixedK) sp_band_add(band, K * n + r, K * n + r, 1.0), rhs[K * n + r] = xiT[r];
+        }
+        /* segment i adds to the rows of knots i (its right side) and i+1 (its left) */
+        for (int i = 0; i < K; ++i) {
+            const double h = c->tk[i + 1] - c->tk[i];
+            const double *Di = D + (size_t)i * nn, *Bi = B + (size_t)i * nn;
+            const int right = !(i == 0 && fixed0), left = !(i + 1 == K && fixedK);
+            for (int r = 0; r < n; ++r) {
+                const int ri = i * n + r, rj = (i + 1) * n + r;
+                if (right) {
+                    sp_band_add(band, ri, ri, 4.0 / h);
+                    for (int q = 0; q < n; ++q) sp_band_add(band, ri, (i + 1) * n + q, 2.0 / h * Bi[r * n + q]);
+                    rhs[ri] += 6.0 * c->d[i * n + r] / (h * h);
+                }
+                if (left) {
+                    sp_band_add(band, rj, rj, 4.0 / h);
+                    for (int q = 0; q < n; ++q) sp_band_add(band, rj, i * n + q, 2.0 / h * Di[r * n + q]);
+                    rhs[rj] += 6.0 * c->d[i * n + r] / (h * h) - Nq[i * n + r];
+                }
+            }
+        }
+        ok = sp_band_factor(band) == SP_OK && sp_band_solve(band, rhs) == SP_OK && sp_vec_isfinite(N, rhs);
+        if (!ok) break;
+        double change = iter == 0 ? HUGE_VAL : 0.0;
+        for (int k = 0; iter > 0 && k < N; ++k) change = fmax(change, fabs(rhs[k] - c->w[k]) / (1.0 + fabs(rhs[k])));
+        sp_vec_copy(N, rhs, c->w);
+        /* the end slopes and the curvature terms at this iterate */
+        for (int i = 0; i < K; ++i) {
+            double *bi = c->b + (size_t)i * n;
+            sp_mat_vec(n, n, B + (size_t)i * nn, c->w + (size_t)(i + 1) * n, bi);
+            dexp_drift(G, c->d + (size_t)i * n, bi, Nq + (size_t)i * n);
+        }
+        if (change <= 1e-9) break;
+    }
+    free(D), free(B), free(Nq), free(rhs), sp_band_free(band);
+    return ok ? 0 : -1;
 }
 
 sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
@@ -100,20 +175,21 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
     if (!c) return NULL;
     c->G = G;
     c->e = G->elem_size;
+    c->dim = G->dim;
     c->kind = kind;
     c->n = (int)cs->n_targets;
-    size_t m = (size_t)c->n + 1;
+    const size_t m = (size_t)c->n + 1, dim = (size_t)c->dim;
     c->tk = malloc(m * sizeof *c->tk);
     c->R = malloc((size_t)c->e * m * sizeof *c->R);
-    c->x = malloc(3 * m * sizeof *c->x);
-    c->M = calloc(3 * m, sizeof *c->M);
-    double *work = malloc(4 * m * sizeof *work);
-    if (!c->tk || !c->R || !c->x || !c->M || !work) {
-        free(work);
+    c->d = calloc(dim * m, sizeof *c->d);
+    c->w = calloc(dim * m, sizeof *c->w);
+    c->b = calloc(dim * m, sizeof *c->b);
+    if (!c->tk || !c->R || !c->d || !c->w || !c->b) {
         sp_start_curve_free(c);
         return NULL;
     }
-    if (!pb->plan.xi0_free) sp_vec_copy(3, pb->xi0, c->xi0);
+    c->xi0_given = !pb->plan.xi0_free;
+    if (c->xi0_given) sp_vec_copy(c->dim, pb->xi0, c->xi0);
     c->tk[0] = 0.0;
     sp_vec_copy(c->e, pb->g0, c->R);
     for (int i = 1; i <= c->n; ++i) {
@@ -128,20 +204,19 @@ sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind)
             G->compose(G, Q, c->R + 9 * (i - 1), c->R + 9 * i);
         }
     }
-    /* the chain of body displacements, each the short way round */
-    sp_vec_zero(3, c->x);
-    for (int i = 1; i <= c->n; ++i) {
-        double Ri[SP_LIE_MAX_ELEM], A[SP_LIE_MAX_ELEM], d[3] = {0, 0, 0};
-        G->inverse(G, c->R + c->e * (i - 1), Ri);
-        G->compose(G, Ri, c->R + c->e * i, A);
-        if (G->log(G, A, d) != SP_OK) sp_vec_zero(3, d);
-        for (int q = 0; q < 3; ++q) c->x[3 * i + q] = c->x[3 * (i - 1) + q] + d[q];
+    /* the body displacements, each the short way round */
+    for (int i = 0; i < c->n; ++i) {
+        double Ri[SP_LIE_MAX_ELEM], A[SP_LIE_MAX_ELEM];
+        G->inverse(G, c->R + c->e * i, Ri);
+        G->compose(G, Ri, c->R + c->e * (i + 1), A);
+        if (G->log(G, A, c->d + dim * i) != SP_OK) sp_vec_zero(c->dim, c->d + dim * i);
     }
-    int ends_at_T = c->n > 0 && fabs(c->tk[c->n] - pb->T) <= 1e-9 * pb->T;
-    if (c->n > 0)
-        spline_moments(c->n, c->tk, c->x, pb->plan.xi0_free ? NULL : pb->xi0,
-                       pb->plan.has_xiT && ends_at_T ? pb->plan.xiT : NULL, c->M, work);
-    free(work);
+    const int ends_at_T = c->n > 0 && fabs(c->tk[c->n] - pb->T) <= 1e-9 * pb->T;
+    if (kind == SP_START_SPLINE && c->n > 0 &&
+        solve_rates(c, pb->plan.has_xiT && ends_at_T ? pb->plan.xiT : NULL) != 0) {
+        sp_start_curve_free(c);
+        return NULL;
+    }
     if (cs->space == SP_SPACE_SPHERE && kind != SP_START_UNIFORM && c->n > 0 && spin_profile(c, pb) != 0) {
         sp_start_curve_free(c);
         return NULL;
@@ -224,24 +299,25 @@ const double *sp_start_curve_rotation(const sp_start_curve *c, size_t i) { retur
 void sp_start_curve_free(sp_start_curve *c)
 {
     if (!c) return;
-    free(c->tk), free(c->R), free(c->x), free(c->M);
+    free(c->tk), free(c->R), free(c->d), free(c->w), free(c->b);
     free(c->tau), free(c->psi), free(c->omega);
     free(c);
 }
 
-/* Position, velocity, acceleration and jerk of the spline at t on segment i (knots i,
- * i+1), relative to x_i. */
+/* Chart position, velocity, acceleration and jerk at t on segment i (knots i, i+1): the
+ * cubic u with u(0) = 0, u̇(0) = ω_i, u(h) = d_i, u̇(h) = b_i. */
 static void spline_eval(const sp_start_curve *c, int i, double t, double *u, double *v, double *a, double *j)
 {
-    const double t0 = c->tk[i], t1 = c->tk[i + 1], hh = t1 - t0, A = t1 - t, B = t - t0;
-    for (int q = 0; q < 3; ++q) {
-        double M0 = c->M[3 * i + q], M1 = c->M[3 * (i + 1) + q];
-        double y0 = 0.0, y1 = c->x[3 * (i + 1) + q] - c->x[3 * i + q];
-        double C0 = y0 / hh - M0 * hh / 6.0, C1 = y1 / hh - M1 * hh / 6.0;
-        u[q] = M0 * A * A * A / (6 * hh) + M1 * B * B * B / (6 * hh) + C0 * A + C1 * B;
-        v[q] = -M0 * A * A / (2 * hh) + M1 * B * B / (2 * hh) - C0 + C1;
-        a[q] = (M0 * A + M1 * B) / hh;
-        j[q] = (M1 - M0) / hh;
+    const int n = c->dim;
+    const double h = c->tk[i + 1] - c->tk[i], s = t - c->tk[i];
+    const double *w = c->w + (size_t)i * n, *d = c->d + (size_t)i * n, *b = c->b + (size_t)i * n;
+    for (int q = 0; q < n; ++q) {
+        const double c2 = (3.0 * d[q] - (2.0 * w[q] + b[q]) * h) / (h * h);
+        const double c3 = ((w[q] + b[q]) * h - 2.0 * d[q]) / (h * h * h);
+        u[q] = ((c3 * s + c2) * s + w[q]) * s;
+        v[q] = (3.0 * c3 * s + 2.0 * c2) * s + w[q];
+        a[q] = 6.0 * c3 * s + 2.0 * c2;
+        j[q] = 6.0 * c3;
     }
 }
 
@@ -275,49 +351,48 @@ void sp_start_curve_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
 static void untwisted_eval(const sp_start_curve *c, double t, sp_hohp_state *z)
 {
     const sp_group *G = c->G;
+    const int n = c->dim;
     memset(z, 0, sizeof *z);
     if (c->kind == SP_START_UNIFORM || c->n == 0) {
-        double v[3];
-        for (int q = 0; q < 3; ++q) v[q] = t * c->xi0[q];
+        double v[SP_LIE_MAX_DIM];
+        for (int q = 0; q < n; ++q) v[q] = t * c->xi0[q];
         double E[SP_LIE_MAX_ELEM];
         G->exp(G, v, E);
         G->compose(G, c->R, E, z->g);
-        sp_vec_copy(3, c->xi0, z->xi);
+        sp_vec_copy(n, c->xi0, z->xi);
         return;
     }
     /* the segment that starts at or before t (right-sided at knots) */
     int lo = knot_at(c->tk, c->n, t);
-    double u[3], v[3], a[3] = {0, 0, 0}, j[3] = {0, 0, 0};
+    double u[SP_LIE_MAX_DIM] = {0}, v[SP_LIE_MAX_DIM] = {0}, a[SP_LIE_MAX_DIM] = {0}, j[SP_LIE_MAX_DIM] = {0};
     if (lo == c->n) {
         /* after the last keyframe: carry on with the end velocity */
-        int i = c->n - 1;
-        double u1[3], v1[3], a1[3], j1[3];
-        if (c->kind == SP_START_SPLINE) {
-            spline_eval(c, i, c->tk[c->n], u1, v1, a1, j1);
-        } else {
-            for (int q = 0; q < 3; ++q) v1[q] = (c->x[3 * c->n + q] - c->x[3 * i + q]) / (c->tk[c->n] - c->tk[i]);
+        const int i = c->n - 1;
+        const double *vend = c->kind == SP_START_SPLINE ? c->w + (size_t)c->n * n : NULL;
+        for (int q = 0; q < n; ++q) {
+            v[q] = vend ? vend[q] : c->d[(size_t)i * n + q] / (c->tk[c->n] - c->tk[i]);
+            u[q] = (t - c->tk[c->n]) * v[q];
         }
-        for (int q = 0; q < 3; ++q) u[q] = (t - c->tk[c->n]) * v1[q], v[q] = v1[q];
     } else if (c->kind == SP_START_SPLINE) {
         spline_eval(c, lo, t, u, v, a, j);
     } else {
-        double hh = c->tk[lo + 1] - c->tk[lo];
-        for (int q = 0; q < 3; ++q) {
-            v[q] = (c->x[3 * (lo + 1) + q] - c->x[3 * lo + q]) / hh;
+        const double hh = c->tk[lo + 1] - c->tk[lo];
+        for (int q = 0; q < n; ++q) {
+            v[q] = c->d[(size_t)lo * n + q] / hh;
             u[q] = (t - c->tk[lo]) * v[q];
         }
     }
     /* g = R_lo exp(u); body velocity dexp_{−u} u̇ */
-    double E[SP_LIE_MAX_ELEM], D[9], mu[3];
+    double E[SP_LIE_MAX_ELEM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], minus[SP_LIE_MAX_DIM];
     G->exp(G, u, E);
     G->compose(G, c->R + c->e * lo, E, z->g);
-    for (int q = 0; q < 3; ++q) mu[q] = -u[q];
-    G->dexp(G, mu, D);
-    sp_mat_vec(3, 3, D, v, z->xi);
-    sp_vec_copy(3, a, z->p);
+    for (int q = 0; q < n; ++q) minus[q] = -u[q];
+    G->dexp(G, minus, D);
+    sp_mat_vec(n, n, D, v, z->xi);
+    curve_acceleration(G, u, v, a, z->p);
     /* ν ≈ −ξ̈ with ξ = dexp_{−u} u̇ = u̇ − ½[u, u̇] + …: at a knot (u = 0) ξ̇ = ü and
      * ξ̈ = u⃛ − ½[u̇, ü] exactly, which the momentum takes everywhere */
-    double bracket[3];
+    double bracket[SP_LIE_MAX_DIM];
     G->ad(G, v, a, bracket);
-    for (int q = 0; q < 3; ++q) z->nu[q] = -j[q] + 0.5 * bracket[q];
+    for (int q = 0; q < n; ++q) z->nu[q] = -j[q] + 0.5 * bracket[q];
 }

@@ -30,7 +30,7 @@ struct sp_ms {
     int *off_lam; /* per keyframe: offset of its multiplier (exact), else −1 */
     sp_hohp_state *S, *S_trial;
     double *lam, *lam_trial; /* n_targets x nc */
-    double W[3 * 3];         /* columns: multiplier directions (y0⊥ on the sphere) */
+    double W[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]; /* n x nc, columns: multiplier directions (y0⊥ on the sphere) */
     /* per block: end state and Jacobian ∂e_j/∂s_j (nz x nz, column c at c·nz) */
     sp_hohp_state *E, *E_trial;
     double *Jb, *Jb_trial;
@@ -179,9 +179,9 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     if (pb->cubic.space == SP_SPACE_SPHERE) {
         double a[3], b[3];
         plane_basis(pb->cubic.y0, a, b);
-        for (int r = 0; r < 3; ++r) ms->W[r * 3 + 0] = a[r], ms->W[r * 3 + 1] = b[r], ms->W[r * 3 + 2] = 0.0;
+        for (int r = 0; r < 3; ++r) ms->W[r * 2 + 0] = a[r], ms->W[r * 2 + 1] = b[r];
     } else {
-        sp_mat_identity(3, ms->W);
+        sp_mat_identity(ms->n, ms->W);
     }
     return ms;
 fail:
@@ -255,7 +255,7 @@ void sp_ms_take_states(sp_ms *ms, const sp_ms *from)
             sp_cubic_target_gradient(&from->cubic, i, from->E[b].g, kick);
             for (int a = 0; a < ms->nc; ++a) {
                 double s = 0.0;
-                for (int r = 0; r < 3; ++r) s += ms->W[r * 3 + a] * kick[r];
+                for (int r = 0; r < ms->n; ++r) s += ms->W[r * ms->nc + a] * kick[r];
                 ms->lam[i * (size_t)ms->nc + (size_t)a] = s;
             }
         }
@@ -402,9 +402,9 @@ static void kick(const sp_ms *ms, size_t i, const double *g, double *kappa, doub
 /* The multiplier kick W λ_i (exact). */
 static void multiplier_kick(const sp_ms *ms, const double *lam, size_t i, double *kappa)
 {
-    for (int r = 0; r < 3; ++r) {
+    for (int r = 0; r < ms->n; ++r) {
         kappa[r] = 0.0;
-        for (int a = 0; a < ms->nc; ++a) kappa[r] += ms->W[r * 3 + a] * lam[i * (size_t)ms->nc + (size_t)a];
+        for (int a = 0; a < ms->nc; ++a) kappa[r] += ms->W[r * ms->nc + a] * lam[i * (size_t)ms->nc + (size_t)a];
     }
 }
 
@@ -505,7 +505,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
                 if (i >= 0 && !ms->exact) put_product(ms, row + 2 * n, cj, n, n, K, Jj, 0);
                 if (i >= 0 && ms->exact)
                     for (int r = 0; r < n; ++r)
-                        for (int a = 0; a < ms->nc; ++a) put(ms, row + 2 * n + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + 2 * n + r, ms->off_lam[i] + a, ms->W[r * ms->nc + a]);
             }
             row += nz;
         } else {
@@ -522,7 +522,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
                 if (i >= 0 && !ms->exact) put_product(ms, row, cj, n, n, K, Jj, 0);
                 if (i >= 0 && ms->exact)
                     for (int r = 0; r < n; ++r)
-                        for (int a = 0; a < ms->nc; ++a) put(ms, row + r, ms->off_lam[i] + a, ms->W[r * 3 + a]);
+                        for (int a = 0; a < ms->nc; ++a) put(ms, row + r, ms->off_lam[i] + a, ms->W[r * ms->nc + a]);
                 put_product(ms, row + n, cj, n, n, Id, Jj, pb->plan.has_xiT ? n : 3 * n);
             }
             row += 2 * n;

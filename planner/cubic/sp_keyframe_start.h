@@ -3,9 +3,10 @@
  * Every curve here joins neighbouring keyframes the short way round (the principal
  * logarithm of the relative rotation, so a quaternion and its negative are one
  * orientation), which puts Newton in the basin of the natural optimum:
- *   - spline: the C² cubic spline through the keyframes' chain of relative rotation
- *     vectors (the curve "rolled out" into R³ by its body displacements), wound back
- *     onto the group segment by segment, g(t) = R_{i-1} exp(x(t) − x_{i-1});
+ *   - spline: a curve that is C² on the group, g(t) = R_i exp(u(t)) between keyframes i
+ *     and i+1 with u a cubic, its body velocities at the keyframes solved for so that
+ *     body velocity and acceleration are continuous, ξ̇ = 0 at a free end (the curve of
+ *     SciPy's RotationSpline; on Rⁿ the natural or clamped cubic spline);
  *   - geodesic: the piecewise geodesic through the keyframes (constant body velocity
  *     between neighbours);
  *   - uniform: the uniform rotation with the initial velocity (the start of single
