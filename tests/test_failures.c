@@ -493,10 +493,10 @@ static int stderr_says(const char *dir, const char *part)
 /* Starts a long solve into dir/result.json (over an older result), waits until it runs —
  * its temporary output exists, and with `ready` that stderr says so — and `delay` seconds
  * more (a simulation's steps take well under a second: it is signalled soon after its
- * first progress line), sends `sig`, and expects exit 128 + sig, one line, and a whole
- * result with status "interrupted". */
-static cJSON *interrupt(const char *dir, const char *problem, const char *ready, double delay, int sig,
-                        const char *what)
+ * first progress line), sends `sig` `count` times in a row, and expects exit 128 + sig,
+ * one line, and a whole result with status "interrupted". */
+static cJSON *interrupt_times(const char *dir, const char *problem, const char *ready, double delay, int sig,
+                              int count, const char *what)
 {
     char out[PATH_SIZE];
     join(out, dir, "result.json");
@@ -511,7 +511,7 @@ static cJSON *interrupt(const char *dir, const char *problem, const char *ready,
         cr_assert_fail("%s: the solve did not start", what);
     }
     sleep_seconds(delay);
-    cr_assert_eq(kill(pid, sig), 0);
+    for (int k = 0; k < count; ++k) cr_assert_eq(kill(pid, sig), 0);
     run_result r;
     finish(dir, pid, &r);
     cr_expect_eq(r.status, 128 + sig, "%s: exit %d; stderr: %s", what, r.status, r.err);
@@ -524,6 +524,12 @@ static cJSON *interrupt(const char *dir, const char *problem, const char *ready,
     run_free(&r);
     cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", what);
     return whole_result(out, "interrupted", what);
+}
+
+static cJSON *interrupt(const char *dir, const char *problem, const char *ready, double delay, int sig,
+                        const char *what)
+{
+    return interrupt_times(dir, problem, ready, delay, sig, 1, what);
 }
 
 Test(failures, sigint_during_a_long_simulation_writes_the_partial_result, .timeout = 300)
@@ -569,6 +575,12 @@ Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout 
     cJSON_Delete(res);
     /* SIGTERM, what a batch system sends at its time limit, does the same: exit 143 */
     res = interrupt(dir, problem, "evaluation ", 0.5, SIGTERM, "cubic plan, SIGTERM");
+    cJSON_Delete(res);
+    /* `timeout` signals the child, then its process group: two SIGTERMs in a row, and the
+     * partial result is still written (three, for a batch system that repeats itself) */
+    res = interrupt_times(dir, problem, "evaluation ", 0.5, SIGTERM, 2, "cubic plan, two SIGTERMs");
+    cJSON_Delete(res);
+    res = interrupt_times(dir, problem, "evaluation ", 0.5, SIGINT, 3, "cubic plan, three SIGINTs");
     cJSON_Delete(res);
     /* an endpoint plan: its search and its sweeps stop */
     if (derived_problem(dir, "parallel_parking.json",

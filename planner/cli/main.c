@@ -32,8 +32,10 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
-    stop_signal = sig;
-    signal(sig, SIG_DFL); /* a second one ends the process at once */
+    /* the first names the exit status; more of them change nothing: `timeout` signals the
+     * child and then its process group, and a batch system may repeat itself, and each
+     * of them expects the partial result */
+    if (!stop_signal) stop_signal = sig;
 }
 
 /* From here on SIGINT and SIGTERM (what a batch system sends before its time limit)
