@@ -343,7 +343,8 @@ static sp_status first_resolution(sp_plan *plan, double step_at_1e6)
             }
             sp_vec_copy(G->elem_size, b, a);
         }
-        plan->segment_steps[i] = G == sp_group_so3 ? (int)fmin(64.0, fmax(1.0, ceil(d / step))) : 1;
+        /* Rⁿ cubics are polynomials, which one step of the scheme resolves exactly */
+        plan->segment_steps[i] = G != sp_group_rn(G->dim) ? (int)fmin(64.0, fmax(1.0, ceil(d / step))) : 1;
     }
     return SP_OK;
 }
