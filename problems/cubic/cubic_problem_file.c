@@ -236,6 +236,7 @@ static int read_cubic(const json_input *root, sp_problem *p)
                                        "output",
                                        "x0",
                                        "quaternion_order",
+                                       "metric",
                                        NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
@@ -293,6 +294,10 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (!p->plan.pose && !se3 && json_member(root, "x0").node)
         return json_fail(root, "x0", "only plans on SE3 or %s take a start position", POSE_GROUP);
     if ((p->plan.pose || se3) && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
+    /* a weighted metric a|ω|² + b|v|² is not planned yet: refused rather than ignored */
+    if (json_member(root, "metric").node)
+        return json_fail(root, "metric", "is not supported yet: SE3 plans use the metric |ω|² + |v|² (rotation and "
+                         "translation weighted 1 and 1)");
     if (se3) {
         double R[9], origin[3];
         sp_se3_to_pose(p->g0, R, origin);
