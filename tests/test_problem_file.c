@@ -998,11 +998,10 @@ static const bad_case bad_cases[] = {
     {"pose_xi0_short", PLAN_GROUP, {{"group", "\"SO3xR3\""}}, "xi0", "must be an array of 6 numbers"},
     {"pose_keyframe_without_position", PLAN_GROUP, {{"group", "\"SO3xR3\""}, {"xi0", "[0, 0, 1, 0, 0, 0]"}},
      "targets[0].x", "missing required field"},
-    {"position_on_a_rotation_plan", PLAN_GROUP, {{"x0", "[0, 0, 0]"}}, "x0", "only plans on SO3xR3"},
+    {"position_on_a_rotation_plan", PLAN_GROUP, {{"x0", "[0, 0, 0]"}}, "x0", "only plans on SE3 or SO3xR3"},
     {"sphere_plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "space", "sphere targets need group SO3"},
     {"plan_on_se2", PLAN_GROUP, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se2", SIMULATE, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
-    {"plan_on_se3", PLAN_GROUP, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},
     {"simulate_on_se3", SIMULATE, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},
     {"group_space_with_y0", PLAN_GROUP, {{"y0", "[1, 0, 0]"}}, "y0", "only sphere targets take y0"},
     /* consistency between fields */
