@@ -982,7 +982,7 @@ static const bad_case bad_cases[] = {
      "unknown quaternion order 'zyxw' (known: wxyz, xyzw)"},
     {"quaternion_order_number", PLAN_GROUP, {{"quaternion_order", "1"}}, "quaternion_order", "must be a string"},
     {"quaternion_order_on_a_sphere_plan", PLAN_SPHERE, {{"quaternion_order", "\"xyzw\""}}, "quaternion_order",
-     "only plans of orientations (space group on SO3, or SO3xR3) take this field"},
+     "only plans of orientations (space group on SO3, SE3 or SO3xR3) take this field"},
     {"quaternion_order_on_a_vector_group",
      PLAN_GROUP,
      {{"group", "\"R3\""}, {"g0", "[0, 0, 0], \"quaternion_order\": \"wxyz\""}},
