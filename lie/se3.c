@@ -250,8 +250,7 @@ static se3_word coupling_transpose_apply(const double *om, const double *v, cons
 
 #define SO3 sp_group_so3
 
-/* g = [[R, t], [0, 1]] */
-static void se3_set(const double *R, const double *t, double *g)
+void sp_se3_from_pose(const double *R, const double *t, double *g)
 {
     for (int i = 0; i < 3; ++i) {
         g[4 * i] = R[3 * i], g[4 * i + 1] = R[3 * i + 1], g[4 * i + 2] = R[3 * i + 2];
@@ -260,8 +259,7 @@ static void se3_set(const double *R, const double *t, double *g)
     g[12] = 0.0, g[13] = 0.0, g[14] = 0.0, g[15] = 1.0;
 }
 
-/* R and t of g */
-static void se3_get(const double *g, double *R, double *t)
+void sp_se3_to_pose(const double *g, double *R, double *t)
 {
     for (int i = 0; i < 3; ++i) {
         R[3 * i] = g[4 * i], R[3 * i + 1] = g[4 * i + 1], R[3 * i + 2] = g[4 * i + 2];
@@ -337,7 +335,7 @@ static void se3_exp(const sp_group *G, const double *x, double *g)
     SO3->exp(SO3, x, R);
     SO3->dexp(SO3, x, A);
     sp_mat_vec(3, 3, A, x + 3, t);
-    se3_set(R, t, g);
+    sp_se3_from_pose(R, t, g);
 }
 
 static sp_status se3_log(const sp_group *G, const double *g, double *x)
@@ -345,7 +343,7 @@ static sp_status se3_log(const sp_group *G, const double *g, double *x)
     (void)G;
     if (!sp_vec_isfinite(16, g)) return SP_ERR_DOMAIN;
     double R[9], t[3], Ai[9];
-    se3_get(g, R, t);
+    sp_se3_to_pose(g, R, t);
     sp_status st = SO3->log(SO3, R, x);
     if (st != SP_OK) return st;
     SO3->dexp_inv(SO3, x, Ai);
@@ -367,14 +365,14 @@ static void se3_cay(const sp_group *G, const double *x, double *g)
     SO3->cay(SO3, x, R);
     half_cayley_factor(x, 0, Li);
     sp_mat_vec(3, 3, Li, x + 3, t);
-    se3_set(R, t, g);
+    sp_se3_from_pose(R, t, g);
 }
 
 static sp_status se3_cay_inv(const sp_group *G, const double *g, double *x)
 {
     (void)G;
     double R[9], t[3], wt[3];
-    se3_get(g, R, t);
+    sp_se3_to_pose(g, R, t);
     sp_status st = SO3->cay_inv(SO3, R, x);
     if (st != SP_OK) return st;
     sp_cross(x, t, wt);
@@ -506,7 +504,7 @@ static void se3_Ad(const sp_group *G, const double *g, const double *x, double *
 {
     (void)G;
     double R[9], t[3], Rw[3], Rv[3], tRw[3];
-    se3_get(g, R, t);
+    sp_se3_to_pose(g, R, t);
     sp_mat_vec(3, 3, R, x, Rw);
     sp_mat_vec(3, 3, R, x + 3, Rv);
     sp_cross(t, Rw, tRw);
@@ -518,7 +516,7 @@ static void se3_Ad_star(const sp_group *G, const double *g, const double *m, dou
 {
     (void)G;
     double R[9], t[3], a[3], mt[3], o[6];
-    se3_get(g, R, t);
+    sp_se3_to_pose(g, R, t);
     sp_cross(m + 3, t, mt);
     for (int i = 0; i < 3; ++i) a[i] = m[i] + mt[i];
     sp_mat_tvec(3, 3, R, a, o);

@@ -74,6 +74,10 @@ extern const sp_group *const sp_group_se2;
 /* SE(3) as 4x4 homogeneous matrices, algebra ordered (ω, v): angular, then body linear
  * velocity (lie/se3.c). */
 extern const sp_group *const sp_group_se3;
+/* The SE(3) element g = [[R, x], [0, 1]] of a rotation R (3 x 3, row-major) and a
+ * translation x, and back: poses cross the file boundary in these two parts. */
+void sp_se3_from_pose(const double *R, const double *x, double *g);
+void sp_se3_to_pose(const double *g, double *R, double *x);
 /* Rⁿ under addition, for 1 ≤ n ≤ SP_LIE_MAX_DIM; NULL otherwise. */
 const sp_group *sp_group_rn(int n);
 

@@ -30,14 +30,15 @@ typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 typedef struct sp_cubic_target {
     double t;
     int quaternion; /* the file gave the orientation as a quaternion "q" */
-    double x[3];    /* poses (SO3xR3): the position */
+    double x[3];    /* poses (SO3xR3, SE3): the position */
     double y[3];    /* sphere targets */
-    double R[9];    /* rotation targets, row-major */
+    double R[SP_LIE_MAX_ELEM]; /* group targets, row-major: a rotation, a point of Rⁿ, or
+                                  the 4 x 4 matrix of an SE(3) pose */
 } sp_cubic_target;
 
 /* A Riemannian cubic on a group, with the targets it should pass near:
  * E_i(g) = |g·y0 − y_i|²/(2σ²) on the sphere, or
- * |g − R_i|²_F/(2σ²) for rotation targets. */
+ * |g − R_i|²_F/(2σ²) for targets on the group (rotations, points, SE(3) poses). */
 typedef struct sp_cubic_spline {
     const sp_group *group;
     sp_target_space space;
@@ -74,9 +75,12 @@ sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T,
 sp_status sp_plan_grid_init_segments(sp_plan_grid *g, const sp_cubic_spline *c, double T, const int *segment_steps);
 void sp_plan_grid_free(sp_plan_grid *g);
 
-/* The reached point of target i: g·y0 on the sphere, g itself for rotations; and its
- * distance to the target (chordal, resp. geodesic angle). */
+/* The reached point of target i: g·y0 on the sphere, g itself on the group; and its
+ * distance to the target: chordal on S², the rotation angle on SO(3), |x − xᵢ| on Rⁿ,
+ * and on SE(3) √(θ² + |x − xᵢ|²) of the rotation angle θ and the positions. */
 double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double *g);
+/* The angle of the rotation Raᵀ Rb (π where its logarithm is not defined). */
+double sp_rotation_angle_between(const double *Ra, const double *Rb);
 
 #define SP_NAME_MAX 48
 

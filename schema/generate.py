@@ -231,9 +231,12 @@ def cubic(task):
     plan = task == "plan"
     props = common("cubic_spline", task)
     props.update({
-        "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3"] if plan else [])),
-                            "the Lie group: SO3 or R1...R6" + (", or SO3xR3 (poses)" if plan else "") +
-                            "; groups without a bi-invariant metric (SE2, SE3) are refused", "SO3")),
+        "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3", "SE3"] if plan else [])),
+                            "the Lie group: SO3 or R1...R6" +
+                            (", or poses: SE3 (screw-coupled, least trivialised acceleration in the "
+                             "left-invariant metric |omega|^2 + |v|^2) or SO3xR3 (orientation and position "
+                             "planned apart)" if plan else "") +
+                            "; SE2" + ("" if plan else " and SE3") + " (no bi-invariant metric) are refused", "SO3")),
         "scheme": nullable(d(names(*HOHP_SCHEMES, "hohp_rkmk8"),
                              "HOHP integrator (hohp_rkmk8: the continuous equations at order 8; plans only)",
                              "hohp_sv; hohp_rkmk8 for plans without steps")),
@@ -275,7 +278,7 @@ def cubic(task):
                                 "sphere: targets {t, y} and the curve g y0; group: targets on the group itself",
                                 "sphere on SO3, else group")),
             "y0": d(vec(3), "start point on the sphere (any non-zero vector)"),
-            "x0": nullable(d(vec(3), "start position of a pose plan (SO3xR3)", [0, 0, 0])),
+            "x0": nullable(d(vec(3), "start position of a pose plan (SE3 or SO3xR3)", [0, 0, 0])),
             "xi0": d({"anyOf": [{"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 6},
                                 {"const": "free"}]},
                      "initial body velocity (omega, then v for poses), or \"free\": the velocity that "
@@ -305,7 +308,7 @@ def cubic(task):
                                                "on R^n) between the returned curve and the continuous optimum",
                                    1e-6)),
             "quaternion_order": nullable(d(names("wxyz", "xyzw"),
-                                           "plans of orientations (space group on SO3, or SO3xR3): every quaternion "
+                                           "plans of orientations (space group on SO3, SE3 or SO3xR3): every quaternion "
                                            "of the file (g0, the targets) and of the result is [w, x, y, z] (wxyz) or "
                                            "[x, y, z, w] (xyzw)", "wxyz")),
             "initial_momenta": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 2,
@@ -330,7 +333,7 @@ def cubic(task):
                 "properties": {**dim_props(n, nullable(vec(n))), "space": nullable({"const": "group"}),
                                "targets": {"items": target_schema("point", n)}},
                 "allOf": forbid("x0", "y0", "quaternion_order")}})
-        all_of.append({"if": given("group", {"const": "SO3xR3"}), "then": {
+        all_of.append({"if": given("group", {"enum": ["SO3xR3", "SE3"]}), "then": {
             "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
                            "targets": {"items": target_schema("pose")}},
             "allOf": forbid("y0")}})

@@ -55,8 +55,8 @@ Test(cli, list_names_everything_a_file_can_name)
         "schemes:", "hohp_sv", "hohp_euler", "models:",      "cubic_spline", "LD_LBFGS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         cr_expect(strstr(r.out, names[i]) != NULL, "list does not mention %s", names[i]);
-    /* the groups line names every registered group (SE2 and SE3 too: problem files refuse
-     * them for cubics, but the library has them) */
+    /* the groups line names every registered group (SE2 too: problem files refuse it for
+     * cubics, but the library has it) */
     const char *groups = strstr(r.out, "groups:"), *end = groups ? strchr(groups, '\n') : NULL;
     cr_assert(groups && end, "no groups line");
     for (size_t i = 0; sp_group_at(i); ++i) {
@@ -580,7 +580,7 @@ static const cli_case cli_cases[] = {
     {plan_doc, "\"T\": 1,", "\"T\": 1, \"quaternion_order\": \"xyzw\",", "quaternion_order"}, /* on a sphere plan */
     {simulate_doc, "\"T\": 2", "\"T\": 2, \"sigma\": 0.1", "sigma"},      /* plan-only field */
     {simulate_doc, "\"steps\": 20", "\"steps\": 20.5", "steps"},          /* non-integer steps */
-    {group_doc, "\"space\"", "\"group\": \"SE3\", \"space\"", "group"},   /* no cubics on SE(3) */
+    {group_doc, "\"space\"", "\"group\": \"SE2\", \"space\"", "group"},   /* no cubics on SE(2) */
     {simulate_doc, "\"T\": 2", "\"group\": \"SE3\", \"T\": 2", "group"}, /* (no bi-invariant metric) */
     {plan_doc, "hohp_sv", "hohp\\nsv", "scheme"},                         /* a newline inside the message */
     {plan_doc, "\"steps\": 40", "\"steps\": 40, \"steps\": 80", "steps"}, /* duplicate key */

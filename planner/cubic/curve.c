@@ -109,12 +109,46 @@ sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_po
     return SP_OK;
 }
 
-/* |ω| (which = 0) or |ω̇| (which = 1) at t. */
+void sp_curve_point_pose(const sp_curve_point *p, sp_curve_pose *out)
+{
+    /* ẋ = R v and ẍ = Ṙ v + R v̇ = R (ω × v + v̇) */
+    const double *v = p->omega + 3, *v_dot = p->omega_dot + 3;
+    double a[3];
+    sp_se3_to_pose(p->g, out->R, out->x);
+    sp_vec_copy(3, p->omega, out->omega);
+    sp_vec_copy(3, p->omega_dot, out->omega_dot);
+    sp_mat_vec(3, 3, out->R, v, out->velocity);
+    sp_cross(p->omega, v, a);
+    for (int k = 0; k < 3; ++k) a[k] += v_dot[k];
+    sp_mat_vec(3, 3, out->R, a, out->acceleration);
+}
+
+/* The rates the extremes track: |ω| and |ω̇| of the whole algebra vector, and on SE(3)
+ * the angular part alone, then the position's speed and acceleration in the fixed frame
+ * (rotations leave their norms as they are in the body frame). */
+static int rate_count(const sp_curve *c) { return c->G == sp_group_se3 ? 4 : 2; }
+
+static double rate_of(const sp_curve *c, const sp_curve_point *p, int which)
+{
+    if (c->G != sp_group_se3) return sp_vec_norm(c->G->dim, which ? p->omega_dot : p->omega);
+    double a[3];
+    switch (which) {
+    case 0: return sp_vec_norm(3, p->omega);
+    case 1: return sp_vec_norm(3, p->omega_dot);
+    case 2: return sp_vec_norm(3, p->omega + 3);
+    default:
+        sp_cross(p->omega, p->omega + 3, a);
+        for (int k = 0; k < 3; ++k) a[k] += p->omega_dot[3 + k];
+        return sp_vec_norm(3, a);
+    }
+}
+
+/* Rate `which` at t. */
 static sp_status rate(sp_curve *c, double t, int which, double *value)
 {
     sp_curve_point p;
     sp_status st = sp_curve_eval(c, t, &p);
-    *value = sp_vec_norm(c->G->dim, which ? p.omega_dot : p.omega);
+    *value = rate_of(c, &p, which);
     return st;
 }
 
@@ -141,7 +175,8 @@ static sp_status refine(sp_curve *c, int which, double a, double b, double *best
 sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out)
 {
     enum { SCAN = 4 };
-    double best[2] = {-1.0, -1.0}, t_best[2] = {0.0, 0.0}, h_best[2] = {0.0, 0.0};
+    const int n = rate_count(c);
+    double best[4] = {-1.0, -1.0, -1.0, -1.0}, t_best[4] = {0}, h_best[4] = {0};
     for (int k = 0; k < c->N; ++k) {
         const double h = c->t[k + 1] - c->t[k];
         for (int q = 0; q <= SCAN; ++q) {
@@ -149,17 +184,18 @@ sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out)
             sp_curve_point p;
             sp_status st = sp_curve_eval(c, q == SCAN ? c->t[k + 1] : t, &p);
             if (st != SP_OK) return st;
-            const double v[2] = {sp_vec_norm(c->G->dim, p.omega), sp_vec_norm(c->G->dim, p.omega_dot)};
-            for (int w = 0; w < 2; ++w)
-                if (v[w] > best[w]) best[w] = v[w], t_best[w] = t, h_best[w] = h / SCAN;
+            for (int w = 0; w < n; ++w) {
+                const double v = rate_of(c, &p, w);
+                if (v > best[w]) best[w] = v, t_best[w] = t, h_best[w] = h / SCAN;
+            }
         }
     }
-    for (int w = 0; w < 2; ++w) {
+    for (int w = 0; w < n; ++w) {
         const double a = fmax(c->t[0], t_best[w] - h_best[w]), b = fmin(c->t[c->N], t_best[w] + h_best[w]);
         sp_status st = refine(c, w, a, b, &best[w], &t_best[w]);
         if (st != SP_OK) return st;
     }
-    *out = (sp_curve_extremes){best[0], t_best[0], best[1], t_best[1]};
+    *out = (sp_curve_extremes){best[0], t_best[0], best[1], t_best[1], n > 2, best[2], t_best[2], best[3], t_best[3]};
     return SP_OK;
 }
 

@@ -17,7 +17,7 @@ int sp_exact_applies(const sp_problem *pb)
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
     return pb->task == SP_TASK_PLAN && !pb->plan.pose && c->space == SP_SPACE_GROUP && c->sigma == 0.0 &&
-           (G == sp_group_so3 || G == sp_group_rn(G->dim)) && pb->steps == 0 && pb->scheme->rk_table &&
+           (G == sp_group_so3 || G == sp_group_se3 || G == sp_group_rn(G->dim)) && pb->steps == 0 && pb->scheme->rk_table &&
            pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING && c->n_targets > 0 &&
            sp_cubic_segments(c, pb->T) == c->n_targets;
 }

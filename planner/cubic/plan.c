@@ -343,7 +343,8 @@ static sp_status first_resolution(sp_plan *plan, double step_at_1e6)
             }
             sp_vec_copy(G->elem_size, b, a);
         }
-        plan->segment_steps[i] = G == sp_group_so3 ? (int)fmin(64.0, fmax(1.0, ceil(d / step))) : 1;
+        /* Rⁿ cubics are polynomials, which one step of the scheme resolves exactly */
+        plan->segment_steps[i] = G != sp_group_rn(G->dim) ? (int)fmin(64.0, fmax(1.0, ceil(d / step))) : 1;
     }
     return SP_OK;
 }
@@ -745,6 +746,17 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
             G->act(G, g, c->y0, y);
             sp_json_add_vector(o, "target", 3, c->targets[i].y);
             sp_json_add_vector(o, "reached", 3, y);
+        } else if (G == sp_group_se3) {
+            /* as SO3xR3 results: the orientation's fields, the position's under position_* */
+            double R[9], x[3], Rr[9], xr[3], target_q[4], reached_q[4];
+            sp_se3_to_pose(c->targets[i].R, R, x);
+            sp_se3_to_pose(g, Rr, xr);
+            add_orientation(o, "target", R, &pb->plan, NULL, target_q);
+            add_orientation(o, "reached", Rr, &pb->plan, target_q, reached_q);
+            cJSON_AddNumberToObject(o, "distance", sp_rotation_angle_between(R, Rr));
+            sp_json_add_vector(o, "position_target", 3, x);
+            sp_json_add_vector(o, "position_reached", 3, xr);
+            cJSON_AddNumberToObject(o, "position_distance", sp_vec_dist(3, x, xr));
         } else if (G != sp_group_so3) {
             sp_json_add_vector(o, "target", G->elem_size, c->targets[i].R); /* points of Rⁿ */
             sp_json_add_vector(o, "reached", G->elem_size, g);
@@ -753,7 +765,7 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
             add_orientation(o, "target", c->targets[i].R, &pb->plan, NULL, target_q);
             add_orientation(o, "reached", g, &pb->plan, target_q, reached_q);
         }
-        cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
+        if (G != sp_group_se3) cJSON_AddNumberToObject(o, "distance", sp_cubic_target_distance(c, i, g));
         cJSON_AddItemToArray(targets, o);
 
         cJSON *k = cJSON_CreateObject();
@@ -765,21 +777,36 @@ static void add_targets(cJSON *root, const sp_problem *pb, const double *target_
 
 /* The trajectory block, with orientations as quaternions when asked: each row's
  * quaternion the one nearer the row before (the first with w ≥ 0), so that a smooth
- * curve gives smooth rows. */
+ * curve gives smooth rows. SE(3) poses are written as SO3xR3 writes them: the rotation's
+ * rows in q, the position in x (ξ, ν and π stay the body twist's and its momenta). */
 static cJSON *plan_trajectory(const sp_problem *pb, const sp_hohp_state *z, const double *t, int count)
 {
     const sp_cubic_spline *c = &pb->cubic;
+    const int se3 = c->group == sp_group_se3;
     cJSON *tr = sp_trajectory_json(c->group, z, t, count, c->space == SP_SPACE_SPHERE ? c->y0 : NULL);
+    if (tr && se3) {
+        cJSON *q = cJSON_CreateArray(), *x = cJSON_AddArrayToObject(tr, "x");
+        for (int k = 0; q && x && k < count; ++k) {
+            double R[9], p[3];
+            sp_se3_to_pose(z[k].g, R, p);
+            cJSON_AddItemToArray(q, sp_json_vector(9, R));
+            cJSON_AddItemToArray(x, sp_json_vector(3, p));
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive(tr, "q", q);
+    }
     if (tr && pb->plan.quaternion_output) {
         cJSON_DeleteItemFromObjectCaseSensitive(tr, "q");
         cJSON *rows = cJSON_AddArrayToObject(tr, "quaternion");
-        double q[4], previous[4];
+        double q[4], previous[4], R[9], p[3];
         for (int k = 0; rows && k < count; ++k) {
-            sp_quaternion_from_rotation(z[k].g, q);
+            if (se3) sp_se3_to_pose(z[k].g, R, p);
+            sp_quaternion_from_rotation(se3 ? R : z[k].g, q);
             if (k > 0) sp_quaternion_follow(q, previous);
             memcpy(previous, q, sizeof q);
             cJSON_AddItemToArray(rows, quaternion_json(q, &pb->plan));
         }
+        /* the position last, as in SO3xR3 rows */
+        if (se3) cJSON_AddItemToObject(tr, "x", cJSON_DetachItemFromObjectCaseSensitive(tr, "x"));
     }
     return tr;
 }

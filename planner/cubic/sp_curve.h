@@ -16,7 +16,8 @@
 
 typedef struct sp_curve sp_curve;
 
-/* The point of a curve: g (the group element: a rotation row-major, or a point of Rⁿ), its
+/* The point of a curve: g (the group element: a rotation row-major, a point of Rⁿ, or an
+ * SE(3) pose as its 4 x 4 matrix), its
  * body velocity ω = (g⁻¹ġ)^∨ and ω̇. */
 typedef struct sp_curve_point {
     double g[SP_LIE_MAX_ELEM];
@@ -40,10 +41,22 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z);
 /* The same at n times, into out[n]. */
 sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_point *out);
 
+/* A point of an SE(3) curve as a pose, with the meanings SO3xR3 results give its parts:
+ * the orientation R (row-major) with the body angular velocity ω and ω̇, and the
+ * position x with its velocity ẋ = R v and acceleration ẍ = R (ω × v + v̇) in the fixed
+ * frame (ξ = (ω, v) the body twist). */
+typedef struct sp_curve_pose {
+    double R[9], x[3], omega[3], omega_dot[3], velocity[3], acceleration[3];
+} sp_curve_pose;
+void sp_curve_point_pose(const sp_curve_point *p, sp_curve_pose *out);
+
 /* Largest |ω| and |ω̇| along the whole curve and the times where they occur: every
- * step scanned at 4 points, the best refined by golden-section search. */
+ * step scanned at 4 points, the best refined by golden-section search. On SE(3) ω is the
+ * angular part alone, and the position's largest |ẋ| and |ẍ| (fixed frame) come too. */
 typedef struct sp_curve_extremes {
     double omega, t_omega, omega_dot, t_omega_dot;
+    int has_position; /* SE(3): velocity and acceleration are set */
+    double velocity, t_velocity, acceleration, t_acceleration;
 } sp_curve_extremes;
 sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out);
 

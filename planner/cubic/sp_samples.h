@@ -16,7 +16,10 @@ double *sp_sample_times(const sp_problem *pb, size_t *count, sp_status *st);
  *                 (ω = (g⁻¹ġ)^∨), "omega_dot";
  *   points on S²: "t", "y", "velocity", "acceleration" (of y = g·y0);
  *   points of Rⁿ: "t", "x", "velocity", "acceleration";
- * extremes: the largest |ω| and |ω̇| (|velocity| and |acceleration| on Rⁿ) with their times. */
+ *   SE(3) poses:  both, as SO3xR3 results write them: the orientation's rows, and the
+ *                 position x with velocity ẋ and acceleration ẍ in the fixed frame;
+ * extremes: the largest |ω| and |ω̇| (|velocity| and |acceleration| on Rⁿ; both pairs for
+ * SE(3) poses) with their times. */
 sp_status sp_samples_add(cJSON *root, const sp_problem *pb, sp_curve *curve);
 
 #endif

@@ -1,5 +1,5 @@
 /* The problem files of cubic splines: simulations from an initial state, and plans
- * through keyframes on S², SO(3), Rⁿ and SO(3) x R³. */
+ * through keyframes on S², SO(3), Rⁿ, SO(3) x R³ and SE(3). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +35,20 @@ static int json_direction(const json_input *in, const char *key, int required, d
 }
 
 /* g0 for any group: a rotation (a matrix, or a quaternion in order xyzw) for SO(3), a
- * vector for Rⁿ. */
+ * vector for Rⁿ; for SE(3) its orientation alone, at the origin (the position is "x0",
+ * as in SO3xR3 files). */
 static int json_group_element(const json_input *in, const char *key, const sp_group *G, int xyzw, double *g)
 {
     G->identity(G, g);
     if (G == sp_group_so3) return json_rotation(in, key, 0, xyzw, g);
+    if (G == sp_group_se3) {
+        double R[9];
+        const double origin[3] = {0, 0, 0};
+        sp_group_so3->identity(sp_group_so3, R);
+        int st = json_rotation(in, key, 0, xyzw, R);
+        sp_se3_from_pose(R, origin, g);
+        return st;
+    }
     return json_vector(in, key, 0, G->elem_size, g);
 }
 
@@ -52,10 +61,11 @@ static int read_targets(const json_input *root, sp_problem *p)
     p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
     if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
     p->cubic.n_targets = (size_t)n;
-    const int sphere = p->cubic.space == SP_SPACE_SPHERE, rotations = p->cubic.group == sp_group_so3;
+    const int sphere = p->cubic.space == SP_SPACE_SPHERE, se3 = p->cubic.group == sp_group_se3;
+    const int rotations = p->cubic.group == sp_group_so3 || se3, poses = p->plan.pose || se3;
     const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL},
                       *const point_keys[] = {"t", "x", NULL}, *const pose_keys[] = {"t", "R", "q", "x", NULL};
-    const char *const *keys = sphere ? sphere_keys : p->plan.pose ? pose_keys : rotations ? group_keys : point_keys;
+    const char *const *keys = sphere ? sphere_keys : poses ? pose_keys : rotations ? group_keys : point_keys;
     for (int i = 0; i < n; ++i) {
         json_input tg = json_element(&in, i);
         sp_cubic_target *t = &p->cubic.targets[i];
@@ -76,7 +86,12 @@ static int read_targets(const json_input *root, sp_problem *p)
             t->quaternion = has_q;
             const int xyzw = p->plan.quaternion_xyzw;
             st = has_q ? json_quaternion(&tg, "q", 1, xyzw, t->R) : json_rotation(&tg, "R", 1, xyzw, t->R);
-            if (st == 1 && p->plan.pose) st = json_vector(&tg, "x", 1, 3, t->x);
+            if (st == 1 && poses) st = json_vector(&tg, "x", 1, 3, t->x);
+            if (st == 1 && se3) {
+                double R[9];
+                memcpy(R, t->R, sizeof R);
+                sp_se3_from_pose(R, t->x, t->R);
+            }
         }
         if (st != 1) return -1;
     }
@@ -221,6 +236,7 @@ static int read_cubic(const json_input *root, sp_problem *p)
                                        "output",
                                        "x0",
                                        "quaternion_order",
+                                       "metric",
                                        NULL};
     if (json_only_keys(root, keys) != 1) return -1;
 
@@ -232,11 +248,15 @@ static int read_cubic(const json_input *root, sp_problem *p)
     else if (json_name(root, "group", 0, group_name_at, "group", &s) < 0)
         return -1;
     const sp_group *G = p->cubic.group = sp_group_by_name(s);
-    /* the Riemannian cubic equations integrated here hold for a bi-invariant metric only */
-    if (G != sp_group_so3 && G != sp_group_rn(G->dim))
+    /* The Riemannian cubic equations integrated here hold for a bi-invariant metric only.
+     * SE(3) has none, but a plan on it is still an optimal-control problem: the least
+     * trivialised acceleration ½∫|ξ̇|² in the left-invariant metric (a Lie quadratic), whose
+     * curves of zero cost are the screw motions. */
+    const int se3 = G == sp_group_se3;
+    if (G != sp_group_so3 && G != sp_group_rn(G->dim) && !(se3 && p->task == SP_TASK_PLAN))
         return json_fail(root, "group",
                          "%s has no bi-invariant metric, which Riemannian cubics need (their momenta would not be "
-                         "conserved); use SO3, R1…R6 or " POSE_GROUP " (plans)",
+                         "conserved); use SO3, R1…R6, or SE3 or " POSE_GROUP " (plans)",
                          G->name);
     const int dim = p->plan.pose ? 6 : G->dim; /* of ξ0 and ξ_T */
     s = p->scheme->name;
@@ -271,9 +291,18 @@ static int read_cubic(const json_input *root, sp_problem *p)
     } else if (json_vector(root, "xi0", 1, dim, p->xi0) != 1) {
         return -1;
     }
-    if (!p->plan.pose && json_member(root, "x0").node)
-        return json_fail(root, "x0", "only plans on %s take a start position", POSE_GROUP);
-    if (p->plan.pose && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
+    if (!p->plan.pose && !se3 && json_member(root, "x0").node)
+        return json_fail(root, "x0", "only plans on SE3 or %s take a start position", POSE_GROUP);
+    if ((p->plan.pose || se3) && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
+    /* a weighted metric a|ω|² + b|v|² is not planned yet: refused rather than ignored */
+    if (json_member(root, "metric").node)
+        return json_fail(root, "metric", "is not supported yet: SE3 plans use the metric |ω|² + |v|² (rotation and "
+                         "translation weighted 1 and 1)");
+    if (se3) {
+        double R[9], origin[3];
+        sp_se3_to_pose(p->g0, R, origin);
+        sp_se3_from_pose(R, p->plan.x0, p->g0);
+    }
 
     if (read_record_every(root, p) != 1) return -1;
     if (p->task == SP_TASK_SIMULATE) {
@@ -309,9 +338,10 @@ static int read_cubic(const json_input *root, sp_problem *p)
     } else if (json_member(root, "y0").node) {
         return json_fail(root, "y0", "only sphere targets take y0");
     }
-    if ((p->cubic.space == SP_SPACE_SPHERE || G != sp_group_so3) && json_member(root, "quaternion_order").node)
+    if ((p->cubic.space == SP_SPACE_SPHERE || (G != sp_group_so3 && !se3)) &&
+        json_member(root, "quaternion_order").node)
         return json_fail(root, "quaternion_order",
-                         "only plans of orientations (space group on SO3, or " POSE_GROUP ") take this field");
+                         "only plans of orientations (space group on SO3, SE3 or " POSE_GROUP ") take this field");
     int st = json_vector(root, "initial_momenta", 0, 2 * G->dim, p->initial_momenta);
     if (st < 0) return -1;
     p->has_initial_momenta = st == 1;
@@ -325,7 +355,7 @@ static void cubic_describe(size_t i, sp_model_info *out)
 {
     (void)i;
     out->description = "Riemannian cubic on a Lie group (HOHP integrators); plans through keyframes on S², SO(3), "
-                       "Rⁿ and SO(3) x R³";
+                       "Rⁿ, SO(3) x R³ and SE(3)";
     snprintf(out->notes, sizeof out->notes, "groups, schemes and retractions as listed above");
 }
 

@@ -1,5 +1,6 @@
-/* Target terms of the cubic-spline planning cost (points on S², rotations).
- * Both use chordal distances, so that gradients stay smooth at every configuration. */
+/* Target terms of the cubic-spline planning cost (points on S², rotations, points of Rⁿ,
+ * SE(3) poses). All use chordal distances, so that gradients stay smooth at every
+ * configuration. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -28,6 +29,61 @@ static void relative_rotation(const sp_cubic_target *tg, const double *g, double
     sp_mat_mul(3, 3, 3, Rt, g, A);
 }
 
+/* Matrix groups in general (SE(3)), with E = ½|g − T|²_F/σ² and body perturbations
+ * g exp(εÊ_k) of the basis Ê_k = hat(e_k):
+ *   ∇E_k = ⟨g − T, g Ê_k⟩/σ² = ⟨Ê_k, gᵀ(g − T)⟩/σ²,
+ * and its derivative along Ê_j, K_kj = (⟨g Ê_j, g Ê_k⟩ + ⟨g − T, g Ê_j Ê_k⟩)/σ², so that
+ *   (Kᵀv)_j = ⟨Ê_j, gᵀg V̂ + gᵀ(g − T) V̂ᵀ⟩/σ²   with V̂ = hat(v).
+ * Both are projections ⟨Ê_k, M⟩ of one matrix M onto the basis. */
+static void project_on_basis(const sp_group *G, const double *M, double scale, double *out)
+{
+    const int m2 = G->mat_dim * G->mat_dim;
+    double e[SP_LIE_MAX_DIM] = {0}, E[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    for (int k = 0; k < G->dim; ++k) {
+        e[k] = 1.0;
+        G->hat(G, e, E);
+        e[k] = 0.0;
+        out[k] = sp_vec_dot(m2, E, M) * scale;
+    }
+}
+
+/* gᵀ(g − T) of target i, m x m. */
+static void matrix_residual(const sp_group *G, const double *g, const double *T, double *out)
+{
+    const int m = G->mat_dim;
+    double D[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    for (int k = 0; k < m * m; ++k) D[k] = g[k] - T[k];
+    double gt[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    sp_mat_transpose(m, g, gt);
+    sp_mat_mul(m, m, m, gt, D, out);
+}
+
+static void matrix_gradient(const sp_group *G, const double *g, const double *T, double s2, double *grad)
+{
+    double A[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    matrix_residual(G, g, T, A);
+    project_on_basis(G, A, 1.0 / s2, grad);
+}
+
+static void matrix_jacobian_T(const sp_group *G, const double *g, const double *T, double s2, const double *v,
+                              double *out)
+{
+    const int m = G->mat_dim;
+    double V[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT], Vt[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    double A[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT], gtg[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    double M[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT], B[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    G->hat(G, v, V);
+    sp_mat_transpose(m, V, Vt);
+    matrix_residual(G, g, T, A);
+    double gt[SP_LIE_MAX_MAT * SP_LIE_MAX_MAT];
+    sp_mat_transpose(m, g, gt);
+    sp_mat_mul(m, m, m, gt, g, gtg);
+    sp_mat_mul(m, m, m, gtg, V, M);
+    sp_mat_mul(m, m, m, A, Vt, B);
+    for (int k = 0; k < m * m; ++k) M[k] += B[k];
+    project_on_basis(G, M, 1.0 / s2, out);
+}
+
 void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *g, double *grad)
 {
     const sp_cubic_target *tg = &c->targets[i];
@@ -38,6 +94,10 @@ void sp_cubic_target_gradient(const sp_cubic_spline *c, size_t i, const double *
         sp_mat_tvec(3, 3, g, tg->y, gy);
         sp_cross(c->y0, gy, grad);
         for (int k = 0; k < 3; ++k) grad[k] /= -s2;
+        return;
+    }
+    if (c->group == sp_group_se3) {
+        matrix_gradient(c->group, g, tg->R, s2, grad);
         return;
     }
     if (c->group != sp_group_so3) {
@@ -66,6 +126,10 @@ void sp_cubic_target_jacobian_T(const sp_cubic_spline *c, size_t i, const double
         for (int k = 0; k < 3; ++k) out[k] /= -s2;
         return;
     }
+    if (c->group == sp_group_se3) {
+        matrix_jacobian_T(c->group, g, tg->R, s2, v, out);
+        return;
+    }
     if (c->group != sp_group_so3) {
         for (int k = 0; k < c->group->dim; ++k) out[k] = v[k] / s2; /* K = I/σ² */
         return;
@@ -92,10 +156,24 @@ double sp_cubic_target_distance(const sp_cubic_spline *c, size_t i, const double
         sp_mat_vec(3, 3, g, c->y0, y);
         return sp_vec_dist(3, y, tg->y);
     }
+    if (c->group == sp_group_se3) {
+        /* the rotation angle and the distance of the positions as one length (radians and
+         * the model's length unit weigh alike, as in the metric |ω|² + |v|²) */
+        double R[9], x[3], Rt[9], xt[3];
+        sp_se3_to_pose(g, R, x);
+        sp_se3_to_pose(tg->R, Rt, xt);
+        return hypot(sp_rotation_angle_between(Rt, R), sp_vec_dist(3, x, xt));
+    }
     if (c->group != sp_group_so3) return sp_vec_dist(c->group->elem_size, g, tg->R);
-    double A[9], x[3];
-    relative_rotation(tg, g, A);
-    if (c->group->log(c->group, A, x) != SP_OK) return SP_PI;
+    return sp_rotation_angle_between(tg->R, g);
+}
+
+double sp_rotation_angle_between(const double *Ra, const double *Rb)
+{
+    double Rt[9], A[9], x[3];
+    sp_mat_transpose(3, Ra, Rt);
+    sp_mat_mul(3, 3, 3, Rt, Rb, A);
+    if (sp_group_so3->log(sp_group_so3, A, x) != SP_OK) return SP_PI;
     return sp_vec_norm(3, x);
 }
 
