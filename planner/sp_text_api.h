@@ -65,8 +65,9 @@ typedef struct sp_plan_curve sp_plan_curve;
  *   SPHERE   (group SO3, space "sphere"): the same rotation, whose point is y = R y0
  *            (sp_plan_curve_y0); then ẏ = R (ω × y0) and ÿ = R (ω × (ω × y0) + ω̇ × y0);
  *   POINT    (group Rn): g = x (n), ω = ẋ (n), ω̇ = ẍ (n);
- *   POSE     (group SO3xR3): g = (R row-major, x) (12), ω = (ω, ẋ) (6), ω̇ = (ω̇, ẍ) (6);
- *            ẋ and ẍ in the fixed frame, as the result's "xi" stacks them. */
+ *   POSE     (group SO3xR3 or SE3): g = (R row-major, x) (12), ω = (ω, ẋ) (6), ω̇ = (ω̇, ẍ) (6),
+ *            ẋ and ẍ in the fixed frame (on SE(3) from the body twist (ω, v): ẋ = R v,
+ *            ẍ = R (ω × v + v̇)). */
 enum { SP_PLAN_CURVE_ROTATION = 0, SP_PLAN_CURVE_SPHERE = 1, SP_PLAN_CURVE_POINT = 2, SP_PLAN_CURVE_POSE = 3 };
 
 /* sp_solve_text, and for a cubic-spline plan whose solve produced a curve (the method

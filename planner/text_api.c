@@ -44,6 +44,7 @@ static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t
 struct sp_plan_curve {
     sp_curve *part[2]; /* the curve; a pose plan's orientation and position parts */
     int parts, kind, dim, elem_size;
+    int screw; /* one SE(3) curve, read as a pose */
     double y0[3];
 };
 
@@ -64,7 +65,9 @@ static sp_status plan_curve_new(const sp_problem *pb, sp_curve *curves[2], sp_pl
         c->dim += sp_curve_group(curves[k])->dim;
         c->elem_size += sp_curve_group(curves[k])->elem_size;
     }
-    c->kind = pb->plan.pose                              ? SP_PLAN_CURVE_POSE
+    c->screw = parts == 1 && sp_curve_group(curves[0]) == sp_group_se3;
+    if (c->screw) c->dim = 6, c->elem_size = 12; /* (R, x), (ω, ẋ), (ω̇, ẍ) as for SO3xR3 */
+    c->kind = pb->plan.pose || c->screw                  ? SP_PLAN_CURVE_POSE
               : pb->cubic.space == SP_SPACE_SPHERE       ? SP_PLAN_CURVE_SPHERE
               : sp_curve_group(curves[0]) == sp_group_so3 ? SP_PLAN_CURVE_ROTATION
                                                          : SP_PLAN_CURVE_POINT;
@@ -136,6 +139,16 @@ int sp_plan_curve_sample(sp_plan_curve *c, size_t n, const double *t, double *g,
         /* the parts side by side: (R, x), (ω, ẋ), (ω̇, ẍ) */
         double *gi = g ? g + i * (size_t)c->elem_size : NULL, *wi = omega ? omega + i * (size_t)c->dim : NULL,
                *ai = omega_dot ? omega_dot + i * (size_t)c->dim : NULL;
+        if (c->screw) {
+            sp_curve_point p;
+            sp_curve_pose q;
+            if (sp_curve_eval(c->part[0], t[i], &p) != SP_OK) return SP_TEXT_INTERNAL;
+            sp_curve_point_pose(&p, &q);
+            if (gi) memcpy(gi, q.R, sizeof q.R), memcpy(gi + 9, q.x, sizeof q.x);
+            if (wi) memcpy(wi, q.omega, sizeof q.omega), memcpy(wi + 3, q.velocity, sizeof q.velocity);
+            if (ai) memcpy(ai, q.omega_dot, sizeof q.omega_dot), memcpy(ai + 3, q.acceleration, sizeof q.acceleration);
+            continue;
+        }
         for (int k = 0; k < c->parts; ++k) {
             const sp_group *G = sp_curve_group(c->part[k]);
             sp_curve_point p;

@@ -23,7 +23,7 @@ _KINDS = ("rotation", "sphere", "point", "pose")
 
 
 class Pose(NamedTuple):
-    """What a pose curve (group SO3xR3) returns: the orientation part (quaternions,
+    """What a pose curve (group SO3xR3 or SE3) returns: the orientation part (quaternions,
     matrices, ω or ω̇ as for an orientation curve) and the position part (x, ẋ or ẍ, in the
     fixed frame). Unpacks as a pair: `R, x = curve(t)`."""
     orientation: np.ndarray
@@ -83,7 +83,8 @@ class Curve:
                  before, so that a sequence of samples follows the curve without jumps;
       "sphere"   (S² keyframes): y, ẏ, ÿ (n, 3);
       "point"    (Rⁿ keyframes): x, ẋ, ẍ (n, dim);
-      "pose"     (SO3xR3 keyframes): a Pose (orientation, position) of the two above.
+      "pose"     (SO3xR3 or SE3 keyframes): a Pose (orientation, position) of the two
+                 above (on SE3, ẋ and ẍ in the fixed frame as well).
 
     Attributes: T (the horizon), times (the keyframe times: 0, where the curve starts
     from g0, and each target's t), kind, result (the result dict, as symplan.solve

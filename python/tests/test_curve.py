@@ -216,6 +216,27 @@ def test_pose_curve(data, load):
         assert isinstance(single, symplan.Pose) and single.orientation.shape == (4,) and single.position.shape == (3,)
 
 
+def test_se3_curve_reads_as_a_pose(data, load):
+    """An SE(3) plan's curve: orientation and position with fixed-frame velocity and
+    acceleration, each the derivative of the one before."""
+    problem = without_steps(load(data / "keyframes_se3.json"))
+    with symplan.plan(problem) as curve:
+        assert curve.kind == "pose"
+        t = inside_steps(curve)
+        q, x = curve(t)
+        (w, v), (wd, a) = curve(t, 1), curve(t, 2)
+        assert q.shape == (len(t), 4) and x.shape == v.shape == a.shape == (len(t), 3)
+        assert np.abs(richardson(lambda s: curve(s).position, t, 1e-3) - v).max() < 1e-8
+        assert np.abs(richardson(lambda s: curve(s, 1).position, t, 1e-3) - a).max() < 1e-7
+        omega = body_rate(q, richardson(lambda s: curve(s).orientation, t, 1e-3))
+        assert np.abs(omega - w).max() < 1e-8
+        assert np.abs(richardson(lambda s: curve(s, 1).orientation, t, 1e-3) - wd).max() < 1e-7
+        # the keyframes are passed through
+        for target in problem["targets"]:
+            R, xk = curve(target["t"], as_matrix=True)
+            assert np.abs(xk - target["x"]).max() < 1e-9
+
+
 def test_errors(exact, data):
     problem, curve = exact
     for bad in (-1e-12, np.nextafter(curve.T, 2 * curve.T), np.nan):
