@@ -81,7 +81,8 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     if (curve) *curve = NULL;
     sp_problem pb;
     sp_input_error e;
-    sp_status st = sp_problem_parse_limited(problem_json, length, NULL, &pb, &e);
+    cJSON *input; /* the result carries the problem it solved, as the command's do */
+    sp_status st = sp_problem_parse_input(problem_json, length, NULL, &pb, &input, &e);
     if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
     const sp_progress progress = {.stop = stop};
     sp_curve *parts[2] = {NULL, NULL};
@@ -89,8 +90,7 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     sp_plan_curve *c = NULL;
     st = plan_curve_new(&pb, parts, &c);
     sp_problem_free(&pb);
-    cJSON *input = NULL; /* the result carries the problem it solved, as the command's do */
-    if (result && sp_json_parse_document(problem_json, length, &input, &e) == SP_OK) sp_result_add_input(result, input);
+    sp_result_add_input(result, input);
     cJSON_Delete(input);
     *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
