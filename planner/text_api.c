@@ -15,10 +15,22 @@
 #include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"
 
-/* "path: message", or the message alone for the whole document. */
+/* "prefix path: message", or without the path for the whole document. The message is
+ * kept whole: a path too long for the caller's buffer is cut short, with an ellipsis. */
+static void put_error(char *error, size_t error_size, const char *prefix, const char *path, const char *message)
+{
+    if (error_size == 0) return;
+    const size_t fixed = strlen(prefix) + strlen(message) + 3 /* ": " and the NUL */, len = strlen(path);
+    size_t keep = len;
+    if (len && fixed + len > error_size) keep = error_size > fixed + 3 ? error_size - fixed - 3 : 0;
+    while (keep > 0 && keep < len && ((unsigned char)path[keep] & 0xC0) == 0x80) --keep; /* whole characters */
+    snprintf(error, error_size, "%s%.*s%s%s%s", prefix, (int)keep, path, keep < len ? "\u2026" : "", len ? ": " : "",
+             message);
+}
+
 static int fail_input(const sp_input_error *e, int code, char *error, size_t error_size)
 {
-    if (error_size > 0) snprintf(error, error_size, "%s%s%s", e->path, e->path[0] ? ": " : "", e->message);
+    put_error(error, error_size, "", e->path, e->message);
     return code;
 }
 
@@ -35,9 +47,9 @@ static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t
 {
     const int code = st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT;
     if (e->case_index < 0) return fail_input(&e->input, code, error, error_size);
-    if (error_size > 0)
-        snprintf(error, error_size, "cases[%ld]: %s%s%s", e->case_index, e->input.path, e->input.path[0] ? ": " : "",
-                 e->input.message);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "cases[%ld]%s", e->case_index, e->input.path[0] ? ": " : "");
+    put_error(error, error_size, prefix, e->input.path, e->input.message);
     return code;
 }
 
