@@ -48,7 +48,7 @@ static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t
     const int code = st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT;
     if (e->case_index < 0) return fail_input(&e->input, code, error, error_size);
     char prefix[48];
-    snprintf(prefix, sizeof prefix, "cases[%ld]%s", e->case_index, e->input.path[0] ? ": " : "");
+    snprintf(prefix, sizeof prefix, "cases[%ld]: ", e->case_index);
     put_error(error, error_size, prefix, e->input.path, e->input.message);
     return code;
 }
