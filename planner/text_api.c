@@ -22,7 +22,8 @@ static void put_error(char *error, size_t error_size, const char *prefix, const 
     if (error_size == 0) return;
     const size_t fixed = strlen(prefix) + strlen(message) + 3 /* ": " and the NUL */, len = strlen(path);
     size_t keep = len;
-    if (len && fixed + len > error_size) keep = error_size > fixed + 3 ? error_size - fixed - 3 : 0;
+    /* (a buffer too small for the message itself gets the line's start, cut) */
+    if (len && fixed + len > error_size && error_size > fixed + 3) keep = error_size - fixed - 3;
     while (keep > 0 && keep < len && ((unsigned char)path[keep] & 0xC0) == 0x80) --keep; /* whole characters */
     snprintf(error, error_size, "%s%.*s%s%s%s", prefix, (int)keep, path, keep < len ? "\u2026" : "", len ? ": " : "",
              message);

@@ -255,7 +255,7 @@ sp_status json_strict_check(const char *text, size_t length, json_strict_size *s
     int ok = value(&c);
     if (ok) {
         skip_space(&c);
-        if (c.at < c.n) ok = fail(&c, c.s[c.at] == '\0' ? "NUL byte after the document" : "content after the document");
+        if (c.at < c.n) ok = fail(&c, c.s[c.at] == '\0' ? "content after the document (a NUL byte)" : "content after the document");
     }
     if (ok) {
         *size = c.size;

@@ -837,7 +837,7 @@ typedef struct hostile_file {
 static const hostile_file hostile_files[] = {
     {"hostile-invalid-utf8.json", "line 2, column 21: invalid UTF-8 in a string"},
     {"hostile-nul-in-string.json", "line 3, column 22: NUL byte in a string"},
-    {"hostile-nul-after-document.json", "NUL byte after the document"},
+    {"hostile-nul-after-document.json", "content after the document (a NUL byte)"},
     {"hostile-escaped-nul.json", "\\u0000 in a string"},
     {"hostile-control-char.json", "line 2, column 22: raw control character in a string"},
     {"hostile-lone-surrogate.json", "high surrogate escape without its low half"},
@@ -1060,7 +1060,7 @@ Test(cli, decreasing_keyframe_times_name_both_times)
     run(dir, (const char *[]){"check", bad, NULL}, &r);
     cr_expect_eq(r.status, 2);
     expect_error_line(r.err, bad, "targets[1].t", "decreasing");
-    cr_expect(strstr(r.err, "keyframe times must increase: 0.25 comes after targets[0].t = 0.5") != NULL, "got %s",
+    cr_expect(strstr(r.err, "targets[1].t: must be later than targets[0].t = 0.5: keyframe times must increase (got 0.25)") != NULL, "got %s",
               r.err);
     run_free(&r);
     remove_dir(dir);

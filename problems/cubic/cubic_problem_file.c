@@ -67,8 +67,8 @@ static int read_targets(const json_input *root, sp_problem *p)
             char now[40], before[40]; /* as the file writes them, not rounded to look equal */
             sp_format_double(t->t, now, sizeof now);
             sp_format_double(t[-1].t, before, sizeof before);
-            return json_fail(&tg, "t", "keyframe times must increase: %s %s targets[%d].t = %s", now,
-                             t->t == t[-1].t ? "equals" : "comes after", i - 1, before);
+            return json_fail(&tg, "t", "must be later than targets[%d].t = %s: keyframe times must increase (got %s)",
+                             i - 1, before, now);
         }
         int st;
         if (sphere) {
