@@ -71,7 +71,7 @@ def load_schemas():
 
 def strict_json(text):
     """The document, or None when it is not one strict JSON document (NaN, Infinity), or
-    nests deeper than Python's recursion allows (the hostile seeds nest 1000 deep)."""
+    nests deeper than Python's recursion allows (tests/fuzz/corpus/hostile-deep-nesting*.json nest 1000 deep)."""
     def refuse(c):
         raise ValueError(c)
     try:
