@@ -15,10 +15,23 @@
 #include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"
 
-/* "path: message", or the message alone for the whole document. */
+/* "prefix path: message", or without the path for the whole document. The message is
+ * kept whole: a path too long for the caller's buffer is cut short, with an ellipsis. */
+static void put_error(char *error, size_t error_size, const char *prefix, const char *path, const char *message)
+{
+    if (error_size == 0) return;
+    const size_t fixed = strlen(prefix) + strlen(message) + 3 /* ": " and the NUL */, len = strlen(path);
+    size_t keep = len;
+    /* (a buffer too small for the message itself gets the line's start, cut) */
+    if (len && fixed + len > error_size && error_size > fixed + 3) keep = error_size - fixed - 3;
+    while (keep > 0 && keep < len && ((unsigned char)path[keep] & 0xC0) == 0x80) --keep; /* whole characters */
+    snprintf(error, error_size, "%s%.*s%s%s%s", prefix, (int)keep, path, keep < len ? "\u2026" : "", len ? ": " : "",
+             message);
+}
+
 static int fail_input(const sp_input_error *e, int code, char *error, size_t error_size)
 {
-    if (error_size > 0) snprintf(error, error_size, "%s%s%s", e->path, e->path[0] ? ": " : "", e->message);
+    put_error(error, error_size, "", e->path, e->message);
     return code;
 }
 
@@ -35,9 +48,9 @@ static int fail_study(sp_status st, const sp_study_error *e, char *error, size_t
 {
     const int code = st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT;
     if (e->case_index < 0) return fail_input(&e->input, code, error, error_size);
-    if (error_size > 0)
-        snprintf(error, error_size, "cases[%ld]: %s%s%s", e->case_index, e->input.path, e->input.path[0] ? ": " : "",
-                 e->input.message);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "cases[%ld]: ", e->case_index);
+    put_error(error, error_size, prefix, e->input.path, e->input.message);
     return code;
 }
 
@@ -84,7 +97,8 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     if (curve) *curve = NULL;
     sp_problem pb;
     sp_input_error e;
-    sp_status st = sp_problem_parse_limited(problem_json, length, NULL, &pb, &e);
+    cJSON *input; /* the result carries the problem it solved, as the command's do */
+    sp_status st = sp_problem_parse_input(problem_json, length, NULL, &pb, &input, &e);
     if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
     const sp_progress progress = {.stop = stop};
     sp_curve *parts[2] = {NULL, NULL};
@@ -92,8 +106,7 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     sp_plan_curve *c = NULL;
     st = plan_curve_new(&pb, parts, &c);
     sp_problem_free(&pb);
-    cJSON *input = NULL; /* the result carries the problem it solved, as the command's do */
-    if (result && sp_json_parse_document(problem_json, length, &input, &e) == SP_OK) sp_result_add_input(result, input);
+    sp_result_add_input(result, input);
     cJSON_Delete(input);
     *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);

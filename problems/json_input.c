@@ -5,24 +5,36 @@
 
 #include "problems/json_input.h"
 
-/* Appends src to the string in dst (capacity size), cutting it short if it must. */
-static void append(char *dst, size_t size, const char *src)
+/* Appends src to the string in dst (capacity size); returns 0 if it had to cut it short. */
+static int append(char *dst, size_t size, const char *src)
 {
     size_t used = strlen(dst), room = size - 1 - used, len = strlen(src);
-    if (len > room) len = room;
+    const int whole = len <= room;
+    if (!whole) len = room;
     memcpy(dst + used, src, len);
     dst[used + len] = '\0';
+    return whole;
 }
 
-/* parent.key; paths longer than the buffer are cut short and still point the right way. */
+/* Ends a path that was cut short with an ellipsis, on a whole UTF-8 character, so that
+ * the reader sees it is not the whole path. The error line prints the reason after the
+ * path in full whatever the path's length. */
+static void mark_cut(char *path, size_t size)
+{
+    static const char ellipsis[] = "\u2026";
+    size_t end = size - sizeof ellipsis; /* room for the ellipsis and its NUL */
+    while (end > 0 && ((unsigned char)path[end] & 0xC0) == 0x80) --end;
+    memcpy(path + end, ellipsis, sizeof ellipsis);
+}
+
+/* parent.key; paths longer than the buffer are cut short and end in an ellipsis. */
 static void join_path(char *dst, size_t size, const char *parent, const char *key)
 {
-    char joined[sizeof((sp_input_error *)0)->path] = "";
-    append(joined, sizeof joined, parent);
-    if (key && parent[0]) append(joined, sizeof joined, ".");
-    if (key) append(joined, sizeof joined, key);
     dst[0] = '\0';
-    append(dst, size, joined);
+    int whole = append(dst, size, parent);
+    if (key && parent[0]) whole = whole && append(dst, size, ".");
+    if (key) whole = whole && append(dst, size, key);
+    if (!whole) mark_cut(dst, size);
 }
 
 int json_fail(const json_input *in, const char *key, const char *fmt, ...)
@@ -45,10 +57,10 @@ json_input json_member(const json_input *in, const char *key)
 json_input json_element(const json_input *in, int i)
 {
     json_input m = {.node = cJSON_GetArrayItem(in->node, i), .err = in->err};
-    size_t len = strlen(in->path);
-    if (len > sizeof m.path - 16) len = sizeof m.path - 16;
-    memcpy(m.path, in->path, len);
-    snprintf(m.path + len, 16, "[%d]", i);
+    char index[16];
+    snprintf(index, sizeof index, "[%d]", i);
+    if (!append(m.path, sizeof m.path, in->path) || !append(m.path, sizeof m.path, index))
+        mark_cut(m.path, sizeof m.path);
     return m;
 }
 
@@ -193,5 +205,7 @@ int json_name(const json_input *in, const char *key, int required, json_name_at_
         if (i) strcat(known, ", ");
         strcat(known, name_at(i));
     }
-    return json_fail(in, key, "unknown %s '%s' (known: %s)", what, *out, known);
+    /* the name cut short, so that the list of known ones always fits the message */
+    return json_fail(in, key, "unknown %s '%.40s%s' (known: %s)", what, *out, strlen(*out) > 40 ? "\u2026" : "",
+                     known);
 }

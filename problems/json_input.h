@@ -47,10 +47,4 @@ typedef const char *(*json_name_at_fn)(size_t i);
 int json_name(const json_input *in, const char *key, int required, json_name_at_fn name_at, const char *what,
               const char **out);
 
-/* Reads a string member naming an entry of a registry enumerated by name_at (NULL past
- * the end); an unknown name fails with the list of known ones. */
-typedef const char *(*json_name_at_fn)(size_t i);
-int json_name(const json_input *in, const char *key, int required, json_name_at_fn name_at, const char *what,
-              const char **out);
-
 #endif

@@ -57,11 +57,10 @@ static int read_problem(const json_input *root, sp_problem *p)
     return f->read(root, p);
 }
 
-/* Reads the problem in a parsed document under the limits and deletes the document. */
-static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_problem *out, sp_input_error *err)
+/* Reads the problem in a parsed document under the limits. */
+static sp_status problem_from_document(const cJSON *doc, const sp_limits *limits, sp_problem *out,
+                                       sp_input_error *err)
 {
-    const sp_limits def = sp_limits_default();
-    if (!limits) limits = &def;
     json_input root = {.node = doc, .err = err};
     /* the one array a problem allocates by its length: refused before it is read */
     const cJSON *targets = cJSON_GetObjectItemCaseSensitive(doc, "targets");
@@ -72,7 +71,6 @@ static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_p
     if (st == 1) st = read_problem(&root, out);
     out->step_budget = limits->steps;
     out->memory_budget = limits->memory;
-    cJSON_Delete(doc);
     if (st == 1 && sp_problem_check_limits(out, limits, err) != SP_OK) st = -1;
     if (st != 1) {
         sp_problem_free(out);
@@ -81,21 +79,38 @@ static sp_status problem_from_document(cJSON *doc, const sp_limits *limits, sp_p
     return SP_OK;
 }
 
+sp_status sp_problem_parse_input(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
+                                 cJSON **input, sp_input_error *err)
+{
+    const sp_limits def = sp_limits_default();
+    if (!limits) limits = &def;
+    if (input) *input = NULL;
+    sp_problem_defaults(out);
+    cJSON *doc;
+    sp_status st = sp_json_parse_within(text, length, limits->memory, &doc, err);
+    if (st == SP_OK) st = problem_from_document(doc, limits, out, err);
+    if (st == SP_OK && input)
+        *input = doc;
+    else
+        cJSON_Delete(doc);
+    return st;
+}
+
 sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                    sp_input_error *err)
 {
-    sp_problem_defaults(out);
-    cJSON *doc;
-    sp_status st = sp_json_parse_document(text, length, &doc, err);
-    return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
+    return sp_problem_parse_input(text, length, limits, out, NULL, err);
 }
 
 sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out, sp_input_error *err)
 {
     sp_problem_defaults(out);
-    cJSON *doc;
-    sp_status st = sp_json_read_document(path, SP_PROBLEM_FILE_MAX_BYTES, &doc, err);
-    return st == SP_OK ? problem_from_document(doc, limits, out, err) : st;
+    char *text;
+    size_t length;
+    sp_status st = sp_text_read_file(path, SP_PROBLEM_FILE_MAX_BYTES, &text, &length, err);
+    if (st == SP_OK) st = sp_problem_parse_limited(text, length, limits, out, err);
+    free(text);
+    return st;
 }
 
 sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err)

@@ -1,10 +1,14 @@
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "problems/json_strict.h"
+#include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"
 
 /* The message of an error number, in a caller's buffer: strerror's may be shared between
@@ -21,11 +25,72 @@ static void say(char *why, size_t size, const char *what, const char *path)
     snprintf(why, size, "%s %s: %s", what, path, error_text(errno, errbuf, sizeof errbuf));
 }
 
+/* The folder part of path ("." for none), for pathconf and opendir. */
+static void folder_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+}
+
+/* The template of the temporary file a process `pid` writes `path` through:
+ * NAME.tmp-PID.XXXXXX beside it, NAME cut short so that the whole fits the folder's
+ * limit on a name: an output may have any name the file system takes. The pid lets a
+ * later run tell the leftovers of a killed writer from a running one's file. */
+static void temp_template(const char *path, long pid, char *out, size_t size)
+{
+    char dir[4096], suffix[48];
+    folder_of(path, dir, sizeof dir);
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max <= 0) name_max = 255;
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    const int suffix_len = snprintf(suffix, sizeof suffix, ".tmp-%ld.XXXXXX", pid);
+    size_t keep = strlen(base);
+    if ((long)keep + suffix_len > name_max) keep = (size_t)(name_max - suffix_len);
+    snprintf(out, size, "%.*s%.*s%s", (int)(base - path), path, (int)keep, base, suffix);
+}
+
+/* Removes what writers of `path` killed before they could finish (kill -9, a crash)
+ * left beside it: regular files of ours named as temp_template names them for a pid
+ * whose process is gone. A running writer's temporary is left alone. */
+static void remove_stale_temporaries(const char *path)
+{
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *name = e->d_name;
+        const size_t len = strlen(name);
+        if (len < 14 || name[len - 7] != '.') continue; /* ".tmp-" digit "." XXXXXX */
+        const char *digits = name + len - 7;
+        while (digits > name && digits[-1] >= '0' && digits[-1] <= '9') --digits;
+        if (digits == name + len - 7 || digits - name < 5 || memcmp(digits - 5, ".tmp-", 5) != 0) continue;
+        const long pid = strtol(digits, NULL, 10);
+        char expected[4096], victim[8192];
+        temp_template(path, pid, expected, sizeof expected);
+        const char *slash = strrchr(expected, '/'), *base = slash ? slash + 1 : expected;
+        if (pid <= 0 || strlen(base) != len || memcmp(base, name, len - 6) != 0) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to judge */
+        snprintf(victim, sizeof victim, "%s/%s", dir, name);
+        struct stat st;
+        if (lstat(victim, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) unlink(victim);
+    }
+    closedir(d);
+}
+
 sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
     if (!path || strcmp(path, "-") == 0) return SP_OK;
-    if (strlen(path) + 16 >= sizeof out->path) {
+    if (!path[0]) {
+        snprintf(why, why_size, "the output path is empty");
+        return SP_ERR_IO;
+    }
+    if (strlen(path) + 40 >= sizeof out->path) {
         snprintf(why, why_size, "output path too long");
         return SP_ERR_IO;
     }
@@ -49,7 +114,8 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
         return SP_OK;
     }
     snprintf(out->path, sizeof out->path, "%s", path);
-    snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp-XXXXXX", path);
+    remove_stale_temporaries(path);
+    temp_template(path, (long)getpid(), out->tmp_path, sizeof out->tmp_path);
     int fd = mkstemp(out->tmp_path);
     if (fd < 0) {
         say(why, why_size, "cannot write", path);
@@ -64,6 +130,23 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
         return SP_ERR_IO;
     }
     return SP_OK;
+}
+
+sp_status sp_output_refuse_input(const char *out_path, const char *in_path, char *why, size_t why_size)
+{
+    if (!out_path || !in_path || strcmp(out_path, "-") == 0) return SP_OK;
+    struct stat out_st, in_st;
+    int same;
+    if (stat(out_path, &out_st) == 0)
+        /* only a regular file is replaced; a device or a pipe is written in place after
+         * the input was read whole */
+        same = S_ISREG(out_st.st_mode) && stat(in_path, &in_st) == 0 && out_st.st_dev == in_st.st_dev &&
+               out_st.st_ino == in_st.st_ino;
+    else
+        same = strcmp(out_path, in_path) == 0;
+    if (!same) return SP_OK;
+    snprintf(why, why_size, "is the input file %s too: writing there would replace it (name another output)", in_path);
+    return SP_ERR_INVALID;
 }
 
 void sp_output_abandon(sp_output *out)
@@ -346,48 +429,43 @@ int sp_json_nullify_nonfinite(cJSON *root, char *first, size_t first_size)
     return nullify(root, path, 0, sizeof path, first, first_size);
 }
 
-/* 1-based line and column of byte offset `at` in text. */
-static void locate(const char *text, size_t at, int *line, int *column)
-{
-    *line = 1, *column = 1;
-    for (size_t i = 0; i < at && text[i]; ++i) {
-        if (text[i] == '\n')
-            ++*line, *column = 1;
-        else
-            ++*column;
-    }
-}
-
-sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err)
+sp_status sp_json_parse_within(const char *text, size_t length, double max_memory, cJSON **doc, sp_input_error *err)
 {
     memset(err, 0, sizeof *err);
-    const char *end = NULL;
-    *doc = cJSON_ParseWithLengthOpts(text, length, &end, 0);
-    if (!*doc) {
-        int line, column;
-        locate(text, end ? (size_t)(end - text) : 0, &line, &column);
-        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d", line, column);
+    *doc = NULL;
+    json_strict_size size;
+    sp_status st = json_strict_check(text, length, &size, err);
+    if (st != SP_OK) return st;
+    /* the text stays in memory beside its tree while the tree is built */
+    const double need = json_strict_tree_bytes(&size) + (double)length;
+    if (max_memory > 0 && need > max_memory) {
+        char needed[32], limit[32];
+        sp_format_bytes(need, needed, sizeof needed);
+        sp_format_bytes(max_memory, limit, sizeof limit);
+        snprintf(err->message, sizeof err->message,
+                 "reading its %zu JSON values takes about %s, more than the memory limit %s (raise it with "
+                 "--max-memory)",
+                 size.values, needed, limit);
         return SP_ERR_INVALID;
     }
-    /* cJSON stops after the first value; anything but white space after it (a second
-     * document, a stray brace, a NUL byte) means the file is not one JSON document. */
-    size_t rest = end ? (size_t)(end - text) : length;
-    while (rest < length && strchr(" \t\r\n", text[rest]) && text[rest] != '\0') ++rest;
-    if (rest < length) {
-        int line, column;
-        locate(text, rest, &line, &column);
-        snprintf(err->message, sizeof err->message, "malformed JSON at line %d, column %d: content after the document",
-                 line, column);
-        cJSON_Delete(*doc);
-        *doc = NULL;
-        return SP_ERR_INVALID;
+    /* the text is known to be JSON cJSON reads, so a failure here is an allocation's */
+    *doc = cJSON_ParseWithLengthOpts(text, length, NULL, 0);
+    if (!*doc) {
+        snprintf(err->message, sizeof err->message, "out of memory while reading %zu JSON values", size.values);
+        return SP_ERR_NOMEM;
     }
     return SP_OK;
 }
 
-sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, sp_input_error *err)
+sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err)
 {
-    *doc = NULL;
+    return sp_json_parse_within(text, length, 0.0, doc, err);
+}
+
+sp_status sp_text_read_file(const char *path, long max_bytes, char **text_out, size_t *length_out, sp_input_error *err)
+{
+    *text_out = NULL;
+    *length_out = 0;
     memset(err, 0, sizeof *err);
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -402,6 +480,8 @@ sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, s
         snprintf(err->message, sizeof err->message, "cannot read: %s", error_text(EISDIR, errbuf, sizeof errbuf));
         return SP_ERR_IO;
     }
+    /* read to the end rather than by the size fstat gives: pipes, process substitution
+     * and /dev/stdin have none */
     char *text = NULL;
     size_t length = 0, capacity = 0;
     for (;;) {
@@ -417,7 +497,7 @@ sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, s
             if (!grown) {
                 free(text);
                 fclose(f);
-                snprintf(err->message, sizeof err->message, "out of memory");
+                snprintf(err->message, sizeof err->message, "out of memory while reading the file");
                 return SP_ERR_NOMEM;
             }
             text = grown;
@@ -434,7 +514,18 @@ sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, s
         return SP_ERR_IO;
     }
     text[length] = '\0';
-    sp_status status = sp_json_parse_document(text, length, doc, err);
+    *text_out = text;
+    *length_out = length;
+    return SP_OK;
+}
+
+sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, sp_input_error *err)
+{
+    *doc = NULL;
+    char *text;
+    size_t length;
+    sp_status status = sp_text_read_file(path, max_bytes, &text, &length, err);
+    if (status == SP_OK) status = sp_json_parse_document(text, length, doc, err);
     free(text);
     return status;
 }

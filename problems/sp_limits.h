@@ -11,6 +11,7 @@
 #ifndef SP_LIMITS_H
 #define SP_LIMITS_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "problems/sp_problem.h"
@@ -40,6 +41,12 @@ sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits,
 sp_status sp_problem_read_file_limited(const char *path, const sp_limits *limits, sp_problem *out, sp_input_error *err);
 sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                    sp_input_error *err);
+/* sp_problem_parse_limited that also hands back, with `input` non-NULL and on success,
+ * the document it read (the caller deletes *input): the problem as its text gives it,
+ * for a result to carry, from the very text the problem was read from. The text's tree
+ * is counted against limits->memory before it is built (sp_json_parse_within). */
+sp_status sp_problem_parse_input(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
+                                 cJSON **input, sp_input_error *err);
 
 /* "1.5 GiB", "640 MiB", "12 KiB", "100 bytes". */
 void sp_format_bytes(double bytes, char *out, size_t size);

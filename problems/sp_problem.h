@@ -216,8 +216,9 @@ typedef struct sp_problem {
 /* Largest problem file read (64 MiB). */
 #define SP_PROBLEM_FILE_MAX_BYTES (64L << 20)
 
-/* Reads and validates a problem file. On failure returns SP_ERR_INVALID (bad content)
- * or SP_ERR_IO (unreadable) with *err filled; *out then needs no freeing. */
+/* Reads and validates a problem file (read once, whole: a pipe works). On failure
+ * returns SP_ERR_INVALID (bad content), SP_ERR_IO (unreadable) or SP_ERR_NOMEM (out of
+ * memory) with *err filled; *out then needs no freeing. */
 sp_status sp_problem_read_file(const char *path, sp_problem *out, sp_input_error *err);
 sp_status sp_problem_parse(const char *text, size_t length, sp_problem *out, sp_input_error *err);
 void sp_problem_free(sp_problem *p);

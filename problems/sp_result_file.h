@@ -22,11 +22,18 @@ typedef struct sp_output {
     int direct; /* path is a device, FIFO or socket, written in place */
 } sp_output;
 
-/* Opens a temporary file beside `path` (path NULL or "-": standard output). A path that
+/* Opens a temporary file beside `path` (path NULL or "-": standard output; "" is
+ * refused), NAME.tmp-PID.XXXXXX with NAME cut short where the folder's limit on a name
+ * requires, after removing those that writers of the same path killed before they
+ * finished left behind (their pid no longer runs). A path that
  * names a device, a FIFO or a socket (/dev/null, a named pipe) is opened and written in
  * place instead: renaming onto it would replace it with a regular file. On failure
  * returns SP_ERR_IO with a message in `why`. */
 sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why_size);
+/* Refuses (SP_ERR_INVALID, a message in `why`) an output that is the input file: the
+ * same regular file (device and inode) when the output exists, the same path when it
+ * does not. For a command to call before it does any work. */
+sp_status sp_output_refuse_input(const char *out_path, const char *in_path, char *why, size_t why_size);
 /* Prints the tree, flushes, syncs and renames into place; on any failure removes the
  * temporary file and leaves the destination as it was. */
 sp_status sp_output_commit(sp_output *out, const cJSON *root, char *why, size_t why_size);
@@ -60,10 +67,24 @@ char *sp_json_print(const cJSON *root, int formatted, size_t *length);
 int sp_format_double(double x, char *out, size_t size);
 
 /* One JSON document from text: NULL-terminated or not, nothing but white space after
- * the value. On failure *doc is NULL and err says "malformed JSON at line L, column C". */
+ * the value, and strict (problems/json_strict.h): valid UTF-8, no NUL byte, no raw
+ * control character in a string, numbers in JSON's grammar, nesting at most 1000 deep.
+ * On failure *doc is NULL and err says "malformed JSON at line L, column C: what";
+ * SP_ERR_NOMEM (not SP_ERR_INVALID) when the text is good but its tree cannot be
+ * allocated. */
 sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err);
-/* The same from a file of at most max_bytes bytes ("cannot read: …" when it cannot be
- * opened). The caller deletes *doc. */
+/* The same, refusing (SP_ERR_INVALID, naming --max-memory) before building the tree a
+ * text whose tree with the text itself would take more than max_memory bytes (0: no
+ * limit). The size is counted from the text: a node and allocator overhead per value
+ * (80 bytes on LP64), each string's bytes and 32 more; at most about 40 times the text
+ * (a file of "[0,0,0,...]"), around 5 times for typical problem files. */
+sp_status sp_json_parse_within(const char *text, size_t length, double max_memory, cJSON **doc, sp_input_error *err);
+/* The whole of a file (a pipe, process substitution or /dev/stdin too: it is read to
+ * its end, once) into a malloc'd NUL-terminated *text of *length bytes, at most
+ * max_bytes ("cannot read: …" when it cannot be opened, SP_ERR_NOMEM when out of
+ * memory). */
+sp_status sp_text_read_file(const char *path, long max_bytes, char **text, size_t *length, sp_input_error *err);
+/* A JSON document from a file of at most max_bytes bytes. The caller deletes *doc. */
 sp_status sp_json_read_document(const char *path, long max_bytes, cJSON **doc, sp_input_error *err);
 
 #endif

@@ -70,12 +70,13 @@ def load_schemas():
 
 
 def strict_json(text):
-    """The document, or None when it is not one strict JSON document (NaN, Infinity)."""
+    """The document, or None when it is not one strict JSON document (NaN, Infinity), or
+    nests deeper than Python's recursion allows (tests/fuzz/corpus/hostile-deep-nesting*.json nest 1000 deep)."""
     def refuse(c):
         raise ValueError(c)
     try:
         return json.loads(text, parse_constant=refuse)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -610,6 +610,13 @@ static const cli_case cli_cases[] = {
     {pend_doc, "\"rattle\"", "\"prop7\"", "scheme"},                           /* a scheme of another model */
     {pend_doc, "\"rattle\"", "\"feedback_euler\"", "gains"},                   /* feedback without gains */
     {pend_doc, "\"steps\": 10", "\"steps\": 10, \"retraction\": \"exp\"", "retraction"}, /* not lie_rattle */
+    /* text that cJSON would take but we could not write back, or would read otherwise */
+    {heis_doc, "\"steps\": 10", "\"steps\": 010", ""},                                 /* a leading zero */
+    {heis_doc, "\"h\": 0.1,", "\"h\": 0.1, \"description\": \"caf\xc3\",", ""},       /* invalid UTF-8 */
+    {heis_doc, "\"h\": 0.1,", "\"h\": 0.1, \"description\": \"bell\x07\",", ""},      /* a raw control character */
+    {heis_doc, "\"heisenberg\"", "\"heisenberg\\u0000garbage\"", ""},                  /* an escaped NUL */
+    {heis_doc, "\"h\": 0.1,", "\"h\": 0.1, \"description\": \"\\ud83d\",", ""},     /* half a surrogate pair */
+    {plan_doc, "\"t\": 1,", "\"t\": 0.25,", "targets[1].t"},                           /* decreasing times */
 };
 
 /* base with its first `from` replaced by `to` (static buffer, one case at a time). */
@@ -763,6 +770,323 @@ Test(cli, unknown_subcommand_exits_2)
     run(dir, (const char *[]){NULL}, &r);
     cr_expect_eq(r.status, 2, "no subcommand at all");
     cr_expect(strstr(r.err, "usage") != NULL, "got %s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* ---------------------------------------------------------- hostile input -- */
+
+/* Runs `script` with bash (pipes, redirections, process substitution), the command's
+ * path in $SYMPLAN. */
+static void run_shell(const char *dir, const char *script, run_result *r)
+{
+    char line[4 * PATH_SIZE];
+    snprintf(line, sizeof line, "SYMPLAN='%s'; %s", SP_TEST_BIN, script);
+    finish(dir, start(dir, "bash", (const char *[]){"-c", line, NULL}, 0), r);
+}
+
+/* The problem file's text as a JSON tree, for comparing with a result's input block. */
+static cJSON *input_of(const char *result_text)
+{
+    cJSON *doc = cJSON_Parse(result_text);
+    cr_assert_not_null(doc, "the result is not JSON");
+    cJSON *input = cJSON_DetachItemFromObjectCaseSensitive(doc, "input");
+    cJSON_Delete(doc);
+    return input;
+}
+
+/* The file is read once: from a pipe, /dev/stdin or process substitution the problem
+ * is checked and solved, and the result's input block is the text that was read (a
+ * second read, as the input block once had, finds the pipe empty). */
+Test(cli, check_and_solve_read_a_pipe_once)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], script[3 * PATH_SIZE];
+    scratch_dir(dir, "pipe");
+    join(file, SP_TEST_DATA, "heisenberg.json");
+    cJSON *expected = read_json(file);
+    static const char *const scripts[] = {"\"$SYMPLAN\" check /dev/stdin < '%s'", "\"$SYMPLAN\" check <(cat '%s')",
+                                          "cat '%s' | \"$SYMPLAN\" check /dev/stdin"};
+    for (size_t i = 0; i < sizeof scripts / sizeof scripts[0]; ++i) {
+        run_result r;
+        snprintf(script, sizeof script, scripts[i], file);
+        run_shell(dir, script, &r);
+        cr_expect_eq(r.status, 0, "%s: exit %d, %s", scripts[i], r.status, r.err);
+        cr_expect_str_eq(r.out, "ok\n", "%s", scripts[i]);
+        run_free(&r);
+    }
+    static const char *const solves[] = {"cat '%s' | \"$SYMPLAN\" solve /dev/stdin", "\"$SYMPLAN\" solve <(cat '%s')"};
+    for (size_t i = 0; i < sizeof solves / sizeof solves[0]; ++i) {
+        run_result r;
+        snprintf(script, sizeof script, solves[i], file);
+        run_shell(dir, script, &r);
+        cr_expect_eq(r.status, 0, "%s: exit %d, %s", solves[i], r.status, r.err);
+        cJSON *input = input_of(r.out);
+        cr_expect(cJSON_Compare(input, expected, 1), "%s: the input block is not the file's problem", solves[i]);
+        cJSON_Delete(input);
+        run_free(&r);
+    }
+    cJSON_Delete(expected);
+    remove_dir(dir);
+}
+
+typedef struct hostile_file {
+    const char *name; /* in tests/fuzz/corpus/ */
+    const char *what; /* in the error line */
+} hostile_file;
+
+static const hostile_file hostile_files[] = {
+    {"hostile-invalid-utf8.json", "line 2, column 21: invalid UTF-8 in a string"},
+    {"hostile-nul-in-string.json", "line 3, column 22: NUL byte in a string"},
+    {"hostile-nul-after-document.json", "content after the document (a NUL byte)"},
+    {"hostile-escaped-nul.json", "\\u0000 in a string"},
+    {"hostile-control-char.json", "line 2, column 22: raw control character in a string"},
+    {"hostile-lone-surrogate.json", "high surrogate escape without its low half"},
+    {"hostile-leading-zero.json", "line 17, column 11: number with a leading zero"},
+    {"hostile-long-number.json", "number longer than 63 characters"},
+    {"hostile-deep-nesting.json", "nested deeper than 1000"},
+};
+
+/* What cJSON would read otherwise than written, or we could not write back, is refused
+ * with the line and column and what is wrong; the existing output stays as it was. */
+Test(cli, hostile_text_exits_2_naming_where_and_what)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], name[PATH_SIZE];
+    scratch_dir(dir, "hostile");
+    join(out, dir, "result.json");
+    static const char previous[] = "{\"previous\": \"result\"}\n";
+    for (size_t i = 0; i < sizeof hostile_files / sizeof hostile_files[0]; ++i) {
+        const hostile_file *h = &hostile_files[i];
+        snprintf(name, sizeof name, "corpus/%s", h->name);
+        join(file, SP_TEST_FUZZ, name);
+        write_text(out, previous);
+        run_result r;
+        run(dir, (const char *[]){"solve", file, "-o", out, NULL}, &r);
+        cr_expect_eq(r.status, 2, "%s: exit %d", h->name, r.status);
+        expect_error_line(r.err, file, "", h->name);
+        cr_expect(strstr(r.err, h->what) != NULL, "%s: '%s' not in %s", h->name, h->what, r.err);
+        run_free(&r);
+        char *now = slurp(out);
+        cr_expect_str_eq(now, previous, "%s: the existing -o file changed", h->name);
+        free(now);
+        cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", h->name);
+    }
+    remove_dir(dir);
+}
+
+/* Escaped control characters are JSON: accepted, and written back escaped. */
+Test(cli, escaped_control_characters_are_kept_and_written_escaped)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE];
+    scratch_dir(dir, "escaped");
+    join(file, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json");
+    join(out, dir, "result.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", file, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    run_free(&r);
+    char *text = slurp(out);
+    cr_expect(strstr(text, "bell \\u0007 and \\u001f escaped") != NULL, "not written back escaped");
+    cJSON *doc = cJSON_Parse(text);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "input"), "description")),
+                     "bell \a and \x1f escaped");
+    cJSON_Delete(doc);
+    free(text);
+    remove_dir(dir);
+}
+
+/* A file whose tree would exceed --max-memory is refused before the tree is built. */
+Test(cli, a_file_too_large_for_the_memory_limit_is_refused_at_once)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE];
+    scratch_dir(dir, "memory-limit");
+    join(file, dir, "big.json");
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("{\"task\": \"simulate\", \"model\": \"heisenberg\", \"x\": [0", f);
+    for (int i = 0; i < 1000000; ++i) fputs(",0", f);
+    fputs("]}", f);
+    fclose(f);
+    run_result r;
+    run(dir, (const char *[]){"check", file, "--max-memory", "16M", NULL}, &r);
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    expect_error_line(r.err, file, "", "memory limit");
+    cr_expect(strstr(r.err, "more than the memory limit 16 MiB (raise it with --max-memory)") != NULL, "got %s",
+              r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* Running out of memory while building the tree is an internal failure (exit 1) that
+ * says so, not a malformed file. The address space is limited with ulimit -v, which
+ * the sanitizers' shadow memory cannot live with. */
+Test(cli, out_of_memory_while_reading_exits_1)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("ulimit -v and AddressSanitizer do not mix");
+#endif
+    char dir[PATH_SIZE], file[PATH_SIZE], script[2 * PATH_SIZE];
+    scratch_dir(dir, "out-of-memory");
+    join(file, dir, "big.json");
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("{\"task\": \"simulate\", \"model\": \"heisenberg\", \"x\": [0", f);
+    for (int i = 0; i < 2000000; ++i) fputs(",0", f); /* about 150 MiB of tree */
+    fputs("]}", f);
+    fclose(f);
+    snprintf(script, sizeof script, "ulimit -v 100000 && exec \"$SYMPLAN\" check '%s'", file);
+    run_result r;
+    run_shell(dir, script, &r);
+    cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+    expect_error_line(r.err, file, "", "out of memory");
+    cr_expect(strstr(r.err, "out of memory") != NULL, "got %s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* An output that is the input, or empty, is refused before anything runs. */
+Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], link[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "out-is-in");
+    join(in, dir, "problem.json");
+    join(link, dir, "link.json");
+    join(result, dir, "result.json");
+    char *text = slurp(SP_TEST_FUZZ "/corpus/heisenberg-small.json");
+    write_text(in, text);
+    cr_assert_eq(symlink(in, link), 0);
+    const char *const outs[] = {in, link};
+    for (size_t i = 0; i < 2; ++i) {
+        set_old_mtime(in);
+        run_result r;
+        run(dir, (const char *[]){"solve", in, "-o", outs[i], NULL}, &r);
+        cr_expect_eq(r.status, 2, "%s: exit %d", outs[i], r.status);
+        cr_expect(is_one_line(r.err) && starts_with(r.err, outs[i]), "got %s", r.err);
+        cr_expect(strstr(r.err, "is the input file") != NULL, "got %s", r.err);
+        run_free(&r);
+        char *now = slurp(in);
+        cr_expect_str_eq(now, text, "the input changed");
+        free(now);
+        struct stat st;
+        cr_assert_eq(stat(in, &st), 0);
+        cr_expect_eq(st.st_mtim.tv_sec, 1000000000, "the input was rewritten");
+    }
+    run_result r;
+    run(dir, (const char *[]){"solve", in, "-o", "", NULL}, &r);
+    cr_expect_eq(r.status, 2, "-o '': exit %d", r.status);
+    cr_expect(is_one_line(r.err) && strstr(r.err, "the output path is empty"), "got %s", r.err);
+    run_free(&r);
+    cr_expect_eq(count_temporaries(dir), 0);
+
+    run(dir, (const char *[]){"solve", in, "-o", result, NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    run_free(&r);
+    char *before = slurp(result);
+    run(dir, (const char *[]){"export", result, "--csv", result, NULL}, &r);
+    cr_expect_eq(r.status, 2, "export onto its result: exit %d", r.status);
+    cr_expect(is_one_line(r.err) && strstr(r.err, "is the input file"), "got %s", r.err);
+    run_free(&r);
+    char *after = slurp(result);
+    cr_expect_str_eq(after, before, "export replaced the result");
+    free(before), free(after), free(text);
+    remove_dir(dir);
+}
+
+/* Any name the file system takes works as an output, 255 bytes included: the
+ * temporary's name is cut to fit. */
+Test(cli, output_names_up_to_the_file_system_limit_work)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], out[PATH_SIZE], name[256];
+    scratch_dir(dir, "long-name");
+    join(in, SP_TEST_FUZZ, "corpus/heisenberg-small.json");
+    const size_t lengths[] = {245, 250, 255};
+    for (size_t i = 0; i < 3; ++i) {
+        memset(name, 'n', lengths[i]);
+        memcpy(name + lengths[i] - 5, ".json", 5);
+        name[lengths[i]] = '\0';
+        join(out, dir, name);
+        run_result r;
+        run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+        cr_expect_eq(r.status, 0, "a name of %zu bytes: exit %d, %s", lengths[i], r.status, r.err);
+        run_free(&r);
+        struct stat st;
+        cr_expect_eq(stat(out, &st), 0, "no output of %zu bytes", lengths[i]);
+    }
+    cr_expect_eq(count_temporaries(dir), 0);
+    remove_dir(dir);
+}
+
+/* The temporary a killed writer left (kill -9 leaves OUT.tmp-PID.XXXXXX) is removed by
+ * the next run writing the same output, once that pid is gone; a live writer's and
+ * another output's are left alone. */
+Test(cli, temporaries_of_killed_writers_are_removed)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], out[PATH_SIZE], stale[PATH_SIZE], live[PATH_SIZE], other[PATH_SIZE],
+        name[128];
+    scratch_dir(dir, "stale");
+    join(in, SP_TEST_FUZZ, "corpus/heisenberg-small.json");
+    join(out, dir, "result.json");
+    pid_t gone = fork();
+    cr_assert_geq(gone, 0);
+    if (gone == 0) _exit(0);
+    cr_assert_eq(waitpid(gone, NULL, 0), gone);
+    snprintf(name, sizeof name, "result.json.tmp-%ld.AbCdEf", (long)gone);
+    join(stale, dir, name);
+    snprintf(name, sizeof name, "result.json.tmp-%ld.AbCdEf", (long)getpid());
+    join(live, dir, name);
+    snprintf(name, sizeof name, "other.json.tmp-%ld.AbCdEf", (long)gone);
+    join(other, dir, name);
+    write_text(stale, "");
+    write_text(live, "");
+    write_text(other, "");
+    run_result r;
+    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 0);
+    run_free(&r);
+    cr_expect_neq(access(stale, F_OK), 0, "the dead writer's temporary is still there");
+    cr_expect_eq(access(live, F_OK), 0, "a live writer's temporary was removed");
+    cr_expect_eq(access(other, F_OK), 0, "another output's temporary was removed");
+    unlink(live), unlink(other);
+    remove_dir(dir);
+}
+
+/* Keyframe times that decrease are named with both times. */
+Test(cli, decreasing_keyframe_times_name_both_times)
+{
+    char dir[PATH_SIZE], bad[PATH_SIZE];
+    scratch_dir(dir, "decreasing");
+    join(bad, dir, "bad.json");
+    write_text(bad, replaced(&(cli_case){plan_doc, "\"t\": 1,", "\"t\": 0.25,", "targets[1].t"}));
+    run_result r;
+    run(dir, (const char *[]){"check", bad, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    expect_error_line(r.err, bad, "targets[1].t", "decreasing");
+    cr_expect(strstr(r.err, "targets[1].t: must be later than targets[0].t = 0.5: keyframe times must increase (got 0.25)") != NULL, "got %s",
+              r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* A path too long for the line is cut, with an ellipsis; the reason is printed whole. */
+Test(cli, a_long_json_path_keeps_the_reason_whole)
+{
+    char dir[PATH_SIZE], bad[PATH_SIZE], key[400], doc[1024];
+    scratch_dir(dir, "long-path");
+    join(bad, dir, "bad.json");
+    memset(key, 'k', 300);
+    key[300] = '\0';
+    snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"%s\": 1}}", key);
+    write_text(bad, doc);
+    run_result r;
+    run(dir, (const char *[]){"check", bad, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "got %s", r.err);
+    cr_expect(strstr(r.err, "\xe2\x80\xa6: unknown field\n") != NULL, "got %s", r.err);
+    run_free(&r);
+    snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"%s\"}", key);
+    write_text(bad, doc);
+    run(dir, (const char *[]){"check", bad, NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "custom)\n") != NULL, "the list of models was cut: %s", r.err);
     run_free(&r);
     remove_dir(dir);
 }

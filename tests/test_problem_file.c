@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lie/sp_linalg.h"
+#include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "problems/vakonomic/sp_vak_models.h"
 
@@ -1416,4 +1417,39 @@ Test(problem_file, unreadable_file_is_an_io_error)
     cr_assert_eq(sp_problem_read_file(SP_TEST_DATA "/no_such_problem.json", &pb, &err), SP_ERR_IO);
     cr_expect_str_eq(err.path, "");
     cr_expect(strstr(err.message, "cannot read") != NULL, "got '%s'", err.message);
+}
+
+/* The reader takes a length, not a NUL: a NUL byte inside it is refused where it is,
+ * never taken as the end of the text (cJSON would run "heisenberg"). */
+Test(problem_file, a_nul_byte_inside_the_text_is_refused)
+{
+    static const char text[] = "{\"task\": \"simulate\", \"model\": \"heisenberg\0garbage\", \"q0\": [0, 0, 0],"
+                               " \"p0\": [0.1, 0.3, 1], \"h\": 0.1, \"steps\": 10}";
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, sizeof text - 1, &pb, &err), SP_ERR_INVALID);
+    cr_expect_str_eq(err.path, "");
+    cr_expect_str_eq(err.message, "malformed JSON at line 1, column 42: NUL byte in a string");
+}
+
+/* The tree a text needs is counted against the memory limit before it is built; the
+ * document handed back for the result's input block is the text's. */
+Test(problem_file, the_memory_limit_applies_to_reading_and_the_input_comes_back)
+{
+    static const char text[] = "{\"task\": \"simulate\", \"model\": \"heisenberg\", \"q0\": [0, 0, 0],"
+                               " \"p0\": [0.1, 0.3, 1], \"h\": 0.1, \"steps\": 10}";
+    sp_limits limits = sp_limits_default();
+    limits.memory = 1000; /* bytes: less than 14 values take */
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse_limited(text, sizeof text - 1, &limits, &pb, &err), SP_ERR_INVALID);
+    cr_expect(strstr(err.message, "more than the memory limit") && strstr(err.message, "--max-memory"), "got '%s'",
+              err.message);
+    cJSON *input = NULL;
+    cr_assert_eq(sp_problem_parse_input(text, sizeof text - 1, NULL, &pb, &input, &err), SP_OK, "%s", err.message);
+    cJSON *expected = cJSON_Parse(text);
+    cr_expect(cJSON_Compare(input, expected, 1), "the input is not the text's document");
+    cJSON_Delete(expected);
+    cJSON_Delete(input);
+    sp_problem_free(&pb);
 }

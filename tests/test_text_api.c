@@ -297,3 +297,15 @@ Test(text_api, plan_curve_refuses_bad_input)
     sp_plan_curve_free(c);
     free(text);
 }
+
+/* A path too long for the caller's buffer is cut, with an ellipsis, and the reason kept. */
+Test(text_api, a_long_path_is_cut_and_the_reason_kept)
+{
+    char key[301], text[512], error[200];
+    memset(key, 'k', 300);
+    key[300] = '\0';
+    snprintf(text, sizeof text, "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"%s\": 1}}", key);
+    cr_assert_eq(sp_check_text(text, strlen(text), NULL, error, sizeof error), SP_TEXT_BAD_INPUT);
+    const char *tail = "\xe2\x80\xa6: unknown field";
+    cr_assert(strlen(error) > strlen(tail) && strcmp(error + strlen(error) - strlen(tail), tail) == 0, "%s", error);
+}

@@ -41,8 +41,21 @@ void sp_cmd_error(const char *where, const char *path, const char *message)
 int sp_cmd_read_json(const char *file, cJSON **doc)
 {
     sp_input_error err;
-    if (sp_json_read_document(file, RESULT_FILE_MAX_BYTES, doc, &err) == SP_OK) return 0;
+    sp_status st = sp_json_read_document(file, RESULT_FILE_MAX_BYTES, doc, &err);
+    if (st == SP_OK) return 0;
     sp_cmd_error(file, err.path, err.message);
+    return st == SP_ERR_NOMEM ? 1 : 2;
+}
+
+int sp_cmd_check_output(const char *out_path, const char *in_path)
+{
+    char why[512];
+    if (out_path && !out_path[0]) {
+        sp_cmd_error("symplan", NULL, "the output path is empty");
+        return 2;
+    }
+    if (sp_output_refuse_input(out_path, in_path, why, sizeof why) == SP_OK) return 0;
+    sp_cmd_error(out_path, NULL, why);
     return 2;
 }
 

@@ -37,6 +37,8 @@ static int cmd_export(int argc, char **argv)
     int rc = sp_cmd_parse(&sp_command_export, argc, argv, &a);
     if (rc >= 0) return rc;
     const char *input = a.input, *csv_path = a.csv;
+    rc = sp_cmd_check_output(csv_path, input);
+    if (rc) return rc;
     cJSON *doc;
     rc = sp_cmd_read_json(input, &doc);
     if (rc) return rc;

@@ -74,6 +74,7 @@ static int plot_several(const plot_args *a)
     cJSON *doc[PLOT_MAX_RESULTS] = {0};
     const char *names[PLOT_MAX_RESULTS];
     int rc = 0, n = a->n_inputs;
+    for (int i = 0; i < n && !rc; ++i) rc = sp_cmd_check_output(a->out, a->input[i]);
     for (int i = 0; i < n && !rc; ++i) {
         struct stat st;
         if (stat(a->input[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -126,6 +127,8 @@ static int cmd_plot(int argc, char **argv)
         }
         file = summary_path;
     }
+    rc = sp_cmd_check_output(out_path, file);
+    if (rc) return rc;
     cJSON *doc;
     rc = sp_cmd_read_json(file, &doc);
     if (rc) return rc;

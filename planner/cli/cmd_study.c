@@ -712,22 +712,22 @@ static int parse_args(int argc, char **argv, study_args *a)
     return -1;
 }
 
-int sp_cmd_load_study(const char *file, const sp_limits *limits, int speak, sp_study **study)
+int sp_cmd_load_study(const char *file, const char *text, size_t length, const sp_limits *limits, int speak,
+                      sp_study **study)
 {
     sp_study_error err;
-    if (sp_study_read_file_limited(file, limits, study, &err) == SP_OK) return EXIT_DONE;
+    sp_status st = text ? sp_study_parse_file_text(file, text, length, limits, study, &err)
+                        : sp_study_read_file_limited(file, limits, study, &err);
+    if (st == SP_OK) return EXIT_DONE;
     if (speak) error_line(file, err.case_index, err.input.path, err.input.message);
-    return EXIT_BAD_INPUT;
+    return st == SP_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
-/* Large enough for any file the study or problem reader takes (both stop at 64 MiB). */
-#define STUDY_SNIFF_MAX_BYTES (64L << 20)
-
-int sp_cmd_is_study_file(const char *file)
+int sp_cmd_is_study_text(const char *text, size_t length)
 {
     cJSON *doc;
     sp_input_error err;
-    if (sp_json_read_document(file, STUDY_SNIFF_MAX_BYTES, &doc, &err) != SP_OK) return 0;
+    if (sp_json_parse_document(text, length, &doc, &err) != SP_OK) return 0;
     const int study = sp_study_document_is_study(doc);
     cJSON_Delete(doc);
     return study;
@@ -774,7 +774,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
 {
     (void)size;
     sp_study *study = NULL;
-    int rc = sp_cmd_load_study(a->file, &a->limits, rank == 0, &study);
+    int rc = sp_cmd_load_study(a->file, NULL, 0, &a->limits, rank == 0, &study);
     if (rc) return rc;
     char why[512];
     if (rank == 0 && make_dir(a->dir, why, sizeof why) != 0) {

@@ -50,18 +50,21 @@ static void catch_stop_signals(void)
     sigaction(SIGTERM, &act, NULL);
 }
 
-/* One line naming the file, the JSON path and what is wrong. */
-static int bad_input(const char *file, const sp_input_error *e)
+/* One line naming the file, the JSON path and what is wrong; exit 2, or 1 when what
+ * failed was an allocation (the file may well be good). */
+static int bad_input(const char *file, sp_status st, const sp_input_error *e)
 {
     sp_cmd_error(file, e->path, e->message);
-    return EXIT_BAD_INPUT;
+    return st == SP_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
-static int read_problem(const char *file, const sp_limits *limits, sp_problem *pb)
+/* The file's text, read once: what is checked, solved and echoed in the result all
+ * come from it, so a file edited during a run changes nothing, and a pipe works. */
+static int read_text(const char *file, char **text, size_t *length)
 {
     sp_input_error e;
-    if (sp_problem_read_file_limited(file, limits, pb, &e) != SP_OK) return bad_input(file, &e);
-    return EXIT_RESULT;
+    sp_status st = sp_text_read_file(file, SP_PROBLEM_FILE_MAX_BYTES, text, length, &e);
+    return st == SP_OK ? EXIT_RESULT : bad_input(file, st, &e);
 }
 
 typedef struct check_args {
@@ -82,10 +85,10 @@ const sp_command sp_command_check = {
     .run = cmd_check};
 
 /* A study is checked case by case as `study` reads it before it runs anything. */
-static int check_study(const char *file, const sp_limits *limits)
+static int check_study(const char *file, const char *text, size_t length, const sp_limits *limits)
 {
     sp_study *study;
-    int rc = sp_cmd_load_study(file, limits, 1, &study);
+    int rc = sp_cmd_load_study(file, text, length, limits, 1, &study);
     if (rc) return rc;
     printf("%s: ok (%zu cases)\n", file, sp_study_case_count(study));
     sp_study_free(study);
@@ -97,10 +100,20 @@ static int cmd_check(int argc, char **argv)
     check_args a = {.limits = sp_limits_default()};
     int rc = sp_cmd_parse(&sp_command_check, argc, argv, &a);
     if (rc >= 0) return rc;
-    if (sp_cmd_is_study_file(a.file)) return check_study(a.file, &a.limits);
-    sp_problem pb;
-    rc = read_problem(a.file, &a.limits, &pb);
+    char *text;
+    size_t length;
+    rc = read_text(a.file, &text, &length);
     if (rc) return rc;
+    if (sp_cmd_is_study_text(text, length)) {
+        rc = check_study(a.file, text, length, &a.limits);
+        free(text);
+        return rc;
+    }
+    sp_problem pb;
+    sp_input_error e;
+    sp_status st = sp_problem_parse_limited(text, length, &a.limits, &pb, &e);
+    free(text);
+    if (st != SP_OK) return bad_input(a.file, st, &e);
     sp_problem_free(&pb);
     puts("ok");
     return EXIT_RESULT;
@@ -135,17 +148,6 @@ static void print_headline(FILE *f, const sp_problem *pb, const cJSON *result)
     const int steps = pb->steps > 0 ? pb->steps : isfinite(chosen) ? (int)chosen : 0;
     fprintf(f, "%s %s (%s%d steps, h = %g): %s\n", pb->model, pb->task == SP_TASK_PLAN ? "plan" : "simulate", how,
             steps, pb->T / steps, cJSON_GetStringValue(cJSON_GetObjectItem(result, "status")));
-}
-
-/* The problem the result solved, as the file gives it (read again after the solve: the
- * file was read whole and validated before it). */
-static void add_input(cJSON *result, const char *file)
-{
-    cJSON *doc = NULL;
-    sp_input_error ignored;
-    if (result && sp_json_read_document(file, SP_PROBLEM_FILE_MAX_BYTES, &doc, &ignored) == SP_OK)
-        sp_result_add_input(result, doc);
-    cJSON_Delete(doc);
 }
 
 /* A few human lines about a result; everything else is in the JSON. */
@@ -290,15 +292,25 @@ static int cmd_solve(int argc, char **argv)
     int rc = sp_cmd_parse(&sp_command_solve, argc, argv, &a);
     if (rc >= 0) return rc;
     const char *file = a.file, *out_path = a.out;
-    catch_stop_signals(); /* before anything runs, so that no interrupt is lost */
-    sp_problem pb;
-    rc = read_problem(file, &a.limits, &pb);
+    rc = sp_cmd_check_output(out_path, file);
     if (rc) return rc;
+    catch_stop_signals(); /* before anything runs, so that no interrupt is lost */
+    char *text;
+    size_t length;
+    rc = read_text(file, &text, &length);
+    if (rc) return rc;
+    sp_problem pb;
+    sp_input_error e;
+    cJSON *input; /* the problem as the text gives it, which the result carries */
+    sp_status st = sp_problem_parse_input(text, length, &a.limits, &pb, &input, &e);
+    free(text);
+    if (st != SP_OK) return bad_input(file, st, &e);
 
     char why[512];
     sp_output out;
     if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
         sp_cmd_error(out_path, NULL, why);
+        cJSON_Delete(input);
         sp_problem_free(&pb);
         return EXIT_BAD_INPUT;
     }
@@ -308,7 +320,8 @@ static int cmd_solve(int argc, char **argv)
         .report = progress.terminal || a.verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
     cJSON *result = sp_solve_json(&pb, &reporter);
     end_progress(&progress);
-    add_input(result, file);
+    sp_result_add_input(result, input);
+    cJSON_Delete(input);
     if (!result) {
         sp_cmd_error(file, NULL, "out of memory");
         sp_output_abandon(&out);

@@ -84,21 +84,28 @@ void sp_cmd_print_synopsis(const sp_command *cmd, FILE *f);
 void sp_cmd_error(const char *where, const char *path, const char *message);
 
 /* Reads a JSON document (a result, a summary) into *doc; on failure prints the error
- * line and returns the exit code (2), else 0. */
+ * line and returns the exit code (2; 1 when out of memory), else 0. */
 int sp_cmd_read_json(const char *file, cJSON **doc);
+
+/* Refuses, before any work, an output path that is empty or names the input file
+ * (sp_output_refuse_input): prints the error line and returns 2, else 0. */
+int sp_cmd_check_output(const char *out_path, const char *in_path);
 
 /* Writes text to out_path (NULL or "-": standard output) through a temporary file and a
  * rename; returns 0, 2 for an unusable path, 1 when writing fails, after printing the
  * error line. */
 int sp_cmd_write_text(const char *out_path, const char *text, size_t length);
 
-/* Whether a file is a study rather than a problem: a JSON object with "base", "vary" or
- * "cases", members no problem has. 0 for a file that cannot be read as JSON, which the
- * problem reader then reports (cmd_study.c). */
-int sp_cmd_is_study_file(const char *file);
-/* Reads a study and validates every case it expands to under the limits, as `study`
- * does before it runs anything; on failure prints the one line naming the file, the
- * case and the JSON path (when `speak`) and returns 2, else 0 with *study to free. */
-int sp_cmd_load_study(const char *file, const sp_limits *limits, int speak, sp_study **study);
+/* Whether a text is a study rather than a problem: a JSON object with "base", "vary" or
+ * "cases", members no problem has. 0 for a text that is not JSON, which the problem
+ * reader then reports (cmd_study.c). */
+int sp_cmd_is_study_text(const char *text, size_t length);
+/* Reads a study (from `text`, the file's text already read, or from the file when text
+ * is NULL) and validates every case it expands to under the limits, as `study` does
+ * before it runs anything; on failure prints the one line naming the file, the case and
+ * the JSON path (when `speak`) and returns 2 (1 when out of memory), else 0 with *study
+ * to free. */
+int sp_cmd_load_study(const char *file, const char *text, size_t length, const sp_limits *limits, int speak,
+                      sp_study **study);
 
 #endif

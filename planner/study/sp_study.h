@@ -60,6 +60,11 @@ sp_status sp_study_read_file(const char *path, sp_study **out, sp_study_error *e
 sp_status sp_study_parse_limited(const char *text, size_t length, const char *base_dir, const sp_limits *limits,
                                  sp_study **out, sp_study_error *err);
 sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, sp_study **out, sp_study_error *err);
+/* sp_study_read_file_limited on the text of the file at `path`, already read (once, by
+ * a caller that looked at it first): "base" relative to the file's folder, the study
+ * named after the file unless it has a "name". */
+sp_status sp_study_parse_file_text(const char *path, const char *text, size_t length, const sp_limits *limits,
+                                   sp_study **out, sp_study_error *err);
 void sp_study_free(sp_study *s);
 
 const char *sp_study_name(const sp_study *s);

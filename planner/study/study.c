@@ -376,7 +376,8 @@ sp_status sp_study_parse_limited(const char *text, size_t length, const char *ba
     memset(err, 0, sizeof *err);
     err->case_index = -1;
     cJSON *doc;
-    sp_status st = sp_json_parse_document(text, length, &doc, &err->input);
+    sp_status st = sp_json_parse_within(text, length, limits ? limits->memory : sp_limits_default().memory, &doc,
+                                        &err->input);
     if (st != SP_OK) return st;
     sp_study *s = calloc(1, sizeof *s);
     if (!s) {
@@ -406,12 +407,17 @@ sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, 
     *out = NULL;
     memset(err, 0, sizeof *err);
     err->case_index = -1;
-    cJSON *doc;
-    sp_status st = sp_json_read_document(path, STUDY_FILE_MAX_BYTES, &doc, &err->input);
-    if (st != SP_OK) return st;
-    char *text = sp_json_print(doc, 0, NULL);
-    cJSON_Delete(doc);
-    if (!text) return fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
+    char *text;
+    size_t length;
+    sp_status st = sp_text_read_file(path, STUDY_FILE_MAX_BYTES, &text, &length, &err->input);
+    if (st == SP_OK) st = sp_study_parse_file_text(path, text, length, limits, out, err);
+    free(text);
+    return st;
+}
+
+sp_status sp_study_parse_file_text(const char *path, const char *text, size_t length, const sp_limits *limits,
+                                   sp_study **out, sp_study_error *err)
+{
     /* the base path is relative to the study file's folder */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
@@ -422,8 +428,7 @@ sp_status sp_study_read_file_limited(const char *path, const sp_limits *limits, 
         *slash = '\0';
     else
         dir[0] = '\0';
-    st = sp_study_parse_limited(text, strlen(text), dir, limits, out, err);
-    free(text);
+    sp_status st = sp_study_parse_limited(text, length, dir, limits, out, err);
     if (st == SP_OK && !(*out)->named) {
         /* no "name": the file's name without its folder and .json */
         sp_study *s = *out;

@@ -9,6 +9,7 @@
 #include "lie/sp_quaternion.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
+#include "problems/sp_result_file.h"
 #include "integrators/sp_hohp_rk.h"
 
 static const char *group_name_at(size_t i) { return sp_group_at(i) ? sp_group_at(i)->name : NULL; }
@@ -72,8 +73,13 @@ static int read_targets(const json_input *root, sp_problem *p)
         if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
             return -1;
         if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
-        if (i > 0 && !(t->t > t[-1].t))
-            return json_fail(&tg, "t", "must be later than targets[%d].t (two keyframes at one time)", i - 1);
+        if (i > 0 && !(t->t > t[-1].t)) {
+            char now[40], before[40]; /* as the file writes them, not rounded to look equal */
+            sp_format_double(t->t, now, sizeof now);
+            sp_format_double(t[-1].t, before, sizeof before);
+            return json_fail(&tg, "t", "must be later than targets[%d].t = %s: keyframe times must increase (got %s)",
+                             i - 1, before, now);
+        }
         int st;
         if (sphere) {
             st = json_direction(&tg, "y", 1, t->y);
