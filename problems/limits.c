@@ -1,6 +1,7 @@
 /* Resource limits of problem files (sp_limits.h): the defaults, the memory estimate of a
  * run and the checks the problem reader makes once a problem has been read. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +40,52 @@ static double result_bytes(double rows, double numbers, double arrays)
     return rows * (numbers * NUMBER_BYTES + arrays * NODE_BYTES) + 65536.0;
 }
 
+static double problem_bytes(const sp_problem *pb);
+
+/* What an NLopt algorithm keeps for n variables, in bytes: the quadratic models of the
+ * derivative-free local methods (NEWUOA and BOBYQA interpolate with 2n + 1 points and hold
+ * (n + 13)(5n + 2) + 3n(n + 3)/2 numbers), SLSQP's quasi-Newton matrix and least-squares
+ * workspace, a simplex, or a population of the global methods are n² in size; the
+ * limited-memory and CCSA methods are linear in n. The factors are measured peaks, rounded
+ * up (NEWUOA: 533 MB at n = 3003; SLSQP: 4.1 GB at n = 9003). */
+double sp_optimizer_memory_estimate(const char *algorithm, double n, int maxeval)
+{
+    static const struct {
+        const char *prefix;
+        double per_n2, per_n;
+    } table[] = {
+        {"LN_NEWUOA", 8.0, 0.0}, {"LN_BOBYQA", 8.0, 0.0},    {"LD_SLSQP", 7.0, 0.0},   {"LN_COBYLA", 4.0, 0.0},
+        {"LN_PRAXIS", 4.0, 0.0}, {"LN_NELDERMEAD", 2.0, 0.0}, {"LN_SBPLX", 2.0, 0.0},   {"GN_CRS2", 12.0, 0.0},
+        {"GN_ISRES", 24.0, 0.0}, {"GN_ESCH", 24.0, 0.0},      {"LD_LBFGS", 0.0, 64.0}, {"LD_VAR", 0.0, 64.0},
+        {"LD_TNEWTON", 0.0, 64.0}, {"LD_MMA", 0.0, 32.0},     {"LD_CCSAQ", 0.0, 32.0},
+    };
+    if (!algorithm) return 0.0;
+    if (strncmp(algorithm, "GN_DIRECT", 9) == 0 || strncmp(algorithm, "GN_ORIG_DIRECT", 14) == 0)
+        return (maxeval > 0 ? (double)maxeval : 1e5) * (n + 4.0) * sizeof(double); /* every rectangle kept */
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+        if (strncmp(algorithm, table[i].prefix, strlen(table[i].prefix)) == 0)
+            return (table[i].per_n2 * n * n + table[i].per_n * n) * sizeof(double);
+    return 4.0 * n * n * sizeof(double); /* the others: as a model of n² numbers */
+}
+
+/* The optimiser's part of a plan: the direct form's velocities at every step, or the
+ * initial momenta of single shooting; an AUGLAG or MLSL wrapper runs its local algorithm. */
+static double optimizer_bytes(const sp_problem *pb)
+{
+    if (pb->task != SP_TASK_PLAN || pb->kind != SP_KIND_CUBIC || pb->plan.method != SP_METHOD_DIRECT) return 0.0;
+    const double n = (double)pb->cubic.group->dim * (pb->steps + 1.0);
+    const sp_optimizer_settings *o = &pb->optimizer;
+    const double own = sp_optimizer_memory_estimate(o->algorithm, n, o->maxeval);
+    const int wraps = strstr(o->algorithm, "AUGLAG") || strstr(o->algorithm, "MLSL");
+    return wraps ? fmax(own, sp_optimizer_memory_estimate(o->local_algorithm, n, o->maxeval)) : own;
+}
+
 double sp_problem_memory_estimate(const sp_problem *pb)
+{
+    return problem_bytes(pb) + optimizer_bytes(pb);
+}
+
+static double problem_bytes(const sp_problem *pb)
 {
     const double N = pb->steps, rows = N + 1.0;
     switch (pb->kind) {
@@ -74,9 +120,11 @@ double sp_problem_memory_estimate(const sp_problem *pb)
         return arrays + result_bytes(rows, numbers, 6.0);
     }
     case SP_KIND_VAKONOMIC: {
+        /* rows every record_every steps and the last: t, q, p, λ */
         const double n = pb->vak.type->n, m = pb->vak.type->m;
-        const double numbers = 1.0 + 2.0 * n + m; /* t, q, p, lambda */
-        return rows * numbers * sizeof(double) + result_bytes(rows, numbers, 3.0);
+        const double every = pb->record_every > 1 ? pb->record_every : 1.0, kept = N / every + 2.0;
+        const double numbers = 1.0 + 2.0 * n + m;
+        return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 3.0);
     }
     case SP_KIND_HOLONOMIC: {
         /* rows every record_every steps and the last; q, p and the heavy top's (R, μ), λ */
@@ -139,6 +187,12 @@ sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits,
         char need_text[32], limit_text[32];
         sp_format_bytes(need, need_text, sizeof need_text);
         sp_format_bytes(L->memory, limit_text, sizeof limit_text);
+        if (optimizer_bytes(pb) > problem_bytes(pb))
+            return fail(err, "optimizer.algorithm",
+                        "%s on the direct form's %d variables (%d steps) needs about %s, above the limit %s "
+                        "(LD_LBFGS needs a few numbers per variable; or fewer steps, or raise --max-memory)",
+                        pb->optimizer.algorithm, pb->cubic.group->dim * (pb->steps + 1), pb->steps, need_text,
+                        limit_text);
         if (pb->steps == 0) { /* error_tolerance or accuracy picks the steps later; even none do not fit */
             const char *what = pb->task != SP_TASK_PLAN                                     ? "error_tolerance"
                                : pb->plan.has_sample_times                                  ? "output.sample_times"

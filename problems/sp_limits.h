@@ -27,10 +27,14 @@ typedef struct sp_limits {
 /* The defaults: 10^7 steps, 10^6 evaluations, 10^4 targets, 10^5 cases, 4 GiB. */
 sp_limits sp_limits_default(void);
 
-/* Bytes a run of the problem allocates at its largest: the arrays its task keeps per step
- * and the result tree with its printed text. An estimate from above for the models known
- * here, a generous one for others. */
+/* Bytes a run of the problem allocates at its largest: the arrays its task keeps per step,
+ * the NLopt algorithm's own memory on the direct form, and the result tree with its
+ * printed text. An estimate from above for the models known here, a generous one for
+ * others. */
 double sp_problem_memory_estimate(const sp_problem *pb);
+/* Bytes the NLopt algorithm of that name keeps for n variables (maxeval bounds what the
+ * DIRECT methods store). */
+double sp_optimizer_memory_estimate(const char *algorithm, double n, int maxeval);
 
 /* Checks a problem that has been read against the limits (NULL: the defaults). Returns
  * SP_OK, or SP_ERR_INVALID with *err naming the field and the option that raises it. */

@@ -648,6 +648,14 @@ static const limit_case limit_cases[] = {
      "optimizer.maxeval",
      "2000000 exceeds the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations", "2000000"}},
+    /* the optimiser's own memory: SLSQP's quasi-Newton matrix over the direct form's 9003
+     * velocities would take 4.2 GiB */
+    {"optimizer memory",
+     "sphere_interpolation.json",
+     "{\"steps\": 3000, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LD_SLSQP\"}}",
+     "optimizer.algorithm",
+     "LD_SLSQP on the direct form's 9003 variables (3000 steps) needs about 4.2 GiB, above the limit 4.0 GiB",
+     {"--max-memory", "64G"}},
     {"starts x evaluations",
      "parallel_parking.json",
      "{\"starts\": 10000, \"optimizer\": {\"maxeval\": 1000}}",
@@ -655,6 +663,25 @@ static const limit_case limit_cases[] = {
      "make 10000000, above the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations=1e7"}},
 };
+
+/* Only the recorded rows count: 5·10⁶ steps of a vakonomic run that keeps every 1000th
+ * fit in 64 MiB; keeping every one does not. */
+Test(failures, the_memory_estimate_counts_the_recorded_rows)
+{
+    char dir[PATH_SIZE], problem[PATH_SIZE];
+    scratch_dir(dir, "limits-recorded");
+    for (int every = 0; every < 2; ++every) {
+        cr_assert(derived_problem(dir, "heisenberg.json",
+                                  every ? "{\"steps\": 5000000, \"record_every\": 1000}" : "{\"steps\": 5000000}",
+                                  "problem.json", problem));
+        run_result r;
+        run(dir, (const char *[]){"check", problem, "--max-memory", "64M", NULL}, &r);
+        cr_expect_eq(r.status, every ? 0 : EXIT_BAD_INPUT, "record_every %s: exit %d: %s", every ? "1000" : "unset",
+                     r.status, r.err);
+        run_free(&r);
+    }
+    remove_tree(dir);
+}
 
 Test(failures, resource_limits_refuse_a_problem_with_the_option_that_raises_them)
 {
