@@ -143,3 +143,33 @@ sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int tr
     sp_status st = sp_lu_factor(n, A, pivots);
     return st == SP_OK ? sp_lu_solve(n, A, b, nrhs, pivots, transpose) : st;
 }
+
+int sp_cholesky_factor(int n, const double *M, double *L)
+{
+    memset(L, 0, (size_t)n * n * sizeof *L);
+    for (int j = 0; j < n; ++j) {
+        double d = M[j * n + j];
+        for (int k = 0; k < j; ++k) d -= L[j * n + k] * L[j * n + k];
+        if (!(d > 0.0) || !isfinite(d)) return 0;
+        L[j * n + j] = sqrt(d);
+        for (int i = j + 1; i < n; ++i) {
+            if (M[i * n + j] != M[j * n + i]) return 0;
+            double t = M[i * n + j];
+            for (int k = 0; k < j; ++k) t -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = t / L[j * n + j];
+        }
+    }
+    return 1;
+}
+
+void sp_cholesky_solve(int n, const double *L, double *x)
+{
+    for (int i = 0; i < n; ++i) { /* L y = x */
+        for (int k = 0; k < i; ++k) x[i] -= L[i * n + k] * x[k];
+        x[i] /= L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; --i) { /* Lᵀ x = y */
+        for (int k = i + 1; k < n; ++k) x[i] -= L[k * n + i] * x[k];
+        x[i] /= L[i * n + i];
+    }
+}

@@ -17,4 +17,10 @@ sp_status sp_linsolve(int n, double *A, double *b, int nrhs, int *pivots, int tr
 sp_status sp_lu_factor(int n, double *A, int *pivots);
 sp_status sp_lu_solve(int n, const double *LU, double *b, int nrhs, const int *pivots, int transpose);
 
+/* The Cholesky factor L (lower, row-major, n x n) of a symmetric positive definite M:
+ * 1, or 0 when M is not symmetric, not positive definite or not finite (L then holds
+ * nothing useful). Then x ← M⁻¹x from L. Neither allocates. */
+int sp_cholesky_factor(int n, const double *M, double *L);
+void sp_cholesky_solve(int n, const double *L, double *x);
+
 #endif

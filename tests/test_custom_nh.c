@@ -229,6 +229,32 @@ Test(custom_nh, q_dependent_mass_keeps_the_constraint_and_a_bounded_energy_error
     " \"coordinates\": [\"x\", \"y\", \"phi\"], \"params\": {\"m\": 1},"                                               \
     " \"q0\": [0, 0, 0], \"h\": 0.1, \"steps\": 10, "
 
+/* A mass that is positive definite at q0 but not along the run (the knife edge's inertia
+ * J (1.5 − φ) vanishes at φ = 1.5, reached at t = 1.5 as it turns at unit rate): the run
+ * fails there with the model's status, not `ok` with an energy that is no longer one. */
+Test(custom_nh, a_mass_that_stops_being_positive_definite_fails_the_run)
+{
+    char path[PATH_SIZE];
+    join(path, SP_TEST_DATA, "custom/knife_edge.json");
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    cr_assert_not_null(doc);
+    cJSON_ReplaceItemInObject(doc, "mass", cJSON_Parse("[\"m\", \"m\", \"J*(1.5-phi)\"]"));
+    cJSON_ReplaceItemInObject(doc, "steps", cJSON_CreateNumber(60)); /* to t = 3 with h = 0.05 */
+    char *changed = cJSON_PrintUnformatted(doc);
+    sp_problem pb;
+    parse(changed, &pb);
+    cJSON *res = sp_solve_json(&pb, NULL);
+    cr_assert_not_null(res);
+    cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "model_failed");
+    const double at = cJSON_GetNumberValue(member(res, "failed_at_step"));
+    cr_expect(at >= 25 && at <= 30, "failed at step %g, not where φ reaches 1.5 (step 30)", at);
+    cJSON_Delete(res);
+    sp_problem_free(&pb);
+    free(changed), free(text);
+    cJSON_Delete(doc);
+}
+
 static const struct bad_file {
     const char *what, *fields, *path, *says;
     const char *p0; /* NULL: (0, 0, 1), on the constraint */

@@ -319,11 +319,18 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
 {
     sp_custom_model *c = of(params);
     const int n = c->n;
-    double M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], W[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], v[SP_CUSTOM_MAX_N];
-    int piv[SP_CUSTOM_MAX_N];
+    double M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], L[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+    double W[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], v[SP_CUSTOM_MAX_N];
     sp_custom_mass_matrix(c, q, M);
-    for (int i = 0; i < n * n; ++i) W[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
-    if (sp_linsolve(n, M, W, n, piv, 0) != SP_OK) return -1; /* M symmetric: W = M⁻¹ either way round */
+    /* a mass that depends on q may stop being positive definite anywhere along the run (it
+     * was checked at q0 only): the model fails there instead of running on with a
+     * kinetic energy that is no longer one */
+    if (!sp_cholesky_factor(n, M, L)) return -1;
+    for (int j = 0; j < n; ++j) { /* column j of M⁻¹, its row j (symmetric) */
+        double *e = W + j * n;
+        for (int i = 0; i < n; ++i) e[i] = i == j ? 1.0 : 0.0;
+        sp_cholesky_solve(n, L, e);
+    }
     for (int i = 0; i < n; ++i) {
         v[i] = 0.0;
         for (int j = 0; j < n; ++j) v[i] += W[i * n + j] * p[j];
