@@ -82,11 +82,25 @@ def _declare(so):
     return so
 
 
+def _plain(value):
+    """numpy's arrays and scalars (int64, float32, bool_) as the lists and numbers JSON
+    has: whatever has tolist() gives it."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError("%s is not a JSON value" % type(value).__name__)
+
+
 def text(document):
     """A document as the bytes the library reads: a dict is printed as JSON (Python
-    prints floats so that they read back bitwise equal)."""
+    prints floats so that they read back bitwise equal; numpy values as lists and
+    numbers). A value JSON cannot hold is a SymplanError naming its type."""
     import json
-    return json.dumps(document).encode() if isinstance(document, dict) else document
+    if not isinstance(document, dict):
+        return document
+    try:
+        return json.dumps(document, default=_plain, allow_nan=True).encode()
+    except (TypeError, ValueError) as e:
+        raise SymplanError("problem: %s" % e) from None
 
 
 def call_text(call):

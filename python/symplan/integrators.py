@@ -113,9 +113,16 @@ def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, st
     m = np.asarray(constraints(q), dtype=float).size
     if q.size != n or p.size != n:
         raise SymplanError("q0 and p0 must have %d entries, as mass has" % n)
-    if not (0 < n <= _MAX_N and 0 < m <= _MAX_M and np.all(diagonal > 0)):
-        raise SymplanError("the stepper takes 1 to %d coordinates, 1 to %d constraints and positive masses"
+    if not (0 < n <= _MAX_N and 0 < m <= _MAX_M and np.all(diagonal > 0) and np.all(np.isfinite(mass))):
+        raise SymplanError("the stepper takes 1 to %d coordinates, 1 to %d constraints and positive, finite masses"
                            % (_MAX_N, _MAX_M))
+    # the C side takes an int and a double: refuse what they cannot hold instead of wrapping
+    if not (isinstance(max_iter, (int, np.integer)) and 1 <= max_iter <= 2**31 - 1):
+        raise SymplanError("max_iter: must be an integer from 1 to %d" % (2**31 - 1))
+    if not (np.isfinite(tol) and tol > 0):
+        raise SymplanError("tol: must be a positive number")
+    if not (isinstance(steps, (int, np.integer)) and 0 <= steps <= 2**31 - 1) or not (np.isfinite(h) and h > 0):
+        raise SymplanError("steps and h: a number of steps from 0 and a positive step")
     raised = []
     grad = potential_grad if potential_grad is not None else (lambda x: np.zeros(n))
     value = potential if potential is not None else (lambda x: 0.0)

@@ -47,6 +47,12 @@ def test_failures_raise():
         pendulum("verlet")
     with pytest.raises(symplan.SymplanError, match="^newton_failed: .* at step 1$"):
         pendulum(max_iter=1)
+    # what the C side cannot hold is refused by name, not wrapped or called out of memory
+    with pytest.raises(symplan.SymplanError, match="positive, finite masses"):
+        symplan.rattle([np.inf] * 3, lambda q: np.zeros(3), lambda q: [0.5 * (q @ q - 1.0)],
+                       lambda q: q.reshape(1, 3), [0.0, 1.0, 0.0], [1.0, 0.0, 1.0], 1e-3, 5)
+    with pytest.raises(symplan.SymplanError, match="max_iter: must be an integer"):
+        pendulum(max_iter=2**40)
 
 
 def test_a_full_mass_matrix_in_skew_coordinates():

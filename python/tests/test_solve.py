@@ -45,6 +45,20 @@ def test_a_dict_is_the_file(data, load):
     assert a["diagnostics"] == b["diagnostics"]
 
 
+def test_numpy_values_in_a_dict_are_json(data, load):
+    """Arrays and numpy scalars (int64 steps, a float32 array) read as the lists and
+    numbers they hold; what JSON cannot hold is a SymplanError, not a TypeError."""
+    problem = load(data / "heisenberg.json")
+    plain = symplan.solve(problem)
+    problem["steps"] = np.int64(problem["steps"])
+    problem["q0"] = np.array(problem["q0"], dtype=float)
+    numpy = symplan.solve(problem)
+    assert np.array_equal(plain["trajectory"]["q"], numpy["trajectory"]["q"])
+    problem["steps"] = object()
+    with pytest.raises(symplan.SymplanError, match="problem: object is not a JSON value"):
+        symplan.solve(problem)
+
+
 def test_version():
     header = (ROOT / "lie" / "sp_version.h").read_text()
     assert symplan.version() == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
