@@ -285,6 +285,42 @@ static const refusal refusals[] = {
      "potentail", "unknown field"},
 };
 
+/* Expressions past the documented size are refused before the expression library sees
+ * them (their second derivatives would grow as the cube of the size); one just inside
+ * the bounds is taken. */
+Test(custom_hol, expressions_past_their_size_are_refused_by_path)
+{
+    enum { TEXT = 4096 };
+    for (int k = 0; k < 4; ++k) {
+        char potential[TEXT] = "", doc[TEXT + 512];
+        size_t len = 0;
+        if (k < 2) { /* a product of x's: 2·factors − 1 tokens */
+            const int factors = k == 0 ? (SP_EXPR_MAX_TOKENS + 1) / 2 : (SP_EXPR_MAX_TOKENS + 2) / 2;
+            for (int f = 0; f < factors; ++f) len += (size_t)snprintf(potential + len, TEXT - len, f ? "*x" : "x");
+        } else { /* sin(sin(…(x)…)) */
+            const int depth = k == 2 ? SP_EXPR_MAX_DEPTH : SP_EXPR_MAX_DEPTH + 1;
+            for (int d = 0; d < depth; ++d) len += (size_t)snprintf(potential + len, TEXT - len, "sin(");
+            len += (size_t)snprintf(potential + len, TEXT - len, "x");
+            for (int d = 0; d < depth; ++d) len += (size_t)snprintf(potential + len, TEXT - len, ")");
+        }
+        snprintf(doc, sizeof doc, HOL_HEAD PENDULUM_BODY ", \"potential\": \"%s\", \"constraints\": [\"x^2+y^2+z^2-l^2\"]}",
+                 potential);
+        sp_problem pb;
+        sp_input_error err;
+        sp_status st = sp_problem_parse(doc, strlen(doc), &pb, &err);
+        if (k == 0 || k == 2) {
+            cr_expect_eq(st, SP_OK, "case %d: %s: %s", k, err.path, err.message);
+            if (st == SP_OK) sp_problem_free(&pb);
+            continue;
+        }
+        cr_expect_eq(st, SP_ERR_INVALID, "case %d accepted", k);
+        cr_expect_str_eq(err.path, "potential");
+        cr_expect(strstr(err.message, k == 1 ? "is longer than 300 numbers, names and operators"
+                                             : "nests parentheses deeper than 40") != NULL,
+                  "case %d: %s", k, err.message);
+    }
+}
+
 Test(custom_hol, bad_expressions_are_refused_with_their_path_and_position)
 {
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; ++i) {

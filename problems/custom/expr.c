@@ -128,10 +128,16 @@ static int bind(sp_expr *e, const sp_expr_symbols *symbols, const char *text, ch
     return 1;
 }
 
-/* The first thing out of place in a text, and where, into why; 1 when there is one. */
+/* The first thing out of place in a text, and where, into why; 1 when there is one. A text
+ * longer than SP_EXPR_MAX_TOKENS numbers, names and operators, or nested deeper than
+ * SP_EXPR_MAX_DEPTH, is out of place too: the second derivatives the models take grow
+ * about as the cube of an expression's size (a product of 300 factors took 2.6 GB,
+ * sin(sin(…)) 400 deep 1 GB), and the library under them ends the process when memory
+ * runs out rather than report it. */
 static int misplaced(const char *text, char *why, size_t size)
 {
     int depth = 0, open_at = -1, prev = 'o'; /* o: operator or start; v: value; f: function name */
+    int tokens = 0;
     /* a power not yet closed by another operator, per depth of parentheses: the parser takes
      * a^b^c as (a^b)^c, which a reader would not expect, so the text must say which */
     char power_open[32] = {0};
@@ -143,6 +149,11 @@ static int misplaced(const char *text, char *why, size_t size)
         if (c == ' ' || c == '\t') { /* the blanks the parser reads; a line break it refuses, and leaks */
             ++s;
             continue;
+        }
+        if (c != '(' && c != ')' && ++tokens > SP_EXPR_MAX_TOKENS) {
+            snprintf(why, size, "is longer than %d numbers, names and operators (at position %d): split the model "
+                     "or simplify it", SP_EXPR_MAX_TOKENS, at);
+            return 1;
         }
         if (isdigit(c) || (c == '.' && isdigit((unsigned char)s[1]))) {
             char *end;
@@ -183,6 +194,10 @@ static int misplaced(const char *text, char *why, size_t size)
                 return 1;
             }
             if (depth++ == 0) open_at = at;
+            if (depth > SP_EXPR_MAX_DEPTH) {
+                snprintf(why, size, "nests parentheses deeper than %d (at position %d)", SP_EXPR_MAX_DEPTH, at);
+                return 1;
+            }
             POWER_OPEN = 0;
             prev = 'o', ++s;
             continue;

@@ -25,6 +25,11 @@ typedef struct sp_expr_symbols {
     const char *const *names;
 } sp_expr_symbols;
 
+/* The largest expression taken: numbers, names and operators, and depth of parentheses
+ * (their derivatives grow about as the cube of the size; see expr.c). */
+#define SP_EXPR_MAX_TOKENS 300
+#define SP_EXPR_MAX_DEPTH 40
+
 /* Parses `text`. On failure returns SP_ERR_INVALID with the reason in why ("names the
  * unknown symbol 'zz' (known: x, y, m)", "has an unexpected ')' at position 7"), or
  * SP_ERR_NOMEM. */
