@@ -72,6 +72,41 @@ int json_require_object(const json_input *in)
 
 int json_only_keys(const json_input *in, const char *const *allowed) { return json_only_keys_of(in, allowed, NULL); }
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps) between two short
+ * names, capped: anything above 3 is 4. */
+static int distance(const char *a, const char *b)
+{
+    enum { CAP = 4, LONGEST = 40 };
+    const size_t m = strlen(a), n = strlen(b);
+    if (m > LONGEST || n > LONGEST) return CAP;
+    int d[LONGEST + 1][LONGEST + 1];
+    for (size_t i = 0; i <= m; ++i) d[i][0] = (int)i;
+    for (size_t j = 0; j <= n; ++j) d[0][j] = (int)j;
+    for (size_t i = 1; i <= m; ++i)
+        for (size_t j = 1; j <= n; ++j) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[m][n] < CAP ? d[m][n] : CAP;
+}
+
+/* The allowed name nearest to a misspelt one (a third of its letters at most), or NULL. */
+static const char *nearest(const char *name, const char *const *allowed, const char *const *more)
+{
+    const char *best = NULL;
+    int best_d = (int)strlen(name) / 3 < 3 ? (int)strlen(name) / 3 + 1 : 4;
+    for (int list = 0; list < 2; ++list)
+        for (const char *const *a = list ? more : allowed; a && *a; ++a) {
+            const int d = distance(name, *a);
+            if (d < best_d) best = *a, best_d = d;
+        }
+    return best;
+}
+
 int json_only_keys_of(const json_input *in, const char *const *allowed, const char *const *more)
 {
     const cJSON *item;
@@ -80,7 +115,11 @@ int json_only_keys_of(const json_input *in, const char *const *allowed, const ch
         int known = 0;
         for (const char *const *a = allowed; *a && !known; ++a) known = strcmp(*a, item->string) == 0;
         for (const char *const *a = more; a && *a && !known; ++a) known = strcmp(*a, item->string) == 0;
-        if (!known) return json_fail(in, item->string, "unknown field");
+        if (!known) {
+            const char *near = nearest(item->string, allowed, more);
+            return near ? json_fail(in, item->string, "unknown field (did you mean \"%s\"?)", near)
+                        : json_fail(in, item->string, "unknown field");
+        }
         /* cJSON keeps both members of {"T": 1, "T": 2} and look-ups see the first:
          * a silent choice the author may not have meant. */
         for (const cJSON *prev = in->node->child; prev != item; prev = prev->next)

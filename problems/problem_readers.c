@@ -23,9 +23,13 @@ int json_quaternion(const json_input *in, const char *key, int required, int xyz
     return 1;
 }
 
-/* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ 1e-6 and det R > 0, rounded onto
- * SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) so typed-in digits lose nothing; or a
- * unit quaternion written in order xyzw. */
+/* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ ROTATION_TOLERANCE and det R > 0,
+ * rounded onto SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) (quadratic: six rounds take
+ * 1e-4 to round-off) so typed-in digits lose nothing; or a unit quaternion written in
+ * order xyzw. The tolerance takes matrices printed with 5 significant digits (entries off
+ * by 5e-6, |RᵀR − I| up to about 3e-5) and still refuses a shear of 1e-3. */
+#define ROTATION_TOLERANCE 1e-4
+
 int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R)
 {
     const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
@@ -40,9 +44,10 @@ int json_rotation(const json_input *in, const char *key, int required, int xyzw,
     double err = sp_mat_dist(9, RtR, I);
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
-    if (!(err <= 1e-6) || !(det > 0.0))
-        return json_fail(in, key, "must be a rotation matrix (|R^T R - I| = %.2g, det = %.6g) or a quaternion %s", err,
-                         det, sp_quaternion_order_layout(xyzw));
+    if (!(err <= ROTATION_TOLERANCE) || !(det > 0.0))
+        return json_fail(in, key,
+                         "must be a rotation matrix (|R^T R - I| = %.2g, at most %g; det = %.6g) or a quaternion %s",
+                         err, ROTATION_TOLERANCE, det, sp_quaternion_order_layout(xyzw));
     for (int it = 0; it < 6; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],

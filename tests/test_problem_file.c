@@ -527,6 +527,39 @@ Test(problem_file, typed_rotations_are_rounded_onto_so3)
     cJSON_free(text);
 }
 
+/* A rotation printed with 6 and with 5 significant digits (what a spreadsheet or %g gives)
+ * is taken and rounded onto SO(3); a shear of 1e-3 is not a rotation. */
+Test(problem_file, rotations_printed_with_few_digits_are_taken)
+{
+    static const char *const typed[] = {
+        "[{\"t\": 1, \"R\": [[0.936293, -0.289629, 0.198669], [0.312992, 0.944702, -0.0978434], "
+        "[-0.159345, 0.153792, 0.97517]]}]",
+        "[{\"t\": 1, \"R\": [[0.93629, -0.28963, 0.19867], [0.31299, 0.9447, -0.097843], "
+        "[-0.15934, 0.15379, 0.97517]]}]"};
+    for (int k = 0; k < 2; ++k) {
+        const edit set[] = {{"targets", typed[k]}};
+        char *text = edited(PLAN_GROUP, set, 1);
+        sp_problem pb;
+        parse_valid(text, &pb);
+        const double *R = pb.cubic.targets[0].R;
+        double Rt[9], RtR[9], I[9];
+        sp_mat_identity(3, I);
+        sp_mat_transpose(3, R, Rt);
+        sp_mat_mul(3, 3, 3, Rt, R, RtR);
+        cr_expect_lt(sp_mat_dist(9, RtR, I), 1e-14, "%d digits", 6 - k);
+        cr_expect_float_eq(R[0], 0.93629, 2e-5);
+        sp_problem_free(&pb);
+        cJSON_free(text);
+    }
+    static const edit sheared[] = {{"targets", "[{\"t\": 1, \"R\": [[1, 0.001, 0], [0, 1, 0], [0, 0, 1]]}]"}};
+    char *text = edited(PLAN_GROUP, sheared, 1);
+    sp_problem pb;
+    sp_input_error e;
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &e), SP_ERR_INVALID);
+    cr_expect(strstr(e.message, "must be a rotation matrix") != NULL, "%s", e.message);
+    cJSON_free(text);
+}
+
 /* "quaternion_order": "xyzw" reads every quaternion of the file, g0 and the targets' "q"
  * and "R", as [x, y, z, w]: the same rotations as the twin file in [w, x, y, z], and
  * other rotations than the same numbers read as [w, x, y, z]. */
@@ -874,7 +907,11 @@ static const bad_case bad_cases[] = {
     {"maxeval_fractional", PLAN_SPHERE, {{"optimizer.maxeval", "10.5"}}, "optimizer.maxeval", "must be an integer"},
     /* target times: within (0, T] and increasing */
     {"target_after_T", PLAN_SPHERE, {{"targets[2].t", "1.5"}}, "targets[2].t", "must be within (0, T=1]"},
-    {"target_at_zero", PLAN_SPHERE, {{"targets[0].t", "0"}}, "targets[0].t", "must be within (0, T=1]"},
+    {"target_at_zero",
+     PLAN_SPHERE,
+     {{"targets[0].t", "0"}},
+     "targets[0].t",
+     "must be after 0: the curve starts at t = 0 from g0"},
     {"target_negative_time", PLAN_GROUP, {{"targets[0].t", "-0.5"}}, "targets[0].t", "must be within (0, T=1]"},
     {"target_time_repeated",
      PLAN_SPHERE,

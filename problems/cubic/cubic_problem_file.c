@@ -72,6 +72,9 @@ static int read_targets(const json_input *root, sp_problem *p)
         sp_cubic_target *t = &p->cubic.targets[i];
         if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
             return -1;
+        if (t->t == 0.0)
+            return json_fail(&tg, "t", "must be after 0: the curve starts at t = 0 from g0 (or y0 on the sphere), "
+                                       "so a keyframe at 0 belongs there");
         if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
         if (i > 0 && !(t->t > t[-1].t)) {
             char now[40], before[40]; /* as the file writes them, not rounded to look equal */
@@ -340,6 +343,13 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (p->cubic.space == SP_SPACE_SPHERE && (G != sp_group_so3 || p->plan.pose))
         return json_fail(root, "space", "sphere targets need group SO3");
     if (p->cubic.space == SP_SPACE_SPHERE) {
+        /* orientation keyframes under the default space: the fix is the space, not y0 */
+        const cJSON *first = cJSON_GetArrayItem(json_member(root, "targets").node, 0);
+        if (!json_member(root, "y0").node && !json_member(root, "space").node && cJSON_IsObject(first) &&
+            (cJSON_HasObjectItem(first, "R") || cJSON_HasObjectItem(first, "q")))
+            return json_fail(root, "space",
+                             "missing: the targets are orientations (R or q), which \"space\": \"group\" plans; "
+                             "the default, \"sphere\", plans points y with a start point y0");
         if (json_direction(root, "y0", 1, p->cubic.y0) != 1) return -1;
     } else if (json_member(root, "y0").node) {
         return json_fail(root, "y0", "only sphere targets take y0");
