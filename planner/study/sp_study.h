@@ -108,8 +108,13 @@ int sp_study_lock(const char *dir);
 void sp_study_unlock(int lock);
 
 /* Case i's result in DIR when it is complete and was computed for the case as it is
- * now (same index and the same problem, field for field); NULL otherwise. */
+ * now (same index and the same problem, field for field); NULL otherwise, and NULL for a
+ * file larger than the study's read cap (64 MiB unless set below). */
 cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir);
+/* Sets the largest case file sp_study_load_case reads back (bytes > 0; else the default
+ * 64 MiB). A study whose results exceed it still resumes without recomputing them: their
+ * completion is in the log below. */
+void sp_study_set_read_cap(sp_study *s, long bytes);
 
 /* Removes the temporary files (NAME.tmp-… of case files and summaries) that a killed
  * run left in DIR. Returns how many. */
@@ -150,5 +155,42 @@ size_t sp_study_summary_done(const sp_study_summary *sum);   /* with a result */
 size_t sp_study_summary_failed(const sp_study_summary *sum); /* failed */
 /* Writes DIR/summary.json and DIR/summary.csv, each atomically. */
 sp_status sp_study_summary_write(const sp_study_summary *sum, const char *dir, char *why, size_t why_size);
+
+/* The log of finished cases, DIR/cases.log: what a run knows of its cases, kept at a
+ * constant cost per case (the summary, whose every rewrite costs all its rows, is built
+ * from it at the start and at the end of a run). One line per finished case, appended
+ * and synced as the case is recorded and never rewritten:
+ *
+ *     {"case": i, "input_hash": h, "wall_seconds": s, "bytes": b, "figures": {...}} CHECK
+ *     {"case": i, "input_hash": h, "wall_seconds": s, "error": "why"} CHECK
+ *
+ * where h is the summary's input hash of the case's problem, b the size of the case file
+ * when it was put in place, figures what sp_study_result_figures took from the result,
+ * and CHECK the 16 hex digits of the FNV-1a of the JSON before it. A line that does not
+ * end in a newline or whose CHECK does not match (a write cut short by a kill or a
+ * crash) is ignored; the latest intact line of a case counts. */
+#define SP_STUDY_LOG_FILE "cases.log"
+typedef struct sp_study_log sp_study_log;
+
+/* Opens DIR/cases.log (created if missing) for a run of study s and takes DIR's study
+ * lock, a lock of this process on the log that lasts until sp_study_log_close or the
+ * process's end: SP_ERR_INVALID with why saying so when another process holds it (one
+ * study at a time per folder). Reads the records and cuts off a torn last one. Other
+ * failures: SP_ERR_IO, SP_ERR_NOMEM. */
+sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **out, char *why, size_t why_size);
+void sp_study_log_close(sp_study_log *log); /* releases the lock; NULL is a no-op */
+
+/* Puts in the summary (every row pending) the cases the log says are finished — latest
+ * record with figures, the same input hash, and the case file there with the size
+ * recorded — without reading their files, however large. A case file the log does not
+ * vouch for is read back (sp_study_load_case) and recorded when complete. The cases
+ * left to compute go to todo (room for every case), in order; returns their count. */
+size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo);
+
+/* Records case i as finished: with its result's figures (file in DIR already), or
+ * failed for `failure` (figures NULL); in the summary's row and as one record appended
+ * to the log. On failure returns the status with a message in why. */
+sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
+                              const char *failure, double wall_seconds, char *why, size_t why_size);
 
 #endif
