@@ -1111,7 +1111,7 @@ static cJSON *parse_record(const char *line, size_t n, size_t n_cases)
     const size_t json = n - LOG_CHECK_CHARS - 1;
     char check[LOG_CHECK_CHARS + 1];
     fnv1a_hex(line, json, check, sizeof check);
-    if (memcmp(check, line + json, LOG_CHECK_CHARS) != 0) return NULL;
+    if (memcmp(check, line + json + 1, LOG_CHECK_CHARS) != 0) return NULL;
     cJSON *rec = cJSON_ParseWithLength(line, json);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(rec, "case");
     if (!cJSON_IsNumber(c) || c->valuedouble < 0 || c->valuedouble >= (double)n_cases ||
@@ -1236,9 +1236,10 @@ sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i
     cJSON *rec = cJSON_CreateObject();
     if (rec) {
         cJSON_AddNumberToObject(rec, "case", (double)i);
-        cJSON_AddItemReferenceToObject(rec, "input_hash", cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
-        cJSON_AddItemReferenceToObject(rec, "wall_seconds",
-                                       cJSON_GetObjectItemCaseSensitive(sum->row[i], "wall_seconds"));
+        const char *hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
+        cJSON_AddStringToObject(rec, "input_hash", hash ? hash : "");
+        cJSON_AddItemToObject(rec, "wall_seconds",
+                              isfinite(wall_seconds) ? cJSON_CreateNumber(wall_seconds) : cJSON_CreateNull());
         if (figures) {
             /* the size the file had when it was put in place, which a resumed run checks
              * instead of reading the file back */
