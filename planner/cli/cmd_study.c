@@ -513,6 +513,7 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
         if (r->stop || (running == 0 && next == n)) break;
         if (running == 0) continue; /* no worker could start: the cases ran here */
         wait_for_event(r, &events);
+        sp_study_log_sync(r->log, 0); /* the records of a second without new ones */
         if (reap_workers(r, &running) < 0) break;
     }
     if (r->stop) stop_workers(r, &running);

@@ -159,7 +159,7 @@ sp_status sp_study_summary_write(const sp_study_summary *sum, const char *dir, c
 /* The log of finished cases, DIR/cases.log: what a run knows of its cases, kept at a
  * constant cost per case (the summary, whose every rewrite costs all its rows, is built
  * from it at the start and at the end of a run). One line per finished case, appended
- * and synced as the case is recorded and never rewritten:
+ * as the case is recorded and never rewritten:
  *
  *     {"case": i, "input_hash": h, "wall_seconds": s, "bytes": b, "figures": {...}} CHECK
  *     {"case": i, "input_hash": h, "wall_seconds": s, "error": "why"} CHECK
@@ -189,8 +189,14 @@ size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *tod
 
 /* Records case i as finished: with its result's figures (file in DIR already), or
  * failed for `failure` (figures NULL); in the summary's row and as one record appended
- * to the log. On failure returns the status with a message in why. */
+ * to the log, written at once and synced with the others of its second
+ * (sp_study_log_sync). On failure returns the status with a message in why. */
 sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
                               const char *failure, double wall_seconds, char *why, size_t why_size);
+/* Syncs the records not yet on the disk: `now`, or when the last sync is a second old
+ * (a run calls it as it waits, so that no record waits much longer). Records written are
+ * safe from a kill at once; a crash of the machine loses at most those of the last
+ * second, whose files a resumed run then reads back. Returns 0, or −1 (errno set). */
+int sp_study_log_sync(sp_study_log *log, int now);
 
 #endif

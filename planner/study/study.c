@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "planner/sp_clock.h"
 #include "planner/sp_solve.h"
 #include "planner/study/sp_study.h"
 #include "problems/sp_result_file.h"
@@ -1099,7 +1100,15 @@ struct sp_study_log {
     char *dir;
     int fd;
     cJSON **last; /* per case, its latest intact record (NULL: none) */
+    int unsynced; /* records written since the last sync */
+    double synced_at;
 };
+
+/* How long a record may wait for its sync. Every record is on its way to the disk the
+ * moment it is written (a kill loses none); only a crash of the machine can lose the
+ * unsynced ones, and then their cases are read back from their files on resume. A sync
+ * per record would cost trivial cases more than the cases themselves. */
+#define LOG_SYNC_SECONDS 1.0
 
 /* A record's line: its compact JSON, a space, the FNV-1a of that JSON, a newline. */
 #define LOG_CHECK_CHARS 16
@@ -1198,14 +1207,27 @@ sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **o
         sp_study_log_close(log);
         return st;
     }
+    log->synced_at = sp_clock_seconds();
     *out = log;
     return SP_OK;
+}
+
+int sp_study_log_sync(sp_study_log *log, int now)
+{
+    if (!log->unsynced || (!now && sp_clock_seconds() - log->synced_at < LOG_SYNC_SECONDS)) return 0;
+    if (fdatasync(log->fd) != 0) return -1;
+    log->unsynced = 0;
+    log->synced_at = sp_clock_seconds();
+    return 0;
 }
 
 void sp_study_log_close(sp_study_log *log)
 {
     if (!log) return;
-    if (log->fd >= 0) close(log->fd);
+    if (log->fd >= 0) {
+        sp_study_log_sync(log, 1);
+        close(log->fd);
+    }
     for (size_t i = 0; log->last && i < log->study->n_cases; ++i) cJSON_Delete(log->last[i]);
     free(log->last);
     free(log->dir);
@@ -1265,10 +1287,10 @@ sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i
     line[n] = ' ';
     fnv1a_hex(line, n, line + n + 1, LOG_CHECK_CHARS + 1);
     line[n + 1 + LOG_CHECK_CHARS] = '\n';
-    /* flushed to the system at once (a kill loses nothing written); synced so that a
-     * crash of the machine loses no record of a file that survives it */
-    int ok = append_line(log->fd, line, n + LOG_CHECK_CHARS + 2) == 0 && fdatasync(log->fd) == 0;
+    int ok = append_line(log->fd, line, n + LOG_CHECK_CHARS + 2) == 0;
     free(line);
+    log->unsynced += ok;
+    ok = ok && sp_study_log_sync(log, 0) == 0;
     if (!ok) {
         snprintf(why, why_size, "cannot append to %s/%s: %s", log->dir, SP_STUDY_LOG_FILE, strerror(errno));
         return SP_ERR_IO;
