@@ -1,7 +1,9 @@
 /* symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]: runs every case of a study (planner/
  * sp_study.h) into DIR, in worker processes on one machine or over MPI ranks, skipping
- * the cases whose complete result DIR already holds, and keeps DIR/summary.json and
- * DIR/summary.csv up to date as cases finish.
+ * the cases that DIR/cases.log (or, for a file it does not list, the file) shows
+ * finished, appends a record to that log as each case finishes, and writes
+ * DIR/summary.json and DIR/summary.csv from what is recorded at the start and at the
+ * end. The log's lock keeps a second study out of DIR while this one runs.
  *
  * On one machine the parent forks up to N workers (default: the online processors);
  * each runs one case into its file and exits, and the parent collects them with
@@ -14,8 +16,8 @@
  *
  * Workers do not outlive their parent, and the summary never disagrees with the case
  * files: a worker adds its file under DIR's lock after removing the summary, which the
- * parent rewrites under the lock (sp_study_run_case_locked), and a worker whose parent
- * has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local run: the parent ends
+ * parent writes under the lock once no worker runs (sp_study_run_case_locked), and a
+ * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local run: the parent ends
  * its workers, writes the summary of the cases done and dies of the signal. */
 #include <errno.h>
 #include <math.h>

@@ -93,7 +93,7 @@ sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON 
  * them (sp_study_lock): the finished file is staged beside its place (NAME.tmp-…) and
  * then, under DIR's lock, DIR/summary.json and DIR/summary.csv are removed and the file
  * renamed into place, so that a summary present in DIR never lists more or fewer
- * results than there are case files; the caller rewrites the summary under the lock.
+ * results than there are case files; the caller writes the summary under the lock.
  * `still_wanted` (NULL: always) is asked under the lock just before the rename: when it
  * returns 0 (a worker whose parent has gone) the file is dropped and the status is
  * SP_ERR_INTERRUPTED. */
@@ -101,7 +101,7 @@ sp_status sp_study_run_case_locked(const sp_study *s, size_t i, const char *dir,
                                    void *ctx, cJSON **figures, char *why, size_t why_size);
 
 /* DIR's lock, which sp_study_run_case_locked holds while it adds a case file: whoever
- * rewrites the summary holds it too, so that no case file appears between reading what
+ * writes the summary holds it too, so that no case file appears between reading what
  * DIR holds and renaming the summary into place. Blocks until it is free; returns what
  * sp_study_unlock takes (−1 when the file system cannot lock: then nothing is locked). */
 int sp_study_lock(const char *dir);
@@ -148,8 +148,8 @@ sp_status sp_study_summary_set_result(sp_study_summary *sum, size_t i, const cJS
 sp_status sp_study_summary_set_figures(sp_study_summary *sum, size_t i, const cJSON *figures, double wall_seconds);
 /* Case i failed without a result. */
 sp_status sp_study_summary_set_failed(sp_study_summary *sum, size_t i, const char *why, double wall_seconds);
-/* Takes the wall time of every done row whose case and input hash match a row of the
- * summary.json already in DIR (a resumed study keeps the times of its reused cases). */
+/* Takes the wall time of every done row that has none (a case file the log does not
+ * list) from a row of the summary.json already in DIR with the same case and input hash. */
 void sp_study_summary_reuse_wall_times(sp_study_summary *sum, const char *dir);
 size_t sp_study_summary_done(const sp_study_summary *sum);   /* with a result */
 size_t sp_study_summary_failed(const sp_study_summary *sum); /* failed */
