@@ -25,7 +25,8 @@ static char *trivial_study(int n)
     char *text = malloc(size);
     if (!text) return NULL;
     used = (size_t)snprintf(text, size, "{\"name\": \"trivial\", \"base\": %s, \"vary\": {\"h\": [", STUDY_BASE);
-    for (int k = 0; k < n; ++k) used += (size_t)snprintf(text + used, size - used, "%s%.7f", k ? ", " : "", 0.1 + 1e-7 * k);
+    for (int k = 0; k < n; ++k)
+        used += (size_t)snprintf(text + used, size - used, "%s%.7f", k ? ", " : "", 0.1 + 1e-7 * k);
     snprintf(text + used, size - used, "]}}");
     return text;
 }

@@ -927,8 +927,8 @@ Test(study, a_result_beyond_the_read_cap_is_not_computed_again)
     scratch_dir(dir, "cap");
     /* files of some 200 KB, and the loader's cap at 64 KiB (it reads in 64 KiB steps) */
     enum { CAP = 64 << 10 };
-    sp_study *s = study_from("{\"base\": \"heisenberg.json\", \"vary\": {\"steps\": [2000, 2100, 2200]}}",
-                             SP_TEST_DATA);
+    sp_study *s =
+        study_from("{\"base\": \"heisenberg.json\", \"vary\": {\"steps\": [2000, 2100, 2200]}}", SP_TEST_DATA);
     sp_study_set_read_cap(s, CAP);
     size_t todo[3];
     sp_study_log *log;

@@ -17,8 +17,9 @@
  * Workers do not outlive their parent, and the summary never disagrees with the case
  * files: a worker adds its file under DIR's lock after removing the summary, which the
  * parent writes under the lock once no worker runs (sp_study_run_case_locked), and a
- * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local run: the parent ends
- * its workers, writes the summary of the cases done and dies of the signal. */
+ * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local
+ * run: the parent ends its workers, writes the summary of the cases done and dies of the
+ * signal. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -99,7 +100,6 @@ typedef struct worker {
     size_t case_index;
     double start;
     int pipe_fd; /* read end: the outcome */
-    int taken;   /* its file was in place before it reported, and is in the summary */
 } worker;
 
 typedef struct study_run {
@@ -112,8 +112,8 @@ typedef struct study_run {
     size_t to_run, finished; /* cases to compute in this run, and computed so far */
     double start;
     int summary_failed, log_failed;
-    pid_t parent;           /* the process that starts the workers */
-    worker *workers;        /* their slots while they run (NULL over MPI) */
+    pid_t parent;    /* the process that starts the workers */
+    worker *workers; /* their slots while they run (NULL over MPI) */
     int slots;
     int stop; /* the signal that stopped the study, or 0 */
 } study_run;

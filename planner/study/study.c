@@ -45,7 +45,7 @@ struct sp_study {
 /* Fills s->item (and for "vary" s->keys and s->first). */
 static int index_values(sp_study *s)
 {
-    const cJSON *lists = s->vary ? s->vary : NULL;
+    const cJSON *lists = s->vary;
     size_t n_items = s->vary ? 0 : s->n_cases, n_keys = 0;
     for (const cJSON *key = lists ? lists->child : NULL; key; key = key->next, ++n_keys)
         n_items += (size_t)cJSON_GetArraySize(key);
@@ -1326,7 +1326,8 @@ size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *tod
             continue;
         }
         /* a file the log does not vouch for (an older folder, a record lost with the
-         * machine): read back, and recorded when complete so that it is read once */
+         * machine): read back, and recorded when complete so that it is read once (a
+         * record that cannot be written only means reading it again next time) */
         cJSON *result = sp_study_load_case(log->study, i, log->dir);
         cJSON *found = result ? sp_study_result_figures(result) : NULL;
         char why[256];
