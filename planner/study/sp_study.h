@@ -175,8 +175,11 @@ typedef struct sp_study_log sp_study_log;
 /* Opens DIR/cases.log (created if missing) for a run of study s and takes DIR's study
  * lock, a lock of this process on the log that lasts until sp_study_log_close or the
  * process's end: SP_ERR_INVALID with why saying so when another process holds it (one
- * study at a time per folder). Reads the records and cuts off a torn last one. Other
- * failures: SP_ERR_IO, SP_ERR_NOMEM. */
+ * study at a time per folder). It is a record lock (fcntl), which forked workers do not
+ * inherit: so it goes with the process, however it ends, but it does not keep a second
+ * log of the same folder out of this same process, and closing either releases it.
+ * Reads the records and cuts off a torn last one. Other failures: SP_ERR_IO,
+ * SP_ERR_NOMEM. */
 sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **out, char *why, size_t why_size);
 void sp_study_log_close(sp_study_log *log); /* releases the lock; NULL is a no-op */
 
