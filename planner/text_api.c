@@ -200,7 +200,6 @@ int sp_study_text(const char *study_json, size_t length, const char *base_dir, c
     }
     sp_study_remove_temporaries(out_dir);
     const size_t n = sp_study_log_resume(log, sum, todo);
-    sp_study_summary_reuse_wall_times(sum, out_dir);
     int rc = SP_TEXT_OK;
     for (size_t k = 0; k < n; ++k) {
         if (stop && *stop) {

@@ -105,8 +105,9 @@ typedef struct worker {
 typedef struct study_run {
     const char *file, *dir;
     sp_study *study;
-    sp_study_summary *summary;
-    sp_study_log *log; /* DIR/cases.log, whose lock this run holds (rank 0) */
+    sp_study_summary *summary; /* at the start and at the end of the run only (run_study) */
+    size_t done, failed;       /* cases with a result, and failed ones, meanwhile */
+    sp_study_log *log;         /* DIR/cases.log, whose lock this run holds (rank 0) */
     int verbose, terminal, status_line_open;
     sigset_t worker_mask;    /* the signal mask workers start with */
     size_t to_run, finished; /* cases to compute in this run, and computed so far */
@@ -154,7 +155,7 @@ static void report_case(study_run *r, size_t i, const char *status, double wall)
     if (!r->verbose && !r->terminal) return;
     if (!status && r->verbose) return;
     size_t total = sp_study_case_count(r->study);
-    size_t done = sp_study_summary_done(r->summary) + sp_study_summary_failed(r->summary);
+    size_t done = r->done + r->failed;
     double elapsed = sp_clock_seconds() - r->start;
     char el[32], left[48] = "", values[160];
     format_seconds(elapsed, el, sizeof el);
@@ -166,10 +167,10 @@ static void report_case(study_run *r, size_t i, const char *status, double wall)
     if (r->verbose) {
         describe_values(r->study, i, values, sizeof values);
         fprintf(stderr, "[%zu/%zu] case %zu (%s): %s in %.2f s; %zu failed, elapsed %s%s\n", done, total, i, values,
-                status, wall, sp_study_summary_failed(r->summary), el, left);
+                status, wall, r->failed, el, left);
     } else {
         fprintf(stderr, "\r%s: %zu/%zu cases done, %zu failed, elapsed %s%s\033[K", sp_study_name(r->study), done,
-                total, sp_study_summary_failed(r->summary), el, left);
+                total, r->failed, el, left);
         r->status_line_open = 1;
     }
     fflush(stderr);
@@ -183,8 +184,7 @@ static void end_report(study_run *r)
     char el[32];
     format_seconds(sp_clock_seconds() - r->start, el, sizeof el);
     fprintf(stderr, "%s: %zu of %zu cases done, %zu failed, %zu computed in %s; summary in %s/summary.csv\n",
-            sp_study_name(r->study), sp_study_summary_done(r->summary), sp_study_case_count(r->study),
-            sp_study_summary_failed(r->summary), r->finished, el, r->dir);
+            sp_study_name(r->study), r->done, sp_study_case_count(r->study), r->failed, r->finished, el, r->dir);
 }
 
 /* Case i's figures from its file in DIR, when the file is there and complete. */
@@ -254,12 +254,12 @@ static void record(study_run *r, size_t i, const cJSON *figures, const char *why
 {
     const char *status = figures ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(figures, "status")) : "failed";
     char problem[512];
-    if (sp_study_log_record(r->log, r->summary, i, figures, why, wall, problem, sizeof problem) != SP_OK &&
-        !r->log_failed) {
+    if (sp_study_log_record(r->log, NULL, i, figures, why, wall, problem, sizeof problem) != SP_OK && !r->log_failed) {
         error_line(r->file, -1, NULL, problem);
         r->log_failed = 1;
     }
     r->finished++;
+    *(figures ? &r->done : &r->failed) += 1;
     report_case(r, i, status ? status : "?", wall);
 }
 
@@ -711,7 +711,7 @@ int sp_cmd_is_study_file(const char *file)
 static size_t pending_cases(study_run *r, size_t *todo)
 {
     size_t n = sp_study_log_resume(r->log, r->summary, todo);
-    sp_study_summary_reuse_wall_times(r->summary, r->dir);
+    r->done = sp_study_summary_done(r->summary);
 #ifdef __GLIBC__
     /* The results just read leave freed memory all over the heap; workers forked now
      * would copy every page of it they touch again (copy-on-write): give it back. */
@@ -777,6 +777,11 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
         sp_study_remove_temporaries(a->dir);
         r.to_run = pending_cases(&r, todo);
         write_summary(&r);
+        /* Every worker is a fork of this process, whose page tables the kernel copies:
+         * rows of 10^5 cases held through the run made each case cost more as the study
+         * grew. The log has what they would hold; the summary is built again at the end. */
+        sp_study_summary_free(r.summary);
+        r.summary = NULL;
         if (r.verbose)
             fprintf(stderr, "%s: %zu cases, %zu with a result already, %zu to run\n", sp_study_name(study), total,
                     total - r.to_run, r.to_run);
@@ -799,9 +804,15 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
         if (rank == 0) error_line(a->file, -1, NULL, "out of memory");
         rc = EXIT_INTERNAL;
     } else if (rank == 0) {
-        write_summary(&r);
+        r.summary = sp_study_summary_new(study);
+        sp_status st = r.summary ? sp_study_log_summary(log, r.summary, why, sizeof why) : SP_ERR_NOMEM;
+        if (st == SP_OK)
+            write_summary(&r);
+        else
+            error_line(a->file, -1, NULL, r.summary ? why : "out of memory");
+        r.summary_failed |= st != SP_OK;
         end_report(&r);
-        size_t failed = sp_study_summary_failed(r.summary);
+        size_t failed = r.summary ? sp_study_summary_failed(r.summary) : r.failed;
         if (failed > 0) {
             char message[4400];
             snprintf(message, sizeof message, "%zu of %zu cases failed (see %s/summary.json)", failed, total, a->dir);
@@ -812,7 +823,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
             char message[256];
             snprintf(message, sizeof message,
                      "stopped by signal %d (%s) with %zu of %zu cases done; the same command resumes the study", r.stop,
-                     strsignal(r.stop), sp_study_summary_done(r.summary), total);
+                     strsignal(r.stop), r.summary ? sp_study_summary_done(r.summary) : r.done, total);
             error_line(a->file, -1, NULL, message);
             rc = EXIT_INTERNAL;
         }

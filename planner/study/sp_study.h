@@ -186,13 +186,19 @@ void sp_study_log_close(sp_study_log *log); /* releases the lock; NULL is a no-o
 /* Puts in the summary (every row pending) the cases the log says are finished — latest
  * record with figures, the same input hash, and the case file there with the size
  * recorded — without reading their files, however large. A case file the log does not
- * vouch for is read back (sp_study_load_case) and recorded when complete. The cases
- * left to compute go to todo (room for every case), in order; returns their count. */
+ * vouch for is read back (sp_study_load_case) and recorded when complete, with the wall
+ * time of DIR's summary.json (sp_study_summary_reuse_wall_times). The cases left to
+ * compute go to todo (room for every case), in order; returns their count. */
 size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo);
 
+/* Builds the summary (every row pending) from the log as it is now: the finished cases
+ * as sp_study_log_resume takes them, and the cases that failed since the log was opened
+ * (an older failure stays pending: it is tried again). No file is read. */
+sp_status sp_study_log_summary(sp_study_log *log, sp_study_summary *sum, char *why, size_t why_size);
+
 /* Records case i as finished: with its result's figures (file in DIR already), or
- * failed for `failure` (figures NULL); in the summary's row and as one record appended
- * to the log, written at once and synced with the others of its second
+ * failed for `failure` (figures NULL); in the summary's row (unless sum is NULL) and as
+ * one record appended to the log, written at once and synced with the others of its second
  * (sp_study_log_sync). On failure returns the status with a message in why. */
 sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
                               const char *failure, double wall_seconds, char *why, size_t why_size);

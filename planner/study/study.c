@@ -1099,8 +1099,10 @@ struct sp_study_log {
     const sp_study *study;
     char *dir;
     int fd;
-    cJSON **last; /* per case, its latest intact record (NULL: none) */
-    int unsynced; /* records written since the last sync */
+    cJSON **last;     /* per case, its latest intact record (NULL: none) */
+    size_t *at;       /* and where in the file it starts */
+    size_t run_start; /* the size of the log when this run opened it */
+    int unsynced;     /* records written since the last sync */
     double synced_at;
 };
 
@@ -1161,6 +1163,7 @@ static sp_status read_log(sp_study_log *log, const char *path, char *why, size_t
         size_t i = (size_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "case"));
         cJSON_Delete(log->last[i]);
         log->last[i] = rec;
+        log->at[i] = at - n - 1;
         kept = at;
     }
     free(text);
@@ -1182,8 +1185,9 @@ sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **o
         log->fd = -1;
         log->dir = strdup(dir && dir[0] ? dir : ".");
         log->last = calloc(s->n_cases ? s->n_cases : 1, sizeof *log->last);
+        log->at = calloc(s->n_cases ? s->n_cases : 1, sizeof *log->at);
     }
-    if (!log || !log->dir || !log->last) {
+    if (!log || !log->dir || !log->last || !log->at) {
         sp_study_log_close(log);
         snprintf(why, why_size, "out of memory");
         return SP_ERR_NOMEM;
@@ -1208,6 +1212,8 @@ sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **o
         return st;
     }
     log->synced_at = sp_clock_seconds();
+    struct stat st_log;
+    log->run_start = fstat(log->fd, &st_log) == 0 ? (size_t)st_log.st_size : 0;
     *out = log;
     return SP_OK;
 }
@@ -1230,6 +1236,7 @@ void sp_study_log_close(sp_study_log *log)
     }
     for (size_t i = 0; log->last && i < log->study->n_cases; ++i) cJSON_Delete(log->last[i]);
     free(log->last);
+    free(log->at);
     free(log->dir);
     free(log);
 }
@@ -1249,17 +1256,19 @@ static int append_line(int fd, const char *line, size_t n)
 sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
                               const char *failure, double wall_seconds, char *why, size_t why_size)
 {
-    sp_status st = figures ? sp_study_summary_set_figures(sum, i, figures, wall_seconds)
-                           : sp_study_summary_set_failed(sum, i, failure, wall_seconds);
+    sp_status st = !sum      ? SP_OK
+                   : figures ? sp_study_summary_set_figures(sum, i, figures, wall_seconds)
+                             : sp_study_summary_set_failed(sum, i, failure, wall_seconds);
     if (st != SP_OK) {
         snprintf(why, why_size, "cannot record case %zu: %s", i, sp_status_message(st));
         return st;
     }
+    char hash[32];
+    input_hash(log->study, i, hash, sizeof hash);
     cJSON *rec = cJSON_CreateObject();
     if (rec) {
         cJSON_AddNumberToObject(rec, "case", (double)i);
-        const char *hash = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
-        cJSON_AddStringToObject(rec, "input_hash", hash ? hash : "");
+        cJSON_AddStringToObject(rec, "input_hash", hash);
         cJSON_AddItemToObject(rec, "wall_seconds",
                               isfinite(wall_seconds) ? cJSON_CreateNumber(wall_seconds) : cJSON_CreateNull());
         if (figures) {
@@ -1315,33 +1324,76 @@ static const cJSON *finished_figures(const sp_study_log *log, const sp_study_sum
     return stat(path, &fs) == 0 && (double)fs.st_size == bytes->valuedouble ? figures : NULL;
 }
 
-size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo)
+/* The wall time of case i's latest record (NaN: none). */
+static double record_wall(const sp_study_log *log, size_t i)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < log->study->n_cases; ++i) {
-        const cJSON *figures = finished_figures(log, sum, i);
-        if (figures) {
-            const cJSON *wall = cJSON_GetObjectItemCaseSensitive(log->last[i], "wall_seconds");
-            sp_study_summary_set_figures(sum, i, figures, cJSON_IsNumber(wall) ? wall->valuedouble : NAN);
-            continue;
-        }
-        /* a file the log does not vouch for (an older folder, a record lost with the
-         * machine): read back, and recorded when complete so that it is read once (a
-         * record that cannot be written only means reading it again next time) */
-        cJSON *result = sp_study_load_case(log->study, i, log->dir);
-        cJSON *found = result ? sp_study_result_figures(result) : NULL;
-        char why[256];
-        if (found)
-            sp_study_log_record(log, sum, i, found, NULL, NAN, why, sizeof why);
-        else
-            todo[n++] = i;
-        cJSON_Delete(found);
-        cJSON_Delete(result);
-    }
-    /* the records are in the summary now */
+    const cJSON *wall = cJSON_GetObjectItemCaseSensitive(log->last[i], "wall_seconds");
+    return cJSON_IsNumber(wall) ? wall->valuedouble : NAN;
+}
+
+static void forget_records(sp_study_log *log)
+{
     for (size_t i = 0; i < log->study->n_cases; ++i) {
         cJSON_Delete(log->last[i]);
         log->last[i] = NULL;
     }
+}
+
+size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo)
+{
+    const size_t total = log->study->n_cases;
+    size_t n = 0, n_read = 0;
+    for (size_t i = 0; i < total; ++i) {
+        const cJSON *figures = finished_figures(log, sum, i);
+        if (figures) {
+            sp_study_summary_set_figures(sum, i, figures, record_wall(log, i));
+            continue;
+        }
+        /* a file the log does not vouch for (an older folder, a record lost with the
+         * machine) is read back; its figures wait in its slot, its index at the end of
+         * todo, until it is recorded below */
+        cJSON *result = sp_study_load_case(log->study, i, log->dir);
+        cJSON *found = result ? sp_study_result_figures(result) : NULL;
+        cJSON_Delete(result);
+        cJSON_Delete(log->last[i]);
+        log->last[i] = found;
+        if (found) {
+            sp_study_summary_set_figures(sum, i, found, NAN);
+            todo[total - ++n_read] = i;
+        } else {
+            todo[n++] = i;
+        }
+    }
+    /* the wall times of files read back come from the summary of the run that made them,
+     * and go into their records, so that each is read once (a record that cannot be
+     * written only means reading the file again next time) */
+    sp_study_summary_reuse_wall_times(sum, log->dir);
+    for (size_t k = total - n_read; k < total; ++k) {
+        const cJSON *wall = cJSON_GetObjectItemCaseSensitive(sum->row[todo[k]], "wall_seconds");
+        char why[256];
+        sp_study_log_record(log, NULL, todo[k], log->last[todo[k]], NULL,
+                            cJSON_IsNumber(wall) ? wall->valuedouble : NAN, why, sizeof why);
+    }
+    forget_records(log);
     return n;
+}
+
+sp_status sp_study_log_summary(sp_study_log *log, sp_study_summary *sum, char *why, size_t why_size)
+{
+    char path[4096];
+    join(path, sizeof path, log->dir, SP_STUDY_LOG_FILE);
+    sp_status st = read_log(log, path, why, why_size);
+    for (size_t i = 0; st == SP_OK && i < log->study->n_cases; ++i) {
+        const cJSON *figures = finished_figures(log, sum, i);
+        const char *error = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(log->last[i], "error"));
+        const char *h1 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(log->last[i], "input_hash"));
+        const char *h2 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
+        if (figures)
+            st = sp_study_summary_set_figures(sum, i, figures, record_wall(log, i));
+        else if (error && log->at[i] >= log->run_start && h1 && h2 && strcmp(h1, h2) == 0)
+            st = sp_study_summary_set_failed(sum, i, error, record_wall(log, i)); /* failed in this run */
+    }
+    forget_records(log);
+    if (st == SP_ERR_NOMEM) snprintf(why, why_size, "out of memory while building the summary");
+    return st;
 }
