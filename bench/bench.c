@@ -79,8 +79,8 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 }
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
- * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start
- * (build/symplan-bench index1 custom_hol). */
+ * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start,
+ * study (build/symplan-bench index1 custom_hol). */
 static int wanted(int argc, char **argv, const char *part)
 {
     if (argc < 2) return 1;
@@ -135,6 +135,13 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "keyframes")) bench_keyframes();
     if (wanted(argc, argv, "curve")) bench_curve();
     if (wanted(argc, argv, "warm_start")) bench_warm_start();
+    if (wanted(argc, argv, "study")) {
+        /* the command is built beside this program (build/symplan-bench, build/symplan) */
+        char symplan[4096];
+        const char *slash = strrchr(argv[0], '/');
+        snprintf(symplan, sizeof symplan, "%.*ssymplan", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+        bench_study(symplan);
+    }
     return 0;
 }
 

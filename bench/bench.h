@@ -62,6 +62,11 @@ void bench_custom_vak(void);
  * and µs per step, and the time ratio. Prints; asserts nothing. */
 void bench_warm_start(void);
 
+/* The bookkeeping of studies (bench/study_bench.c): `symplan study -j 1` (the program at
+ * `symplan`) on 500, 2000 and 10^4 trivial cases against the same cases run alone in
+ * this process, and the ratio of the two times. Prints; asserts nothing. */
+void bench_study(const char *symplan);
+
 /* Timing (bench/timing.c): a monotonic clock in seconds; the seconds per call of f as the
  * best of `repeats` batches, each repeated until it lasts at least `min_batch` seconds;
  * and the largest absolute difference of two vectors. */

@@ -43,9 +43,11 @@ int sp_solve_text(const char *problem_json, size_t length, const volatile sig_at
 int sp_check_text(const char *json, size_t length, const char *base_dir, char *error, size_t error_size);
 
 /* Runs a study into the existing folder out_dir as `symplan study STUDY -o DIR -j 1`
- * does: each case to DIR/case-NNNN.json, a case already complete there kept (so the
- * same call resumes a stopped study), then DIR/summary.json and summary.csv. A case
- * that fails is a "failed" row of the summary, not an error of the call. */
+ * does: each case to DIR/case-NNNN.json and a record of it to DIR/cases.log, a case
+ * already complete there kept (so the same call resumes a stopped study), then
+ * DIR/summary.json and summary.csv. A case that fails is a "failed" row of the summary,
+ * not an error of the call. SP_TEXT_BAD_INPUT, with nothing run, while another process
+ * runs a study in out_dir. */
 int sp_study_text(const char *study_json, size_t length, const char *base_dir, const char *out_dir,
                   const volatile sig_atomic_t *stop, char *error, size_t error_size);
 

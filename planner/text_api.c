@@ -204,24 +204,6 @@ int sp_check_text(const char *json, size_t length, const char *base_dir, char *e
     return SP_TEXT_OK;
 }
 
-/* The cases with a complete result in dir go into the summary as they are (with the
- * wall times an earlier summary recorded); the others are listed in todo. Returns how
- * many are to run. As the command's study does before it starts its workers. */
-static size_t take_done_cases(const sp_study *s, sp_study_summary *sum, const char *dir, size_t *todo)
-{
-    size_t n = 0, total = sp_study_case_count(s);
-    for (size_t i = 0; i < total; ++i) {
-        cJSON *result = sp_study_load_case(s, i, dir);
-        if (result)
-            sp_study_summary_set_result(sum, i, result, NAN);
-        else
-            todo[n++] = i;
-        cJSON_Delete(result);
-    }
-    sp_study_summary_reuse_wall_times(sum, dir);
-    return n;
-}
-
 int sp_study_text(const char *study_json, size_t length, const char *base_dir, const char *out_dir,
                   const volatile sig_atomic_t *stop, char *error, size_t error_size)
 {
@@ -231,37 +213,42 @@ int sp_study_text(const char *study_json, size_t length, const char *base_dir, c
     if (st != SP_OK) return fail_study(st, &se, error, error_size);
     sp_study_summary *sum = sp_study_summary_new(s);
     size_t *todo = malloc((sp_study_case_count(s) + 1) * sizeof *todo); /* + 1: never malloc(0) */
-    if (!sum || !todo) {
+    sp_study_log *log = NULL;
+    char why[512];
+    /* the folder's log and lock, as the command's: one study at a time in a folder */
+    st = sum && todo ? sp_study_log_open(s, out_dir, &log, why, sizeof why) : SP_ERR_NOMEM;
+    if (st != SP_OK) {
         sp_study_summary_free(sum);
         free(todo);
         sp_study_free(s);
-        return fail_message("out of memory", SP_TEXT_INTERNAL, error, error_size);
+        return fail_message(st == SP_ERR_NOMEM ? "out of memory" : why,
+                            st == SP_ERR_INVALID ? SP_TEXT_BAD_INPUT : SP_TEXT_INTERNAL, error, error_size);
     }
     sp_study_remove_temporaries(out_dir);
-    const size_t n = take_done_cases(s, sum, out_dir, todo);
+    const size_t n = sp_study_log_resume(log, sum, todo);
     int rc = SP_TEXT_OK;
     for (size_t k = 0; k < n; ++k) {
         if (stop && *stop) {
             rc = SP_TEXT_INTERRUPTED;
             break;
         }
-        char why[512] = "";
+        char failure[512] = "";
         cJSON *figures = NULL;
         const double t0 = sp_clock_seconds();
-        st = sp_study_run_case(s, todo[k], out_dir, &figures, why, sizeof why);
+        st = sp_study_run_case(s, todo[k], out_dir, &figures, failure, sizeof failure);
         const double wall = sp_clock_seconds() - t0;
-        if (st == SP_OK && figures)
-            sp_study_summary_set_figures(sum, todo[k], figures, wall);
-        else
-            sp_study_summary_set_failed(sum, todo[k], st == SP_OK ? "out of memory" : why, wall);
+        if (st == SP_OK && !figures) snprintf(failure, sizeof failure, "out of memory");
+        if (sp_study_log_record(log, sum, todo[k], figures, failure, wall, why, sizeof why) != SP_OK &&
+            rc == SP_TEXT_OK)
+            rc = fail_message(why, SP_TEXT_INTERNAL, error, error_size);
         cJSON_Delete(figures);
     }
     /* written when stopped too: it lists what is done, as the command's does */
-    char why[512];
     if (sp_study_summary_write(sum, out_dir, why, sizeof why) != SP_OK)
         rc = fail_message(why, SP_TEXT_INTERNAL, error, error_size);
     else if (rc == SP_TEXT_INTERRUPTED)
         fail_message("stopped; the same call resumes the study", rc, error, error_size);
+    sp_study_log_close(log);
     free(todo);
     sp_study_summary_free(sum);
     sp_study_free(s);

@@ -758,6 +758,280 @@ Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
     remove_tree(dir);
 }
 
+/* ----------------------------------------------------------- the log -- */
+
+/* FNV-1a of n bytes, as the log's 16 hex digits. */
+static void fnv1a_hex(const char *text, size_t n, char out[17])
+{
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= (unsigned char)text[k];
+        h *= 0x100000001b3ull;
+    }
+    snprintf(out, 17, "%016llx", h);
+}
+
+/* Checks that DIR/cases.log holds only intact records (JSON, a space, its FNV-1a, a
+ * newline) and returns how many; hits[i] counts the records of case i. */
+static int intact_records(const char *out, int *hits, int n_cases)
+{
+    char path[PATH_SIZE];
+    join(path, out, SP_STUDY_LOG_FILE);
+    char *text = slurp(path);
+    size_t length = strlen(text);
+    cr_assert(length == 0 || text[length - 1] == '\n', "the log ends in a torn record");
+    int n = 0;
+    for (char *line = text, *end; *line; line = end + 1, ++n) {
+        end = strchr(line, '\n');
+        size_t len = (size_t)(end - line);
+        cr_assert_gt(len, 17, "record %d is too short", n);
+        char check[17];
+        fnv1a_hex(line, len - 17, check);
+        cr_assert(line[len - 17] == ' ' && strncmp(line + len - 16, check, 16) == 0, "record %d is damaged: %.*s", n,
+                  (int)len, line);
+        cJSON *rec = cJSON_ParseWithLength(line, len - 17);
+        double i = cJSON_GetNumberValue(cJSON_GetObjectItem(rec, "case"));
+        cr_assert(i >= 0 && i < n_cases, "record %d names case %g", n, i);
+        hits[(int)i]++;
+        cJSON_Delete(rec);
+    }
+    free(text);
+    return n;
+}
+
+/* The bookkeeping of a case costs the same however many cases the study has: one record
+ * appended to the log, while the summary (all rows) is written only at the start and at
+ * the end. The folder is watched while 2000 trivial cases run: no more than those two
+ * versions of summary.json may ever be seen (rewritten after every case, as it once was,
+ * it shows hundreds). Time is not measured here: `make bench` reports it. */
+Test(study, bookkeeping_appends_one_record_per_case_and_writes_the_summary_twice, .timeout = 300)
+{
+    if (getenv("SP_TEST_VALGRIND") && getenv("SP_TEST_VALGRIND")[0])
+        cr_skip_test("2000 processes under valgrind take too long (the other study tests run the same code)");
+    enum { N = 2000 };
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    scratch_dir(dir, "linear");
+    join(file, dir, "trivial.json");
+    join(out, dir, "out");
+    /* one value list of N entries: the study also must not walk it to each case */
+    size_t size = 256 + 16 * (size_t)N;
+    char *text = malloc(size), *at = text;
+    at += snprintf(at, size, "{\"base\": \"%s/heisenberg.json\", \"vary\": {\"steps\": [5], \"h\": [", SP_TEST_DATA);
+    for (int k = 0; k < N; ++k) at += snprintf(at, size - (size_t)(at - text), "%s%.6f", k ? ", " : "", 0.1 + 1e-6 * k);
+    snprintf(at, size - (size_t)(at - text), "]}}");
+    write_text(file, text);
+    free(text);
+
+    pid_t pid = start(dir, NULL, (const char *[]){"study", file, "-o", out, "-j", "2", NULL}, 0);
+    join(path, out, "summary.json");
+    struct stat seen[8];
+    int versions = 0, ws = 0;
+    while (waitpid(pid, &ws, WNOHANG) == 0) {
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            int known = 0;
+            for (int k = 0; k < versions && k < 8; ++k)
+                known |= seen[k].st_ino == st.st_ino && seen[k].st_mtim.tv_sec == st.st_mtim.tv_sec &&
+                         seen[k].st_mtim.tv_nsec == st.st_mtim.tv_nsec;
+            if (!known && versions++ < 8) seen[versions - 1] = st;
+        }
+        struct timespec tick = {0, 200 * 1000};
+        nanosleep(&tick, NULL);
+    }
+    cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the study failed (%#x)", ws);
+    cr_expect_leq(versions, 2, "summary.json was written %d times or more while %d cases ran", versions, N);
+
+    static int hits[N];
+    memset(hits, 0, sizeof hits);
+    cr_expect_eq(intact_records(out, hits, N), N, "not one record per case");
+    for (int i = 0; i < N; ++i) cr_expect_eq(hits[i], 1, "case %d has %d records", i, hits[i]);
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), N);
+    cJSON_Delete(summary);
+    remove_tree(dir);
+}
+
+/* A kill -9 while a record is being appended leaves it torn: the resumed run ignores it,
+ * cuts it off, and decides that case from its file (there: kept; gone: computed again). */
+Test(study, a_record_torn_by_a_kill_is_ignored_on_resume, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[1024], path[PATH_SIZE];
+    scratch_dir(dir, "torn");
+    join(file, dir, "cases.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, 40);
+    write_text(file, text);
+    run_study(dir, file, out, "1");
+    join(path, out, "summary.json");
+    cJSON *reference = read_json(path);
+    cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(reference, "rows")) cJSON_DeleteItemFromObject(row, "wall_seconds");
+    file_id before[6];
+    for (size_t i = 0; i < 6; ++i) {
+        case_path(path, out, i);
+        cr_assert_eq(file_identity(path, &before[i]), 0);
+    }
+
+    for (int round = 0; round < 2; ++round) {
+        /* round 0: the last record cut in the middle, its case file kept (the kill came
+         * after the rename); round 1: a record begun for case 2, whose file then went */
+        char log_path[PATH_SIZE];
+        join(log_path, out, SP_STUDY_LOG_FILE);
+        char *log = slurp(log_path);
+        size_t length = strlen(log);
+        if (round == 0) {
+            const char *last = log + length - 1;
+            while (last > log && last[-1] != '\n') --last;
+            cr_assert_eq(truncate(log_path, (off_t)(last - log + (log + length - last) / 2)), 0);
+        } else {
+            FILE *f = fopen(log_path, "a");
+            fputs("{\"case\":2,\"input_hash\":\"0123", f);
+            fclose(f);
+            case_path(path, out, 2);
+            cr_assert_eq(unlink(path), 0);
+        }
+        free(log);
+
+        run_result r;
+        run(dir, (const char *[]){"study", file, "-o", out, "-v", NULL}, &r);
+        cr_assert_eq(r.status, 0, "round %d: %s", round, r.err);
+        const char *expect = round == 0 ? "6 with a result already, 0 to run" : "5 with a result already, 1 to run";
+        cr_expect(strstr(r.err, expect) != NULL, "round %d: -v does not say '%s':\n%s", round, expect, r.err);
+        run_free(&r);
+        int hits[6] = {0};
+        intact_records(out, hits, 6);
+        for (int i = 0; i < 6; ++i) cr_expect_geq(hits[i], 1, "round %d: case %d has no intact record", round, i);
+        for (size_t i = 0; i < 6; ++i) {
+            file_id now;
+            case_path(path, out, i);
+            cr_assert_eq(file_identity(path, &now), 0);
+            cr_expect_eq(same_file(&before[i], &now), !(round == 1 && i == 2), "round %d: case %zu %s", round, i,
+                         same_file(&before[i], &now) ? "was not computed again" : "was computed again");
+        }
+        join(path, out, "summary.json");
+        cJSON *summary = read_json(path);
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(summary, "rows")) cJSON_DeleteItemFromObject(row, "wall_seconds");
+        cr_expect(cJSON_Compare(summary, reference, 1), "round %d: the summary differs from the first run's", round);
+        cJSON_Delete(summary);
+    }
+    cJSON_Delete(reference);
+    remove_tree(dir);
+}
+
+/* Completion comes from the log, not from reading the result back: results larger than
+ * the loader takes (64 MiB by default; here a cap below these files) are kept on
+ * resume, with their figures and wall times. Without the log they would be computed again. */
+Test(study, a_result_beyond_the_read_cap_is_not_computed_again)
+{
+    char dir[PATH_SIZE], why[512], path[PATH_SIZE];
+    scratch_dir(dir, "cap");
+    /* files of some 200 KB, and the loader's cap at 64 KiB (it reads in 64 KiB steps) */
+    enum { CAP = 64 << 10 };
+    sp_study *s =
+        study_from("{\"base\": \"heisenberg.json\", \"vary\": {\"steps\": [2000, 2100, 2200]}}", SP_TEST_DATA);
+    sp_study_set_read_cap(s, CAP);
+    size_t todo[3];
+    sp_study_log *log;
+    sp_study_summary *sum = sp_study_summary_new(s);
+    cr_assert_eq(sp_study_log_open(s, dir, &log, why, sizeof why), SP_OK, "%s", why);
+    cr_assert_eq(sp_study_log_resume(log, sum, todo), 3);
+    for (size_t i = 0; i < 3; ++i) {
+        cJSON *figures;
+        cr_assert_eq(sp_study_run_case(s, i, dir, &figures, why, sizeof why), SP_OK, "%s", why);
+        cr_assert_eq(sp_study_log_record(log, sum, i, figures, NULL, 0.5 + (double)i, why, sizeof why), SP_OK, "%s",
+                     why);
+        cJSON_Delete(figures);
+        struct stat st;
+        case_path(path, dir, i);
+        cr_assert_eq(stat(path, &st), 0);
+        cr_assert_gt(st.st_size, CAP, "case %zu's file is within the cap", i);
+        cr_expect_null(sp_study_load_case(s, i, dir), "the loader read a file beyond its cap");
+    }
+    sp_study_log_close(log);
+    sp_study_summary_free(sum);
+
+    sum = sp_study_summary_new(s);
+    cr_assert_eq(sp_study_log_open(s, dir, &log, why, sizeof why), SP_OK, "%s", why);
+    cr_expect_eq(sp_study_log_resume(log, sum, todo), 0, "a finished case beyond the cap is computed again");
+    cr_expect_eq(sp_study_summary_done(sum), 3);
+    sp_study_log_close(log);
+    cr_assert_eq(sp_study_summary_write(sum, dir, why, sizeof why), SP_OK, "%s", why);
+    sp_study_summary_free(sum);
+    join(path, dir, "summary.json");
+    cJSON *summary = read_json(path);
+    for (int i = 0; i < 3; ++i) {
+        const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(summary, "rows"), i);
+        cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), "ok");
+        cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(row, "energy_error")), "case %d's figures are missing", i);
+        cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(row, "wall_seconds")), 0.5 + i);
+    }
+    cJSON_Delete(summary);
+
+    join(path, dir, SP_STUDY_LOG_FILE);
+    cr_assert_eq(unlink(path), 0);
+    sum = sp_study_summary_new(s);
+    cr_assert_eq(sp_study_log_open(s, dir, &log, why, sizeof why), SP_OK, "%s", why);
+    cr_expect_eq(sp_study_log_resume(log, sum, todo), 3, "without the log the loader's cap decides");
+    sp_study_log_close(log);
+    sp_study_summary_free(sum);
+    sp_study_free(s);
+    remove_tree(dir);
+}
+
+/* One study at a time in a folder: a second one is refused with exit 2 and one line
+ * naming the folder, while the first runs on to its end. */
+Test(study, a_second_study_on_a_locked_folder_is_refused, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], first[PATH_SIZE], text[1024], expect[PATH_SIZE + 64];
+    scratch_dir(dir, "locked");
+    join(file, dir, "slow.json");
+    join(out, dir, "out");
+    join(first, dir, "first"); /* the first run's captured output, apart from the second's */
+    cr_assert_eq(mkdir(first, 0755), 0);
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [2000, 2001, 2002, 2003]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    pid_t pid = start(first, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 0);
+    struct timespec tick = {0, 1000 * 1000};
+    for (int waited = 0; waited < 60000 && count_named(out, "case-0000.json") == 0; ++waited) nanosleep(&tick, NULL);
+    cr_assert_eq(count_named(out, "case-0000.json"), 1, "the first study made no case within a minute");
+
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, &r);
+    cr_expect_eq(r.status, 2);
+    cr_expect(is_one_line(r.err), "not one line: %s", r.err);
+    snprintf(expect, sizeof expect, "%s: another study is running in this folder", out);
+    cr_expect(starts_with(r.err, expect), "stderr: %s", r.err);
+    run_free(&r);
+
+    finish(first, pid, &r);
+    cr_expect_eq(r.status, 0, "the first study failed: %s", r.err);
+    run_free(&r);
+    char path[PATH_SIZE];
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 4);
+    cJSON_Delete(summary);
+
+    /* the lock of a library user (this process) is the same lock */
+    sp_study *s = NULL;
+    sp_study_error err;
+    cr_assert_eq(sp_study_read_file(file, &s, &err), SP_OK);
+    sp_study_log *log;
+    char why[512];
+    cr_assert_eq(sp_study_log_open(s, out, &log, why, sizeof why), SP_OK, "%s", why);
+    run(dir, (const char *[]){"study", file, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 2, "a folder locked by another process was not refused: %s", r.err);
+    run_free(&r);
+    sp_study_log_close(log);
+    run(dir, (const char *[]){"study", file, "-o", out, NULL}, &r);
+    cr_expect_eq(r.status, 0, "the folder stayed locked: %s", r.err);
+    run_free(&r);
+    sp_study_free(s);
+    remove_tree(dir);
+}
+
 /* ---------------------------------------------------------------- MPI -- */
 
 Test(study, mpi_run_equals_the_serial_run, .timeout = 180)

@@ -1,7 +1,9 @@
 /* symplan study STUDY.json -o DIR [-j N] [-v] [LIMITS]: runs every case of a study (planner/
  * sp_study.h) into DIR, in worker processes on one machine or over MPI ranks, skipping
- * the cases whose complete result DIR already holds, and keeps DIR/summary.json and
- * DIR/summary.csv up to date as cases finish.
+ * the cases that DIR/cases.log (or, for a file it does not list, the file) shows
+ * finished, appends a record to that log as each case finishes, and writes
+ * DIR/summary.json and DIR/summary.csv from what is recorded at the start and at the
+ * end. The log's lock keeps a second study out of DIR while this one runs.
  *
  * On one machine the parent forks up to N workers (default: the online processors);
  * each runs one case into its file and exits, and the parent collects them with
@@ -14,9 +16,10 @@
  *
  * Workers do not outlive their parent, and the summary never disagrees with the case
  * files: a worker adds its file under DIR's lock after removing the summary, which the
- * parent rewrites under the lock (sp_study_run_case_locked), and a worker whose parent
- * has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local run: the parent ends
- * its workers, writes the summary of the cases done and dies of the signal. */
+ * parent writes under the lock once no worker runs (sp_study_run_case_locked), and a
+ * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local
+ * run: the parent ends its workers, writes the summary of the cases done and dies of the
+ * signal. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -97,21 +100,21 @@ typedef struct worker {
     size_t case_index;
     double start;
     int pipe_fd; /* read end: the outcome */
-    int taken;   /* its file was in place before it reported, and is in the summary */
 } worker;
 
 typedef struct study_run {
     const char *file, *dir;
     sp_study *study;
-    sp_study_summary *summary;
+    sp_study_summary *summary; /* at the start and at the end of the run only (run_study) */
+    size_t done, failed;       /* cases with a result, and failed ones, meanwhile */
+    sp_study_log *log;         /* DIR/cases.log, whose lock this run holds (rank 0) */
     int verbose, terminal, status_line_open;
     sigset_t worker_mask;    /* the signal mask workers start with */
     size_t to_run, finished; /* cases to compute in this run, and computed so far */
     double start;
-    int summary_failed, summary_dirty;
-    double summary_written; /* when the summary was last written */
-    pid_t parent;           /* the process that starts the workers */
-    worker *workers;        /* their slots while they run (NULL over MPI) */
+    int summary_failed, log_failed;
+    pid_t parent;    /* the process that starts the workers */
+    worker *workers; /* their slots while they run (NULL over MPI) */
     int slots;
     int stop; /* the signal that stopped the study, or 0 */
 } study_run;
@@ -152,7 +155,7 @@ static void report_case(study_run *r, size_t i, const char *status, double wall)
     if (!r->verbose && !r->terminal) return;
     if (!status && r->verbose) return;
     size_t total = sp_study_case_count(r->study);
-    size_t done = sp_study_summary_done(r->summary) + sp_study_summary_failed(r->summary);
+    size_t done = r->done + r->failed;
     double elapsed = sp_clock_seconds() - r->start;
     char el[32], left[48] = "", values[160];
     format_seconds(elapsed, el, sizeof el);
@@ -164,10 +167,10 @@ static void report_case(study_run *r, size_t i, const char *status, double wall)
     if (r->verbose) {
         describe_values(r->study, i, values, sizeof values);
         fprintf(stderr, "[%zu/%zu] case %zu (%s): %s in %.2f s; %zu failed, elapsed %s%s\n", done, total, i, values,
-                status, wall, sp_study_summary_failed(r->summary), el, left);
+                status, wall, r->failed, el, left);
     } else {
         fprintf(stderr, "\r%s: %zu/%zu cases done, %zu failed, elapsed %s%s\033[K", sp_study_name(r->study), done,
-                total, sp_study_summary_failed(r->summary), el, left);
+                total, r->failed, el, left);
         r->status_line_open = 1;
     }
     fflush(stderr);
@@ -181,8 +184,7 @@ static void end_report(study_run *r)
     char el[32];
     format_seconds(sp_clock_seconds() - r->start, el, sizeof el);
     fprintf(stderr, "%s: %zu of %zu cases done, %zu failed, %zu computed in %s; summary in %s/summary.csv\n",
-            sp_study_name(r->study), sp_study_summary_done(r->summary), sp_study_case_count(r->study),
-            sp_study_summary_failed(r->summary), r->finished, el, r->dir);
+            sp_study_name(r->study), r->done, sp_study_case_count(r->study), r->failed, r->finished, el, r->dir);
 }
 
 /* Case i's figures from its file in DIR, when the file is there and complete. */
@@ -194,49 +196,22 @@ static cJSON *figures_from_file(const study_run *r, size_t i)
     return figures;
 }
 
-/* A worker adds its file before it reports: the cases of running workers whose file is
- * in place already go into the summary from their files (their wall time comes with
- * the report), so that the summary written now lists every case file there. */
-static void take_published_cases(study_run *r)
+/* Writes the summary from what the run has recorded (which is what the log holds). It
+ * is written at the start and at the end of a run only: a rewrite costs every row, so
+ * rewriting it as cases finish made a study's bookkeeping grow with the square of its
+ * cases. A worker removes it before it adds a case file, so that a summary present in
+ * DIR lists exactly the case files there; it is written under DIR's lock for the same
+ * reason. A failure to write is reported once and makes the study fail. */
+static void write_summary(study_run *r)
 {
-    for (int k = 0; r->workers && k < r->slots; ++k) {
-        worker *w = &r->workers[k];
-        if (!w->pid || w->taken) continue;
-        cJSON *figures = figures_from_file(r, w->case_index);
-        if (figures) sp_study_summary_set_figures(r->summary, w->case_index, figures, NAN);
-        w->taken = figures != NULL;
-        cJSON_Delete(figures);
-    }
-}
-
-/* Whether DIR/summary.json is there (a case file added since it was written removed it). */
-static int summary_present(const study_run *r)
-{
-    char path[4400];
-    snprintf(path, sizeof path, "%s/summary.json", r->dir);
-    return access(path, F_OK) == 0;
-}
-
-/* Writes the summary when `force`d or missing (a case file was added), or when it has
- * changed and was last written a second ago or more (a study of many quick cases does
- * not spend its time rewriting it). It is written under DIR's lock, so that no case file
- * appears between taking stock and the rename. A failure to write is reported once and
- * makes the study fail. */
-static void refresh_summary(study_run *r, int force)
-{
-    double now = sp_clock_seconds();
-    if (!force && summary_present(r) && (!r->summary_dirty || now - r->summary_written < 1.0)) return;
     char why[512];
     int lock = sp_study_lock(r->dir);
-    take_published_cases(r);
     sp_status st = sp_study_summary_write(r->summary, r->dir, why, sizeof why);
     sp_study_unlock(lock);
     if (st != SP_OK) {
         if (!r->summary_failed) error_line(r->file, -1, NULL, why);
         r->summary_failed = 1;
     }
-    r->summary_dirty = 0;
-    r->summary_written = now;
 }
 
 /* How a case ends, as text that can cross a pipe or an MPI message: "R" and the
@@ -277,15 +252,14 @@ static char *run_case(study_run *r, size_t i, case_runner runner)
 /* Records a finished case: with its figures (not kept), or failed for `why`. */
 static void record(study_run *r, size_t i, const cJSON *figures, const char *why, double wall)
 {
-    const char *status = "failed";
-    if (figures) {
-        sp_study_summary_set_figures(r->summary, i, figures, wall);
-        status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(figures, "status"));
-    } else {
-        sp_study_summary_set_failed(r->summary, i, why, wall);
+    const char *status = figures ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(figures, "status")) : "failed";
+    char problem[512];
+    if (sp_study_log_record(r->log, NULL, i, figures, why, wall, problem, sizeof problem) != SP_OK && !r->log_failed) {
+        error_line(r->file, -1, NULL, problem);
+        r->log_failed = 1;
     }
     r->finished++;
-    r->summary_dirty = 1;
+    *(figures ? &r->done : &r->failed) += 1;
     report_case(r, i, status ? status : "?", wall);
 }
 
@@ -538,10 +512,10 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
     for (;;) {
         if (!r->stop) r->stop = take_stop_signal(); /* one that came before the workers */
         if (!r->stop) next = start_workers(r, todo, next, n, &running);
-        refresh_summary(r, 0);
         if (r->stop || (running == 0 && next == n)) break;
         if (running == 0) continue; /* no worker could start: the cases ran here */
         wait_for_event(r, &events);
+        sp_study_log_sync(r->log, 0); /* the records of a second without new ones */
         if (reap_workers(r, &running) < 0) break;
     }
     if (r->stop) stop_workers(r, &running);
@@ -579,7 +553,6 @@ static void receive_one(study_run *r, int blocking)
     if ((size_t)count >= sizeof head) {
         memcpy(head, buf, sizeof head);
         record_case(r, (size_t)head[0], (size_t)count > sizeof head ? buf + sizeof head : NULL, head[1]);
-        refresh_summary(r, 0);
     }
     free(buf);
 }
@@ -600,7 +573,6 @@ static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t
         double wall = sp_clock_seconds() - t0;
         if (rank == 0) {
             record_case(r, todo[j], outcome, wall);
-            refresh_summary(r, 0);
             while (expected > 0) { /* what has come from the others meanwhile */
                 size_t before = r->finished;
                 receive_one(r, 0);
@@ -734,19 +706,12 @@ int sp_cmd_is_study_text(const char *text, size_t length)
 }
 
 /* The cases without a complete result in DIR (their list in todo, count returned);
- * the others go into the summary as they are. */
+ * the others go into the summary as the log (or, for files it does not list, the file)
+ * has them. */
 static size_t pending_cases(study_run *r, size_t *todo)
 {
-    size_t n = 0, total = sp_study_case_count(r->study);
-    for (size_t i = 0; i < total; ++i) {
-        cJSON *result = sp_study_load_case(r->study, i, r->dir);
-        if (result)
-            sp_study_summary_set_result(r->summary, i, result, NAN);
-        else
-            todo[n++] = i;
-        cJSON_Delete(result);
-    }
-    sp_study_summary_reuse_wall_times(r->summary, r->dir);
+    size_t n = sp_study_log_resume(r->log, r->summary, todo);
+    r->done = sp_study_summary_done(r->summary);
 #ifdef __GLIBC__
     /* The results just read leave freed memory all over the heap; workers forked now
      * would copy every page of it they touch again (copy-on-write): give it back. */
@@ -777,9 +742,18 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     int rc = sp_cmd_load_study(a->file, NULL, 0, &a->limits, rank == 0, &study);
     if (rc) return rc;
     char why[512];
+    sp_study_log *log = NULL;
     if (rank == 0 && make_dir(a->dir, why, sizeof why) != 0) {
         error_line(a->dir, -1, NULL, why);
         rc = EXIT_BAD_INPUT;
+    }
+    if (rank == 0 && !rc) {
+        /* the log's lock keeps a second study out of the folder until this one ends */
+        sp_status st = sp_study_log_open(study, a->dir, &log, why, sizeof why);
+        if (st != SP_OK) {
+            error_line(a->dir, -1, NULL, why);
+            rc = st == SP_ERR_INVALID ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+        }
     }
 #ifdef SP_HAVE_MPI
     if (size > 1) MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -791,6 +765,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     study_run r = {.file = a->file,
                    .dir = a->dir,
                    .study = study,
+                   .log = log,
                    .verbose = a->verbose && rank == 0,
                    .terminal = rank == 0 && isatty(STDERR_FILENO),
                    .start = sp_clock_seconds()};
@@ -801,7 +776,12 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     if (rank == 0 && ready) {
         sp_study_remove_temporaries(a->dir);
         r.to_run = pending_cases(&r, todo);
-        refresh_summary(&r, 1);
+        write_summary(&r);
+        /* Every worker is a fork of this process, whose page tables the kernel copies:
+         * rows of 10^5 cases held through the run made each case cost more as the study
+         * grew. The log has what they would hold; the summary is built again at the end. */
+        sp_study_summary_free(r.summary);
+        r.summary = NULL;
         if (r.verbose)
             fprintf(stderr, "%s: %zu cases, %zu with a result already, %zu to run\n", sp_study_name(study), total,
                     total - r.to_run, r.to_run);
@@ -824,9 +804,15 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
         if (rank == 0) error_line(a->file, -1, NULL, "out of memory");
         rc = EXIT_INTERNAL;
     } else if (rank == 0) {
-        refresh_summary(&r, 1);
+        r.summary = sp_study_summary_new(study);
+        sp_status st = r.summary ? sp_study_log_summary(log, r.summary, why, sizeof why) : SP_ERR_NOMEM;
+        if (st == SP_OK)
+            write_summary(&r);
+        else
+            error_line(a->file, -1, NULL, r.summary ? why : "out of memory");
+        r.summary_failed |= st != SP_OK;
         end_report(&r);
-        size_t failed = sp_study_summary_failed(r.summary);
+        size_t failed = r.summary ? sp_study_summary_failed(r.summary) : r.failed;
         if (failed > 0) {
             char message[4400];
             snprintf(message, sizeof message, "%zu of %zu cases failed (see %s/summary.json)", failed, total, a->dir);
@@ -837,17 +823,18 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
             char message[256];
             snprintf(message, sizeof message,
                      "stopped by signal %d (%s) with %zu of %zu cases done; the same command resumes the study", r.stop,
-                     strsignal(r.stop), sp_study_summary_done(r.summary), total);
+                     strsignal(r.stop), r.summary ? sp_study_summary_done(r.summary) : r.done, total);
             error_line(a->file, -1, NULL, message);
             rc = EXIT_INTERNAL;
         }
-        if (r.summary_failed) rc = EXIT_INTERNAL;
+        if (r.summary_failed || r.log_failed) rc = EXIT_INTERNAL;
     }
 #ifdef SP_HAVE_MPI
     if (size > 1) MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
     free(todo);
     sp_study_summary_free(r.summary);
+    sp_study_log_close(log);
     sp_study_free(study);
     /* a stop signal that came after the workers ends the process here, all written */
     if (local) sigprocmask(SIG_SETMASK, &r.worker_mask, NULL);

@@ -98,7 +98,7 @@ sp_status sp_study_run_case(const sp_study *s, size_t i, const char *dir, cJSON 
  * them (sp_study_lock): the finished file is staged beside its place (NAME.tmp-…) and
  * then, under DIR's lock, DIR/summary.json and DIR/summary.csv are removed and the file
  * renamed into place, so that a summary present in DIR never lists more or fewer
- * results than there are case files; the caller rewrites the summary under the lock.
+ * results than there are case files; the caller writes the summary under the lock.
  * `still_wanted` (NULL: always) is asked under the lock just before the rename: when it
  * returns 0 (a worker whose parent has gone) the file is dropped and the status is
  * SP_ERR_INTERRUPTED. */
@@ -106,15 +106,20 @@ sp_status sp_study_run_case_locked(const sp_study *s, size_t i, const char *dir,
                                    void *ctx, cJSON **figures, char *why, size_t why_size);
 
 /* DIR's lock, which sp_study_run_case_locked holds while it adds a case file: whoever
- * rewrites the summary holds it too, so that no case file appears between reading what
+ * writes the summary holds it too, so that no case file appears between reading what
  * DIR holds and renaming the summary into place. Blocks until it is free; returns what
  * sp_study_unlock takes (−1 when the file system cannot lock: then nothing is locked). */
 int sp_study_lock(const char *dir);
 void sp_study_unlock(int lock);
 
 /* Case i's result in DIR when it is complete and was computed for the case as it is
- * now (same index and the same problem, field for field); NULL otherwise. */
+ * now (same index and the same problem, field for field); NULL otherwise, and NULL for a
+ * file larger than the study's read cap (64 MiB unless set below). */
 cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir);
+/* Sets the largest case file sp_study_load_case reads back (bytes > 0; else the default
+ * 64 MiB). A study whose results exceed it still resumes without recomputing them: their
+ * completion is in the log below. */
+void sp_study_set_read_cap(sp_study *s, long bytes);
 
 /* Removes the temporary files (NAME.tmp-… of case files and summaries) that a killed
  * run left in DIR. Returns how many. */
@@ -148,12 +153,64 @@ sp_status sp_study_summary_set_result(sp_study_summary *sum, size_t i, const cJS
 sp_status sp_study_summary_set_figures(sp_study_summary *sum, size_t i, const cJSON *figures, double wall_seconds);
 /* Case i failed without a result. */
 sp_status sp_study_summary_set_failed(sp_study_summary *sum, size_t i, const char *why, double wall_seconds);
-/* Takes the wall time of every done row whose case and input hash match a row of the
- * summary.json already in DIR (a resumed study keeps the times of its reused cases). */
+/* Takes the wall time of every done row that has none (a case file the log does not
+ * list) from a row of the summary.json already in DIR with the same case and input hash. */
 void sp_study_summary_reuse_wall_times(sp_study_summary *sum, const char *dir);
 size_t sp_study_summary_done(const sp_study_summary *sum);   /* with a result */
 size_t sp_study_summary_failed(const sp_study_summary *sum); /* failed */
 /* Writes DIR/summary.json and DIR/summary.csv, each atomically. */
 sp_status sp_study_summary_write(const sp_study_summary *sum, const char *dir, char *why, size_t why_size);
+
+/* The log of finished cases, DIR/cases.log: what a run knows of its cases, kept at a
+ * constant cost per case (the summary, whose every rewrite costs all its rows, is built
+ * from it at the start and at the end of a run). One line per finished case, appended
+ * as the case is recorded and never rewritten:
+ *
+ *     {"case": i, "input_hash": h, "wall_seconds": s, "bytes": b, "figures": {...}} CHECK
+ *     {"case": i, "input_hash": h, "wall_seconds": s, "error": "why"} CHECK
+ *
+ * where h is the summary's input hash of the case's problem, b the size of the case file
+ * when it was put in place, figures what sp_study_result_figures took from the result,
+ * and CHECK the 16 hex digits of the FNV-1a of the JSON before it. A line that does not
+ * end in a newline or whose CHECK does not match (a write cut short by a kill or a
+ * crash) is ignored; the latest intact line of a case counts. */
+#define SP_STUDY_LOG_FILE "cases.log"
+typedef struct sp_study_log sp_study_log;
+
+/* Opens DIR/cases.log (created if missing) for a run of study s and takes DIR's study
+ * lock, a lock of this process on the log that lasts until sp_study_log_close or the
+ * process's end: SP_ERR_INVALID with why saying so when another process holds it (one
+ * study at a time per folder). It is a record lock (fcntl), which forked workers do not
+ * inherit: so it goes with the process, however it ends, but it does not keep a second
+ * log of the same folder out of this same process, and closing either releases it.
+ * Reads the records and cuts off a torn last one. Other failures: SP_ERR_IO,
+ * SP_ERR_NOMEM. */
+sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **out, char *why, size_t why_size);
+void sp_study_log_close(sp_study_log *log); /* releases the lock; NULL is a no-op */
+
+/* Puts in the summary (every row pending) the cases the log says are finished — latest
+ * record with figures, the same input hash, and the case file there with the size
+ * recorded — without reading their files, however large. A case file the log does not
+ * vouch for is read back (sp_study_load_case) and recorded when complete, with the wall
+ * time of DIR's summary.json (sp_study_summary_reuse_wall_times). The cases left to
+ * compute go to todo (room for every case), in order; returns their count. */
+size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo);
+
+/* Builds the summary (every row pending) from the log as it is now: the finished cases
+ * as sp_study_log_resume takes them, and the cases that failed since the log was opened
+ * (an older failure stays pending: it is tried again). No file is read. */
+sp_status sp_study_log_summary(sp_study_log *log, sp_study_summary *sum, char *why, size_t why_size);
+
+/* Records case i as finished: with its result's figures (file in DIR already), or
+ * failed for `failure` (figures NULL); in the summary's row (unless sum is NULL) and as
+ * one record appended to the log, written at once and synced with the others of its second
+ * (sp_study_log_sync). On failure returns the status with a message in why. */
+sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
+                              const char *failure, double wall_seconds, char *why, size_t why_size);
+/* Syncs the records not yet on the disk: `now`, or when the last sync is a second old
+ * (a run calls it as it waits, so that no record waits much longer). Records written are
+ * safe from a kill at once; a crash of the machine loses at most those of the last
+ * second, whose files a resumed run then reads back. Returns 0, or −1 (errno set). */
+int sp_study_log_sync(sp_study_log *log, int now);
 
 #endif

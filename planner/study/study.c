@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h> /* flock */
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "planner/sp_clock.h"
 #include "planner/sp_solve.h"
 #include "planner/study/sp_study.h"
 #include "problems/sp_result_file.h"
@@ -31,7 +33,38 @@ struct sp_study {
     size_t n_cases;
     cJSON *parameters; /* [path], first appearance order */
     sp_limits limits;  /* on the cases, and on each case's problem */
+    long read_cap;     /* the largest case file sp_study_load_case reads back */
+    /* Every value of "cases", or of the lists of "vary" one key after the other (key j's
+     * from first[j] to first[j + 1]), by position: a cJSON array is a linked list, and
+     * walking it to case i would make each case cost its index. */
+    const cJSON **item;
+    const cJSON **keys; /* the keys of "vary" */
+    size_t *first, n_keys;
 };
+
+/* Fills s->item (and for "vary" s->keys and s->first). */
+static int index_values(sp_study *s)
+{
+    const cJSON *lists = s->vary;
+    size_t n_items = s->vary ? 0 : s->n_cases, n_keys = 0;
+    for (const cJSON *key = lists ? lists->child : NULL; key; key = key->next, ++n_keys)
+        n_items += (size_t)cJSON_GetArraySize(key);
+    s->item = malloc((n_items ? n_items : 1) * sizeof *s->item);
+    s->keys = malloc((n_keys ? n_keys : 1) * sizeof *s->keys);
+    s->first = malloc((n_keys + 1) * sizeof *s->first);
+    if (!s->item || !s->keys || !s->first) return 0;
+    size_t k = 0, j = 0;
+    if (!lists)
+        for (const cJSON *c = s->cases->child; c; c = c->next) s->item[k++] = c;
+    for (const cJSON *key = lists ? lists->child : NULL; key; key = key->next, ++j) {
+        s->keys[j] = key;
+        s->first[j] = k;
+        for (const cJSON *v = key->child; v; v = v->next) s->item[k++] = v;
+    }
+    s->first[n_keys] = k;
+    s->n_keys = n_keys;
+    return 1;
+}
 
 static sp_status case_problem(const sp_study *s, size_t i, cJSON **out, sp_study_error *err);
 
@@ -323,7 +356,7 @@ static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir,
         }
         s->vary = cJSON_Duplicate(vary, 1);
         s->n_cases = count;
-        return s->vary ? SP_OK : fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
+        return s->vary && index_values(s) ? SP_OK : fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
     }
     if (!cJSON_IsArray(cases) || !cases->child)
         return fail(err, -1, "cases", SP_ERR_INVALID, "must be a non-empty list of override objects");
@@ -339,7 +372,7 @@ static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir,
     }
     s->cases = cJSON_Duplicate(cases, 1);
     s->n_cases = count;
-    return s->cases ? SP_OK : fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
+    return s->cases && index_values(s) ? SP_OK : fail(err, -1, NULL, SP_ERR_NOMEM, "out of memory");
 }
 
 /* Every case's problem must read as a valid problem before anything runs. */
@@ -386,6 +419,7 @@ sp_status sp_study_parse_limited(const char *text, size_t length, const char *ba
     }
     snprintf(s->name, sizeof s->name, "study");
     s->limits = limits ? *limits : sp_limits_default();
+    s->read_cap = STUDY_FILE_MAX_BYTES;
     st = read_study(s, doc, base_dir, err);
     cJSON_Delete(doc);
     if (st == SP_OK) st = validate_cases(s, err);
@@ -451,12 +485,16 @@ void sp_study_free(sp_study *s)
     cJSON_Delete(s->vary);
     cJSON_Delete(s->cases);
     cJSON_Delete(s->parameters);
+    free(s->item);
+    free(s->keys);
+    free(s->first);
     free(s);
 }
 
 const char *sp_study_name(const sp_study *s) { return s->name; }
 size_t sp_study_case_count(const sp_study *s) { return s->n_cases; }
 const cJSON *sp_study_parameters(const sp_study *s) { return s->parameters; }
+void sp_study_set_read_cap(sp_study *s, long bytes) { s->read_cap = bytes > 0 ? bytes : STUDY_FILE_MAX_BYTES; }
 
 void sp_study_case_file(size_t i, char *name, size_t size) { snprintf(name, size, "case-%04zu.json", i); }
 
@@ -465,35 +503,24 @@ void sp_study_case_file(size_t i, char *name, size_t size) { snprintf(name, size
 cJSON *sp_study_case_values(const sp_study *s, size_t i)
 {
     if (i >= s->n_cases) return NULL;
-    if (s->cases) return cJSON_Duplicate(cJSON_GetArrayItem(s->cases, (int)i), 1);
+    if (s->cases) return cJSON_Duplicate(s->item[i], 1);
     /* nested loops, first key outermost: the last key's index changes fastest */
     cJSON *values = cJSON_CreateObject();
-    if (!values) return NULL;
-    size_t n = 0;
-    for (const cJSON *item = s->vary->child; item; item = item->next) ++n;
-    const cJSON **keys = malloc(n * sizeof *keys);
-    if (!keys) {
-        cJSON_Delete(values);
-        return NULL;
-    }
-    size_t k = 0;
-    for (const cJSON *item = s->vary->child; item; item = item->next) keys[k++] = item;
+    cJSON **picked = calloc(s->n_keys, sizeof *picked);
+    int ok = values && picked;
     size_t rest = i;
-    cJSON **picked = calloc(n, sizeof *picked);
-    int ok = picked != NULL;
-    for (size_t j = n; ok && j-- > 0;) {
-        size_t m = (size_t)cJSON_GetArraySize(keys[j]);
-        picked[j] = cJSON_Duplicate(cJSON_GetArrayItem(keys[j], (int)(rest % m)), 1);
+    for (size_t j = s->n_keys; ok && j-- > 0;) {
+        size_t m = s->first[j + 1] - s->first[j];
+        picked[j] = cJSON_Duplicate(s->item[s->first[j] + rest % m], 1);
         ok = picked[j] != NULL;
         rest /= m;
     }
-    for (size_t j = 0; ok && j < n; ++j) {
-        ok = cJSON_AddItemToObject(values, keys[j]->string, picked[j]);
+    for (size_t j = 0; ok && j < s->n_keys; ++j) {
+        ok = cJSON_AddItemToObject(values, s->keys[j]->string, picked[j]);
         if (ok) picked[j] = NULL;
     }
-    for (size_t j = 0; picked && j < n; ++j) cJSON_Delete(picked[j]);
+    for (size_t j = 0; picked && j < s->n_keys; ++j) cJSON_Delete(picked[j]);
     free(picked);
-    free(keys);
     if (!ok) {
         cJSON_Delete(values);
         return NULL;
@@ -675,7 +702,7 @@ cJSON *sp_study_load_case(const sp_study *s, size_t i, const char *dir)
     if (access(path, F_OK) != 0) return NULL;
     cJSON *doc = NULL;
     sp_input_error in;
-    if (sp_json_read_document(path, STUDY_FILE_MAX_BYTES, &doc, &in) != SP_OK) return NULL;
+    if (sp_json_read_document(path, s->read_cap, &doc, &in) != SP_OK) return NULL;
     const cJSON *block = cJSON_GetObjectItemCaseSensitive(doc, "case");
     const cJSON *index = cJSON_GetObjectItemCaseSensitive(block, "index");
     int ok = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(doc, "status")) && cJSON_IsNumber(index) &&
@@ -721,21 +748,29 @@ int sp_study_remove_temporaries(const char *dir)
 struct sp_study_summary {
     const sp_study *study;
     cJSON *rows; /* array, one object per case */
+    cJSON **row; /* row[i] is case i's object in rows: a cJSON array is a list, and
+                  * finding row i by walking it would make every update O(i) */
     size_t done, failed;
 };
 
-/* 64-bit FNV-1a of the case's problem as compact JSON, in hex. */
+/* 64-bit FNV-1a of n bytes, as 16 hex digits. */
+static void fnv1a_hex(const char *text, size_t n, char *out, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= (unsigned char)text[k];
+        h *= 0x100000001b3ull;
+    }
+    snprintf(out, size, "%016llx", (unsigned long long)h);
+}
+
+/* The FNV-1a of the case's problem as compact JSON. */
 static void input_hash(const sp_study *s, size_t i, char *out, size_t size)
 {
     sp_study_error err;
     cJSON *problem = sp_study_case_problem(s, i, &err);
     char *text = problem ? sp_json_print(problem, 0, NULL) : NULL;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; ++p) {
-        h ^= *p;
-        h *= 0x100000001b3ull;
-    }
-    snprintf(out, size, "%016llx", (unsigned long long)h);
+    fnv1a_hex(text ? text : "", text ? strlen(text) : 0, out, size);
     free(text);
     cJSON_Delete(problem);
 }
@@ -763,17 +798,19 @@ sp_study_summary *sp_study_summary_new(const sp_study *s)
     if (!sum) return NULL;
     sum->study = s;
     sum->rows = cJSON_CreateArray();
-    for (size_t i = 0; sum->rows && i < s->n_cases; ++i) {
+    sum->row = calloc(s->n_cases ? s->n_cases : 1, sizeof *sum->row);
+    if (!sum->rows || !sum->row) {
+        sp_study_summary_free(sum);
+        return NULL;
+    }
+    for (size_t i = 0; i < s->n_cases; ++i) {
         cJSON *row = pending_row(s, i);
         if (!row || !cJSON_AddItemToArray(sum->rows, row)) {
             cJSON_Delete(row);
             sp_study_summary_free(sum);
             return NULL;
         }
-    }
-    if (!sum->rows) {
-        free(sum);
-        return NULL;
+        sum->row[i] = row;
     }
     return sum;
 }
@@ -782,13 +819,14 @@ void sp_study_summary_free(sp_study_summary *sum)
 {
     if (!sum) return;
     cJSON_Delete(sum->rows);
+    free(sum->row);
     free(sum);
 }
 
 /* Resets row i to pending and keeps the counts right; returns the row. */
 static cJSON *reset_row(sp_study_summary *sum, size_t i)
 {
-    cJSON *old = cJSON_GetArrayItem(sum->rows, (int)i);
+    cJSON *old = sum->row[i];
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(old, "status"));
     if (status && strcmp(status, "failed") == 0)
         sum->failed--;
@@ -796,7 +834,8 @@ static cJSON *reset_row(sp_study_summary *sum, size_t i)
         sum->done--;
     cJSON *row = pending_row(sum->study, i);
     if (!row) return NULL;
-    cJSON_ReplaceItemInArray(sum->rows, (int)i, row);
+    cJSON_ReplaceItemViaPointer(sum->rows, old, row);
+    sum->row[i] = row;
     return row;
 }
 
@@ -887,7 +926,7 @@ void sp_study_summary_reuse_wall_times(sp_study_summary *sum, const char *dir)
         if (!cJSON_IsNumber(c) || !cJSON_IsNumber(w) || c->valuedouble < 0 ||
             c->valuedouble >= (double)sum->study->n_cases)
             continue;
-        cJSON *row = cJSON_GetArrayItem(sum->rows, (int)c->valuedouble);
+        cJSON *row = sum->row[(size_t)c->valuedouble];
         const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "status"));
         const char *h1 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "input_hash"));
         const char *h2 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "input_hash"));
@@ -1057,4 +1096,309 @@ sp_status sp_study_summary_write(const sp_study_summary *sum, const char *dir, c
 nomem:
     snprintf(why, why_size, "out of memory while writing the summary");
     return SP_ERR_NOMEM;
+}
+
+/* ------------------------------------------------------------- the log -- */
+
+struct sp_study_log {
+    const sp_study *study;
+    char *dir;
+    int fd;
+    cJSON **last;     /* per case, its latest intact record (NULL: none) */
+    size_t *at;       /* and where in the file it starts */
+    size_t run_start; /* the size of the log when this run opened it */
+    int unsynced;     /* records written since the last sync */
+    double synced_at;
+};
+
+/* How long a record may wait for its sync. Every record is on its way to the disk the
+ * moment it is written (a kill loses none); only a crash of the machine can lose the
+ * unsynced ones, and then their cases are read back from their files on resume. A sync
+ * per record would cost trivial cases more than the cases themselves. */
+#define LOG_SYNC_SECONDS 1.0
+
+/* A record's line: its compact JSON, a space, the FNV-1a of that JSON, a newline. */
+#define LOG_CHECK_CHARS 16
+
+/* The record in line[0…n) (without its newline), or NULL when it is torn or damaged. */
+static cJSON *parse_record(const char *line, size_t n, size_t n_cases)
+{
+    if (n < LOG_CHECK_CHARS + 2 || line[n - LOG_CHECK_CHARS - 1] != ' ') return NULL;
+    const size_t json = n - LOG_CHECK_CHARS - 1;
+    char check[LOG_CHECK_CHARS + 1];
+    fnv1a_hex(line, json, check, sizeof check);
+    if (memcmp(check, line + json + 1, LOG_CHECK_CHARS) != 0) return NULL;
+    cJSON *rec = cJSON_ParseWithLength(line, json);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(rec, "case");
+    if (!cJSON_IsNumber(c) || c->valuedouble < 0 || c->valuedouble >= (double)n_cases ||
+        c->valuedouble != (double)(size_t)c->valuedouble) {
+        cJSON_Delete(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+/* Reads the whole log; keeps each case's latest intact record and cuts the file after
+ * the last one, so that what a kill left half-written is dropped and the next record
+ * starts on a line of its own. */
+static sp_status read_log(sp_study_log *log, const char *path, char *why, size_t why_size)
+{
+    struct stat st;
+    if (fstat(log->fd, &st) != 0) goto io;
+    size_t size = (size_t)st.st_size, got = 0;
+    char *text = malloc(size + 1);
+    if (!text) {
+        snprintf(why, why_size, "out of memory while reading %s", path);
+        return SP_ERR_NOMEM;
+    }
+    while (got < size) {
+        ssize_t n = pread(log->fd, text + got, size - got, (off_t)got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    size_t kept = 0;
+    for (size_t at = 0; at < got;) {
+        const char *end = memchr(text + at, '\n', got - at);
+        if (!end) break;
+        size_t n = (size_t)(end - (text + at));
+        cJSON *rec = parse_record(text + at, n, log->study->n_cases);
+        at += n + 1;
+        if (!rec) continue;
+        size_t i = (size_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rec, "case"));
+        cJSON_Delete(log->last[i]);
+        log->last[i] = rec;
+        log->at[i] = at - n - 1;
+        kept = at;
+    }
+    free(text);
+    if (kept < size && ftruncate(log->fd, (off_t)kept) != 0) goto io;
+    return SP_OK;
+io:
+    snprintf(why, why_size, "cannot read %s: %s", path, strerror(errno));
+    return SP_ERR_IO;
+}
+
+sp_status sp_study_log_open(const sp_study *s, const char *dir, sp_study_log **out, char *why, size_t why_size)
+{
+    *out = NULL;
+    char path[4096];
+    join(path, sizeof path, dir, SP_STUDY_LOG_FILE);
+    sp_study_log *log = calloc(1, sizeof *log);
+    if (log) {
+        log->study = s;
+        log->fd = -1;
+        log->dir = strdup(dir && dir[0] ? dir : ".");
+        log->last = calloc(s->n_cases ? s->n_cases : 1, sizeof *log->last);
+        log->at = calloc(s->n_cases ? s->n_cases : 1, sizeof *log->at);
+    }
+    if (!log || !log->dir || !log->last || !log->at) {
+        sp_study_log_close(log);
+        snprintf(why, why_size, "out of memory");
+        return SP_ERR_NOMEM;
+    }
+    log->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log->fd < 0) {
+        snprintf(why, why_size, "cannot open %s: %s", path, strerror(errno));
+        sp_study_log_close(log);
+        return SP_ERR_IO;
+    }
+    /* A record lock (not flock): it belongs to this process alone, so that workers forked
+     * from it do not hold it after it dies, and it goes when the process ends, however. */
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(log->fd, F_SETLK, &whole) != 0 && (errno == EACCES || errno == EAGAIN)) {
+        snprintf(why, why_size, "another study is running in this folder (it holds the lock on %s)", path);
+        sp_study_log_close(log);
+        return SP_ERR_INVALID;
+    }
+    sp_status st = read_log(log, path, why, why_size);
+    if (st != SP_OK) {
+        sp_study_log_close(log);
+        return st;
+    }
+    log->synced_at = sp_clock_seconds();
+    struct stat st_log;
+    log->run_start = fstat(log->fd, &st_log) == 0 ? (size_t)st_log.st_size : 0;
+    *out = log;
+    return SP_OK;
+}
+
+int sp_study_log_sync(sp_study_log *log, int now)
+{
+    if (!log->unsynced || (!now && sp_clock_seconds() - log->synced_at < LOG_SYNC_SECONDS)) return 0;
+    if (fdatasync(log->fd) != 0) return -1;
+    log->unsynced = 0;
+    log->synced_at = sp_clock_seconds();
+    return 0;
+}
+
+void sp_study_log_close(sp_study_log *log)
+{
+    if (!log) return;
+    if (log->fd >= 0) {
+        sp_study_log_sync(log, 1);
+        close(log->fd);
+    }
+    for (size_t i = 0; log->last && i < log->study->n_cases; ++i) cJSON_Delete(log->last[i]);
+    free(log->last);
+    free(log->at);
+    free(log->dir);
+    free(log);
+}
+
+/* Appends one line whole: a single write, continued only if the system cut it short. */
+static int append_line(int fd, const char *line, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, line, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        line += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+sp_status sp_study_log_record(sp_study_log *log, sp_study_summary *sum, size_t i, const cJSON *figures,
+                              const char *failure, double wall_seconds, char *why, size_t why_size)
+{
+    sp_status st = !sum      ? SP_OK
+                   : figures ? sp_study_summary_set_figures(sum, i, figures, wall_seconds)
+                             : sp_study_summary_set_failed(sum, i, failure, wall_seconds);
+    if (st != SP_OK) {
+        snprintf(why, why_size, "cannot record case %zu: %s", i, sp_status_message(st));
+        return st;
+    }
+    char hash[32];
+    input_hash(log->study, i, hash, sizeof hash);
+    cJSON *rec = cJSON_CreateObject();
+    if (rec) {
+        cJSON_AddNumberToObject(rec, "case", (double)i);
+        cJSON_AddStringToObject(rec, "input_hash", hash);
+        cJSON_AddItemToObject(rec, "wall_seconds",
+                              isfinite(wall_seconds) ? cJSON_CreateNumber(wall_seconds) : cJSON_CreateNull());
+        if (figures) {
+            /* the size the file had when it was put in place, which a resumed run checks
+             * instead of reading the file back */
+            char name[64], path[4096];
+            struct stat fs;
+            sp_study_case_file(i, name, sizeof name);
+            join(path, sizeof path, log->dir, name);
+            cJSON_AddNumberToObject(rec, "bytes", stat(path, &fs) == 0 ? (double)fs.st_size : -1.0);
+            cJSON_AddItemReferenceToObject(rec, "figures", (cJSON *)figures);
+        } else {
+            cJSON_AddStringToObject(rec, "error", failure ? failure : "failed");
+        }
+    }
+    size_t n = 0;
+    char *json = rec ? sp_json_print(rec, 0, &n) : NULL;
+    cJSON_Delete(rec);
+    char *line = json ? realloc(json, n + LOG_CHECK_CHARS + 3) : NULL;
+    if (!line) {
+        free(json);
+        snprintf(why, why_size, "out of memory while recording case %zu", i);
+        return SP_ERR_NOMEM;
+    }
+    line[n] = ' ';
+    fnv1a_hex(line, n, line + n + 1, LOG_CHECK_CHARS + 1);
+    line[n + 1 + LOG_CHECK_CHARS] = '\n';
+    int ok = append_line(log->fd, line, n + LOG_CHECK_CHARS + 2) == 0;
+    free(line);
+    log->unsynced += ok;
+    ok = ok && sp_study_log_sync(log, 0) == 0;
+    if (!ok) {
+        snprintf(why, why_size, "cannot append to %s/%s: %s", log->dir, SP_STUDY_LOG_FILE, strerror(errno));
+        return SP_ERR_IO;
+    }
+    return SP_OK;
+}
+
+/* Whether case i's latest record says its file was put in place for the case as it is
+ * now, and the file is there with the size it had then. */
+static const cJSON *finished_figures(const sp_study_log *log, const sp_study_summary *sum, size_t i)
+{
+    const cJSON *rec = log->last[i];
+    const cJSON *figures = cJSON_GetObjectItemCaseSensitive(rec, "figures");
+    const char *h1 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "input_hash"));
+    const char *h2 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(rec, "bytes");
+    if (!cJSON_IsObject(figures) || !h1 || !h2 || strcmp(h1, h2) != 0 || !cJSON_IsNumber(bytes)) return NULL;
+    char name[64], path[4096];
+    struct stat fs;
+    sp_study_case_file(i, name, sizeof name);
+    join(path, sizeof path, log->dir, name);
+    return stat(path, &fs) == 0 && (double)fs.st_size == bytes->valuedouble ? figures : NULL;
+}
+
+/* The wall time of case i's latest record (NaN: none). */
+static double record_wall(const sp_study_log *log, size_t i)
+{
+    const cJSON *wall = cJSON_GetObjectItemCaseSensitive(log->last[i], "wall_seconds");
+    return cJSON_IsNumber(wall) ? wall->valuedouble : NAN;
+}
+
+static void forget_records(sp_study_log *log)
+{
+    for (size_t i = 0; i < log->study->n_cases; ++i) {
+        cJSON_Delete(log->last[i]);
+        log->last[i] = NULL;
+    }
+}
+
+size_t sp_study_log_resume(sp_study_log *log, sp_study_summary *sum, size_t *todo)
+{
+    const size_t total = log->study->n_cases;
+    size_t n = 0, n_read = 0;
+    for (size_t i = 0; i < total; ++i) {
+        const cJSON *figures = finished_figures(log, sum, i);
+        if (figures) {
+            sp_study_summary_set_figures(sum, i, figures, record_wall(log, i));
+            continue;
+        }
+        /* a file the log does not vouch for (an older folder, a record lost with the
+         * machine) is read back; its figures wait in its slot, its index at the end of
+         * todo, until it is recorded below */
+        cJSON *result = sp_study_load_case(log->study, i, log->dir);
+        cJSON *found = result ? sp_study_result_figures(result) : NULL;
+        cJSON_Delete(result);
+        cJSON_Delete(log->last[i]);
+        log->last[i] = found;
+        if (found) {
+            sp_study_summary_set_figures(sum, i, found, NAN);
+            todo[total - ++n_read] = i;
+        } else {
+            todo[n++] = i;
+        }
+    }
+    /* the wall times of files read back come from the summary of the run that made them,
+     * and go into their records, so that each is read once (a record that cannot be
+     * written only means reading the file again next time) */
+    sp_study_summary_reuse_wall_times(sum, log->dir);
+    for (size_t k = total - n_read; k < total; ++k) {
+        const cJSON *wall = cJSON_GetObjectItemCaseSensitive(sum->row[todo[k]], "wall_seconds");
+        char why[256];
+        sp_study_log_record(log, NULL, todo[k], log->last[todo[k]], NULL,
+                            cJSON_IsNumber(wall) ? wall->valuedouble : NAN, why, sizeof why);
+    }
+    forget_records(log);
+    return n;
+}
+
+sp_status sp_study_log_summary(sp_study_log *log, sp_study_summary *sum, char *why, size_t why_size)
+{
+    char path[4096];
+    join(path, sizeof path, log->dir, SP_STUDY_LOG_FILE);
+    sp_status st = read_log(log, path, why, why_size);
+    for (size_t i = 0; st == SP_OK && i < log->study->n_cases; ++i) {
+        const cJSON *figures = finished_figures(log, sum, i);
+        const char *error = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(log->last[i], "error"));
+        const char *h1 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(log->last[i], "input_hash"));
+        const char *h2 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum->row[i], "input_hash"));
+        if (figures)
+            st = sp_study_summary_set_figures(sum, i, figures, record_wall(log, i));
+        else if (error && log->at[i] >= log->run_start && h1 && h2 && strcmp(h1, h2) == 0)
+            st = sp_study_summary_set_failed(sum, i, error, record_wall(log, i)); /* failed in this run */
+    }
+    forget_records(log);
+    if (st == SP_ERR_NOMEM) snprintf(why, why_size, "out of memory while building the summary");
+    return st;
 }
