@@ -361,6 +361,27 @@ Test(plot, orientation_plan_shows_frames_and_target_frames)
     remove_tree(dir);
 }
 
+/* A result whose numbers are anything JSON holds (rotations of entries ±1.79e308, whose
+ * projections overflow) still gives a picture of finite coordinates. */
+Test(plot, huge_numbers_in_a_result_give_finite_coordinates)
+{
+    char dir[PATH_SIZE], result[PATH_SIZE];
+    scratch_dir(dir, "huge");
+    cJSON *res = solve(dir, "so3_orientations.json", result);
+    cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "q");
+    cr_assert(cJSON_IsArray(q));
+    static const double row[9] = {1.79e308, 1.79e308, 1.79e308, -1.79e308, 1.79e308, 1.79e308, 1.79e308, 1.79e308,
+                                  -1.79e308};
+    for (int k = 0; k < cJSON_GetArraySize(q); ++k) cJSON_ReplaceItemInArray(q, k, cJSON_CreateDoubleArray(row, 9));
+    write_json(result, res);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, "orientation plan of huge numbers");
+    cr_expect_eq(count(svg, "inf\""), 0, "an attribute is infinite");
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
 /* A cubic simulation: the nine entries of g(t) against time, and the drift of the
  * momentum map, the right-action momentum, |ν| and the energy on a log axis reaching
  * down to round-off. */

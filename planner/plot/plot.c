@@ -839,9 +839,11 @@ static void triad(sp_svg *s, const view3 *v, double cx, double cy, double len, c
     sp_svg_add(s, "</title>");
     double depth[3];
     int order[3] = {0, 1, 2};
+    double axis[3][3]; /* unit columns: a result's numbers may be anything, the picture stays finite */
     for (int j = 0; j < 3; ++j) {
-        double a[3] = {R[j], R[3 + j], R[6 + j]};
-        depth[j] = sp_vec_dot(3, a, v->depth);
+        double a[3] = {R[j], R[3 + j], R[6 + j]}, na = sp_vec_norm(3, a);
+        for (int k = 0; k < 3; ++k) axis[j][k] = na > 0.0 && isfinite(na) ? a[k] / na : 0.0;
+        depth[j] = sp_vec_dot(3, axis[j], v->depth);
     }
     for (int i = 0; i < 3; ++i) /* sort by depth, farthest first */
         for (int j = i + 1; j < 3; ++j)
@@ -851,8 +853,7 @@ static void triad(sp_svg *s, const view3 *v, double cx, double cy, double len, c
             }
     for (int i = 0; i < 3; ++i) {
         int j = order[i];
-        double a[3] = {R[j], R[3 + j], R[6 + j]};
-        double dx = len * sp_vec_dot(3, a, v->right), dy = -len * sp_vec_dot(3, a, v->up);
+        double dx = len * sp_vec_dot(3, axis[j], v->right), dy = -len * sp_vec_dot(3, axis[j], v->up);
         sp_svg_add(s,
                    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" stroke-width=\"2.4\" "
                    "stroke-linecap=\"round\"%s%s/>",
