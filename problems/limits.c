@@ -110,7 +110,11 @@ static double problem_bytes(const sp_problem *pb)
                                    : pb->plan.sample_rate > 0.0 ? pb->T * pb->plan.sample_rate + 2.0
                                                                 : 0.0;
             const double sample_numbers = pb->plan.pose ? 1.0 + 9.0 + 3.0 + 12.0 : 1.0 + G->elem_size + 2.0 * G->dim;
-            return N * per_step + blocks * 12000.0 + kept * (double)sizeof(sp_hohp_state) +
+            /* a block's states, Jacobians and band: 14 KB measured at block_steps 1 (an
+             * orientation plan of 20000 steps peaked at 339 MB), and 7 KB more for the
+             * position part of a pose plan (468 MB) */
+            const double per_block = pb->plan.pose ? 21000.0 : 14000.0;
+            return N * per_step + blocks * per_block + kept * (double)sizeof(sp_hohp_state) +
                    result_bytes(kept, numbers + 3.0, 6.0) + result_bytes(samples, sample_numbers, 4.0);
         }
         double arrays = rows * ((double)sizeof(sp_hohp_state) + sizeof(double)); /* states and times */
@@ -127,17 +131,23 @@ static double problem_bytes(const sp_problem *pb)
         return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 3.0);
     }
     case SP_KIND_HOLONOMIC: {
-        /* rows every record_every steps and the last; q, p and the heavy top's (R, μ), λ */
+        /* rows every record_every steps and the last: t, q, p of the model's n and room for
+         * the heavy top's (R, μ) and the monitors */
         const double every = pb->record_every > 1 ? pb->record_every : 1.0;
-        const double kept = N / every + 2.0, numbers = 1.0 + 2.0 * SP_HOL_MAX_N + 13.0;
+        const double n = pb->hol.type ? pb->hol.type->n : SP_HOL_MAX_N;
+        const double kept = N / every + 2.0, numbers = 1.0 + 2.0 * n + 13.0;
         return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 6.0);
     }
     case SP_KIND_NONHOLONOMIC:
     case SP_KIND_NONHOLONOMIC_LIE: {
-        /* rows every record_every steps and the last; t, q, p, g, μ, λ at their largest */
+        /* rows every record_every steps and the last: t, q, p, λ (and g, μ on a group, at
+         * their largest) */
         const double every = pb->record_every > 1 ? pb->record_every : 1.0;
+        const int lie = pb->kind == SP_KIND_NONHOLONOMIC_LIE;
+        const double n = !lie && pb->nh.type ? pb->nh.type->n : SP_NH_MAX_N,
+                     m = !lie && pb->nh.type ? pb->nh.type->m : SP_NH_MAX_M;
         const double kept = N / every + 2.0,
-                     numbers = 1.0 + 2.0 * SP_NH_MAX_N + SP_LIE_MAX_ELEM + SP_LIE_MAX_DIM + SP_NH_MAX_M;
+                     numbers = 1.0 + 2.0 * n + (lie ? SP_LIE_MAX_ELEM + SP_LIE_MAX_DIM : 0.0) + m;
         return kept * numbers * sizeof(double) + result_bytes(kept, numbers, 6.0);
     }
     default: {
