@@ -55,8 +55,9 @@ static void temp_template(const char *path, long pid, char *out, size_t size)
 /* Removes what writers of `path` killed before they could finish (kill -9, a crash)
  * left beside it: regular files of ours named as temp_template names them for a pid
  * whose process is gone. A running writer's temporary is left alone. */
-static void remove_stale_temporaries(const char *path)
+void sp_output_remove_stale(const char *path)
 {
+    if (!path || !path[0] || strcmp(path, "-") == 0) return;
     char dir[4096];
     folder_of(path, dir, sizeof dir);
     DIR *d = opendir(dir);
@@ -114,7 +115,6 @@ sp_status sp_output_open(sp_output *out, const char *path, char *why, size_t why
         return SP_OK;
     }
     snprintf(out->path, sizeof out->path, "%s", path);
-    remove_stale_temporaries(path);
     temp_template(path, (long)getpid(), out->tmp_path, sizeof out->tmp_path);
     int fd = mkstemp(out->tmp_path);
     if (fd < 0) {

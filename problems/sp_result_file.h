@@ -22,10 +22,15 @@ typedef struct sp_output {
     int direct; /* path is a device, FIFO or socket, written in place */
 } sp_output;
 
+/* Removes the temporaries that writers of `path` killed before they finished left beside
+ * it (NAME.tmp-PID.XXXXXX of a pid that no longer runs). It reads the whole folder: a
+ * command writing one output calls it once; a study, whose folder holds its cases, clears
+ * its own temporaries once at its start instead. */
+void sp_output_remove_stale(const char *path);
+
 /* Opens a temporary file beside `path` (path NULL or "-": standard output; "" is
  * refused), NAME.tmp-PID.XXXXXX with NAME cut short where the folder's limit on a name
- * requires, after removing those that writers of the same path killed before they
- * finished left behind (their pid no longer runs). A path that
+ * requires. A path that
  * names a device, a FIFO or a socket (/dev/null, a named pipe) is opened and written in
  * place instead: renaming onto it would replace it with a regular file. On failure
  * returns SP_ERR_IO with a message in `why`. */

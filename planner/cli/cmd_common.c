@@ -63,6 +63,7 @@ int sp_cmd_write_text(const char *out_path, const char *text, size_t length)
 {
     char why[512];
     sp_output out;
+    sp_output_remove_stale(out_path);
     if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
         sp_cmd_error(out_path, NULL, why);
         return 2;

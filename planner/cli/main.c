@@ -308,6 +308,7 @@ static int cmd_solve(int argc, char **argv)
 
     char why[512];
     sp_output out;
+    sp_output_remove_stale(out_path);
     if (sp_output_open(&out, out_path, why, sizeof why) != SP_OK) {
         sp_cmd_error(out_path, NULL, why);
         cJSON_Delete(input);
