@@ -81,7 +81,8 @@ static const char *status_message(const char *status)
         {"stalled", "the optimiser stopped on a tolerance where the gradient is not small"},
         {"maxeval_reached", "the solver used its limit (optimizer.maxeval for NLopt, max_iterations for Newton) before "
                             "converging"},
-        {"maxtime_reached", "the optimiser used its time limit (optimizer.maxtime) before converging"},
+        {"maxtime_reached", "the run used its time limit (optimizer.maxtime, or the command's --max-seconds) before "
+                            "it finished"},
         {"target_not_reached", "no start reached the target within the tolerance"},
         {"interrupted", "stopped on request; the result holds what was computed until then"},
     };

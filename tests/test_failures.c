@@ -557,6 +557,28 @@ Test(failures, sigint_during_a_long_simulation_writes_the_partial_result, .timeo
     remove_tree(dir);
 }
 
+/* --max-seconds stops a run as a signal would, and the result says the time ran out:
+ * exit 3, status maxtime_reached, the trajectory up to the last step, nothing left over. */
+Test(failures, max_seconds_stops_the_run_and_writes_what_it_has, .timeout = 300)
+{
+    char dir[PATH_SIZE], problem[PATH_SIZE], out[PATH_SIZE];
+    scratch_dir(dir, "max-seconds");
+    cr_assert(derived_problem(dir, "sphere_simulate.json", "{\"T\": 1000, \"steps\": 1000000}", "long.json", problem));
+    join(out, dir, "result.json");
+    run_result r;
+    run(dir, (const char *[]){"solve", problem, "-o", out, "--max-seconds", "0.3", NULL}, &r);
+    cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+    expect_status_line(r.err, problem, "maxtime_reached", out, "--max-seconds");
+    run_free(&r);
+    cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left behind");
+    cJSON *res = whole_result(out, "maxtime_reached", "--max-seconds");
+    const double steps = cJSON_GetNumberValue(cJSON_GetObjectItem(res, "steps"));
+    cr_expect(steps >= 0 && steps < 1000000, "stopped after %g steps", steps);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t")), (int)steps + 1);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
 /* A plan stops between two evaluations and reports its best point in full. */
 Test(failures, sigint_during_a_long_plan_writes_the_best_point_so_far, .timeout = 300)
 {

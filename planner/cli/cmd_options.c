@@ -101,6 +101,17 @@ static int store(const sp_command *cmd, const sp_cmd_option *o, const char *valu
         *(const char **)(void *)field = value;
         return -1;
     }
+    if (o->kind == SP_OPT_SECONDS) {
+        char *end;
+        x = strtod(value, &end);
+        if (end != value && !*end && isfinite(x) && x > 0.0) {
+            *(double *)(void *)field = x;
+            return -1;
+        }
+        char message[256];
+        snprintf(message, sizeof message, "needs a positive number of seconds, not '%.64s'", value);
+        return argument_error(cmd, o->name, message);
+    }
     int ok = parse_amount(value, o->kind == SP_OPT_SIZE, &x) == 0 && (!o->max || x <= (double)o->max);
     if (ok && o->kind == SP_OPT_SIZE) *(double *)(void *)field = x;
     if (ok && o->kind == SP_OPT_COUNT) *(long *)(void *)field = (long)x;

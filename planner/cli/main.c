@@ -2,6 +2,7 @@
 #include <math.h>
 #include <nlopt.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,26 @@ static void on_stop_signal(int sig)
      * child and then its process group, and a batch system may repeat itself, and each
      * of them expects the partial result */
     if (!stop_signal) stop_signal = sig;
+}
+
+/* The alarm of --max-seconds: the solve stops as on a signal, and its result says that
+ * the time ran out. */
+static void on_time_up(int sig)
+{
+    if (!stop_signal) stop_signal = sig;
+}
+
+static void start_clock(double seconds)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_time_up;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGALRM, &act, NULL);
+    struct itimerval t = {.it_value = {.tv_sec = (time_t)seconds,
+                                       .tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6)}};
+    if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &t, NULL);
 }
 
 /* From here on SIGINT and SIGTERM (what a batch system sends before its time limit)
@@ -254,6 +275,7 @@ static int result_exit(const char *file, const char *where, const cJSON *result)
 typedef struct solve_args {
     const char *file, *out;
     int summary, verbose;
+    double seconds;
     sp_limits limits;
 } solve_args;
 
@@ -268,6 +290,12 @@ static const sp_cmd_option solve_options[] = {
      .offset = offsetof(solve_args, summary),
      .meaning = "print a few lines about the result (on stderr when the result goes to stdout)",
      .fallback = "off"},
+    {.name = "--max-seconds",
+     .value = "S",
+     .kind = SP_OPT_SECONDS,
+     .offset = offsetof(solve_args, seconds),
+     .meaning = "stop the run after S seconds and write what it has, with status maxtime_reached (exit 3)",
+     .fallback = "no limit"},
     {.name = "-v",
      .offset = offsetof(solve_args, verbose),
      .meaning = "print progress on stderr, one line at a time, also when it is not a terminal",
@@ -319,8 +347,14 @@ static int cmd_solve(int argc, char **argv)
     solve_progress progress = {.terminal = isatty(STDERR_FILENO), .last_print = -1.0};
     sp_progress reporter = {
         .report = progress.terminal || a.verbose ? on_progress : NULL, .ctx = &progress, .stop = &stop_signal};
+    if (a.seconds > 0.0) start_clock(a.seconds);
     cJSON *result = sp_solve_json(&pb, &reporter);
+    if (a.seconds > 0.0) setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
     end_progress(&progress);
+    /* stopped by the clock, not by a signal: say so */
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(result, "status");
+    if (stop_signal == SIGALRM && cJSON_IsString(status) && strcmp(status->valuestring, "interrupted") == 0)
+        cJSON_ReplaceItemInObjectCaseSensitive(result, "status", cJSON_CreateString("maxtime_reached"));
     sp_result_add_input(result, input);
     cJSON_Delete(input);
     if (!result) {

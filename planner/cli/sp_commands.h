@@ -21,7 +21,8 @@ typedef enum sp_cmd_kind {
     SP_OPT_FLAG,  /* int, set to 1 */
     SP_OPT_TEXT,  /* const char *, the value as given */
     SP_OPT_COUNT, /* long, a positive whole number ("1e7" too), at most `max` when set */
-    SP_OPT_SIZE   /* double, bytes, or with a suffix K, M, G or T in binary units: 512M */
+    SP_OPT_SIZE,  /* double, bytes, or with a suffix K, M, G or T in binary units: 512M */
+    SP_OPT_SECONDS /* double, a positive number of seconds (0.5, 3600) */
 } sp_cmd_kind;
 
 typedef struct sp_cmd_option {
