@@ -506,6 +506,16 @@ Test(problem_file, directions_are_normalised)
     cJSON_free(text);
 }
 
+/* |RᵀR − I| of a 3 x 3 matrix. */
+static double orthogonality_defect(const double *R)
+{
+    double Rt[9], RtR[9], I[9];
+    sp_mat_identity(3, I);
+    sp_mat_transpose(3, R, Rt);
+    sp_mat_mul(3, 3, 3, Rt, R, RtR);
+    return sp_mat_dist(9, RtR, I);
+}
+
 /* A rotation typed with 9 digits is accepted and rounded onto SO(3), without moving
  * it by more than its typing error. */
 Test(problem_file, typed_rotations_are_rounded_onto_so3)
@@ -516,11 +526,7 @@ Test(problem_file, typed_rotations_are_rounded_onto_so3)
     sp_problem pb;
     parse_valid(text, &pb);
     const double *R = pb.cubic.targets[0].R;
-    double Rt[9], RtR[9], I[9];
-    sp_mat_identity(3, I);
-    sp_mat_transpose(3, R, Rt);
-    sp_mat_mul(3, 3, 3, Rt, R, RtR);
-    cr_expect_lt(sp_mat_dist(9, RtR, I), 1e-15);
+    cr_expect_lt(orthogonality_defect(R), 1e-15);
     cr_expect_float_eq(R[0], 0.707106781, 1e-9);
     cr_expect_float_eq(R[3], 0.707106781, 1e-9);
     sp_problem_free(&pb);
@@ -542,11 +548,7 @@ Test(problem_file, rotations_printed_with_few_digits_are_taken)
         sp_problem pb;
         parse_valid(text, &pb);
         const double *R = pb.cubic.targets[0].R;
-        double Rt[9], RtR[9], I[9];
-        sp_mat_identity(3, I);
-        sp_mat_transpose(3, R, Rt);
-        sp_mat_mul(3, 3, 3, Rt, R, RtR);
-        cr_expect_lt(sp_mat_dist(9, RtR, I), 1e-14, "%d digits", 6 - k);
+        cr_expect_lt(orthogonality_defect(R), 1e-14, "%d digits", 6 - k);
         cr_expect_float_eq(R[0], 0.93629, 2e-5);
         sp_problem_free(&pb);
         cJSON_free(text);

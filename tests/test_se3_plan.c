@@ -12,22 +12,19 @@
 
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_plan.h"
+#include "planner/sp_solve.h"
 #include "tests/support.h"
 
 #define DOC_SIZE 16384
 
+/* The result of a problem given as text (the caller deletes it). */
 static cJSON *solve_doc(const char *doc)
 {
     sp_problem pb;
     sp_input_error e;
     sp_status st = sp_problem_parse(doc, strlen(doc), &pb, &e);
     cr_assert_eq(st, SP_OK, "problem refused: %s: %s\n%.300s", e.path, e.message, doc);
-    sp_plan *plan = sp_plan_new(&pb);
-    cr_assert_not_null(plan);
-    sp_plan_result r;
-    sp_plan_solve(plan, &r);
-    cJSON *res = sp_plan_result_json(plan, &r);
-    sp_plan_free(plan);
+    cJSON *res = sp_solve_json(&pb, NULL);
     sp_problem_free(&pb);
     cr_assert_not_null(res);
     return res;

@@ -27,32 +27,32 @@ enum {
 
 /* ------------------------------------------------------------ signals -- */
 
-/* The signal (SIGINT, SIGTERM) that asked the running solve to stop; the library polls
+/* The signal (SIGINT, SIGTERM, SIGALRM) that asked the running solve to stop; the library polls
  * it through sp_progress.stop. The command's own state, not the library's. */
 static volatile sig_atomic_t stop_signal;
 
+/* SIGINT, SIGTERM, and the alarm of --max-seconds (whose result then says that the time
+ * ran out). The first names the exit status; more of them change nothing: `timeout`
+ * signals the child and then its process group, and a batch system may repeat itself,
+ * and each of them expects the partial result. */
 static void on_stop_signal(int sig)
 {
-    /* the first names the exit status; more of them change nothing: `timeout` signals the
-     * child and then its process group, and a batch system may repeat itself, and each
-     * of them expects the partial result */
     if (!stop_signal) stop_signal = sig;
 }
 
-/* The alarm of --max-seconds: the solve stops as on a signal, and its result says that
- * the time ran out. */
-static void on_time_up(int sig)
-{
-    if (!stop_signal) stop_signal = sig;
-}
-
-static void start_clock(double seconds)
+static void catch_signal(int sig)
 {
     struct sigaction act;
     memset(&act, 0, sizeof act);
-    act.sa_handler = on_time_up;
+    act.sa_handler = on_stop_signal;
     sigemptyset(&act.sa_mask);
-    sigaction(SIGALRM, &act, NULL);
+    sigaction(sig, &act, NULL);
+}
+
+/* The alarm that stops the run after `seconds` of wall time. */
+static void start_clock(double seconds)
+{
+    catch_signal(SIGALRM);
     struct itimerval t = {.it_value = {.tv_sec = (time_t)seconds,
                                        .tv_usec = (suseconds_t)((seconds - floor(seconds)) * 1e6)}};
     if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
@@ -63,12 +63,8 @@ static void start_clock(double seconds)
  * stop the solve at its next check and have the partial result written. */
 static void catch_stop_signals(void)
 {
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_stop_signal;
-    sigemptyset(&act.sa_mask);
-    sigaction(SIGINT, &act, NULL);
-    sigaction(SIGTERM, &act, NULL);
+    catch_signal(SIGINT);
+    catch_signal(SIGTERM);
 }
 
 /* One line naming the file, the JSON path and what is wrong; exit 2, or 1 when what

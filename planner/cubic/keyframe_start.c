@@ -5,7 +5,6 @@
 
 #include "planner/cubic/sp_keyframe_start.h"
 #include "integrators/sp_band.h"
-#include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
 
 struct sp_start_curve {
@@ -113,14 +112,10 @@ static int solve_rates(sp_start_curve *c, const double *xiT)
     sp_band *band = sp_band_alloc(N, 2 * n - 1, 2 * n - 1);
     int ok = D && B && Nq && rhs && band;
     for (int i = 0; ok && i < K; ++i) {
-        double minus[SP_LIE_MAX_DIM], LU[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-        int piv[SP_LIE_MAX_DIM];
+        double minus[SP_LIE_MAX_DIM];
         for (int k = 0; k < n; ++k) minus[k] = -c->d[i * n + k];
         G->dexp(G, minus, D + (size_t)i * nn);
-        sp_vec_copy(nn, D + (size_t)i * nn, LU);
-        sp_mat_identity(n, B + (size_t)i * nn);
-        /* row k of B solves Dᵀ x = e_k: B = D⁻¹ */
-        ok = sp_linsolve(n, LU, B + (size_t)i * nn, n, piv, 1) == SP_OK;
+        G->dexp_inv(G, minus, B + (size_t)i * nn);
     }
     /* a prescribed end velocity replaces its knot's row */
     const int fixed0 = c->xi0_given, fixedK = xiT != NULL;
