@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/keyframe_reference.h"
 #include "lie/sp_linalg.h"
@@ -348,11 +349,13 @@ Test(keyframes, random_50_exact_keyframes_rest_to_rest_reach_the_lowest_cost, .t
 }
 
 /* scipy's RotationSpline through the start and the keyframes: ½∫|ω̇|², or −1 when
- * python3 with scipy is not there. */
+ * python3 with scipy is not there. Its output file is named by this process, as tests
+ * run side by side. */
 static double rotation_spline_cost(const cJSON *problem)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s > %s/rotation_spline.out", ROTATION_SPLINE, SP_TEST_TMP);
+    char cmd[1024], out[512];
+    snprintf(out, sizeof out, "%s/rotation_spline-%ld.out", SP_TEST_TMP, (long)getpid());
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s > %s", ROTATION_SPLINE, out);
     cJSON *in = cJSON_CreateObject();
     cJSON *t = cJSON_AddArrayToObject(in, "t"), *R = cJSON_AddArrayToObject(in, "R");
     cJSON_AddItemToArray(t, cJSON_CreateNumber(0.0));
@@ -379,9 +382,10 @@ static double rotation_spline_cost(const cJSON *problem)
     fputs(text, p);
     free(text);
     int rc = pclose(p);
-    if (rc != 0) return -1.0;
-    char out[512];
-    snprintf(out, sizeof out, "%s/rotation_spline.out", SP_TEST_TMP);
+    if (rc != 0) {
+        remove(out);
+        return -1.0;
+    }
     char *s = read_text(out);
     double v = atof(s);
     free(s);
