@@ -25,6 +25,7 @@ struct sp_hohp_rk {
     double C[SP_LIE_MAX_DIM][SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], S[SP_LIE_MAX_DIM][SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     /* one step's stages: state Y_i, slope K_i, the Horner values of Θ̇ (for tangents) */
     double Y[MAX_STAGES][MAX_Z], K[MAX_STAGES][MAX_Z];
+    double A[MAX_STAGES][SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]; /* ad_{−Θ} of each stage */
     double horner[MAX_STAGES][MAX_TERMS][SP_LIE_MAX_DIM];
     /* tangents: the columns' start, stage values and slopes, and end, count·4·dim each */
     double dy0[SP_HOHP_RK_MAX_TANGENTS * MAX_Z], dY[SP_HOHP_RK_MAX_TANGENTS * MAX_Z];
@@ -42,16 +43,6 @@ static void matrix_of(const sp_group *G, void (*op)(const sp_group *, const doub
         op(G, x, e, col);
         for (int r = 0; r < n; ++r) M[r * n + c] = col[r];
     }
-}
-
-/* M = Σ_k x_k B_k for the n matrices B (n x n): ad_x or ad*_x from the structure constants. */
-static void combine(int n, const double (*B)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], const double *x, double *M)
-{
-    const int nn = n * n;
-    for (int r = 0; r < nn; ++r) M[r] = 0.0;
-    for (int k = 0; k < n; ++k)
-        if (x[k] != 0.0)
-            for (int r = 0; r < nn; ++r) M[r] += x[k] * B[k][r];
 }
 
 sp_hohp_rk *sp_hohp_rk_alloc(const sp_group *G, const char *table)
@@ -84,25 +75,61 @@ void sp_hohp_rk_free(sp_hohp_rk *s) { free(s); }
 
 int sp_hohp_rk_order(const sp_hohp_rk *s) { return s->tab.order; }
 
-/* Layout of a stage vector y: [Θ | ξ | μ | π], n each (the tangent layout of sp_hohp.h). */
+/* Layout of a stage vector y: [Θ | ξ | μ | π], n each (the tangent layout of sp_hohp.h).
+ *
+ * The kernels below are written once for any algebra dimension n and instantiated with a
+ * constant n for so(3) and se(3) (sp_hohp_rk_step dispatches), so that their small loops
+ * unroll: a step is a few hundred multiply-adds and any call or loop overhead shows. */
 
-/* K = f(Y), keeping the Horner values of Θ̇ = Σ c_j ad_a^j ξ with a = −Θ:
- * v_{q} = c_q ξ, v_j = c_j ξ + ad_a v_{j+1}, Θ̇ = v_0. */
-static void slope(const sp_hohp_rk *s, const double *y, double *k, double (*horner)[SP_LIE_MAX_DIM])
+/* M = Σ_k x_k B_k for the n matrices B (n x n): ad_x or ad*_x from the structure constants. */
+static SP_ALWAYS_INLINE void combine(int n, const double (*B)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], const double *x,
+                                     double *restrict M)
 {
-    const sp_group *G = s->G;
-    const int n = s->n, q = s->terms - 1;
+    const int nn = n * n;
+    for (int r = 0; r < nn; ++r) M[r] = x[0] * B[0][r];
+    for (int k = 1; k < n; ++k)
+        for (int r = 0; r < nn; ++r) M[r] += x[k] * B[k][r];
+}
+
+/* y = M x (n x n). */
+static SP_ALWAYS_INLINE void mat_vec(int n, const double *restrict M, const double *restrict x, double *restrict y)
+{
+    for (int r = 0; r < n; ++r) {
+        double t = 0.0;
+        for (int c = 0; c < n; ++c) t += M[r * n + c] * x[c];
+        y[r] = t;
+    }
+}
+
+/* C = A B (n x n). */
+static SP_ALWAYS_INLINE void mat_mul(int n, const double *restrict A, const double *restrict B, double *restrict C)
+{
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
+            double t = 0.0;
+            for (int k = 0; k < n; ++k) t += A[r * n + k] * B[k * n + c];
+            C[r * n + c] = t;
+        }
+}
+
+/* K = f(Y), keeping ad_a (a = −Θ) and the Horner values of Θ̇ = Σ c_j ad_a^j ξ:
+ * v_q = c_q ξ, v_j = c_j ξ + ad_a v_{j+1}, Θ̇ = v_0. */
+static SP_ALWAYS_INLINE void slope(const sp_hohp_rk *s, int n, const double *restrict y, double *restrict k,
+                                   double *restrict A, double (*restrict horner)[SP_LIE_MAX_DIM])
+{
+    const int q = s->terms - 1;
     const double *theta = y, *xi = y + n, *mu = y + 2 * n, *pi = y + 3 * n;
-    double a[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+    double a[SP_LIE_MAX_DIM], M[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
     for (int r = 0; r < n; ++r) a[r] = -theta[r], horner[q][r] = s->coef[q] * xi[r];
+    combine(n, (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C, a, A);
     for (int j = q - 1; j >= 0; --j) {
-        G->ad(G, a, horner[j + 1], w);
+        double w[SP_LIE_MAX_DIM];
+        mat_vec(n, A, horner[j + 1], w);
         for (int r = 0; r < n; ++r) horner[j][r] = s->coef[j] * xi[r] + w[r];
     }
-    memcpy(k, horner[0], (size_t)n * sizeof *k);
-    memcpy(k + n, pi, (size_t)n * sizeof *k);
-    G->ad_star(G, xi, mu, k + 2 * n);
-    for (int r = 0; r < n; ++r) k[3 * n + r] = -mu[r];
+    combine(n, (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->S, xi, M); /* ad*_ξ */
+    for (int r = 0; r < n; ++r) k[r] = horner[0][r], k[n + r] = pi[r], k[3 * n + r] = -mu[r];
+    mat_vec(n, M, mu, k + 2 * n);
 }
 
 /* The blocks of f'(Y) that are not identities, once per stage (every tangent column
@@ -115,23 +142,20 @@ typedef struct stage_jacobian {
     double Mxi[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], Mmu[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
 } stage_jacobian;
 
-static void stage_jacobian_of(const sp_hohp_rk *s, const double *y, const double (*horner)[SP_LIE_MAX_DIM],
-                              stage_jacobian *J)
+static SP_ALWAYS_INLINE void stage_jacobian_of(const sp_hohp_rk *s, int n, const double *y, const double *A,
+                                               const double (*horner)[SP_LIE_MAX_DIM], stage_jacobian *J)
 {
-    const int n = s->n, q = s->terms - 1, nn = n * n;
-    const double(*C)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]) s->C;
-    const double(*S)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]) s->S;
-    double a[SP_LIE_MAX_DIM], A[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], V[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-    double T1[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], T2[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-    for (int r = 0; r < n; ++r) a[r] = -y[r];
-    combine(n, C, a, A);
-    memset(J->Da, 0, (size_t)nn * sizeof *J->Da);
-    memset(J->Dxi, 0, (size_t)nn * sizeof *J->Dxi);
+    const int q = s->terms - 1, nn = n * n;
+    const double(*C)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C;
+    const double(*S)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM] = (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->S;
+    double V[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], T1[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    double T2[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
+    for (int k = 0; k < nn; ++k) J->Da[k] = 0.0, J->Dxi[k] = 0.0;
     for (int r = 0; r < n; ++r) J->Dxi[r * n + r] = s->coef[q];
     for (int j = q - 1; j >= 0; --j) {
         combine(n, C, horner[j + 1], V);
-        sp_mat_mul(n, n, n, A, J->Dxi, T1);
-        sp_mat_mul(n, n, n, A, J->Da, T2);
+        mat_mul(n, A, J->Dxi, T1);
+        mat_mul(n, A, J->Da, T2);
         for (int k = 0; k < nn; ++k) J->Dxi[k] = T1[k], J->Da[k] = T2[k] - V[k];
         for (int r = 0; r < n; ++r) J->Dxi[r * n + r] += s->coef[j];
     }
@@ -139,14 +163,15 @@ static void stage_jacobian_of(const sp_hohp_rk *s, const double *y, const double
     const double *mu = y + 2 * n;
     for (int c = 0; c < n; ++c) {
         double col[SP_LIE_MAX_DIM];
-        sp_mat_vec(n, n, S[c], mu, col);
+        mat_vec(n, S[c], mu, col);
         for (int r = 0; r < n; ++r) J->Mxi[r * n + c] = col[r];
     }
     combine(n, S, y + n, J->Mmu);
 }
 
 /* dk = f'(Y) dy. */
-static void slope_tangent(int n, const stage_jacobian *J, const double *dy, double *dk)
+static SP_ALWAYS_INLINE void slope_tangent(int n, const stage_jacobian *restrict J, const double *restrict dy,
+                                           double *restrict dk)
 {
     const double *dtheta = dy, *dxi = dy + n, *dmu = dy + 2 * n, *dpi = dy + 3 * n;
     for (int r = 0; r < n; ++r) {
@@ -158,81 +183,91 @@ static void slope_tangent(int n, const stage_jacobian *J, const double *dy, doub
     }
 }
 
-sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_hohp_state *out, double *running,
-                          int count, double *dz)
+/* y += a x over len numbers. */
+static SP_ALWAYS_INLINE void axpy(int len, double a, const double *restrict x, double *restrict y)
+{
+    for (int r = 0; r < len; ++r) y[r] += a * x[r];
+}
+
+/* The tangent columns through the step whose stages are in s (see sp_hohp_rk_step). */
+static SP_ALWAYS_INLINE void tangents(sp_hohp_rk *s, int n, double h, const double *R, const double *y1, int count,
+                                      double *dz)
 {
     const sp_group *G = s->G;
     const sp_tableau_explicit *t = &s->tab;
-    const int n = s->n, nz = s->nz, S = t->stages;
-    double y0[MAX_Z], y1[MAX_Z];
-    memset(y0, 0, (size_t)n * sizeof *y0);
-    memcpy(y0 + n, in->xi, (size_t)n * sizeof *y0);
-    memcpy(y0 + 2 * n, in->nu, (size_t)n * sizeof *y0);
-    memcpy(y0 + 3 * n, in->p, (size_t)n * sizeof *y0);
-    double run = 0.0;
-    for (int i = 0; i < S; ++i) {
-        double *Y = s->Y[i];
-        memcpy(Y, y0, (size_t)nz * sizeof *Y);
-        for (int j = 0; j < i; ++j) {
-            const double a = h * t->A[i][j];
-            if (a != 0.0)
-                for (int r = 0; r < nz; ++r) Y[r] += a * s->K[j][r];
-        }
-        slope(s, Y, s->K[i], s->horner[i]);
-        run += t->b[i] * 0.5 * sp_vec_dot(n, Y + 3 * n, Y + 3 * n);
-    }
-    memcpy(y1, y0, sizeof y1);
+    const int nz = 4 * n, S = t->stages, len = count * nz;
+    /* the same table on the variational equations; Θ starts at 0 unperturbed */
+    double Rinv[SP_LIE_MAX_ELEM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], minus[SP_LIE_MAX_DIM];
+    G->inverse(G, R, Rinv);
+    for (int r = 0; r < n; ++r) minus[r] = -y1[r];
+    G->dexp(G, minus, D);
+    stage_jacobian J[MAX_STAGES];
     for (int i = 0; i < S; ++i)
-        if (t->b[i] != 0.0)
-            for (int r = 0; r < nz; ++r) y1[r] += h * t->b[i] * s->K[i][r];
+        stage_jacobian_of(s, n, s->Y[i], s->A[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], &J[i]);
+    /* all columns at once, stage by stage: the combinations run over count·nz numbers */
+    double *restrict dy0 = s->dy0, *restrict dY = s->dY, *restrict dy1 = s->dy1;
+    for (int c = 0; c < count; ++c) {
+        for (int r = 0; r < n; ++r) dy0[c * nz + r] = 0.0;
+        for (int r = n; r < nz; ++r) dy0[c * nz + r] = dz[(size_t)c * nz + r];
+    }
+    memcpy(dy1, dy0, (size_t)len * sizeof *dy1);
+    for (int i = 0; i < S; ++i) {
+        memcpy(dY, dy0, (size_t)len * sizeof *dY);
+        for (int j = 0; j < i; ++j)
+            if (t->A[i][j] != 0.0) axpy(len, h * t->A[i][j], s->dK[j], dY);
+        for (int c = 0; c < count; ++c) slope_tangent(n, &J[i], dY + c * nz, s->dK[i] + c * nz);
+        if (t->b[i] != 0.0) axpy(len, h * t->b[i], s->dK[i], dy1);
+    }
+    for (int c = 0; c < count; ++c) {
+        /* g0 exp(δθ0) exp(Θ + δΘ) = g1 exp(Ad_{R⁻¹} δθ0 + dexp_{−Θ} δΘ) to first order */
+        double *z = dz + (size_t)c * nz, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
+        G->Ad(G, Rinv, z, v);
+        mat_vec(n, D, dy1 + c * nz, w);
+        for (int r = 0; r < n; ++r) z[r] = v[r] + w[r];
+        memcpy(z + n, dy1 + c * nz + n, (size_t)(nz - n) * sizeof *z);
+    }
+}
+
+static SP_ALWAYS_INLINE sp_status step_n(sp_hohp_rk *s, int n, double h, const sp_hohp_state *in,
+                                         sp_hohp_state *out, double *running, int count, double *dz)
+{
+    const sp_group *G = s->G;
+    const sp_tableau_explicit *t = &s->tab;
+    const int nz = 4 * n, S = t->stages;
+    double y0[MAX_Z], y1[MAX_Z];
+    for (int r = 0; r < n; ++r) y0[r] = 0.0, y0[n + r] = in->xi[r], y0[2 * n + r] = in->nu[r], y0[3 * n + r] = in->p[r];
+    double run = 0.0;
+    for (int r = 0; r < nz; ++r) y1[r] = y0[r];
+    for (int i = 0; i < S; ++i) {
+        double *restrict Y = s->Y[i];
+        for (int r = 0; r < nz; ++r) Y[r] = y0[r];
+        for (int j = 0; j < i; ++j)
+            if (t->A[i][j] != 0.0) axpy(nz, h * t->A[i][j], s->K[j], Y);
+        slope(s, n, Y, s->K[i], s->A[i], s->horner[i]);
+        double pp = 0.0;
+        for (int r = 0; r < n; ++r) pp += Y[3 * n + r] * Y[3 * n + r];
+        run += t->b[i] * 0.5 * pp;
+        if (t->b[i] != 0.0) axpy(nz, h * t->b[i], s->K[i], y1);
+    }
     run *= h;
     if (!sp_vec_isfinite(nz, y1) || !isfinite(run)) return SP_ERR_NONFINITE;
 
     double R[SP_LIE_MAX_ELEM], g1[SP_LIE_MAX_ELEM];
     G->exp(G, y1, R);
     G->compose(G, in->g, R, g1);
-
-    if (count > 0) {
-        /* the same table on the variational equations; Θ starts at 0 unperturbed */
-        double Rinv[SP_LIE_MAX_ELEM], D[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM], minus[SP_LIE_MAX_DIM];
-        G->inverse(G, R, Rinv);
-        for (int r = 0; r < n; ++r) minus[r] = -y1[r];
-        G->dexp(G, minus, D);
-        stage_jacobian J[MAX_STAGES];
-        for (int i = 0; i < S; ++i) stage_jacobian_of(s, s->Y[i], (const double(*)[SP_LIE_MAX_DIM])s->horner[i], &J[i]);
-        /* all columns at once, stage by stage: the combinations run over count·nz numbers */
-        const int len = count * nz;
-        double *dy0 = s->dy0, *dY = s->dY, *dy1 = s->dy1;
-        for (int c = 0; c < count; ++c) {
-            memset(dy0 + c * nz, 0, (size_t)n * sizeof *dy0);
-            memcpy(dy0 + c * nz + n, dz + (size_t)c * nz + n, (size_t)(nz - n) * sizeof *dy0);
-        }
-        memcpy(dy1, dy0, (size_t)len * sizeof *dy1);
-        for (int i = 0; i < S; ++i) {
-            memcpy(dY, dy0, (size_t)len * sizeof *dY);
-            for (int j = 0; j < i; ++j) {
-                const double a = h * t->A[i][j], *dK = s->dK[j];
-                if (a != 0.0)
-                    for (int r = 0; r < len; ++r) dY[r] += a * dK[r];
-            }
-            for (int c = 0; c < count; ++c) slope_tangent(n, &J[i], dY + c * nz, s->dK[i] + c * nz);
-            const double b = h * t->b[i], *dK = s->dK[i];
-            if (b != 0.0)
-                for (int r = 0; r < len; ++r) dy1[r] += b * dK[r];
-        }
-        for (int c = 0; c < count; ++c) {
-            /* g0 exp(δθ0) exp(Θ + δΘ) = g1 exp(Ad_{R⁻¹} δθ0 + dexp_{−Θ} δΘ) to first order */
-            double *z = dz + (size_t)c * nz, v[SP_LIE_MAX_DIM], w[SP_LIE_MAX_DIM];
-            G->Ad(G, Rinv, z, v);
-            sp_mat_vec(n, n, D, dy1 + c * nz, w);
-            for (int r = 0; r < n; ++r) z[r] = v[r] + w[r];
-            memcpy(z + n, dy1 + c * nz + n, (size_t)(nz - n) * sizeof *z);
-        }
-    }
+    if (count > 0) tangents(s, n, h, R, y1, count, dz);
     memcpy(out->g, g1, (size_t)G->elem_size * sizeof *g1);
-    memcpy(out->xi, y1 + n, (size_t)n * sizeof *y1);
-    memcpy(out->nu, y1 + 2 * n, (size_t)n * sizeof *y1);
-    memcpy(out->p, y1 + 3 * n, (size_t)n * sizeof *y1);
+    for (int r = 0; r < n; ++r) out->xi[r] = y1[n + r], out->nu[r] = y1[2 * n + r], out->p[r] = y1[3 * n + r];
     if (running) *running = run;
     return SP_OK;
+}
+
+sp_status sp_hohp_rk_step(sp_hohp_rk *s, double h, const sp_hohp_state *in, sp_hohp_state *out, double *running,
+                          int count, double *dz)
+{
+    switch (s->n) {
+    case 3: return step_n(s, 3, h, in, out, running, count, dz);
+    case 6: return step_n(s, 6, h, in, out, running, count, dz);
+    default: return step_n(s, s->n, h, in, out, running, count, dz);
+    }
 }

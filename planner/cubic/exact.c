@@ -8,6 +8,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_exact.h"
 #include "planner/cubic/sp_keyframe_start.h"
+#include "planner/sp_parallel.h"
 
 #define MAXN SP_LIE_MAX_DIM
 #define MAXW (2 * SP_LIE_MAX_DIM)
@@ -33,7 +34,8 @@ typedef struct segment {
 typedef struct exact {
     const sp_problem *pb;
     const sp_group *G;
-    sp_hohp_rk *rk;
+    int workers;                       /* threads of a sweep (sp_parallel.h) */
+    sp_hohp_rk *rk[SP_PARALLEL_MAX];   /* a stepper (its scratch) per worker */
     int n, K;         /* algebra dim, keyframes (segments) */
     double *tk;       /* K+1 knot times */
     const double **R; /* K+1 knot elements (g0, the keyframes) */
@@ -42,6 +44,11 @@ typedef struct exact {
     /* residuals: per segment r_g (n) then r_w (2n) */
     double *r;
     double *mu_end; /* μ at the end of every segment (before the keyframe's jump) */
+    /* per segment, from the last sweep: running cost and largest scaled residual (summed
+     * in segment order afterwards, so the threads do not change a bit), and the work */
+    double *seg_run, *seg_worst;
+    int *cost;
+    size_t *first_node; /* K+1: the node index of every knot on the grid of a sweep */
     segment *seg;
     sp_band *band;
     double *rhs;
@@ -53,7 +60,8 @@ static const double *elem(const exact *e, int i) { return e->R[i]; }
 
 static void exact_free(exact *e)
 {
-    sp_hohp_rk_free(e->rk);
+    for (int w = 0; w < SP_PARALLEL_MAX; ++w) sp_hohp_rk_free(e->rk[w]);
+    free(e->seg_run), free(e->seg_worst), free(e->cost), free(e->first_node);
     free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->r);
     free(e->mu_end), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
 }
@@ -66,7 +74,13 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->n = e->G->dim;
     e->K = (int)pb->cubic.n_targets;
     const size_t K = (size_t)e->K, n = (size_t)e->n;
-    e->rk = sp_hohp_rk_alloc(e->G, pb->scheme->rk_table);
+    e->workers = sp_parallel_workers();
+    int steppers = 1;
+    for (int w = 0; w < e->workers; ++w) steppers &= (e->rk[w] = sp_hohp_rk_alloc(e->G, pb->scheme->rk_table)) != NULL;
+    e->seg_run = malloc(K * sizeof *e->seg_run);
+    e->seg_worst = malloc(K * sizeof *e->seg_worst);
+    e->cost = malloc(K * sizeof *e->cost);
+    e->first_node = malloc((K + 1) * sizeof *e->first_node);
     e->tk = malloc((K + 1) * sizeof *e->tk);
     e->R = malloc((K + 1) * sizeof *e->R);
     e->w = malloc((K + 1) * 2 * n * sizeof *e->w);
@@ -79,7 +93,7 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->dmu = malloc(K * n * sizeof *e->dmu);
     /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
     e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (!e->rk || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->mu_end || !e->seg || !e->rhs || !e->dw ||
+    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->mu_end || !e->seg || !e->rhs || !e->dw ||
         !e->dmu || !e->band) {
         exact_free(e);
         return SP_ERR_NOMEM;
@@ -143,86 +157,128 @@ static int invert(int n, double *A)
     return 0;
 }
 
+/* What a sweep's pieces share. */
+typedef struct sweep_job {
+    exact *e;
+    const int *steps;
+    const double *w, *mu;
+    int linearise;
+    sp_hohp_state *nodes;
+} sweep_job;
+
+/* Segment i of a sweep on the stepper `rk`: its residuals, running cost and largest scaled
+ * residual; with `linearise` also its blocks and band rows (rows of its own). */
+static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
+{
+    exact *e = job->e;
+    const sp_group *G = e->G;
+    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n, linearise = job->linearise;
+    const double *w = job->w;
+    sp_hohp_state z;
+    knot_state(e, w, job->mu, i, &z);
+    double dz[3 * MAXN * 4 * MAXN];
+    if (linearise) {
+        /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned) */
+        memset(dz, 0, (size_t)cols * nz * sizeof *dz);
+        for (int c = 0; c < n; ++c) {
+            dz[c * nz + n + c] = 1.0;               /* ξ */
+            dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
+            dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
+        }
+    }
+    const int steps = job->steps[i];
+    const double h = (e->tk[i + 1] - e->tk[i]) / steps;
+    double run = 0.0, worst = 0.0;
+    sp_hohp_state *node = job->nodes ? job->nodes + e->first_node[i] : NULL;
+    for (int k = 0; k < steps; ++k) {
+        if (node) *node++ = z;
+        double c;
+        sp_status st = sp_hohp_rk_step(rk, h, &z, &z, &c, linearise ? cols : 0, dz);
+        if (st != SP_OK) return st;
+        run += c;
+    }
+    memcpy(e->mu_end + (size_t)i * n, z.nu, (size_t)n * sizeof *z.nu);
+    double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
+    sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, NULL, linearise ? D : NULL);
+    if (st != SP_OK) return st;
+    const double *w1 = w + nw * (i + 1);
+    for (int k = 0; k < n; ++k) {
+        r[n + k] = z.xi[k] - w1[k];
+        r[2 * n + k] = z.p[k] - w1[n + k];
+        worst = fmax(worst, fabs(r[k]));
+        worst = fmax(worst, fabs(r[n + k]) / fmax(1.0, fabs(w1[k])));
+        worst = fmax(worst, fabs(r[2 * n + k]) / fmax(1.0, fabs(w1[n + k])));
+    }
+    e->seg_run[i] = run, e->seg_worst[i] = worst;
+    if (!linearise) return SP_OK;
+    segment *sg = &e->seg[i];
+    double A[MAXN * 3 * MAXN]; /* ∂r_g/∂(ξ, π, μ) = D · (δθ rows) */
+    for (int a = 0; a < n; ++a)
+        for (int c = 0; c < cols; ++c) {
+            double s = 0.0;
+            for (int q = 0; q < n; ++q) s += D[a * n + q] * dz[c * nz + q];
+            A[a * cols + c] = s;
+        }
+    for (int a = 0; a < n; ++a) {
+        for (int c = 0; c < nw; ++c) sg->Aw[a * nw + c] = A[a * cols + c];
+        for (int c = 0; c < n; ++c) sg->Ainv[a * n + c] = A[a * cols + nw + c];
+    }
+    if (invert(n, sg->Ainv) != 0) return SP_ERR_SINGULAR;
+    /* rows of (ξ, π) at the end: B_w, B_μ */
+    double Bw[MAXW * MAXW];
+    for (int a = 0; a < nw; ++a) {
+        const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
+        for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
+        for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
+    }
+    /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
+    double Y[MAXN * MAXW];
+    sp_mat_mul(n, n, nw, sg->Ainv, sg->Aw, Y);
+    const int row = n + nw * i;
+    for (int a = 0; a < nw; ++a) {
+        for (int c = 0; c < nw; ++c) {
+            double s = Bw[a * nw + c];
+            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * Y[q * nw + c];
+            sp_band_add(e->band, row + a, nw * i + c, -s);
+        }
+        sp_band_add(e->band, row + a, nw * (i + 1) + a, 1.0);
+    }
+    return SP_OK;
+}
+
+static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
+{
+    const sweep_job *job = ctx;
+    for (int i = begin; i < end; ++i) {
+        sp_status st = sweep_segment(job, i, job->e->rk[worker]);
+        if (st != SP_OK) return st;
+    }
+    return SP_OK;
+}
+
+/* The segments' work for sp_parallel_run: a step carrying tangents costs about five. */
+static const int *segment_cost(exact *e, const int *steps, int linearise)
+{
+    for (int i = 0; i < e->K; ++i) e->cost[i] = steps[i] * (linearise ? 5 : 1);
+    return e->cost;
+}
+
 /* One sweep over every segment from (w, μ) on `steps`: the residuals r, the largest scaled
  * one, the running cost; with `linearise` also the condensed band (unfactored) and the
  * segments' blocks. `nodes` (optional) receives the state at every grid node. */
 static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
                        double *running, sp_hohp_state *nodes)
 {
-    const sp_group *G = e->G;
-    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n;
-    double worst = 0.0, run = 0.0;
+    const int n = e->n, nw = 2 * n;
     if (linearise) sp_band_zero(e->band);
-    int node = 0;
-    for (int i = 0; i < e->K; ++i) {
-        sp_hohp_state z;
-        knot_state(e, w, mu, i, &z);
-        double dz[3 * MAXN * 4 * MAXN];
-        if (linearise) {
-            /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned) */
-            memset(dz, 0, (size_t)cols * nz * sizeof *dz);
-            for (int c = 0; c < n; ++c) {
-                dz[c * nz + n + c] = 1.0;               /* ξ */
-                dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
-                dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
-            }
-        }
-        const double h = (e->tk[i + 1] - e->tk[i]) / steps[i];
-        for (int k = 0; k < steps[i]; ++k) {
-            if (nodes) nodes[node++] = z;
-            double c;
-            sp_status st = sp_hohp_rk_step(e->rk, h, &z, &z, &c, linearise ? cols : 0, dz);
-            if (st != SP_OK) return st;
-            run += c;
-        }
-        memcpy(e->mu_end + (size_t)i * n, z.nu, (size_t)n * sizeof *z.nu);
-        double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
-        sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, NULL, linearise ? D : NULL);
-        if (st != SP_OK) return st;
-        const double *w1 = w + nw * (i + 1);
-        for (int k = 0; k < n; ++k) {
-            r[n + k] = z.xi[k] - w1[k];
-            r[2 * n + k] = z.p[k] - w1[n + k];
-            worst = fmax(worst, fabs(r[k]));
-            worst = fmax(worst, fabs(r[n + k]) / fmax(1.0, fabs(w1[k])));
-            worst = fmax(worst, fabs(r[2 * n + k]) / fmax(1.0, fabs(w1[n + k])));
-        }
-        if (linearise) {
-            segment *sg = &e->seg[i];
-            double A[MAXN * 3 * MAXN]; /* ∂r_g/∂(ξ, π, μ) = D · (δθ rows) */
-            for (int a = 0; a < n; ++a)
-                for (int c = 0; c < cols; ++c) {
-                    double s = 0.0;
-                    for (int q = 0; q < n; ++q) s += D[a * n + q] * dz[c * nz + q];
-                    A[a * cols + c] = s;
-                }
-            for (int a = 0; a < n; ++a) {
-                for (int c = 0; c < nw; ++c) sg->Aw[a * nw + c] = A[a * cols + c];
-                for (int c = 0; c < n; ++c) sg->Ainv[a * n + c] = A[a * cols + nw + c];
-            }
-            if (invert(n, sg->Ainv) != 0) return SP_ERR_SINGULAR;
-            /* rows of (ξ, π) at the end: B_w, B_μ */
-            double Bw[MAXW * MAXW];
-            for (int a = 0; a < nw; ++a) {
-                const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
-                for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
-                for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
-            }
-            /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
-            double Y[MAXN * MAXW];
-            sp_mat_mul(n, n, nw, sg->Ainv, sg->Aw, Y);
-            const int row = n + nw * i;
-            for (int a = 0; a < nw; ++a) {
-                for (int c = 0; c < nw; ++c) {
-                    double s = Bw[a * nw + c];
-                    for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * Y[q * nw + c];
-                    sp_band_add(e->band, row + a, nw * i + c, -s);
-                }
-                sp_band_add(e->band, row + a, nw * (i + 1) + a, 1.0);
-            }
-        }
-    }
-    if (nodes) knot_state(e, w, NULL, e->K, &nodes[node]);
+    e->first_node[0] = 0;
+    for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)steps[i];
+    sweep_job job = {.e = e, .steps = steps, .w = w, .mu = mu, .linearise = linearise, .nodes = nodes};
+    sp_status st = sp_parallel_run(e->workers, e->K, segment_cost(e, steps, linearise), sweep_piece, &job);
+    if (st != SP_OK) return st;
+    double worst = 0.0, run = 0.0;
+    for (int i = 0; i < e->K; ++i) run += e->seg_run[i], worst = fmax(worst, e->seg_worst[i]);
+    if (nodes) knot_state(e, w, NULL, e->K, &nodes[e->first_node[e->K]]);
     /* the start and end rows */
     const sp_problem *pb = e->pb;
     for (int k = 0; k < n; ++k) {
@@ -328,6 +384,45 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
     return st;
 }
 
+/* What the pieces of a distance share. */
+typedef struct distance_job {
+    exact *e;
+    const int *coarse;
+    const double *wc, *muc;
+    const sp_hohp_state *fine_nodes;
+    double *dist;
+} distance_job;
+
+static sp_status distance_piece(void *ctx, int begin, int end, int worker)
+{
+    const distance_job *job = ctx;
+    exact *e = job->e;
+    sp_hohp_rk *rk = e->rk[worker];
+    for (int i = begin; i < end; ++i) {
+        sp_hohp_state zc, zh;
+        knot_state(e, job->wc, job->muc, i, &zc);
+        const int steps = job->coarse[i];
+        const double hc = (e->tk[i + 1] - e->tk[i]) / steps;
+        const sp_hohp_state *fine = job->fine_nodes + 2 * e->first_node[i];
+        double d = 0.0;
+        for (int j = 0; j < steps; ++j) {
+            for (int half = 1; half >= 0; --half) {
+                if (!half && j + 1 == steps) break; /* the next knot */
+                sp_status st = half ? sp_hohp_rk_step(rk, hc / 2, &zc, &zh, NULL, 0, NULL)
+                                    : sp_hohp_rk_step(rk, hc, &zc, &zc, NULL, 0, NULL);
+                double r[MAXN];
+                if (st == SP_OK)
+                    st = sp_group_log_mismatch(e->G, half ? zh.g : zc.g, fine[2 * (size_t)j + (half ? 1 : 2)].g, r,
+                                               NULL, NULL);
+                if (st != SP_OK) return st;
+                d = fmax(d, sp_vec_norm(e->n, r));
+            }
+        }
+        job->dist[i] = d;
+    }
+    return SP_OK;
+}
+
 /* The distance between the curves of (wc, μc) on `coarse` and the solution on `fine` (twice
  * as many steps; its nodes `fine_nodes` from its last sweep) at the finer grid's nodes, per
  * segment: the coarser curve stepped there (by half its step at the midpoints). Its knots
@@ -335,29 +430,10 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
 static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
                           const sp_hohp_state *fine_nodes, double *dist)
 {
-    const sp_group *G = e->G;
-    size_t base = 0;
-    for (int i = 0; i < e->K; ++i) {
-        sp_hohp_state zc, zh;
-        knot_state(e, wc, muc, i, &zc);
-        const double hc = (e->tk[i + 1] - e->tk[i]) / coarse[i];
-        dist[i] = 0.0;
-        for (int j = 0; j < coarse[i]; ++j) {
-            for (int half = 1; half >= 0; --half) {
-                if (!half && j + 1 == coarse[i]) break; /* the next knot */
-                sp_status st = half ? sp_hohp_rk_step(e->rk, hc / 2, &zc, &zh, NULL, 0, NULL)
-                                    : sp_hohp_rk_step(e->rk, hc, &zc, &zc, NULL, 0, NULL);
-                double r[MAXN];
-                if (st == SP_OK)
-                    st = sp_group_log_mismatch(G, half ? zh.g : zc.g,
-                                               fine_nodes[base + 2 * (size_t)j + (half ? 1 : 2)].g, r, NULL, NULL);
-                if (st != SP_OK) return st;
-                dist[i] = fmax(dist[i], sp_vec_norm(e->n, r));
-            }
-        }
-        base += 2 * (size_t)coarse[i];
-    }
-    return SP_OK;
+    e->first_node[0] = 0;
+    for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
+    distance_job job = {.e = e, .coarse = coarse, .wc = wc, .muc = muc, .fine_nodes = fine_nodes, .dist = dist};
+    return sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
 }
 
 /* The solution in the caller's terms: the knot states, the jumps of μ, the grid. */

@@ -6,6 +6,7 @@
 #include "planner/sp_clock.h"
 #include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_keyframe_start.h"
+#include "planner/sp_parallel.h"
 #include "integrators/sp_band.h"
 #include "integrators/sp_hohp_rk.h"
 #include "planner/cubic/sp_multiple_shooting.h"
@@ -18,8 +19,11 @@ struct sp_ms {
     const sp_problem *pb;
     sp_cubic_spline cubic; /* the problem's, with the σ of this object */
     const sp_group *G;
-    sp_hohp *stepper; /* the θ-family, or */
-    sp_hohp_rk *rk;   /* the RKMK scheme of the continuous equations */
+    int workers;                          /* threads of a sweep (sp_parallel.h), each with */
+    sp_hohp *stepper[SP_PARALLEL_MAX];    /* a stepper of the θ-family, or */
+    sp_hohp_rk *rk[SP_PARALLEL_MAX];      /* of the RKMK scheme of the continuous equations */
+    double *block_run;                    /* per block: running cost of the last sweep */
+    int *block_cost;                      /* per block: its steps (for sp_parallel_run) */
     int n, nz, N, M; /* algebra dim, 4n, steps, blocks */
     int exact, nc;   /* σ = 0; rows of one interpolation condition (3, or 2 on the sphere) */
     sp_plan_grid grid;
@@ -130,13 +134,14 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
                           .theta = pb->scheme->theta,
                           .solver = pb->solver,
                           .solve = {.tol = pb->solver_tol, .max_iter = 50}};
-    if (pb->scheme->rk_table)
-        ms->rk = sp_hohp_rk_alloc(ms->G, pb->scheme->rk_table);
-    else
-        ms->stepper = sp_hohp_alloc(&cfg);
+    ms->workers = sp_parallel_workers();
+    int steppers = 1;
+    for (int w = 0; w < ms->workers; ++w)
+        steppers &= pb->scheme->rk_table ? (ms->rk[w] = sp_hohp_rk_alloc(ms->G, pb->scheme->rk_table)) != NULL
+                                         : (ms->stepper[w] = sp_hohp_alloc(&cfg)) != NULL;
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if ((!ms->stepper && !ms->rk) || !ms->off_lam ||
+    if (!steppers || !ms->off_lam ||
         (segment_steps ? sp_plan_grid_init_segments(&ms->grid, &ms->cubic, pb->T, segment_steps)
                        : sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N)) != SP_OK)
         goto fail;
@@ -154,6 +159,10 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
         k0 = k1;
     }
     ms->M = M;
+    ms->block_run = malloc((size_t)M * sizeof *ms->block_run);
+    ms->block_cost = malloc((size_t)M * sizeof *ms->block_cost);
+    if (!ms->block_run || !ms->block_cost) goto fail;
+    for (int j = 0; j < M; ++j) ms->block_cost[j] = ms->kb[j + 1] - ms->kb[j];
     ms->off_s = malloc((size_t)M * sizeof *ms->off_s);
     ms->S = calloc((size_t)M, sizeof *ms->S);
     ms->S_trial = calloc((size_t)M, sizeof *ms->S_trial);
@@ -192,8 +201,8 @@ fail:
 void sp_ms_free(sp_ms *ms)
 {
     if (!ms) return;
-    sp_hohp_free(ms->stepper);
-    sp_hohp_rk_free(ms->rk);
+    for (int w = 0; w < SP_PARALLEL_MAX; ++w) sp_hohp_free(ms->stepper[w]), sp_hohp_rk_free(ms->rk[w]);
+    free(ms->block_run), free(ms->block_cost);
     sp_plan_grid_free(&ms->grid), free(ms->off_lam), free(ms->kb);
     free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
     free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
@@ -318,42 +327,67 @@ static void change_columns(int nz, double *Jj, const double *T)
 
 /* One step of the plan's scheme in place, with its running cost and, when J is not NULL,
  * the nz tangent columns of J carried along. */
-static sp_status step(sp_ms *ms, double h, sp_hohp_state *z, double *running, double *J)
+static sp_status step(sp_ms *ms, int worker, double h, sp_hohp_state *z, double *running, double *J)
 {
-    if (ms->rk) return sp_hohp_rk_step(ms->rk, h, z, z, running, J ? ms->nz : 0, J);
+    if (ms->rk[worker]) return sp_hohp_rk_step(ms->rk[worker], h, z, z, running, J ? ms->nz : 0, J);
+    sp_hohp *stepper = ms->stepper[worker];
     sp_hohp_interval iv;
-    sp_status st = sp_hohp_step(ms->stepper, h, z, z, &iv);
-    if (st == SP_OK && J) st = sp_hohp_tangent(ms->stepper, &iv, ms->nz, J);
+    sp_status st = sp_hohp_step(stepper, h, z, z, &iv);
+    if (st == SP_OK && J) st = sp_hohp_tangent(stepper, &iv, ms->nz, J);
     *running = 0.5 * h * sp_vec_dot(ms->n, iv.pi, iv.pi);
     return st;
 }
 
-/* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
-static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
+/* What the pieces of a sweep share. */
+typedef struct sweep_job {
+    sp_ms *ms;
+    const sp_hohp_state *S;
+    sp_hohp_state *E;
+    double *J;
+    sp_hohp_state *nodes; /* or every node instead of E and J (sp_ms_nodes) */
+} sweep_job;
+
+static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
 {
+    const sweep_job *job = ctx;
+    sp_ms *ms = job->ms;
     const int nz = ms->nz;
-    const double t0 = sp_clock_seconds();
-    double run = 0.0;
-    for (int j = 0; j < ms->M; ++j) {
-        sp_hohp_state z = S[j];
-        double *Jj = J ? J + (size_t)j * nz * nz : NULL;
+    for (int j = begin; j < end; ++j) {
+        sp_hohp_state z = job->S[j];
+        double *Jj = job->J ? job->J + (size_t)j * nz * nz : NULL;
         if (Jj) {
             memset(Jj, 0, (size_t)nz * nz * sizeof *Jj);
             for (int c = 0; c < nz; ++c) Jj[c * nz + c] = 1.0;
         }
+        double run = 0.0;
         for (int k = ms->kb[j]; k < ms->kb[j + 1]; ++k) {
+            if (job->nodes) job->nodes[k] = z;
+            if (!job->E && k + 1 == ms->kb[j + 1]) break; /* the next block's first node */
             double c;
-            sp_status st = step(ms, ms->grid.h[k], &z, &c, Jj);
+            sp_status st = step(ms, worker, ms->grid.h[k], &z, &c, Jj);
             if (st != SP_OK) return st;
             run += c;
         }
         if (Jj) {
             double T[NZ_MAX * NZ_MAX];
-            frame_change(ms, &S[j], T);
+            frame_change(ms, &job->S[j], T);
             change_columns(nz, Jj, T);
         }
-        E[j] = z;
+        if (job->E) job->E[j] = z;
+        ms->block_run[j] = run;
     }
+    return SP_OK;
+}
+
+/* Integrates every block from S (and its tangents when J is not NULL) into E, J. */
+static sp_status sweep(sp_ms *ms, const sp_hohp_state *S, sp_hohp_state *E, double *J, double *running)
+{
+    const double t0 = sp_clock_seconds();
+    sweep_job job = {.ms = ms, .S = S, .E = E, .J = J};
+    sp_status st = sp_parallel_run(ms->workers, ms->M, ms->block_cost, sweep_piece, &job);
+    if (st != SP_OK) return st;
+    double run = 0.0;
+    for (int j = 0; j < ms->M; ++j) run += ms->block_run[j];
     ms->stats.evaluations++;
     if (J)
         ms->stats.linearised++, ms->stats.linearised_seconds += sp_clock_seconds() - t0;
@@ -891,7 +925,7 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
         for (int k = ms->kb[j]; k <= k_end; ++k) {
             if (k > ms->kb[j]) {
                 double c;
-                sp_status st = step(ms, ms->grid.h[k - 1], &z, &c, NULL);
+                sp_status st = step(ms, 0, ms->grid.h[k - 1], &z, &c, NULL);
                 if (st != SP_OK) {
                     out->count = row;
                     return st;
@@ -936,16 +970,9 @@ sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out)
 
 sp_status sp_ms_nodes(sp_ms *ms, sp_hohp_state *nodes)
 {
-    for (int j = 0; j < ms->M; ++j) {
-        sp_hohp_state z = ms->S[j];
-        nodes[ms->kb[j]] = z;
-        for (int k = ms->kb[j]; k + 1 < ms->kb[j + 1]; ++k) {
-            double c;
-            sp_status st = step(ms, ms->grid.h[k], &z, &c, NULL);
-            if (st != SP_OK) return st;
-            nodes[k + 1] = z;
-        }
-    }
+    sweep_job job = {.ms = ms, .S = ms->S, .nodes = nodes};
+    sp_status st = sp_parallel_run(ms->workers, ms->M, ms->block_cost, sweep_piece, &job);
+    if (st != SP_OK) return st;
     /* the end, after its kick */
     sp_hohp_state e = ms->E[ms->M - 1];
     const int i = ms->grid.target_at[ms->N];
