@@ -1,5 +1,5 @@
-/* Banded LU through LAPACK (see sp_band.h). */
-#include <lapacke.h>
+/* Banded LU with partial pivoting (see sp_band.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 struct sp_band {
     int n, kl, ku, ldab;
     double *ab; /* column-major, ldab = 2kl + ku + 1 rows: kl extra rows hold the LU's fill */
-    lapack_int *piv;
+    int *piv; /* row interchanged with row j at step j */
 };
 
 sp_band *sp_band_alloc(int n, int kl, int ku)
@@ -54,18 +54,70 @@ double sp_band_get(const sp_band *b, int r, int c)
     return b->ab[(size_t)c * b->ldab + (size_t)(b->kl + b->ku + r - c)];
 }
 
+/* The entry A(i, j) in the band layout (valid for −kl − ku ≤ i − j ≤ kl, the top kl rows
+ * holding the fill of U). */
+static double *entry(const sp_band *b, int i, int j) { return b->ab + (size_t)j * b->ldab + (b->kl + b->ku + i - j); }
+
+/* LAPACK's unblocked band LU (dgbtf2) written out: the bands here are a few dozen wide at
+ * most, where calling BLAS once per column costs more than the arithmetic. Same pivots,
+ * same operations, in the same order. */
 sp_status sp_band_factor(sp_band *b)
 {
-    lapack_int info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, b->n, b->n, b->kl, b->ku, b->ab, b->ldab, b->piv);
-    return info == 0 ? SP_OK : info > 0 ? SP_ERR_SINGULAR : SP_ERR_INVALID;
+    const int n = b->n, kl = b->kl, ku = b->ku, kv = kl + ku;
+    /* the fill rows above the super-diagonals start at zero */
+    for (int j = ku + 1; j < n && j < kv; ++j)
+        for (int r = kv - j; r < kl; ++r) b->ab[(size_t)j * b->ldab + r] = 0.0;
+    int ju = 0; /* the last column the row interchanges so far reach */
+    for (int j = 0; j < n; ++j) {
+        if (j + kv < n)
+            for (int r = 0; r < kl; ++r) b->ab[(size_t)(j + kv) * b->ldab + r] = 0.0;
+        const int km = kl < n - 1 - j ? kl : n - 1 - j;
+        double *col = entry(b, j, j); /* A(j .. j + km, j) */
+        int p = 0;
+        for (int i = 1; i <= km; ++i)
+            if (fabs(col[i]) > fabs(col[p])) p = i;
+        b->piv[j] = j + p;
+        if (col[p] == 0.0) return SP_ERR_SINGULAR;
+        const int reach = j + ku + p < n - 1 ? j + ku + p : n - 1;
+        if (reach > ju) ju = reach;
+        if (p != 0)
+            for (int c = j; c <= ju; ++c) {
+                double *x = entry(b, j, c), *y = entry(b, j + p, c), t = *x;
+                *x = *y, *y = t;
+            }
+        const double inv = 1.0 / col[0];
+        for (int i = 1; i <= km; ++i) col[i] *= inv;
+        for (int c = j + 1; c <= ju; ++c) {
+            const double u = *entry(b, j, c);
+            if (u == 0.0) continue;
+            double *target = entry(b, j + 1, c);
+            for (int i = 1; i <= km; ++i) target[i - 1] -= col[i] * u;
+        }
+    }
+    return SP_OK;
 }
 
 sp_status sp_band_solve(const sp_band *b, double *x)
 {
-    lapack_int info =
-        LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', b->n, b->kl, b->ku, 1, b->ab, b->ldab, b->piv, x, b->n);
-    if (info != 0) return SP_ERR_INVALID;
-    for (int k = 0; k < b->n; ++k)
+    const int n = b->n, kl = b->kl, kv = b->kl + b->ku;
+    /* L, with the row interchanges in the order they were made */
+    for (int j = 0; j + 1 < n && kl > 0; ++j) {
+        const int lm = kl < n - 1 - j ? kl : n - 1 - j, l = b->piv[j];
+        if (l != j) {
+            const double t = x[l];
+            x[l] = x[j], x[j] = t;
+        }
+        const double xj = x[j], *col = entry(b, j, j);
+        for (int i = 1; i <= lm; ++i) x[j + i] -= xj * col[i];
+    }
+    /* U, of kl + ku super-diagonals, column by column from the last */
+    for (int j = n - 1; j >= 0; --j) {
+        if (x[j] == 0.0) continue;
+        x[j] /= *entry(b, j, j);
+        const double xj = x[j];
+        for (int i = j - 1; i >= 0 && i >= j - kv; --i) x[i] -= xj * *entry(b, i, j);
+    }
+    for (int k = 0; k < n; ++k)
         if (!(x[k] - x[k] == 0.0)) return SP_ERR_NONFINITE;
     return SP_OK;
 }

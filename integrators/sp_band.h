@@ -1,7 +1,8 @@
 /* Banded linear systems: a square matrix with kl sub- and ku super-diagonals, stored
- * in LAPACK's band layout, factored by LU with partial pivoting (dgbtrf) in O(n·kl·(kl +
- * ku)) and solved by dgbtrs. Newton's method on multiple-shooting systems, where every
- * condition couples neighbouring blocks only, uses it. */
+ * in LAPACK's band layout, factored by LU with partial pivoting in O(n·kl·(kl + ku)) (the
+ * algorithm of LAPACK's dgbtf2, written out for narrow bands) and solved in O(n·(2kl +
+ * ku)). Newton's method on multiple-shooting systems, where every condition couples
+ * neighbouring blocks only, uses it. */
 #ifndef SP_BAND_H
 #define SP_BAND_H
 
