@@ -117,14 +117,14 @@ static int solve_rates(sp_start_curve *c, const double *xiT)
         G->dexp(G, minus, D + (size_t)i * nn);
         G->dexp_inv(G, minus, B + (size_t)i * nn);
     }
-    /* a prescribed end velocity replaces its knot's row */
+    /* a prescribed end velocity replaces its knot's row; the matrix does not change
+     * between rounds (only N, on the right, does): it is factored once */
     const int fixed0 = c->xi0_given, fixedK = xiT != NULL;
-    for (int iter = 0; ok && iter < 30; ++iter) {
+    if (ok) {
         sp_band_zero(band);
-        for (int k = 0; k < N; ++k) rhs[k] = 0.0;
         for (int r = 0; r < n; ++r) {
-            if (fixed0) sp_band_add(band, r, r, 1.0), rhs[r] = c->xi0[r];
-            if (fixedK) sp_band_add(band, K * n + r, K * n + r, 1.0), rhs[K * n + r] = xiT[r];
+            if (fixed0) sp_band_add(band, r, r, 1.0);
+            if (fixedK) sp_band_add(band, K * n + r, K * n + r, 1.0);
         }
         /* segment i adds to the rows of knots i (its right side) and i+1 (its left) */
         for (int i = 0; i < K; ++i) {
@@ -136,16 +136,30 @@ static int solve_rates(sp_start_curve *c, const double *xiT)
                 if (right) {
                     sp_band_add(band, ri, ri, 4.0 / h);
                     for (int q = 0; q < n; ++q) sp_band_add(band, ri, (i + 1) * n + q, 2.0 / h * Bi[r * n + q]);
-                    rhs[ri] += 6.0 * c->d[i * n + r] / (h * h);
                 }
                 if (left) {
                     sp_band_add(band, rj, rj, 4.0 / h);
                     for (int q = 0; q < n; ++q) sp_band_add(band, rj, i * n + q, 2.0 / h * Di[r * n + q]);
-                    rhs[rj] += 6.0 * c->d[i * n + r] / (h * h) - Nq[i * n + r];
                 }
             }
         }
-        ok = sp_band_factor(band) == SP_OK && sp_band_solve(band, rhs) == SP_OK && sp_vec_isfinite(N, rhs);
+        ok = sp_band_factor(band) == SP_OK;
+    }
+    for (int iter = 0; ok && iter < 30; ++iter) {
+        for (int k = 0; k < N; ++k) rhs[k] = 0.0;
+        for (int r = 0; r < n; ++r) {
+            if (fixed0) rhs[r] = c->xi0[r];
+            if (fixedK) rhs[K * n + r] = xiT[r];
+        }
+        for (int i = 0; i < K; ++i) {
+            const double h = c->tk[i + 1] - c->tk[i];
+            const int right = !(i == 0 && fixed0), left = !(i + 1 == K && fixedK);
+            for (int r = 0; r < n; ++r) {
+                if (right) rhs[i * n + r] += 6.0 * c->d[i * n + r] / (h * h);
+                if (left) rhs[(i + 1) * n + r] += 6.0 * c->d[i * n + r] / (h * h) - Nq[i * n + r];
+            }
+        }
+        ok = sp_band_solve(band, rhs) == SP_OK && sp_vec_isfinite(N, rhs);
         if (!ok) break;
         double change = iter == 0 ? HUGE_VAL : 0.0;
         for (int k = 0; iter > 0 && k < N; ++k) change = fmax(change, fabs(rhs[k] - c->w[k]) / (1.0 + fabs(rhs[k])));
