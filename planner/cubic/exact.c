@@ -43,7 +43,7 @@ typedef struct exact {
     double *w, *mu;
     /* residuals: per segment r_g (n) then r_w (2n) */
     double *r;
-    double *mu_end; /* μ at the end of every segment (before the keyframe's jump) */
+    sp_hohp_state *ends; /* every segment's end state (μ before the keyframe's jump) */
     /* per segment, from the last sweep: running cost and largest scaled residual (summed
      * in segment order afterwards, so the threads do not change a bit), and the work */
     double *seg_run, *seg_worst;
@@ -63,7 +63,7 @@ static void exact_free(exact *e)
     for (int w = 0; w < SP_PARALLEL_MAX; ++w) sp_hohp_rk_free(e->rk[w]);
     free(e->seg_run), free(e->seg_worst), free(e->cost), free(e->first_node);
     free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->r);
-    free(e->mu_end), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
+    free(e->ends), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
 }
 
 static sp_status exact_init(exact *e, const sp_problem *pb)
@@ -87,13 +87,13 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->mu = malloc(K * n * sizeof *e->mu);
     e->r = malloc(K * 3 * n * sizeof *e->r);
     e->seg = malloc(K * sizeof *e->seg);
-    e->mu_end = malloc(K * n * sizeof *e->mu_end);
+    e->ends = malloc(K * sizeof *e->ends);
     e->rhs = malloc((K + 1) * 2 * n * sizeof *e->rhs);
     e->dw = malloc((K + 1) * 2 * n * sizeof *e->dw);
     e->dmu = malloc(K * n * sizeof *e->dmu);
     /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
     e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->mu_end || !e->seg || !e->rhs || !e->dw ||
+    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->ends || !e->seg || !e->rhs || !e->dw ||
         !e->dmu || !e->band) {
         exact_free(e);
         return SP_ERR_NOMEM;
@@ -197,7 +197,7 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
         if (st != SP_OK) return st;
         run += c;
     }
-    memcpy(e->mu_end + (size_t)i * n, z.nu, (size_t)n * sizeof *z.nu);
+    e->ends[i] = z;
     double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
     sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, NULL, linearise ? D : NULL);
     if (st != SP_OK) return st;
@@ -443,13 +443,17 @@ static sp_status export_solution(const exact *e, const int *steps, double residu
     out->knots = malloc(((size_t)K + 1) * sizeof *out->knots);
     out->kicks = malloc((size_t)K * n * sizeof *out->kicks);
     out->segment_steps = malloc((size_t)K * sizeof *out->segment_steps);
-    if (!out->knots || !out->kicks || !out->segment_steps) return SP_ERR_NOMEM;
-    /* μ_end is that of the last sweep, which was at this solution on these steps */
+    out->ends = malloc((size_t)K * sizeof *out->ends);
+    out->segment_running = malloc((size_t)K * sizeof *out->segment_running);
+    if (!out->knots || !out->kicks || !out->segment_steps || !out->ends || !out->segment_running) return SP_ERR_NOMEM;
+    /* the ends are those of the last sweep, which was at this solution on these steps */
+    memcpy(out->ends, e->ends, (size_t)K * sizeof *out->ends);
+    memcpy(out->segment_running, e->seg_run, (size_t)K * sizeof *out->segment_running);
     for (int i = 0; i <= K; ++i) knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
     for (int i = 0; i < K; ++i)
         for (int k = 0; k < n; ++k)
             out->kicks[(size_t)i * n + k] =
-                (i + 1 < K ? e->mu[(size_t)(i + 1) * n + k] : 0.0) - e->mu_end[(size_t)i * n + k];
+                (i + 1 < K ? e->mu[(size_t)(i + 1) * n + k] : 0.0) - e->ends[i].nu[k];
     memcpy(out->segment_steps, steps, (size_t)K * sizeof *steps);
     out->residual = residual;
     return SP_OK;
@@ -522,6 +526,6 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
 void sp_exact_solution_free(sp_exact_solution *s)
 {
     if (!s) return;
-    free(s->segment_steps), free(s->knots), free(s->kicks), free(s->nodes);
+    free(s->segment_steps), free(s->knots), free(s->kicks), free(s->nodes), free(s->ends), free(s->segment_running);
     memset(s, 0, sizeof *s);
 }

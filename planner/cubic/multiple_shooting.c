@@ -49,6 +49,7 @@ struct sp_ms {
     int max_iterations; /* Newton iterations allowed (the problem's unless capped) */
     int kept_factors;   /* the band holds factors taken from another object (sp_ms_take_factors) */
     int band_factored;  /* the band holds LU factors (else J or nothing) */
+    int ends_given;     /* E and block_run hold the sweep from S (sp_ms_set_ends) */
     sp_ms_stats stats;
 };
 
@@ -245,6 +246,17 @@ const int *sp_ms_block_nodes(const sp_ms *ms, int *count)
 }
 
 void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S) { memcpy(ms->S, S, (size_t)ms->M * sizeof *ms->S); }
+
+int sp_ms_set_ends(sp_ms *ms, const sp_hohp_state *E, const double *running, int count)
+{
+    if (count != ms->M || (size_t)count != ms->cubic.n_targets) return -1;
+    for (int j = 0; j < count; ++j)
+        if (ms->grid.target_at[ms->kb[j + 1]] != j) return -1; /* block j ends at keyframe j */
+    memcpy(ms->E, E, (size_t)count * sizeof *E);
+    memcpy(ms->block_run, running, (size_t)count * sizeof *running);
+    ms->ends_given = 1;
+    return 0;
+}
 
 void sp_ms_set_multipliers(sp_ms *ms, const double *lam)
 {
@@ -789,8 +801,16 @@ sp_status sp_ms_solve(sp_ms *ms, const sp_progress *progress, sp_ms_stats *out)
     /* J current at S (the band holds it, unfactored unless `factored`); a correction in dx */
     int jac_current = 0, factored = ms->kept_factors, have_dx = 0;
     ms->kept_factors = 0;
-    /* the residual first: a start that is already a solution needs no Jacobian */
-    sp_status st = sweep(ms, ms->S, ms->E, NULL, &ms->running);
+    /* the residual first: a start that is already a solution needs no Jacobian (nor a
+     * sweep, when the caller gave the ends of one) */
+    sp_status st = SP_OK;
+    if (ms->ends_given) {
+        ms->running = 0.0;
+        for (int j = 0; j < ms->M; ++j) ms->running += ms->block_run[j];
+        ms->ends_given = 0;
+    } else {
+        st = sweep(ms, ms->S, ms->E, NULL, &ms->running);
+    }
     if (st == SP_OK) st = residual(ms, ms->S, ms->lam, ms->E, NULL, ms->F, 0, &res);
     if (st == SP_OK && res > tol && !factored) {
         st = linearise(ms, ms->F, &res);

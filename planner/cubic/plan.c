@@ -465,6 +465,8 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
         if (ms) {
             sp_ms_set_states(ms, sol.knots);
             sp_ms_set_multipliers(ms, sol.kicks);
+            /* the general system's conditions on the solver's own last sweep */
+            sp_ms_set_ends(ms, sol.ends, sol.segment_running, (int)pb->cubic.n_targets);
             st = sp_ms_solve(ms, &plan->progress, &stats);
             add_work(plan, rec, &stats);
             int N;

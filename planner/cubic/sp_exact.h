@@ -36,6 +36,8 @@ typedef struct sp_exact_solution {
     int *segment_steps;   /* of the returned grid (n_targets), malloc'd */
     sp_hohp_state *knots; /* n_targets + 1 states leaving each knot (μ after the jump) */
     double *kicks;        /* n_targets multipliers: the jump of μ at each keyframe */
+    sp_hohp_state *ends;      /* n_targets: every segment's end state (μ before the jump) … */
+    double *segment_running;  /* … and its running cost, from the last sweep */
     int node_count;       /* the state at every node of the returned grid (μ after the jump) */
     sp_hohp_state *nodes;
 } sp_exact_solution;

@@ -54,6 +54,11 @@ void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
 /* The multipliers of exact interpolation (n_targets x its rows: the kicks, in the
  * multiplier directions), for a solution computed elsewhere. */
 void sp_ms_set_multipliers(sp_ms *ms, const double *lam);
+/* The end state and running cost of every block integrated from the states set (when the
+ * caller has them from a sweep of its own on the same grid, one block per segment): the
+ * next sp_ms_solve evaluates its conditions on them instead of sweeping again. -1 (and
+ * nothing kept) when the blocks are not the segments. */
+int sp_ms_set_ends(sp_ms *ms, const sp_hohp_state *E, const double *running, int count);
 /* Takes over the block states (and multipliers, when both are exact) of another
  * object of the same problem. */
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from);
