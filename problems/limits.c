@@ -172,8 +172,38 @@ fail(sp_input_error *err, const char *path, const char *fmt, ...)
     return SP_ERR_INVALID;
 }
 
+/* NLopt algorithms that keep a dense model of the unknowns (a quadratic interpolant, a
+ * quasi-Newton matrix, a factorised basis) and spend O(n³) between two evaluations: NEWUOA
+ * went 5.2 s on the direct form's 3003 unknowns, SLSQP minutes on 9003, deaf meanwhile to
+ * signals and to --max-seconds, which are answered at evaluations. Up to
+ * SP_DENSE_OPTIMIZER_MAX unknowns that gap stays near 0.1 s on this class of machine. */
+#define SP_DENSE_OPTIMIZER_MAX 500
+
+static int dense_model(const char *algorithm)
+{
+    static const char *const dense[] = {"LN_NEWUOA", "LN_BOBYQA", "LD_SLSQP", "LN_COBYLA", "LN_PRAXIS"};
+    for (size_t i = 0; i < sizeof dense / sizeof dense[0]; ++i)
+        if (strncmp(algorithm, dense[i], strlen(dense[i])) == 0) return 1;
+    return 0;
+}
+
 sp_status sp_problem_check_limits(const sp_problem *pb, const sp_limits *limits, sp_input_error *err)
 {
+    if (pb->task == SP_TASK_PLAN && pb->kind == SP_KIND_CUBIC && pb->plan.method == SP_METHOD_DIRECT) {
+        const sp_optimizer_settings *o = &pb->optimizer;
+        const int wraps = strstr(o->algorithm, "AUGLAG") || strstr(o->algorithm, "MLSL");
+        const char *dense = dense_model(o->algorithm) ? o->algorithm
+                            : wraps && dense_model(o->local_algorithm) ? o->local_algorithm
+                                                                       : NULL;
+        const long n = (long)pb->cubic.group->dim * (pb->steps + 1L);
+        if (dense && n > SP_DENSE_OPTIMIZER_MAX)
+            return fail(err, wraps && dense == o->local_algorithm ? "optimizer.local_algorithm" : "optimizer.algorithm",
+                        "%s keeps a dense model of the direct form's %ld variables (%d steps) and can spend "
+                        "seconds between evaluations, unable to answer a signal or --max-seconds; it takes at "
+                        "most %d variables (%ld steps here): use LD_LBFGS, or fewer steps",
+                        dense, n, pb->steps, SP_DENSE_OPTIMIZER_MAX,
+                        SP_DENSE_OPTIMIZER_MAX / pb->cubic.group->dim - 1L);
+    }
     const sp_limits def = sp_limits_default();
     const sp_limits *L = limits ? limits : &def;
     if (pb->steps > L->steps)

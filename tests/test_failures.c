@@ -670,13 +670,13 @@ static const limit_case limit_cases[] = {
      "optimizer.maxeval",
      "2000000 exceeds the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations", "2000000"}},
-    /* the optimiser's own memory: SLSQP's quasi-Newton matrix over the direct form's 9003
-     * velocities would take 4.2 GiB */
+    /* the optimiser's own memory: Nelder–Mead's simplex over the direct form's 18003
+     * velocities would take 4.8 GiB */
     {"optimizer memory",
      "sphere_interpolation.json",
-     "{\"steps\": 3000, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LD_SLSQP\"}}",
+     "{\"steps\": 6000, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LN_NELDERMEAD\"}}",
      "optimizer.algorithm",
-     "LD_SLSQP on the direct form's 9003 variables (3000 steps) needs about 4.2 GiB, above the limit 4.0 GiB",
+     "LN_NELDERMEAD on the direct form's 18003 variables (6000 steps) needs about",
      {"--max-memory", "64G"}},
     {"starts x evaluations",
      "parallel_parking.json",
@@ -685,6 +685,43 @@ static const limit_case limit_cases[] = {
      "make 10000000, above the limit 1000000 (raise it with --max-evaluations)",
      {"--max-evaluations=1e7"}},
 };
+
+/* The NLopt algorithms with a dense model of the unknowns (NEWUOA, SLSQP, …) spend O(n³)
+ * between evaluations, deaf to signals: on the direct form they take at most 500 variables,
+ * as the algorithm itself or as the local one of AUGLAG; below that they run. */
+Test(failures, dense_model_optimizers_are_refused_past_their_size)
+{
+    char dir[PATH_SIZE], problem[PATH_SIZE], prefix[PATH_SIZE + 64];
+    scratch_dir(dir, "limits-dense");
+    static const struct {
+        const char *changes, *path, *message;
+    } cases[] = {
+        {"{\"steps\": 1000, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LN_NEWUOA\"}}",
+         "optimizer.algorithm",
+         "LN_NEWUOA keeps a dense model of the direct form's 3003 variables (1000 steps) and can spend seconds "
+         "between evaluations, unable to answer a signal or --max-seconds; it takes at most 500 variables (165 "
+         "steps here): use LD_LBFGS, or fewer steps"},
+        {"{\"steps\": 3000, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LD_SLSQP\"}}",
+         "optimizer.algorithm", "LD_SLSQP keeps a dense model of the direct form's 9003 variables"},
+        {"{\"steps\": 400, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LD_AUGLAG\", "
+         "\"local_algorithm\": \"LN_BOBYQA\"}}",
+         "optimizer.local_algorithm", "LN_BOBYQA keeps a dense model of the direct form's 1203 variables"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        cr_assert(derived_problem(dir, "sphere_interpolation.json", cases[i].changes, "problem.json", problem));
+        snprintf(prefix, sizeof prefix, "%s: %s: ", problem, cases[i].path);
+        expect_refused(dir, (const char *[]){"check", problem, "--max-memory", "64G", NULL}, NULL, EXIT_BAD_INPUT,
+                       prefix, cases[i].message, cases[i].changes);
+    }
+    cr_assert(derived_problem(dir, "sphere_interpolation.json",
+                              "{\"steps\": 165, \"method\": \"direct\", \"optimizer\": {\"algorithm\": \"LN_NEWUOA\"}}",
+                              "problem.json", problem));
+    run_result r;
+    run(dir, (const char *[]){"check", problem, NULL}, &r);
+    cr_expect_eq(r.status, 0, "NEWUOA on 498 variables: %s", r.err);
+    run_free(&r);
+    remove_tree(dir);
+}
 
 /* Only the recorded rows count: 5·10⁶ steps of a vakonomic run that keeps every 1000th
  * fit in 64 MiB; keeping every one does not. */
