@@ -334,3 +334,5 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
 	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
 	install -m 644 python/symplan/*.py $(DESTDIR)$(PY_PACKAGE_DIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/symplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/symplan.1

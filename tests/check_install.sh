@@ -6,7 +6,8 @@
 #   3. every examples/*.c builds with `cc prog.c $(pkg-config --cflags --libs symplan)`
 #      against the shared library (found through an rpath: no ldconfig), and runs to exit 0;
 #   4. one example links against the static library with `pkg-config --static --libs`;
-#   5. the shared library exports what the installed headers declare, and no internal symbol.
+#   5. the shared library exports what the installed headers declare, and no internal symbol;
+#   6. the manual page is installed.
 # Usage: tests/check_install.sh PREFIX OUTDIR (run from the top folder; CC, CFLAGS honoured).
 set -eu
 prefix=$1
@@ -28,6 +29,9 @@ soname=libsymplan.so.${version%%.*}
 for f in libsymplan.a libsymplan.so "$soname" "libsymplan.so.$version"; do
     [ -e "$libdir/$f" ] || fail "$libdir/$f is missing"
 done
+# the manual page that `symplan help` points to
+[ -s "$prefix/share/man/man1/symplan.1" ] || fail "the manual page $prefix/share/man/man1/symplan.1 is missing"
+grep -q '^\.TH SYMPLAN 1' "$prefix/share/man/man1/symplan.1" || fail "the installed manual page has no .TH SYMPLAN 1 line"
 readelf -d "$libdir/libsymplan.so.$version" | grep -q "SONAME.*\[$soname\]" || fail "the shared library's soname is not $soname"
 
 # 1. each header alone, included twice (its guard), with no source tree on the path
