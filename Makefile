@@ -53,18 +53,34 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan tsan clean install deps mpi fuzz valgrind check-install
+.PHONY: all shared test run bench asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
 all: $(LIB) $(SHLIB) $(BIN)
+# `make shared`: the shared library alone (build/libsymplan.so and its links)
+shared: $(SHLIB)
 
-# Dependencies: a header that does not compile means its Debian package is missing.
-DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h criterion/criterion.h
-DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev libcriterion-dev
+# Dependencies: a header that does not compile means its Debian package is missing. The
+# library needs the first four; the tests add Criterion.
+LIB_DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h
+LIB_DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev
+DEP_HEADERS = $(LIB_DEP_HEADERS) criterion/criterion.h
+DEP_PACKAGES = $(LIB_DEP_PACKAGES) libcriterion-dev
+# SP_DEPS=check (the Python package's build, setup.py, runs `make SP_DEPS=check shared`):
+# only the library's headers are looked for, and a missing one fails the build with the
+# apt-get command to type instead of installing anything (its own stamp: the tests'
+# dependencies are not checked).
+ifeq ($(SP_DEPS),check)
+DEP_HEADERS = $(LIB_DEP_HEADERS)
+DEP_PACKAGES = $(LIB_DEP_PACKAGES)
+DEPS_STAMP = $(BUILD)/.lib-deps-ok
+endif
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP):
 	@mkdir -p $(BUILD)
 	@missing=; for h in $(DEP_HEADERS); do \
 	  printf '#include <%s>\n' $$h | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
-	if [ -n "$$missing" ]; then \
+	if [ -n "$$missing" ] && [ "$(SP_DEPS)" = check ]; then \
+	  echo "symplan: missing C headers:$$missing; install them with: sudo apt-get install $(DEP_PACKAGES)" >&2; exit 1; \
+	elif [ -n "$$missing" ]; then \
 	  echo "symplan: missing headers:$$missing; installing $(DEP_PACKAGES)"; \
 	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(DEP_PACKAGES) >/dev/null \
@@ -189,7 +205,8 @@ $(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c $(HEADERS) | $(MPI
 $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
 	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
 
-run: $(BIN)
+# (everything `make` builds: the Python package in the source tree loads build/libsymplan.so)
+run: all
 	$(BIN) solve data/sphere_interpolation.json -o $(BUILD)/sphere_interpolation.result.json --summary
 
 # GSL is a benchmark-only dependency (bench/hol_bench.c measures our integrators against
