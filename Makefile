@@ -145,9 +145,10 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's files (tests/check_layering.py: no circles, no call
 # against lie <- integrators <- problems <- planner), the Python package's tests over the
-# shared library just built (python/tests/), the install, and the Python package as
-# installed, which must load the installed library. A library built with a sanitizer
-# cannot be loaded into an uninstrumented Python: `make asan` and `make tsan` skip both.
+# shared library just built (python/tests/), the install, the Python package as
+# installed, which must load the installed library, and the package as a wheel
+# (`make check-wheel`). A library built with a sanitizer cannot be loaded into an
+# uninstrumented Python: `make asan` and `make tsan` skip the three.
 PY_TEST = PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python SYMPLAN_LIBRARY=$(abspath $(SHLIB)) SYMPLAN_BIN=$(abspath $(BIN)) \
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 PY_INSTALLED = cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(abspath $(STAGE))/lib/python3/dist-packages /usr/bin/python3 -c \
@@ -161,6 +162,26 @@ test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
 	@$(if $(SANITIZED),:,$(PY_INSTALLED))
+	@$(if $(SANITIZED),:,$(MAKE) --no-print-directory check-wheel)
+
+# `make check-wheel` (tests/check_wheel.sh, about 20-40 s): the Python package as pip
+# installs it. A copy of the checkout builds a wheel offline (pip wheel
+# --no-build-isolation: setup.py compiles its own libsymplan.so with `make shared` and
+# bundles it), the wheel goes into a fresh `python3 -m venv --system-site-packages`, and
+# python/tests/ runs there from outside the checkout with no PYTHONPATH or
+# SYMPLAN_LIBRARY. pip, setuptools and wheel for /usr/bin/python3 (Debian's, which build
+# offline) are installed through apt-get when missing.
+WHEEL_PACKAGES = python3-pip python3-setuptools python3-wheel python3-venv
+WHEEL_STAMP = $(BUILD)/.wheel-deps-ok
+$(WHEEL_STAMP): | $(PY_STAMP)
+	@/usr/bin/python3 -c 'import pip, setuptools, wheel, venv' >/dev/null 2>&1 || { \
+	  echo "symplan: pip, setuptools or wheel for /usr/bin/python3 not found (the wheel test builds with them); installing $(WHEEL_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(WHEEL_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(WHEEL_PACKAGES)"; exit 1; }; }
+	@touch $@
+check-wheel: $(BIN) $(PY_STAMP) $(WHEEL_STAMP)
+	CC='$(CC)' sh tests/check_wheel.sh $(abspath $(BIN))
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
@@ -350,4 +371,4 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	  chmod 644 $(DESTDIR)$(PREFIX)/include/symplan/$$h || exit 1; done
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
 	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
-	install -m 644 python/symplan/*.py $(DESTDIR)$(PY_PACKAGE_DIR)/
+	install -m 644 python/symplan/*.py python/symplan/py.typed $(DESTDIR)$(PY_PACKAGE_DIR)/

@@ -82,7 +82,7 @@ def test_numpy_everywhere_in_a_plan(data, load):
 
 def test_version():
     header = (ROOT / "lie" / "sp_version.h").read_text()
-    assert symplan.version() == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
+    assert symplan.version() == symplan.__version__ == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
 
 
 def test_bad_problem_names_the_json_path(data, load, tmp_path):
