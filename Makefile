@@ -164,10 +164,11 @@ test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@$(if $(SANITIZED),:,$(PY_INSTALLED))
 	@$(if $(SANITIZED),:,$(MAKE) --no-print-directory check-wheel)
 
-# `make check-wheel` (tests/check_wheel.sh, about 20-40 s): the Python package as pip
-# installs it. A copy of the checkout builds a wheel offline (pip wheel
-# --no-build-isolation: setup.py compiles its own libsymplan.so with `make shared` and
-# bundles it), the wheel goes into a fresh `python3 -m venv --system-site-packages`, and
+# `make check-wheel` (tests/check_wheel.sh): the Python package as pip installs it. A
+# copy of the checkout builds a wheel offline (pip wheel --no-build-isolation: setup.py
+# compiles its own libsymplan.so with `make shared`, objects in $(BUILD)/wheel, and bundles
+# it; 15-20 s the first time, a few after), the wheel goes into a fresh
+# `python3 -m venv --system-site-packages`, and
 # python/tests/ runs there from outside the checkout with no PYTHONPATH or
 # SYMPLAN_LIBRARY. pip, setuptools and wheel for /usr/bin/python3 (Debian's, which build
 # offline) are installed through apt-get when missing.
@@ -181,7 +182,7 @@ $(WHEEL_STAMP): | $(PY_STAMP)
 	    || { echo "symplan: could not install $(WHEEL_PACKAGES)"; exit 1; }; }
 	@touch $@
 check-wheel: $(BIN) $(PY_STAMP) $(WHEEL_STAMP)
-	CC='$(CC)' sh tests/check_wheel.sh $(abspath $(BIN))
+	CC='$(CC)' sh tests/check_wheel.sh $(abspath $(BIN)) $(abspath $(BUILD))/wheel
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program

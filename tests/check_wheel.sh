@@ -3,7 +3,8 @@
 #   1. a copy of the checkout's files (a fresh clone with the working changes; nothing
 #      of build/) builds a wheel offline: pip wheel --no-build-isolation --no-deps
 #      --no-index, whose setup.py compiles libsymplan.so from the sources (the Makefile's
-#      rule) and bundles it;
+#      rule) and bundles it. Its objects go to CBUILD (SYMPLAN_BUILD_DIR), kept between
+#      runs: the copy keeps the files' times, so a second run recompiles only what changed;
 #   2. the wheel installs into a fresh virtual environment (python3 -m venv
 #      --system-site-packages: Debian's numpy, pytest, matplotlib and pip are seen);
 #   3. there, from a folder outside the checkout and with no PYTHONPATH or
@@ -11,10 +12,11 @@
 #      and its versions (the wheel's, __version__, sp_version()) are lie/sp_version.h's;
 #   4. python/tests/ runs under pytest against it (SYMPLAN_TEST_PACKAGE makes the tests
 #      check that they import the installed package, not python/symplan).
-# Usage: tests/check_wheel.sh SYMPLAN_BIN (run from the top folder; CC honoured). The work
-# folder is a temporary one, removed unless a step fails.
+# Usage: tests/check_wheel.sh SYMPLAN_BIN CBUILD (run from the top folder; CC honoured).
+# The work folder is a temporary one, removed unless a step fails.
 set -eu
 bin=$1
+cbuild=$2
 root=$(pwd)
 python=/usr/bin/python3
 fail() { echo "check_wheel: $*" >&2; exit 1; }
@@ -30,11 +32,11 @@ else
 fi
 [ -e "$tmp/src/build" ] && fail "the copy of the checkout holds a build/ folder"
 
-unset PYTHONPATH SYMPLAN_LIBRARY SYMPLAN_BUILD_DIR
+unset PYTHONPATH SYMPLAN_LIBRARY
 export PYTHONDONTWRITEBYTECODE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 cd "$tmp/run"
 start=$(date +%s)
-$python -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/dist" "$tmp/src" ||
+SYMPLAN_BUILD_DIR=$cbuild $python -m pip wheel -q --no-build-isolation --no-deps --no-index -w "$tmp/dist" "$tmp/src" ||
     fail "pip wheel failed"
 wheel=$(ls "$tmp"/dist/symplan-*.whl) || fail "no wheel in $tmp/dist"
 built=$(date +%s)
