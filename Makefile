@@ -166,12 +166,12 @@ test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 
 # `make check-wheel` (tests/check_wheel.sh): the Python package as pip installs it. A
 # copy of the checkout builds a wheel offline (pip wheel --no-build-isolation: setup.py
-# compiles its own libsymplan.so with `make shared`, objects in $(BUILD)/wheel, and bundles
-# it; 15-20 s the first time, a few after), the wheel goes into a fresh
-# `python3 -m venv --system-site-packages`, and
-# python/tests/ runs there from outside the checkout with no PYTHONPATH or
-# SYMPLAN_LIBRARY. pip, setuptools and wheel for /usr/bin/python3 (Debian's, which build
-# offline) are installed through apt-get when missing.
+# compiles its own libsymplan.so with `make shared`, objects in $(BUILD)/wheel, and
+# bundles it; 15-20 s the first time, a few after), the wheel goes into a fresh
+# `python3 -m venv --system-site-packages`, and python/tests/ runs there from outside the
+# checkout with no PYTHONPATH or SYMPLAN_LIBRARY (about 10 s). Debian's pip, setuptools
+# and wheel for /usr/bin/python3 (what builds offline) are installed through apt-get
+# when missing.
 WHEEL_PACKAGES = python3-pip python3-setuptools python3-wheel python3-venv
 WHEEL_STAMP = $(BUILD)/.wheel-deps-ok
 $(WHEEL_STAMP): | $(PY_STAMP)

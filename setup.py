@@ -46,9 +46,10 @@ def _make(build_dir, *goals, quiet=False):
 
 def build_library(build_dir):
     """Builds libsymplan.so in build_dir and returns the path of the file (not a link)."""
-    if shutil.which("make") is None:
-        raise BaseError("symplan: building libsymplan.so needs make and a C compiler: "
-                        "sudo apt-get install make gcc")
+    compiler = (os.environ.get("CC") or "cc").split()[0]
+    if shutil.which("make") is None or shutil.which(compiler) is None:
+        raise BaseError("symplan: building libsymplan.so needs make and a C compiler (%s): "
+                        "sudo apt-get install make gcc" % compiler)
     # the headers first: a missing one is one line naming the apt-get command
     rc, said = _make(build_dir, "deps", quiet=True)
     if rc != 0:
