@@ -4,7 +4,7 @@ The package itself is pure Python (python/symplan/, ctypes); what the wheel adds
 libsymplan.so, built here from the repository's C sources by the Makefile's own rule
 (`make SP_DEPS=check shared`: the same flags, objects and version script as `make`) and
 copied into the package as symplan/libsymplan.so, where symplan._lib looks first. The
-wheel is therefore platform-specific (py3-none-linux_*) and needs the Debian libraries it
+wheel is therefore tied to its platform (py3-none-linux_*) and needs the Debian libraries it
 was built against at run time (libnlopt0, liblapacke, libcjson1, libmatheval1).
 
 The C build goes to build/python/c (SYMPLAN_BUILD_DIR overrides); CC is the Makefile's
