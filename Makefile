@@ -53,18 +53,34 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all test run bench asan tsan clean install deps mpi fuzz valgrind check-install
+.PHONY: all shared test run bench asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
 all: $(LIB) $(SHLIB) $(BIN)
+# `make shared`: the shared library alone (build/libsymplan.so and its links)
+shared: $(SHLIB)
 
-# Dependencies: a header that does not compile means its Debian package is missing.
-DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h criterion/criterion.h
-DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev libcriterion-dev
+# Dependencies: a header that does not compile means its Debian package is missing. The
+# library needs the first four; the tests add Criterion.
+LIB_DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h
+LIB_DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev
+DEP_HEADERS = $(LIB_DEP_HEADERS) criterion/criterion.h
+DEP_PACKAGES = $(LIB_DEP_PACKAGES) libcriterion-dev
+# SP_DEPS=check (the Python package's build, setup.py, runs `make SP_DEPS=check shared`):
+# only the library's headers are looked for, and a missing one fails the build with the
+# apt-get command to type instead of installing anything (its own stamp: the tests'
+# dependencies are not checked).
+ifeq ($(SP_DEPS),check)
+DEP_HEADERS = $(LIB_DEP_HEADERS)
+DEP_PACKAGES = $(LIB_DEP_PACKAGES)
+DEPS_STAMP = $(BUILD)/.lib-deps-ok
+endif
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP):
 	@mkdir -p $(BUILD)
 	@missing=; for h in $(DEP_HEADERS); do \
 	  printf '#include <%s>\n' $$h | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
-	if [ -n "$$missing" ]; then \
+	if [ -n "$$missing" ] && [ "$(SP_DEPS)" = check ]; then \
+	  echo "symplan: missing C headers:$$missing; install them with: sudo apt-get install $(DEP_PACKAGES)" >&2; exit 1; \
+	elif [ -n "$$missing" ]; then \
 	  echo "symplan: missing headers:$$missing; installing $(DEP_PACKAGES)"; \
 	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(DEP_PACKAGES) >/dev/null \
@@ -129,9 +145,10 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's files (tests/check_layering.py: no circles, no call
 # against lie <- integrators <- problems <- planner), the Python package's tests over the
-# shared library just built (python/tests/), the install, and the Python package as
-# installed, which must load the installed library. A library built with a sanitizer
-# cannot be loaded into an uninstrumented Python: `make asan` and `make tsan` skip both.
+# shared library just built (python/tests/), the install, the Python package as
+# installed, which must load the installed library, and the package as a wheel
+# (`make check-wheel`). A library built with a sanitizer cannot be loaded into an
+# uninstrumented Python: `make asan` and `make tsan` skip the three.
 PY_TEST = PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python SYMPLAN_LIBRARY=$(abspath $(SHLIB)) SYMPLAN_BIN=$(abspath $(BIN)) \
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 PY_INSTALLED = cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(abspath $(STAGE))/lib/python3/dist-packages /usr/bin/python3 -c \
@@ -145,6 +162,27 @@ test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
 	@$(if $(SANITIZED),:,$(PY_INSTALLED))
+	@$(if $(SANITIZED),:,$(MAKE) --no-print-directory check-wheel)
+
+# `make check-wheel` (tests/check_wheel.sh): the Python package as pip installs it. A
+# copy of the checkout builds a wheel offline (pip wheel --no-build-isolation: setup.py
+# compiles its own libsymplan.so with `make shared`, objects in $(BUILD)/wheel, and
+# bundles it; 15-20 s the first time, a few after), the wheel goes into a fresh
+# `python3 -m venv --system-site-packages`, and python/tests/ runs there from outside the
+# checkout with no PYTHONPATH or SYMPLAN_LIBRARY (about 10 s). Debian's pip, setuptools
+# and wheel for /usr/bin/python3 (what builds offline) are installed through apt-get
+# when missing.
+WHEEL_PACKAGES = python3-pip python3-setuptools python3-wheel python3-venv
+WHEEL_STAMP = $(BUILD)/.wheel-deps-ok
+$(WHEEL_STAMP): | $(PY_STAMP)
+	@/usr/bin/python3 -c 'import pip, setuptools, wheel, venv' >/dev/null 2>&1 || { \
+	  echo "symplan: pip, setuptools or wheel for /usr/bin/python3 not found (the wheel test builds with them); installing $(WHEEL_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(WHEEL_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(WHEEL_PACKAGES)"; exit 1; }; }
+	@touch $@
+check-wheel: $(BIN) $(PY_STAMP) $(WHEEL_STAMP)
+	CC='$(CC)' sh tests/check_wheel.sh $(abspath $(BIN)) $(abspath $(BUILD))/wheel
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
@@ -189,7 +227,8 @@ $(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c $(HEADERS) | $(MPI
 $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
 	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
 
-run: $(BIN)
+# (everything `make` builds: the Python package in the source tree loads build/libsymplan.so)
+run: all
 	$(BIN) solve data/sphere_interpolation.json -o $(BUILD)/sphere_interpolation.result.json --summary
 
 # GSL is a benchmark-only dependency (bench/hol_bench.c measures our integrators against
@@ -333,6 +372,6 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	  chmod 644 $(DESTDIR)$(PREFIX)/include/symplan/$$h || exit 1; done
 	sed -e 's,@PREFIX@,$(PREFIX),' -e 's,@VERSION@,$(SP_VERSION),' symplan.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/symplan.pc
 	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
-	install -m 644 python/symplan/*.py $(DESTDIR)$(PY_PACKAGE_DIR)/
+	install -m 644 python/symplan/*.py python/symplan/py.typed $(DESTDIR)$(PY_PACKAGE_DIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/symplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/symplan.1

@@ -7,10 +7,13 @@ arrays, over the shared library libsymplan.so through ctypes (no compiled extens
     curve = symplan.plan("data/keyframes_so3.json")       # a plan's curve, read at any t
     curve(np.linspace(0, curve.T, 200), 1).shape           # ω: (200, 3)
 
-The library is looked for at $SYMPLAN_LIBRARY, else beside an installed package
-(PREFIX/lib/libsymplan.so for PREFIX/lib/python3/dist-packages/symplan), else in the
-source tree (build/libsymplan.so), else by ctypes.util.find_library("symplan").
+The library is looked for at $SYMPLAN_LIBRARY, else inside the package (a wheel built by
+`pip install .` carries the libsymplan.so it built), else beside an installed package
+(PREFIX/lib/libsymplan.so for PREFIX/lib/python3/dist-packages/symplan, `make install`),
+else in the source tree (build/libsymplan.so), else by ctypes.util.find_library("symplan").
 See README.md, "Using symplan from Python"."""
+from typing import Any
+
 from ._api import StudyRun, check, solve, study, version
 from ._lib import SymplanError
 from .curve import Curve, Pose, plan
@@ -24,3 +27,12 @@ del _cls
 
 __all__ = ["Curve", "Pose", "SymplanError", "StudyRun", "Trajectory", "check", "plan", "plot", "rattle", "solve", "study",
            "version"]
+
+
+def __getattr__(name: str) -> Any:
+    """symplan.__version__: the version of the library loaded, sp_version() (lie/sp_version.h,
+    the one place it is written; a wheel's own version is read from there too). Loads the
+    library on first use, like every call of the package."""
+    if name == "__version__":
+        return version()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

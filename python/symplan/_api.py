@@ -1,23 +1,33 @@
 """solve, check, study and version: documents to the library as JSON text
 (planner/sp_text_api.h) and results back as dicts with numpy arrays."""
+from __future__ import annotations
+
 import ctypes
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 
 from ._lib import SymplanError, call_text, lib, text
 
+# A problem or a study: a dict (numpy arrays and scalars in it are read as the lists and
+# numbers they hold), or the path of a JSON file.
+Document = Union[Dict[str, Any], str, "os.PathLike[str]"]
+# A result as README.md, "Results", describes it, trajectory and samples as numpy arrays.
+Result = Dict[str, Any]
+_T = TypeVar("_T")
 
-def version():
-    """The version of the library loaded ("0.2.0")."""
+
+def version() -> str:
+    """The version of the library loaded ("0.2.0"): sp_version(), the same string as the
+    package's version (symplan.__version__) when the library is the one it was built with."""
     return lib().sp_version().decode()
 
 
-def _document(source):
+def _document(source: Document) -> Tuple[bytes, Optional[str], Optional[str]]:
     """(JSON bytes, the folder a study's relative "base" is read from, the file's name
     for error messages) of a dict or of a file's path."""
     if isinstance(source, dict):
@@ -30,7 +40,7 @@ def _document(source):
     return data, str(path.resolve().parent), str(path)
 
 
-def _named(fn, where):
+def _named(fn: Callable[[], _T], where: Optional[str]) -> _T:
     """Runs fn(); a SymplanError gets the file's name in front, as the command says it."""
     try:
         return fn()
@@ -40,22 +50,27 @@ def _named(fn, where):
         raise SymplanError("%s: %s" % (where, e), e.code) from None
 
 
-def arrays(result):
-    """The result with every numeric list of its "trajectory" as a numpy array (a list of
-    rows as a 2-D array; null, a non-finite number the library refused, as NaN)."""
-    trajectory = result.get("trajectory")
-    if isinstance(trajectory, dict):
-        for name, value in trajectory.items():
-            if isinstance(value, list) and all(isinstance(x, (int, float, list)) or x is None for x in value):
-                trajectory[name] = np.array(value, dtype=float)
+def arrays(result: Result) -> Result:
+    """The result with every numeric list of its "trajectory" and "samples" (rows per
+    time) as a numpy array (a list of rows as a 2-D array; null, a non-finite number the
+    library refused, as NaN); lists of names ("coordinates") stay lists."""
+    for block in ("trajectory", "samples"):
+        rows = result.get(block)
+        if isinstance(rows, dict):
+            for name, value in rows.items():
+                if isinstance(value, list) and all(isinstance(x, (int, float, list)) or x is None for x in value):
+                    rows[name] = np.array(value, dtype=float)
     return result
 
 
-def solve(problem):
+def solve(problem: Document) -> Result:
     """Solves a problem (a dict, or the path of a problem file) and returns its result as
-    `symplan solve` writes it (README.md, "Results"), trajectory arrays as numpy arrays.
-    A result that did not converge is returned too: read its "status". Raises
-    SymplanError for a problem the reader refuses."""
+    `symplan solve` writes it (README.md, "Results"), the rows of "trajectory" and
+    "samples" as numpy arrays. A result that did not converge is returned too: read its
+    "status". Raises SymplanError for a problem the reader refuses.
+
+        r = symplan.solve("data/heisenberg.json")
+        r["status"], r["trajectory"]["q"].shape            # ('ok', (101, 3))"""
     data, _, where = _document(problem)
     out = ctypes.c_void_p()
 
@@ -69,7 +84,7 @@ def solve(problem):
     return arrays(_named(run, where))
 
 
-def check(document):
+def check(document: Document) -> None:
     """Validates a problem or a study (a dict or a file's path) without running it, as
     `symplan check` does; a study's cases are expanded and each one is validated.
     Returns None; raises SymplanError with the line naming the JSON path at fault."""
@@ -81,11 +96,11 @@ def check(document):
 class StudyRun(NamedTuple):
     """What `study` returns: the results in case order (None for a case that failed; its
     summary row says why) and the summary (README.md, "Studies")."""
-    results: list
-    summary: dict
+    results: List[Optional[Result]]
+    summary: Dict[str, Any]
 
 
-def study(document, out_dir=None):
+def study(document: Document, out_dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> StudyRun:
     """Runs a study (a dict or a study file's path) case by case, as `symplan study -j 1`
     does. With out_dir the case files and summary.json/summary.csv are written there,
     and a second call with the same folder resumes where a stopped one (Ctrl-C) ended;

@@ -6,6 +6,7 @@ import functools
 import os
 import threading
 from pathlib import Path
+from typing import Iterator
 
 # The codes of planner/sp_text_api.h.
 TEXT_OK, TEXT_INTERNAL, TEXT_BAD_INPUT, TEXT_INTERRUPTED = 0, 1, 2, 3
@@ -22,13 +23,15 @@ class SymplanError(Exception):
         self.code = code
 
 
-def _candidates():
+def _candidates() -> Iterator[Path]:
     """Where the library is looked for, in order (README, "Using symplan from Python")."""
     env = os.environ.get("SYMPLAN_LIBRARY")
     if env:
         yield Path(env)
         return
     here = Path(__file__).resolve().parent
+    # a wheel (pip install): the library built with it, inside the package
+    yield here / "libsymplan.so"
     # installed: PREFIX/lib/python3/dist-packages/symplan beside PREFIX/lib/libsymplan.so
     if here.parent.name in ("dist-packages", "site-packages"):
         yield here.parents[2] / "libsymplan.so"
@@ -40,7 +43,7 @@ def _candidates():
 
 
 @functools.lru_cache(maxsize=None)
-def lib():
+def lib() -> ctypes.CDLL:
     """The loaded library with its prototypes (loaded once, on first use)."""
     tried = []
     for path in _candidates():
@@ -48,8 +51,11 @@ def lib():
         if path.is_file() or path.parent == Path("."):
             return _declare(ctypes.CDLL(str(path)))
         tried.append(str(path))
-    raise SymplanError("libsymplan.so not found (tried %s); set SYMPLAN_LIBRARY to its path"
-                       % ", ".join(tried) if tried else "SYMPLAN_LIBRARY is set to nothing", TEXT_INTERNAL)
+    if not tried:
+        raise SymplanError("SYMPLAN_LIBRARY is set to nothing", TEXT_INTERNAL)
+    raise SymplanError("libsymplan.so not found (tried %s); in the source tree build it with `make`, install the "
+                       "package with `pip install --no-build-isolation .`, or set SYMPLAN_LIBRARY to its path"
+                       % ", ".join(tried), TEXT_INTERNAL)
 
 
 def _declare(so):

@@ -7,15 +7,17 @@ RotationSpline (planner/sp_text_api.h, sp_plan_curve_text and sp_plan_curve_samp
 Between the grid's nodes the curve is one step of the plan's own scheme from the node
 before t (planner/cubic/sp_curve.h): it passes through every node of the result's
 trajectory, and g, ω and ω̇ are continuous."""
+from __future__ import annotations
+
 import ctypes
 import json
 import threading
 import warnings
-from typing import NamedTuple
+from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._api import _document, _named, arrays
+from ._api import Document, Result, _document, _named, arrays
 from ._lib import TEXT_BAD_INPUT, TEXT_OK, SymplanError, call_text, lib
 
 # sp_plan_curve_kind's values, in order
@@ -30,7 +32,7 @@ class Pose(NamedTuple):
     position: np.ndarray
 
 
-def _quaternions(R, order):
+def _quaternions(R: np.ndarray, order: str) -> np.ndarray:
     """Unit quaternions of the rotation matrices R (n, 3, 3), each of the sign nearer the
     one before (the first with w ≥ 0), columns in `order` ("wxyz" or "xyzw")."""
     n = R.shape[0]
@@ -92,7 +94,7 @@ class Curve:
     the end of a `with` block, or when the object is collected); a closed curve cannot
     be read. One curve may be read from several threads (the reads take turns)."""
 
-    def __init__(self, handle, result):
+    def __init__(self, handle: int, result: Result):
         so = lib()
         self._handle = handle
         self._lock = threading.Lock()
@@ -109,20 +111,20 @@ class Curve:
         y0 = (ctypes.c_double * 3)()
         self._y0 = np.array(y0[:]) if so.sp_plan_curve_y0(handle, y0) else None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "closed" if self._handle is None else "status %s" % self.result.get("status")
         return "<symplan.Curve %s on [0, %g], %d keyframes, %s>" % (self.kind, self.T, len(self.times), state)
 
-    def close(self):
+    def close(self) -> None:
         """Releases the library's curve (again: nothing)."""
         handle, self._handle = getattr(self, "_handle", None), None
         if handle is not None:
             lib().sp_plan_curve_free(handle)
 
-    def __enter__(self):
+    def __enter__(self) -> "Curve":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __del__(self):
@@ -131,7 +133,7 @@ class Curve:
         except Exception:  # at interpreter exit the library may be gone already
             pass
 
-    def _sample(self, t, order):
+    def _sample(self, t: np.ndarray, order: int) -> Tuple[np.ndarray, Optional[np.ndarray], Optional[np.ndarray]]:
         """g, ω and ω̇ at the times t (1-D, checked), as (n, elem_size) and (n, dim) arrays
         (ω̇ only for order 2, ω only for order ≥ 1 or a sphere)."""
         n = len(t)
@@ -149,7 +151,11 @@ class Curve:
             raise SymplanError("a step of the curve failed (the scheme's implicit solve)", rc)
         return g, w, a
 
-    def __call__(self, times, order=0, as_matrix=False):
+    def __call__(self, times: Union[float, Sequence[float], np.ndarray], order: int = 0,
+                 as_matrix: bool = False) -> Union[np.ndarray, Pose]:
+        """The curve at `times` (a number or a 1-D array in [0, T]), order 0, 1 or 2: see
+        the class's description for what each kind gives. Raises ValueError for a time
+        outside [0, T] or NaN, an order other than 0, 1, 2, and a closed curve."""
         if order not in (0, 1, 2):
             raise ValueError("order must be 0, 1 or 2 (got %r)" % (order,))
         if as_matrix and (order != 0 or self.kind not in ("rotation", "pose")):
@@ -176,14 +182,15 @@ class Curve:
             parts = [p[0] for p in parts]
         return Pose(*parts) if self.kind == "pose" else parts[0]
 
-    def _orientation(self, g, w, a, order, as_matrix):
+    def _orientation(self, g: np.ndarray, w: Optional[np.ndarray], a: Optional[np.ndarray], order: int,
+                     as_matrix: bool) -> np.ndarray:
         """The rotations (quaternions or matrices), ω or ω̇: the first 9 of g, 3 of ω, ω̇."""
         if order == 0:
             R = g[:, :9].reshape(-1, 3, 3)
             return R if as_matrix else _quaternions(R, self.quaternion_order)
         return (w, a)[order - 1][:, :3]
 
-    def _sphere(self, g, w, a, order):
+    def _sphere(self, g: np.ndarray, w: Optional[np.ndarray], a: Optional[np.ndarray], order: int) -> np.ndarray:
         """y = R y0, ẏ = R (ω × y0), ÿ = R (ω × (ω × y0) + ω̇ × y0)."""
         R, y0 = g.reshape(-1, 3, 3), self._y0
         if order == 0:
@@ -195,7 +202,7 @@ class Curve:
         return np.einsum("nij,nj->ni", R, v)
 
 
-def plan(problem):
+def plan(problem: Document) -> Curve:
     """Solves a cubic-spline plan (a dict, or the path of a problem file) and returns its
     curve, a Curve: curve(times, order) reads it like scipy's RotationSpline, and
     curve.result is the result dict that symplan.solve would return. A plan that did not

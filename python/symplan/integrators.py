@@ -1,8 +1,10 @@
 """The holonomic steppers of integrators/sp_holonomic.h on a model given by Python
 callables: RATTLE, SHAKE, the symplectic Euler pair and RATTLE's compositions."""
+from __future__ import annotations
+
 import ctypes
 import functools
-from typing import NamedTuple, Optional
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -29,6 +31,9 @@ class _NewtonOptions(ctypes.Structure):
 
 # SP_HOL_MAX_N and SP_HOL_MAX_M of sp_holonomic.h
 _MAX_N, _MAX_M = 16, 8
+
+# a vector or matrix: a numpy array or what np.asarray reads as one
+ArrayLike = Union[np.ndarray, Sequence[Any], float]
 
 
 @functools.lru_cache(maxsize=None)
@@ -60,7 +65,8 @@ class Trajectory(NamedTuple):
     energy: Optional[np.ndarray]
 
 
-def _wrap(fn, kind, n, first, second, sizes, raised):
+def _wrap(fn: Any, kind: str, n: int, first: Callable[[np.ndarray], ArrayLike],
+          second: Callable[[np.ndarray], ArrayLike], sizes: Any, raised: List[BaseException]) -> Any:
     """A C callback over a Python function: q in, the outputs the stepper asks for (a
     NULL one is not wanted) written in place. A Python exception is kept in `raised` and
     reported to the stepper as a failure (non-zero), which ends the step with
@@ -85,8 +91,11 @@ def _wrap(fn, kind, n, first, second, sizes, raised):
     return fn(callback)
 
 
-def rattle(mass, potential_grad, constraints, constraint_jacobian, q0, p0, h, steps, method="rattle",
-           potential=None, tol=1e-15, max_iter=50):
+def rattle(mass: ArrayLike, potential_grad: Optional[Callable[[np.ndarray], ArrayLike]],
+           constraints: Callable[[np.ndarray], ArrayLike], constraint_jacobian: Callable[[np.ndarray], ArrayLike],
+           q0: ArrayLike, p0: ArrayLike, h: float, steps: int, method: str = "rattle",
+           potential: Optional[Callable[[np.ndarray], float]] = None, tol: float = 1e-15,
+           max_iter: int = 50) -> Trajectory:
     """Steps the constrained system H = ½pᵀM⁻¹p + V(q), g(q) = 0 with a holonomic method
     of integrators/sp_holonomic.h ("rattle", "shake", "se_a", "se_b", "se_ab",
     "rattle_tj4", "rattle_suzuki5", "rattle_tj6", "rattle_kl8", "rattle_kl10", "lobatto3",

@@ -59,9 +59,30 @@ def test_numpy_values_in_a_dict_are_json(data, load):
         symplan.solve(problem)
 
 
+def test_numpy_everywhere_in_a_plan(data, load):
+    """A keyframe plan whose every number is numpy's (float64 scalars, float64 and int64
+    arrays, a tuple of targets; numpy booleans in a simulation) is the plan of plain
+    numbers, bit for bit; results come back as arrays, the samples' rows too."""
+    problem = load(data / "keyframes_camera.json")
+    plain = symplan.solve(problem)
+    problem["T"] = np.float64(problem["T"])
+    problem["g0"] = np.array(problem["g0"], dtype=np.int64)
+    for target in problem["targets"]:
+        target["t"], target["q"] = np.float64(target["t"]), np.array(target["q"])
+    problem["targets"] = tuple(problem["targets"])
+    numpy = symplan.solve(problem)
+    for block in ("trajectory", "samples"):
+        for name, rows in plain[block].items():
+            assert isinstance(rows, np.ndarray) and np.array_equal(rows, numpy[block][name]), (block, name)
+    assert plain["samples"]["q"].shape == (241, 4) and plain["cost"] == numpy["cost"]
+    simulation = load(data / "heisenberg.json")
+    simulation.update(symplecticity_defect=np.bool_(False), q0=np.zeros(3), p0=np.array([[0.1, 0.3, 1.0]])[0])
+    assert "symplecticity_defect" not in symplan.solve(simulation)["diagnostics"]
+
+
 def test_version():
     header = (ROOT / "lie" / "sp_version.h").read_text()
-    assert symplan.version() == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
+    assert symplan.version() == symplan.__version__ == re.search(r'SP_VERSION_STRING "(.*)"', header).group(1)
 
 
 def test_bad_problem_names_the_json_path(data, load, tmp_path):
