@@ -54,9 +54,11 @@ json_input json_member(const json_input *in, const char *key)
     return m;
 }
 
-json_input json_element(const json_input *in, int i)
+json_input json_element(const json_input *in, int i) { return json_element_node(in, cJSON_GetArrayItem(in->node, i), i); }
+
+json_input json_element_node(const json_input *in, const cJSON *node, int i)
 {
-    json_input m = {.node = cJSON_GetArrayItem(in->node, i), .err = in->err};
+    json_input m = {.node = node, .err = in->err};
     char index[16];
     snprintf(index, sizeof index, "[%d]", i);
     if (!append(m.path, sizeof m.path, in->path) || !append(m.path, sizeof m.path, index))

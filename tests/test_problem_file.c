@@ -202,7 +202,7 @@ static void parse_valid(const char *text, sp_problem *pb)
 {
     sp_input_error err;
     sp_status st = parse_text(text, pb, &err);
-    cr_assert_eq(st, SP_OK, "valid document refused: %s: %s\n%s", err.path, err.message, text);
+    cr_assert_eq(st, SP_OK, "valid document refused: %s: %s\n%.300s", err.path, err.message, text);
 }
 
 /* ---------------------------------------------------------------- valid files -- */
@@ -1491,4 +1491,43 @@ Test(problem_file, the_memory_limit_applies_to_reading_and_the_input_comes_back)
     cJSON_Delete(expected);
     cJSON_Delete(input);
     sp_problem_free(&pb);
+}
+
+/* A long list of keyframes and sample times is read element after element (each found
+ * from the last, not from the head of the array: 40 000 keyframes once took 44 s), and
+ * every one lands where it belongs. */
+Test(problem_file, long_keyframe_and_sample_lists_read_in_order)
+{
+    const int K = 60000;
+    size_t size = (size_t)K * 96 + 4096, len = 0;
+    char *doc = malloc(size);
+    cr_assert_not_null(doc);
+    len += (size_t)snprintf(doc + len, size - len,
+                            "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": \"group\", "
+                            "\"T\": %d, \"sigma\": 0, \"xi0\": \"free\", \"g0\": [[1,0,0],[0,1,0],[0,0,1]], "
+                            "\"output\": {\"sample_times\": [",
+                            K);
+    for (int i = 0; i < K; ++i) len += (size_t)snprintf(doc + len, size - len, "%s%d.5", i ? "," : "", i);
+    len += (size_t)snprintf(doc + len, size - len, "]}, \"targets\": [");
+    for (int i = 1; i <= K; ++i)
+        len += (size_t)snprintf(doc + len, size - len, "%s{\"t\": %d, \"q\": [%.17g, %.17g, 0, 0]}", i > 1 ? "," : "",
+                                i, cos(1e-4 * i), sin(1e-4 * i));
+    snprintf(doc + len, size - len, "]}");
+    sp_problem pb;
+    sp_limits limits = sp_limits_default();
+    limits.targets = K;
+    limits.memory = 64.0 * 1024 * 1024 * 1024;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse_limited(doc, strlen(doc), &limits, &pb, &err), SP_OK, "%s: %s", err.path,
+                 err.message);
+    cr_assert_eq(pb.cubic.n_targets, (size_t)K);
+    cr_assert_eq(pb.plan.n_sample_times, (size_t)K);
+    for (int i = 0; i < K; i += 997) {
+        cr_assert_eq(pb.cubic.targets[i].t, i + 1.0);
+        cr_assert_eq(pb.plan.sample_times[i], i + 0.5);
+        /* the rotation of angle 2·1e-4·(i+1) about x: R[1][2] = −sin */
+        cr_assert_float_eq(pb.cubic.targets[i].R[5], -sin(2e-4 * (i + 1)), 1e-12, "keyframe %d", i);
+    }
+    sp_problem_free(&pb);
+    free(doc);
 }

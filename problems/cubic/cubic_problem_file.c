@@ -67,8 +67,9 @@ static int read_targets(const json_input *root, sp_problem *p)
     const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL},
                       *const point_keys[] = {"t", "x", NULL}, *const pose_keys[] = {"t", "R", "q", "x", NULL};
     const char *const *keys = sphere ? sphere_keys : poses ? pose_keys : rotations ? group_keys : point_keys;
-    for (int i = 0; i < n; ++i) {
-        json_input tg = json_element(&in, i);
+    const cJSON *node = in.node->child;
+    for (int i = 0; i < n; ++i, node = node->next) {
+        json_input tg = json_element_node(&in, node, i);
         sp_cubic_target *t = &p->cubic.targets[i];
         if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
             return -1;
@@ -132,8 +133,9 @@ static int read_samples(const json_input *out, sp_problem *p)
     if (!s->sample_times) return json_fail(&times, NULL, "out of memory");
     s->n_sample_times = (size_t)n;
     s->has_sample_times = 1;
-    for (int i = 0; i < n; ++i) {
-        json_input e = json_element(&times, i);
+    const cJSON *node = times.node->child;
+    for (int i = 0; i < n; ++i, node = node->next) {
+        json_input e = json_element_node(&times, node, i);
         if (!cJSON_IsNumber(e.node) || !isfinite(e.node->valuedouble))
             return json_fail(&e, NULL, "must be a finite number (a time in [0, T])");
         double t = e.node->valuedouble;
