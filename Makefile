@@ -9,7 +9,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 # Project headers are included by their path from the top folder ("lie/sp_lie.h").
 SP_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$(CURDIR) $(CFLAGS)
-LDLIBS  = -lnlopt -llapacke -lcjson -lmatheval -lm -pthread
+LDLIBS  = -lnlopt -llapacke -lcjson -lm -pthread
 TEST_LDLIBS = -lcriterion $(LDLIBS) -pthread
 
 MODULES  = lie integrators problems planner
@@ -57,8 +57,8 @@ DEPS_STAMP = $(BUILD)/.deps-ok
 all: $(LIB) $(SHLIB) $(BIN)
 
 # Dependencies: a header that does not compile means its Debian package is missing.
-DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h criterion/criterion.h
-DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev libcriterion-dev
+DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h criterion/criterion.h
+DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libcriterion-dev
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP):
 	@mkdir -p $(BUILD)
