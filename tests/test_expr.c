@@ -12,7 +12,7 @@
 #include "problems/custom/sp_expr.h"
 
 static const char *const xyz_names[] = {"x", "y", "z"};
-static const sp_expr_symbols xyz = {3, xyz_names};
+static const sp_expr_symbols xyz = {3, xyz_names, NULL, 0};
 
 static sp_expr *parse(const char *text)
 {
@@ -302,7 +302,7 @@ Test(expr, derivatives_share_their_common_subexpressions)
         name_list[i] = names[i];
         snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? "*" : "", names[i]);
     }
-    const sp_expr_symbols s = {N, name_list};
+    const sp_expr_symbols s = {N, name_list, NULL, 0};
     sp_expr *e;
     char why[256];
     cr_assert_eq(sp_expr_parse(text, &s, &e, why, sizeof why), SP_OK, "%s", why);
@@ -360,7 +360,7 @@ typedef struct thread_job {
 static double run_rounds(void)
 {
     static const char *const names[] = {"x", "y", "z", "m", "g", "l", "k"};
-    const sp_expr_symbols s = {7, names};
+    const sp_expr_symbols s = {7, names, NULL, 0};
     sp_expr *e, *d[3];
     char why[256];
     if (sp_expr_parse(thread_text, &s, &e, why, sizeof why) != SP_OK) return NAN;

@@ -126,7 +126,8 @@ static void symbols_of(sp_custom_model *c, sp_expr_symbols *s)
         c->values[2 * n + i] = c->param_value[i];
     }
     c->n_symbols = 2 * n + c->n_params;
-    *s = (sp_expr_symbols){c->n_symbols, c->symbol};
+    /* the parameters do not change once read: expressions fold them in as constants */
+    *s = (sp_expr_symbols){c->n_symbols, c->symbol, c->values, 2 * n};
 }
 
 sp_status sp_custom_parse(sp_custom_model *c, const char *text, int positions_only, sp_expr **out, char *why,
@@ -162,7 +163,7 @@ sp_status sp_custom_alloc_functions(sp_custom_model *c, int m)
 static sp_status jacobian(sp_custom_model *c, sp_expr *const *f, size_t count, sp_expr ***d)
 {
     const int n = c->n;
-    sp_expr_symbols s = {c->n_symbols, c->symbol};
+    sp_expr_symbols s = {c->n_symbols, c->symbol, c->values, 2 * n};
     *d = calloc(count * (size_t)n + 1, sizeof **d);
     if (!*d) return SP_ERR_NOMEM;
     for (size_t i = 0; i < count; ++i)

@@ -2,10 +2,12 @@
  * instruction list evaluation runs over it.
  *
  * An expression owns the graph of the nodes it depends on, in topological order with its
- * root last (derivatives are taken from it), and a tape: one instruction per node that is
- * not a constant, each writing its node's slot from its operands' slots. Constants sit in
- * their slots from the start, so evaluation is one pass over the instructions with
- * nothing allocated and nothing shared between expressions. */
+ * root last (derivatives are taken from it), and a tape: one instruction per operation
+ * node, each writing its node's slot from its operands' slots. Constants sit in their
+ * slots from the start, and the symbols read are copied into theirs by a plain loop before
+ * the instructions run (no dispatch for them: most of a model's expressions are a few
+ * operations on a few symbols). Evaluation allocates nothing and shares nothing between
+ * expressions. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,12 +17,17 @@
 #include "problems/custom/expr_graph.h"
 #include "problems/custom/sp_expr.h"
 
-/* The tape's own operations beside the graph's: reading a symbol, squaring. */
-enum { TAPE_LOAD = EXPR_OP_COUNT, TAPE_SQR };
+/* The tape's own operation beside the graph's: squaring. */
+enum { TAPE_SQR = EXPR_OP_COUNT };
 
 typedef struct expr_op {
     int op, a, b, dst;
 } expr_op;
+
+/* A symbol's value into a slot. */
+typedef struct expr_load {
+    int symbol, slot;
+} expr_load;
 
 /* A constant or a lone symbol needs no tape (most second derivatives are one of these). */
 enum { KIND_CONSTANT, KIND_SYMBOL, KIND_TAPE };
@@ -30,7 +37,9 @@ struct sp_expr {
     int kind;
     double constant; /* KIND_CONSTANT */
     int symbol;      /* KIND_SYMBOL */
-    expr_op *ops;    /* KIND_TAPE */
+    expr_load *loads; /* KIND_TAPE: run first */
+    int n_loads;
+    expr_op *ops;
     int n_ops;
     double *slots;        /* one per node: the constants' values, the rest written by evaluations */
     unsigned char *reads; /* reads[i]: whether symbol i is read, for i < n_reads */
@@ -57,6 +66,7 @@ void sp_expr_free(sp_expr *e)
 {
     if (!e) return;
     expr_graph_release(&e->g);
+    free(e->loads);
     free(e->ops);
     free(e->slots);
     free(e->reads);
@@ -75,21 +85,24 @@ static int note_reads(sp_expr *e)
     return 1;
 }
 
-/* The instructions: one per node but the constants, whose slots are filled here. */
+/* The loads and instructions: one per symbol and per operation node; the constants'
+ * slots are filled here. */
 static int compile(sp_expr *e)
 {
     const int count = e->g.count;
+    e->loads = malloc((size_t)count * sizeof *e->loads);
     e->ops = malloc((size_t)count * sizeof *e->ops);
     e->slots = malloc((size_t)count * sizeof *e->slots);
-    if (!e->ops || !e->slots) return 0;
+    if (!e->loads || !e->ops || !e->slots) return 0;
     for (int i = 0; i < count; ++i) {
         const expr_node *n = &e->g.nodes[i];
         e->slots[i] = n->op == EXPR_CONST ? n->c : 0.0;
         if (n->op == EXPR_CONST) continue;
-        expr_op *o = &e->ops[e->n_ops++];
-        *o = (expr_op){n->op, n->a, n->b, i};
-        if (n->op == EXPR_SYM) o->op = TAPE_LOAD;
-        if (n->op == EXPR_POWI && n->b == 2) o->op = TAPE_SQR;
+        if (n->op == EXPR_SYM) {
+            e->loads[e->n_loads++] = (expr_load){n->a, i};
+            continue;
+        }
+        e->ops[e->n_ops++] = (expr_op){n->op == EXPR_POWI && n->b == 2 ? TAPE_SQR : n->op, n->a, n->b, i};
     }
     return 1;
 }
@@ -137,7 +150,7 @@ sp_status sp_expr_parse(const char *text, const sp_expr_symbols *symbols, sp_exp
     expr_graph g;
     expr_graph_init(&g);
     sp_status st;
-    const int root = expr_parse_text(&g, text, symbols->count, symbols->names, &st, why, size);
+    const int root = expr_parse_text(&g, text, symbols, &st, why, size);
     if (root >= 0 && !(*out = expr_of(&g, root))) st = SP_ERR_NOMEM;
     expr_graph_release(&g);
     return st;
@@ -160,17 +173,17 @@ sp_expr *sp_expr_derivative(const sp_expr *e, const sp_expr_symbols *symbols, in
     return out;
 }
 
-int sp_expr_tape_length(const sp_expr *e) { return e->kind == KIND_TAPE ? e->n_ops : 0; }
+int sp_expr_tape_length(const sp_expr *e) { return e->kind == KIND_TAPE ? e->n_loads + e->n_ops : 0; }
 
 double sp_expr_eval(sp_expr *e, const double *values)
 {
     if (e->kind == KIND_CONSTANT) return e->constant;
     if (e->kind == KIND_SYMBOL) return values[e->symbol];
     double *v = e->slots;
+    for (int k = 0; k < e->n_loads; ++k) v[e->loads[k].slot] = values[e->loads[k].symbol];
     for (const expr_op *o = e->ops, *end = o + e->n_ops; o < end; ++o) {
         double r;
         switch (o->op) {
-        case TAPE_LOAD: r = values[o->a]; break;
         case TAPE_SQR: r = v[o->a] * v[o->a]; break;
         case EXPR_NEG: r = -v[o->a]; break;
         case EXPR_ADD: r = v[o->a] + v[o->b]; break;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "lie/sp_status.h"
+#include "problems/custom/sp_expr.h"
 
 /* The operations. The functions follow in the order of expr_function_names. */
 enum {
@@ -118,10 +119,10 @@ void expr_graph_mark(const expr_graph *g, int root, unsigned char *need);
 /* ∂(node root)/∂(symbol), built in g; -1 when memory runs out. */
 int expr_derive(expr_graph *g, int root, int symbol);
 
-/* Parses text against the symbol names into g; the root's index, or -1 with the status
+/* Parses text against the symbols into g; the root's index, or -1 with the status
  * (SP_ERR_INVALID, with the reason in why; SP_ERR_NOMEM) in *status. */
-int expr_parse_text(expr_graph *g, const char *text, int n_names, const char *const *names, sp_status *status,
-                    char *why, size_t size);
+int expr_parse_text(expr_graph *g, const char *text, const sp_expr_symbols *symbols, sp_status *status, char *why,
+                    size_t size);
 
 /* Whether name is a function or constant of the language. */
 int expr_reserved(const char *name, size_t len);

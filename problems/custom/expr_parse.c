@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "problems/custom/expr_graph.h"
-#include "problems/custom/sp_expr.h"
 
 const char *const expr_function_names[] = {
     "exp",   "log",   "sqrt",  "sin",   "cos",   "tan",   "cot",   "sec",   "csc",   "asin",     "acos",
@@ -185,8 +184,7 @@ static int misplaced(const char *text, char *why, size_t size)
 typedef struct parser {
     const char *text, *s;
     expr_graph *g;
-    int n_names;
-    const char *const *names;
+    const sp_expr_symbols *symbols;
     sp_status status; /* SP_OK until something fails */
     char *why;
     size_t size;
@@ -228,8 +226,10 @@ static int parse_name(parser *p)
     }
     const int k = find(constant_names, t, len);
     if (k >= 0) return expr_const(p->g, k == 0 ? acos(-1.0) : exp(1.0));
-    for (int i = 0; i < p->n_names; ++i)
-        if (strlen(p->names[i]) == len && strncmp(p->names[i], t, len) == 0) return expr_sym(p->g, i);
+    const sp_expr_symbols *s = p->symbols;
+    for (int i = 0; i < s->count; ++i)
+        if (strlen(s->names[i]) == len && strncmp(s->names[i], t, len) == 0)
+            return s->fixed && i >= s->first_fixed ? expr_const(p->g, s->fixed[i]) : expr_sym(p->g, i);
     p->status = SP_ERR_INVALID;
     snprintf(p->why, p->size, "names the unknown symbol '%.*s' at position %d", (int)len, t, (int)(t - p->text) + 1);
     return -1;
@@ -289,14 +289,14 @@ static int parse_sum(parser *p)
     return left;
 }
 
-int expr_parse_text(expr_graph *g, const char *text, int n_names, const char *const *names, sp_status *status,
-                    char *why, size_t size)
+int expr_parse_text(expr_graph *g, const char *text, const sp_expr_symbols *symbols, sp_status *status, char *why,
+                    size_t size)
 {
     if (misplaced(text, why, size)) {
         *status = SP_ERR_INVALID;
         return -1;
     }
-    parser p = {text, text, g, n_names, names, SP_OK, why, size};
+    parser p = {text, text, g, symbols, SP_OK, why, size};
     int root = parse_sum(&p);
     if (root >= 0 && peek(&p) != '\0') root = refuse(&p);
     *status = root >= 0 ? SP_OK : p.status != SP_OK ? p.status : SP_ERR_NOMEM;

@@ -29,10 +29,15 @@
 
 typedef struct sp_expr sp_expr;
 
-/* The symbols an expression may name, in the order of the values array. */
+/* The symbols an expression may name, in the order of the values array. When fixed is
+ * not NULL, the symbols from first_fixed on hold the values fixed[i] once and for all (a
+ * model's parameters): expressions read them as those constants, folded into whatever
+ * else is constant, and do not read them as symbols (sp_expr_reads says 0). */
 typedef struct sp_expr_symbols {
     int count;
     const char *const *names;
+    const double *fixed;
+    int first_fixed;
 } sp_expr_symbols;
 
 /* The largest expression taken: numbers, names and operators, and depth of parentheses
@@ -57,8 +62,9 @@ int sp_expr_is_zero(const sp_expr *e);
 /* Whether e reads symbol i. */
 int sp_expr_reads(const sp_expr *e, int symbol);
 
-/* The number of instructions an evaluation of e runs (0 for a constant or a lone
- * symbol): for tests, which check that derivatives share their subexpressions. */
+/* The number of instructions an evaluation of e runs, symbols read included (0 for a
+ * constant or a lone symbol): for tests, which check that derivatives share their
+ * subexpressions. */
 int sp_expr_tape_length(const sp_expr *e);
 
 /* Whether `name` can name a symbol: an identifier that is no function or constant of
