@@ -325,12 +325,10 @@ Test(expr, derivatives_share_their_common_subexpressions)
     sp_expr_free(e);
 
     /* sin(sin(…(x)…)) 30 deep: its derivative is a product along the chain, linear too */
-    char nested[16 * N] = "x";
-    for (int i = 0; i < N; ++i) {
-        char t[16 * N];
-        snprintf(t, sizeof t, "sin(%s)", nested);
-        strcpy(nested, t);
-    }
+    char nested[16 * N] = "";
+    for (int i = 0; i < N; ++i) strcat(nested, "sin(");
+    strcat(nested, "x");
+    for (int i = 0; i < N; ++i) strcat(nested, ")");
     e = parse(nested);
     d = sp_expr_derivative(e, &xyz, 0);
     d2 = sp_expr_derivative(d, &xyz, 0);
