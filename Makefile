@@ -9,7 +9,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 # Project headers are included by their path from the top folder ("lie/sp_lie.h").
 SP_CFLAGS = -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I$(CURDIR) $(CFLAGS)
-LDLIBS  = -lnlopt -llapacke -lcjson -lmatheval -lm -pthread
+LDLIBS  = -lnlopt -llapacke -lcjson -lm -pthread
 TEST_LDLIBS = -lcriterion $(LDLIBS) -pthread
 
 MODULES  = lie integrators problems planner
@@ -59,9 +59,9 @@ all: $(LIB) $(SHLIB) $(BIN)
 shared: $(SHLIB)
 
 # Dependencies: a header that does not compile means its Debian package is missing. The
-# library needs the first four; the tests add Criterion.
-LIB_DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h matheval.h
-LIB_DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev libmatheval-dev
+# library needs the first three; the tests add Criterion.
+LIB_DEP_HEADERS = nlopt.h lapacke.h cjson/cJSON.h
+LIB_DEP_PACKAGES = libnlopt-dev liblapacke-dev libcjson-dev
 DEP_HEADERS = $(LIB_DEP_HEADERS) criterion/criterion.h
 DEP_PACKAGES = $(LIB_DEP_PACKAGES) libcriterion-dev
 # SP_DEPS=check (the Python package's build, setup.py, runs `make SP_DEPS=check shared`):

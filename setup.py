@@ -5,11 +5,11 @@ libsymplan.so, built here from the repository's C sources by the Makefile's own 
 (`make SP_DEPS=check shared`: the same flags, objects and version script as `make`) and
 copied into the package as symplan/libsymplan.so, where symplan._lib looks first. The
 wheel is therefore tied to its platform (py3-none-linux_*) and needs the Debian libraries it
-was built against at run time (libnlopt0, liblapacke, libcjson1, libmatheval1).
+was built against at run time (libnlopt0, liblapacke, libcjson1).
 
 The C build goes to build/python/c (SYMPLAN_BUILD_DIR overrides); CC is the Makefile's
-(cc unless set in the environment). A missing header of NLopt, LAPACKE, cJSON or
-libmatheval fails the build with the apt-get command that installs it."""
+(cc unless set in the environment). A missing header of NLopt, LAPACKE or cJSON fails
+the build with the apt-get command that installs it."""
 import os
 import re
 import shutil

@@ -1,6 +1,6 @@
 /* make bench, part expression models: the cost per Lobatto IIIA–IIIB step of a
- * nonholonomic model written as expressions (data/custom/<name>.json, evaluated through
- * GNU libmatheval with its symbolic derivatives) against the same built-in model
+ * nonholonomic model written as expressions (data/custom/<name>.json, evaluated with its
+ * symbolic derivatives by the expression engine, problems/custom/) against the same built-in model
  * (data/<name>.json, compiled C), both with the file's scheme, stages and step, from its
  * initial state, through the run's own stepper (planner/nonholonomic/sp_nh_run.h).
  * Microseconds per step, best of several repeats, and the ratio. No verdicts. */
@@ -71,5 +71,5 @@ void bench_custom_nh(void)
         }
         printf("%-20s %16.2f %16.2f %10.1f\n", models[i], 1e6 * tc, 1e6 * tb, tc / tb);
     }
-    printf("(ratio = expressions over built-in: the price of evaluating the model through libmatheval)\n");
+    printf("(ratio = expressions over built-in: the price of evaluating the model as expressions)\n");
 }

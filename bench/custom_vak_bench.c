@@ -4,7 +4,7 @@
  * steps, stages and Newton iterations), run through the simulate task's integration
  * without recording; the time per step of each, and the ratio expression / built-in.
  * The difference is the evaluation of the model's functions and their derivatives by
- * libmatheval's tree walk against compiled C. Times are the best of 5 batches of
+ * the expression engine's instruction lists against compiled C. Times are the best of 5 batches of
  * ≥ 20 ms. No verdicts. */
 #include <math.h>
 #include <stdio.h>

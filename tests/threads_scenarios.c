@@ -63,7 +63,7 @@ const threads_scenario threads_scenarios[] = {
     /* nonholonomic on Lie groups: the sleigh on SE(2), the Suslov problem on SO(3) */
     {"sleigh_se2.json", "{\"steps\": 300}", 0, "ok"},
     {"suslov.json", "{\"steps\": 300}", 0, "ok"},
-    /* expression models: parsed by libmatheval, whose parser is not reentrant */
+    /* expression models: every thread parses, differentiates and evaluates its own */
     {"custom/double_pendulum.json", "{\"steps\": 300}", 0, "ok"},
     {"custom/torus_bead.json", "{\"steps\": 300}", 0, "ok"},
 };

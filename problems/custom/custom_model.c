@@ -52,6 +52,8 @@ void sp_custom_free(sp_custom_model *c)
     free_all(c->dR, m * n * n);
     free_all(c->d2R, m * n * n * n);
     for (int i = 0; i < c->n_integrals; ++i) sp_expr_free(c->integral[i]);
+    free(c->dM_nonzero);
+    free(c->d2M_nonzero);
     free(c);
 }
 
@@ -126,7 +128,8 @@ static void symbols_of(sp_custom_model *c, sp_expr_symbols *s)
         c->values[2 * n + i] = c->param_value[i];
     }
     c->n_symbols = 2 * n + c->n_params;
-    *s = (sp_expr_symbols){c->n_symbols, c->symbol};
+    /* the parameters do not change once read: expressions fold them in as constants */
+    *s = (sp_expr_symbols){c->n_symbols, c->symbol, c->values, 2 * n};
 }
 
 sp_status sp_custom_parse(sp_custom_model *c, const char *text, int positions_only, sp_expr **out, char *why,
@@ -162,7 +165,7 @@ sp_status sp_custom_alloc_functions(sp_custom_model *c, int m)
 static sp_status jacobian(sp_custom_model *c, sp_expr *const *f, size_t count, sp_expr ***d)
 {
     const int n = c->n;
-    sp_expr_symbols s = {c->n_symbols, c->symbol};
+    sp_expr_symbols s = {c->n_symbols, c->symbol, c->values, 2 * n};
     *d = calloc(count * (size_t)n + 1, sizeof **d);
     if (!*d) return SP_ERR_NOMEM;
     for (size_t i = 0; i < count; ++i)
@@ -184,6 +187,34 @@ static void vak_mass(const sp_param_values *prm, double *mass);
 static void nh_initial(const sp_param_values *prm, double *q0, double *p0);
 
 static const char *const no_names[] = {NULL};
+
+/* The indices of the entries of e[0..count) that are not the constant 0, ascending (so
+ * sums over them add in the order a loop over every entry would); NULL when memory runs
+ * out. */
+static int *nonzero_entries(sp_expr *const *e, size_t count, int *n_nonzero)
+{
+    int *list = malloc((count ? count : 1) * sizeof *list);
+    *n_nonzero = 0;
+    for (size_t i = 0; list && i < count; ++i)
+        if (!sp_expr_is_zero(e[i])) list[(*n_nonzero)++] = (int)i;
+    return list;
+}
+
+static int inverse_mass(sp_custom_model *c, const double *q, double *W);
+
+/* The nonholonomic Hamiltonian's tables: the nonzero derivatives of M, and M⁻¹ when M is
+ * constant (if M is not positive definite it is left to fail where the Hamiltonian is
+ * evaluated, as a varying M does). */
+static sp_status nh_tables(sp_custom_model *c)
+{
+    const size_t n = (size_t)c->n;
+    c->dM_nonzero = nonzero_entries(c->dM, n * n * n, &c->n_dM_nonzero);
+    c->d2M_nonzero = nonzero_entries(c->d2M, n * n * n * n, &c->n_d2M_nonzero);
+    if (!c->dM_nonzero || !c->d2M_nonzero) return SP_ERR_NOMEM;
+    double q[SP_CUSTOM_MAX_N] = {0};
+    if (c->n_dM_nonzero == 0 && inverse_mass(c, q, c->mass_inverse)) c->mass_inverse_known = 1;
+    return SP_OK;
+}
 
 sp_status sp_custom_finish(sp_custom_model *c)
 {
@@ -215,7 +246,7 @@ sp_status sp_custom_finish(sp_custom_model *c)
         break;
     case SP_CUSTOM_NONHOLONOMIC:
         if (jacobian(c, c->M, n * n, &c->dM) != SP_OK || jacobian(c, c->dM, n * n * n, &c->d2M) != SP_OK ||
-            jacobian(c, c->R, m * n, &c->dR) != SP_OK)
+            jacobian(c, c->R, m * n, &c->dR) != SP_OK || nh_tables(c) != SP_OK)
             return SP_ERR_NOMEM;
         c->nh_type = (sp_nh_model_type){.name = "custom",
                                         .description = "a nonholonomic model written in the problem file",
@@ -312,6 +343,28 @@ static void nh_mass_matrix(const double *q, const sp_param_values *prm, double *
     sp_custom_mass_matrix(prm->custom, q, M);
 }
 
+/* W = M(q)⁻¹; 0 where M is not positive definite. */
+static int inverse_mass(sp_custom_model *c, const double *q, double *W)
+{
+    const int n = c->n;
+    if (c->mass_inverse_known) {
+        memcpy(W, c->mass_inverse, (size_t)(n * n) * sizeof *W);
+        return 1;
+    }
+    double M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], L[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+    sp_custom_mass_matrix(c, q, M);
+    /* a mass that depends on q may stop being positive definite anywhere along the run (it
+     * was checked at q0 only): the model fails there instead of running on with a
+     * kinetic energy that is no longer one */
+    if (!sp_cholesky_factor(n, M, L)) return 0;
+    for (int j = 0; j < n; ++j) { /* column j of M⁻¹, its row j (symmetric) */
+        double *e = W + j * n;
+        for (int i = 0; i < n; ++i) e[i] = i == j ? 1.0 : 0.0;
+        sp_cholesky_solve(n, L, e);
+    }
+    return 1;
+}
+
 /* H = ½ pᵀM(q)⁻¹p + V(q). With W = M⁻¹, v = W p and u_k = (∂_k M) v:
  *   H_p = v,  H_q[k] = −½ vᵀu_k + V_k,  H_pp = W,  H_qp[k][j] = −(W u_k)_j,
  *   H_qq[k][l] = u_lᵀ W u_k − ½ vᵀ(∂_k∂_l M)v + V_kl. */
@@ -319,18 +372,9 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
 {
     sp_custom_model *c = of(params);
     const int n = c->n;
-    double M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], L[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
     double W[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], v[SP_CUSTOM_MAX_N];
-    sp_custom_mass_matrix(c, q, M);
-    /* a mass that depends on q may stop being positive definite anywhere along the run (it
-     * was checked at q0 only): the model fails there instead of running on with a
-     * kinetic energy that is no longer one */
-    if (!sp_cholesky_factor(n, M, L)) return -1;
-    for (int j = 0; j < n; ++j) { /* column j of M⁻¹, its row j (symmetric) */
-        double *e = W + j * n;
-        for (int i = 0; i < n; ++i) e[i] = i == j ? 1.0 : 0.0;
-        sp_cholesky_solve(n, L, e);
-    }
+    set_q(c, q);
+    if (!inverse_mass(c, q, W)) return -1;
     for (int i = 0; i < n; ++i) {
         v[i] = 0.0;
         for (int j = 0; j < n; ++j) v[i] += W[i * n + j] * p[j];
@@ -347,16 +391,11 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
     if (out->Hpp)
         for (int i = 0; i < n * n; ++i) out->Hpp[i] = W[i];
     if (!out->Hq && !out->Hqp && !out->Hqq) return 0;
-    double u[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N], Wu[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N];
-    for (int k = 0; k < n; ++k)
-        for (int i = 0; i < n; ++i) {
-            double s = 0.0;
-            for (int j = 0; j < n; ++j) {
-                sp_expr *e = c->dM[(size_t)(i * n + j) * (size_t)n + (size_t)k];
-                if (!sp_expr_is_zero(e)) s += sp_expr_eval(e, c->values) * v[j];
-            }
-            u[k][i] = s;
-        }
+    double u[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N] = {{0}}, Wu[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N];
+    for (int z = 0; z < c->n_dM_nonzero; ++z) { /* u[k][i] += ∂_k M_ij v_j, over j ascending */
+        const int at = c->dM_nonzero[z], k = at % n, j = at / n % n, i = at / (n * n);
+        u[k][i] += sp_expr_eval(c->dM[at], c->values) * v[j];
+    }
     for (int k = 0; k < n; ++k)
         for (int i = 0; i < n; ++i) {
             double s = 0.0;
@@ -373,18 +412,17 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
         for (int k = 0; k < n; ++k)
             for (int j = 0; j < n; ++j) out->Hqp[k * n + j] = -Wu[k][j];
     if (out->Hqq) {
-        double hess[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+        double hess[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], t[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N] = {0};
         eval_into(c, c->d2V, (size_t)n * (size_t)n, hess);
+        for (int z = 0; z < c->n_d2M_nonzero; ++z) { /* t[k][l] += v_i ∂_k∂_l M_ij v_j, over (i, j) ascending */
+            const int at = c->d2M_nonzero[z], l = at % n, k = at / n % n, j = at / (n * n) % n, i = at / (n * n * n);
+            t[k * n + l] += v[i] * sp_expr_eval(c->d2M[at], c->values) * v[j];
+        }
         for (int k = 0; k < n; ++k)
             for (int l = 0; l < n; ++l) {
-                double s = 0.0, t = 0.0;
+                double s = 0.0;
                 for (int i = 0; i < n; ++i) s += u[l][i] * Wu[k][i];
-                for (int i = 0; i < n; ++i)
-                    for (int j = 0; j < n; ++j) {
-                        sp_expr *e = c->d2M[((size_t)(i * n + j) * (size_t)n + (size_t)k) * (size_t)n + (size_t)l];
-                        if (!sp_expr_is_zero(e)) t += v[i] * sp_expr_eval(e, c->values) * v[j];
-                    }
-                out->Hqq[k * n + l] = s - 0.5 * t + hess[k * n + l];
+                out->Hqq[k * n + l] = s - 0.5 * t[k * n + l] + hess[k * n + l];
             }
     }
     return 0;

@@ -48,6 +48,13 @@ typedef struct sp_custom_model {
     /* M: n x n row-major (diagonal kinds use the diagonal only); dM[(i n + j) n + k] =
      * ∂M_ij/∂q_k and d2M[((i n + j) n + k) n + l] (nonholonomic only, where M may depend on q). */
     sp_expr **M, **dM, **d2M;
+    /* nonholonomic: the indices of the entries of dM and d2M that are not the constant 0
+     * (the Hamiltonian's sums run over these only), and M⁻¹ once for all when M is
+     * constant (mass_inverse_known) */
+    int *dM_nonzero, *d2M_nonzero;
+    int n_dM_nonzero, n_d2M_nonzero;
+    int mass_inverse_known;
+    double mass_inverse[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
     double mass_diagonal[SP_CUSTOM_MAX_N]; /* constant kinds: M's diagonal */
     int mass_full;                         /* holonomic: M has off-diagonal entries, in mass_matrix */
     double mass_matrix[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
