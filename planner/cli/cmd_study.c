@@ -22,6 +22,7 @@
  * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local
  * run: the parent ends its workers, writes the summary of the cases done and dies of the
  * signal. --max-seconds stops it the same way when its time runs out (exit 3). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -491,6 +492,24 @@ static int start_worker(study_run *r, int slot)
     return 0;
 }
 
+/* Removes what a worker that died left of case i: the temporaries named after its file,
+ * which no other process writes while the case is that worker's. (The other workers' are
+ * left alone: they are still writing them.) */
+static void remove_case_temporaries(const study_run *r, size_t i)
+{
+    char name[64], prefix[80], path[4096];
+    sp_study_case_file(i, name, sizeof name);
+    snprintf(prefix, sizeof prefix, "%s.tmp-", name);
+    DIR *d = opendir(r->dir);
+    if (!d) return;
+    const struct dirent *de;
+    while ((de = readdir(d)))
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0 &&
+            snprintf(path, sizeof path, "%s/%s", r->dir, de->d_name) < (int)sizeof path)
+            unlink(path);
+    closedir(d);
+}
+
 /* Records the case of a worker that has ended in the middle of it. One that said how its
  * case ended is taken at its word. One that ended without a whole word was killed: its
  * file, when in place, is its result; else its case failed with the signal (the worker's
@@ -507,6 +526,7 @@ static void finish_dead_worker(study_run *r, worker *w, int wait_status)
     if (word) {
         record_case(r, i, w->frame + sizeof(uint32_t), wall);
     } else {
+        remove_case_temporaries(r, i);
         cJSON *figures = figures_from_file(r, i);
         if (figures || (!r->stop && !stop_signal_pending())) {
             char why[96];
