@@ -101,12 +101,16 @@ static int make_dir(const char *dir, char *why, size_t why_size)
 
 /* ------------------------------------------------------------ progress -- */
 
-/* A worker process, forked once, and the case it runs (see "local workers" below). */
+/* A worker process, forked once, and the cases handed to it (see "local workers" below).
+ * Behind the case it runs one more may wait, when its cases are short: the worker then
+ * starts it without waiting for the parent's turn to run. */
+#define WORKER_QUEUE 2
 typedef struct worker {
-    pid_t pid; /* 0: a free slot */
-    int busy;  /* a case was handed to it and its outcome has not come back */
-    size_t case_index;
-    double start;
+    pid_t pid;                  /* 0: a free slot */
+    int queued;                 /* cases handed to it whose outcome has not come back */
+    size_t cases[WORKER_QUEUE]; /* those, in the order it runs them */
+    double start;               /* when the first of them started, as far as the parent knows */
+    double last_wall;           /* how long its last case took (infinite before the first) */
     int to_fd;         /* write end: the index of its next case */
     int from_fd;       /* read end (non-blocking): each case's outcome, as a frame */
     char *frame;       /* what has come of the outcome so far */
@@ -129,6 +133,8 @@ typedef struct study_run {
     int slots;
     int stop;        /* the signal that stopped the study (SIGALRM: --max-seconds), or 0 */
     double deadline; /* sp_clock_seconds() at which --max-seconds stops the study; 0: none */
+    size_t *returned; /* cases handed to a worker that died before it started them */
+    size_t n_returned;
     struct sigaction saved_chld, saved_usr1, saved_pipe; /* as the command had them */
 } study_run;
 
@@ -229,7 +235,8 @@ static void write_summary(study_run *r)
 
 /* How a case ends, as text that can cross a pipe or an MPI message: "R" and the
  * result's figures as compact JSON (sp_study_result_figures), or "E" and why it failed.
- * Figures longer than a pipe holds are left out ("R" alone): the file is read instead. */
+ * Figures longer than OUTCOME_MAX (about what a pipe holds) are left out ("R" alone):
+ * the file is read instead. */
 #define OUTCOME_MAX 60000
 
 /* Where a case runs, which decides how its file is put in place: by a worker while its
@@ -353,8 +360,9 @@ static int write_all(int fd, const void *data, size_t n)
 }
 
 /* The worker's body: reads a case index, runs the case, writes back its outcome as a
- * frame — the text's length, then the text — and rings the parent, until the parent
- * closes `in` (then it exits 0). The parent reads a frame as it comes, in pieces if need
+ * frame — the text's length, the case's wall time, then the text — and rings the parent (SIGUSR1: a signal,
+ * so that the parent waits for outcomes, ended workers, stop signals and its alarm in one
+ * sigtimedwait), until the parent closes `in` (then it exits 0). The parent reads a frame as it comes, in pieces if need
  * be: a worker killed in the middle of one leaves a frame cut short, which the parent
  * takes for no word at all. */
 static void serve_cases(study_run *r, int in, int out)
@@ -368,26 +376,30 @@ static void serve_cases(study_run *r, int in, int out)
             if (n <= 0) _exit(EXIT_DONE); /* no more cases */
             got += (size_t)n;
         }
+        double t0 = sp_clock_seconds();
         char *outcome = run_case(r, (size_t)index, IN_WORKER);
+        double seconds = sp_clock_seconds() - t0;
         const char *text = outcome ? outcome : "Eout of memory";
         uint32_t length = (uint32_t)strlen(text);
-        int ok = write_all(out, &length, sizeof length) == 0 && write_all(out, text, length) == 0;
+        int ok = write_all(out, &length, sizeof length) == 0 && write_all(out, &seconds, sizeof seconds) == 0 &&
+                 write_all(out, text, length) == 0;
         free(outcome);
         if (!ok) _exit(EXIT_INTERNAL);
         kill(r->parent, SIGUSR1);
     }
 }
 
-/* Where a worker's outcome frame ends: its length and the longest text run_case makes. */
-#define FRAME_MAX (sizeof(uint32_t) + OUTCOME_MAX + 1)
+/* A frame's head: the text's length (uint32_t) and the case's wall time (double). */
+#define FRAME_HEAD (sizeof(uint32_t) + sizeof(double))
 
 /* Reads what a worker has written of its frame so far, without blocking. Returns 1 when
- * the frame is complete (w->frame + 4 holds its text, NUL-terminated), 0 when more is to
- * come, −1 when nothing more will (end of file, a read error, a frame no worker writes). */
+ * the frame is complete (w->frame + FRAME_HEAD holds its text, NUL-terminated), 0 when
+ * more is to come, −1 when nothing more will (end of file, a read error, a frame no
+ * worker writes). */
 static int read_frame(worker *w)
 {
     for (;;) {
-        size_t want = sizeof(uint32_t);
+        size_t want = FRAME_HEAD;
         if (w->got >= want) {
             uint32_t length;
             memcpy(&length, w->frame, sizeof length);
@@ -412,31 +424,32 @@ static int read_frame(worker *w)
     }
 }
 
-/* Sends a worker its next case. Returns 0, or −1 when the worker cannot take it (it has
- * died): then it is collected, and its slot is free. */
 /* Frees a worker's slot once the process is collected. */
 static void close_worker(worker *w)
 {
     close(w->to_fd);
     close(w->from_fd);
     w->pid = 0;
-    w->busy = 0;
+    w->queued = 0;
     w->got = 0;
 }
 
-static int give_case(worker *w, size_t i)
+static void finish_dead_worker(study_run *r, worker *w, int wait_status);
+
+/* Sends a worker case i, to run after those it has. Returns 0, or −1 when the worker
+ * cannot take it (it has died): then it is collected, and its slot is free. */
+static int give_case(study_run *r, worker *w, size_t i)
 {
     uint64_t index = i;
     if (write_all(w->to_fd, &index, sizeof index) != 0) {
         kill(w->pid, SIGKILL);
-        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) continue;
-        close_worker(w);
+        int ws = 0;
+        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
+        finish_dead_worker(r, w, ws);
         return -1;
     }
-    w->busy = 1;
-    w->case_index = i;
-    w->start = sp_clock_seconds();
-    w->got = 0;
+    if (w->queued == 0) w->start = sp_clock_seconds();
+    w->cases[w->queued++] = i;
     return 0;
 }
 
@@ -488,7 +501,8 @@ static int start_worker(study_run *r, int slot)
     fcntl(outcomes[0], F_SETFL, fcntl(outcomes[0], F_GETFL) | O_NONBLOCK);
     worker *w = &r->workers[slot];
     char *frame = w->frame; /* kept from the slot's last worker */
-    *w = (worker){.pid = pid, .to_fd = cases[1], .from_fd = outcomes[0], .frame = frame, .size = w->size};
+    *w = (worker){.pid = pid, .last_wall = INFINITY, .to_fd = cases[1], .from_fd = outcomes[0], .frame = frame,
+                  .size = w->size};
     return 0;
 }
 
@@ -510,22 +524,30 @@ static void remove_case_temporaries(const study_run *r, size_t i)
     closedir(d);
 }
 
-/* Records the case of a worker that has ended in the middle of it. One that said how its
- * case ended is taken at its word. One that ended without a whole word was killed: its
- * file, when in place, is its result; else its case failed with the signal (the worker's
- * other cases are not touched), or stays pending when the study is being stopped. */
+/* Records the outcome at the head of a worker's queue, whose frame is complete. */
+static void take_outcome(study_run *r, worker *w)
+{
+    double seconds;
+    memcpy(&seconds, w->frame + sizeof(uint32_t), sizeof seconds);
+    record_case(r, w->cases[0], w->frame + FRAME_HEAD, seconds);
+    w->last_wall = seconds;
+    w->queued--;
+    memmove(w->cases, w->cases + 1, (size_t)w->queued * sizeof w->cases[0]);
+    w->start = sp_clock_seconds(); /* (about when the worker started the next) */
+    w->got = 0;
+}
+
+/* Records the cases of a worker that has ended. The outcomes it wrote are taken at their
+ * word. The case it was running when it ended without a whole word was killed: its file,
+ * when in place, is its result; else it failed with the signal (the worker's other cases
+ * are not touched), or stays pending when the study is being stopped. A case queued
+ * behind it had not started: it goes back to be handed out again. */
 static void finish_dead_worker(study_run *r, worker *w, int wait_status)
 {
-    if (!w->busy) {
-        close_worker(w);
-        return;
-    }
-    int word = read_frame(w) == 1;
-    double wall = sp_clock_seconds() - w->start;
-    size_t i = w->case_index;
-    if (word) {
-        record_case(r, i, w->frame + sizeof(uint32_t), wall);
-    } else {
+    while (w->queued > 0 && read_frame(w) == 1) take_outcome(r, w);
+    if (w->queued > 0) {
+        double wall = sp_clock_seconds() - w->start;
+        size_t i = w->cases[0];
         remove_case_temporaries(r, i);
         cJSON *figures = figures_from_file(r, i);
         if (figures || (!r->stop && !stop_signal_pending())) {
@@ -537,6 +559,7 @@ static void finish_dead_worker(study_run *r, worker *w, int wait_status)
             record(r, i, figures, why, wall);
         }
         cJSON_Delete(figures);
+        for (int k = 1; k < w->queued; ++k) r->returned[r->n_returned++] = w->cases[k];
     }
     close_worker(w);
 }
@@ -553,41 +576,64 @@ static void run_here(study_run *r, size_t i)
 static int busy_workers(const study_run *r)
 {
     int busy = 0;
-    for (int slot = 0; slot < r->slots; ++slot) busy += r->workers[slot].busy;
+    for (int slot = 0; slot < r->slots; ++slot) busy += r->workers[slot].queued > 0;
     return busy;
 }
 
-/* Hands the cases from todo[next] on to idle workers, and starts workers in free slots
- * while cases are left. Returns the index of the next case to hand out. */
+/* A case is queued behind a worker's running one only when its last case took less than
+ * this: then the hand-over (the parent's turn to run, then the worker's) weighs against
+ * the case; a long case queued behind another could wait while a worker idles. */
+#define QUEUE_BELOW_SECONDS 0.05
+
+/* The next case to hand out: one a dead worker had not started, else todo[*next]. */
+static int next_case(study_run *r, const size_t *todo, size_t *next, size_t n, size_t *i)
+{
+    if (r->n_returned > 0) {
+        *i = r->returned[--r->n_returned];
+        return 1;
+    }
+    if (*next >= n) return 0;
+    *i = todo[(*next)++];
+    return 1;
+}
+
+/* A case taken by next_case that no worker could take goes back. */
+static void put_back(study_run *r, size_t i) { r->returned[r->n_returned++] = i; }
+
+/* Hands cases out to the workers that can take one, and starts workers in free slots
+ * while cases are left. Returns the index of the next case of todo to hand out. */
 static size_t hand_out_cases(study_run *r, const size_t *todo, size_t next, size_t n)
 {
-    for (int slot = 0; slot < r->slots && next < n; ++slot) {
+    size_t i;
+    for (int slot = 0; slot < r->slots; ++slot) {
         worker *w = &r->workers[slot];
-        if (w->pid && !w->busy && give_case(w, todo[next]) == 0) ++next;
+        while (w->pid && (w->queued == 0 || (w->queued < WORKER_QUEUE && w->last_wall < QUEUE_BELOW_SECONDS)) &&
+               next_case(r, todo, &next, n, &i))
+            if (give_case(r, w, i) != 0) put_back(r, i);
     }
-    for (int slot = 0; slot < r->slots && next < n; ++slot) {
+    for (int slot = 0; slot < r->slots; ++slot) {
         worker *w = &r->workers[slot];
         if (w->pid) continue;
+        if (!next_case(r, todo, &next, n, &i)) break;
         if (start_worker(r, slot) == 0) {
-            if (give_case(w, todo[next]) == 0) ++next;
+            if (give_case(r, w, i) != 0) put_back(r, i);
         } else if (busy_workers(r) > 0) {
+            put_back(r, i);
             break; /* no process to spare now: wait for one */
         } else {
-            run_here(r, todo[next++]);
+            run_here(r, i);
         }
     }
     return next;
 }
 
-/* Takes the outcomes the busy workers have written, whole frames only. */
+/* Takes the outcomes the workers have written, whole frames only (a frame cut short
+ * waits for its end). */
 static void collect_outcomes(study_run *r)
 {
     for (int slot = 0; slot < r->slots; ++slot) {
         worker *w = &r->workers[slot];
-        if (!w->busy || read_frame(w) != 1) continue; /* a frame cut short waits for its end */
-        w->busy = 0;
-        record_case(r, w->case_index, w->frame + sizeof(uint32_t), sp_clock_seconds() - w->start);
-        w->got = 0;
+        while (w->queued > 0 && read_frame(w) == 1) take_outcome(r, w);
     }
 }
 
@@ -709,8 +755,14 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
 {
     if ((size_t)jobs > n) jobs = (int)n;
     worker *workers = calloc((size_t)(jobs > 0 ? jobs : 1), sizeof *workers);
-    if (!workers) {
+    /* (no more cases are out at a time than the workers' queues hold) */
+    r->returned = malloc((size_t)(jobs > 0 ? jobs : 1) * WORKER_QUEUE * sizeof *r->returned);
+    r->n_returned = 0;
+    if (!workers || !r->returned) {
         for (size_t k = 0; k < n; ++k) record_case(r, todo[k], NULL, NAN);
+        free(workers);
+        free(r->returned);
+        r->returned = NULL;
         return;
     }
     sigset_t events, saved;
@@ -728,12 +780,12 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
     r->parent = getpid();
     r->workers = workers;
     r->slots = jobs;
-    start_clock(r);
+    if (n > 0) start_clock(r); /* (a study with nothing left to run has not been stopped) */
     size_t next = 0;
     for (;;) {
         if (!r->stop) r->stop = take_stop_signal(r); /* one that came before the workers */
         if (!r->stop) next = hand_out_cases(r, todo, next, n);
-        if (r->stop || (busy_workers(r) == 0 && next == n)) break;
+        if (r->stop || (busy_workers(r) == 0 && next == n && r->n_returned == 0)) break;
         if (busy_workers(r) == 0) continue; /* no worker could start: the cases ran here */
         wait_for_event(r, &events);
         sp_study_log_sync(r->log, 0); /* the records of a second without new ones */
@@ -752,6 +804,8 @@ static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
     for (int slot = 0; slot < jobs; ++slot) free(workers[slot].frame);
     r->workers = NULL;
     free(workers);
+    free(r->returned);
+    r->returned = NULL;
 }
 
 /* ----------------------------------------------------------------- MPI -- */
