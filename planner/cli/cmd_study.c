@@ -111,9 +111,9 @@ typedef struct worker {
     size_t cases[WORKER_QUEUE]; /* those, in the order it runs them */
     double start;               /* when the first of them started, as far as the parent knows */
     double last_wall;           /* how long its last case took (infinite before the first) */
-    int to_fd;         /* write end: the index of its next case */
-    int from_fd;       /* read end (non-blocking): each case's outcome, as a frame */
-    char *frame;       /* what has come of the outcome so far */
+    int to_fd;                  /* write end: the index of its next case */
+    int from_fd;                /* read end (non-blocking): each case's outcome, as a frame */
+    char *frame;                /* what has come of the outcome so far */
     size_t got, size;
 } worker;
 
@@ -131,8 +131,8 @@ typedef struct study_run {
     pid_t parent;    /* the process that starts the workers */
     worker *workers; /* their slots while they run (NULL over MPI) */
     int slots;
-    int stop;        /* the signal that stopped the study (SIGALRM: --max-seconds), or 0 */
-    double deadline; /* sp_clock_seconds() at which --max-seconds stops the study; 0: none */
+    int stop;         /* the signal that stopped the study (SIGALRM: --max-seconds), or 0 */
+    double deadline;  /* sp_clock_seconds() at which --max-seconds stops the study; 0: none */
     size_t *returned; /* cases handed to a worker that died before it started them */
     size_t n_returned;
     struct sigaction saved_chld, saved_usr1, saved_pipe; /* as the command had them */
@@ -360,11 +360,11 @@ static int write_all(int fd, const void *data, size_t n)
 }
 
 /* The worker's body: reads a case index, runs the case, writes back its outcome as a
- * frame — the text's length, the case's wall time, then the text — and rings the parent (SIGUSR1: a signal,
- * so that the parent waits for outcomes, ended workers, stop signals and its alarm in one
- * sigtimedwait), until the parent closes `in` (then it exits 0). The parent reads a frame as it comes, in pieces if need
- * be: a worker killed in the middle of one leaves a frame cut short, which the parent
- * takes for no word at all. */
+ * frame — the text's length, the case's wall time, then the text — and rings the parent
+ * (SIGUSR1: a signal, so that the parent waits for outcomes, ended workers, stop signals
+ * and its alarm in one sigtimedwait), until the parent closes `in` (then it exits 0).
+ * The parent reads a frame as it comes, in pieces if need be: a worker killed in the
+ * middle of one leaves a frame cut short, which the parent takes for no word at all. */
 static void serve_cases(study_run *r, int in, int out)
 {
     for (;;) {
@@ -501,8 +501,8 @@ static int start_worker(study_run *r, int slot)
     fcntl(outcomes[0], F_SETFL, fcntl(outcomes[0], F_GETFL) | O_NONBLOCK);
     worker *w = &r->workers[slot];
     char *frame = w->frame; /* kept from the slot's last worker */
-    *w = (worker){.pid = pid, .last_wall = INFINITY, .to_fd = cases[1], .from_fd = outcomes[0], .frame = frame,
-                  .size = w->size};
+    *w = (worker){
+        .pid = pid, .last_wall = INFINITY, .to_fd = cases[1], .from_fd = outcomes[0], .frame = frame, .size = w->size};
     return 0;
 }
 
