@@ -62,7 +62,10 @@ static double time_cases(const char *text, const char *out)
 
 void bench_study(const char *symplan)
 {
-    char top[] = "/tmp/symplan-bench-study-XXXXXX";
+    /* $TMPDIR when set: a busy disk under /tmp can drown what is measured (TMPDIR=/dev/shm) */
+    const char *tmp = getenv("TMPDIR");
+    char top[4096];
+    snprintf(top, sizeof top, "%s/symplan-bench-study-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (!mkdtemp(top)) {
         printf("study: cannot make a scratch folder\n");
         return;
@@ -72,7 +75,7 @@ void bench_study(const char *symplan)
     printf("%8s %12s %12s %14s %8s\n", "cases", "study [s]", "cases [s]", "per case [ms]", "ratio");
     static const int sizes[] = {500, 2000, 10000};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
-        char file[128], own[128], run[128], command[300];
+        char file[4200], own[4200], run[4200], command[8500];
         snprintf(file, sizeof file, "%s/study-%d.json", top, sizes[k]);
         snprintf(own, sizeof own, "%s/alone-%d", top, sizes[k]);
         snprintf(run, sizeof run, "%s/study-%d", top, sizes[k]);

@@ -121,7 +121,7 @@ static const struct {
 } accepted[] = {
     {"solve", "-o --summary -v --max-steps --max-evaluations --max-targets --max-cases --max-memory"},
     {"check", "--max-steps --max-evaluations --max-targets --max-cases --max-memory"},
-    {"study", "-o -j -v --max-steps --max-evaluations --max-targets --max-cases --max-memory"},
+    {"study", "-o -j --max-seconds -v --max-steps --max-evaluations --max-targets --max-cases --max-memory"},
     {"plot", "-o --x --y --error"},
     {"export", "--csv"},
 };

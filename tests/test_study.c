@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -536,6 +537,153 @@ Test(study, a_killed_study_resumes, .timeout = 120)
         if (have[i]) cr_expect(same_file(&kept[i], &now), "case %zu was computed again", i);
     }
     cr_expect_eq(count_named(out, ".tmp-"), 0);
+    remove_tree(dir);
+}
+
+/* The children of process `parent` (found in /proc by their parent's pid), at most `max`. */
+static int children_of(pid_t parent, pid_t *kids, int max)
+{
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    int n = 0;
+    const struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue; /* gone meanwhile */
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = '\0';
+        const char *paren = strrchr(buf, ')'); /* the command name may hold anything */
+        long ppid;
+        char state;
+        if (paren && sscanf(paren + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)parent)
+            kids[n++] = (pid_t)atol(de->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+/* How the case of a worker that took SIGSEGV fails: AddressSanitizer (`make asan`, which
+ * builds the command as it builds the tests) catches the signal, reports it and exits 1. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CRASHED_WORKER "the worker exited with status 1"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CRASHED_WORKER "the worker exited with status 1"
+#endif
+#endif
+#ifndef CRASHED_WORKER
+#define CRASHED_WORKER "the worker was killed by signal 11"
+#endif
+
+/* A worker runs case after case; one that crashes in the middle of a case (SIGSEGV from
+ * outside, as a bug would) loses that case only: it is recorded as failed with the
+ * signal, a new worker runs the cases after it, and the rerun computes it alone. */
+Test(study, a_crashed_worker_fails_its_case_only, .timeout = 120)
+{
+    if (access("/proc/self/stat", R_OK) != 0) cr_skip_test("no /proc to find the worker in");
+    if (getenv("SP_TEST_VALGRIND") && getenv("SP_TEST_VALGRIND")[0])
+        cr_skip_test("the signal would reach valgrind, not the worker's code");
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core); /* the crash is on purpose */
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    scratch_dir(dir, "crash");
+    join(file, dir, "crash.json");
+    join(out, dir, "out");
+    /* case 1 runs for a second or more; the others for some milliseconds */
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [300, 40000, 310, 320, 330]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    pid_t pid = start(dir, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 1);
+    struct timespec tick = {0, 1000 * 1000};
+    for (int waited = 0; waited < 60000 && count_named(out, "case-0001.json.tmp-") == 0; ++waited)
+        nanosleep(&tick, NULL);
+    cr_assert_eq(count_named(out, "case-0001.json.tmp-"), 1, "case 1 did not start within a minute");
+    pid_t kids[4];
+    cr_assert_eq(children_of(pid, kids, 4), 1, "-j 1 runs one worker");
+    cr_assert_eq(kill(kids[0], SIGSEGV), 0);
+    run_result r;
+    finish(dir, pid, &r);
+    cr_expect_eq(r.status, 1, "a failed case is exit 1: %s", r.err);
+    cr_expect(strstr(r.err, "1 of 5 cases failed"), "%s", r.err);
+    run_free(&r);
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 4);
+    const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
+    for (int i = 0; i < 5; ++i) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(row, "status"));
+        cr_expect_str_eq(status, i == 1 ? "failed" : "converged", "case %d", i);
+        if (i == 1) cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(row, "error")), CRASHED_WORKER);
+    }
+    cJSON_Delete(summary);
+    case_path(path, out, 1);
+    cr_expect_neq(access(path, F_OK), 0, "the crashed case has a file");
+    cr_expect_eq(count_named(out, ".tmp-"), 0);
+
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", "-v", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "4 with a result already, 1 to run"), "%s", r.err);
+    run_free(&r);
+    cr_expect_eq(access(path, F_OK), 0, "the rerun did not compute case 1");
+    remove_tree(dir);
+}
+
+/* --max-seconds stops a study as SIGTERM does, but with exit status 3: the cases
+ * finished are kept, the summary lists them, nothing temporary is left, and the same
+ * command without the budget ends the study, computing only the rest. */
+Test(study, max_seconds_stops_the_study_and_it_resumes, .timeout = 120)
+{
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    scratch_dir(dir, "max_seconds");
+    join(file, dir, "slow.json");
+    join(out, dir, "out");
+    /* cases of about a tenth of a second each: more than 0.4 s of work on two workers */
+    snprintf(text, sizeof text,
+             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [3000, 3001, 3002, 3003, 3004, "
+             "3005, 3006, 3007, 3008, 3009, 3010, 3011, 3012, 3013, 3014, 3015]}}",
+             SP_TEST_DATA);
+    write_text(file, text);
+    run_result r;
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", "--max-seconds", "0.4", NULL}, &r);
+    cr_expect_eq(r.status, 3, "%s", r.err);
+    cr_expect(is_one_line(r.err), "%s", r.err);
+    cr_expect(strstr(r.err, "stopped after --max-seconds 0.4 with ") &&
+                  strstr(r.err, " of 16 cases done; the same command resumes the study"),
+              "%s", r.err);
+    run_free(&r);
+    cr_expect_eq(count_named(out, ".tmp-"), 0, "temporary files left");
+    file_id kept[16];
+    int have[16], done = 0;
+    for (size_t i = 0; i < 16; ++i) {
+        case_path(path, out, i);
+        have[i] = file_identity(path, &kept[i]) == 0;
+        done += have[i];
+    }
+    cr_expect_lt(done, 16, "the study ran to its end within 0.4 s");
+    join(path, out, "summary.json");
+    cJSON *summary = read_json(path);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), done);
+    cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "failed")), 0, "a case cut short failed");
+    cJSON_Delete(summary);
+
+    run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", "-v", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%d with a result already, %d to run", done, 16 - done);
+    cr_expect(strstr(r.err, expect) != NULL, "-v does not say '%s':\n%s", expect, r.err);
+    run_free(&r);
+    for (size_t i = 0; i < 16; ++i) {
+        case_path(path, out, i);
+        file_id now;
+        cr_assert_eq(file_identity(path, &now), 0, "case %zu missing", i);
+        if (have[i]) cr_expect(same_file(&kept[i], &now), "case %zu was computed again", i);
+    }
     remove_tree(dir);
 }
 

@@ -5,10 +5,12 @@
  * DIR/summary.json and DIR/summary.csv from what is recorded at the start and at the
  * end. The log's lock keeps a second study out of DIR while this one runs.
  *
- * On one machine the parent forks up to N workers (default: the online processors);
- * each runs one case into its file and exits, and the parent collects them with
- * waitpid. What the summary needs of a case (its figures, or why it failed) comes back
- * through a pipe, so that the parent never holds a whole result. Built with
+ * On one machine the parent forks up to N workers (default: the online processors),
+ * once each: a worker takes case after case from its pipe and runs it into its file, and
+ * what the summary needs of a case (its figures, or why it failed) comes back through a
+ * second pipe, so that the parent never holds a whole result. A worker that dies (a
+ * crash, a kill) loses its case only: the case is recorded as failed with the signal and
+ * a new worker takes the next one. Built with
  * -DSP_HAVE_MPI (`make mpi`, build/symplan-mpi) and started by mpirun or srun with more
  * than one rank, the cases still to do are dealt out in turn (the j-th to rank j mod K),
  * each rank runs its own one at a time, and rank 0 (which runs its share too) collects
@@ -19,15 +21,19 @@
  * parent writes under the lock once no worker runs (sp_study_run_case_locked), and a
  * worker whose parent has gone adds nothing. SIGINT, SIGTERM and SIGHUP stop a local
  * run: the parent ends its workers, writes the summary of the cases done and dies of the
- * signal. */
+ * signal. --max-seconds stops it the same way when its time runs out (exit 3). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -48,7 +54,8 @@
 #include "planner/study/sp_study.h"
 #include "problems/sp_result_file.h"
 
-enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
+/* (3: stopped by --max-seconds, as a solve whose time ran out) */
+enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2, EXIT_OUT_OF_TIME = 3 };
 
 /* "where: [cases[i]: ][path: ]message" on one line (sp_cmd_error). */
 static void error_line(const char *where, long case_index, const char *path, const char *message)
@@ -94,12 +101,20 @@ static int make_dir(const char *dir, char *why, size_t why_size)
 
 /* ------------------------------------------------------------ progress -- */
 
-/* A worker process and the case it runs. */
+/* A worker process, forked once, and the cases handed to it (see "local workers" below).
+ * Behind the case it runs one more may wait, when its cases are short: the worker then
+ * starts it without waiting for the parent's turn to run. */
+#define WORKER_QUEUE 2
 typedef struct worker {
-    pid_t pid; /* 0: a free slot */
-    size_t case_index;
-    double start;
-    int pipe_fd; /* read end: the outcome */
+    pid_t pid;                  /* 0: a free slot */
+    int queued;                 /* cases handed to it whose outcome has not come back */
+    size_t cases[WORKER_QUEUE]; /* those, in the order it runs them */
+    double start;               /* when the first of them started, as far as the parent knows */
+    double last_wall;           /* how long its last case took (infinite before the first) */
+    int to_fd;                  /* write end: the index of its next case */
+    int from_fd;                /* read end (non-blocking): each case's outcome, as a frame */
+    char *frame;                /* what has come of the outcome so far */
+    size_t got, size;
 } worker;
 
 typedef struct study_run {
@@ -116,7 +131,11 @@ typedef struct study_run {
     pid_t parent;    /* the process that starts the workers */
     worker *workers; /* their slots while they run (NULL over MPI) */
     int slots;
-    int stop; /* the signal that stopped the study, or 0 */
+    int stop;         /* the signal that stopped the study (SIGALRM: --max-seconds), or 0 */
+    double deadline;  /* sp_clock_seconds() at which --max-seconds stops the study; 0: none */
+    size_t *returned; /* cases handed to a worker that died before it started them */
+    size_t n_returned;
+    struct sigaction saved_chld, saved_usr1, saved_pipe; /* as the command had them */
 } study_run;
 
 /* "steps=40 scheme=hohp_sv", cut short past `size`. */
@@ -216,7 +235,8 @@ static void write_summary(study_run *r)
 
 /* How a case ends, as text that can cross a pipe or an MPI message: "R" and the
  * result's figures as compact JSON (sp_study_result_figures), or "E" and why it failed.
- * Figures longer than a pipe holds are left out ("R" alone): the file is read instead. */
+ * Figures longer than OUTCOME_MAX (about what a pipe holds) are left out ("R" alone):
+ * the file is read instead. */
 #define OUTCOME_MAX 60000
 
 /* Where a case runs, which decides how its file is put in place: by a worker while its
@@ -280,13 +300,17 @@ static void record_case(study_run *r, size_t i, const char *outcome, double wall
 
 /* ------------------------------------------------------- local workers -- */
 
-/* SIGCHLD is blocked while workers run, so that the parent can wait for the next one
- * to end with a timeout (sigtimedwait) and refresh the status line meanwhile. */
-static void on_sigchld(int sig) { (void)sig; }
+/* SIGCHLD (a worker ended) and SIGUSR1 (a worker has written how its case ended) are
+ * blocked while workers run and taken by sigtimedwait with the stop signals, so that the
+ * parent waits for all of them in one place, with a timeout that refreshes the status
+ * line. Their handler does nothing: it only keeps them from being discarded (SIGCHLD's
+ * default) or from ending the parent (SIGUSR1's) when one is still pending as the run
+ * unblocks them. */
+static void on_event(int sig) { (void)sig; }
 
 /* The signals that stop a study (^C, kill, a closed terminal). They are blocked while
- * the workers run and taken by sigtimedwait with SIGCHLD: the parent then ends its
- * workers, writes the summary of what is done and dies of the signal. */
+ * the workers run and taken by sigtimedwait with the events above: the parent then ends
+ * its workers, writes the summary of what is done and dies of the signal. */
 static const int stop_signal_list[] = {SIGINT, SIGTERM, SIGHUP};
 #define N_STOP_SIGNALS (sizeof stop_signal_list / sizeof stop_signal_list[0])
 
@@ -322,83 +346,222 @@ static void end_with_parent(pid_t parent)
     if (getppid() != parent) _exit(EXIT_INTERNAL);
 }
 
-/* The worker's body: runs case i, writes its outcome to fd, exits 0 (1 on failure). */
-static void run_worker(study_run *r, size_t i, int fd)
+/* Writes all n bytes (0), or fails (−1: the other end is gone). */
+static int write_all(int fd, const void *data, size_t n)
 {
-    char *outcome = run_case(r, i, IN_WORKER);
-    const char *p = outcome ? outcome : "Eout of memory";
-    size_t n = strlen(p);
+    const char *p = data;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
+        if (w <= 0) return -1;
         p += w, n -= (size_t)w;
     }
-    close(fd);
-    int code = outcome && outcome[0] == 'R' ? 0 : 1;
-    free(outcome);
-    _exit(code);
+    return 0;
 }
 
-/* Reads what a worker wrote before it ended (it fits in the pipe). */
-static void read_outcome(int fd, char *text, size_t size)
+/* The worker's body: reads a case index, runs the case, writes back its outcome as a
+ * frame — the text's length, the case's wall time, then the text — and rings the parent
+ * (SIGUSR1: a signal, so that the parent waits for outcomes, ended workers, stop signals
+ * and its alarm in one sigtimedwait), until the parent closes `in` (then it exits 0).
+ * The parent reads a frame as it comes, in pieces if need be: a worker killed in the
+ * middle of one leaves a frame cut short, which the parent takes for no word at all. */
+static void serve_cases(study_run *r, int in, int out)
 {
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < size && ((n = read(fd, text + got, size - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
-        if (n > 0) got += (size_t)n;
-    text[got] = '\0';
-    close(fd);
+    for (;;) {
+        uint64_t index;
+        size_t got = 0;
+        while (got < sizeof index) {
+            ssize_t n = read(in, (char *)&index + got, sizeof index - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) _exit(EXIT_DONE); /* no more cases */
+            got += (size_t)n;
+        }
+        double t0 = sp_clock_seconds();
+        char *outcome = run_case(r, (size_t)index, IN_WORKER);
+        double seconds = sp_clock_seconds() - t0;
+        const char *text = outcome ? outcome : "Eout of memory";
+        uint32_t length = (uint32_t)strlen(text);
+        int ok = write_all(out, &length, sizeof length) == 0 && write_all(out, &seconds, sizeof seconds) == 0 &&
+                 write_all(out, text, length) == 0;
+        free(outcome);
+        if (!ok) _exit(EXIT_INTERNAL);
+        kill(r->parent, SIGUSR1);
+    }
 }
 
-static int start_worker(study_run *r, size_t i, worker *w)
+/* A frame's head: the text's length (uint32_t) and the case's wall time (double). */
+#define FRAME_HEAD (sizeof(uint32_t) + sizeof(double))
+
+/* Reads what a worker has written of its frame so far, without blocking. Returns 1 when
+ * the frame is complete (w->frame + FRAME_HEAD holds its text, NUL-terminated), 0 when
+ * more is to come, −1 when nothing more will (end of file, a read error, a frame no
+ * worker writes). */
+static int read_frame(worker *w)
 {
-    int fds[2];
-    if (pipe(fds) != 0) return -1;
+    for (;;) {
+        size_t want = FRAME_HEAD;
+        if (w->got >= want) {
+            uint32_t length;
+            memcpy(&length, w->frame, sizeof length);
+            if (length > OUTCOME_MAX + 1) return -1;
+            want += length;
+            if (w->got == want) {
+                w->frame[w->got] = '\0';
+                return 1;
+            }
+        }
+        if (want + 1 > w->size) { /* room for the text and its NUL */
+            size_t size = want + 1 > 256 ? want + 1 : 256;
+            char *frame = realloc(w->frame, size);
+            if (!frame) return -1;
+            w->frame = frame, w->size = size;
+        }
+        ssize_t n = read(w->from_fd, w->frame + w->got, want - w->got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (n <= 0) return -1;
+        w->got += (size_t)n;
+    }
+}
+
+/* Frees a worker's slot once the process is collected. */
+static void close_worker(worker *w)
+{
+    close(w->to_fd);
+    close(w->from_fd);
+    w->pid = 0;
+    w->queued = 0;
+    w->got = 0;
+}
+
+static void finish_dead_worker(study_run *r, worker *w, int wait_status);
+
+/* Sends a worker case i, to run after those it has. Returns 0, or −1 when the worker
+ * cannot take it (it has died): then it is collected, and its slot is free. */
+static int give_case(study_run *r, worker *w, size_t i)
+{
+    uint64_t index = i;
+    if (write_all(w->to_fd, &index, sizeof index) != 0) {
+        kill(w->pid, SIGKILL);
+        int ws = 0;
+        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
+        finish_dead_worker(r, w, ws);
+        return -1;
+    }
+    if (w->queued == 0) w->start = sp_clock_seconds();
+    w->cases[w->queued++] = i;
+    return 0;
+}
+
+/* Forks a worker into the free slot. Returns 0, or −1 when no process can be made. The
+ * worker keeps none of its siblings' pipes: a sibling holding the write end of a
+ * worker's case pipe would keep it from seeing the end of its cases. It runs with the
+ * signal mask and actions the command started with, and, when it is one of several,
+ * with the planner's threads off (SYMPLAN_THREADS=1) unless the user chose a count:
+ * N workers that each start a thread per processor would share the processors N times
+ * over. */
+static int start_worker(study_run *r, int slot)
+{
+    int cases[2], outcomes[2];
+    if (pipe(cases) != 0) return -1;
+    if (pipe(outcomes) != 0) {
+        close(cases[0]);
+        close(cases[1]);
+        return -1;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
+        close(cases[0]);
+        close(cases[1]);
+        close(outcomes[0]);
+        close(outcomes[1]);
         return -1;
     }
     if (pid == 0) {
         end_with_parent(r->parent);
-        close(fds[0]);
+        for (int k = 0; k < r->slots; ++k)
+            if (r->workers[k].pid) {
+                close(r->workers[k].to_fd);
+                close(r->workers[k].from_fd);
+            }
+        close(cases[1]);
+        close(outcomes[0]);
+        sigaction(SIGCHLD, &r->saved_chld, NULL);
+        sigaction(SIGUSR1, &r->saved_usr1, NULL);
+        sigaction(SIGPIPE, &r->saved_pipe, NULL);
+        if (r->slots > 1) setenv("SYMPLAN_THREADS", "1", 0);
         sigprocmask(SIG_SETMASK, &r->worker_mask, NULL);
-        run_worker(r, i, fds[1]);
+        serve_cases(r, cases[0], outcomes[1]);
     }
-    close(fds[1]);
-    *w = (worker){.pid = pid, .case_index = i, .start = sp_clock_seconds(), .pipe_fd = fds[0]};
+    close(cases[0]);
+    close(outcomes[1]);
+    /* the parent reads outcomes as they come, from every worker in turn */
+    fcntl(outcomes[0], F_SETFL, fcntl(outcomes[0], F_GETFL) | O_NONBLOCK);
+    worker *w = &r->workers[slot];
+    char *frame = w->frame; /* kept from the slot's last worker */
+    *w = (worker){
+        .pid = pid, .last_wall = INFINITY, .to_fd = cases[1], .from_fd = outcomes[0], .frame = frame, .size = w->size};
     return 0;
 }
 
-/* Records the case of a worker that has ended. One that said how its case ended is
- * taken at its word (an "R" cut short by a kill is completed from the file). One that
- * ended without a word was killed: its file, when in place, is its result; else its case
- * failed, or stays pending when the study is being stopped. */
-static void finish_worker(study_run *r, worker *w, int wait_status)
+/* Removes what a worker that died left of case i: the temporaries named after its file,
+ * which no other process writes while the case is that worker's. (The other workers' are
+ * left alone: they are still writing them.) */
+static void remove_case_temporaries(const study_run *r, size_t i)
 {
-    char outcome[OUTCOME_MAX + 2];
-    read_outcome(w->pipe_fd, outcome, sizeof outcome);
-    double wall = sp_clock_seconds() - w->start;
-    size_t i = w->case_index;
-    w->pid = 0;
-    if (outcome[0] == 'R' || outcome[0] == 'E') {
-        record_case(r, i, outcome, wall);
-        return;
+    char name[64], prefix[80], path[4096];
+    sp_study_case_file(i, name, sizeof name);
+    snprintf(prefix, sizeof prefix, "%s.tmp-", name);
+    DIR *d = opendir(r->dir);
+    if (!d) return;
+    const struct dirent *de;
+    while ((de = readdir(d)))
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0 &&
+            snprintf(path, sizeof path, "%s/%s", r->dir, de->d_name) < (int)sizeof path)
+            unlink(path);
+    closedir(d);
+}
+
+/* Records the outcome at the head of a worker's queue, whose frame is complete. */
+static void take_outcome(study_run *r, worker *w)
+{
+    double seconds;
+    memcpy(&seconds, w->frame + sizeof(uint32_t), sizeof seconds);
+    record_case(r, w->cases[0], w->frame + FRAME_HEAD, seconds);
+    w->last_wall = seconds;
+    w->queued--;
+    memmove(w->cases, w->cases + 1, (size_t)w->queued * sizeof w->cases[0]);
+    w->start = sp_clock_seconds(); /* (about when the worker started the next) */
+    w->got = 0;
+}
+
+/* Records the cases of a worker that has ended. The outcomes it wrote are taken at their
+ * word. The case it was running when it ended without a whole word was killed: its file,
+ * when in place, is its result; else it failed with the signal (the worker's other cases
+ * are not touched), or stays pending when the study is being stopped. A case queued
+ * behind it had not started: it goes back to be handed out again. */
+static void finish_dead_worker(study_run *r, worker *w, int wait_status)
+{
+    while (w->queued > 0 && read_frame(w) == 1) take_outcome(r, w);
+    if (w->queued > 0) {
+        double wall = sp_clock_seconds() - w->start;
+        size_t i = w->cases[0];
+        remove_case_temporaries(r, i);
+        cJSON *figures = figures_from_file(r, i);
+        if (figures || (!r->stop && !stop_signal_pending())) {
+            char why[96];
+            if (WIFSIGNALED(wait_status))
+                snprintf(why, sizeof why, "the worker was killed by signal %d", WTERMSIG(wait_status));
+            else
+                snprintf(why, sizeof why, "the worker exited with status %d", WEXITSTATUS(wait_status));
+            record(r, i, figures, why, wall);
+        }
+        cJSON_Delete(figures);
+        for (int k = 1; k < w->queued; ++k) r->returned[r->n_returned++] = w->cases[k];
     }
-    cJSON *figures = figures_from_file(r, i);
-    if (figures || (!r->stop && !stop_signal_pending())) {
-        char why[96];
-        if (WIFSIGNALED(wait_status))
-            snprintf(why, sizeof why, "the worker was killed by signal %d", WTERMSIG(wait_status));
-        else
-            snprintf(why, sizeof why, "the worker exited with status %d", WEXITSTATUS(wait_status));
-        record(r, i, figures, why, wall);
-    }
-    cJSON_Delete(figures);
+    close_worker(w);
 }
 
 /* Runs case i in this process, when no worker can be started at all. */
@@ -410,129 +573,252 @@ static void run_here(study_run *r, size_t i)
     free(outcome);
 }
 
-/* Starts workers on the cases from todo[next] on while slots are free. Returns the
- * index of the next case to start. */
-static size_t start_workers(study_run *r, const size_t *todo, size_t next, size_t n, int *running)
+static int busy_workers(const study_run *r)
 {
-    for (int slot = 0; slot < r->slots && next < n; ++slot) {
-        if (r->workers[slot].pid) continue;
-        if (start_worker(r, todo[next], &r->workers[slot]) == 0)
-            ++*running;
-        else if (*running > 0)
+    int busy = 0;
+    for (int slot = 0; slot < r->slots; ++slot) busy += r->workers[slot].queued > 0;
+    return busy;
+}
+
+/* A case is queued behind a worker's running one only when its last case took less than
+ * this: then the hand-over (the parent's turn to run, then the worker's) weighs against
+ * the case; a long case queued behind another could wait while a worker idles. */
+#define QUEUE_BELOW_SECONDS 0.05
+
+/* The next case to hand out: one a dead worker had not started, else todo[*next]. */
+static int next_case(study_run *r, const size_t *todo, size_t *next, size_t n, size_t *i)
+{
+    if (r->n_returned > 0) {
+        *i = r->returned[--r->n_returned];
+        return 1;
+    }
+    if (*next >= n) return 0;
+    *i = todo[(*next)++];
+    return 1;
+}
+
+/* A case taken by next_case that no worker could take goes back. */
+static void put_back(study_run *r, size_t i) { r->returned[r->n_returned++] = i; }
+
+/* Hands cases out to the workers that can take one, and starts workers in free slots
+ * while cases are left. Returns the index of the next case of todo to hand out. */
+static size_t hand_out_cases(study_run *r, const size_t *todo, size_t next, size_t n)
+{
+    size_t i;
+    for (int slot = 0; slot < r->slots; ++slot) {
+        worker *w = &r->workers[slot];
+        while (w->pid && (w->queued == 0 || (w->queued < WORKER_QUEUE && w->last_wall < QUEUE_BELOW_SECONDS)) &&
+               next_case(r, todo, &next, n, &i))
+            if (give_case(r, w, i) != 0) put_back(r, i);
+    }
+    for (int slot = 0; slot < r->slots; ++slot) {
+        worker *w = &r->workers[slot];
+        if (w->pid) continue;
+        if (!next_case(r, todo, &next, n, &i)) break;
+        if (start_worker(r, slot) == 0) {
+            if (give_case(r, w, i) != 0) put_back(r, i);
+        } else if (busy_workers(r) > 0) {
+            put_back(r, i);
             break; /* no process to spare now: wait for one */
-        else
-            run_here(r, todo[next]);
-        ++next;
+        } else {
+            run_here(r, i);
+        }
     }
     return next;
 }
 
-/* Collects the workers that have ended. Returns −1 when there is nothing left to wait
- * for (which would leave slots taken for ever). */
-static int reap_workers(study_run *r, int *running)
+/* Takes the outcomes the workers have written, whole frames only (a frame cut short
+ * waits for its end). */
+static void collect_outcomes(study_run *r)
 {
-    while (*running > 0) {
+    for (int slot = 0; slot < r->slots; ++slot) {
+        worker *w = &r->workers[slot];
+        while (w->queued > 0 && read_frame(w) == 1) take_outcome(r, w);
+    }
+}
+
+/* Collects the workers that have ended (a crash, a kill) and frees their slots: a new
+ * worker takes the next case. Returns −1 when a worker is still counted but there is no
+ * process left to wait for. */
+static int reap_workers(study_run *r)
+{
+    for (;;) {
         int ws;
         pid_t pid = waitpid(-1, &ws, WNOHANG);
         if (pid == 0) return 0;
         if (pid < 0) {
             if (errno == EINTR) continue;
-            return -1; /* ECHILD */
+            for (int slot = 0; slot < r->slots; ++slot)
+                if (r->workers[slot].pid) return -1; /* ECHILD */
+            return 0;
         }
         for (int slot = 0; slot < r->slots; ++slot)
-            if (r->workers[slot].pid == pid) {
-                finish_worker(r, &r->workers[slot], ws);
-                --*running;
-            }
+            if (r->workers[slot].pid == pid) finish_dead_worker(r, &r->workers[slot], ws);
     }
-    return 0;
 }
 
-/* Waits for a worker to end or a stop signal, at most a second (then the status line is
- * redrawn). */
+/* The signals that end the run: the stop signals, and the alarm of --max-seconds. */
+static void ending_signals(const study_run *r, sigset_t *set)
+{
+    stop_signals(set);
+    if (r->deadline > 0.0) sigaddset(set, SIGALRM);
+}
+
+/* Waits for a worker's outcome, a worker's end or a stop signal, at most a second (then
+ * the status line is redrawn). */
 static void wait_for_event(study_run *r, const sigset_t *events)
 {
     struct timespec second = {1, 0};
     int sig = sigtimedwait(events, NULL, &second);
-    if (sig > 0 && sig != SIGCHLD)
+    if (sig > 0 && sig != SIGCHLD && sig != SIGUSR1)
         r->stop = sig;
     else if (sig < 0 && errno == EAGAIN)
         report_case(r, 0, NULL, 0.0);
 }
 
-/* Ends the workers still running when the study is stopped: a case cut short is
- * computed again on resume, one that finished first keeps its result. Then removes the
- * files they were writing. */
-static void stop_workers(study_run *r, int *running)
+/* Ends the workers when the study is stopped: a case cut short is computed again on
+ * resume, one that finished first keeps its result. Then removes the files they were
+ * writing. */
+static void stop_workers(study_run *r)
 {
+    for (int slot = 0; slot < r->slots; ++slot)
+        if (r->workers[slot].pid) kill(r->workers[slot].pid, SIGKILL);
     for (int slot = 0; slot < r->slots; ++slot) {
         worker *w = &r->workers[slot];
         if (!w->pid) continue;
-        kill(w->pid, SIGKILL);
         int ws = 0;
         while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
-        finish_worker(r, w, ws);
+        finish_dead_worker(r, w, ws);
     }
-    *running = 0;
     sp_study_remove_temporaries(r->dir);
 }
 
-/* A stop signal that is pending (0: none), taken. */
-static int take_stop_signal(void)
+/* Ends the workers when every case is done: the end of their case pipes tells them. */
+static void end_workers(study_run *r)
+{
+    for (int slot = 0; slot < r->slots; ++slot)
+        if (r->workers[slot].pid) {
+            close(r->workers[slot].to_fd);
+            r->workers[slot].to_fd = -1;
+        }
+    for (int slot = 0; slot < r->slots; ++slot) {
+        worker *w = &r->workers[slot];
+        if (!w->pid) continue;
+        int ws = 0;
+        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
+        finish_dead_worker(r, w, ws);
+    }
+}
+
+/* A signal that ends the run and is pending (0: none), taken. */
+static int take_stop_signal(const study_run *r)
 {
     sigset_t stops;
-    stop_signals(&stops);
+    ending_signals(r, &stops);
     const struct timespec now = {0, 0};
     int sig = sigtimedwait(&stops, NULL, &now);
     return sig > 0 ? sig : 0;
 }
 
-/* Runs the listed cases with up to `jobs` workers at a time, until they are done or a
- * stop signal (which the caller blocks) comes: then r->stop is set. */
+/* Arms the alarm of --max-seconds for the time left (none left: the run stops at once). */
+static void start_clock(study_run *r)
+{
+    if (r->deadline <= 0.0) return;
+    double left = r->deadline - sp_clock_seconds();
+    if (left <= 0.0) {
+        r->stop = SIGALRM;
+        return;
+    }
+    struct itimerval t = {.it_value = {.tv_sec = (time_t)left, .tv_usec = (suseconds_t)((left - floor(left)) * 1e6)}};
+    if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* Disarms it, and drops an alarm that came after the last case: it would end the process
+ * once unblocked. */
+static void stop_clock(const study_run *r)
+{
+    if (r->deadline <= 0.0) return;
+    setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
+    sigset_t alarm;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    const struct timespec now = {0, 0};
+    while (sigtimedwait(&alarm, NULL, &now) == SIGALRM) continue;
+}
+
+/* Runs the listed cases with up to `jobs` workers, until they are done or a stop signal
+ * (which the caller blocks) or the alarm comes: then r->stop is set. The workers are
+ * forked once each and run case after case (again only after one has died): a fork per
+ * case cost more than a small case itself. */
 static void run_local(study_run *r, const size_t *todo, size_t n, int jobs)
 {
     if ((size_t)jobs > n) jobs = (int)n;
     worker *workers = calloc((size_t)(jobs > 0 ? jobs : 1), sizeof *workers);
-    if (!workers) {
+    /* (no more cases are out at a time than the workers' queues hold) */
+    r->returned = malloc((size_t)(jobs > 0 ? jobs : 1) * WORKER_QUEUE * sizeof *r->returned);
+    r->n_returned = 0;
+    if (!workers || !r->returned) {
         for (size_t k = 0; k < n; ++k) record_case(r, todo[k], NULL, NAN);
+        free(workers);
+        free(r->returned);
+        r->returned = NULL;
         return;
     }
     sigset_t events, saved;
-    stop_signals(&events);
+    ending_signals(r, &events);
     sigaddset(&events, SIGCHLD);
-    struct sigaction act = {.sa_handler = on_sigchld}, old_act;
+    sigaddset(&events, SIGUSR1);
+    struct sigaction act = {.sa_handler = on_event}, ignore = {.sa_handler = SIG_IGN};
     sigemptyset(&act.sa_mask);
-    sigaction(SIGCHLD, &act, &old_act);
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGCHLD, &act, &r->saved_chld);
+    sigaction(SIGUSR1, &act, &r->saved_usr1);
+    /* a worker that died is found by waitpid; a write to its pipe fails instead */
+    sigaction(SIGPIPE, &ignore, &r->saved_pipe);
     sigprocmask(SIG_BLOCK, &events, &saved);
     r->parent = getpid();
     r->workers = workers;
     r->slots = jobs;
+    if (n > 0) start_clock(r); /* (a study with nothing left to run has not been stopped) */
     size_t next = 0;
-    int running = 0;
     for (;;) {
-        if (!r->stop) r->stop = take_stop_signal(); /* one that came before the workers */
-        if (!r->stop) next = start_workers(r, todo, next, n, &running);
-        if (r->stop || (running == 0 && next == n)) break;
-        if (running == 0) continue; /* no worker could start: the cases ran here */
+        if (!r->stop) r->stop = take_stop_signal(r); /* one that came before the workers */
+        if (!r->stop) next = hand_out_cases(r, todo, next, n);
+        if (r->stop || (busy_workers(r) == 0 && next == n && r->n_returned == 0)) break;
+        if (busy_workers(r) == 0) continue; /* no worker could start: the cases ran here */
         wait_for_event(r, &events);
         sp_study_log_sync(r->log, 0); /* the records of a second without new ones */
-        if (reap_workers(r, &running) < 0) break;
+        collect_outcomes(r);
+        if (reap_workers(r) < 0) break;
     }
-    if (r->stop) stop_workers(r, &running);
+    if (r->stop)
+        stop_workers(r);
+    else
+        end_workers(r);
+    stop_clock(r);
     sigprocmask(SIG_SETMASK, &saved, NULL);
-    sigaction(SIGCHLD, &old_act, NULL);
+    sigaction(SIGCHLD, &r->saved_chld, NULL);
+    sigaction(SIGUSR1, &r->saved_usr1, NULL);
+    sigaction(SIGPIPE, &r->saved_pipe, NULL);
+    for (int slot = 0; slot < jobs; ++slot) free(workers[slot].frame);
     r->workers = NULL;
     free(workers);
+    free(r->returned);
+    r->returned = NULL;
 }
 
 /* ----------------------------------------------------------------- MPI -- */
 
 #ifdef SP_HAVE_MPI
 /* A completion message: the case index and wall time as two doubles, then the outcome
- * text with its NUL. */
+ * text with its NUL. A rank whose --max-seconds ran out sends −1 and the number of its
+ * cases it left undone instead, once. */
 enum { TAG_DONE = 17 };
 
-static void receive_one(study_run *r, int blocking)
+/* Receives one message; returns how many of the cases rank 0 waits for it accounts for
+ * (0: none had come). */
+static size_t receive_one(study_run *r, int blocking)
 {
     int flag = 1, count = 0;
     MPI_Status status;
@@ -540,7 +826,7 @@ static void receive_one(study_run *r, int blocking)
         MPI_Probe(MPI_ANY_SOURCE, TAG_DONE, MPI_COMM_WORLD, &status);
     else
         MPI_Iprobe(MPI_ANY_SOURCE, TAG_DONE, MPI_COMM_WORLD, &flag, &status);
-    if (!flag) return;
+    if (!flag) return 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     char *buf = malloc((size_t)count + 1);
     if (!buf) {
@@ -550,22 +836,37 @@ static void receive_one(study_run *r, int blocking)
     MPI_Recv(buf, count, MPI_BYTE, status.MPI_SOURCE, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     buf[count] = '\0';
     double head[2];
+    size_t accounted = 1;
     if ((size_t)count >= sizeof head) {
         memcpy(head, buf, sizeof head);
-        record_case(r, (size_t)head[0], (size_t)count > sizeof head ? buf + sizeof head : NULL, head[1]);
+        if (head[0] < 0.0) {
+            r->stop = SIGALRM;
+            accounted = (size_t)head[1];
+        } else {
+            record_case(r, (size_t)head[0], (size_t)count > sizeof head ? buf + sizeof head : NULL, head[1]);
+        }
     }
     free(buf);
+    return accounted;
 }
+
+/* Whether --max-seconds has run out. Over MPI it is looked at between cases: a rank's
+ * case under way runs to its end. */
+static int out_of_time(const study_run *r) { return r->deadline > 0.0 && sp_clock_seconds() >= r->deadline; }
 
 /* Deals the cases still to do over the ranks (the j-th to rank j mod size); rank 0
  * records every completion. */
 static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t n)
 {
-    size_t expected = 0; /* completions rank 0 waits for from the others */
+    size_t expected = 0, skipped = 0; /* completions rank 0 waits for from the others; cases left undone */
     for (size_t j = 0; j < n; ++j) {
         int owner = (int)(j % (size_t)size);
         if (owner != rank) {
             if (rank == 0) ++expected;
+            continue;
+        }
+        if (skipped || out_of_time(r)) {
+            ++skipped;
             continue;
         }
         double t0 = sp_clock_seconds();
@@ -573,12 +874,8 @@ static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t
         double wall = sp_clock_seconds() - t0;
         if (rank == 0) {
             record_case(r, todo[j], outcome, wall);
-            while (expected > 0) { /* what has come from the others meanwhile */
-                size_t before = r->finished;
-                receive_one(r, 0);
-                if (r->finished == before) break;
-                --expected;
-            }
+            for (size_t got; expected > 0 && (got = receive_one(r, 0)) > 0;) /* what has come meanwhile */
+                expected -= got < expected ? got : expected;
         } else {
             const char *text = outcome ? outcome : "Eout of memory";
             double head[2] = {(double)todo[j], wall};
@@ -595,8 +892,16 @@ static void run_mpi(study_run *r, int rank, int size, const size_t *todo, size_t
         }
         free(outcome);
     }
+    if (skipped && rank == 0) r->stop = SIGALRM;
+    if (skipped && rank != 0) {
+        double head[2] = {-1.0, (double)skipped};
+        MPI_Send(head, (int)sizeof head, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD);
+    }
     if (rank == 0)
-        for (; expected > 0; --expected) receive_one(r, 1);
+        while (expected > 0) {
+            size_t got = receive_one(r, 1);
+            expected -= got < expected ? got : expected;
+        }
 }
 
 /* Rank 0 tells every rank the cases to do (its list in todo), then all run their
@@ -632,6 +937,8 @@ typedef struct study_args {
     const char *file, *dir;
     long jobs;
     int verbose;
+    double seconds;  /* --max-seconds (0: no limit) */
+    double deadline; /* when it runs out, from the command's start */
     sp_limits limits;
 } study_args;
 
@@ -654,6 +961,12 @@ static const sp_cmd_option study_options[] = {
      .max = MAX_JOBS,
      .meaning = "run up to N cases at once in worker processes",
      .fallback = "the online processors"},
+    {.name = "--max-seconds",
+     .value = "S",
+     .kind = SP_OPT_SECONDS,
+     .offset = offsetof(study_args, seconds),
+     .meaning = "stop the study after S seconds as SIGTERM would (finished cases kept, resumable; exit 3)",
+     .fallback = "no limit"},
     {.name = "-v",
      .offset = offsetof(study_args, verbose),
      .meaning = "print one line per case on stderr",
@@ -768,7 +1081,8 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
                    .log = log,
                    .verbose = a->verbose && rank == 0,
                    .terminal = rank == 0 && isatty(STDERR_FILENO),
-                   .start = sp_clock_seconds()};
+                   .start = sp_clock_seconds(),
+                   .deadline = a->deadline};
     size_t total = sp_study_case_count(study);
     size_t *todo = malloc(total * sizeof *todo);
     r.summary = rank == 0 ? sp_study_summary_new(study) : NULL;
@@ -819,11 +1133,19 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
             error_line(a->file, -1, NULL, message);
             rc = EXIT_INTERNAL;
         }
-        if (r.stop) {
+        const size_t done = r.summary ? sp_study_summary_done(r.summary) : r.done;
+        if (r.stop == SIGALRM) {
+            char message[256];
+            snprintf(message, sizeof message,
+                     "stopped after --max-seconds %g with %zu of %zu cases done; the same command resumes the study",
+                     a->seconds, done, total);
+            error_line(a->file, -1, NULL, message);
+            rc = EXIT_OUT_OF_TIME;
+        } else if (r.stop) {
             char message[256];
             snprintf(message, sizeof message,
                      "stopped by signal %d (%s) with %zu of %zu cases done; the same command resumes the study", r.stop,
-                     strsignal(r.stop), r.summary ? sp_study_summary_done(r.summary) : r.done, total);
+                     strsignal(r.stop), done, total);
             error_line(a->file, -1, NULL, message);
             rc = EXIT_INTERNAL;
         }
@@ -838,7 +1160,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
     sp_study_free(study);
     /* a stop signal that came after the workers ends the process here, all written */
     if (local) sigprocmask(SIG_SETMASK, &r.worker_mask, NULL);
-    *stop = r.stop;
+    *stop = r.stop == SIGALRM ? 0 : r.stop; /* the clock's stop is an exit status, not a death */
     return rc;
 }
 
@@ -847,6 +1169,8 @@ static int cmd_study(int argc, char **argv)
     study_args a;
     int parsed = parse_args(argc, argv, &a);
     if (parsed >= 0) return parsed;
+    /* the budget is the whole command's, reading and resuming included */
+    a.deadline = a.seconds > 0.0 ? sp_clock_seconds() + a.seconds : 0.0;
     int rank = 0, size = 1;
 #ifdef SP_HAVE_MPI
     /* MPI starts threads, which inherit the signal mask: started with the stop signals
@@ -854,6 +1178,7 @@ static int cmd_study(int argc, char **argv)
      * (run_local) instead of the process dying before its summary is written. */
     sigset_t stops, unblocked;
     stop_signals(&stops);
+    sigaddset(&stops, SIGALRM); /* --max-seconds's alarm, taken by this thread too */
     sigprocmask(SIG_BLOCK, &stops, &unblocked);
     MPI_Init(NULL, NULL);
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
