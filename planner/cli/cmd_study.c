@@ -1184,6 +1184,9 @@ static int cmd_study(int argc, char **argv)
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* ranks are started one per core: a rank's solves use no more threads than that,
+     * unless the user says otherwise */
+    if (size > 1) setenv("SYMPLAN_THREADS", "1", 0);
 #endif
     int stop = 0;
     int rc = run_study(&a, rank, size, &stop);
