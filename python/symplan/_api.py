@@ -63,23 +63,33 @@ def arrays(result: Result) -> Result:
     return result
 
 
-def solve(problem: Document) -> Result:
+def solve(problem: Document, max_seconds: Optional[float] = None) -> Result:
     """Solves a problem (a dict, or the path of a problem file) and returns its result as
     `symplan solve` writes it (README.md, "Results"), the rows of "trajectory" and
     "samples" as numpy arrays. A result that did not converge is returned too: read its
-    "status". Raises SymplanError for a problem the reader refuses.
+    "status". Raises SymplanError for a problem the reader refuses. With max_seconds the
+    run stops after that long, as `symplan solve --max-seconds` does, and returns what it
+    has with status "maxtime_reached".
 
         r = symplan.solve("data/heisenberg.json")
         r["status"], r["trajectory"]["q"].shape            # ('ok', (101, 3))"""
     data, _, where = _document(problem)
     out = ctypes.c_void_p()
 
+    if max_seconds is not None and not (max_seconds > 0.0):
+        raise SymplanError("max_seconds: must be a positive number of seconds (got %r)" % (max_seconds,), 2)
+
     def run():
-        call_text(lambda stop, error, size: lib().sp_solve_text(data, len(data), stop, ctypes.byref(out), error, size))
+        timed_out = call_text(
+            lambda stop, error, size: lib().sp_solve_text(data, len(data), stop, ctypes.byref(out), error, size),
+            max_seconds)
         try:
-            return json.loads(ctypes.string_at(out.value))
+            result = json.loads(ctypes.string_at(out.value))
         finally:
             lib().sp_free_text(out)
+        if timed_out and result.get("status") == "interrupted":
+            result["status"] = "maxtime_reached"  # stopped by the clock, as the command says it
+        return result
 
     return arrays(_named(run, where))
 

@@ -5,6 +5,7 @@ import ctypes.util
 import functools
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -109,15 +110,18 @@ def text(document):
         raise SymplanError("problem: %s" % e) from None
 
 
-def call_text(call):
+def call_text(call, max_seconds=None):
     """Runs call(stop, error, error_size), a call of an sp_*_text function given the stop
     flag and the error buffer, and raises SymplanError unless it returns TEXT_OK. The
     call runs in a thread of its own so that Ctrl-C reaches Python while the library
     works: the flag is set, the library stops at its next check (sp_progress.h) and the
-    KeyboardInterrupt goes on."""
+    KeyboardInterrupt goes on. After max_seconds (None: no limit) the flag is set the
+    same way; returns whether that happened."""
     error = ctypes.create_string_buffer(ERROR_SIZE)
     flag = ctypes.c_int(0)
     outcome = {}
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+    timed_out = False
 
     def run():
         try:
@@ -129,7 +133,11 @@ def call_text(call):
     worker.start()
     try:
         while worker.is_alive():
-            worker.join(0.1)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0.0 and not timed_out:
+                flag.value = 1
+                timed_out = True
+            worker.join(0.1 if left is None or timed_out else min(0.1, max(left, 0.0)))
     except KeyboardInterrupt:
         flag.value = 1
         worker.join()
@@ -138,3 +146,4 @@ def call_text(call):
         raise outcome["raised"]
     if outcome["rc"] != TEXT_OK:
         raise SymplanError(error.value.decode(errors="replace"), outcome["rc"])
+    return timed_out

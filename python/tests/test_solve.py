@@ -168,3 +168,15 @@ def test_quaternion_order_is_refused_where_there_are_no_orientations(data, load)
     with pytest.raises(symplan.SymplanError, match=r"^quaternion_order: unknown quaternion order 'XYZW' "
                                                    r"\(known: wxyz, xyzw\)$"):
         symplan.check(problem)
+
+
+def test_max_seconds_stops_a_long_solve(data, load):
+    """max_seconds stops the run as `symplan solve --max-seconds` does: the result comes
+    back whole with status maxtime_reached, its trajectory up to where it stopped."""
+    problem = load(data / "spherical_pendulum.json")
+    problem.update(steps=10**7, record_every=10**4, symplecticity_defect=False)  # ~4 s
+    result = symplan.solve(problem, max_seconds=0.3)
+    assert result["status"] == "maxtime_reached"
+    assert 0 < result["trajectory"]["t"][-1] < problem["h"] * problem["steps"]
+    with pytest.raises(symplan.SymplanError, match="max_seconds"):
+        symplan.solve(problem, max_seconds=0)
