@@ -496,6 +496,67 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
     remove_tree(dir);
 }
 
+/* Results of one problem run with a few fields changed are told apart by those fields
+ * ("steps = 40"), whatever their files are called; study cases by their varied values. */
+Test(plot, overlays_are_labelled_by_what_differs)
+{
+    char dir[PATH_SIZE], in[PATH_SIZE], problem[PATH_SIZE], out[2][PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "compare-labels");
+    join(in, SP_TEST_DATA, "heisenberg.json");
+    for (int k = 0; k < 2; ++k) {
+        cJSON *doc = read_json(in);
+        cJSON_ReplaceItemInObjectCaseSensitive(doc, "steps", cJSON_CreateNumber(k ? 40 : 20));
+        char name[32];
+        snprintf(name, sizeof name, "run-%d.json", k);
+        join(problem, dir, "problem.json");
+        write_json(problem, doc);
+        cJSON_Delete(doc);
+        join(out[k], dir, name);
+        run_ok(dir, (const char *[]){"solve", problem, "-o", out[k], NULL});
+    }
+    join(svg_path, dir, "cmp.svg");
+    run_ok(dir, (const char *[]){"plot", out[0], out[1], "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "two runs of one problem");
+    cr_expect(has_legend(svg, "steps = 20") && has_legend(svg, "steps = 40"), "not labelled by the steps");
+    cr_expect(!has_legend(svg, "run-0.json"), "labelled by the file name");
+    free(svg);
+    /* study cases: their varied values */
+    char study[PATH_SIZE], folder[PATH_SIZE], c0[PATH_SIZE], c1[PATH_SIZE];
+    join(study, SP_TEST_DATA, "studies/convergence.json");
+    join(folder, dir, "study");
+    run_ok(dir, (const char *[]){"study", study, "-o", folder, "-j", "1", NULL});
+    join(c0, folder, "case-0000.json");
+    join(c1, folder, "case-0001.json");
+    cJSON *r0 = read_json(c0), *r1 = read_json(c1);
+    const cJSON *v0 = cJSON_GetObjectItem(cJSON_GetObjectItem(r0, "case"), "values");
+    const cJSON *v1 = cJSON_GetObjectItem(cJSON_GetObjectItem(r1, "case"), "values");
+    cr_assert(cJSON_IsObject(v0) && cJSON_IsObject(v1));
+    run_ok(dir, (const char *[]){"plot", c0, c1, "-o", svg_path, NULL});
+    svg = slurp(svg_path);
+    expect_well_formed(svg, "two study cases");
+    /* every value that differs between the two cases appears as "name = value" */
+    int said = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, v0)
+    {
+        const cJSON *w = cJSON_GetObjectItem(v1, v->string);
+        if (!w || cJSON_Compare(v, w, 1)) continue;
+        char label[96];
+        if (cJSON_IsNumber(v))
+            snprintf(label, sizeof label, "%s = %g", v->string, v->valuedouble);
+        else
+            snprintf(label, sizeof label, "%s = %s", v->string, cJSON_GetStringValue(v));
+        cr_expect(strstr(svg, label) != NULL, "no '%s' in the legend", label);
+        ++said;
+    }
+    cr_expect_gt(said, 0, "the two cases differ in nothing");
+    cr_expect(!has_legend(svg, "case-0000.json"), "labelled by the file name");
+    free(svg);
+    cJSON_Delete(r0), cJSON_Delete(r1);
+    remove_tree(dir);
+}
+
 /* ------------------------------------------- plans with many keyframes -- */
 
 /* Plan results like `symplan solve` writes them, made up here: 30 keyframes, one per

@@ -1363,8 +1363,98 @@ static sp_status compared_read(const cJSON *root, compared *c, sp_input_error *e
 }
 
 /* The label of a result: its name, unless names repeat (or there are none): model + scheme. */
-static void compared_label(const cJSON *root, const char *const *names, int n, int i, char *out, size_t size)
+/* The block that says what a result was run with: a study case's varied values, else the
+ * problem it ran ("input"). */
+static const cJSON *run_values(const cJSON *root, int study)
 {
+    return study ? cJSON_GetObjectItem(cJSON_GetObjectItem(root, "case"), "values") : cJSON_GetObjectItem(root, "input");
+}
+
+/* A value as a legend shows it: numbers by %g, strings bare, anything else as compact JSON
+ * (cut to the buffer). */
+static void legend_value(const cJSON *v, char *out, size_t size)
+{
+    if (cJSON_IsNumber(v)) {
+        snprintf(out, size, "%g", v->valuedouble);
+    } else if (cJSON_IsString(v)) {
+        snprintf(out, size, "%s", v->valuestring);
+    } else {
+        char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+        snprintf(out, size, "%s", text ? text : "none");
+        free(text);
+    }
+}
+
+/* Whether member `key` of the run values differs between any two of the n results (absent
+ * counts as a value of its own). */
+static int differs(const cJSON *const *results, int n, int study, const char *key)
+{
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(run_values(results[0], study), key);
+    for (int j = 1; j < n; ++j) {
+        const cJSON *other = cJSON_GetObjectItemCaseSensitive(run_values(results[j], study), key);
+        if (!first != !other || (first && !cJSON_Compare(first, other, 1))) return 1;
+    }
+    return 0;
+}
+
+/* Whether the results ran one problem with a few fields changed (the same model, at most
+ * three fields of the input differ): then the fields say best which is which; results of
+ * different problems are told apart by their file names. */
+static int variants_of_one_problem(const cJSON *const *results, int n)
+{
+    const cJSON *first = run_values(results[0], 0);
+    if (!cJSON_IsObject(first)) return 0;
+    const char *model = string_at(first, "model");
+    int differing = 0;
+    for (int j = 0; j < n; ++j) {
+        const cJSON *in = run_values(results[j], 0), *v;
+        const char *m = string_at(in, "model");
+        if (!cJSON_IsObject(in) || !model || !m || strcmp(model, m) != 0) return 0;
+        /* keys of any result, counted once: at the first result that has them */
+        cJSON_ArrayForEach(v, in)
+        {
+            int earlier = 0;
+            for (int k = 0; k < j && !earlier; ++k)
+                earlier = cJSON_GetObjectItemCaseSensitive(run_values(results[k], 0), v->string) != NULL;
+            if (!earlier && differs(results, n, 0, v->string)) ++differing;
+        }
+    }
+    return differing >= 1 && differing <= 3;
+}
+
+/* Appends "key = value" for every member of result i's run values that differs between
+ * the results (every one of a study case when none differs); 0 when there is none. */
+static int label_by_differences(const cJSON *const *results, int n, int i, int study, char *out, size_t size)
+{
+    const cJSON *mine = run_values(results[i], study);
+    if (!cJSON_IsObject(mine)) return 0;
+    size_t len = 0;
+    int written = 0;
+    for (int pass = 0; pass < 2 && !written; ++pass) {
+        if (pass == 1 && !study) break; /* the inputs are all alike: nothing tells them apart */
+        const cJSON *v;
+        cJSON_ArrayForEach(v, mine)
+        {
+            if (!v->string || (pass == 0 && !differs(results, n, study, v->string))) continue;
+            char value[48];
+            legend_value(v, value, sizeof value);
+            int k = snprintf(out + len, size - len, "%s%s = %s", written ? ", " : "", v->string, value);
+            if (k < 0 || (size_t)k >= size - len) break; /* the legend is full */
+            len += (size_t)k, ++written;
+        }
+        /* keys only result i lacks are said as such by the others' labels */
+    }
+    return written;
+}
+
+/* The legend of result i among n compared: what sets it apart from the others (a study
+ * case's varied values, or the fields of its problem that differ), else its file name when
+ * the names differ, else its model, scheme and steps. */
+static void compared_label(const cJSON *const *results, const char *const *names, int n, int i, char *out, size_t size)
+{
+    int study = 1;
+    for (int j = 0; j < n && study; ++j) study = cJSON_IsObject(run_values(results[j], 1));
+    if ((study || variants_of_one_problem(results, n)) && label_by_differences(results, n, i, study, out, size)) return;
     int unique = names != NULL;
     for (int j = 0; unique && j < n; ++j)
         if (j != i && strcmp(names[j], names[i]) == 0) unique = 0;
@@ -1372,7 +1462,7 @@ static void compared_label(const cJSON *root, const char *const *names, int n, i
         snprintf(out, size, "%s", names[i]);
         return;
     }
-    const cJSON *settings = cJSON_GetObjectItem(root, "settings");
+    const cJSON *root = results[i], *settings = cJSON_GetObjectItem(root, "settings");
     const char *model = string_at(root, "model"), *scheme = string_at(settings, "scheme");
     const cJSON *steps = cJSON_GetObjectItem(settings, "steps");
     char extra[32] = "";
@@ -1403,7 +1493,7 @@ sp_status sp_plot_compare(const cJSON *const *results, const char *const *names,
             *failed = i;
             break;
         }
-        compared_label(results[i], names, n, i, label[i], sizeof label[i]);
+        compared_label(results, names, n, i, label[i], sizeof label[i]);
         if (c[i].cv.width > width_max) width_max = c[i].cv.width;
         for (int k = 0; k < c[i].d.count; ++k) {
             int j = 0;
