@@ -557,6 +557,52 @@ Test(plot, overlays_are_labelled_by_what_differs)
     remove_tree(dir);
 }
 
+/* The tick labels of a picture as boxes (12 px sans-serif, at most 0.6 em a character,
+ * anchored as the SVG says) do not overlap: a study whose values crowd together (steps 100,
+ * 101, 102, 103 and 200) keeps a tick for each and labels only those with room. */
+Test(plot, tick_labels_never_overlap)
+{
+    char dir[PATH_SIZE], study[PATH_SIZE], folder[PATH_SIZE], svg_path[PATH_SIZE], base[PATH_SIZE];
+    scratch_dir(dir, "tick-labels");
+    join(base, SP_TEST_DATA, "heisenberg.json");
+    join(study, dir, "crowded.json");
+    char text[PATH_SIZE + 200];
+    snprintf(text, sizeof text, "{\"base\": \"%s\", \"vary\": {\"steps\": [100, 101, 102, 103, 200]}}", base);
+    write_text(study, text);
+    join(folder, dir, "out");
+    run_ok(dir, (const char *[]){"study", study, "-o", folder, "-j", "1", NULL});
+    join(svg_path, dir, "study.svg");
+    run_ok(dir, (const char *[]){"plot", folder, "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "crowded study");
+    cr_expect_geq(count(svg, "<line class=\"tick\""), 5, "a tick for every value");
+    /* every pair of labels: boxes apart */
+    enum { MAX_LABELS = 256 };
+    double x0[MAX_LABELS], x1[MAX_LABELS], y0[MAX_LABELS], y1[MAX_LABELS];
+    int n = 0;
+    for (const char *p = svg; (p = strstr(p, "class=\"tick-label\"")) && n < MAX_LABELS; ++p) {
+        const char *open = p;
+        while (open > svg && strncmp(open, "<text", 5) != 0) --open;
+        double x, y;
+        cr_assert_eq(sscanf(open, "<text x=\"%lf\" y=\"%lf\"", &x, &y), 2, "%.80s", open);
+        const char *body = strchr(p, '>') + 1, *end = strstr(body, "</text>");
+        const double w = 0.6 * 12.0 * (double)(end - body);
+        const int middle = strstr(p, "text-anchor=\"middle\"") && strstr(p, "text-anchor=\"middle\"") < body;
+        x0[n] = middle ? x - w / 2 : x - w, x1[n] = middle ? x + w / 2 : x;
+        y0[n] = y - 12.0, y1[n] = y;
+        ++n;
+    }
+    cr_expect_geq(n, 4, "too few labels to tell anything");
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            const int apart = x1[i] <= x0[j] || x1[j] <= x0[i] || y1[i] <= y0[j] || y1[j] <= y0[i];
+            cr_expect(apart, "labels %d [%.1f, %.1f]x[%.1f, %.1f] and %d [%.1f, %.1f]x[%.1f, %.1f] overlap", i, x0[i],
+                      x1[i], y0[i], y1[i], j, x0[j], x1[j], y0[j], y1[j]);
+        }
+    free(svg);
+    remove_tree(dir);
+}
+
 /* ------------------------------------------- plans with many keyframes -- */
 
 /* Plan results like `symplan solve` writes them, made up here: 30 keyframes, one per

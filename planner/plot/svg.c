@@ -223,8 +223,37 @@ static void log_label(char *out, size_t size, double v)
         snprintf(out, size, "%.3ge%d", m, k);
 }
 
-/* One tick on the x (horizontal) or y axis, with its label when `label` is not NULL. */
-static void tick(sp_svg *s, const sp_chart *c, int horizontal, double v, const char *label, int major)
+/* Where the last tick label of an axis went: a label that would run into it is left out
+ * (its tick stays), so that close ticks (a study's values 1, 1.02, 1.04) never print over
+ * each other. Labels are 12 px sans-serif: at most 7.2 px a character, 12 px high. */
+typedef struct label_room {
+    int any;
+    double end; /* horizontal: the right edge of the last label; vertical: its top */
+} label_room;
+
+#define LABEL_CHAR_PX 7.2
+#define LABEL_HEIGHT_PX 12.0
+#define LABEL_GAP_PX 4.0
+
+static int label_fits(label_room *room, int horizontal, double at, const char *label)
+{
+    if (horizontal) {
+        const double half = 0.5 * LABEL_CHAR_PX * (double)strlen(label);
+        if (room->any && at - half < room->end + LABEL_GAP_PX) return 0;
+        room->end = at + half;
+    } else { /* labels go up the axis: y decreases */
+        const double bottom = at + 4.0, top = bottom - LABEL_HEIGHT_PX;
+        if (room->any && bottom > room->end - LABEL_GAP_PX) return 0;
+        room->end = top;
+    }
+    room->any = 1;
+    return 1;
+}
+
+/* One tick on the x (horizontal) or y axis, with its label when `label` is not NULL and
+ * there is room for it. */
+static void tick(sp_svg *s, const sp_chart *c, label_room *room, int horizontal, double v, const char *label,
+                 int major)
 {
     const double len = major ? 5.0 : 3.0;
     if (horizontal) {
@@ -234,7 +263,8 @@ static void tick(sp_svg *s, const sp_chart *c, int horizontal, double v, const c
                        x, c->top, x, bottom);
         sp_svg_add(s, "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n", x,
                    bottom, x, bottom + len);
-        if (label) sp_svg_text(s, x, bottom + 18, "class=\"tick-label\" text-anchor=\"middle\"", label);
+        if (label && label_fits(room, 1, x, label))
+            sp_svg_text(s, x, bottom + 18, "class=\"tick-label\" text-anchor=\"middle\"", label);
     } else {
         double y = sp_chart_py(c, v), right = c->left + c->width;
         if (major)
@@ -242,26 +272,28 @@ static void tick(sp_svg *s, const sp_chart *c, int horizontal, double v, const c
                        c->left, y, right, y);
         sp_svg_add(s, "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
                    c->left - len, y, c->left, y);
-        if (label) sp_svg_text(s, c->left - 8, y + 4, "class=\"tick-label\" text-anchor=\"end\"", label);
+        if (label && label_fits(room, 0, y, label))
+            sp_svg_text(s, c->left - 8, y + 4, "class=\"tick-label\" text-anchor=\"end\"", label);
     }
 }
 
 static void axis_ticks(sp_svg *s, const sp_chart *c, int horizontal)
 {
     const sp_axis *a = horizontal ? &c->x : &c->y;
+    label_room room = {0};
     char label[48];
     if (!horizontal && c->y_category) {
-        for (int i = 0; i < c->n_categories; ++i) tick(s, c, 0, i, c->y_category[i], 1);
+        for (int i = 0; i < c->n_categories; ++i) tick(s, c, &room, 0, i, c->y_category[i], 1);
         return;
     }
     if (horizontal && c->x_category) {
-        for (int i = 0; i < c->n_x_categories; ++i) tick(s, c, 1, i, c->x_category[i], 1);
+        for (int i = 0; i < c->n_x_categories; ++i) tick(s, c, &room, 1, i, c->x_category[i], 1);
         return;
     }
     if (a->n_ticks > 0) {
         for (int i = 0; i < a->n_ticks; ++i) {
             snprintf(label, sizeof label, "%g", a->ticks[i]);
-            tick(s, c, horizontal, a->ticks[i], label, 1);
+            tick(s, c, &room, horizontal, a->ticks[i], label, 1);
         }
         return;
     }
@@ -270,7 +302,7 @@ static void axis_ticks(sp_svg *s, const sp_chart *c, int horizontal)
         double step = nice_step((a->max - a->min) / 5.0);
         for (double k = ceil(a->min / step - 1e-9); k * step <= a->max + 1e-9 * step; k += 1.0) {
             linear_label(label, sizeof label, k * step, step);
-            tick(s, c, horizontal, k * step, label, 1);
+            tick(s, c, &room, horizontal, k * step, label, 1);
         }
         return;
     }
@@ -280,9 +312,9 @@ static void axis_ticks(sp_svg *s, const sp_chart *c, int horizontal)
             double v = pow(10.0, k);
             int labelled = (k - (int)ceil(lo - 1e-9)) % every == 0;
             log_label(label, sizeof label, v);
-            tick(s, c, horizontal, v, labelled ? label : NULL, 1);
+            tick(s, c, &room, horizontal, v, labelled ? label : NULL, 1);
             if (span <= 5.0 && k < (int)floor(hi + 1e-9))
-                for (int m = 2; m <= 9; ++m) tick(s, c, horizontal, m * v, NULL, 0);
+                for (int m = 2; m <= 9; ++m) tick(s, c, &room, horizontal, m * v, NULL, 0);
         }
         return;
     }
@@ -293,7 +325,7 @@ static void axis_ticks(sp_svg *s, const sp_chart *c, int horizontal)
             double v = m * pow(10.0, k);
             if (v < a->min * (1 - 1e-9) || v > a->max * (1 + 1e-9)) continue;
             log_label(label, sizeof label, v);
-            tick(s, c, horizontal, v, labelled[m] ? label : NULL, labelled[m]);
+            tick(s, c, &room, horizontal, v, labelled[m] ? label : NULL, labelled[m]);
         }
 }
 
