@@ -115,20 +115,28 @@ static SP_ALWAYS_INLINE void mat_mul(int n, const double *restrict A, const doub
 /* K = f(Y), keeping ad_a (a = −Θ) and the Horner values of Θ̇ = Σ c_j ad_a^j ξ:
  * v_q = c_q ξ, v_j = c_j ξ + ad_a v_{j+1}, Θ̇ = v_0. */
 static SP_ALWAYS_INLINE void slope(const sp_hohp_rk *s, int n, const double *restrict y, double *restrict k,
-                                   double *restrict A, double (*restrict horner)[SP_LIE_MAX_DIM])
+                                   double *restrict A, double (*restrict horner)[SP_LIE_MAX_DIM], int tangents)
 {
+    const sp_group *G = s->G;
     const int q = s->terms - 1;
     const double *theta = y, *xi = y + n, *mu = y + 2 * n, *pi = y + 3 * n;
     double a[SP_LIE_MAX_DIM], M[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
-    for (int r = 0; r < n; ++r) a[r] = -theta[r], horner[q][r] = s->coef[q] * xi[r];
-    combine(n, (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C, a, A);
-    for (int j = q - 1; j >= 0; --j) {
-        double w[SP_LIE_MAX_DIM];
-        mat_vec(n, A, horner[j + 1], w);
-        for (int r = 0; r < n; ++r) horner[j][r] = s->coef[j] * xi[r] + w[r];
+    for (int r = 0; r < n; ++r) a[r] = -theta[r];
+    if (G->ad_series) G->ad_series(G, s->terms, s->coef, a, xi, k); /* Θ̇ in closed form */
+    if (!G->ad_series || tangents) {
+        /* the Horner values (the tangents differentiate the recurrence) */
+        for (int r = 0; r < n; ++r) horner[q][r] = s->coef[q] * xi[r];
+        combine(n, (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->C, a, A);
+        for (int j = q - 1; j >= 0; --j) {
+            double w[SP_LIE_MAX_DIM];
+            mat_vec(n, A, horner[j + 1], w);
+            for (int r = 0; r < n; ++r) horner[j][r] = s->coef[j] * xi[r] + w[r];
+        }
+        if (!G->ad_series)
+            for (int r = 0; r < n; ++r) k[r] = horner[0][r];
     }
     combine(n, (const double(*)[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM])s->S, xi, M); /* ad*_ξ */
-    for (int r = 0; r < n; ++r) k[r] = horner[0][r], k[n + r] = pi[r], k[3 * n + r] = -mu[r];
+    for (int r = 0; r < n; ++r) k[n + r] = pi[r], k[3 * n + r] = -mu[r];
     mat_vec(n, M, mu, k + 2 * n);
 }
 
@@ -243,7 +251,7 @@ static SP_ALWAYS_INLINE sp_status step_n(sp_hohp_rk *s, int n, double h, const s
         for (int r = 0; r < nz; ++r) Y[r] = y0[r];
         for (int j = 0; j < i; ++j)
             if (t->A[i][j] != 0.0) axpy(nz, h * t->A[i][j], s->K[j], Y);
-        slope(s, n, Y, s->K[i], s->A[i], s->horner[i]);
+        slope(s, n, Y, s->K[i], s->A[i], s->horner[i], count > 0);
         double pp = 0.0;
         for (int r = 0; r < n; ++r) pp += Y[3 * n + r] * Y[3 * n + r];
         run += t->b[i] * 0.5 * pp;

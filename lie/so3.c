@@ -285,6 +285,25 @@ static void so3_ad(const sp_group *G, const double *x, const double *y, double *
     sp_cross(x, y, out);
 }
 
+/* Σ_{j<terms} c_j ad_x^j y with ad_x = x×: since ad_x³ = −|x|² ad_x, every odd power is
+ * (−|x|²)^k ad_x and every even one from 2 on (−|x|²)^k ad_x², so the series is
+ * c0 y + (c1 − c3|x|² + c5|x|⁴ …) x×y + (c2 − c4|x|² + c6|x|⁴ …) x×(x×y): two cross
+ * products instead of one per term. */
+static void so3_ad_series(const sp_group *G, int terms, const double *c, const double *x, const double *y,
+                          double *out)
+{
+    (void)G;
+    const double xx = sp_vec_dot(3, x, x);
+    double odd = 0.0, even = 0.0, power = 1.0;
+    for (int j = 1; j < terms; j += 2, power *= -xx) odd += c[j] * power;
+    power = 1.0;
+    for (int j = 2; j < terms; j += 2, power *= -xx) even += c[j] * power;
+    double u[3], w[3];
+    sp_cross(x, y, u);
+    sp_cross(x, u, w);
+    for (int r = 0; r < 3; ++r) out[r] = (terms > 0 ? c[0] * y[r] : 0.0) + odd * u[r] + even * w[r];
+}
+
 /* ad*_x m = m × x. */
 static void so3_ad_star(const sp_group *G, const double *x, const double *m, double *out)
 {
@@ -324,6 +343,7 @@ static const sp_group so3_type = {
     .dexp_T_deriv = so3_dexp_T_deriv,
     .dcay_T_deriv = so3_dcay_T_deriv,
     .ad = so3_ad,
+    .ad_series = so3_ad_series,
     .ad_star = so3_ad_star,
     .Ad = so3_Ad,
     .Ad_star = so3_Ad_star,

@@ -63,6 +63,10 @@ struct sp_group {
     void (*dcay_T_deriv)(const sp_group *G, const double *x, const double *v, double *M);
 
     void (*ad)(const sp_group *G, const double *x, const double *y, double *out);
+    /* Optional (NULL: none): out = Σ_{j < terms} c_j ad_x^j y in closed form, for groups
+     * whose ad powers repeat (on so(3), ad_x³ = −|x|² ad_x), where the integrators would
+     * otherwise evaluate the series (dexp⁻¹'s, truncated) by Horner's rule. */
+    void (*ad_series)(const sp_group *G, int terms, const double *c, const double *x, const double *y, double *out);
     void (*ad_star)(const sp_group *G, const double *x, const double *m, double *out);
     void (*Ad)(const sp_group *G, const double *g, const double *x, double *out);
     void (*Ad_star)(const sp_group *G, const double *g, const double *m, double *out);

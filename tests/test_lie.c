@@ -816,6 +816,43 @@ Test(lie_conformance, dtau_T_deriv_matches_finite_differences)
 
 /* ================================================== adjoint and coadjoint maps == */
 
+/* A group's closed form of Σ_{j<terms} c_j ad_x^j y (ad_series, where it has one) equals
+ * the series by Horner's rule through ad, for every number of terms up to 9 and x up to
+ * the size of a step (|x| ≤ 2), to round-off. */
+Test(lie_conformance, ad_series_is_the_series)
+{
+    const sp_group *G;
+    int groups_with_one = 0;
+    FOR_EACH_GROUP(G)
+    {
+        if (!G->ad_series) continue;
+        ++groups_with_one;
+        rng r = {31};
+        const int n = G->dim;
+        double worst = 0.0;
+        for (int t = 0; t < NPOINTS; ++t) {
+            double x[MAXD], y[MAXD], c[9];
+            rng_vector(&r, n, 2.0, x);
+            rng_vector(&r, n, 1.0, y);
+            rng_vector(&r, 9, 1.0, c);
+            for (int terms = 1; terms <= 9; ++terms) {
+                double horner[MAXD], w[MAXD], closed[MAXD];
+                for (int k = 0; k < n; ++k) horner[k] = c[terms - 1] * y[k];
+                for (int j = terms - 2; j >= 0; --j) {
+                    G->ad(G, x, horner, w);
+                    for (int k = 0; k < n; ++k) horner[k] = c[j] * y[k] + w[k];
+                }
+                G->ad_series(G, terms, c, x, y, closed);
+                double scale = 1.0, d = 0.0;
+                for (int k = 0; k < n; ++k) scale = fmax(scale, fabs(horner[k])), d = fmax(d, fabs(closed[k] - horner[k]));
+                worst = fmax(worst, d / scale);
+            }
+        }
+        cr_expect_lt(worst, 1e-13, "%s: ad_series differs from the series by %g", G->name, worst);
+    }
+    cr_expect_gt(groups_with_one, 0, "no group has a closed form: the test tests nothing");
+}
+
 Test(lie_conformance, adjoint_and_coadjoint_are_consistent)
 {
     const sp_group *G;
