@@ -496,6 +496,32 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
     remove_tree(dir);
 }
 
+/* --y EXPR on one result: the expression of the columns `symplan export` writes, drawn
+ * against t (one series named by the expression); a name that is no column is refused
+ * (exit 2) with the list of the columns, and nothing is written. */
+Test(plot, a_derived_quantity_of_a_result)
+{
+    char dir[PATH_SIZE], r[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "derived");
+    cJSON *res = solve(dir, "spherical_pendulum.json", r);
+    join(svg_path, dir, "radius.svg");
+    run_ok(dir, (const char *[]){"plot", r, "--y", "sqrt(q_x^2 + q_y^2 + q_z^2)", "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "derived quantity");
+    cr_expect(has_series(svg, "sqrt(q_x^2 + q_y^2 + q_z^2)"), "no series named by the expression");
+    free(svg);
+    remove(svg_path);
+    run_result rr;
+    run(dir, (const char *[]){"plot", r, "--y", "q_w + 1", "-o", svg_path, NULL}, &rr);
+    cr_expect_eq(rr.status, 2, "an unknown column: exit %d", rr.status);
+    cr_expect(strstr(rr.err, "unknown symbol 'q_w'") && strstr(rr.err, "t, q_x, q_y, q_z, p_x, p_y, p_z"),
+              "the message does not name the columns: %s", rr.err);
+    cr_expect(access(svg_path, F_OK) != 0, "a picture was written");
+    run_free(&rr);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
 /* Results of one problem run with a few fields changed are told apart by those fields
  * ("steps = 40"), whatever their files are called; study cases by their varied values. */
 Test(plot, overlays_are_labelled_by_what_differs)

@@ -36,7 +36,8 @@ static const sp_cmd_option plot_options[] = {
      .value = "FIGURE",
      .kind = SP_OPT_TEXT,
      .offset = offsetof(plot_args, opt.y),
-     .meaning = "study: the figure along y, any number of the summary rows",
+     .meaning = "study: the figure along y, any number of the summary rows; one result: an expression of the "
+                "columns 'symplan export' writes, drawn against t (\"sqrt(q_x^2 + q_y^2)\")",
      .fallback = "cost, else energy_error"},
     {.name = "--error",
      .offset = offsetof(plot_args, opt.error),
@@ -133,14 +134,16 @@ static int cmd_plot(int argc, char **argv)
     rc = sp_cmd_read_json(file, &doc);
     if (rc) return rc;
     study = study || sp_plot_is_study_summary(doc);
-    if (!study && (opt.x || opt.y || opt.error)) {
-        sp_cmd_error(input, opt.x ? "--x" : opt.y ? "--y" : "--error", "applies to a study only");
+    if (!study && (opt.x || opt.error)) {
+        sp_cmd_error(input, opt.x ? "--x" : "--error", "applies to a study only");
         cJSON_Delete(doc);
         return 2;
     }
     char *svg = NULL;
     sp_input_error err;
-    sp_status status = study ? sp_plot_study(doc, &opt, &svg, &err) : sp_plot_result(doc, &svg, &err);
+    sp_status status = study    ? sp_plot_study(doc, &opt, &svg, &err)
+                       : opt.y ? sp_plot_expression(doc, opt.y, &svg, &err)
+                               : sp_plot_result(doc, &svg, &err);
     cJSON_Delete(doc);
     if (status != SP_OK) {
         sp_cmd_error(file, err.path, err.message);

@@ -22,6 +22,12 @@
 /* The picture of a result. */
 sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err);
 
+/* A derived quantity of a result against time (`symplan plot R.json --y EXPR`): any
+ * expression (the language of expression models) of the columns sp_export_csv writes
+ * ("q_x^2 + q_y^2", "sqrt(p_x^2 + p_y^2)"), evaluated at every row. A name that is no
+ * column is refused with the list of the columns. */
+sp_status sp_plot_expression(const cJSON *result, const char *expression, char **svg, sp_input_error *err);
+
 /* Several results overlaid (`symplan plot A.json B.json …`): the first configuration
  * components of each against time, then one panel per diagnostic (each drift series the
  * results' families compute, drawn for the results that have it) on shared axes, one line
