@@ -97,7 +97,7 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
         double x[SP_RS_DIM];
         sp_round_from_lift(c->y0, &c->z[k], x);
         sp_status st = sp_round_sphere_step(&c->rs, tau, x, x, 1, 0, NULL);
-        if (st == SP_OK) sp_round_to_lift(x, z);
+        if (st == SP_OK) sp_round_to_lift(c->y0, x, z);
         return st;
     }
     return c->rk ? sp_hohp_rk_step(c->rk, tau, &c->z[k], z, NULL, 0, NULL)

@@ -262,8 +262,9 @@ static sp_status sweep_segment(const sweep_job *job, int i)
     to_basis(e, i + 1, x + SP_RS_A, r + NG + 2);
     double worst = 0.0;
     for (int k = 0; k < NW; ++k) r[NG + k] -= w1[k];
-    /* the normal part of the mismatch counts too: the rows see the tangential part only */
-    worst = fmax(worst, sp_vec_norm(3, d));
+    /* the tangential part of the mismatch: its normal part is the step's drift off the
+     * sphere (its local error, which the error estimate measures), not a condition */
+    worst = fmax(worst, fmax(fabs(r[0]), fabs(r[1])));
     for (int k = 0; k < NW; ++k) worst = fmax(worst, fabs(r[NG + k]) / fmax(1.0, fabs(w1[k])));
     e->seg_run[i] = x[SP_RS_COST], e->seg_worst[i] = worst;
     if (!linearise) return SP_OK;
@@ -523,23 +524,6 @@ void sp_round_from_lift(const double *y0, const sp_hohp_state *z, double *x)
     sp_vec_copy(9, z->g, x + SP_RS_G);
 }
 
-void sp_round_to_lift(const double *x, sp_hohp_state *z)
-{
-    /* ξ = gᵀ(y × v), π = ξ̇ = gᵀ(y × a), ν = −ξ̈ = −gᵀ(y × j): ξ̈ = gᵀ(v × a + y × j) − ξ × π,
-     * and v × a (normal, ∥ y) equals g(ξ × π) */
-    const double *y = x + SP_RS_Y, *g = x + SP_RS_G;
-    double u[3];
-    memset(z, 0, sizeof *z);
-    sp_vec_copy(9, g, z->g);
-    sp_cross(y, x + SP_RS_V, u);
-    sp_mat_tvec(3, 3, g, u, z->xi);
-    sp_cross(y, x + SP_RS_A, u);
-    sp_mat_tvec(3, 3, g, u, z->p);
-    sp_cross(y, x + SP_RS_J, u);
-    sp_mat_tvec(3, 3, g, u, z->nu);
-    for (int k = 0; k < 3; ++k) z->nu[k] = -z->nu[k];
-}
-
 /* The rotation by the smallest angle taking the unit vector a to b, applied to g from the
  * left: the lift, carried across a segment by the integrator, is put back onto the knot
  * exactly (g y0 = y_i), a correction of the order of the integration error. */
@@ -556,6 +540,40 @@ static void align(const double *a, const double *b, double *g)
     for (int q = 0; q < 9; ++q) R[q] = (q % 4 == 0 ? 1.0 : 0.0) + s * K[q] + (1.0 - c) * K2[q];
     sp_mat_mul(3, 3, 3, R, g, out);
     memcpy(g, out, sizeof out);
+}
+
+void sp_round_to_lift(const double *y0, const double *x, sp_hohp_state *z)
+{
+    /* The step keeps g orthogonal and g y0 = y only to its local error: g is put back on
+     * SO(3) (Gram–Schmidt on its rows) and turned onto the unit point, so that every node and
+     * sample is a rotation and lies on the sphere. Then ξ = gᵀ(y × v), π = ξ̇ = gᵀ(y × a),
+     * ν = −ξ̈ = −gᵀ(y × j): ξ̈ = gᵀ(v × a + y × j) − ξ × π, and v × a (normal, ∥ y) equals
+     * g(ξ × π). The cross products drop the normal parts of v, a, j. */
+    double y[3], g[9], gy[3], u[3];
+    const double n = sp_vec_norm(3, x + SP_RS_Y);
+    for (int k = 0; k < 3; ++k) y[k] = x[SP_RS_Y + k] / n;
+    sp_vec_copy(9, x + SP_RS_G, g);
+    for (int r = 0; r < 2; ++r) {
+        double *row = g + 3 * r;
+        for (int q = 0; q < r; ++q) {
+            const double c = dot3(row, g + 3 * q);
+            for (int k = 0; k < 3; ++k) row[k] -= c * g[3 * q + k];
+        }
+        const double s = sp_vec_norm(3, row);
+        for (int k = 0; k < 3; ++k) row[k] /= s;
+    }
+    sp_cross(g, g + 3, g + 6);
+    sp_mat_vec(3, 3, g, y0, gy);
+    align(gy, y, g);
+    memset(z, 0, sizeof *z);
+    sp_vec_copy(9, g, z->g);
+    sp_cross(y, x + SP_RS_V, u);
+    sp_mat_tvec(3, 3, g, u, z->xi);
+    sp_cross(y, x + SP_RS_A, u);
+    sp_mat_tvec(3, 3, g, u, z->p);
+    sp_cross(y, x + SP_RS_J, u);
+    sp_mat_tvec(3, 3, g, u, z->nu);
+    for (int k = 0; k < 3; ++k) z->nu[k] = -z->nu[k];
 }
 
 /* The returned grid as lift states: one serial sweep that carries g from g0 (the lift
@@ -594,7 +612,7 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
         }
         if (i == K) {
             out->t[node] = e->tk[K];
-            sp_round_to_lift(x, &out->nodes[node]);
+            sp_round_to_lift(pb->cubic.y0, x, &out->nodes[node]);
             sp_vec_copy(3, x + SP_RS_V, out->end_velocity);
             memset(out->terminal, 0, sizeof out->terminal);
             sp_vec_copy(3, pb->plan.has_xiT ? out->nodes[node].xi : out->nodes[node].p, out->terminal + 3);
@@ -604,7 +622,7 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
         const double h = (e->tk[i + 1] - e->tk[i]) / steps[i];
         for (int k = 0; k < steps[i]; ++k) {
             out->t[node] = e->tk[i] + k * h;
-            sp_round_to_lift(x, &out->nodes[node++]);
+            sp_round_to_lift(pb->cubic.y0, x, &out->nodes[node++]);
             sp_status st = sp_round_sphere_step(&e->rk, h, x, x, 1, 0, NULL);
             if (st != SP_OK) return st;
         }

@@ -53,8 +53,9 @@ typedef struct sp_round_solution {
 sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_round_solution *out);
 void sp_round_solution_free(sp_round_solution *s);
 
-/* The embedded state (y, v, a, j, cost 0, g) of a lift state z, and back. */
+/* The embedded state (y, v, a, j, cost 0, g) of a lift state z, and back (g put back on
+ * SO(3) with g·y0 on the unit sphere: a step keeps both to its local error only). */
 void sp_round_from_lift(const double *y0, const sp_hohp_state *z, double *x);
-void sp_round_to_lift(const double *x, sp_hohp_state *z);
+void sp_round_to_lift(const double *y0, const double *x, sp_hohp_state *z);
 
 #endif
