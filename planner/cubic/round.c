@@ -531,9 +531,11 @@ static void align(const double *a, const double *b, double *g)
 {
     double k[3], R[9], out[9];
     sp_cross(a, b, k);
-    const double s = sp_vec_norm(3, k), c = dot3(a, b);
+    /* sine and cosine of the angle (a and b need not be unit vectors: R must be a rotation) */
+    const double ab = sp_vec_norm(3, a) * sp_vec_norm(3, b);
+    const double s = sp_vec_norm(3, k) / ab, c = dot3(a, b) / ab;
     if (!(s > 0.0)) return;
-    for (int q = 0; q < 3; ++q) k[q] /= s;
+    for (int q = 0; q < 3; ++q) k[q] /= s * ab;
     const double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
     double K2[9];
     sp_mat_mul(3, 3, 3, K, K, K2);
@@ -622,7 +624,9 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
         const double h = (e->tk[i + 1] - e->tk[i]) / steps[i];
         for (int k = 0; k < steps[i]; ++k) {
             out->t[node] = e->tk[i] + k * h;
-            sp_round_to_lift(pb->cubic.y0, x, &out->nodes[node++]);
+            /* carry on from the lift put back on SO(3), so that the step's drift does not add up */
+            sp_round_to_lift(pb->cubic.y0, x, &out->nodes[node]);
+            sp_vec_copy(9, out->nodes[node++].g, x + SP_RS_G);
             sp_status st = sp_round_sphere_step(&e->rk, h, x, x, 1, 0, NULL);
             if (st != SP_OK) return st;
         }
