@@ -97,7 +97,7 @@ def main():
         return np.array(r)
 
     # start: each segment along its great circle at constant speed, a = j = 0
-    s = np.linspace(0.0, 1.0, 41)
+    s = np.linspace(0.0, 1.0, 101)
     Z = np.zeros((D * K, s.size))
     for i in range(K):
         p, q = points[i], points[i + 1]
@@ -107,7 +107,7 @@ def main():
         th = ang * s
         Z[D * i:D * i + 3] = np.outer(p, np.cos(th)) + np.outer(u, np.sin(th))
         Z[D * i + 3:D * i + 6] = (ang / h[i]) * (np.outer(-p, np.sin(th)) + np.outer(u, np.cos(th)))
-    sol = solve_bvp(rhs, bc, s, Z, tol=1e-10, bc_tol=1e-12, max_nodes=200000)
+    sol = solve_bvp(rhs, bc, s, Z, tol=1e-8, bc_tol=1e-12, max_nodes=100000)
     if not sol.success:
         print("solve_bvp: " + sol.message, file=sys.stderr)
         sys.exit(1)
