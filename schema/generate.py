@@ -346,7 +346,8 @@ def cubic(task):
         # the round metric: exact interpolation on a grid of its own (cubic_problem_file.c read_sphere_metric)
         all_of.append({"if": given("metric", {"const": "round"}), "then": {
             "properties": {"sigma": {"const": 0}, "xiT": nullable({"type": "array", "items": {"const": 0}}),
-                           "method": nullable({"const": "multiple_shooting"})},
+                           "method": nullable({"const": "multiple_shooting"}),
+                           "scheme": nullable({"const": "hohp_rkmk8"})},
             "allOf": forbid("steps")}})
         # the methods (problems/cubic/cubic_problem_file.c read_plan_settings)
         single = given("method", {"const": "single_shooting"})
