@@ -554,7 +554,14 @@ static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
-    if (sp_round_applies(pb)) return solve_round(plan, res);
+    if (pb->cubic.space == SP_SPACE_SPHERE && pb->cubic.metric == SP_SPHERE_ROUND) {
+        if (sp_round_applies(pb)) return solve_round(plan, res);
+        /* a problem built in code past the reader's checks: the rotation metric's solver
+         * would answer another question */
+        res->failure = SP_ERR_INVALID, res->cost = HUGE_VAL;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        return res->failure;
+    }
     const double t0 = sp_clock_seconds();
     static const sp_start_kind kinds[] = {SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM};
     sp_ms *best = NULL;
