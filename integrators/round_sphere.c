@@ -57,11 +57,13 @@ static void rhs_tangent(const double *x, const double *d, double *out)
     }
 }
 
-sp_status sp_round_sphere_step(const sp_round_sphere *s, double h, const double *in, double *out, int lift, int cols,
-                               double *dx)
+/* The step for a state of n components (SP_RS_PLAIN or SP_RS_DIM, a constant where it is
+ * called, so that the stage loops have fixed lengths). */
+static inline sp_status step_n(const sp_round_sphere *s, double h, const double *in, double *out, const int n,
+                               int cols, double *dx)
 {
     enum { S = 12, D = SP_RS_DIM, T = SP_RS_TANGENT };
-    const int n = lift ? SP_RS_DIM : SP_RS_PLAIN;
+    const int lift = n == SP_RS_DIM;
     double K[S][D], X[D], dK[S][SP_RS_MAX_COLS][T], dX[T];
     if (cols > SP_RS_MAX_COLS) return SP_ERR_INVALID;
     for (int i = 0; i < s->stages; ++i) {
@@ -101,4 +103,10 @@ sp_status sp_round_sphere_step(const sp_round_sphere *s, double h, const double 
         }
     }
     return SP_OK;
+}
+
+sp_status sp_round_sphere_step(const sp_round_sphere *s, double h, const double *in, double *out, int lift, int cols,
+                               double *dx)
+{
+    return lift ? step_n(s, h, in, out, SP_RS_DIM, cols, dx) : step_n(s, h, in, out, SP_RS_PLAIN, cols, dx);
 }

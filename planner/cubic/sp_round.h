@@ -19,8 +19,9 @@
  * The start is the C² cubic spline of R³ through the points (natural or clamped ends as
  * the plan's), its derivatives at the knots projected onto the tangent planes. The
  * resolution is that of sp_exact.h: coarse grid, a grid twice as fine from its solution,
- * the distance between the two curves' points over 2^(p−2) as the error estimate of the
- * finer, refinement where the estimate misses the accuracy. */
+ * the distance between the two curves' points over 2^(p−4) as the error estimate of the
+ * finer (exact.c's 2^(p−2) fell short of the true error at the few steps per segment that
+ * these plans take), refinement where the estimate misses the accuracy. */
 #ifndef SP_ROUND_H
 #define SP_ROUND_H
 
