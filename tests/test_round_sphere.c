@@ -422,11 +422,13 @@ static double reference_cost(const char *doc)
 }
 
 /* An independent solution: solve_bvp on the same equations (tests/round_sphere_reference.py)
- * gives the same cost to 1e-6, natural ends, and a prescribed start velocity brought to rest. */
+ * gives the same cost to 1e-6: natural ends, a prescribed start velocity brought to rest,
+ * rest to rest. */
 Test(round_sphere, cost_agrees_with_a_solve_bvp_reference, .timeout = 120)
 {
-    static const char *const ends[] = {NULL, "\"xi0\": [0.3, -0.2, 0.1], \"xiT\": [0, 0, 0]"};
-    for (int q = 0; q < 2; ++q) {
+    static const char *const ends[] = {NULL, "\"xi0\": [0.3, -0.2, 0.1], \"xiT\": [0, 0, 0]",
+                                       "\"xi0\": [0, 0, 0], \"xiT\": [0, 0, 0]"};
+    for (int q = 0; q < 3; ++q) {
         kf_schedule s;
         kf_random_schedule(80 + q, 1, 4 + q, 0.6, 10, 0.0, &s);
         cr_assert_not_null(s.t);
@@ -447,6 +449,20 @@ Test(round_sphere, cost_agrees_with_a_solve_bvp_reference, .timeout = 120)
     }
 }
 
+/* The least solve time of three runs of a document (the first run of a process, or one
+ * after an idle spell, also pays for waking the processors its threads land on). */
+static cJSON *solve_timed(const char *doc, double *seconds)
+{
+    cJSON *res = NULL;
+    *seconds = HUGE_VAL;
+    for (int k = 0; k < 3; ++k) {
+        cJSON_Delete(res);
+        res = solve_doc(doc);
+        *seconds = fmin(*seconds, number(cJSON_GetObjectItem(res, "timing"), "solve_seconds"));
+    }
+    return res;
+}
+
 /* The solve times at 30, 60 and 100 points next to exact orientation plans (SO(3), the
  * condensed solver) of as many keyframes: logged, and bounded loosely. */
 Test(round_sphere, solve_times_next_to_orientation_plans, .timeout = 120)
@@ -463,11 +479,10 @@ Test(round_sphere, solve_times_next_to_orientation_plans, .timeout = 120)
         cJSON_DeleteItemFromObject(orientation_doc, "steps"); /* the grid chosen, as the round plan's */
         cJSON_DeleteItemFromObject(orientation_doc, "scheme");
         char *odoc = cJSON_PrintUnformatted(orientation_doc);
-        cJSON *res = solve_doc(doc), *ores = solve_doc(odoc);
+        double t_round, t_so3;
+        cJSON *res = solve_timed(doc, &t_round), *ores = solve_timed(odoc, &t_so3);
         cr_expect_str_eq(string(res, "status"), "converged");
         cr_expect_str_eq(string(ores, "status"), "converged");
-        const double t_round = number(cJSON_GetObjectItem(res, "timing"), "solve_seconds");
-        const double t_so3 = number(cJSON_GetObjectItem(ores, "timing"), "solve_seconds");
         cr_expect_leq(t_round, 5.0);
         cr_log_info("%d points: round sphere %.2f ms (%g steps), SO(3) orientations %.2f ms (%g steps)", sizes[q],
                     1e3 * t_round, number(cJSON_GetObjectItem(res, "resolution"), "steps"), 1e3 * t_so3,
