@@ -59,8 +59,8 @@ static void rhs_tangent(const double *x, const double *d, double *out)
 
 /* The step for a state of n components (SP_RS_PLAIN or SP_RS_DIM, a constant where it is
  * called, so that the stage loops have fixed lengths). */
-static inline sp_status step_n(const sp_round_sphere *s, double h, const double *in, double *out, const int n,
-                               int cols, double *dx)
+static inline sp_status step_n(const sp_round_sphere *s, double h, const double *in, double *out, const int n, int cols,
+                               double *dx)
 {
     enum { S = 12, D = SP_RS_DIM, T = SP_RS_TANGENT };
     const int lift = n == SP_RS_DIM;

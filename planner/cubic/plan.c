@@ -525,8 +525,12 @@ static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
     rec->name = "spline";
     rec->sigma = 0.0, rec->stages = 1, rec->iterations = sol->iterations;
     rec->cost = rec->running = sol->cost, rec->residual = sol->residual;
-    snprintf(rec->status, sizeof rec->status, "%s", st != SP_OK ? sp_status_name(st) : solved ? "converged" : "stalled");
-    plan->stats = (sp_ms_stats){.cost = sol->cost, .running_cost = sol->cost, .residual = sol->residual, .converged = solved};
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK ? sp_status_name(st)
+             : solved    ? "converged"
+                         : "stalled");
+    plan->stats =
+        (sp_ms_stats){.cost = sol->cost, .running_cost = sol->cost, .residual = sol->residual, .converged = solved};
     plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "newton");
@@ -947,7 +951,8 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
         cJSON_AddNumberToObject(acc, "steps", plan->steps);
         cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
     }
-    if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK) cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
+    if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK)
+        cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
     cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised);
     cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised);

@@ -15,8 +15,8 @@ enum { NG = 2, NW = 4, NX = SP_RS_TANGENT, COLS = NW + NG };
 int sp_round_applies(const sp_problem *pb)
 {
     const sp_cubic_spline *c = &pb->cubic;
-    return pb->task == SP_TASK_PLAN && c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROUND &&
-           c->sigma == 0.0 && pb->steps == 0 && c->n_targets > 0 && sp_cubic_segments(c, pb->T) == c->n_targets;
+    return pb->task == SP_TASK_PLAN && c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROUND && c->sigma == 0.0 &&
+           pb->steps == 0 && c->n_targets > 0 && sp_cubic_segments(c, pb->T) == c->n_targets;
 }
 
 /* What one segment's linearisation leaves for the condensed solve: δμ = −Ainv (r_g + Aw δw),
@@ -157,7 +157,8 @@ static sp_status spline_start(round_solver *e)
             const double h0 = t[i] - t[i - 1], h1 = t[i + 1] - t[i];
             sub[i] = h0, diag[i] = 2.0 * (h0 + h1), sup[i] = h1;
             for (int k = 0; k < 3; ++k)
-                M[3 * i + k] = 6.0 * ((P[3 * (i + 1) + k] - P[3 * i + k]) / h1 - (P[3 * i + k] - P[3 * (i - 1) + k]) / h0);
+                M[3 * i + k] =
+                    6.0 * ((P[3 * (i + 1) + k] - P[3 * i + k]) / h1 - (P[3 * i + k] - P[3 * (i - 1) + k]) / h0);
         }
     }
     if (!pb->plan.xi0_free) { /* clamped start: s'(0) = v0 */

@@ -46,7 +46,7 @@ typedef struct sp_round_solution {
      * body velocity without spin, π = ξ̇ = gᵀ(y × ∇ₜẏ), ν = −ξ̈ = −gᵀ(y × ∇ₜ²ẏ) (after the
      * jump at a keyframe) */
     sp_hohp_state *nodes;
-    double *kicks;         /* n_targets x 3: the jump of ν at each keyframe */
+    double *kicks;      /* n_targets x 3: the jump of ν at each keyframe */
     double terminal[6]; /* (0, the end condition's quantity: π(T) natural, ξ(T) at rest): what the end rows set to 0 */
     double start_velocity[3], end_velocity[3]; /* ẏ at 0 and T, in R³ */
 } sp_round_solution;
