@@ -26,6 +26,11 @@ typedef enum {
     SP_KIND_NONHOLONOMIC_LIE /* its RKMK version on Lie groups */
 } sp_model_kind;
 typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
+/* What a sphere plan minimises ("metric" in the file). SP_SPHERE_ROTATION, the default:
+ * ½∫|ξ̇|² of the rotation g that carries y0 (y = g·y0; Burnett, Holm & Meier 2011), which
+ * also pays for spinning about the point. SP_SPHERE_ROUND: ½∫|∇ₜẏ|², the Riemannian cubic
+ * of the unit sphere itself (Noakes, Heinzinger & Paden 1989). */
+typedef enum { SP_SPHERE_ROTATION, SP_SPHERE_ROUND } sp_sphere_metric;
 
 typedef struct sp_cubic_target {
     double t;
@@ -42,6 +47,7 @@ typedef struct sp_cubic_target {
 typedef struct sp_cubic_spline {
     const sp_group *group;
     sp_target_space space;
+    sp_sphere_metric metric; /* sphere plans */
     double y0[3];
     double sigma;
     size_t n_targets;

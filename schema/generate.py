@@ -278,6 +278,11 @@ def cubic(task):
                                 "sphere: targets {t, y} and the curve g y0; group: targets on the group itself",
                                 "sphere on SO3, else group")),
             "y0": d(vec(3), "start point on the sphere (any non-zero vector)"),
+            "metric": nullable(d(names("rotation", "round"),
+                                 "sphere plans: rotation (1/2 int |d xi/dt|^2 of the rotation g carrying y0, spin "
+                                 "about the point included) or round (1/2 int |D/dt y'|^2, the Riemannian cubic of "
+                                 "the unit sphere: exact interpolation, no steps, the last keyframe at T, xiT only "
+                                 "[0, 0, 0])", "rotation")),
             "x0": nullable(d(vec(3), "start position of a pose plan (SE3 or SO3xR3)", [0, 0, 0])),
             "xi0": d({"anyOf": [{"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 6},
                                 {"const": "free"}]},
@@ -326,17 +331,24 @@ def cubic(task):
                 "if": sphere,
                 "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}},
                          "allOf": forbid("quaternion_order")},
-                "else": {"allOf": forbid("y0"), "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
+                "else": {"allOf": forbid("y0", "metric"),
+                         "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
         for g in GROUPS_RN:
             n = int(g[1:])
             all_of.append({"if": given("group", {"const": g}), "then": {
                 "properties": {**dim_props(n, nullable(vec(n))), "space": nullable({"const": "group"}),
                                "targets": {"items": target_schema("point", n)}},
-                "allOf": forbid("x0", "y0", "quaternion_order")}})
+                "allOf": forbid("x0", "y0", "quaternion_order", "metric")}})
         all_of.append({"if": given("group", {"enum": ["SO3xR3", "SE3"]}), "then": {
             "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
                            "targets": {"items": target_schema("pose")}},
-            "allOf": forbid("y0")}})
+            "allOf": forbid("y0", "metric")}})
+        # the round metric: exact interpolation on a grid of its own (cubic_problem_file.c read_sphere_metric)
+        all_of.append({"if": given("metric", {"const": "round"}), "then": {
+            "properties": {"sigma": {"const": 0}, "xiT": nullable({"type": "array", "items": {"const": 0}}),
+                           "method": nullable({"const": "multiple_shooting"}),
+                           "scheme": nullable({"const": "hohp_rkmk8"})},
+            "allOf": forbid("steps")}})
         # the methods (problems/cubic/cubic_problem_file.c read_plan_settings)
         single = given("method", {"const": "single_shooting"})
         direct = {"anyOf": [given("method", {"const": "direct"}),

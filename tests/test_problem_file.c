@@ -36,6 +36,12 @@
     " \"targets\": [{\"t\": 0.5, \"R\": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]},"                                          \
     "               {\"t\": 1, \"R\": [[1, 0, 0], [0, 0, -1], [0, 1, 0]]}]}"
 
+/* A sphere plan in the round metric: exact interpolation, free ends, the grid chosen. */
+#define PLAN_ROUND                                                                                                     \
+    "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"sphere\", \"metric\": \"round\","              \
+    " \"y0\": [1, 0, 0], \"T\": 1, \"xi0\": \"free\", \"sigma\": 0,"                                               \
+    " \"targets\": [{\"t\": 0.5, \"y\": [0, 1, 0]}, {\"t\": 1, \"y\": [0, 1, 1]}]}"
+
 #define SIMULATE                                                                                                       \
     "{\"task\": \"simulate\", \"model\": \"cubic_spline\", \"g0\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],"                 \
     " \"xi0\": [1, -0.5, 0.8], \"p0\": [0.3, 0.6, -0.4], \"nu0\": [0.5, -0.4, 0.3],"                                   \
@@ -268,6 +274,34 @@ Test(problem_file, sphere_interpolation_says_what_it_says)
     cr_expect_eq(pb.plan.xi0_free, 0);
     cr_expect_eq(pb.plan.has_xiT, 0);
     sp_problem_free(&pb);
+}
+
+/* Sphere plans minimise the rotation's cost unless the file asks for the round metric;
+ * the round one takes exact interpolation with free or prescribed ends. */
+Test(problem_file, sphere_metric_defaults_to_rotation_and_reads_round)
+{
+    sp_problem pb;
+    read_data("sphere_interpolation.json", &pb);
+    cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROTATION);
+    sp_problem_free(&pb);
+    parse_valid(PLAN_ROUND, &pb);
+    cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROUND);
+    cr_expect_eq(pb.steps, 0);
+    cr_expect_eq(pb.plan.xi0_free, 1);
+    sp_problem_free(&pb);
+    static const edit rest[] = {{"xi0", "[0, 0, 0]"}, {"xiT", "[0, 0, 0]"}};
+    char *text = edited(PLAN_ROUND, rest, 2);
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROUND);
+    cr_expect_eq(pb.plan.has_xiT, 1);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+    static const edit named[] = {{"metric", "\"rotation\""}};
+    text = edited(PLAN_SPHERE, named, 1);
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROTATION);
+    sp_problem_free(&pb);
+    cJSON_free(text);
 }
 
 /* The rotation targets must be genuine rotations as written, to round-off, not only
@@ -1040,6 +1074,16 @@ static const bad_case bad_cases[] = {
      "targets[0].x", "missing required field"},
     {"position_on_a_rotation_plan", PLAN_GROUP, {{"x0", "[0, 0, 0]"}}, "x0", "only plans on SE3 or SO3xR3"},
     {"sphere_plan_on_vector_group", PLAN_SPHERE, {{"group", "\"R3\""}}, "space", "sphere targets need group SO3"},
+    /* the metric of sphere plans, and what the round one cannot take */
+    {"metric_unknown", PLAN_ROUND, {{"metric", "\"flat\""}}, "metric", "unknown metric 'flat'"},
+    {"metric_number", PLAN_ROUND, {{"metric", "1"}}, "metric", "must be a string"},
+    {"metric_on_a_rotation_plan", PLAN_GROUP, {{"metric", "\"round\""}}, "metric", "only sphere plans"},
+    {"metric_on_a_simulation", SIMULATE, {{"metric", "\"round\""}}, "metric", "only plan tasks take this field"},
+    {"round_with_steps", PLAN_ROUND, {{"steps", "100"}}, "steps", "the round metric chooses its own grid"},
+    {"round_with_a_scheme", PLAN_ROUND, {{"scheme", "\"hohp_sv\""}}, "scheme", "its own order-8 scheme"},
+    {"round_weighted", PLAN_ROUND, {{"sigma", "0.1"}}, "sigma", "the round metric interpolates exactly"},
+    {"round_moving_end", PLAN_ROUND, {{"xiT", "[0, 0, 1]"}}, "xiT", "only rest at the end"},
+    {"round_last_keyframe_before_T", PLAN_ROUND, {{"T", "2"}}, "targets", "the last keyframe at T"},
     {"plan_on_se2", PLAN_GROUP, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se2", SIMULATE, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se3", SIMULATE, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},

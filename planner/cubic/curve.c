@@ -4,13 +4,18 @@
 #include <string.h>
 
 #include "integrators/sp_hohp_rk.h"
+#include "integrators/sp_round_sphere.h"
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_curve.h"
+#include "planner/cubic/sp_round.h"
 
 struct sp_curve {
     const sp_group *G;
     sp_hohp *hohp;  /* the θ-family's stepper, or */
-    sp_hohp_rk *rk; /* the RKMK scheme's */
+    sp_hohp_rk *rk; /* the RKMK scheme's, or */
+    int round;      /* the round sphere's cubic, stepped in R³ from its lift nodes (sp_round.h) */
+    sp_round_sphere rs;
+    double y0[3];
     int N;
     double *t;
     sp_hohp_state *z;
@@ -22,7 +27,10 @@ sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_ho
     if (!c) return NULL;
     c->G = pb->cubic.group;
     c->N = N;
-    if (pb->scheme->rk_table) {
+    if (pb->cubic.space == SP_SPACE_SPHERE && pb->cubic.metric == SP_SPHERE_ROUND) {
+        c->round = sp_round_sphere_init(&c->rs) == SP_OK;
+        sp_vec_copy(3, pb->cubic.y0, c->y0);
+    } else if (pb->scheme->rk_table) {
         c->rk = sp_hohp_rk_alloc(c->G, pb->scheme->rk_table);
     } else {
         sp_hohp_config cfg = {.group = c->G,
@@ -34,7 +42,7 @@ sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_ho
     }
     c->t = malloc(((size_t)N + 1) * sizeof *c->t);
     c->z = malloc(((size_t)N + 1) * sizeof *c->z);
-    if ((!c->rk && !c->hohp) || !c->t || !c->z) {
+    if ((!c->rk && !c->hohp && !c->round) || !c->t || !c->z) {
         sp_curve_free(c);
         return NULL;
     }
@@ -83,6 +91,14 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
     if (!(tau > 0.0)) {
         *z = c->z[k];
         return SP_OK;
+    }
+    if (c->round) {
+        /* the lift node in R³, one step of the order-8 table with the lift, and back */
+        double x[SP_RS_DIM];
+        sp_round_from_lift(c->y0, &c->z[k], x);
+        sp_status st = sp_round_sphere_step(&c->rs, tau, x, x, 1, 0, NULL);
+        if (st == SP_OK) sp_round_to_lift(c->y0, x, z);
+        return st;
     }
     return c->rk ? sp_hohp_rk_step(c->rk, tau, &c->z[k], z, NULL, 0, NULL)
                  : sp_hohp_step(c->hohp, tau, &c->z[k], z, NULL);

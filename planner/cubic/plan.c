@@ -19,6 +19,7 @@
 #include "planner/sp_optimize.h"
 #include "planner/cubic/sp_pose_plan.h"
 #include "planner/cubic/sp_plan.h"
+#include "planner/cubic/sp_round.h"
 #include "lie/sp_linalg.h"
 #include "lie/sp_quaternion.h"
 #include "problems/sp_result_file.h"
@@ -58,6 +59,9 @@ struct sp_plan {
     sp_problem parts[2];
     sp_plan *sub[2];
     sp_plan_result sub_result[2];
+    /* sphere plans in the round metric: the condensed solver's solution (sp_round.h) */
+    int has_round;
+    sp_round_solution round;
 };
 
 static sp_status objective(void *ctx, const double *x, double *J, double *grad)
@@ -105,6 +109,7 @@ void sp_plan_free(sp_plan *plan)
     sp_shooting_free(plan->shooting);
     sp_ms_free(plan->ms);
     sp_curve_free(plan->curve);
+    sp_round_solution_free(&plan->round);
     free(plan->segment_steps);
     sp_ms_report_free(&plan->report);
     free(plan);
@@ -499,11 +504,70 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     return ms;
 }
 
+/* A sphere plan in the round metric: the condensed solver alone (no general system holds
+ * this cost); its nodes are lift states, so the curve, samples and extremes read it as
+ * any plan's. */
+static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
+    const double t0 = sp_clock_seconds();
+    sp_round_solution *sol = &plan->round;
+    sp_status st = sp_round_solve(pb, &plan->progress, sol);
+    plan->has_round = 1;
+    plan->iterations = sol->iterations, plan->factorizations = sol->jacobians, plan->sweeps = sol->sweeps;
+    plan->linearised = sol->jacobians;
+    plan->error_estimate = sol->error_estimate, plan->resolution_rounds = sol->rounds;
+    const int solved = st == SP_OK && sol->converged;
+    if (solved) {
+        plan->steps = sol->node_count - 1;
+        plan->curve = sp_curve_new(pb, plan->steps, sol->t, sol->nodes);
+        if (!plan->curve) st = SP_ERR_NOMEM;
+    }
+    plan_start *rec = &plan->starts[plan->n_starts++];
+    rec->name = "spline";
+    rec->sigma = 0.0, rec->stages = 1, rec->iterations = sol->iterations;
+    rec->cost = rec->running = sol->cost, rec->residual = sol->residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK ? sp_status_name(st)
+             : solved    ? "converged"
+                         : "stalled");
+    plan->stats =
+        (sp_ms_stats){.cost = sol->cost, .running_cost = sol->cost, .residual = sol->residual, .converged = solved};
+    plan->seconds = sp_clock_seconds() - t0;
+    res->evaluations = plan->sweeps;
+    snprintf(res->optimizer_code, sizeof res->optimizer_code, "newton");
+    res->cost = solved && st == SP_OK ? sol->cost : HUGE_VAL;
+    res->gradient_norm = sol->residual;
+    if (st != SP_OK) {
+        res->failure = st;
+        snprintf(res->status, sizeof res->status, "%s", st == SP_ERR_INTERRUPTED ? "interrupted" : sp_status_name(st));
+        return st;
+    }
+    if (!solved) {
+        /* Newton did not reach the tolerance from the spline start */
+        snprintf(res->status, sizeof res->status, "stalled");
+        return SP_OK;
+    }
+    res->residual_norm = sp_vec_norm(6, sol->terminal);
+    sp_vec_copy(3, sol->nodes[0].nu, res->x);
+    sp_vec_copy(3, sol->nodes[0].p, res->x + 3);
+    snprintf(res->status, sizeof res->status, "converged");
+    return SP_OK;
+}
+
 /* Every start from the keyframes (or NLopt's run on the direct form); the converged
  * solution of lowest cost wins. */
 static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (pb->cubic.space == SP_SPACE_SPHERE && pb->cubic.metric == SP_SPHERE_ROUND) {
+        if (sp_round_applies(pb)) return solve_round(plan, res);
+        /* a problem built in code past the reader's checks: the rotation metric's solver
+         * would answer another question */
+        res->failure = SP_ERR_INVALID, res->cost = HUGE_VAL;
+        snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
+        return res->failure;
+    }
     const double t0 = sp_clock_seconds();
     static const sp_start_kind kinds[] = {SP_START_SPLINE, SP_START_GEODESIC, SP_START_UNIFORM};
     sp_ms *best = NULL;
@@ -821,8 +885,86 @@ static void add_terminal(cJSON *root, int n, const double *residual, double norm
     cJSON_AddNumberToObject(term, "norm", norm);
 }
 
+/* The result of a round-metric sphere plan: the fields of every keyframe plan, from the
+ * condensed solution (sp_round.h). */
+static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
+{
+    const sp_problem *pb = plan->pb;
+    const sp_round_solution *sol = &plan->round;
+    cJSON_AddStringToObject(root, "method", "multiple_shooting");
+    if (isfinite(res->cost)) {
+        cJSON_AddNumberToObject(root, "cost", res->cost);
+        cJSON_AddNumberToObject(root, "running_cost", res->cost);
+        cJSON_AddNumberToObject(root, "target_cost", 0.0);
+    }
+    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
+    cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
+    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
+    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
+    cJSON *work = cJSON_AddObjectToObject(root, "work");
+    cJSON_AddNumberToObject(work, "newton_iterations", plan->iterations);
+    cJSON_AddNumberToObject(work, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(work, "sweeps", plan->sweeps);
+    cJSON_AddNumberToObject(work, "derivative_sweeps", plan->linearised);
+    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
+    const plan_start *r = &plan->starts[0];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "start", r->name);
+    cJSON_AddStringToObject(o, "status", r->status);
+    if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
+    cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
+    cJSON_AddNumberToObject(o, "iterations", r->iterations);
+    cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
+    cJSON_AddItemToArray(starts, o);
+    if (sol->nodes) {
+        const int K = (int)pb->cubic.n_targets;
+        sp_json_add_vector(root, "initial_momenta", 6, res->x);
+        sp_json_add_vector(root, "initial_velocity", 3, sol->nodes[0].xi);
+        sp_json_add_vector(root, "final_velocity", 3, sol->nodes[sol->node_count - 1].xi);
+        add_terminal(root, 3, sol->terminal, res->residual_norm);
+        double *target_g = malloc((size_t)K * 9 * sizeof *target_g);
+        if (target_g) {
+            for (int i = 0; i < K; ++i) sp_vec_copy(9, sol->nodes[sol->target_node[i]].g, target_g + 9 * i);
+            add_targets(root, pb, target_g, sol->target_node, sol->kicks);
+        }
+        free(target_g);
+        /* rows every record_every nodes, at every keyframe (before its jump, as other plans
+         * write them) and at T */
+        const int every = pb->record_every > 0 ? pb->record_every : 1;
+        sp_hohp_state *rows = malloc((size_t)sol->node_count * sizeof *rows);
+        double *t = malloc((size_t)sol->node_count * sizeof *t);
+        int count = 0;
+        for (int k = 0, next = 0; rows && t && k < sol->node_count; ++k) {
+            const int keyframe = next < K && sol->target_node[next] == k;
+            if (k % every == 0 || keyframe || k + 1 == sol->node_count) {
+                rows[count] = sol->nodes[k];
+                if (keyframe) sp_vec_axpy(3, -1.0, sol->kicks + 3 * next, rows[count].nu);
+                t[count++] = sol->t[k];
+            }
+            if (keyframe) ++next;
+        }
+        if (rows && t) cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rows, t, count));
+        free(rows), free(t);
+        cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
+        cJSON_AddNumberToObject(acc, "accuracy", accuracy(pb));
+        if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
+        cJSON_AddBoolToObject(acc, "reached", plan->error_estimate <= accuracy(pb));
+        cJSON_AddNumberToObject(acc, "steps", plan->steps);
+        cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
+    }
+    if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK)
+        cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised);
+    cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised);
+    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    return root;
+}
+
 static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
 {
+    if (plan->has_round) return round_json(plan, res, root);
     const sp_problem *pb = plan->pb;
     const int n = pb->cubic.group->dim;
     const int direct = pb->plan.method == SP_METHOD_DIRECT;
@@ -961,8 +1103,11 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
         single_shooting_json(plan, res, root);
     }
     cJSON *settings = cJSON_AddObjectToObject(root, "settings");
-    cJSON_AddStringToObject(settings, "scheme", pb->scheme->name);
+    /* the round metric's curve is integrated by DOP853's order-8 table in R³, not an HOHP scheme */
+    cJSON_AddStringToObject(settings, "scheme", plan->has_round ? "dop853" : pb->scheme->name);
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
+    if (pb->cubic.space == SP_SPACE_SPHERE)
+        cJSON_AddStringToObject(settings, "metric", pb->cubic.metric == SP_SPHERE_ROUND ? "round" : "rotation");
     if (pb->plan.method != SP_METHOD_MULTIPLE_SHOOTING) {
         cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
         cJSON_AddStringToObject(settings, "gradient",

@@ -4,7 +4,9 @@
  * step of the discrete solution, so the curve passes through every node, and g, the
  * body velocity ω = ξ and its derivative ω̇ = π are continuous in t (smooth between
  * nodes). With the order-8 scheme each point carries the local error of one step,
- * O(h⁹), on top of the node's own error.
+ * O(h⁹), on top of the node's own error. Sphere plans in the round metric hold their
+ * horizontal lift at the nodes (sp_round.h) and are stepped by their own order-8 scheme
+ * in R³ (sp_round_sphere.h), the lift carried along.
  *
  * Evaluation allocates nothing; one curve object is not to be evaluated from two threads
  * at once (it keeps its stepper's work space). */

@@ -212,6 +212,8 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
     return 1;
 }
 
+static int read_sphere_metric(const json_input *root, sp_problem *p);
+
 static int read_cubic(const json_input *root, sp_problem *p)
 {
     const char *s;
@@ -305,8 +307,9 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (!p->plan.pose && !se3 && json_member(root, "x0").node)
         return json_fail(root, "x0", "only plans on SE3 or %s take a start position", POSE_GROUP);
     if ((p->plan.pose || se3) && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
-    /* a weighted metric a|ω|² + b|v|² is not planned yet: refused rather than ignored */
-    if (json_member(root, "metric").node)
+    /* a weighted metric a|ω|² + b|v|² is not planned yet: refused rather than ignored (sphere
+     * plans take theirs below, once the space is known) */
+    if (se3 && json_member(root, "metric").node)
         return json_fail(root, "metric", "is not supported yet: SE3 plans use the metric |ω|² + |v|² (rotation and "
                          "translation weighted 1 and 1)");
     if (se3) {
@@ -319,7 +322,8 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (p->task == SP_TASK_SIMULATE) {
         static const char *const plan_only[] = {
             "targets", "sigma",     "space",          "y0",          "initial_momenta", "optimizer",       "xiT",
-            "method",  "tolerance", "max_iterations", "block_steps", "output",          "quaternion_order", "accuracy"};
+            "method",  "tolerance", "max_iterations", "block_steps", "output",          "quaternion_order", "accuracy",
+            "metric"};
         for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; ++i)
             if (json_member(root, plan_only[i]).node)
                 return json_fail(root, plan_only[i], "only plan tasks take this field");
@@ -364,7 +368,45 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (st < 0) return -1;
     p->has_initial_momenta = st == 1;
     if (read_optimizer(root, &p->optimizer) != 1) return -1;
-    return read_targets(root, p);
+    if (read_targets(root, p) != 1) return -1;
+    return read_sphere_metric(root, p);
+}
+
+static const char *sphere_metric_at(size_t i) { return i == 0 ? "rotation" : i == 1 ? "round" : NULL; }
+
+/* "metric" of a sphere plan: "rotation" (the default, ½∫|ξ̇|² of the rotation carrying
+ * y0) or "round" (½∫|∇ₜẏ|² of the curve itself). The round cubic is solved only as exact
+ * interpolation on a grid of its own choosing (planner/cubic/sp_round.h): what it cannot
+ * take is refused here, with the field to change. */
+static int read_sphere_metric(const json_input *root, sp_problem *p)
+{
+    const json_input metric = json_member(root, "metric");
+    if (!metric.node) return 1;
+    if (p->cubic.space != SP_SPACE_SPHERE)
+        return json_fail(root, "metric", "only sphere plans (\"space\": \"sphere\") take a metric: \"rotation\" or "
+                         "\"round\"");
+    const char *s = sphere_metric_at(0);
+    if (json_name(root, "metric", 0, sphere_metric_at, "metric", &s) < 0) return -1;
+    p->cubic.metric = strcmp(s, "round") == 0 ? SP_SPHERE_ROUND : SP_SPHERE_ROTATION;
+    if (p->cubic.metric != SP_SPHERE_ROUND) return 1;
+    if (p->steps > 0)
+        return json_fail(root, "steps", "the round metric chooses its own grid for the accuracy: remove steps "
+                         "(a step count belongs to the schemes of the rotation metric)");
+    if (json_member(root, "scheme").node && !p->scheme->rk_table)
+        return json_fail(root, "scheme", "the round metric is integrated by its own order-8 scheme: remove scheme");
+    if (p->cubic.sigma != 0.0)
+        return json_fail(root, "sigma", "the round metric interpolates exactly: sigma must be 0 (got %g)",
+                         p->cubic.sigma);
+    if (p->plan.method != SP_METHOD_MULTIPLE_SHOOTING)
+        return json_fail(root, "method", "the round metric is solved by multiple shooting only");
+    if (p->plan.has_xiT)
+        for (int k = 0; k < 3; ++k)
+            if (p->plan.xiT[k] != 0.0)
+                return json_fail(root, "xiT", "the round metric prescribes only rest at the end ([0, 0, 0]): a "
+                                 "body velocity at T depends on the lift the plan computes");
+    if (sp_cubic_segments(&p->cubic, p->T) != p->cubic.n_targets)
+        return json_fail(root, "targets", "the round metric needs the last keyframe at T (%.17g)", p->T);
+    return 1;
 }
 
 static const char *cubic_model_at(size_t i) { return i == 0 ? "cubic_spline" : NULL; }
