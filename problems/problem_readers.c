@@ -10,31 +10,45 @@
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 
-/* Reads a unit quaternion written in order xyzw (normalised; q and −q are one
- * orientation) as a rotation matrix. */
-int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R)
+/* Reads a unit quaternion (in the order of `format`) as a rotation matrix: q and −q are
+ * one orientation. Components typed with two decimals leave the norm up to about 1e-2
+ * from 1, and are normalised; farther (a norm of 2, or 0.9) is a typo or another
+ * convention, refused unless the file says "normalize". */
+#define QUATERNION_NORM_TOLERANCE 1e-2
+
+int json_quaternion(const json_input *in, const char *key, int required, int format, double *R)
 {
     double q[4];
+    const int xyzw = format & SP_ROTATION_XYZW;
     int st = json_vector(in, key, required, 4, q);
     if (st != 1) return st;
     sp_quaternion_from_order(q, xyzw, q);
+    const double norm = sp_vec_norm(4, q);
+    if (!(fabs(norm - 1.0) <= QUATERNION_NORM_TOLERANCE) && !(format & SP_ROTATION_NORMALIZE) && norm > 0.0 &&
+        isfinite(norm))
+        return json_fail(in, key,
+                         "must be a unit quaternion %s (its norm is %.6g, more than %g from 1); \"normalize\": "
+                         "true takes any non-zero quaternion as its direction",
+                         sp_quaternion_order_layout(xyzw), norm, QUATERNION_NORM_TOLERANCE);
     if (!sp_quaternion_to_rotation(q, R))
         return json_fail(in, key, "must be a non-zero quaternion %s", sp_quaternion_order_layout(xyzw));
     return 1;
 }
 
 /* Reads a rotation: a 3 x 3 matrix with |RᵀR − I| ≤ ROTATION_TOLERANCE and det R > 0,
- * rounded onto SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) (quadratic: six rounds take
- * 1e-4 to round-off) so typed-in digits lose nothing; or a unit quaternion written in
- * order xyzw. The tolerance takes matrices printed with 5 significant digits (entries off
- * by 5e-6, |RᵀR − I| up to about 3e-5) and still refuses a shear of 1e-3. */
+ * rounded onto SO(3) by the polar iteration R ← ½(R + R⁻ᵀ) (quadratic near SO(3): six
+ * rounds take 1e-4 to round-off) so typed-in digits lose nothing; or a unit quaternion.
+ * The tolerance takes matrices printed with 5 significant digits (entries off by 5e-6,
+ * |RᵀR − I| up to about 3e-5) and still refuses a shear of 1e-3; with "orthonormalize"
+ * any matrix of positive determinant is taken as the nearest rotation (its polar factor,
+ * the iteration run to convergence). */
 #define ROTATION_TOLERANCE 1e-4
 
-int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R)
+int json_rotation(const json_input *in, const char *key, int required, int format, double *R)
 {
     const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 4 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)))
-        return json_quaternion(in, key, required, xyzw, R);
+        return json_quaternion(in, key, required, format, R);
     int st = json_matrix(in, key, required, 3, R);
     if (st != 1) return st;
     double RtR[9], Rt[9], I[9];
@@ -44,17 +58,24 @@ int json_rotation(const json_input *in, const char *key, int required, int xyzw,
     double err = sp_mat_dist(9, RtR, I);
     double det =
         R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
-    if (!(err <= ROTATION_TOLERANCE) || !(det > 0.0))
+    const int project = format & SP_ROTATION_ORTHONORMALIZE;
+    if (!(det > 0.0) || !isfinite(err) || (!(err <= ROTATION_TOLERANCE) && !project))
         return json_fail(in, key,
-                         "must be a rotation matrix (|R^T R - I| = %.2g, at most %g; det = %.6g) or a quaternion %s",
-                         err, ROTATION_TOLERANCE, det, sp_quaternion_order_layout(xyzw));
-    for (int it = 0; it < 6; ++it) {
+                         "must be a rotation matrix (|R^T R - I| = %.2g, at most %g; det = %.6g) or a quaternion %s%s",
+                         err, ROTATION_TOLERANCE, det, sp_quaternion_order_layout(format & SP_ROTATION_XYZW),
+                         det > 0.0 && !project ? "; \"orthonormalize\": true takes it as the nearest rotation" : "");
+    for (int it = 0; it < 100; ++it) {
         /* R⁻ᵀ = cof(R)/det(R) */
         double C[9] = {R[4] * R[8] - R[5] * R[7], R[5] * R[6] - R[3] * R[8], R[3] * R[7] - R[4] * R[6],
                        R[2] * R[7] - R[1] * R[8], R[0] * R[8] - R[2] * R[6], R[1] * R[6] - R[0] * R[7],
                        R[1] * R[5] - R[2] * R[4], R[2] * R[3] - R[0] * R[5], R[0] * R[4] - R[1] * R[3]};
-        double d = R[0] * C[0] + R[1] * C[1] + R[2] * C[2];
-        for (int k = 0; k < 9; ++k) R[k] = 0.5 * (R[k] + C[k] / d);
+        double d = R[0] * C[0] + R[1] * C[1] + R[2] * C[2], change = 0.0;
+        for (int k = 0; k < 9; ++k) {
+            const double next = 0.5 * (R[k] + C[k] / d);
+            change = fmax(change, fabs(next - R[k]));
+            R[k] = next;
+        }
+        if (it >= 5 && change <= 1e-16) break;
     }
     return 1;
 }

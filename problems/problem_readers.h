@@ -10,8 +10,14 @@ int read_optimizer(const json_input *root, sp_optimizer_settings *o);
 /* A 3 x 3 rotation matrix (|RᵀR − I| ≤ 1e-6, det R > 0), rounded onto SO(3), or a unit
  * quaternion; a quaternion alone. Quaternions are written [w, x, y, z] (xyzw 0) or
  * [x, y, z, w] (xyzw 1: a cubic-spline plan's "quaternion_order": "xyzw"). */
-int json_rotation(const json_input *in, const char *key, int required, int xyzw, double *R);
-int json_quaternion(const json_input *in, const char *key, int required, int xyzw, double *R);
+/* How a file writes its rotations (flags of json_rotation and json_quaternion): quaternions
+ * in order xyzw (else wxyz); any non-zero quaternion taken as its direction (else its norm
+ * must be within 1e-2 of 1); any matrix of positive determinant projected onto the
+ * nearest rotation (else it must be a rotation to 1e-4). */
+enum { SP_ROTATION_XYZW = 1, SP_ROTATION_NORMALIZE = 2, SP_ROTATION_ORTHONORMALIZE = 4 };
+
+int json_rotation(const json_input *in, const char *key, int required, int format, double *R);
+int json_quaternion(const json_input *in, const char *key, int required, int format, double *R);
 /* The length of a run: "steps", or for a simulate task "error_tolerance" (the global
  * error at T the planner chooses the fixed step for), never both. */
 int read_steps(const json_input *root, sp_problem *p);

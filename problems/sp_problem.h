@@ -144,6 +144,8 @@ typedef struct sp_plan_settings {
     int max_iterations;    /* Newton iterations per start */
     int block_steps;       /* largest number of steps in one shooting block */
     int quaternion_output; /* "output": {"orientation": "quaternion"} */
+    int rotation_format;   /* how the file writes rotations: SP_ROTATION_* flags of problems/problem_readers.h
+                              ("quaternion_order", "normalize", "orthonormalize") */
     int quaternion_xyzw;   /* "quaternion_order": "xyzw": every quaternion of the file and of the result is
                               [x, y, z, w]; 0 ("wxyz", the default): [w, x, y, z] */
     int pose;              /* group SO3xR3: keyframes are poses (R, x), planned as an SO(3) plan and an R³

@@ -316,6 +316,14 @@ def cubic(task):
                                            "plans of orientations (space group on SO3, SE3 or SO3xR3): every quaternion "
                                            "of the file (g0, the targets) and of the result is [w, x, y, z] (wxyz) or "
                                            "[x, y, z, w] (xyzw)", "wxyz")),
+            "normalize": nullable(d({"type": "boolean"},
+                                    "plans of orientations: take any non-zero quaternion of the file as its direction "
+                                    "(without it a quaternion must have a norm within 1e-2 of 1, which two typed "
+                                    "decimals keep)", False)),
+            "orthonormalize": nullable(d({"type": "boolean"},
+                                         "plans of orientations: take any matrix of positive determinant as the nearest "
+                                         "rotation, its polar factor (without it a matrix must satisfy |R^T R - I| <= "
+                                         "1e-4, which five printed digits keep)", False)),
             "initial_momenta": nullable(d({"type": "array", "items": {"type": "number"}, "minItems": 2,
                                            "maxItems": 12}, "single shooting: starting guess (nu0, p0)")),
             "optimizer": ref("optimizer"),
@@ -330,7 +338,7 @@ def cubic(task):
             "properties": dim_props(3, nullable(ref("rotation"))), "allOf": forbid("x0") + [{
                 "if": sphere,
                 "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}},
-                         "allOf": forbid("quaternion_order")},
+                         "allOf": forbid("quaternion_order", "normalize", "orthonormalize")},
                 "else": {"allOf": forbid("y0", "metric"),
                          "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
         for g in GROUPS_RN:
@@ -338,7 +346,7 @@ def cubic(task):
             all_of.append({"if": given("group", {"const": g}), "then": {
                 "properties": {**dim_props(n, nullable(vec(n))), "space": nullable({"const": "group"}),
                                "targets": {"items": target_schema("point", n)}},
-                "allOf": forbid("x0", "y0", "quaternion_order", "metric")}})
+                "allOf": forbid("x0", "y0", "quaternion_order", "normalize", "orthonormalize", "metric")}})
         all_of.append({"if": given("group", {"enum": ["SO3xR3", "SE3"]}), "then": {
             "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
                            "targets": {"items": target_schema("pose")}},

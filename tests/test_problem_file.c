@@ -596,6 +596,64 @@ Test(problem_file, rotations_printed_with_few_digits_are_taken)
     cJSON_free(text);
 }
 
+/* A quaternion whose norm is more than 1e-2 from 1 is refused (a typo, or another
+ * convention; two typed decimals stay within it) unless the file says "normalize": true; a matrix that is no rotation to 1e-4
+ * is refused unless "orthonormalize": true, which takes its polar factor (the nearest
+ * rotation) when its determinant is positive; both messages name the field that lets it
+ * through, and a reflection stays refused. */
+Test(problem_file, normalize_and_orthonormalize_are_asked_for)
+{
+    static const edit far_q[] = {{"targets", "[{\"t\": 1, \"q\": [2, 0, 0, 0]}]"}};
+    char *text = edited(PLAN_GROUP, far_q, 1);
+    sp_problem pb;
+    sp_input_error e;
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &e), SP_ERR_INVALID);
+    cr_expect_str_eq(e.path, "targets[0].q");
+    cr_expect(strstr(e.message, "its norm is 2, more than 0.01 from 1") && strstr(e.message, "\"normalize\": true"),
+              "%s", e.message);
+    cJSON_free(text);
+    static const edit near_q[] = {{"targets", "[{\"t\": 1, \"q\": [0.26, 0, 0, 0.97]}]"}};
+    text = edited(PLAN_GROUP, near_q, 1);
+    parse_valid(text, &pb); /* two decimals, norm 1.004: normalised */
+    sp_problem_free(&pb);
+    cJSON_free(text);
+    static const edit normalized[] = {{"targets", "[{\"t\": 1, \"q\": [0, 0, 0, 3]}]"}, {"normalize", "true"}};
+    text = edited(PLAN_GROUP, normalized, 2);
+    parse_valid(text, &pb);
+    cr_expect_float_eq(pb.cubic.targets[0].R[0], -1.0, 1e-15, "q = [0, 0, 0, 3] is the half turn about z");
+    cr_expect_float_eq(pb.cubic.targets[0].R[8], 1.0, 1e-15);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+    /* a matrix off by a percent: refused, then taken as the nearest rotation */
+    static const edit skewed[] = {{"targets", "[{\"t\": 1, \"R\": [[1, 0, 0], [0, 0.99, -0.1], [0, 0.1, 1]]}]"}};
+    text = edited(PLAN_GROUP, skewed, 1);
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &e), SP_ERR_INVALID);
+    cr_expect(strstr(e.message, "\"orthonormalize\": true takes it as the nearest rotation") != NULL, "%s", e.message);
+    cJSON_free(text);
+    static const edit projected[] = {{"targets", "[{\"t\": 1, \"R\": [[1, 0, 0], [0, 0.99, -0.1], [0, 0.1, 1]]}]"},
+                                     {"orthonormalize", "true"}};
+    text = edited(PLAN_GROUP, projected, 2);
+    parse_valid(text, &pb);
+    const double *R = pb.cubic.targets[0].R;
+    cr_expect_lt(orthogonality_defect(R), 1e-14);
+    /* the polar factor of [[0.99, −0.1], [0.1, 1]] is the rotation by atan2(0.2, 1.99) */
+    const double angle = atan2(0.2, 1.99);
+    cr_expect_float_eq(R[4], cos(angle), 1e-14);
+    cr_expect_float_eq(R[7], sin(angle), 1e-14);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+    static const edit reflected[] = {{"targets", "[{\"t\": 1, \"R\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}]"},
+                                     {"orthonormalize", "true"}};
+    text = edited(PLAN_GROUP, reflected, 2);
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &e), SP_ERR_INVALID, "a reflection passed");
+    cJSON_free(text);
+    static const edit on_sphere[] = {{"normalize", "true"}};
+    text = edited(PLAN_SPHERE, on_sphere, 1);
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &e), SP_ERR_INVALID);
+    cr_expect_str_eq(e.path, "normalize");
+    cJSON_free(text);
+}
+
 /* "quaternion_order": "xyzw" reads every quaternion of the file, g0 and the targets' "q"
  * and "R", as [x, y, z, w]: the same rotations as the twin file in [w, x, y, z], and
  * other rotations than the same numbers read as [w, x, y, z]. */

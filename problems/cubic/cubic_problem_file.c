@@ -38,15 +38,15 @@ static int json_direction(const json_input *in, const char *key, int required, d
 /* g0 for any group: a rotation (a matrix, or a quaternion in order xyzw) for SO(3), a
  * vector for Rⁿ; for SE(3) its orientation alone, at the origin (the position is "x0",
  * as in SO3xR3 files). */
-static int json_group_element(const json_input *in, const char *key, const sp_group *G, int xyzw, double *g)
+static int json_group_element(const json_input *in, const char *key, const sp_group *G, int format, double *g)
 {
     G->identity(G, g);
-    if (G == sp_group_so3) return json_rotation(in, key, 0, xyzw, g);
+    if (G == sp_group_so3) return json_rotation(in, key, 0, format, g);
     if (G == sp_group_se3) {
         double R[9];
         const double origin[3] = {0, 0, 0};
         sp_group_so3->identity(sp_group_so3, R);
-        int st = json_rotation(in, key, 0, xyzw, R);
+        int st = json_rotation(in, key, 0, format, R);
         sp_se3_from_pose(R, origin, g);
         return st;
     }
@@ -94,8 +94,8 @@ static int read_targets(const json_input *root, sp_problem *p)
             if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
             if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
             t->quaternion = has_q;
-            const int xyzw = p->plan.quaternion_xyzw;
-            st = has_q ? json_quaternion(&tg, "q", 1, xyzw, t->R) : json_rotation(&tg, "R", 1, xyzw, t->R);
+            const int format = p->plan.rotation_format;
+            st = has_q ? json_quaternion(&tg, "q", 1, format, t->R) : json_rotation(&tg, "R", 1, format, t->R);
             if (st == 1 && poses) st = json_vector(&tg, "x", 1, 3, t->x);
             if (st == 1 && se3) {
                 double R[9];
@@ -249,6 +249,8 @@ static int read_cubic(const json_input *root, sp_problem *p)
                                        "output",
                                        "x0",
                                        "quaternion_order",
+                                       "normalize",
+                                       "orthonormalize",
                                        "metric",
                                        NULL};
     if (json_only_keys(root, keys) != 1) return -1;
@@ -294,7 +296,12 @@ static int read_cubic(const json_input *root, sp_problem *p)
     s = sp_quaternion_order_at(0);
     if (json_name(root, "quaternion_order", 0, sp_quaternion_order_at, "quaternion order", &s) < 0) return -1;
     p->plan.quaternion_xyzw = strcmp(s, sp_quaternion_order_at(1)) == 0;
-    if (json_group_element(root, "g0", G, p->plan.quaternion_xyzw, p->g0) < 0) return -1;
+    int normalize = 0, orthonormalize = 0;
+    if (json_boolean(root, "normalize", 0, &normalize) < 0 || json_boolean(root, "orthonormalize", 0, &orthonormalize) < 0)
+        return -1;
+    p->plan.rotation_format = (p->plan.quaternion_xyzw ? SP_ROTATION_XYZW : 0) |
+                              (normalize ? SP_ROTATION_NORMALIZE : 0) | (orthonormalize ? SP_ROTATION_ORTHONORMALIZE : 0);
+    if (json_group_element(root, "g0", G, p->plan.rotation_format, p->g0) < 0) return -1;
     const cJSON *xi0 = cJSON_GetObjectItemCaseSensitive(root->node, "xi0");
     if (p->task == SP_TASK_PLAN && cJSON_IsString(xi0)) {
         if (strcmp(xi0->valuestring, "free") != 0)
@@ -360,10 +367,12 @@ static int read_cubic(const json_input *root, sp_problem *p)
     } else if (json_member(root, "y0").node) {
         return json_fail(root, "y0", "only sphere targets take y0");
     }
-    if ((p->cubic.space == SP_SPACE_SPHERE || (G != sp_group_so3 && !se3)) &&
-        json_member(root, "quaternion_order").node)
-        return json_fail(root, "quaternion_order",
-                         "only plans of orientations (space group on SO3, SE3 or " POSE_GROUP ") take this field");
+    static const char *const orientation_only[] = {"quaternion_order", "normalize", "orthonormalize"};
+    for (size_t i = 0; i < sizeof orientation_only / sizeof orientation_only[0]; ++i)
+        if ((p->cubic.space == SP_SPACE_SPHERE || (G != sp_group_so3 && !se3)) &&
+            json_member(root, orientation_only[i]).node)
+            return json_fail(root, orientation_only[i],
+                             "only plans of orientations (space group on SO3, SE3 or " POSE_GROUP ") take this field");
     int st = json_vector(root, "initial_momenta", 0, 2 * G->dim, p->initial_momenta);
     if (st < 0) return -1;
     p->has_initial_momenta = st == 1;
