@@ -10,6 +10,20 @@
 
 static const char *gradient_name_at(size_t i) { return i == 0 ? "adjoint" : i == 1 ? "central_difference" : NULL; }
 
+int json_coordinates(const json_input *in, const char *key, int required, int n, const char *const *names, double *out)
+{
+    const cJSON *v = in->node ? cJSON_GetObjectItemCaseSensitive(in->node, key) : NULL;
+    if (names && cJSON_IsArray(v) && cJSON_GetArraySize(v) != n) {
+        char list[256];
+        size_t len = 0;
+        for (int i = 0; i < n && len < sizeof list; ++i)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+        return json_fail(in, key, "must be an array of %d numbers, one per coordinate: %s (got %d)", n, list,
+                         cJSON_GetArraySize(v));
+    }
+    return json_vector(in, key, required, n, out);
+}
+
 /* Reads a unit quaternion (in the order of `format`) as a rotation matrix: q and −q are
  * one orientation. Components typed with two decimals leave the norm up to about 1e-2
  * from 1, and are normalised; farther (a norm of 2, or 0.9) is a typo or another

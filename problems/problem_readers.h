@@ -10,6 +10,11 @@ int read_optimizer(const json_input *root, sp_optimizer_settings *o);
 /* A 3 x 3 rotation matrix (|RᵀR − I| ≤ 1e-6, det R > 0), rounded onto SO(3), or a unit
  * quaternion; a quaternion alone. Quaternions are written [w, x, y, z] (xyzw 0) or
  * [x, y, z, w] (xyzw 1: a cubic-spline plan's "quaternion_order": "xyzw"). */
+/* json_vector for a state of n coordinates named `names` (NULL: unnamed): a wrong count
+ * says which numbers go where ("must be an array of 3 numbers, one per coordinate: x, y,
+ * z"). */
+int json_coordinates(const json_input *in, const char *key, int required, int n, const char *const *names, double *out);
+
 /* How a file writes its rotations (flags of json_rotation and json_quaternion): quaternions
  * in order xyzw (else wxyz); any non-zero quaternion taken as its direction (else its norm
  * must be within 1e-2 of 1); any matrix of positive determinant projected onto the

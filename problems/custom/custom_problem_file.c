@@ -275,8 +275,8 @@ static int read_custom(const json_input *root, sp_problem *p)
 
     /* the initial state, read here for the checks at q0 (the family reads it again) */
     double q0[SP_CUSTOM_MAX_N] = {0}, p0[SP_CUSTOM_MAX_N] = {0};
-    if (json_vector(root, "q0", 1, n, q0) != 1) return -1;
-    if (json_member(root, "p0").node && json_vector(root, "p0", 1, n, p0) != 1) return -1;
+    if (json_coordinates(root, "q0", 1, n, c->coordinate_names, q0) != 1) return -1;
+    if (json_member(root, "p0").node && json_coordinates(root, "p0", 1, n, c->coordinate_names, p0) != 1) return -1;
     char where[96];
     if (first_non_finite(c, q0, p0, where, sizeof where)) {
         json_input at = {.node = root->node, .err = root->err};

@@ -118,7 +118,9 @@ static int read_initial_state(const json_input *root, sp_problem *p)
     if (forbid(root, rotation, "only the heavy top starts from R0 and omega0 (%s takes q0 and p0)", v->type->name) != 1)
         return -1;
     const int n = v->type->n;
-    if (json_vector(root, "q0", 1, n, v->q0) != 1 || json_vector(root, "p0", 1, n, v->p0) != 1) return -1;
+    if (json_coordinates(root, "q0", 1, n, v->type->coordinates, v->q0) != 1 ||
+        json_coordinates(root, "p0", 1, n, v->type->coordinates, v->p0) != 1)
+        return -1;
     if (json_boolean(root, "project", 0, &v->projected) < 0) return -1;
     double off_q, off_p;
     if (sp_hol_off_manifold(&b, v->q0, v->p0, &off_q, &off_p) != SP_OK)

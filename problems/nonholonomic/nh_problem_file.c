@@ -90,17 +90,17 @@ static int read_vector_state(const json_input *root, sp_problem *p)
     sp_nh_problem *v = &p->nh;
     const sp_nh_model_type *type = v->type;
     const int n = type->n;
-    if (json_vector(root, "q0", 1, n, v->q0) != 1) return -1;
+    if (json_coordinates(root, "q0", 1, n, type->coordinates, v->q0) != 1) return -1;
     int has_p = json_member(root, "p0").node != NULL, has_v = json_member(root, "v0").node != NULL;
     if (has_p && has_v) return json_fail(root, "v0", "give either p0 or v0, not both");
     if (!has_p && !has_v)
         return json_fail(root, "p0", p->custom ? "missing required field" : "missing: give p0, or the velocity v0");
     const char *key = has_p ? "p0" : "v0";
     if (has_p) {
-        if (json_vector(root, "p0", 1, n, v->p0) != 1) return -1;
+        if (json_coordinates(root, "p0", 1, n, type->coordinates, v->p0) != 1) return -1;
     } else {
         double v0[SP_NH_MAX_N], M[SP_NH_MAX_N * SP_NH_MAX_N];
-        if (json_vector(root, "v0", 1, n, v0) != 1) return -1;
+        if (json_coordinates(root, "v0", 1, n, type->coordinates, v0) != 1) return -1;
         type->mass_matrix(v->q0, &v->params, M);
         sp_mat_vec(n, n, M, v0, v->p0);
         if (!sp_vec_isfinite(n, v->p0)) return json_fail(root, "v0", "gives a non-finite momentum M(q0) v0");

@@ -89,7 +89,8 @@ int vak_read_problem(const json_input *root, sp_problem *p, const sp_vak_model_t
     if (read_gauss_stage_solver(root, p) != 1 || json_positive(root, "solver_tol", 0, &p->solver_tol) < 0) return -1;
     if (p->solver_tol >= 1e-2) return json_fail(root, "solver_tol", "must be below 1e-2");
     if (read_steps(root, p) != 1) return -1;
-    if (json_vector(root, "q0", 1, n, v->q0) != 1 || read_record_every(root, p) != 1) return -1;
+    if (json_coordinates(root, "q0", 1, n, v->type->coordinates, v->q0) != 1 || read_record_every(root, p) != 1)
+        return -1;
 
     if (p->task == SP_TASK_SIMULATE) {
         static const char *const plan_only[] = {"q1", "initial_momenta", "optimizer", "tolerance", "starts", NULL};
