@@ -1,4 +1,4 @@
-/* The file formats as JSON Schema (schema/{problem,study,result}.schema.json, README
+/* The file formats as JSON Schema (schema/{problem,study,result}.schema.json, docs/results.md,
  * "File formats as JSON Schema"): tests/schema_check.py, run with Debian's python3 and its jsonschema (the
  * Makefile's PY_STAMP installs python3-jsonschema), checks that
  *
