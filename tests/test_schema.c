@@ -3,7 +3,8 @@
  * Makefile's PY_STAMP installs python3-jsonschema), checks that
  *
  *   - every file in data/ and data/studies/ validates against the problem and study schema,
- *     and the schemas are what schema/generate.py writes;
+ *     and the schemas and docs/reference.md (the problem-file reference) are what
+ *     schema/generate.py writes;
  *   - the results the command writes validate against the result schema: every data/
  *     problem solved (long simulations cut to 2000 steps, the parking plan to one start),
  *     a study's case files, and newton_failed, maxeval_reached, target_not_reached,
