@@ -146,9 +146,10 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's files (tests/check_layering.py: no circles, no call
-# against lie <- integrators <- problems <- planner), the Python package's tests over the
-# shared library just built (python/tests/), the install, the Python package as
-# installed, which must load the installed library, and the package as a wheel
+# against lie <- integrators <- problems <- planner), every symplan command of a sh block
+# in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
+# package's tests over the shared library just built (python/tests/), the install, the
+# Python package as installed, which must load the installed library, and the package as a wheel
 # (`make check-wheel`). A library built with a sanitizer cannot be loaded into an
 # uninstrumented Python: `make asan` and `make tsan` skip the three.
 PY_TEST = PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=python SYMPLAN_LIBRARY=$(abspath $(SHLIB)) SYMPLAN_BIN=$(abspath $(BIN)) \
@@ -161,6 +162,7 @@ test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
 	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
+	@/usr/bin/python3 tests/check_doc_commands.py $(BIN)
 	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
 	@$(if $(SANITIZED),:,$(PY_INSTALLED))

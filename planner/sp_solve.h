@@ -12,7 +12,7 @@
 #include "problems/sp_problem.h"
 
 /* Runs the problem's task (plan or simulate) for its model and returns the result tree
- * in the JSON form of README.md, "Results" (NULL when out of memory). Optimisers report every
+ * in the JSON form of docs/results.md, "Results" (NULL when out of memory). Optimisers report every
  * evaluation to `progress` (may be NULL); its stop flag ends the task early with status
  * "interrupted" and what was computed so far. A non-finite number never leaves: each is
  * replaced by null (sp_result_refuse_nonfinite), so the tree can always be written. */

@@ -1,7 +1,7 @@
 /* Entry points for foreign callers (Python's ctypes, other languages' FFIs): documents in
  * and out as JSON text, so that a caller needs none of the library's struct layouts
- * and no cJSON of its own. Problems, studies and results are the files of README.md
- * ("Problem files", "Studies", "Results"); the result text is printed by
+ * and no cJSON of its own. Problems, studies and results are the files of docs/reference.md,
+ * docs/studies.md and docs/results.md; the result text is printed by
  * sp_json_print, so every number reads back bitwise equal to the one computed.
  *
  * Each function returns one of the codes below, which are those of the command's exit

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes schema/problem.schema.json, schema/study.schema.json and schema/result.schema.json
 (JSON Schema draft 2020-12) from the tables below, which follow the problem reader
-(problems/*) and README.md. `generate.py --check` only compares (tests/test_schema.c).
+(problems/*) and the guides of docs/, and docs/reference.md, the problem-file reference, from the
+same tables (schema/reference.py). `generate.py --check` only compares (tests/test_schema.c).
 
 The schemas say what a file may hold: the members of every model and task, their types,
 sizes, enumerated names and declared bounds, and the defaults the reader applies. A
@@ -11,6 +12,9 @@ not. What no schema can say is listed in tests/schema_check.py."""
 import json
 import os
 import sys
+
+sys.dont_write_bytecode = True  # (no schema/__pycache__ in the source tree)
+import reference  # noqa: E402
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://symplan.invalid/schema/"
@@ -797,13 +801,19 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = {"problem.schema.json": problem_schema(), "study.schema.json": study_schema(),
            "result.schema.json": result_schema()}
+    texts = {name: json.dumps(schema, indent=2, ensure_ascii=False) + "\n" for name, schema in out.items()}
+    keyframes = [("sphere plans (`SO3`, `space` `sphere`)", target_schema("sphere")),
+                 ("orientations (`SO3`, `space` `group`)", target_schema("rotation")),
+                 ("points of Rⁿ (`R1`…`R6`; `x` has n numbers)", target_schema("point", 3)),
+                 ("poses (`SE3`, `SO3xR3`)", target_schema("pose"))]
+    texts[os.path.join("..", "docs", "reference.md")] = reference.markdown(out["problem.schema.json"],
+                                                                          out["study.schema.json"], keyframes)
     stale = []
-    for name, schema in out.items():
-        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    for name, text in texts.items():
         path = os.path.join(here, name)
         old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
         if old != text:
-            stale.append(name)
+            stale.append(os.path.normpath(os.path.join("schema", name)))
             if "--check" not in sys.argv:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text)

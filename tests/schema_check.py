@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """The file formats against schema/*.schema.json (run by tests/test_schema.c):
 
-  a. the schemas are valid draft 2020-12 and what schema/generate.py writes; every file in
-     data/ validates against the problem schema, every file in data/studies/ against the
-     study schema;
+  a. the schemas are valid draft 2020-12 and, with docs/reference.md, what schema/generate.py
+     writes; every file in data/ validates against the problem schema, every file in
+     data/studies/ against the study schema;
   b. the results symplan writes validate against the result schema: every data/ problem
      solved (parallel_parking with fewer starts), a study's case files (whose "case.problem"
      validates against the problem schema), and failures: newton_failed, maxeval_reached,

@@ -1,4 +1,4 @@
-/* The symplan command end to end (README.md, "The command" and "Problem files"):
+/* The symplan command end to end (docs/command.md; docs/reference.md):
  * `list`, `check` and `solve` on the shipped examples, and on malformed files the
  * contract's promise: exit status 2, exactly one line on stderr naming the file and
  * the JSON path, an existing -o file left byte for byte as it was and no temporary

@@ -1,7 +1,7 @@
 /* Every failure path of `symplan solve`, provoked on purpose (issue 7). Each test checks
  * the four promises of the command for its failure:
  *
- *   - the documented exit code (README.md, "The command"): 1 the result could not be
+ *   - the documented exit code (docs/command.md, "Exit codes and failures"): 1 the result could not be
  *     written, 2 bad input or a resource limit, 3 the result is written but did not
  *     converge, 4 the result is written but the computation failed, 128 + the signal when
  *     interrupted;

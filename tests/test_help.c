@@ -1,4 +1,4 @@
-/* How the symplan command describes itself (README.md, "The command"; docs/symplan.1):
+/* How the symplan command describes itself (docs/command.md; docs/symplan.1):
  * `symplan help`, `help COMMAND` and `COMMAND --help` list every option a command's
  * parser takes, with its meaning and default, on stdout with exit 0; a wrong argument
  * (an unknown option, a missing value or operand, a stray operand) is one line naming
@@ -115,7 +115,7 @@ Test(help, every_command_has_its_help_three_ways)
     remove_tree(dir);
 }
 
-/* What the help of each command must list: what its parser takes (the README's table). */
+/* What the help of each command must list: what its parser takes (the table of docs/command.md). */
 static const struct {
     const char *command, *options;
 } accepted[] = {

@@ -1,7 +1,7 @@
 /* The problem-file reader (problems/problem_file.c): every example in data/ is read,
  * defaults apply where a field is left out, and every kind of malformed document is
  * refused with the exact JSON path of the first problem and a message that says what
- * is wrong (README.md, "Problem files" and "The command"). The malformed documents
+ * is wrong (docs/reference.md and docs/command.md). The malformed documents
  * are one or two edits of a few valid base documents, so each case shows only what it
  * breaks. */
 #include <criterion/criterion.h>

@@ -1,9 +1,10 @@
-/* The file formats as JSON Schema (schema/{problem,study,result}.schema.json, README
+/* The file formats as JSON Schema (schema/{problem,study,result}.schema.json, docs/results.md,
  * "File formats as JSON Schema"): tests/schema_check.py, run with Debian's python3 and its jsonschema (the
  * Makefile's PY_STAMP installs python3-jsonschema), checks that
  *
  *   - every file in data/ and data/studies/ validates against the problem and study schema,
- *     and the schemas are what schema/generate.py writes;
+ *     and the schemas and docs/reference.md (the problem-file reference) are what
+ *     schema/generate.py writes;
  *   - the results the command writes validate against the result schema: every data/
  *     problem solved (long simulations cut to 2000 steps, the parking plan to one start),
  *     a study's case files, and newton_failed, maxeval_reached, target_not_reached,

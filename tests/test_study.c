@@ -786,7 +786,7 @@ Test(study, progress_only_when_asked)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect(strstr(r.err, "evaluation 1: cost ") != NULL, "no first evaluation in: %s", r.err);
     cr_expect(strstr(r.err, "|gradient| ") != NULL, "%s", r.err);
-    /* the last line is the last evaluation, at the optimum of README's instance A */
+    /* the last line is the last evaluation, at the optimum of instance A (data/sphere_interpolation.json) */
     const char *last = r.err + strlen(r.err);
     while (last > r.err && last[-1] == '\n') --last;
     while (last > r.err && last[-1] != '\n') --last;
@@ -812,8 +812,8 @@ Test(study, progress_only_when_asked)
     remove_tree(dir);
 }
 
-/* The README's example: data/studies/convergence.json, whose costs converge at the
- * order of each scheme. */
+/* The example of the README and docs/studies.md: data/studies/convergence.json, whose
+ * costs converge at the order of each scheme. */
 Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .timeout = 120)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];

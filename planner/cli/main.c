@@ -14,7 +14,7 @@
 #include "planner/sp_solve.h"
 #include "problems/sp_result_file.h"
 
-/* Exit codes (README.md, "The command"): a solve that wrote its result exits with the
+/* Exit codes (docs/command.md, "Exit codes and failures"): a solve that wrote its result exits with the
  * code of how the result ended; an interrupted one with 128 + the signal. */
 enum {
     EXIT_RESULT = 0,        /* result written: converged / ok */

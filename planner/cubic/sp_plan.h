@@ -1,6 +1,6 @@
 /* Tasks of the command: plan (NLopt over the initial momenta, gradients by the
  * discrete adjoint) and simulate (the initial value problem), each producing a result
- * tree in the JSON form of README.md, "Results". */
+ * tree in the JSON form of docs/results.md, "Results". */
 #ifndef SP_PLAN_H
 #define SP_PLAN_H
 

@@ -11,7 +11,7 @@ The library is looked for at $SYMPLAN_LIBRARY, else inside the package (a wheel 
 `pip install .` carries the libsymplan.so it built), else beside an installed package
 (PREFIX/lib/libsymplan.so for PREFIX/lib/python3/dist-packages/symplan, `make install`),
 else in the source tree (build/libsymplan.so), else by ctypes.util.find_library("symplan").
-See README.md, "Using symplan from Python"."""
+See docs/python.md."""
 from typing import Any
 
 from ._api import StudyRun, check, solve, study, version

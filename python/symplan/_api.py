@@ -16,7 +16,7 @@ from ._lib import SymplanError, call_text, lib, text
 # A problem or a study: a dict (numpy arrays and scalars in it are read as the lists and
 # numbers they hold), or the path of a JSON file.
 Document = Union[Dict[str, Any], str, "os.PathLike[str]"]
-# A result as README.md, "Results", describes it, trajectory and samples as numpy arrays.
+# A result as docs/results.md, "Results", describes it, trajectory and samples as numpy arrays.
 Result = Dict[str, Any]
 _T = TypeVar("_T")
 
@@ -65,7 +65,7 @@ def arrays(result: Result) -> Result:
 
 def solve(problem: Document, max_seconds: Optional[float] = None) -> Result:
     """Solves a problem (a dict, or the path of a problem file) and returns its result as
-    `symplan solve` writes it (README.md, "Results"), the rows of "trajectory" and
+    `symplan solve` writes it (docs/results.md, "Results"), the rows of "trajectory" and
     "samples" as numpy arrays. A result that did not converge is returned too: read its
     "status". Raises SymplanError for a problem the reader refuses. With max_seconds the
     run stops after that long, as `symplan solve --max-seconds` does, and returns what it
@@ -105,7 +105,7 @@ def check(document: Document) -> None:
 
 class StudyRun(NamedTuple):
     """What `study` returns: the results in case order (None for a case that failed; its
-    summary row says why) and the summary (README.md, "Studies")."""
+    summary row says why) and the summary (docs/studies.md)."""
     results: List[Optional[Result]]
     summary: Dict[str, Any]
 

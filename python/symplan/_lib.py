@@ -25,7 +25,7 @@ class SymplanError(Exception):
 
 
 def _candidates() -> Iterator[Path]:
-    """Where the library is looked for, in order (README, "Using symplan from Python")."""
+    """Where the library is looked for, in order (docs/python.md)."""
     env = os.environ.get("SYMPLAN_LIBRARY")
     if env:
         yield Path(env)
