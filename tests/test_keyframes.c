@@ -103,10 +103,10 @@ static const char *const small_plans[] = {
      " \"steps\": 30, \"scheme\": \"hohp_euler\", \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0,"
      " \"xiT\": [0.2, 0, 0], \"targets\": [{\"t\": 0.5, \"y\": [0.3, 0.2, 0.9]}, {\"t\": 1, \"y\": [0.5, 0.5, 0.7]}]}"),
     ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
-     " \"scheme\": \"hohp_euler_adjoint\", \"xi0\": [0.1, 0.2, 0.3], \"sigma\": 0.1, \"xiT\": [0, 0, 0],"
+     " \"normalize\": true, \"scheme\": \"hohp_euler_adjoint\", \"xi0\": [0.1, 0.2, 0.3], \"sigma\": 0.1, \"xiT\": [0, 0, 0],"
      " \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2, 0.1]}, {\"t\": 1.5, \"q\": [0.8, 0.3, 0.4, 0.2]}]}"),
     ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 2, \"steps\": 40,"
-     " \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0, \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2,"
+     " \"normalize\": true, \"retraction\": \"exp\", \"xi0\": \"free\", \"sigma\": 0, \"targets\": [{\"t\": 0.5, \"q\": [0.95, 0.1, 0.2,"
      " 0.1]}, {\"t\": 1.0, \"q\": [0.8, 0.3, 0.4, 0.2]}, {\"t\": 2.0, \"q\": [0.6, 0.5, 0.4, 0.3]}]}"),
     ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 30, \"xi0\": [1, 0,"
      " 0], \"sigma\": 0.3, \"targets\": [{\"t\": 1, \"x\": [1, 1, 0]}, {\"t\": 2, \"x\": [0, 2, 1]}]}"),
@@ -474,11 +474,11 @@ Test(keyframes, pose_plan_is_orientation_and_position_side_by_side)
 {
     const char *pose =
         "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3xR3\", \"T\": 3, \"steps\": 60,"
-        " \"xi0\": [0.1, 0, 0, 0.5, 0, 0], \"sigma\": 0.1, \"x0\": [0, 0, 1],"
+        " \"xi0\": [0.1, 0, 0, 0.5, 0, 0], \"sigma\": 0.1, \"x0\": [0, 0, 1], \"normalize\": true,"
         " \"targets\": [{\"t\": 1, \"q\": [0.9, 0.1, 0.3, 0], \"x\": [1, 0, 1]}, {\"t\": 2, \"q\": [0.7, 0.5, 0.2,"
         " 0.1], \"x\": [1, 1, 1]}, {\"t\": 3, \"q\": [0.5, 0.5, -0.5, 0.5], \"x\": [0, 1, 2]}]}";
     const char *rot = "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"space\": \"group\", \"T\": 3, \"steps\": 60,"
-                      " \"xi0\": [0.1, 0, 0], \"sigma\": 0.1, \"targets\": [{\"t\": 1, \"q\": [0.9, 0.1, 0.3, 0]},"
+                      " \"xi0\": [0.1, 0, 0], \"sigma\": 0.1, \"normalize\": true, \"targets\": [{\"t\": 1, \"q\": [0.9, 0.1, 0.3, 0]},"
                       " {\"t\": 2, \"q\": [-0.7, -0.5, -0.2, -0.1]}, {\"t\": 3, \"q\": [0.5, 0.5, -0.5, 0.5]}]}";
     const char *pos = "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 60,"
                       " \"xi0\": [0.5, 0, 0], \"g0\": [0, 0, 1], \"sigma\": 0.1, \"targets\": [{\"t\": 1, \"x\": [1, 0,"
