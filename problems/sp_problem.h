@@ -15,7 +15,7 @@
 
 typedef struct sp_input_error {
     char path[160];    /* JSON path, e.g. "targets[2].t"; "" for the whole file */
-    char message[256]; /* what is wrong */
+    char message[320]; /* what is wrong (room for the list of every model name) */
 } sp_input_error;
 
 typedef enum { SP_TASK_PLAN, SP_TASK_SIMULATE } sp_task;
