@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/car/sp_car_plan.h"
 #include "planner/sp_clock.h"
 #include "planner/sp_solve.h"
 #include "problems/car/sp_car_geometry.h"
@@ -262,3 +263,125 @@ Test(car, tpcap_case_1) { tpcap_case(1); }
 Test(car, tpcap_case_5) { tpcap_case(5); }
 Test(car, tpcap_case_13) { tpcap_case(13); }
 Test(car, tpcap_case_16) { tpcap_case(16); }
+
+/* The smoothing stage's transcription (planner/car/car_smooth.c): its energy, defects and
+ * clearance constraints against central differences, at the route's starting point moved
+ * a little off it (so that the defects are not all zero). */
+Test(car, the_transcriptions_gradients_match_central_differences)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
+    free(text);
+    const sp_car_problem *c = &pb.car;
+    car_world w;
+    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
+    cr_assert(r.found);
+    car_tx t;
+    cr_assert_eq(car_tx_init(&t, &w, c, &r, c->scene.goal), SP_OK);
+    const size_t n = t.n, me = 3 * t.N;
+    double *x = calloc(n, sizeof *x), *g = calloc(n, sizeof *g);
+    car_tx_guess(&t, &r, x);
+    unsigned state = 11;
+    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    /* near: every polygon within 0.5 m of a checked point gives a constraint */
+    cr_assert_eq(car_tx_select(&t, x, 0.5), SP_OK);
+    const size_t mi = t.n_obs;
+    cr_assert_gt(mi, 10);
+    double *jd = calloc(me * n, sizeof *jd), *jc = calloc(mi * n, sizeof *jc);
+    double *fp = calloc(me + mi, sizeof *fp), *fm = calloc(me + mi, sizeof *fm), *f0 = calloc(me + mi, sizeof *f0);
+    car_tx_energy(&t, x, g);
+    car_tx_defects(&t, x, f0, jd);
+    car_tx_clearance(&t, x, f0 + me, jc);
+    double worst_d = 0, worst_c = 0, worst_e = 0;
+    const double eps = 1e-6;
+    for (size_t j = 0; j < n; ++j) {
+        const double keep = x[j];
+        x[j] = keep + eps;
+        const double ep = car_tx_energy(&t, x, NULL);
+        car_tx_defects(&t, x, fp, NULL);
+        car_tx_clearance(&t, x, fp + me, NULL);
+        x[j] = keep - eps;
+        const double em = car_tx_energy(&t, x, NULL);
+        car_tx_defects(&t, x, fm, NULL);
+        car_tx_clearance(&t, x, fm + me, NULL);
+        x[j] = keep;
+        worst_e = fmax(worst_e, fabs((ep - em) / (2 * eps) - g[j]) / (1 + fabs(g[j])));
+        for (size_t i = 0; i < me; ++i)
+            worst_d = fmax(worst_d, fabs((fp[i] - fm[i]) / (2 * eps) - jd[i * n + j]));
+        /* the distance is only piecewise smooth (the closest pair may switch): a
+         * difference across a switch is skipped, seen as the two one-sided ones disagreeing */
+        for (size_t i = 0; i < mi; ++i) {
+            const double a = (fp[me + i] - f0[me + i]) / eps, b = (f0[me + i] - fm[me + i]) / eps;
+            if (fabs(a - b) > 1e-3) continue;
+            worst_c = fmax(worst_c, fabs((fp[me + i] - fm[me + i]) / (2 * eps) - jc[i * n + j]));
+        }
+    }
+    cr_expect_leq(worst_e, 1e-6, "energy gradient off by %.2e", worst_e);
+    cr_expect_leq(worst_d, 1e-6, "defect Jacobian off by %.2e", worst_d);
+    cr_expect_leq(worst_c, 1e-6, "clearance Jacobian off by %.2e", worst_c);
+    free(x), free(g), free(jd), free(jc), free(fp), free(fm), free(f0);
+    car_tx_free(&t);
+    car_route_free(&r);
+    car_world_free(&w);
+    sp_problem_free(&pb);
+}
+
+/* Smoothing the parallel-slot plan: converged (KKT to the tolerance), collision-free on
+ * the swept footprint and kinematically exact (check_plan), its energy no larger than the
+ * route's, its steering rate finite and, with a bound given, within it. */
+static cJSON *smoothed_slot(const char *rate, cJSON **input)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (rate) cJSON_AddItemToObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering_rate", cJSON_Parse(rate));
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    free(json);
+    *input = doc;
+    return r;
+}
+
+static void expect_smoothed(const cJSON *r, const cJSON *input, double rate)
+{
+    check_plan(r, input);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
+    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_assert_not_null(sw);
+    cr_expect_leq(num(r, "energy"), num(sw, "route_energy"));
+    const double largest = num(r, "largest_steering_rate");
+    cr_expect(isfinite(largest));
+    if (rate > 0) cr_expect_leq(largest, rate + 1e-9);
+    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
+}
+
+Test(car, a_smoothed_parallel_slot_plan_converges_clear_of_the_cars)
+{
+    cJSON *input;
+    cJSON *r = smoothed_slot(NULL, &input);
+    expect_smoothed(r, input, 0);
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+}
+
+Test(car, a_steering_rate_bound_is_kept)
+{
+    cJSON *input;
+    cJSON *r = smoothed_slot("0.6", &input);
+    expect_smoothed(r, input, 0.6);
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+}

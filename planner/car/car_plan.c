@@ -146,13 +146,54 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
         const double g = c->scene.goal[2], goal[3] = {c->scene.goal[0], c->scene.goal[1],
                                                       g + 2.0 * SP_PI * round((end[2] - g) / (2.0 * SP_PI))};
         const double h = car_path_length(&path) / c->settings.speed / (double)(path.K ? path.K : 1);
-        /* The local optimisation of the energy among the obstacles (docs/methods.md) is
-         * not part of this version: the route is the path, and the optimality
-         * conditions are not claimed. */
-        cJSON_AddStringToObject(root, "message", "smooth: the local optimisation stage is not implemented yet; the "
-                                                 "path is the route of the search, collision-free and at the goal");
-        add_figures(root, &path, &w, c, h, goal);
-        add_rows(root, &path, c, h);
+        const double route_energy = car_path_energy(&path, &c->settings, h);
+        double hp = h;
+        if (c->settings.smooth) {
+            car_path smooth = {0};
+            car_smooth_out so;
+            st = car_smooth(&w, c, &r, goal, progress, &smooth, &so);
+            if (st == SP_ERR_NOMEM) {
+                cJSON_Delete(root), cJSON_Delete(work), cJSON_Delete(timing);
+                car_path_free(&path), car_route_free(&r), car_world_free(&w);
+                return NULL;
+            }
+            cJSON *sw = cJSON_AddObjectToObject(work, "smooth");
+            cJSON_AddNumberToObject(sw, "unknowns", so.unknowns);
+            cJSON_AddNumberToObject(sw, "constraints", so.constraints);
+            cJSON_AddNumberToObject(sw, "solves", so.solves);
+            cJSON_AddNumberToObject(sw, "evaluations", so.iterations);
+            cJSON_AddNumberToObject(sw, "stationarity", so.stationarity);
+            cJSON_AddNumberToObject(sw, "violation", so.violation);
+            cJSON_AddNumberToObject(sw, "clearance_margin", so.margin);
+            cJSON_AddNumberToObject(sw, "route_energy", route_energy);
+            cJSON_AddNumberToObject(timing, "smooth_seconds", so.seconds);
+            const double hs = car_path_length(&path) / c->settings.speed / (double)(smooth.K ? smooth.K : 1);
+            /* never worse than the route: the smoothed path is kept only when its energy
+             * (measured as the route's) is no larger */
+            if (st == SP_ERR_INTERRUPTED) {
+                cJSON_SetValuestring(status, "interrupted");
+                cJSON_AddStringToObject(root, "message", "interrupted during the smoothing; the path is the route");
+            } else if (so.used && car_path_energy(&smooth, &c->settings, hs) <= route_energy) {
+                car_path_free(&path);
+                path = smooth;
+                smooth = (car_path){0};
+                hp = hs;
+                cJSON_AddNumberToObject(root, "optimality_residual", so.residual);
+                if (so.converged) cJSON_SetValuestring(status, "converged");
+                cJSON_AddStringToObject(root, "message", so.message);
+            } else {
+                char msg[300];
+                snprintf(msg, sizeof msg, "%s; the path is the route, optimality not claimed",
+                         so.used ? "smooth: the optimised energy is above the route's" : so.message);
+                cJSON_AddStringToObject(root, "message", msg);
+            }
+            car_path_free(&smooth);
+        } else {
+            cJSON_AddStringToObject(root, "message", "smooth: off (\"smooth\": false); the path is the route of the "
+                                                     "search, collision-free and at the goal, optimality not claimed");
+        }
+        add_figures(root, &path, &w, c, hp, goal);
+        add_rows(root, &path, c, hp);
     }
     add_settings(root, c);
     cJSON_AddItemToObject(root, "work", work);

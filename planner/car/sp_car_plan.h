@@ -97,6 +97,78 @@ void car_route_free(car_route *r);
  * path whose intervals last h each. */
 double car_path_energy(const car_path *p, const sp_car_settings *set, double h);
 
+/* The smoothing stage (car_smooth.c): a direct transcription of the energy among the
+ * obstacles, started from the route. N intervals of equal duration h = T/N (T = route
+ * length / speed, fixed), nodes 0…N with poses (x, y, θ) and steering δ, one signed
+ * travel s_k per interval (its sign the route's gear there). Within interval k the
+ * steering moves linearly from δ_k to δ_{k+1} (rate ω_k = (δ_{k+1} − δ_k)/h) and the
+ * car drives CAR_SUB exact arcs of s_k/CAR_SUB each, at the steering of their
+ * midpoints. Unknowns: δ_0…δ_N, s_0…s_{N−1}, the poses of nodes 1…N−1 (node 0 is the
+ * start, node N the goal). */
+#define CAR_SUB 8
+
+typedef struct car_tx {
+    const car_world *w;
+    const sp_car_problem *c;
+    double start[3], goal[3];
+    size_t N, n;      /* intervals, unknowns (5N − 2) */
+    double h;         /* duration of one interval */
+    int *gear;        /* N: +1 / −1 */
+    double smax;      /* |s_k| ≤ smax: rows at most 0.1 m apart */
+    double *margin;   /* N: the clearance constraints of interval k ask clearance + margin[k] */
+    /* clearance constraints: point p against polygon poly, where point p = k·CAR_SUB + j
+     * is node k when j = 0, else the pose after j arcs of interval k */
+    size_t n_obs, cap_obs;
+    size_t *obs_point, *obs_poly;
+} car_tx;
+
+/* The unknowns' layout. */
+static inline size_t car_tx_delta(const car_tx *t, size_t k) { (void)t; return k; }
+static inline size_t car_tx_s(const car_tx *t, size_t k) { return t->N + 1 + k; }
+static inline size_t car_tx_pose(const car_tx *t, size_t k) { return 2 * t->N + 1 + 3 * (k - 1); }
+
+/* The pose after `upto` of the CAR_SUB arcs of an interval from pose with steering δ0 → δ1
+ * and travel s; J (3 × 6, row-major, may be NULL) its derivative in (x, y, θ, δ0, δ1, s). */
+void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
+                     double J[18]);
+/* Sets up the transcription from the route (x0 gets the starting unknowns, n of them:
+ * allocate after car_tx_init; call car_tx_guess). */
+sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                      const double goal[3]);
+void car_tx_guess(const car_tx *t, const car_route *r, double *x);
+/* Picks the clearance constraints: every point against every polygon nearer than
+ * `near` at x. SP_ERR_NOMEM or SP_OK. */
+sp_status car_tx_select(car_tx *t, const double *x, double near);
+void car_tx_free(car_tx *t);
+/* The pose of point p (as in obs_point) at x, and its derivative in the unknowns it
+ * depends on (J 3 × 6 as car_tx_interval's, or the identity for a node). */
+void car_tx_point(const car_tx *t, const double *x, size_t p, double pose[3], double J[18]);
+/* The energy Σ (w_v s_k² + w_s (δ_{k+1} − δ_k)²)/h; grad (n, may be NULL). */
+double car_tx_energy(const car_tx *t, const double *x, double *grad);
+/* The 3N defects (interval end minus next node); jac (3N × n row-major, may be NULL). */
+void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac);
+/* The n_obs clearance constraints clearance + margin − distance ≤ 0 (a node takes the
+ * larger margin of its two intervals); jac (n_obs × n). */
+void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac);
+/* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
+sp_status car_tx_path(const car_tx *t, const double *x, car_path *p);
+
+typedef struct car_smooth_out {
+    int converged;    /* KKT conditions hold to the tolerance */
+    int used;         /* 0: the smoothing failed; the caller keeps the route */
+    double residual;  /* scaled KKT residual: max of stationarity, sign of multipliers, violation */
+    double stationarity, violation, energy;
+    double margin;    /* the largest clearance margin of the last solve */
+    int iterations, solves, unknowns, constraints;
+    double seconds;
+    char message[240];
+} car_smooth_out;
+
+/* Smooths the route r (found) into *p (allocated here when out->used). SP_ERR_NOMEM,
+ * SP_ERR_INTERRUPTED or SP_OK. */
+sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
+                     const sp_progress *progress, car_path *p, car_smooth_out *out);
+
 extern const struct sp_family sp_car_family;
 
 /* The plan task of model car: the result tree (NULL when out of memory). */
