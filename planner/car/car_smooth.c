@@ -175,8 +175,8 @@ void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac)
 
 sp_status car_tx_select(car_tx *t, const double *x, double near)
 {
-    t->n_obs = 0;
     const car_world *w = t->w;
+    const size_t had = t->n_obs;
     for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
         double pose[3], c[2];
         car_tx_point(t, x, p, pose, NULL);
@@ -186,6 +186,9 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
             if (hypot(dx, dy) - w->radius >= w->clearance + near) continue;
             if (car_world_polygon_distance(w, i, pose, NULL) >= w->clearance + near) continue;
+            int there = 0;
+            for (size_t e = 0; e < had && !there; ++e) there = t->obs_point[e] == p && t->obs_poly[e] == i;
+            if (there) continue;
             if (t->n_obs == t->cap_obs) {
                 const size_t cap = t->cap_obs ? 2 * t->cap_obs : 64;
                 size_t *a = realloc(t->obs_point, cap * sizeof *a);
@@ -504,15 +507,16 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     const size_t n = t.n;
     double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
            *ub = malloc(n * sizeof *ub);
-    double *tol = malloc(3 * t.N * sizeof *tol), *dip = malloc(t.N * sizeof *dip);
+    double *tol = malloc(3 * t.N * sizeof *tol), *dip = malloc(t.N * sizeof *dip), *x0 = malloc(n * sizeof *x0);
     sp_status st = SP_OK;
-    if (!x || !best || !lb || !ub || !tol || !dip) {
+    if (!x || !best || !lb || !ub || !tol || !dip || !x0) {
         st = SP_ERR_NOMEM;
         goto done;
     }
     car_tx_guess(&t, r, x);
     bounds(&t, lb, ub);
     for (size_t i = 0; i < n; ++i) x[i] = fmin(ub[i], fmax(lb[i], x[i]));
+    memcpy(x0, x, n * sizeof *x);
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
     out->unknowns = (int)n;
     int have = 0;
@@ -520,7 +524,15 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
      * corner of the car passing a vertex of an obstacle: between two points d apart the
      * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
      * and the problem is solved again from where it stopped. */
-    for (int attempt = 0; attempt < 4 && !have; ++attempt) {        if (car_tx_select(&t, x, 0.5) != SP_OK) {
+    /* Then, while the KKT residual is above the tolerance, SLSQP starts again from its
+     * last point (with a fresh quasi-Newton matrix, which often takes it the rest of the
+     * way), up to twice. All of it within the search's time budget, max_seconds. */
+    const double budget = fmax(2.0, c->settings.max_seconds);
+    int polish = 0;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+        const double left = budget - (sp_clock_seconds() - t0);
+        if (left <= 0.2) break;
+        if (car_tx_select(&t, x, 0.5) != SP_OK) {
             st = SP_ERR_NOMEM;
             goto done;
         }
@@ -547,7 +559,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
         nlopt_set_ftol_rel(opt, 1e-14);
         nlopt_set_xtol_rel(opt, 1e-12);
         nlopt_set_maxeval(opt, 600);
-        nlopt_set_maxtime(opt, fmax(2.0, c->settings.max_seconds));
+        nlopt_set_maxtime(opt, left);
         double fval = 0.0;
         const nlopt_result res = nlopt_optimize(opt, x, &fval);
         nlopt_destroy(opt);
@@ -562,28 +574,50 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
         double least = 0.0;
         int nomem = 0;
         const int ok = path_ok(&t, x, &least, dip, &nomem);
+        if (nomem) {
+            st = SP_ERR_NOMEM;
+            goto done;
+        }
         if (ok) {
+            double stat, viol, resid;
+            if (kkt_residual(&t, x, lb, ub, &stat, &viol, &resid) != SP_OK) {
+                st = SP_ERR_NOMEM;
+                goto done;
+            }
+            /* a restart that did not lower the residual: keep the path before it */
+            if (have && resid >= out->residual) break;
             have = 1;
             memcpy(best, x, n * sizeof *x);
             out->margin = 0.0;
             for (size_t k = 0; k < t.N; ++k) out->margin = fmax(out->margin, t.margin[k]);
-            if (kkt_residual(&t, x, lb, ub, &out->stationarity, &out->violation, &out->residual) != SP_OK) {
-                st = SP_ERR_NOMEM;
-                goto done;
-            }
+            out->stationarity = stat, out->violation = viol, out->residual = resid;
             out->converged = res > 0 && out->residual <= c->settings.tolerance;
             snprintf(out->message, sizeof out->message, "smooth: SLSQP %s after %d evaluations; KKT residual %.2e%s",
                      res > 0 ? "stopped" : "failed", ctx.evaluations, out->residual,
                      out->converged ? "" : " (above the tolerance)");
+            if (out->converged || res <= 0 || ++polish > 2) break;
+        } else if (have) {
+            /* a restart that lost the clearance: keep the path before it */
+            memcpy(x, best, n * sizeof *x);
+            break;
         } else {
             snprintf(out->message, sizeof out->message,
                      "smooth: SLSQP (code %d) left a path %s (least swept clearance %.4f m)", (int)res,
                      least < w->clearance - 1e-9 ? "that dips below the clearance between the checked points"
                                                   : "off the goal",
                      least);
+            /* (a dip deeper than 5 cm is no dip between checked points, which stays below
+             * about 3 cm here, but a pair that was not constrained: no margin for it) */
             for (size_t k = 0; k < t.N; ++k)
-                if (dip[k] > -1e-9) t.margin[k] += dip[k] + 2e-3;
-            if (!sp_vec_isfinite((int)n, x)) car_tx_guess(&t, r, x);
+                if (dip[k] > -1e-9 && dip[k] < 0.05) t.margin[k] += dip[k] + 2e-3;
+            /* The pairs near the failed point join those near the start (a pair SLSQP did
+             * not know it may have driven straight through), and the solve starts again
+             * from the route. */
+            if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, 0.5) != SP_OK) {
+                st = SP_ERR_NOMEM;
+                goto done;
+            }
+            memcpy(x, x0, n * sizeof *x);
         }
     }
     if (have) {
@@ -596,7 +630,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     }
 done:
     out->seconds = sp_clock_seconds() - t0;
-    free(x), free(best), free(lb), free(ub), free(tol), free(dip);
+    free(x), free(best), free(lb), free(ub), free(tol), free(dip), free(x0);
     car_tx_free(&t);
     return st;
 }

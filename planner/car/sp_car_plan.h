@@ -136,8 +136,8 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                       const double goal[3]);
 void car_tx_guess(const car_tx *t, const car_route *r, double *x);
-/* Picks the clearance constraints: every point against every polygon nearer than
- * `near` at x. SP_ERR_NOMEM or SP_OK. */
+/* Adds to the clearance constraints every pair of a point and a polygon nearer than
+ * `near` (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
 sp_status car_tx_select(car_tx *t, const double *x, double near);
 void car_tx_free(car_tx *t);
 /* The pose of point p (as in obs_point) at x, and its derivative in the unknowns it
