@@ -214,9 +214,9 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
     memcpy(t->goal, goal, sizeof t->goal);
     double total = 0.0;
     for (size_t i = 0; i < r->n; ++i) total += r->pieces[i].length;
-    /* intervals of about 0.4 m, at most about 48 of them (SLSQP's work is cubic in the
+    /* intervals of about 0.4 m, at most about 36 of them (SLSQP's work is cubic in the
      * unknowns), and at least two per gear */
-    const double step = fmax(0.4, total / 48.0);
+    const double step = fmax(0.4, total / 36.0);
     size_t N = 0;
     for (size_t i = 0; i < r->n;) {
         double len = 0.0;
@@ -490,6 +490,13 @@ static int path_ok(const car_tx *t, const double *x, double *least, double *dip,
         const double l = car_path_min_clearance(&v, t->w, q, 0.005, &where);
         dip[k] = t->w->clearance - l;
         *least = fmin(*least, l);
+        /* at the checked points themselves (the joints of the arcs) the clearance holds
+         * unless a pair was not constrained: then the dip is marked infinite */
+        double a[3] = {q[0], q[1], q[2]};
+        for (int j = 0; j < CAR_SUB && dip[k] > -1e-9; ++j) {
+            car_arc(a, tan(v.delta[j]) / t->c->vehicle.wheelbase, v.s[j], a);
+            if (car_world_distance(t->w, a, HUGE_VAL, NULL) < t->w->clearance - 1e-6) dip[k] = HUGE_VAL;
+        }
         car_path_end(&v, &t->c->vehicle, q, q);
     }
     car_path_free(&p);
@@ -606,18 +613,24 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
                      least < w->clearance - 1e-9 ? "that dips below the clearance between the checked points"
                                                   : "off the goal",
                      least);
-            /* (a dip deeper than 5 cm is no dip between checked points, which stays below
-             * about 3 cm here, but a pair that was not constrained: no margin for it) */
-            for (size_t k = 0; k < t.N; ++k)
-                if (dip[k] > -1e-9 && dip[k] < 0.05) t.margin[k] += dip[k] + 2e-3;
-            /* The pairs near the failed point join those near the start (a pair SLSQP did
-             * not know it may have driven straight through), and the solve starts again
-             * from the route. */
-            if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, 0.5) != SP_OK) {
-                st = SP_ERR_NOMEM;
-                goto done;
+            /* (no margin where a checked point itself is inside the clearance: there a
+             * pair was not constrained) */
+            int deep = !sp_vec_isfinite((int)n, x);
+            for (size_t k = 0; k < t.N; ++k) {
+                if (dip[k] > -1e-9 && isfinite(dip[k])) t.margin[k] += dip[k] + 2e-3;
+                deep |= !isfinite(dip[k]);
             }
-            memcpy(x, x0, n * sizeof *x);
+            /* After shallow dips the solve goes on from where it stopped; after a deep one
+             * the pairs near the failed point join those near the start (a pair SLSQP did
+             * not know it may have driven straight through) and it starts again from the
+             * route. */
+            if (deep) {
+                if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, 0.5) != SP_OK) {
+                    st = SP_ERR_NOMEM;
+                    goto done;
+                }
+                memcpy(x, x0, n * sizeof *x);
+            }
         }
     }
     if (have) {
