@@ -1,7 +1,9 @@
 /* make bench, part parking: the 20 TPCAP cases (data/tpcap/, B. Li et al., Trajectory
  * Planning Competition for Automated Parking) through `import tpcap` and the car's plan:
- * per case the path length, gear changes, least swept clearance, goal error, time and
- * status, then the median and largest time. Run from the top folder
+ * per case the path length, gear changes, least swept clearance, goal error, largest
+ * steering rate, energy (the route's and the result's), KKT residual of the smoothing,
+ * the times of the route search, of the smoothing and in all, and the status, then the
+ * median and largest time. Run from the top folder
  * (build/symplan-bench parking). No verdicts. */
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +34,8 @@ static int by_value(const void *a, const void *b)
 void bench_parking(void)
 {
     printf("symplan bench: TPCAP parking cases (data/tpcap), model car\n\n");
-    printf("%-6s %9s %6s %10s %10s %9s  %s\n", "case", "length", "gears", "clearance", "goal err", "time [s]",
-           "status");
+    printf("%-6s %9s %6s %10s %10s %8s %8s %8s %9s %8s %8s %9s  %s\n", "case", "length", "gears", "clearance",
+           "goal err", "max rate", "E route", "E", "KKT res", "route s", "smooth s", "time [s]", "status");
     double times[20];
     int n = 0;
     for (int k = 1; k <= 20; ++k) {
@@ -66,9 +68,16 @@ void bench_parking(void)
         const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
         const cJSON *L = cJSON_GetObjectItem(r, "length"), *g = cJSON_GetObjectItem(r, "gear_changes"),
                     *c = cJSON_GetObjectItem(r, "min_clearance"), *e = cJSON_GetObjectItem(r, "goal_error");
+        const cJSON *work = cJSON_GetObjectItem(r, "work"), *timing = cJSON_GetObjectItem(r, "timing");
+        const cJSON *sw = cJSON_GetObjectItem(work, "smooth"), *res = cJSON_GetObjectItem(r, "optimality_residual");
+        const cJSON *rs = cJSON_GetObjectItem(timing, "route_seconds"), *ss = cJSON_GetObjectItem(timing, "smooth_seconds");
+        const cJSON *er = cJSON_GetObjectItem(sw, "route_energy"), *en = cJSON_GetObjectItem(r, "energy");
+        const cJSON *rate = cJSON_GetObjectItem(r, "largest_steering_rate");
         if (L)
-            printf("%-6d %9.2f %6d %10.3f %10.1e %9.3f  %s\n", k, L->valuedouble, g->valueint, c->valuedouble,
-                   e->valuedouble, t, status);
+            printf("%-6d %9.2f %6d %10.3f %10.1e %8.3f %8.2f %8.2f %9.1e %8.3f %8.3f %9.3f  %s\n", k, L->valuedouble,
+                   g->valueint, c->valuedouble, e->valuedouble, rate ? rate->valuedouble : NAN,
+                   er ? er->valuedouble : NAN, en ? en->valuedouble : NAN, res ? res->valuedouble : NAN,
+                   rs ? rs->valuedouble : NAN, ss ? ss->valuedouble : NAN, t, status);
         else
             printf("%-6d %9s %6s %10s %10s %9.3f  %s\n", k, "-", "-", "-", "-", t, status ? status : "?");
         cJSON_Delete(r);
