@@ -385,3 +385,26 @@ Test(car, a_steering_rate_bound_is_kept)
     cJSON_Delete(r);
     cJSON_Delete(input);
 }
+
+/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
+Test(car, without_smoothing_the_route_is_returned_stalled)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON_AddFalseToObject(doc, "smooth");
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    check_plan(r, doc);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "stalled");
+    cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"));
+    cr_expect_null(cJSON_GetObjectItem(r, "optimality_residual"));
+    free(json);
+    cJSON_Delete(r);
+    cJSON_Delete(doc);
+}

@@ -37,6 +37,10 @@
 /* last: it brings complex.h, whose macro I the project headers must not see */
 #include <lapacke.h>
 
+/* Pairs of a checked point and a polygon nearer than this beyond the clearance are
+ * constrained; pairs found near a failed point are added later. */
+#define NEAR 0.3
+
 /* sin φ / φ and its derivative, accurate near 0 */
 static double sinc(double phi) { return fabs(phi) < 1e-4 ? 1.0 - phi * phi / 6.0 : sin(phi) / phi; }
 static double dsinc(double phi)
@@ -329,6 +333,7 @@ sp_status car_tx_path(const car_tx *t, const double *x, car_path *p)
 typedef struct smooth_ctx {
     car_tx *t;
     const sp_progress *progress;
+    nlopt_opt opt;
     int evaluations;
 } smooth_ctx;
 
@@ -337,6 +342,8 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     (void)n;
     smooth_ctx *s = data;
     ++s->evaluations;
+    /* the caller's stop flag, checked before each evaluation (sp_progress.h) */
+    if (sp_progress_stopped(s->progress)) nlopt_force_stop(s->opt);
     return car_tx_energy(s->t, x, grad);
 }
 
@@ -533,13 +540,14 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
      * and the problem is solved again from where it stopped. */
     /* Then, while the KKT residual is above the tolerance, SLSQP starts again from its
      * last point (with a fresh quasi-Newton matrix, which often takes it the rest of the
-     * way), up to twice. All of it within the search's time budget, max_seconds. */
+     * way), up to twice. All of it within the search's time budget max_seconds (at
+     * least 2 s; SLSQP's iterations take ~20 ms at 200 unknowns and 800 constraints). */
     const double budget = fmax(2.0, c->settings.max_seconds);
     int polish = 0;
     for (int attempt = 0; attempt < 6; ++attempt) {
         const double left = budget - (sp_clock_seconds() - t0);
         if (left <= 0.2) break;
-        if (car_tx_select(&t, x, 0.5) != SP_OK) {
+        if (car_tx_select(&t, x, NEAR) != SP_OK) {
             st = SP_ERR_NOMEM;
             goto done;
         }
@@ -548,7 +556,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             st = SP_ERR_NOMEM;
             goto done;
         }
-        smooth_ctx ctx = {.t = &t, .progress = progress};
+        smooth_ctx ctx = {.t = &t, .progress = progress, .opt = opt};
         nlopt_set_min_objective(opt, objective, &ctx);
         nlopt_set_lower_bounds(opt, lb);
         nlopt_set_upper_bounds(opt, ub);
@@ -625,7 +633,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
              * not know it may have driven straight through) and it starts again from the
              * route. */
             if (deep) {
-                if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, 0.5) != SP_OK) {
+                if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, NEAR) != SP_OK) {
                     st = SP_ERR_NOMEM;
                     goto done;
                 }
