@@ -516,6 +516,10 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
 {
     const double t0 = sp_clock_seconds();
     *out = (car_smooth_out){0};
+    if (r->n == 0) { /* the start is the goal: nothing to smooth (and no intervals to do it on) */
+        snprintf(out->message, sizeof out->message, "smooth: the route is empty");
+        return SP_OK;
+    }
     car_tx t;
     if (car_tx_init(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
     const size_t n = t.n;
