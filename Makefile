@@ -33,7 +33,7 @@ PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h lie/sp_lie.h \
 	integrators/sp_holonomic.h integrators/sp_lie_rattle.h integrators/sp_feedback.h integrators/sp_splitting.h \
 	integrators/sp_vakonomic.h integrators/sp_index1.h integrators/sp_prop7.h \
 	integrators/sp_nonholonomic.h integrators/sp_nh_lie.h \
-	problems/sp_params.h problems/sp_problem.h problems/sp_limits.h problems/sp_result_file.h \
+	problems/sp_params.h problems/sp_problem.h problems/sp_limits.h problems/sp_result_file.h problems/car/sp_car.h \
 	problems/holonomic/sp_hol_models.h problems/holonomic/sp_rigid_body.h problems/holonomic/sp_s3_contact.h \
 	problems/nonholonomic/sp_nh_problem.h problems/nonholonomic/sp_nh_models.h \
 	problems/nonholonomic/sp_nh_lie_models.h problems/vakonomic/sp_vak_models.h \

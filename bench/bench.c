@@ -80,7 +80,7 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
  * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start,
- * study (build/symplan-bench index1 custom_hol). */
+ * study, parking (build/symplan-bench index1 custom_hol). */
 static int wanted(int argc, char **argv, const char *part)
 {
     if (argc < 2) return 1;
@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 {
     if (wanted(argc, argv, "adjoint") && bench_adjoint()) return 1;
     if (wanted(argc, argv, "index1")) bench_index1();
+    if (wanted(argc, argv, "parking")) bench_parking();
     if (wanted(argc, argv, "custom_vak")) bench_custom_vak();
     if (wanted(argc, argv, "nonholonomic")) bench_nonholonomic();
     if (wanted(argc, argv, "custom_nh")) bench_custom_nh();

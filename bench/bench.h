@@ -7,6 +7,8 @@
  * and classical RK4 on the eliminated ODE as the non-geometric baseline. Prints; asserts
  * nothing. */
 void bench_index1(void);
+/* The TPCAP parking cases with the car model (bench/parking_bench.c). */
+void bench_parking(void);
 
 /* Lobatto IIIA–IIIB on nonholonomic constraints (bench/nh_bench.c): cost per step for
  * s = 2, 3, 4, work-precision on the contact oscillator and the rolling disk, and the

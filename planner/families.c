@@ -1,6 +1,7 @@
 /* The list of model families (sp_family.h): one line each. */
 #include <string.h>
 
+#include "planner/car/sp_car_plan.h"
 #include "planner/cubic/sp_plan.h"
 #include "planner/holonomic/sp_hol_run.h"
 #include "planner/nonholonomic/sp_nh_run.h"
@@ -13,6 +14,7 @@ static const sp_family *const families[] = {
     &sp_vakonomic_family,
     &sp_holonomic_family,
     &sp_nonholonomic_family,
+    &sp_car_family,
 };
 
 const sp_family *sp_family_at(size_t i) { return i < sizeof families / sizeof families[0] ? families[i] : NULL; }

@@ -8,6 +8,7 @@ static const problem_family *const families[] = {
     &vakonomic_problem_family,
     &holonomic_problem_family,
     &nonholonomic_problem_family,
+    &car_problem_family,
     &custom_problem_family,
 };
 

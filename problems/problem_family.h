@@ -23,6 +23,7 @@ extern const problem_family cubic_problem_family;
 extern const problem_family vakonomic_problem_family;
 extern const problem_family holonomic_problem_family;
 extern const problem_family nonholonomic_problem_family;
+extern const problem_family car_problem_family;
 
 extern const problem_family custom_problem_family;
 

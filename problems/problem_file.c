@@ -132,6 +132,7 @@ void sp_problem_free(sp_problem *p)
     p->plan.sample_times = NULL;
     p->plan.n_sample_times = 0;
     p->cubic.n_targets = 0;
+    sp_car_problem_free(&p->car);
     sp_custom_free(p->custom);
     p->custom = NULL;
 }

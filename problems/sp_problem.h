@@ -8,13 +8,14 @@
 
 #include "integrators/sp_hohp.h"
 #include "lie/sp_lie.h"
+#include "problems/car/sp_car.h"
 #include "problems/holonomic/sp_hol_models.h"
 #include "problems/nonholonomic/sp_nh_problem.h"
 #include "problems/vakonomic/sp_vak_models.h"
 
 typedef struct sp_input_error {
     char path[160];    /* JSON path, e.g. "targets[2].t"; "" for the whole file */
-    char message[256]; /* what is wrong */
+    char message[320]; /* what is wrong (room for the list of every model name) */
 } sp_input_error;
 
 typedef enum { SP_TASK_PLAN, SP_TASK_SIMULATE } sp_task;
@@ -23,7 +24,8 @@ typedef enum {
     SP_KIND_VAKONOMIC,
     SP_KIND_HOLONOMIC,
     SP_KIND_NONHOLONOMIC,    /* Lobatto IIIA–IIIB on vector spaces (sp_nh_problem.h) */
-    SP_KIND_NONHOLONOMIC_LIE /* its RKMK version on Lie groups */
+    SP_KIND_NONHOLONOMIC_LIE, /* its RKMK version on Lie groups */
+    SP_KIND_CAR               /* a car among obstacles (sp_car.h): plans only */
 } sp_model_kind;
 typedef enum { SP_SPACE_SPHERE, SP_SPACE_GROUP } sp_target_space;
 /* What a sphere plan minimises ("metric" in the file). SP_SPHERE_ROTATION, the default:
@@ -216,6 +218,7 @@ typedef struct sp_problem {
     sp_vak_problem vak; /* kind SP_KIND_VAKONOMIC; T, steps, solver_tol and optimizer above apply */
     sp_hol_problem hol; /* kind SP_KIND_HOLONOMIC; T, steps and solver_tol above apply */
     sp_nh_problem nh;   /* kinds SP_KIND_NONHOLONOMIC(_LIE); T, steps and solver_tol above apply */
+    sp_car_problem car; /* kind SP_KIND_CAR (its obstacles owned; freed by sp_problem_free) */
     /* "model": "custom": the expression model (owned; freed by sp_problem_free), whose
      * family tables hol.type, nh.type or vak.type point to. NULL for built-in models. */
     struct sp_custom_model *custom;

@@ -10,7 +10,7 @@
 
 /* In the overview's order. */
 static const sp_command *const commands[] = {&sp_command_solve, &sp_command_check,  &sp_command_list,
-                                             &sp_command_study, &sp_command_plot,   &sp_command_export,
+                                             &sp_command_study, &sp_command_plot,   &sp_command_export, &sp_command_import,
                                              &sp_command_help,  &sp_command_version};
 
 const sp_command *sp_command_at(size_t i) { return i < sizeof commands / sizeof commands[0] ? commands[i] : NULL; }

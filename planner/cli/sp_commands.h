@@ -54,7 +54,7 @@ typedef struct sp_command {
 } sp_command;
 
 extern const sp_command sp_command_solve, sp_command_check, sp_command_list, sp_command_study, sp_command_plot,
-    sp_command_export, sp_command_help, sp_command_version;
+    sp_command_export, sp_command_import, sp_command_help, sp_command_version;
 
 /* The command of that name (NULL: none), and the i-th in the overview's order (NULL past
  * the last) (cmd_help.c). */

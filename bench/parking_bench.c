@@ -1,0 +1,91 @@
+/* make bench, part parking: the 20 TPCAP cases (data/tpcap/, B. Li et al., Trajectory
+ * Planning Competition for Automated Parking) through `import tpcap` and the car's plan:
+ * per case the path length, gear changes, least swept clearance, goal error, largest
+ * steering rate, energy (the route's and the result's), KKT residual of the smoothing,
+ * the times of the route search, of the smoothing and in all, and the status, then the
+ * median and largest time. Run from the top folder
+ * (build/symplan-bench parking). No verdicts. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "planner/sp_clock.h"
+#include "planner/sp_solve.h"
+#include "problems/car/sp_car_tpcap.h"
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = malloc(1 << 20);
+    *n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    return text;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void bench_parking(void)
+{
+    printf("symplan bench: TPCAP parking cases (data/tpcap), model car\n\n");
+    printf("%-6s %9s %6s %10s %10s %8s %8s %8s %9s %8s %8s %9s  %s\n", "case", "length", "gears", "clearance",
+           "goal err", "max rate", "E route", "E", "KKT res", "route s", "smooth s", "time [s]", "status");
+    double times[20];
+    int n = 0;
+    for (int k = 1; k <= 20; ++k) {
+        char path[64], name[16];
+        snprintf(path, sizeof path, "data/tpcap/Case%d.csv", k);
+        snprintf(name, sizeof name, "Case%d", k);
+        size_t len = 0;
+        char *text = slurp(path, &len);
+        cJSON *doc = NULL;
+        sp_input_error err;
+        if (!text || sp_car_tpcap_problem(text, len, name, &doc, &err) != SP_OK) {
+            printf("%-6d cannot read %s\n", k, path);
+            free(text);
+            continue;
+        }
+        free(text);
+        char *json = cJSON_PrintUnformatted(doc);
+        cJSON_Delete(doc);
+        sp_problem pb;
+        if (sp_problem_parse(json, strlen(json), &pb, &err) != SP_OK) {
+            printf("%-6d %s: %s\n", k, err.path, err.message);
+            free(json);
+            continue;
+        }
+        free(json);
+        const double t0 = sp_clock_seconds();
+        cJSON *r = sp_solve_json(&pb, NULL);
+        const double t = sp_clock_seconds() - t0;
+        times[n++] = t;
+        const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
+        const cJSON *L = cJSON_GetObjectItem(r, "length"), *g = cJSON_GetObjectItem(r, "gear_changes"),
+                    *c = cJSON_GetObjectItem(r, "min_clearance"), *e = cJSON_GetObjectItem(r, "goal_error");
+        const cJSON *work = cJSON_GetObjectItem(r, "work"), *timing = cJSON_GetObjectItem(r, "timing");
+        const cJSON *sw = cJSON_GetObjectItem(work, "smooth"), *res = cJSON_GetObjectItem(r, "optimality_residual");
+        const cJSON *rs = cJSON_GetObjectItem(timing, "route_seconds"), *ss = cJSON_GetObjectItem(timing, "smooth_seconds");
+        const cJSON *er = cJSON_GetObjectItem(sw, "route_energy"), *en = cJSON_GetObjectItem(r, "energy");
+        const cJSON *rate = cJSON_GetObjectItem(r, "largest_steering_rate");
+        if (L)
+            printf("%-6d %9.2f %6d %10.3f %10.1e %8.3f %8.2f %8.2f %9.1e %8.3f %8.3f %9.3f  %s\n", k, L->valuedouble,
+                   g->valueint, c->valuedouble, e->valuedouble, rate ? rate->valuedouble : NAN,
+                   er ? er->valuedouble : NAN, en ? en->valuedouble : NAN, res ? res->valuedouble : NAN,
+                   rs ? rs->valuedouble : NAN, ss ? ss->valuedouble : NAN, t, status);
+        else
+            printf("%-6d %9s %6s %10s %10s %9.3f  %s\n", k, "-", "-", "-", "-", t, status ? status : "?");
+        cJSON_Delete(r);
+        sp_problem_free(&pb);
+    }
+    if (n > 0) {
+        qsort(times, (size_t)n, sizeof times[0], by_value);
+        printf("\nmedian time %.3f s, largest %.3f s\n\n", n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]),
+               times[n - 1]);
+    }
+}

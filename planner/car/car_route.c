@@ -1,0 +1,438 @@
+/* The route: hybrid A* (D. Dolgov, S. Thrun, M. Montemerlo & J. Diebel, "Path planning
+ * for autonomous vehicles in unknown semi-structured environments", IJRR 29 (2010)
+ * 485–501). Nodes are continuous poses, one kept per cell of (x, y, heading, gear); a
+ * node's children are short arcs at a few steering angles, forwards and backwards. The
+ * cost is travel plus penalties for steering changes and gear changes; the heuristic is
+ * the larger of the Reeds–Shepp length without obstacles and the length of the shortest
+ * grid path of the rear-axle midpoint around the obstacles (both never far from the
+ * truth, so the search goes straight for the goal). Every so often, and at every node
+ * near the goal, the shortest collision-free Reeds–Shepp path to the goal is tried: the
+ * route ends exactly at the goal through it. */
+#include <float.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lie/sp_linalg.h"
+#include "planner/car/sp_car_plan.h"
+#include "planner/sp_clock.h"
+#include "problems/car/sp_car_geometry.h"
+
+#define HEADINGS 72
+#define STEERS 7
+
+typedef struct node {
+    double q[3];
+    double g;
+    long parent;
+    float delta, length;
+    signed char gear;
+} node;
+
+typedef struct heap_item {
+    double f;
+    long node;
+} heap_item;
+
+typedef struct search {
+    const car_world *w;
+    const sp_car_problem *c;
+    double res, x0, y0, margin, step, radius;
+    int nx, ny;
+    /* the holonomic heuristic: grid of the rear-axle midpoint */
+    double hres;
+    int hx, hy;
+    float *hol;
+    /* per cell of (x, y, heading, gear): best cost seen (closed: negative) */
+    float *best;
+    node *nodes;
+    long n_nodes, cap_nodes;
+    heap_item *heap;
+    long n_heap, cap_heap;
+} search;
+
+static void heap_push(search *s, double f, long id)
+{
+    if (s->n_heap == s->cap_heap) {
+        long cap = s->cap_heap ? 2 * s->cap_heap : 4096;
+        heap_item *h = realloc(s->heap, (size_t)cap * sizeof *h);
+        if (!h) return; /* the node is lost: the search goes on without it */
+        s->heap = h, s->cap_heap = cap;
+    }
+    long i = s->n_heap++;
+    while (i > 0 && s->heap[(i - 1) / 2].f > f) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = (heap_item){f, id};
+}
+
+static heap_item heap_pop(search *s)
+{
+    heap_item top = s->heap[0], last = s->heap[--s->n_heap];
+    long i = 0;
+    for (;;) {
+        long c = 2 * i + 1;
+        if (c >= s->n_heap) break;
+        if (c + 1 < s->n_heap && s->heap[c + 1].f < s->heap[c].f) ++c;
+        if (s->heap[c].f >= last.f) break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (s->n_heap > 0) s->heap[i] = last;
+    return top;
+}
+
+static long new_node(search *s, const node *n)
+{
+    if (s->n_nodes == s->cap_nodes) {
+        long cap = s->cap_nodes ? 2 * s->cap_nodes : 4096;
+        node *p = realloc(s->nodes, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        s->nodes = p, s->cap_nodes = cap;
+    }
+    s->nodes[s->n_nodes] = *n;
+    return s->n_nodes++;
+}
+
+static long cell_of(const search *s, const double q[3], int gear)
+{
+    const int ix = (int)floor((q[0] - s->x0) / s->res), iy = (int)floor((q[1] - s->y0) / s->res);
+    if (ix < 0 || iy < 0 || ix >= s->nx || iy >= s->ny) return -1;
+    double a = fmod(q[2], 2.0 * SP_PI);
+    if (a < 0) a += 2.0 * SP_PI;
+    int it = (int)floor(a / (2.0 * SP_PI) * HEADINGS + 0.5) % HEADINGS;
+    return (((long)iy * s->nx + ix) * HEADINGS + it) * 2 + (gear > 0);
+}
+
+/* Shortest 8-connected grid path of the rear-axle midpoint to the goal, over the cells
+ * where it can be: there it is at least min(width/2, rear overhang) + clearance from
+ * every obstacle (that disc lies inside the footprint); the cell's half diagonal is taken
+ * off, so no cell a pose could use is closed. */
+static sp_status holonomic(search *s, const double goal[3])
+{
+    const sp_car_vehicle *v = &s->c->vehicle;
+    const car_world *w = s->w;
+    s->hres = 0.25;
+    s->hx = (int)ceil((w->bounds[2] - w->bounds[0]) / s->hres) + 1;
+    s->hy = (int)ceil((w->bounds[3] - w->bounds[1]) / s->hres) + 1;
+    const long n = (long)s->hx * s->hy;
+    s->hol = malloc((size_t)n * sizeof *s->hol);
+    unsigned char *blocked = calloc((size_t)n, 1);
+    long *heap = malloc((size_t)n * 8 * sizeof *heap);
+    if (!s->hol || !blocked || !heap) {
+        free(blocked);
+        free(heap);
+        return SP_ERR_NOMEM;
+    }
+    const double r = fmin(0.5 * v->width, v->rear_overhang) + w->clearance - 0.75 * s->hres;
+    for (size_t i = 0; i < w->n; ++i) {
+        const double *b = w->box + 4 * i, *poly = w->xy + 2 * w->first[i];
+        const size_t m = w->first[i + 1] - w->first[i];
+        int i0 = (int)floor((b[0] - r - w->bounds[0]) / s->hres), i1 = (int)ceil((b[2] + r - w->bounds[0]) / s->hres);
+        int j0 = (int)floor((b[1] - r - w->bounds[1]) / s->hres), j1 = (int)ceil((b[3] + r - w->bounds[1]) / s->hres);
+        for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < s->hy; ++j)
+            for (int k = i0 < 0 ? 0 : i0; k <= i1 && k < s->hx; ++k) {
+                const double p[2] = {w->bounds[0] + k * s->hres, w->bounds[1] + j * s->hres};
+                int in = sp_car_point_in_polygon(p, poly, m);
+                for (size_t e = 0; !in && e < m; ++e) {
+                    double cl[2];
+                    in = sp_car_segment_distance(p, poly + 2 * e, poly + 2 * ((e + 1) % m), cl) < r;
+                }
+                if (in) blocked[(long)j * s->hx + k] = 1;
+            }
+    }
+    for (long i = 0; i < n; ++i) s->hol[i] = FLT_MAX;
+    /* Dijkstra with a binary heap of (cost, cell) packed in the cell's slot order */
+    double *cost = malloc((size_t)n * sizeof *cost);
+    if (!cost) {
+        free(blocked);
+        free(heap);
+        return SP_ERR_NOMEM;
+    }
+    long nh = 0;
+    int gx = (int)floor((goal[0] - w->bounds[0]) / s->hres + 0.5), gy = (int)floor((goal[1] - w->bounds[1]) / s->hres + 0.5);
+    if (gx >= 0 && gy >= 0 && gx < s->hx && gy < s->hy) {
+        const long g = (long)gy * s->hx + gx;
+        s->hol[g] = 0.0f;
+        cost[g] = 0.0;
+        heap[nh++] = g;
+        blocked[g] = 0;
+    }
+    static const int di[8] = {1, -1, 0, 0, 1, 1, -1, -1}, dj[8] = {0, 0, 1, -1, 1, -1, 1, -1};
+    while (nh > 0) {
+        /* pop the cheapest */
+        long top = heap[0], last = heap[--nh], i = 0;
+        for (;;) {
+            long ch = 2 * i + 1;
+            if (ch >= nh) break;
+            if (ch + 1 < nh && cost[heap[ch + 1]] < cost[heap[ch]]) ++ch;
+            if (cost[heap[ch]] >= cost[last]) break;
+            heap[i] = heap[ch];
+            i = ch;
+        }
+        if (nh > 0) heap[i] = last;
+        if (blocked[top] == 2) continue;
+        blocked[top] = 2; /* done */
+        const int tx = (int)(top % s->hx), ty = (int)(top / s->hx);
+        for (int d = 0; d < 8; ++d) {
+            const int ux = tx + di[d], uy = ty + dj[d];
+            if (ux < 0 || uy < 0 || ux >= s->hx || uy >= s->hy) continue;
+            const long u = (long)uy * s->hx + ux;
+            if (blocked[u]) continue;
+            const double c = cost[top] + s->hres * (d < 4 ? 1.0 : 1.4142135623730951);
+            if (s->hol[u] != FLT_MAX && cost[u] <= c) continue;
+            cost[u] = c;
+            s->hol[u] = (float)c;
+            if (nh >= n * 8) continue;
+            long k = nh++;
+            while (k > 0 && cost[heap[(k - 1) / 2]] > c) {
+                heap[k] = heap[(k - 1) / 2];
+                k = (k - 1) / 2;
+            }
+            heap[k] = u;
+        }
+    }
+    free(cost);
+    free(blocked);
+    free(heap);
+    return SP_OK;
+}
+
+static double hol_at(const search *s, const double q[3])
+{
+    int ix = (int)floor((q[0] - s->w->bounds[0]) / s->hres + 0.5), iy = (int)floor((q[1] - s->w->bounds[1]) / s->hres + 0.5);
+    if (ix < 0 || iy < 0 || ix >= s->hx || iy >= s->hy) return HUGE_VAL;
+    float h = s->hol[(long)iy * s->hx + ix];
+    return h == FLT_MAX ? HUGE_VAL : h;
+}
+
+/* Whether the footprint keeps its clearance (and margin) along an arc from q, sampled
+ * every s->step of travel; the end pose in end. */
+static int arc_free(const search *s, const double q[3], double kappa, double travel, double end[3])
+{
+    const int n = (int)ceil(fabs(travel) / s->step);
+    const double need = s->w->clearance + s->margin;
+    double r[3] = {q[0], q[1], q[2]};
+    for (int j = 1; j <= n; ++j) {
+        car_arc(q, kappa, travel * j / n, r);
+        if (!car_world_clear(s->w, r, need)) return 0;
+    }
+    end[0] = r[0], end[1] = r[1], end[2] = r[2];
+    return 1;
+}
+
+static int rs_free(const search *s, const double from[3], const car_rs_path *p)
+{
+    double q[3] = {from[0], from[1], from[2]};
+    for (int k = 0; k < p->n; ++k) {
+        const double kappa = p->type[k] == 'L' ? 1.0 / s->radius : p->type[k] == 'R' ? -1.0 / s->radius : 0.0;
+        if (!arc_free(s, q, kappa, p->len[k] * s->radius, q)) return 0;
+    }
+    return 1;
+}
+
+static int add_piece(car_route *r, double delta, int gear, double length)
+{
+    if (length <= 1e-12) return 1;
+    if (r->n > 0 && r->pieces[r->n - 1].gear == gear && r->pieces[r->n - 1].delta == delta) {
+        r->pieces[r->n - 1].length += length;
+        return 1;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        car_piece *p = realloc(r->pieces, cap * sizeof *p);
+        if (!p) return 0;
+        r->pieces = p, r->cap = cap;
+    }
+    r->pieces[r->n++] = (car_piece){.delta = delta, .length = length, .gear = gear};
+    return 1;
+}
+
+/* The route from the start through node `last` and then the Reeds–Shepp path. */
+static sp_status build_route(const search *s, long last, const car_rs_path *rs, car_route *r)
+{
+    long count = 0;
+    for (long i = last; s->nodes[i].parent >= 0; i = s->nodes[i].parent) ++count;
+    long *chain = malloc((size_t)(count + 1) * sizeof *chain);
+    if (!chain) return SP_ERR_NOMEM;
+    long k = count;
+    for (long i = last; s->nodes[i].parent >= 0; i = s->nodes[i].parent) chain[--k] = i;
+    int ok = 1;
+    for (long j = 0; j < count && ok; ++j) {
+        const node *n = &s->nodes[chain[j]];
+        ok = add_piece(r, n->delta, n->gear, n->length);
+    }
+    free(chain);
+    const double dmax = s->c->vehicle.max_steering;
+    for (int j = 0; j < rs->n && ok; ++j)
+        ok = add_piece(r, rs->type[j] == 'L' ? dmax : rs->type[j] == 'R' ? -dmax : 0.0, rs->len[j] > 0 ? 1 : -1,
+                       fabs(rs->len[j]) * s->radius);
+    return ok ? SP_OK : SP_ERR_NOMEM;
+}
+
+static void release(search *s)
+{
+    free(s->hol);
+    free(s->best);
+    free(s->nodes);
+    free(s->heap);
+}
+
+/* One search from start to goal with cells of size res, within max_nodes and until the
+ * clock reads deadline. */
+static sp_status search_once(const car_world *w, const sp_car_problem *c, const double *start, const double *goal,
+                             double res, long max_nodes, double deadline, const sp_progress *progress, car_route *r)
+{
+    const double t0 = sp_clock_seconds();
+    const sp_car_vehicle *v = &c->vehicle;
+    const sp_car_settings *set = &c->settings;
+    search s = {.w = w, .c = c, .margin = 0.02, .step = 0.1, .radius = v->wheelbase / tan(v->max_steering)};
+    s.res = res;
+    s.x0 = w->bounds[0], s.y0 = w->bounds[1];
+    s.nx = (int)ceil((w->bounds[2] - w->bounds[0]) / s.res) + 1;
+    s.ny = (int)ceil((w->bounds[3] - w->bounds[1]) / s.res) + 1;
+    while ((double)s.nx * s.ny * HEADINGS * 2 > 3e7) { /* very large scenes: coarser cells */
+        s.res *= 1.5;
+        s.nx = (int)ceil((w->bounds[2] - w->bounds[0]) / s.res) + 1;
+        s.ny = (int)ceil((w->bounds[3] - w->bounds[1]) / s.res) + 1;
+    }
+    const long cells = (long)s.nx * s.ny * HEADINGS * 2;
+    s.best = malloc((size_t)cells * sizeof *s.best);
+    sp_status st = s.best ? holonomic(&s, goal) : SP_ERR_NOMEM;
+    if (st != SP_OK) {
+        release(&s);
+        return st;
+    }
+    for (long i = 0; i < cells; ++i) s.best[i] = FLT_MAX;
+    if (!isfinite(hol_at(&s, start))) {
+        snprintf(r->message, sizeof r->message,
+                 "route: no way for the car between the obstacles from start to goal (the rear axle cannot get there)");
+        r->seconds = sp_clock_seconds() - t0;
+        release(&s);
+        return SP_OK;
+    }
+    const double len = 1.5 * s.res * 1.4142135623730951; /* an arc leaves its cell */
+    memset(r, 0, sizeof *r);
+    const double gear_cost = fmax(set->gear_change_cost, 1.0), steer_cost = 0.5, reverse_factor = 1.2, weight = 1.5;
+    node root = {.q = {start[0], start[1], start[2]}, .g = 0.0, .parent = -1, .gear = 0};
+    long id = new_node(&s, &root);
+    if (id < 0) {
+        release(&s);
+        return SP_ERR_NOMEM;
+    }
+    heap_push(&s, 0.0, id);
+    car_rs_path rs[6];
+    sp_status out = SP_OK;
+    while (s.n_heap > 0) {
+        if ((r->expanded & 63) == 0) {
+            if (sp_progress_stopped(progress)) {
+                out = SP_ERR_INTERRUPTED;
+                break;
+            }
+            if (sp_clock_seconds() > deadline) {
+                snprintf(r->message, sizeof r->message, "route: the search used its time budget of %g s (%ld nodes)",
+                         set->max_seconds, r->expanded);
+                break;
+            }
+        }
+        if (r->expanded >= max_nodes) {
+            snprintf(r->message, sizeof r->message, "route: the search used its budget of %ld nodes", set->max_nodes);
+            break;
+        }
+        const heap_item top = heap_pop(&s);
+        node cur = s.nodes[top.node];
+        const long cell = cell_of(&s, cur.q, cur.gear);
+        if (cell >= 0 && cur.parent >= 0) {
+            if (s.best[cell] < 0) continue; /* closed */
+            s.best[cell] = -1.0f;
+        }
+        ++r->expanded;
+        /* the analytic expansion: near the goal at every node, farther away now and then */
+        const double hh = hol_at(&s, cur.q);
+        if (hh < 6.0 || r->expanded % 10 == 1) {
+            int k = car_reeds_shepp(cur.q, goal, s.radius, rs, 3);
+            for (int j = 0; j < k; ++j)
+                if (rs_free(&s, cur.q, &rs[j])) {
+                    out = build_route(&s, top.node, &rs[j], r);
+                    r->found = out == SP_OK;
+                    goto done;
+                }
+        }
+        for (int gi = 0; gi < 2; ++gi) {
+            const int gear = gi ? -1 : 1;
+            for (int k = 0; k < STEERS; ++k) {
+                const double delta = v->max_steering * (2.0 * k / (STEERS - 1) - 1.0);
+                node child = {.parent = top.node, .delta = (float)delta, .length = (float)len, .gear = (signed char)gear};
+                /* the stored delta is what the route drives: the float's own value */
+                if (!arc_free(&s, cur.q, tan((double)child.delta) / v->wheelbase, gear * (double)child.length, child.q))
+                    continue;
+                ++r->generated;
+                const long cc = cell_of(&s, child.q, gear);
+                if (cc < 0 || s.best[cc] < 0) continue;
+                double g = cur.g + len * (gear < 0 ? reverse_factor : 1.0);
+                if (cur.parent >= 0) g += steer_cost * fabs(delta - cur.delta);
+                if (cur.gear != 0 && cur.gear != gear) g += gear_cost;
+                if (g >= s.best[cc]) continue;
+                const double h = fmax(hol_at(&s, child.q), car_reeds_shepp_length(child.q, goal, s.radius));
+                if (!isfinite(h)) continue;
+                s.best[cc] = (float)g;
+                child.g = g;
+                long cid = new_node(&s, &child);
+                if (cid < 0) {
+                    out = SP_ERR_NOMEM;
+                    goto done;
+                }
+                heap_push(&s, g + weight * h, cid);
+            }
+        }
+    }
+    if (out == SP_OK && !r->found && !r->message[0])
+        snprintf(r->message, sizeof r->message,
+                 "route: no route: the search reached every pose it could (%ld nodes) without finding the goal",
+                 r->expanded);
+done:
+    r->seconds = sp_clock_seconds() - t0;
+    release(&s);
+    return out;
+}
+
+sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp_progress *progress,
+                           car_route *r)
+{
+    const double t0 = sp_clock_seconds(), budget = c->settings.max_seconds;
+    const long nodes = c->settings.max_nodes;
+    memset(r, 0, sizeof *r);
+    /* First from the start with cells of 0.3 m, which finds most routes in a few hundred
+     * nodes; then, for a tight slot, from the goal outwards with cells and arcs half as
+     * large: leaving a slot is the hard part, and it is easier searched from inside it.
+     * The second route is driven backwards: reversed in order and in gear. */
+    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, t0 + budget / 3, progress, r);
+    if (st != SP_OK || r->found || strstr(r->message, "no way")) {
+        r->seconds = sp_clock_seconds() - t0;
+        return st;
+    }
+    car_route back;
+    memset(&back, 0, sizeof back);
+    st = search_once(w, c, c->scene.goal, c->scene.start, 0.15, nodes - r->expanded, t0 + budget, progress, &back);
+    back.expanded += r->expanded;
+    back.generated += r->generated;
+    car_route_free(r);
+    *r = back;
+    for (size_t i = 0, j = r->n ? r->n - 1 : 0; i < j; ++i, --j) {
+        car_piece t = r->pieces[i];
+        r->pieces[i] = r->pieces[j];
+        r->pieces[j] = t;
+    }
+    for (size_t i = 0; i < r->n; ++i) r->pieces[i].gear = -r->pieces[i].gear;
+    r->seconds = sp_clock_seconds() - t0;
+    return st;
+}
+
+void car_route_free(car_route *r)
+{
+    free(r->pieces);
+    r->pieces = NULL;
+    r->n = r->cap = 0;
+}

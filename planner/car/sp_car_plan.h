@@ -1,0 +1,177 @@
+/* The car's plan, internally: the scene as the search sees it (car_world.c), paths as
+ * intervals of constant steering (car_path.c), the route search (car_route.c with
+ * reeds_shepp.c). car_plan.c puts them together. */
+#ifndef SP_CAR_PLAN_H
+#define SP_CAR_PLAN_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "planner/sp_progress.h"
+#include "problems/car/sp_car.h"
+#include "problems/sp_problem.h"
+
+/* The obstacles with the bounds as four walls, each with its bounding box. */
+typedef struct car_world {
+    const sp_car_vehicle *vehicle;
+    double clearance, radius; /* the footprint's disc about its centre */
+    double bounds[4];
+    size_t n;       /* polygons, walls included */
+    size_t *first;  /* n + 1 offsets into xy */
+    double *xy;     /* vertices */
+    double *box;    /* 4 per polygon: xmin, ymin, xmax, ymax */
+    /* the distance to the nearest obstacle (0 inside one) at the nodes of a grid of step
+     * gres over the bounds, capped at gcap: a quick acceptance before the exact test */
+    float *grid;
+    int gx, gy;
+    double gres, gcap;
+} car_world;
+
+sp_status car_world_init(car_world *w, const sp_car_problem *c);
+void car_world_free(car_world *w);
+/* The least signed distance from the footprint at pose to any polygon, looking only at
+ * polygons nearer than `cutoff` (the answer is cutoff when none is); *which (may be NULL)
+ * gets the index of the nearest, or −1. */
+double car_world_distance(const car_world *w, const double pose[3], double cutoff, long *which);
+double car_world_polygon_distance(const car_world *w, size_t i, const double pose[3], double grad[3]);
+/* Whether the footprint at pose is at least `need` from every polygon (exact; the grid
+ * only spares the exact test where three discs covering the footprint are clear). */
+int car_world_clear(const car_world *w, const double pose[3], double need);
+
+/* A path: K intervals, each of constant steering delta[k] driven over the signed travel
+ * s[k] (gear = its sign), read at m[k] sub-steps. */
+typedef struct car_path {
+    size_t K;
+    double *delta, *s;
+    int *m;
+} car_path;
+
+sp_status car_path_alloc(car_path *p, size_t K);
+void car_path_free(car_path *p);
+/* The pose after driving signed travel s at curvature kappa from pose (exact arc). */
+void car_arc(const double from[3], double kappa, double s, double to[3]);
+/* The end pose of the path from start. */
+void car_path_end(const car_path *p, const sp_car_vehicle *v, const double start[3], double end[3]);
+double car_path_length(const car_path *p);
+int car_path_gear_changes(const car_path *p);
+/* The least clearance along the whole path, swept: poses so close that no point of the
+ * footprint moves more than `step` metres between them. *where gets the travel at it. */
+double car_path_min_clearance(const car_path *p, const car_world *w, const double start[3], double step,
+                              double *where);
+
+/* A piece of a route: constant steering, one gear, travel length > 0. */
+typedef struct car_piece {
+    double delta, length;
+    int gear;
+} car_piece;
+
+/* Reeds–Shepp paths between two poses at turning radius 1: up to 8 words of at most
+ * 5 segments each, every one checked to end at the goal, shortest first. */
+typedef struct car_rs_path {
+    int n;          /* segments */
+    char type[5];   /* 'L', 'S', 'R' */
+    double len[5];  /* signed, in radii: sign = gear */
+    double total;
+} car_rs_path;
+int car_reeds_shepp(const double from[3], const double to[3], double radius, car_rs_path *out, int max_out);
+/* The length of the shortest word, unchecked (the search's heuristic), in metres. */
+double car_reeds_shepp_length(const double from[3], const double to[3], double radius);
+
+typedef struct car_route {
+    car_piece *pieces;
+    size_t n, cap;
+    long expanded, generated;
+    double seconds;
+    int found;
+    char message[200];
+} car_route;
+
+/* Hybrid A* from start to goal over the car's arcs, with Reeds–Shepp expansions to the
+ * goal; fills *r (found 0 with a message when the budget ran out or no way exists).
+ * SP_ERR_NOMEM, SP_ERR_INTERRUPTED, or SP_OK. */
+sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp_progress *progress,
+                           car_route *r);
+void car_route_free(car_route *r);
+
+/* The energy Σ (w_v s_k² + w_s (δ_k − δ_{k−1})²)/h + gear_change_cost · gear changes of a
+ * path whose intervals last h each. */
+double car_path_energy(const car_path *p, const sp_car_settings *set, double h);
+
+/* The smoothing stage (car_smooth.c): a direct transcription of the energy among the
+ * obstacles, started from the route. N intervals of equal duration h = T/N (T = route
+ * length / speed, fixed), nodes 0…N with poses (x, y, θ) and steering δ, one signed
+ * travel s_k per interval (its sign the route's gear there). Within interval k the
+ * steering moves linearly from δ_k to δ_{k+1} (rate ω_k = (δ_{k+1} − δ_k)/h) and the
+ * car drives CAR_SUB exact arcs of s_k/CAR_SUB each, at the steering of their
+ * midpoints. Unknowns: δ_0…δ_N, s_0…s_{N−1}, the poses of nodes 1…N−1 (node 0 is the
+ * start, node N the goal). */
+#define CAR_SUB 8
+
+typedef struct car_tx {
+    const car_world *w;
+    const sp_car_problem *c;
+    double start[3], goal[3];
+    size_t N, n;      /* intervals, unknowns (5N − 2) */
+    double h;         /* duration of one interval */
+    int *gear;        /* N: +1 / −1 */
+    double smax;      /* |s_k| ≤ smax: rows at most 0.1 m apart */
+    double *margin;   /* N: the clearance constraints of interval k ask clearance + margin[k] */
+    /* clearance constraints: point p against polygon poly, where point p = k·CAR_SUB + j
+     * is node k when j = 0, else the pose after j arcs of interval k */
+    size_t n_obs, cap_obs;
+    size_t *obs_point, *obs_poly;
+} car_tx;
+
+/* The unknowns' layout. */
+static inline size_t car_tx_delta(const car_tx *t, size_t k) { (void)t; return k; }
+static inline size_t car_tx_s(const car_tx *t, size_t k) { return t->N + 1 + k; }
+static inline size_t car_tx_pose(const car_tx *t, size_t k) { return 2 * t->N + 1 + 3 * (k - 1); }
+
+/* The pose after `upto` of the CAR_SUB arcs of an interval from pose with steering δ0 → δ1
+ * and travel s; J (3 × 6, row-major, may be NULL) its derivative in (x, y, θ, δ0, δ1, s). */
+void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
+                     double J[18]);
+/* Sets up the transcription from the route (x0 gets the starting unknowns, n of them:
+ * allocate after car_tx_init; call car_tx_guess). */
+sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                      const double goal[3]);
+void car_tx_guess(const car_tx *t, const car_route *r, double *x);
+/* Adds to the clearance constraints every pair of a point and a polygon nearer than
+ * `near` (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
+sp_status car_tx_select(car_tx *t, const double *x, double near);
+void car_tx_free(car_tx *t);
+/* The pose of point p (as in obs_point) at x, and its derivative in the unknowns it
+ * depends on (J 3 × 6 as car_tx_interval's, or the identity for a node). */
+void car_tx_point(const car_tx *t, const double *x, size_t p, double pose[3], double J[18]);
+/* The energy Σ (w_v s_k² + w_s (δ_{k+1} − δ_k)²)/h; grad (n, may be NULL). */
+double car_tx_energy(const car_tx *t, const double *x, double *grad);
+/* The 3N defects (interval end minus next node); jac (3N × n row-major, may be NULL). */
+void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac);
+/* The n_obs clearance constraints clearance + margin − distance ≤ 0 (a node takes the
+ * larger margin of its two intervals); jac (n_obs × n). */
+void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac);
+/* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
+sp_status car_tx_path(const car_tx *t, const double *x, car_path *p);
+
+typedef struct car_smooth_out {
+    int converged;    /* KKT conditions hold to the tolerance */
+    int used;         /* 0: the smoothing failed; the caller keeps the route */
+    double residual;  /* scaled KKT residual: max of stationarity, sign of multipliers, violation */
+    double stationarity, violation, energy;
+    double margin;    /* the largest clearance margin of the last solve */
+    int iterations, solves, unknowns, constraints;
+    double seconds;
+    char message[240];
+} car_smooth_out;
+
+/* Smooths the route r (found) into *p (allocated here when out->used). SP_ERR_NOMEM,
+ * SP_ERR_INTERRUPTED or SP_OK. */
+sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
+                     const sp_progress *progress, car_path *p, car_smooth_out *out);
+
+extern const struct sp_family sp_car_family;
+
+/* The plan task of model car: the result tree (NULL when out of memory). */
+cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress);
+
+#endif

@@ -1,0 +1,410 @@
+/* The car among obstacles (model car; README "Parking a car"): the footprint–polygon
+ * distance against brute force and its gradient against differences; plans whose rows
+ * obey the bicycle kinematics (checked arc by arc from the rows themselves), keep the
+ * clearance along the swept footprint (checked here on poses between the rows), reach the
+ * goal to 1e-6; a goal no route reaches is reported promptly; bad files name their JSON
+ * path; a few TPCAP cases (data/tpcap) are solved. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/car/sp_car_plan.h"
+#include "planner/sp_clock.h"
+#include "planner/sp_solve.h"
+#include "problems/car/sp_car_geometry.h"
+#include "problems/car/sp_car_tpcap.h"
+
+static const sp_car_vehicle tpcap_car = {2.8, 0.96, 0.929, 1.942, 0.75, 0.0};
+
+/* The distance between two polygons' boundaries by sampling both densely: an upper
+ * bound within half the sample step of the truth. */
+static double brute_distance(const double *a, int na, const double *b, int nb, int samples)
+{
+    double best = HUGE_VAL;
+    for (int i = 0; i < na; ++i)
+        for (int s = 0; s < samples; ++s) {
+            const double u = (double)s / samples, p[2] = {a[2 * i] + u * (a[2 * ((i + 1) % na)] - a[2 * i]),
+                                                          a[2 * i + 1] + u * (a[2 * ((i + 1) % na) + 1] - a[2 * i + 1])};
+            for (int j = 0; j < nb; ++j) {
+                double c[2];
+                best = fmin(best, sp_car_segment_distance(p, b + 2 * j, b + 2 * ((j + 1) % nb), c));
+            }
+        }
+    return best;
+}
+
+static double uniform(unsigned *state, double lo, double hi)
+{
+    *state = *state * 1103515245u + 12345u;
+    return lo + (hi - lo) * ((*state >> 8) & 0xFFFF) / 65535.0;
+}
+
+Test(car, footprint_polygon_distance_matches_brute_force_and_its_gradient_differences)
+{
+    unsigned st = 7;
+    int apart = 0, overlapping = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        /* a random triangle or quadrilateral (not necessarily convex) near the car */
+        const int n = 3 + trial % 2;
+        double poly[8], cx = uniform(&st, -4, 8), cy = uniform(&st, -4, 4);
+        for (int k = 0; k < n; ++k) {
+            const double a = 2 * 3.14159265358979 * (k + uniform(&st, 0, 0.8)) / n, r = uniform(&st, 0.3, 2.0);
+            poly[2 * k] = cx + r * cos(a), poly[2 * k + 1] = cy + r * sin(a);
+        }
+        const double pose[3] = {uniform(&st, -1, 1), uniform(&st, -1, 1), uniform(&st, -3, 3)};
+        double grad[3], car[8];
+        const double d = sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, grad);
+        sp_car_footprint(&tpcap_car, pose, car);
+        if (d > 0) {
+            ++apart;
+            const double b = brute_distance(car, 4, poly, n, 2000);
+            cr_expect(d <= b + 1e-12 && b - d <= 3e-3, "trial %d: %.6f vs brute force %.6f", trial, d, b);
+            if (d > 1e-3) {
+                for (int i = 0; i < 3; ++i) {
+                    double qp[3] = {pose[0], pose[1], pose[2]}, qm[3] = {pose[0], pose[1], pose[2]};
+                    qp[i] += 1e-7, qm[i] -= 1e-7;
+                    const double fd = (sp_car_polygon_distance(&tpcap_car, qp, poly, (size_t)n, NULL) -
+                                       sp_car_polygon_distance(&tpcap_car, qm, poly, (size_t)n, NULL)) / 2e-7;
+                    cr_expect(fabs(fd - grad[i]) <= 1e-5 * (1 + fabs(fd)), "trial %d, d/dq%d: %.8f vs %.8f", trial, i,
+                              grad[i], fd);
+                }
+            }
+        } else {
+            ++overlapping;
+            /* overlap: some corner inside the polygon, some vertex inside the car, or
+             * crossing edges; the brute force then finds touching boundaries */
+            const int inside = sp_car_point_in_polygon(poly, car, 4) || sp_car_point_in_polygon(car, poly, (size_t)n);
+            cr_expect(inside || brute_distance(car, 4, poly, n, 2000) < 5e-3, "trial %d: overlap not seen by brute force",
+                      trial);
+        }
+    }
+    cr_expect(apart > 50 && overlapping > 20, "%d apart, %d overlapping", apart, overlapping);
+}
+
+static cJSON *solve_text(const char *text, sp_input_error *err, sp_status *st)
+{
+    sp_problem pb;
+    *st = sp_problem_parse(text, strlen(text), &pb, err);
+    if (*st != SP_OK) return NULL;
+    cJSON *r = sp_solve_json(&pb, NULL);
+    sp_problem_free(&pb);
+    return r;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    char *text = calloc(1, 1 << 20);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static double num(const cJSON *r, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(r, key);
+    cr_assert(cJSON_IsNumber(v), "no number %s", key);
+    return v->valuedouble;
+}
+
+/* The rows against the kinematics, the clearance between rows, the goal. */
+static void check_plan(const cJSON *r, const cJSON *input)
+{
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
+    cr_assert(status && (strcmp(status, "converged") == 0 || strcmp(status, "stalled") == 0), "status %s", status);
+    cr_expect_leq(num(r, "goal_error"), 1e-6);
+    sp_problem pb;
+    sp_input_error err;
+    char *text = cJSON_PrintUnformatted(input);
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s: %s", err.path, err.message);
+    free(text);
+    const sp_car_problem *c = &pb.car;
+    const double L = c->vehicle.wheelbase, *o = c->scene.origin;
+    const cJSON *traj = cJSON_GetObjectItem(r, "trajectory"), *q = cJSON_GetObjectItem(traj, "q"),
+                *gear = cJSON_GetObjectItem(traj, "gear");
+    const int n = cJSON_GetArraySize(q);
+    cr_assert_gt(n, 2);
+    cr_assert_eq(cJSON_GetArraySize(gear), n);
+    double row[4], next[4], least = HUGE_VAL;
+    for (int k = 0; k < 4; ++k) row[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(q, 0), k)->valuedouble;
+    cr_expect_leq(hypot(row[0] - o[0] - c->scene.start[0], row[1] - o[1] - c->scene.start[1]), 1e-9);
+    for (int i = 1; i < n; ++i) {
+        for (int k = 0; k < 4; ++k) next[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(q, i), k)->valuedouble;
+        const int g = cJSON_GetArrayItem(gear, i - 1)->valueint;
+        cr_assert(g == 1 || g == -1);
+        cr_expect_leq(fabs(row[3]), c->vehicle.max_steering + 1e-12);
+        /* the arc of curvature tan δ / L from this row through the next one's heading */
+        const double kappa = tan(row[3]) / L, dth = next[2] - row[2], chord = hypot(next[0] - row[0], next[1] - row[1]);
+        const double phi = 0.5 * dth, s = g * chord / (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi);
+        cr_expect_leq(fabs(s), 0.1 + 1e-12, "rows %d, %d are %.3f m of travel apart", i - 1, i, fabs(s));
+        cr_expect_leq(fabs(dth - kappa * s), 1e-9, "row %d: heading change %.3e, the bicycle's %.3e", i, dth, kappa * s);
+        /* the chord leaves at half the turn, along the gear */
+        const double a = row[2] + phi;
+        cr_expect_leq(fabs((next[0] - row[0]) - s * (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi) * cos(a)) +
+                          fabs((next[1] - row[1]) - s * (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi) * sin(a)),
+                      1e-9, "row %d: sideways slip", i);
+        /* clearance on 20 poses of the arc between the rows */
+        for (int j = 0; j <= 20; ++j) {
+            const double u = s * j / 20.0, ph = 0.5 * kappa * u, ch = u * (fabs(ph) < 1e-8 ? 1.0 : sin(ph) / ph);
+            const double pose[3] = {row[0] - o[0] + ch * cos(row[2] + ph), row[1] - o[1] + ch * sin(row[2] + ph),
+                                    row[2] + 2 * ph};
+            for (size_t b = 0; b < c->scene.n_obstacles; ++b)
+                least = fmin(least, sp_car_polygon_distance(&c->vehicle, pose, c->scene.vertices + 2 * c->scene.first[b],
+                                                            c->scene.first[b + 1] - c->scene.first[b], NULL));
+        }
+        memcpy(row, next, sizeof row);
+    }
+    cr_expect_geq(least, c->scene.clearance - 1e-3, "least clearance between rows %.4f", least);
+    cr_expect_leq(fabs(least - num(r, "min_clearance")), 0.02);
+    const double *goal = c->scene.goal;
+    cr_expect_leq(hypot(row[0] - o[0] - goal[0], row[1] - o[1] - goal[1]), 1e-6);
+    cr_expect_leq(fabs(remainder(row[2] - goal[2], 2 * 3.14159265358979323846)), 1e-6);
+    sp_problem_free(&pb);
+}
+
+static void plan_file(const char *name, double length, int gears)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/%s", SP_TEST_DATA, name);
+    char *text = slurp(path);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    check_plan(r, input);
+    if (length > 0) cr_expect_leq(fabs(num(r, "length") - length), 1e-9);
+    if (gears >= 0) cr_expect_eq((int)num(r, "gear_changes"), gears);
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+    free(text);
+}
+
+Test(car, a_straight_drive_is_the_straight_line) { plan_file("straight.json", 10.0, 0); }
+
+Test(car, parallel_parking_between_two_cars_keeps_the_clearance) { plan_file("parallel_slot.json", 0, -1); }
+
+Test(car, a_goal_walled_in_is_target_not_reached_at_once)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/walled_in.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    sp_input_error err;
+    sp_status st;
+    const double t0 = sp_clock_seconds();
+    cJSON *r = solve_text(text, &err, &st);
+    cr_expect_leq(sp_clock_seconds() - t0, 1.0);
+    cr_assert_not_null(r);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "target_not_reached");
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "failed_stage")), "route");
+    cJSON_Delete(r);
+    free(text);
+}
+
+static void expect_refused(const char *text, const char *path, const char *words)
+{
+    sp_problem pb;
+    sp_input_error err;
+    cr_expect_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_ERR_INVALID, "accepted: %s", text);
+    cr_expect_str_eq(err.path, path, "%s", err.message);
+    cr_expect(strstr(err.message, words) != NULL, "%s: %s", err.path, err.message);
+}
+
+#define VEHICLE "\"vehicle\": {\"wheelbase\": 2.8, \"front_overhang\": 0.96, \"rear_overhang\": 0.929, \"width\": 1.942, "
+Test(car, bad_files_name_their_json_path)
+{
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", " VEHICLE "\"max_steering\": 0.75}, \"start\": [0, 0, 0], "
+                   "\"goal\": [10, 0, 0], \"obstacles\": [[[20, 0], [21, 0]]]}",
+                   "obstacles[0]", "at least 3 vertices");
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", " VEHICLE "\"max_steering\": 0.75}, \"start\": [0, 0, 0], "
+                   "\"goal\": [10, 0, 0], \"obstacles\": [[[-1, -1], [1, -1], [1, 1], [-1, 1]]]}",
+                   "start", "inside obstacles[0]");
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", " VEHICLE "\"max_steering\": 0.75}, \"start\": [0, 0, 0], "
+                   "\"goal\": [10, 0, 0], \"obstacles\": [[[9, -1], [11, -1], [11, 1], [9, 1]]]}",
+                   "goal", "inside obstacles[0]");
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", " VEHICLE "\"max_steering\": 1.6}, \"start\": [0, 0, 0], "
+                   "\"goal\": [10, 0, 0]}",
+                   "vehicle.max_steering", "below");
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", \"vehicle\": {\"wheelbase\": 2.8, \"front_overhang\": 0.96, "
+                   "\"rear_overhang\": 0.929, \"width\": -1, \"max_steering\": 0.7}, \"start\": [0, 0, 0], \"goal\": [10, 0, 0]}",
+                   "vehicle.width", "positive");
+    expect_refused("{\"task\": \"plan\", \"model\": \"car\", " VEHICLE "\"max_steering\": 0.75}, \"start\": [0, 0, 0], "
+                   "\"goal\": [10, 0, 0], \"bounds\": [-2, -3, 8, 3]}",
+                   "goal", "out of bounds");
+}
+
+static void tpcap_case(int k)
+{
+    char path[512], name[16];
+    snprintf(path, sizeof path, "%s/tpcap/Case%d.csv", SP_TEST_DATA, k);
+    snprintf(name, sizeof name, "Case%d", k);
+    char *text = slurp(path);
+    cJSON *doc;
+    sp_input_error err;
+    cr_assert_eq(sp_car_tpcap_problem(text, strlen(text), name, &doc, &err), SP_OK, "%s", err.message);
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_status st;
+    const double t0 = sp_clock_seconds();
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    cr_expect_leq(sp_clock_seconds() - t0, 10.0);
+    check_plan(r, doc);
+    cJSON_Delete(r);
+    cJSON_Delete(doc);
+    free(json);
+    free(text);
+}
+
+/* a reverse bay, a slot entered forwards, and one of the cases 4·10⁹ m out */
+Test(car, tpcap_case_1) { tpcap_case(1); }
+Test(car, tpcap_case_5) { tpcap_case(5); }
+Test(car, tpcap_case_13) { tpcap_case(13); }
+Test(car, tpcap_case_16) { tpcap_case(16); }
+
+/* The smoothing stage's transcription (planner/car/car_smooth.c): its energy, defects and
+ * clearance constraints against central differences, at the route's starting point moved
+ * a little off it (so that the defects are not all zero). */
+Test(car, the_transcriptions_gradients_match_central_differences)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
+    free(text);
+    const sp_car_problem *c = &pb.car;
+    car_world w;
+    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
+    cr_assert(r.found);
+    car_tx t;
+    cr_assert_eq(car_tx_init(&t, &w, c, &r, c->scene.goal), SP_OK);
+    const size_t n = t.n, me = 3 * t.N;
+    double *x = calloc(n, sizeof *x), *g = calloc(n, sizeof *g);
+    car_tx_guess(&t, &r, x);
+    unsigned state = 11;
+    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    /* near: every polygon within 0.5 m of a checked point gives a constraint */
+    cr_assert_eq(car_tx_select(&t, x, 0.5), SP_OK);
+    const size_t mi = t.n_obs;
+    cr_assert_gt(mi, 10);
+    double *jd = calloc(me * n, sizeof *jd), *jc = calloc(mi * n, sizeof *jc);
+    double *fp = calloc(me + mi, sizeof *fp), *fm = calloc(me + mi, sizeof *fm), *f0 = calloc(me + mi, sizeof *f0);
+    car_tx_energy(&t, x, g);
+    car_tx_defects(&t, x, f0, jd);
+    car_tx_clearance(&t, x, f0 + me, jc);
+    double worst_d = 0, worst_c = 0, worst_e = 0;
+    const double eps = 1e-6;
+    for (size_t j = 0; j < n; ++j) {
+        const double keep = x[j];
+        x[j] = keep + eps;
+        const double ep = car_tx_energy(&t, x, NULL);
+        car_tx_defects(&t, x, fp, NULL);
+        car_tx_clearance(&t, x, fp + me, NULL);
+        x[j] = keep - eps;
+        const double em = car_tx_energy(&t, x, NULL);
+        car_tx_defects(&t, x, fm, NULL);
+        car_tx_clearance(&t, x, fm + me, NULL);
+        x[j] = keep;
+        worst_e = fmax(worst_e, fabs((ep - em) / (2 * eps) - g[j]) / (1 + fabs(g[j])));
+        for (size_t i = 0; i < me; ++i)
+            worst_d = fmax(worst_d, fabs((fp[i] - fm[i]) / (2 * eps) - jd[i * n + j]));
+        /* the distance is only piecewise smooth (the closest pair may switch): a
+         * difference across a switch is skipped, seen as the two one-sided ones disagreeing */
+        for (size_t i = 0; i < mi; ++i) {
+            const double a = (fp[me + i] - f0[me + i]) / eps, b = (f0[me + i] - fm[me + i]) / eps;
+            if (fabs(a - b) > 1e-3) continue;
+            worst_c = fmax(worst_c, fabs((fp[me + i] - fm[me + i]) / (2 * eps) - jc[i * n + j]));
+        }
+    }
+    cr_expect_leq(worst_e, 1e-6, "energy gradient off by %.2e", worst_e);
+    cr_expect_leq(worst_d, 1e-6, "defect Jacobian off by %.2e", worst_d);
+    cr_expect_leq(worst_c, 1e-6, "clearance Jacobian off by %.2e", worst_c);
+    free(x), free(g), free(jd), free(jc), free(fp), free(fm), free(f0);
+    car_tx_free(&t);
+    car_route_free(&r);
+    car_world_free(&w);
+    sp_problem_free(&pb);
+}
+
+/* Smoothing the parallel-slot plan: converged (KKT to the tolerance), collision-free on
+ * the swept footprint and kinematically exact (check_plan), its energy no larger than the
+ * route's, its steering rate finite and, with a bound given, within it. */
+static cJSON *smoothed_slot(const char *rate, cJSON **input)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (rate) cJSON_AddItemToObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering_rate", cJSON_Parse(rate));
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    free(json);
+    *input = doc;
+    return r;
+}
+
+static void expect_smoothed(const cJSON *r, const cJSON *input, double rate)
+{
+    check_plan(r, input);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
+    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_assert_not_null(sw);
+    cr_expect_leq(num(r, "energy"), num(sw, "route_energy"));
+    const double largest = num(r, "largest_steering_rate");
+    cr_expect(isfinite(largest));
+    if (rate > 0) cr_expect_leq(largest, rate + 1e-9);
+    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
+}
+
+Test(car, a_smoothed_parallel_slot_plan_converges_clear_of_the_cars)
+{
+    cJSON *input;
+    cJSON *r = smoothed_slot(NULL, &input);
+    expect_smoothed(r, input, 0);
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+}
+
+Test(car, a_steering_rate_bound_is_kept)
+{
+    cJSON *input;
+    cJSON *r = smoothed_slot("0.6", &input);
+    expect_smoothed(r, input, 0.6);
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+}
+
+/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
+Test(car, without_smoothing_the_route_is_returned_stalled)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
+    char *text = slurp(path);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON_AddFalseToObject(doc, "smooth");
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    check_plan(r, doc);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "stalled");
+    cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"));
+    cr_expect_null(cJSON_GetObjectItem(r, "optimality_residual"));
+    free(json);
+    cJSON_Delete(r);
+    cJSON_Delete(doc);
+}
