@@ -496,6 +496,37 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
     remove_tree(dir);
 }
 
+/* A car's plan is drawn as its scene: every obstacle filled, the footprint every 0.5 m of
+ * travel (a path of L metres has about 2L of them), the path by gear, one cusp marker per
+ * gear change, the start and goal footprints, all in the picture. */
+Test(plot, a_car_plan_is_its_scene)
+{
+    char dir[PATH_SIZE], r[PATH_SIZE], svg_path[PATH_SIZE];
+    scratch_dir(dir, "car");
+    char in[PATH_SIZE];
+    join(in, SP_TEST_DATA, "car/parallel_slot.json");
+    join(r, dir, "slot.json");
+    run_ok(dir, (const char *[]){"solve", in, "-o", r, NULL});
+    cJSON *res = read_json(r);
+    join(svg_path, dir, "scene.svg");
+    run_ok(dir, (const char *[]){"plot", r, "-o", svg_path, NULL});
+    char *svg = slurp(svg_path);
+    expect_well_formed(svg, "car plan");
+    const int obstacles = cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "input"), "obstacles"));
+    cr_expect_eq(count(svg, "class=\"obstacle\""), obstacles, "one filled polygon per obstacle");
+    const double length = cJSON_GetObjectItem(res, "length")->valuedouble;
+    const int prints = count(svg, "class=\"footprint\"");
+    cr_expect(prints >= (int)(2.0 * length) - 1 && prints <= (int)(2.0 * length) + 3, "%d footprints along %.2f m",
+              prints, length);
+    cr_expect_eq(count(svg, "class=\"cusp\""), cJSON_GetObjectItem(res, "gear_changes")->valueint);
+    cr_expect_eq(count(svg, "class=\"start\""), 1);
+    cr_expect_eq(count(svg, "class=\"goal\""), 1);
+    cr_expect(has_legend(svg, "path, forward") && has_legend(svg, "obstacle"));
+    free(svg);
+    cJSON_Delete(res);
+    remove_tree(dir);
+}
+
 /* --y EXPR on one result: the expression of the columns `symplan export` writes, drawn
  * against t (one series named by the expression); a name that is no column is refused
  * (exit 2) with the list of the columns, and nothing is written. */
