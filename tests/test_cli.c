@@ -188,8 +188,8 @@ Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
     for (int i = 0; i < 4; ++i)
         cr_expect_float_eq(number_at(cJSON_GetArrayItem(targets, i), "distance"), distance[i], 1e-5, "target %d", i);
     const cJSON *timing = cJSON_GetObjectItem(res, "timing");
-    cr_expect_geq(number_at(timing, "forward_sweeps"), 1);
-    cr_expect_geq(number_at(timing, "adjoint_sweeps"), 1);
+    cr_expect_geq(number_at(timing, "plain_sweeps"), 1);
+    cr_expect_geq(number_at(timing, "derivative_sweeps"), 1);
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(res, "initial_momenta")), 6);
     cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "t")), 101);
     cJSON_Delete(res);

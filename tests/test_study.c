@@ -276,9 +276,9 @@ Test(study, case_files_are_recognised_only_for_the_same_problem)
     char *values = compact(cJSON_GetObjectItem(block, "values"));
     cr_expect_str_eq(values, "{\"steps\":12}");
     free(values);
-    cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "forward_seconds"),
+    cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "plain_sweep_seconds"),
                    "wall-clock numbers stay out of case files");
-    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "forward_sweeps")));
+    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "timing"), "plain_sweeps")));
 
     sp_study_summary *sum = sp_study_summary_new(s);
     cr_assert_not_null(sum);

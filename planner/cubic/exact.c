@@ -8,6 +8,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_exact.h"
 #include "planner/cubic/sp_keyframe_start.h"
+#include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
 
 #define MAXN SP_LIE_MAX_DIM
@@ -54,6 +55,7 @@ typedef struct exact {
     double *rhs;
     double *dw, *dmu;
     int jacobians, sweeps, iterations;
+    sp_time_parts times;
 } exact;
 
 static const double *elem(const exact *e, int i) { return e->R[i]; }
@@ -104,7 +106,7 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
 }
 
 /* The knot states of the C² spline through the keyframes. */
-static sp_status start(exact *e)
+static sp_status start_untimed(exact *e)
 {
     sp_start_curve *c = sp_start_curve_new(e->pb, SP_START_SPLINE);
     if (!c) return SP_ERR_NOMEM;
@@ -118,6 +120,15 @@ static sp_status start(exact *e)
     }
     sp_start_curve_free(c);
     return SP_OK;
+}
+
+/* start, its time counted in e->times. */
+static sp_status start(exact *e)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = start_untimed(e);
+    e->times.start += sp_clock_seconds() - t0;
+    return st;
 }
 
 static void knot_state(const exact *e, const double *w, const double *mu, int i, sp_hohp_state *z)
@@ -263,10 +274,20 @@ static const int *segment_cost(exact *e, const int *steps, int linearise)
     return e->cost;
 }
 
+/* LU of the condensed band, its time counted in e->times. */
+static sp_status factor(exact *e)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = sp_band_factor(e->band);
+    e->jacobians++;
+    e->times.linear_algebra += sp_clock_seconds() - t0;
+    return st;
+}
+
 /* One sweep over every segment from (w, μ) on `steps`: the residuals r, the largest scaled
  * one, the running cost; with `linearise` also the condensed band (unfactored) and the
  * segments' blocks. `nodes` (optional) receives the state at every grid node. */
-static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
+static sp_status sweep_untimed(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
                        double *running, sp_hohp_state *nodes)
 {
     const int n = e->n, nw = 2 * n;
@@ -296,8 +317,18 @@ static sp_status sweep(exact *e, const int *steps, const double *w, const double
     return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
 }
 
+/* sweep, its time counted in e->times. */
+static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
+                   double *running, sp_hohp_state *nodes)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = sweep_untimed(e, steps, w, mu, linearise, scaled, running, nodes);
+    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
+    return st;
+}
+
 /* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction(exact *e, const double *w)
+static sp_status correction_untimed(exact *e, const double *w)
 {
     const sp_problem *pb = e->pb;
     const int n = e->n, nw = 2 * n;
@@ -331,6 +362,15 @@ static sp_status correction(exact *e, const double *w)
     return SP_OK;
 }
 
+/* correction, its time counted in e->times. */
+static sp_status correction(exact *e, const double *w)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = correction_untimed(e, w);
+    e->times.linear_algebra += sp_clock_seconds() - t0;
+    return st;
+}
+
 static double step_norm(const exact *e)
 {
     double s = 0.0;
@@ -352,7 +392,7 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
     *converged = 0;
     double res, last = HUGE_VAL;
     sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, nodes);
-    if (st == SP_OK && !have_factors) st = sp_band_factor(e->band), e->jacobians++;
+    if (st == SP_OK && !have_factors) st = factor(e);
     for (int it = 0; st == SP_OK && it < max_iterations; ++it) {
         if (res <= tol) {
             *converged = 1;
@@ -365,7 +405,7 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
         if (!(size < 0.05 * last) && it > 0) {
             /* too slow: the factors at this point instead */
             st = sweep(e, steps, e->w, e->mu, 1, &res, running, NULL);
-            if (st == SP_OK) st = sp_band_factor(e->band), e->jacobians++;
+            if (st == SP_OK) st = factor(e);
             if (st == SP_OK) st = correction(e, e->w);
             if (st != SP_OK) break;
             last = HUGE_VAL;
@@ -427,13 +467,23 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
  * as many steps; its nodes `fine_nodes` from its last sweep) at the finer grid's nodes, per
  * segment: the coarser curve stepped there (by half its step at the midpoints). Its knots
  * are pinned on both curves and not compared. */
-static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
+static sp_status distance_untimed(exact *e, const int *coarse, const double *wc, const double *muc,
                           const sp_hohp_state *fine_nodes, double *dist)
 {
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
     distance_job job = {.e = e, .coarse = coarse, .wc = wc, .muc = muc, .fine_nodes = fine_nodes, .dist = dist};
     return sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
+}
+
+/* distance, its time counted in e->times. */
+static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
+                    const sp_hohp_state *fine_nodes, double *dist)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = distance_untimed(e, coarse, wc, muc, fine_nodes, dist);
+    e->times.plain_sweeps += sp_clock_seconds() - t0;
+    return st;
 }
 
 /* The solution in the caller's terms: the knot states, the jumps of μ, the grid. */
@@ -517,7 +567,7 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
     }
     out->converged = converged && out->error_estimate < HUGE_VAL;
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, residual, out);
-    out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps;
+    out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
     free(coarse), free(fine), free(wc), free(muc), free(dist);
     exact_free(&e);
     return st;

@@ -620,17 +620,22 @@ void sp_ms_move(sp_ms *ms, const double *dx, double alpha) { retract(ms, ms->S, 
 
 static sp_status factor(sp_ms *ms)
 {
+    const double t0 = sp_clock_seconds();
     ms->stats.factorizations++;
     sp_status st = sp_band_factor(ms->band);
     ms->band_factored = st == SP_OK;
+    ms->stats.algebra_seconds += sp_clock_seconds() - t0;
     return st;
 }
 
 /* x ← −J⁻¹x with the factored band matrix. */
 static sp_status back_solve(sp_ms *ms, double *x)
 {
+    const double t0 = sp_clock_seconds();
     for (int k = 0; k < ms->nx; ++k) x[k] = -x[k];
-    return sp_band_solve(ms->band, x);
+    sp_status st = sp_band_solve(ms->band, x);
+    ms->stats.algebra_seconds += sp_clock_seconds() - t0;
+    return st;
 }
 
 /* Sweeps the current states with their block Jacobians and assembles the band: F and the
@@ -639,7 +644,11 @@ static sp_status linearise(sp_ms *ms, double *F, double *scaled)
 {
     sp_status st = ensure_linear(ms);
     if (st == SP_OK) st = sweep(ms, ms->S, ms->E, ms->Jb, &ms->running);
-    return st != SP_OK ? st : residual(ms, ms->S, ms->lam, ms->E, ms->Jb, F, 1, scaled);
+    if (st != SP_OK) return st;
+    const double t0 = sp_clock_seconds(); /* Newton's banded system from the block Jacobians */
+    st = residual(ms, ms->S, ms->lam, ms->E, ms->Jb, F, 1, scaled);
+    ms->stats.algebra_seconds += sp_clock_seconds() - t0;
+    return st;
 }
 
 sp_status sp_ms_residual(sp_ms *ms, double *F)
@@ -760,10 +769,12 @@ static sp_status lm_step(sp_ms *ms, double *mu, double *mu_growth, int *accepted
                 sp_band_add(ms->normal, c1, c2, a);
                 if (c2 != c1) sp_band_add(ms->normal, c2, c1, a);
             }
+        const double t_lm = sp_clock_seconds();
         sp_status st = sp_band_factor(ms->normal);
         if (st != SP_OK) return st;
         for (int c = 0; c < nx; ++c) ms->dx[c] = -ms->grad[c];
         st = sp_band_solve(ms->normal, ms->dx);
+        ms->stats.algebra_seconds += sp_clock_seconds() - t_lm;
         if (st != SP_OK) return st;
         double predicted = 0.0;
         for (int c = 0; c < nx; ++c) predicted += 0.5 * ms->dx[c] * (*mu * ms->weight[c] * ms->dx[c] - ms->grad[c]);

@@ -42,7 +42,7 @@ struct sp_plan {
     sp_ms_stats stats;
     int iterations, factorizations, sweeps; /* over every start */
     int linearised, direct_gradients;       /* sweeps with tangents; direct-form gradients */
-    double forward_seconds, linearised_seconds, direct_seconds;
+    sp_time_parts times; /* where the solve's time went (the result's "timing") */
     plan_start starts[PLAN_MAX_STARTS];
     int n_starts;
     double seconds;
@@ -137,16 +137,39 @@ void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
         if (plan->sub[k]) sp_plan_set_progress(plan->sub[k], progress);
 }
 
+/* NLopt's objective on the direct form, the time of its gradient sweeps kept. */
+typedef struct direct_call {
+    sp_direct *d;
+    double seconds;
+} direct_call;
+
 static sp_status direct_objective(void *ctx, const double *x, double *f, double *grad)
 {
-    return sp_direct_cost(ctx, x, f, grad);
+    direct_call *c = ctx;
+    const double t0 = sp_clock_seconds();
+    sp_status st = sp_direct_cost(c->d, x, f, grad);
+    c->seconds += sp_clock_seconds() - t0;
+    return st;
+}
+
+/* NLopt on the direct form: its evaluations' sweeps and its own work between them. */
+static sp_status optimize_direct(sp_plan *plan, const sp_optimizer_settings *o, sp_direct *d, double *x,
+                                 sp_optimize_result *opt)
+{
+    direct_call call = {.d = d};
+    const double t0 = sp_clock_seconds();
+    sp_status st = sp_optimize(o, sp_direct_dim(d), direct_objective, &call, x, &plan->progress, 0, opt);
+    plan->times.derivative_sweeps += call.seconds;
+    plan->times.optimizer += sp_clock_seconds() - t0 - call.seconds;
+    return st;
 }
 
 static void add_work(sp_plan *plan, plan_start *rec, const sp_ms_stats *st)
 {
     plan->iterations += st->iterations, plan->factorizations += st->factorizations, plan->sweeps += st->evaluations;
     plan->linearised += st->linearised;
-    plan->forward_seconds += st->forward_seconds, plan->linearised_seconds += st->linearised_seconds;
+    plan->times.plain_sweeps += st->forward_seconds, plan->times.derivative_sweeps += st->linearised_seconds;
+    plan->times.linear_algebra += st->algebra_seconds;
     rec->iterations += st->iterations;
 }
 
@@ -164,7 +187,9 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
     sp_direct *d = sp_direct_alloc_segments(pb, sp_ms_sigma(ms), plan->segment_steps);
     double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
     sp_hohp_state *S = malloc((size_t)M * sizeof *S);
+    const double t_start = sp_clock_seconds();
     sp_status st = d && x && S ? sp_direct_start(d, kind, x) : SP_ERR_NOMEM;
+    plan->times.start += sp_clock_seconds() - t_start;
     sp_optimizer_settings o = {.algorithm = "LD_LBFGS",
                                .local_algorithm = "LD_LBFGS",
                                .xtol_rel = 1e-15,
@@ -175,9 +200,7 @@ static sp_status direct_then_newton(sp_plan *plan, sp_ms *ms, sp_start_kind kind
                                .bound = 100.0};
     for (int r = 0; r < ROUNDS && st == SP_OK; ++r) {
         sp_optimize_result opt;
-        double t0 = sp_clock_seconds();
-        st = sp_optimize(&o, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, &opt);
-        plan->direct_seconds += sp_clock_seconds() - t0;
+        st = optimize_direct(plan, &o, d, x, &opt);
         plan->sweeps += opt.evaluations, plan->direct_gradients += opt.evaluations;
         rec->direct_evaluations += opt.evaluations;
         if (st == SP_OK && opt.failure != SP_OK) st = opt.failure;
@@ -202,10 +225,12 @@ static sp_status solve_stage(sp_plan *plan, sp_ms *ms, sp_start_kind kind, const
 {
     memset(stats, 0, sizeof *stats);
     sp_status st = SP_OK;
+    const double t0 = sp_clock_seconds();
     if (from)
         sp_ms_take_states(ms, from);
     else
         st = sp_ms_start(ms, kind);
+    plan->times.start += sp_clock_seconds() - t0;
     const int fallback = !from && sp_ms_sigma(ms) > 0.0;
     if (fallback) sp_ms_cap_iterations(ms, 30);
     if (st == SP_OK) st = sp_ms_solve(ms, &plan->progress, stats);
@@ -287,11 +312,13 @@ static sp_ms *run_direct(sp_plan *plan, plan_start *rec, sp_status *failure, sp_
     const int *nodes = ms ? sp_ms_block_nodes(ms, &M) : NULL;
     double *x = d ? malloc((size_t)sp_direct_dim(d) * sizeof *x) : NULL;
     sp_hohp_state *S = malloc((size_t)(M ? M : 1) * sizeof *S);
+    const double t_start = sp_clock_seconds();
     sp_status st = ms && d && x && S ? sp_direct_start(d, SP_START_SPLINE, x) : SP_ERR_NOMEM;
+    plan->times.start += sp_clock_seconds() - t_start;
     if (st == SP_OK)
-        st = sp_optimize(&pb->optimizer, sp_direct_dim(d), direct_objective, d, x, &plan->progress, 0, opt);
+        st = optimize_direct(plan, &pb->optimizer, d, x, opt);
     if (st == SP_OK) st = opt->failure;
-    plan->sweeps += opt->evaluations;
+    plan->sweeps += opt->evaluations, plan->direct_gradients += opt->evaluations; /* each with its gradient */
     rec->direct_evaluations = opt->evaluations;
     sp_ms_stats stats = {0};
     if (st == SP_OK) st = sp_direct_node_states(d, x, nodes, M, S);
@@ -372,13 +399,15 @@ static sp_ms *solve_on(sp_plan *plan, const int *counts, const sp_ms *from, sp_c
 }
 
 /* The curve of a solved object (NULL when out of memory or a step failed). */
-static sp_curve *curve_of(const sp_problem *pb, sp_ms *ms)
+static sp_curve *curve_of(sp_plan *plan, sp_ms *ms)
 {
+    const double t0 = sp_clock_seconds();
     int N;
     const sp_plan_grid *grid = sp_ms_grid(ms, &N);
     sp_hohp_state *nodes = malloc(((size_t)N + 1) * sizeof *nodes);
-    sp_curve *c = nodes && sp_ms_nodes(ms, nodes) == SP_OK ? sp_curve_new(pb, N, grid->t, nodes) : NULL;
+    sp_curve *c = nodes && sp_ms_nodes(ms, nodes) == SP_OK ? sp_curve_new(plan->pb, N, grid->t, nodes) : NULL;
     free(nodes);
+    plan->times.output += sp_clock_seconds() - t0;
     return c;
 }
 
@@ -400,10 +429,10 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
     for (int round = 0; st == SP_OK && round < 6; ++round) {
         plan->resolution_rounds++;
         for (size_t i = 0; i < segments; ++i) fine[i] = 2 * plan->segment_steps[i];
-        sp_curve *coarse = curve_of(pb, *best);
+        sp_curve *coarse = curve_of(plan, *best);
         sp_ms_stats fs;
         sp_ms *f = coarse ? solve_on(plan, fine, *best, coarse, &fs, &st) : NULL;
-        sp_curve *fc = f && st == SP_OK && fs.converged ? curve_of(pb, f) : NULL;
+        sp_curve *fc = f && st == SP_OK && fs.converged ? curve_of(plan, f) : NULL;
         if (!fc) {
             sp_curve_free(coarse), sp_ms_free(f);
             if (st == SP_OK) st = coarse ? SP_OK : SP_ERR_NOMEM;
@@ -430,7 +459,7 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
             if (m > SP_PLAN_MAX_SEGMENT_STEPS / 2) m = SP_PLAN_MAX_SEGMENT_STEPS / 2;
             plan->segment_steps[i] = m;
         }
-        sp_curve *fcurve = curve_of(pb, *best);
+        sp_curve *fcurve = curve_of(plan, *best);
         sp_ms *next = fcurve ? solve_on(plan, plan->segment_steps, *best, fcurve, &fs, &st) : NULL;
         sp_curve_free(fcurve);
         if (!next || st != SP_OK || !fs.converged) {
@@ -476,13 +505,16 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
             add_work(plan, rec, &stats);
             int N;
             const sp_plan_grid *grid = sp_ms_grid(ms, &N);
+            const double t0 = sp_clock_seconds();
             if (st == SP_OK && stats.converged && N + 1 == sol.node_count)
                 plan->curve = sp_curve_new(pb, N, grid->t, sol.nodes); /* the nodes of the last sweep */
+            plan->times.output += sp_clock_seconds() - t0;
         } else {
             st = SP_ERR_NOMEM;
         }
     }
     plan->iterations += sol.iterations, plan->factorizations += sol.jacobians, plan->sweeps += sol.sweeps;
+    sp_time_parts_add(&plan->times, &sol.times);
     plan->linearised += sol.jacobians;
     plan->error_estimate = sol.error_estimate, plan->resolution_rounds = sol.rounds;
     rec->name = "spline";
@@ -516,12 +548,15 @@ static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
     plan->has_round = 1;
     plan->iterations = sol->iterations, plan->factorizations = sol->jacobians, plan->sweeps = sol->sweeps;
     plan->linearised = sol->jacobians;
+    plan->times = sol->times;
     plan->error_estimate = sol->error_estimate, plan->resolution_rounds = sol->rounds;
     const int solved = st == SP_OK && sol->converged;
     if (solved) {
+        const double t_curve = sp_clock_seconds();
         plan->steps = sol->node_count - 1;
         plan->curve = sp_curve_new(pb, plan->steps, sol->t, sol->nodes);
         if (!plan->curve) st = SP_ERR_NOMEM;
+        plan->times.output += sp_clock_seconds() - t_curve;
     }
     plan_start *rec = &plan->starts[plan->n_starts++];
     rec->name = "spline";
@@ -624,7 +659,7 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     }
     plan->ms = best;
     if (best) sp_ms_grid(best, &plan->steps);
-    if (best && !plan->curve) plan->curve = curve_of(pb, best);
+    if (best && !plan->curve) plan->curve = curve_of(plan, best);
     plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = direct ? opt.evaluations : plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", direct ? opt.code_name : "newton");
@@ -687,19 +722,37 @@ static sp_status solve_pose(sp_plan *plan, sp_plan_result *res)
     return st;
 }
 
+static sp_status solve_single_shooting(sp_plan *plan, sp_plan_result *res);
+
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
     if (pb->plan.pose) return solve_pose(plan, res);
-    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) {
-        memset(res, 0, sizeof *res);
-        return solve_multiple_shooting(plan, res);
-    }
+    memset(res, 0, sizeof *res);
+    if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return solve_multiple_shooting(plan, res);
+    const double t0 = sp_clock_seconds();
+    sp_status st = solve_single_shooting(plan, res);
+    plan->seconds = sp_clock_seconds() - t0;
+    return st;
+}
+
+/* NLopt on the initial momenta (single shooting), then the trajectory at its answer. */
+static sp_status solve_single_shooting(sp_plan *plan, sp_plan_result *res)
+{
+    const sp_problem *pb = plan->pb;
     const int n = sp_shooting_dim(plan->shooting);
     memset(res, 0, sizeof *res);
     if (pb->has_initial_momenta) sp_vec_copy(n, pb->initial_momenta, res->x);
     sp_optimize_result opt;
+    const sp_shooting_timing before = sp_shooting_get_timing(plan->shooting);
+    const double t0 = sp_clock_seconds();
     sp_status st = sp_optimize(&pb->optimizer, n, objective, plan, res->x, &plan->progress, 0, &opt);
+    {
+        const sp_shooting_timing after = sp_shooting_get_timing(plan->shooting);
+        const double sweeps = (after.forward_seconds - before.forward_seconds) +
+                              (after.adjoint_seconds - before.adjoint_seconds);
+        plan->times.optimizer += sp_clock_seconds() - t0 - sweeps;
+    }
     if (st != SP_OK) return st;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "%s", opt.code_name);
     res->evaluations = opt.evaluations;
@@ -885,6 +938,32 @@ static void add_terminal(cJSON *root, int n, const double *residual, double norm
     cJSON_AddNumberToObject(term, "norm", norm);
 }
 
+/* The "timing" block: the solve and its parts, which add up to it ("other_seconds" holds
+ * what none of them does: residual checks, bookkeeping), and the sweeps counted. */
+static void add_timing(cJSON *root, const sp_plan *plan, double plain_sweeps, double derivative_sweeps)
+{
+    const sp_time_parts *p = &plan->times;
+    const struct {
+        const char *name;
+        double seconds;
+    } parts[] = {{"start_seconds", p->start},
+                 {"plain_sweep_seconds", p->plain_sweeps},
+                 {"derivative_sweep_seconds", p->derivative_sweeps},
+                 {"linear_algebra_seconds", p->linear_algebra},
+                 {"optimizer_seconds", p->optimizer},
+                 {"output_seconds", p->output}};
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    double sum = 0.0;
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; ++k) {
+        cJSON_AddNumberToObject(timing, parts[k].name, parts[k].seconds);
+        sum += parts[k].seconds;
+    }
+    cJSON_AddNumberToObject(timing, "other_seconds", plan->seconds - sum);
+    cJSON_AddNumberToObject(timing, "plain_sweeps", plain_sweeps);
+    cJSON_AddNumberToObject(timing, "derivative_sweeps", derivative_sweeps);
+}
+
 /* The result of a round-metric sphere plan: the fields of every keyframe plan, from the
  * condensed solution (sp_round.h). */
 static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
@@ -955,10 +1034,7 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
     }
     if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK)
         cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
-    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
-    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised);
-    cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised);
-    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    add_timing(root, plan, plan->sweeps - plan->linearised, plan->linearised);
     return root;
 }
 
@@ -1023,14 +1099,9 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK) cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
-    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
-    /* forward: sweeps of the HOHP step alone; adjoint: sweeps that carried derivatives
-     * (the block Jacobians, or the direct form's costates with its cost) */
-    cJSON_AddNumberToObject(timing, "forward_seconds", plan->forward_seconds);
-    cJSON_AddNumberToObject(timing, "forward_sweeps", plan->sweeps - plan->linearised - plan->direct_gradients);
-    cJSON_AddNumberToObject(timing, "adjoint_seconds", plan->linearised_seconds + plan->direct_seconds);
-    cJSON_AddNumberToObject(timing, "adjoint_sweeps", plan->linearised + plan->direct_gradients);
-    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
+    /* derivative sweeps: the block Jacobians, or the direct form's costates with its cost */
+    add_timing(root, plan, plan->sweeps - plan->linearised - plan->direct_gradients,
+               plan->linearised + plan->direct_gradients);
     return root;
 }
 
@@ -1077,11 +1148,8 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", momentum_map_drift_between_kicks(s, G, N, c->n_targets));
 
-    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
-    cJSON_AddNumberToObject(timing, "forward_seconds", tm.forward_seconds);
-    cJSON_AddNumberToObject(timing, "forward_sweeps", (double)tm.forward_sweeps);
-    cJSON_AddNumberToObject(timing, "adjoint_seconds", tm.adjoint_seconds);
-    cJSON_AddNumberToObject(timing, "adjoint_sweeps", (double)tm.adjoint_sweeps);
+    plan->times.plain_sweeps = tm.forward_seconds, plan->times.derivative_sweeps = tm.adjoint_seconds;
+    add_timing(root, plan, (double)tm.forward_sweeps, (double)tm.adjoint_sweeps);
 
     return root;
 }

@@ -8,6 +8,7 @@
 #include "integrators/sp_round_sphere.h"
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_round.h"
+#include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
 
 enum { NG = 2, NW = 4, NX = SP_RS_TANGENT, COLS = NW + NG };
@@ -45,6 +46,7 @@ typedef struct round_solver {
     double *rhs, *dw, *dmu, *w_old, *mu_old;
     double start_v[3]; /* prescribed ẏ(0), in R³ */
     int iterations, jacobians, sweeps;
+    sp_time_parts times;
 } round_solver;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -139,7 +141,7 @@ static void from_basis(const round_solver *e, int i, const double *c, double *u)
 /* The start: the C² cubic spline of R³ through the knots (second derivatives M_i by the
  * tridiagonal system of the spline; natural or clamped ends as the plan's), its velocity,
  * acceleration and third derivative at the knots projected onto the tangent planes. */
-static sp_status spline_start(round_solver *e)
+static sp_status spline_start_untimed(round_solver *e)
 {
     const int K = e->K, n = K + 1;
     const sp_problem *pb = e->pb;
@@ -199,6 +201,15 @@ static sp_status spline_start(round_solver *e)
     }
     free(sub), free(diag), free(sup), free(M);
     return SP_OK;
+}
+
+/* spline_start, its time counted in e->times. */
+static sp_status spline_start(round_solver *e)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = spline_start_untimed(e);
+    e->times.start += sp_clock_seconds() - t0;
+    return st;
 }
 
 /* The embedded state leaving knot i (cost 0). */
@@ -330,7 +341,17 @@ static int end_column(const round_solver *e, int k) { return NW * e->K + (e->pb-
 
 /* One sweep over every segment from (w, μ): the residuals, the largest scaled one, the
  * cost; with `linearise` the condensed band (unfactored) and the segments' blocks. */
-static sp_status sweep(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
+/* LU of the condensed band, its time counted in e->times. */
+static sp_status factor(round_solver *e)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = sp_band_factor(e->band);
+    e->jacobians++;
+    e->times.linear_algebra += sp_clock_seconds() - t0;
+    return st;
+}
+
+static sp_status sweep_untimed(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
                        double *scaled, double *cost, double *nodes)
 {
     if (linearise) sp_band_zero(e->band);
@@ -359,8 +380,18 @@ static sp_status sweep(round_solver *e, const int *steps, const double *w, const
     return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
 }
 
+/* sweep, its time counted in e->times. */
+static sp_status sweep(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
+                       double *scaled, double *cost, double *nodes)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = sweep_untimed(e, steps, w, mu, linearise, scaled, cost, nodes);
+    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
+    return st;
+}
+
 /* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction(round_solver *e)
+static sp_status correction_untimed(round_solver *e)
 {
     const int K = e->K;
     for (int k = 0; k < NG; ++k) {
@@ -393,6 +424,15 @@ static sp_status correction(round_solver *e)
     return SP_OK;
 }
 
+/* correction, its time counted in e->times. */
+static sp_status correction(round_solver *e)
+{
+    const double t0 = sp_clock_seconds();
+    sp_status st = correction_untimed(e);
+    e->times.linear_algebra += sp_clock_seconds() - t0;
+    return st;
+}
+
 /* Newton on `steps` from the current (w, μ), the factors refreshed at the start and when
  * a step contracts the residual by less than 4; a step that does not reduce the residual
  * is retried with fresh factors, then halved. *converged when the scaled residual reaches
@@ -405,7 +445,7 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
     *converged = 0;
     double res;
     sp_status st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-    if (st == SP_OK) st = sp_band_factor(e->band), e->jacobians++;
+    if (st == SP_OK) st = factor(e);
     int fresh = 1;
     for (int it = 0; st == SP_OK && it < max_iterations; ++it) {
         if (res <= tol) {
@@ -427,7 +467,7 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
             if (!fresh) {
                 /* the kept factors misled: fresh ones at this point, and the full step again */
                 st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-                if (st == SP_OK) st = sp_band_factor(e->band), e->jacobians++;
+                if (st == SP_OK) st = factor(e);
                 if (st == SP_OK) st = correction(e);
                 if (st != SP_OK) break;
                 fresh = 1, lambda = 1.0;
@@ -447,7 +487,7 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
         if (res > tol && !(res < 0.25 * previous)) {
             /* slow: factors at the new point (this sweep also leaves its residuals) */
             st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-            if (st == SP_OK) st = sp_band_factor(e->band), e->jacobians++;
+            if (st == SP_OK) st = factor(e);
             fresh = 1;
         }
     }
@@ -710,7 +750,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     out->residual = residual, out->cost = cost;
     /* the last sweep was at this solution on `fine`: its segment ends are the ones exported */
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, out);
-    out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps;
+    out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
     free(coarse), free(fine), free(wc), free(muc), free(dist), free(fine_nodes);
     round_free(&e);
     return st;

@@ -21,6 +21,7 @@
 #define SP_EXACT_H
 
 #include "integrators/sp_hohp.h"
+#include "planner/sp_clock.h"
 #include "planner/sp_progress.h"
 #include "problems/sp_problem.h"
 
@@ -33,6 +34,7 @@ typedef struct sp_exact_solution {
     double residual;       /* scaled optimality residual of the returned grid */
     double error_estimate; /* see above */
     int rounds, iterations, jacobians, sweeps;
+    sp_time_parts times; /* where the solve's time went */
     int *segment_steps;   /* of the returned grid (n_targets), malloc'd */
     sp_hohp_state *knots; /* n_targets + 1 states leaving each knot (μ after the jump) */
     double *kicks;        /* n_targets multipliers: the jump of μ at each keyframe */

@@ -32,7 +32,7 @@ typedef struct sp_ms_stats {
     int factorizations; /* banded LU factorisations */
     int evaluations;    /* sweeps over the grid (each with or without tangents) */
     int linearised;     /* of them, sweeps that also carried the block Jacobians */
-    double forward_seconds, linearised_seconds;
+    double forward_seconds, linearised_seconds, algebra_seconds; /* plain and derivative sweeps, band LU and solves */
     double residual; /* scaled optimality residual (largest component) */
     double cost, running_cost;
     int converged;

@@ -26,6 +26,7 @@
 #define SP_ROUND_H
 
 #include "integrators/sp_hohp.h"
+#include "planner/sp_clock.h"
 #include "planner/sp_progress.h"
 #include "problems/sp_problem.h"
 
@@ -38,6 +39,7 @@ typedef struct sp_round_solution {
     double error_estimate; /* see above; HUGE_VAL when unknown */
     double cost;           /* ½∫|∇ₜẏ|² of the returned grid's curve */
     int rounds, iterations, jacobians, sweeps;
+    sp_time_parts times; /* where the solve's time went */
     int *segment_steps; /* of the returned grid (n_targets), malloc'd */
     int *target_node;   /* node index of every keyframe */
     int node_count;     /* nodes of the returned grid, times t */
