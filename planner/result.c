@@ -187,3 +187,27 @@ cJSON *sp_result_detach_wall_clock(cJSON *result)
     if (into && result) detach_from(result, into);
     return into;
 }
+
+void sp_result_add_timing(cJSON *result, double solve_seconds, const sp_time_parts *p, double plain_sweeps,
+                          double derivative_sweeps)
+{
+    const struct {
+        const char *name;
+        double seconds;
+    } parts[] = {{"start_seconds", p->start},
+                 {"plain_sweep_seconds", p->plain_sweeps},
+                 {"derivative_sweep_seconds", p->derivative_sweeps},
+                 {"linear_algebra_seconds", p->linear_algebra},
+                 {"optimizer_seconds", p->optimizer},
+                 {"output_seconds", p->output}};
+    cJSON *timing = cJSON_AddObjectToObject(result, "timing");
+    cJSON_AddNumberToObject(timing, "solve_seconds", solve_seconds);
+    double sum = 0.0;
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; ++k) {
+        cJSON_AddNumberToObject(timing, parts[k].name, parts[k].seconds);
+        sum += parts[k].seconds;
+    }
+    cJSON_AddNumberToObject(timing, "other_seconds", solve_seconds - sum);
+    cJSON_AddNumberToObject(timing, "plain_sweeps", plain_sweeps);
+    cJSON_AddNumberToObject(timing, "derivative_sweeps", derivative_sweeps);
+}

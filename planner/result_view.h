@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "planner/sp_clock.h"
 #include "problems/sp_problem.h"
 
 #define SP_TRAJ_MAX_FIELDS 16
@@ -55,5 +56,12 @@ sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, 
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* The "timing" block of a solve: solve_seconds and its parts (start, plain sweeps,
+ * derivative sweeps, linear algebra, NLopt's own work, output), which add up to it with
+ * "other_seconds" (what none of them holds), and the counts of plain and derivative
+ * sweeps. */
+void sp_result_add_timing(cJSON *result, double solve_seconds, const sp_time_parts *parts, double plain_sweeps,
+                          double derivative_sweeps);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/result_view.h"
 #include "planner/sp_clock.h"
 #include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_direct.h"
@@ -938,32 +939,6 @@ static void add_terminal(cJSON *root, int n, const double *residual, double norm
     cJSON_AddNumberToObject(term, "norm", norm);
 }
 
-/* The "timing" block: the solve and its parts, which add up to it ("other_seconds" holds
- * what none of them does: residual checks, bookkeeping), and the sweeps counted. */
-static void add_timing(cJSON *root, const sp_plan *plan, double plain_sweeps, double derivative_sweeps)
-{
-    const sp_time_parts *p = &plan->times;
-    const struct {
-        const char *name;
-        double seconds;
-    } parts[] = {{"start_seconds", p->start},
-                 {"plain_sweep_seconds", p->plain_sweeps},
-                 {"derivative_sweep_seconds", p->derivative_sweeps},
-                 {"linear_algebra_seconds", p->linear_algebra},
-                 {"optimizer_seconds", p->optimizer},
-                 {"output_seconds", p->output}};
-    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
-    cJSON_AddNumberToObject(timing, "solve_seconds", plan->seconds);
-    double sum = 0.0;
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; ++k) {
-        cJSON_AddNumberToObject(timing, parts[k].name, parts[k].seconds);
-        sum += parts[k].seconds;
-    }
-    cJSON_AddNumberToObject(timing, "other_seconds", plan->seconds - sum);
-    cJSON_AddNumberToObject(timing, "plain_sweeps", plain_sweeps);
-    cJSON_AddNumberToObject(timing, "derivative_sweeps", derivative_sweeps);
-}
-
 /* The result of a round-metric sphere plan: the fields of every keyframe plan, from the
  * condensed solution (sp_round.h). */
 static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
@@ -1034,7 +1009,7 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
     }
     if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK)
         cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
-    add_timing(root, plan, plan->sweeps - plan->linearised, plan->linearised);
+    sp_result_add_timing(root, plan->seconds, &plan->times, plan->sweeps - plan->linearised, plan->linearised);
     return root;
 }
 
@@ -1100,7 +1075,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);
     /* derivative sweeps: the block Jacobians, or the direct form's costates with its cost */
-    add_timing(root, plan, plan->sweeps - plan->linearised - plan->direct_gradients,
+    sp_result_add_timing(root, plan->seconds, &plan->times, plan->sweeps - plan->linearised - plan->direct_gradients,
                plan->linearised + plan->direct_gradients);
     return root;
 }
@@ -1149,7 +1124,7 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
     cJSON_AddNumberToObject(diag, "momentum_map_drift", momentum_map_drift_between_kicks(s, G, N, c->n_targets));
 
     plan->times.plain_sweeps = tm.forward_seconds, plan->times.derivative_sweeps = tm.adjoint_seconds;
-    add_timing(root, plan, (double)tm.forward_sweeps, (double)tm.adjoint_sweeps);
+    sp_result_add_timing(root, plan->seconds, &plan->times, (double)tm.forward_sweeps, (double)tm.adjoint_sweeps);
 
     return root;
 }

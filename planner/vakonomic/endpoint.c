@@ -18,14 +18,16 @@
 #include "planner/vakonomic/sp_vak_run.h"
 #include "integrators/sp_linsolve.h"
 #include "lie/sp_linalg.h"
+#include "planner/result_view.h"
 #include "problems/sp_result_file.h"
 
 typedef struct endpoint {
     const sp_problem *pb;
     sp_vak_system sys;
     sp_progress stop_only; /* the caller's stop flag without its reports */
-    long sweeps;
-    sp_run_work work; /* summed over every sweep of the search */
+    long sweeps, derivative_sweeps;
+    sp_time_parts times; /* where the search's time went */
+    sp_run_work work;    /* summed over every sweep of the search */
     long steps_done;
 } endpoint;
 
@@ -34,8 +36,10 @@ static sp_status mismatch(endpoint *e, const double *p0, double *F, double *J)
 {
     const int n = e->sys.model.n;
     sp_vak_run run;
+    const double t0 = sp_clock_seconds();
     sp_status st = sp_vak_integrate(&e->sys, e->pb->vak.q0, p0, 0, J != NULL, &run);
-    e->sweeps++;
+    *(J ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
+    e->sweeps++, e->derivative_sweeps += J != NULL;
     sp_run_work_add(&e->work, &run.work);
     e->steps_done += run.steps_done;
     if (st == SP_OK) {
@@ -212,7 +216,11 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         }
         starting_point(&e, k, x);
         ++starts;
-        if (sp_optimize(&pb->optimizer, n, objective, &e, x, progress, k + 1, &opt) != SP_OK) {
+        const double t_opt = sp_clock_seconds(), swept = e.times.plain_sweeps + e.times.derivative_sweeps;
+        const sp_status ost = sp_optimize(&pb->optimizer, n, objective, &e, x, progress, k + 1, &opt);
+        e.times.optimizer +=
+            sp_clock_seconds() - t_opt - (e.times.plain_sweeps + e.times.derivative_sweeps - swept);
+        if (ost != SP_OK) {
             failure = SP_ERR_NOMEM;
             break;
         }
@@ -264,6 +272,7 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         cJSON_AddNumberToObject(root, "iterations", evaluations);
         cJSON_AddNumberToObject(root, "starts", starts);
         cJSON_AddNumberToObject(root, "forward_sweeps", (double)e.sweeps);
+        const double t_out = sp_clock_seconds(); /* the reported run: the best path in full */
         if (isfinite(best_residual) && sp_vak_integrate(&e.sys, pb->vak.q0, best, 1, 0, &run) == SP_OK) {
             cJSON_AddNumberToObject(root, "residual", best_residual);
             sp_json_add_vector(root, "initial_momenta", n, best);
@@ -281,7 +290,9 @@ cJSON *sp_vak_plan_json_progress(const sp_problem *pb, const sp_progress *progre
         cJSON_AddNumberToObject(work, "sweeps", (double)e.sweeps);
         sp_run_work_json(SP_WORK_IMPLICIT, &e.work, e.steps_done, work);
         sp_vak_settings_json(pb, root);
-        cJSON_AddNumberToObject(cJSON_AddObjectToObject(root, "timing"), "solve_seconds", sp_clock_seconds() - start);
+        e.times.output += sp_clock_seconds() - t_out;
+        sp_result_add_timing(root, sp_clock_seconds() - start, &e.times, (double)(e.sweeps - e.derivative_sweeps),
+                             (double)e.derivative_sweeps);
     }
     sp_vak_run_release(&run);
     sp_vak_system_release(&e.sys);
