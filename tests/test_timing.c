@@ -1,4 +1,4 @@
-/* The "timing" block of keyframe plans adds up: its parts (start, plain sweeps, derivative
+/* The "timing" block of plans (keyframes and vakonomic endpoints) adds up: its parts (start, plain sweeps, derivative
  * sweeps, linear algebra, NLopt's own work, the curve, other) are never negative and sum to
  * solve_seconds, "other" (what no part holds) is a small share, and the part a method
  * spends its time in is the one that shows it: the sweeps for Newton's methods, NLopt's own
@@ -97,6 +97,12 @@ Test(timing, the_parts_add_up_to_the_solve, .timeout = 300)
     check_timing("direct form", direct, 1, share);
     cr_expect_gt(share[4] + share[2], 0.5, "direct form: optimiser and gradients are %.0f %%", 100 * (share[4] + share[2]));
     free(direct);
+    /* a vakonomic endpoint plan: NLopt over the initial momenta, its sweeps carrying the
+     * Jacobian of the end point */
+    char *parking = data_doc("parallel_parking.json", "{}");
+    check_timing("endpoint plan", parking, 1, share);
+    cr_expect_gt(share[1] + share[2], 0.5, "endpoint plan: sweeps are %.0f %%", 100 * (share[1] + share[2]));
+    free(parking);
     /* single shooting and the round sphere (a millisecond each): the sum holds */
     char *single = data_doc("sphere_interpolation.json", "{\"method\": \"single_shooting\"}");
     check_timing("single shooting", single, 0, share);
