@@ -939,6 +939,22 @@ static void add_terminal(cJSON *root, int n, const double *residual, double norm
     cJSON_AddNumberToObject(term, "norm", norm);
 }
 
+/* What Newton reached and what it took, at the top and in "work" (returned, for more). */
+static cJSON *add_newton_effort(cJSON *root, const sp_plan *plan, const sp_plan_result *res, int derivative_sweeps)
+{
+    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
+    cJSON_AddNumberToObject(root, "tolerance", plan->pb->plan.tolerance);
+    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
+    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
+    cJSON *work = cJSON_AddObjectToObject(root, "work");
+    cJSON_AddNumberToObject(work, "newton_iterations", plan->iterations);
+    cJSON_AddNumberToObject(work, "factorizations", plan->factorizations);
+    cJSON_AddNumberToObject(work, "sweeps", plan->sweeps);
+    cJSON_AddNumberToObject(work, "derivative_sweeps", derivative_sweeps);
+    return work;
+}
+
 /* The result of a round-metric sphere plan: the fields of every keyframe plan, from the
  * condensed solution (sp_round.h). */
 static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
@@ -951,16 +967,7 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
         cJSON_AddNumberToObject(root, "running_cost", res->cost);
         cJSON_AddNumberToObject(root, "target_cost", 0.0);
     }
-    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
-    cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
-    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
-    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
-    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
-    cJSON *work = cJSON_AddObjectToObject(root, "work");
-    cJSON_AddNumberToObject(work, "newton_iterations", plan->iterations);
-    cJSON_AddNumberToObject(work, "factorizations", plan->factorizations);
-    cJSON_AddNumberToObject(work, "sweeps", plan->sweeps);
-    cJSON_AddNumberToObject(work, "derivative_sweeps", plan->linearised);
+    add_newton_effort(root, plan, res, plan->linearised);
     cJSON *starts = cJSON_AddArrayToObject(root, "starts");
     const plan_start *r = &plan->starts[0];
     cJSON *o = cJSON_CreateObject();
@@ -1029,16 +1036,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
         cJSON_AddStringToObject(root, "optimizer_result", res->optimizer_code);
         cJSON_AddNumberToObject(root, "evaluations", res->evaluations);
     }
-    cJSON_AddNumberToObject(root, "optimality_residual", res->gradient_norm);
-    cJSON_AddNumberToObject(root, "tolerance", pb->plan.tolerance);
-    cJSON_AddNumberToObject(root, "iterations", plan->iterations);
-    cJSON_AddNumberToObject(root, "factorizations", plan->factorizations);
-    cJSON_AddNumberToObject(root, "sweeps", plan->sweeps);
-    cJSON *work = cJSON_AddObjectToObject(root, "work");
-    cJSON_AddNumberToObject(work, "newton_iterations", plan->iterations);
-    cJSON_AddNumberToObject(work, "factorizations", plan->factorizations);
-    cJSON_AddNumberToObject(work, "sweeps", plan->sweeps);
-    cJSON_AddNumberToObject(work, "derivative_sweeps", plan->linearised + plan->direct_gradients);
+    cJSON *work = add_newton_effort(root, plan, res, plan->linearised + plan->direct_gradients);
     if (direct) cJSON_AddNumberToObject(work, "optimizer_evaluations", res->evaluations);
     cJSON *starts = cJSON_AddArrayToObject(root, "starts");
     for (int q = 0; q < plan->n_starts; ++q) {
