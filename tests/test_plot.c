@@ -506,7 +506,12 @@ Test(plot, a_car_plan_is_its_scene)
     char in[PATH_SIZE];
     join(in, SP_TEST_DATA, "car/parallel_slot.json");
     join(r, dir, "slot.json");
-    run_ok(dir, (const char *[]){"solve", in, "-o", r, NULL});
+    /* converged (0), or stalled (3) where a slow machine or valgrind spends the smoothing's
+     * time budget: either way the result has its rows to draw */
+    run_result solved;
+    run(dir, (const char *[]){"solve", in, "-o", r, NULL}, &solved);
+    cr_assert(solved.status == 0 || solved.status == 3, "solve: exit %d: %s", solved.status, solved.err);
+    run_free(&solved);
     cJSON *res = read_json(r);
     join(svg_path, dir, "scene.svg");
     run_ok(dir, (const char *[]){"plot", r, "-o", svg_path, NULL});

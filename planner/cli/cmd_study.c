@@ -133,6 +133,8 @@ typedef struct study_run {
     int slots;
     int stop;         /* the signal that stopped the study (SIGALRM: --max-seconds), or 0 */
     double deadline;  /* sp_clock_seconds() at which --max-seconds stops the study; 0: none */
+    size_t *todo;     /* the cases of this run (held here also so that a worker, a fork of
+                         this process, can reach every block it inherited until it exits) */
     size_t *returned; /* cases handed to a worker that died before it started them */
     size_t n_returned;
     struct sigaction saved_chld, saved_usr1, saved_pipe; /* as the command had them */
@@ -1084,7 +1086,7 @@ static int run_study(const study_args *a, int rank, int size, int *stop)
                    .start = sp_clock_seconds(),
                    .deadline = a->deadline};
     size_t total = sp_study_case_count(study);
-    size_t *todo = malloc(total * sizeof *todo);
+    size_t *todo = r.todo = malloc((total ? total : 1) * sizeof *todo);
     r.summary = rank == 0 ? sp_study_summary_new(study) : NULL;
     int ready = todo && (rank != 0 || r.summary);
     if (rank == 0 && ready) {
