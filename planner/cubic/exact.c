@@ -106,8 +106,9 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
 }
 
 /* The knot states of the C² spline through the keyframes. */
-static sp_status start_untimed(exact *e)
+static sp_status start(exact *e)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     sp_start_curve *c = sp_start_curve_new(e->pb, SP_START_SPLINE);
     if (!c) return SP_ERR_NOMEM;
     const int n = e->n;
@@ -119,17 +120,10 @@ static sp_status start_untimed(exact *e)
         if (i < e->K) memcpy(e->mu + n * i, z.nu, (size_t)n * sizeof *e->mu);
     }
     sp_start_curve_free(c);
+    e->times.start += sp_clock_seconds() - t0;
     return SP_OK;
 }
 
-/* start, its time counted in e->times. */
-static sp_status start(exact *e)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = start_untimed(e);
-    e->times.start += sp_clock_seconds() - t0;
-    return st;
-}
 
 static void knot_state(const exact *e, const double *w, const double *mu, int i, sp_hohp_state *z)
 {
@@ -287,9 +281,10 @@ static sp_status factor(exact *e)
 /* One sweep over every segment from (w, μ) on `steps`: the residuals r, the largest scaled
  * one, the running cost; with `linearise` also the condensed band (unfactored) and the
  * segments' blocks. `nodes` (optional) receives the state at every grid node. */
-static sp_status sweep_untimed(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
+static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
                        double *running, sp_hohp_state *nodes)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     const int n = e->n, nw = 2 * n;
     if (linearise) sp_band_zero(e->band);
     e->first_node[0] = 0;
@@ -314,22 +309,15 @@ static sp_status sweep_untimed(exact *e, const int *steps, const double *w, cons
     e->sweeps++;
     *scaled = worst;
     *running = run;
+    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
     return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
 }
 
-/* sweep, its time counted in e->times. */
-static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
-                   double *running, sp_hohp_state *nodes)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = sweep_untimed(e, steps, w, mu, linearise, scaled, running, nodes);
-    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
-    return st;
-}
 
 /* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction_untimed(exact *e, const double *w)
+static sp_status correction(exact *e, const double *w)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     const sp_problem *pb = e->pb;
     const int n = e->n, nw = 2 * n;
     for (int k = 0; k < n; ++k) {
@@ -359,17 +347,10 @@ static sp_status correction_untimed(exact *e, const double *w)
         sp_mat_vec(n, n, sg->Ainv, v, y);
         for (int k = 0; k < n; ++k) e->dmu[n * i + k] = -y[k];
     }
+    e->times.linear_algebra += sp_clock_seconds() - t0;
     return SP_OK;
 }
 
-/* correction, its time counted in e->times. */
-static sp_status correction(exact *e, const double *w)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = correction_untimed(e, w);
-    e->times.linear_algebra += sp_clock_seconds() - t0;
-    return st;
-}
 
 static double step_norm(const exact *e)
 {
@@ -467,24 +448,18 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
  * as many steps; its nodes `fine_nodes` from its last sweep) at the finer grid's nodes, per
  * segment: the coarser curve stepped there (by half its step at the midpoints). Its knots
  * are pinned on both curves and not compared. */
-static sp_status distance_untimed(exact *e, const int *coarse, const double *wc, const double *muc,
+static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
                           const sp_hohp_state *fine_nodes, double *dist)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
     distance_job job = {.e = e, .coarse = coarse, .wc = wc, .muc = muc, .fine_nodes = fine_nodes, .dist = dist};
-    return sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
-}
-
-/* distance, its time counted in e->times. */
-static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
-                    const sp_hohp_state *fine_nodes, double *dist)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = distance_untimed(e, coarse, wc, muc, fine_nodes, dist);
+    sp_status st = sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
     e->times.plain_sweeps += sp_clock_seconds() - t0;
     return st;
 }
+
 
 /* The solution in the caller's terms: the knot states, the jumps of μ, the grid. */
 static sp_status export_solution(const exact *e, const int *steps, double residual, sp_exact_solution *out)

@@ -955,6 +955,24 @@ static cJSON *add_newton_effort(cJSON *root, const sp_plan *plan, const sp_plan_
     return work;
 }
 
+/* Every start the plan ran: how it ended, at what cost, after how much work. */
+static void add_starts(cJSON *root, const sp_plan *plan)
+{
+    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
+    for (int q = 0; q < plan->n_starts; ++q) {
+        const plan_start *r = &plan->starts[q];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "start", r->name);
+        cJSON_AddStringToObject(o, "status", r->status);
+        if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
+        cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
+        cJSON_AddNumberToObject(o, "iterations", r->iterations);
+        cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
+        if (r->direct_evaluations) cJSON_AddNumberToObject(o, "direct_evaluations", r->direct_evaluations);
+        cJSON_AddItemToArray(starts, o);
+    }
+}
+
 /* The result of a round-metric sphere plan: the fields of every keyframe plan, from the
  * condensed solution (sp_round.h). */
 static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
@@ -968,16 +986,7 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
         cJSON_AddNumberToObject(root, "target_cost", 0.0);
     }
     add_newton_effort(root, plan, res, plan->linearised);
-    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
-    const plan_start *r = &plan->starts[0];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "start", r->name);
-    cJSON_AddStringToObject(o, "status", r->status);
-    if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
-    cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
-    cJSON_AddNumberToObject(o, "iterations", r->iterations);
-    cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
-    cJSON_AddItemToArray(starts, o);
+    add_starts(root, plan);
     if (sol->nodes) {
         const int K = (int)pb->cubic.n_targets;
         sp_json_add_vector(root, "initial_momenta", 6, res->x);
@@ -1038,19 +1047,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     }
     cJSON *work = add_newton_effort(root, plan, res, plan->linearised + plan->direct_gradients);
     if (direct) cJSON_AddNumberToObject(work, "optimizer_evaluations", res->evaluations);
-    cJSON *starts = cJSON_AddArrayToObject(root, "starts");
-    for (int q = 0; q < plan->n_starts; ++q) {
-        const plan_start *r = &plan->starts[q];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "start", r->name);
-        cJSON_AddStringToObject(o, "status", r->status);
-        if (isfinite(r->cost)) cJSON_AddNumberToObject(o, "cost", r->cost);
-        cJSON_AddNumberToObject(o, "optimality_residual", r->residual);
-        cJSON_AddNumberToObject(o, "iterations", r->iterations);
-        cJSON_AddNumberToObject(o, "sigma_stages", r->stages);
-        if (r->direct_evaluations) cJSON_AddNumberToObject(o, "direct_evaluations", r->direct_evaluations);
-        cJSON_AddItemToArray(starts, o);
-    }
+    add_starts(root, plan);
     if (!plan->ms || !plan->report.states) return root;
     const sp_ms_report *rep = &plan->report;
     sp_json_add_vector(root, "initial_momenta", 2 * n, rep->initial_momenta);

@@ -141,8 +141,9 @@ static void from_basis(const round_solver *e, int i, const double *c, double *u)
 /* The start: the C² cubic spline of R³ through the knots (second derivatives M_i by the
  * tridiagonal system of the spline; natural or clamped ends as the plan's), its velocity,
  * acceleration and third derivative at the knots projected onto the tangent planes. */
-static sp_status spline_start_untimed(round_solver *e)
+static sp_status spline_start(round_solver *e)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     const int K = e->K, n = K + 1;
     const sp_problem *pb = e->pb;
     double *sub = malloc((size_t)n * sizeof *sub), *diag = malloc((size_t)n * sizeof *diag);
@@ -200,17 +201,10 @@ static sp_status spline_start_untimed(round_solver *e)
         if (i < K) to_basis(e, i, j, e->mu + NG * i);
     }
     free(sub), free(diag), free(sup), free(M);
+    e->times.start += sp_clock_seconds() - t0;
     return SP_OK;
 }
 
-/* spline_start, its time counted in e->times. */
-static sp_status spline_start(round_solver *e)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = spline_start_untimed(e);
-    e->times.start += sp_clock_seconds() - t0;
-    return st;
-}
 
 /* The embedded state leaving knot i (cost 0). */
 static void knot_state(const round_solver *e, const double *w, const double *mu, int i, double *x)
@@ -351,9 +345,10 @@ static sp_status factor(round_solver *e)
     return st;
 }
 
-static sp_status sweep_untimed(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
+static sp_status sweep(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
                        double *scaled, double *cost, double *nodes)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     if (linearise) sp_band_zero(e->band);
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)steps[i];
@@ -377,22 +372,15 @@ static sp_status sweep_untimed(round_solver *e, const int *steps, const double *
         }
     }
     *scaled = worst, *cost = run;
+    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
     return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
 }
 
-/* sweep, its time counted in e->times. */
-static sp_status sweep(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
-                       double *scaled, double *cost, double *nodes)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = sweep_untimed(e, steps, w, mu, linearise, scaled, cost, nodes);
-    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
-    return st;
-}
 
 /* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction_untimed(round_solver *e)
+static sp_status correction(round_solver *e)
 {
+    const double t0 = sp_clock_seconds(); /* counted in e->times */
     const int K = e->K;
     for (int k = 0; k < NG; ++k) {
         e->rhs[k] = -start_residual(e, e->w, k);
@@ -421,17 +409,10 @@ static sp_status correction_untimed(round_solver *e)
         sp_mat_vec(NG, NG, sg->Ainv, v, y);
         for (int k = 0; k < NG; ++k) e->dmu[NG * i + k] = -y[k];
     }
+    e->times.linear_algebra += sp_clock_seconds() - t0;
     return SP_OK;
 }
 
-/* correction, its time counted in e->times. */
-static sp_status correction(round_solver *e)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = correction_untimed(e);
-    e->times.linear_algebra += sp_clock_seconds() - t0;
-    return st;
-}
 
 /* Newton on `steps` from the current (w, μ), the factors refreshed at the start and when
  * a step contracts the residual by less than 4; a step that does not reduce the residual
