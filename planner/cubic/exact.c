@@ -1,5 +1,6 @@
 /* Exact interpolation by the order-8 scheme in condensed form (see sp_exact.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "planner/cubic/sp_keyframe_start.h"
 #include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
+#include "planner/sp_trust_region.h"
 
 #define MAXN SP_LIE_MAX_DIM
 #define MAXW (2 * SP_LIE_MAX_DIM)
@@ -18,8 +20,10 @@ int sp_exact_applies(const sp_problem *pb)
 {
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
-    return pb->task == SP_TASK_PLAN && !pb->plan.pose && c->space == SP_SPACE_GROUP && c->sigma == 0.0 &&
-           (G == sp_group_so3 || G == sp_group_se3 || G == sp_group_rn(G->dim)) && pb->steps == 0 && pb->scheme->rk_table &&
+    const int space = c->space == SP_SPACE_GROUP
+                          ? G == sp_group_so3 || G == sp_group_se3 || G == sp_group_rn(G->dim)
+                          : c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROTATION && G == sp_group_so3;
+    return pb->task == SP_TASK_PLAN && !pb->plan.pose && space && c->sigma == 0.0 && pb->steps == 0 && pb->scheme->rk_table &&
            pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING && c->n_targets > 0 &&
            sp_cubic_segments(c, pb->T) == c->n_targets;
 }
@@ -30,6 +34,11 @@ typedef struct segment {
     double Ainv[MAXN * MAXN]; /* (∂r_g/∂μ)⁻¹ */
     double Aw[MAXN * MAXW];   /* ∂r_g/∂w */
     double Bmu[MAXW * MAXN];  /* ∂(ξ, π)_end/∂μ */
+    /* sphere plans: the derivatives in the turns ψ_i (the segment's start) and ψ_{i+1}
+     * (its end's keyframe), and y0·μ_end's in (ξ_i, π_i, μ_i, ψ_i) */
+    double Ag[MAXN], Ae[MAXN]; /* ∂r_g/∂ψ_i, ∂r_g/∂ψ_{i+1} */
+    double Bpsi[MAXW];         /* ∂(ξ, π)_end/∂ψ_i */
+    double Kend[3 * MAXN + 1]; /* ∂(y0·μ_end)/∂(ξ_i, π_i, μ_i, ψ_i) */
 } segment;
 
 typedef struct exact {
@@ -40,6 +49,11 @@ typedef struct exact {
     int n, K;         /* algebra dim, keyframes (segments) */
     double *tk;       /* K+1 knot times */
     const double **R; /* K+1 knot elements (g0, the keyframes) */
+    /* sphere plans: the knot element R_i = L_i exp(ψ_i ŷ0) is a lift L_i of the keyframe
+     * turned about y0 by ψ_i, the unknown of the outer problem (ψ_0 = 0: g0 is given) */
+    int spin;
+    double y0[3];
+    double *lift, *turned, *psi; /* L_i and R_i (K+1 elements each), ψ_i (K+1) */
     /* unknowns: w_i = (ξ_i, π_i) for i = 0…K, μ_i for i < K */
     double *w, *mu;
     /* residuals: per segment r_g (n) then r_w (2n) */
@@ -52,7 +66,6 @@ typedef struct exact {
     size_t *first_node; /* K+1: the node index of every knot on the grid of a sweep */
     segment *seg;
     sp_band *band;
-    double *rhs;
     double *dw, *dmu;
     int jacobians, sweeps, iterations;
     sp_time_parts times;
@@ -63,9 +76,10 @@ static const double *elem(const exact *e, int i) { return e->R[i]; }
 static void exact_free(exact *e)
 {
     for (int w = 0; w < SP_PARALLEL_MAX; ++w) sp_hohp_rk_free(e->rk[w]);
+    free(e->lift), free(e->turned), free(e->psi);
     free(e->seg_run), free(e->seg_worst), free(e->cost), free(e->first_node);
     free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->r);
-    free(e->ends), free(e->seg), sp_band_free(e->band), free(e->rhs), free(e->dw), free(e->dmu);
+    free(e->ends), free(e->seg), sp_band_free(e->band), free(e->dw), free(e->dmu);
 }
 
 static sp_status exact_init(exact *e, const sp_problem *pb)
@@ -90,19 +104,43 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->r = malloc(K * 3 * n * sizeof *e->r);
     e->seg = malloc(K * sizeof *e->seg);
     e->ends = malloc(K * sizeof *e->ends);
-    e->rhs = malloc((K + 1) * 2 * n * sizeof *e->rhs);
     e->dw = malloc((K + 1) * 2 * n * sizeof *e->dw);
     e->dmu = malloc(K * n * sizeof *e->dmu);
     /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
     e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->ends || !e->seg || !e->rhs || !e->dw ||
+    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->ends || !e->seg || !e->dw ||
         !e->dmu || !e->band) {
         exact_free(e);
         return SP_ERR_NOMEM;
     }
     e->tk[0] = 0.0, e->R[0] = pb->g0;
     for (size_t i = 0; i < K; ++i) e->tk[i + 1] = pb->cubic.targets[i].t, e->R[i + 1] = pb->cubic.targets[i].R;
+    e->spin = pb->cubic.space == SP_SPACE_SPHERE;
+    if (e->spin) {
+        const size_t es = (size_t)e->G->elem_size;
+        sp_vec_copy(3, pb->cubic.y0, e->y0);
+        e->lift = malloc((K + 1) * es * sizeof *e->lift);
+        e->turned = malloc((K + 1) * es * sizeof *e->turned);
+        e->psi = calloc(K + 1, sizeof *e->psi);
+        if (!e->lift || !e->turned || !e->psi) {
+            exact_free(e);
+            return SP_ERR_NOMEM;
+        }
+        for (size_t i = 0; i <= K; ++i) e->R[i] = e->turned + i * es;
+    }
     return SP_OK;
+}
+
+/* R_i = L_i exp(ψ_i ŷ0) for every knot of a sphere plan. */
+static void turn_knots(exact *e)
+{
+    const size_t es = (size_t)e->G->elem_size;
+    for (int i = 0; i <= e->K; ++i) {
+        double v[3], E[SP_LIE_MAX_ELEM];
+        for (int q = 0; q < 3; ++q) v[q] = e->psi[i] * e->y0[q];
+        e->G->exp(e->G, v, E);
+        e->G->compose(e->G, e->lift + i * es, E, e->turned + i * es);
+    }
 }
 
 /* The knot states of the C² spline through the keyframes. */
@@ -115,11 +153,15 @@ static sp_status start(exact *e)
     for (int i = 0; i <= e->K; ++i) {
         sp_hohp_state z;
         sp_start_curve_eval(c, e->tk[i], &z);
+        /* a sphere keyframe's lift: where the start curve passes (its spin the best of
+         * the lift by smallest rotations) */
+        if (e->spin) sp_vec_copy(e->G->elem_size, z.g, e->lift + (size_t)e->G->elem_size * i);
         memcpy(e->w + 2 * n * i, z.xi, (size_t)n * sizeof *e->w);
         memcpy(e->w + 2 * n * i + n, z.p, (size_t)n * sizeof *e->w);
         if (i < e->K) memcpy(e->mu + n * i, z.nu, (size_t)n * sizeof *e->mu);
     }
     sp_start_curve_free(c);
+    if (e->spin) turn_knots(e);
     e->times.start += sp_clock_seconds() - t0;
     return SP_OK;
 }
@@ -177,19 +219,21 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
 {
     exact *e = job->e;
     const sp_group *G = e->G;
-    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n, linearise = job->linearise;
+    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n + e->spin, linearise = job->linearise;
     const double *w = job->w;
     sp_hohp_state z;
     knot_state(e, w, job->mu, i, &z);
-    double dz[3 * MAXN * 4 * MAXN];
+    double dz[(3 * MAXN + 1) * 4 * MAXN];
     if (linearise) {
-        /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned) */
+        /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned), and on the sphere
+         * the turn δψ of the knot, g → g exp(δψ ŷ0) */
         memset(dz, 0, (size_t)cols * nz * sizeof *dz);
         for (int c = 0; c < n; ++c) {
             dz[c * nz + n + c] = 1.0;               /* ξ */
             dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
             dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
         }
+        if (e->spin) sp_vec_copy(n, e->y0, dz + 3 * n * nz);
     }
     const int steps = job->steps[i];
     const double h = (e->tk[i + 1] - e->tk[i]) / steps;
@@ -203,8 +247,9 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
         run += c;
     }
     e->ends[i] = z;
-    double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN];
-    sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, NULL, linearise ? D : NULL);
+    double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN], Da[MAXN * MAXN];
+    sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, linearise && e->spin ? Da : NULL,
+                                         linearise ? D : NULL);
     if (st != SP_OK) return st;
     const double *w1 = w + nw * (i + 1);
     for (int k = 0; k < n; ++k) {
@@ -217,7 +262,7 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
     e->seg_run[i] = run, e->seg_worst[i] = worst;
     if (!linearise) return SP_OK;
     segment *sg = &e->seg[i];
-    double A[MAXN * 3 * MAXN]; /* ∂r_g/∂(ξ, π, μ) = D · (δθ rows) */
+    double A[MAXN * (3 * MAXN + 1)]; /* ∂r_g/∂(ξ, π, μ, ψ) = D · (δθ rows) */
     for (int a = 0; a < n; ++a)
         for (int c = 0; c < cols; ++c) {
             double s = 0.0;
@@ -235,6 +280,14 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
         const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
         for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
         for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
+        if (e->spin) sg->Bpsi[a] = dz[3 * n * nz + q];
+    }
+    if (e->spin) {
+        for (int a = 0; a < n; ++a) {
+            sg->Ag[a] = A[a * cols + 3 * n];
+            sg->Ae[a] = sp_vec_dot(n, Da + a * n, e->y0);
+        }
+        for (int c = 0; c < cols; ++c) sg->Kend[c] = sp_vec_dot(n, e->y0, dz + c * nz + 2 * n);
     }
     /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
     double Y[MAXN * MAXW];
@@ -314,43 +367,61 @@ static sp_status sweep(exact *e, const int *steps, const double *w, const double
 }
 
 
-/* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction(exact *e, const double *w)
+/* The response of the linearised conditions (the kept factors and blocks) to the residuals
+ * of the last sweep (with `residual`; Newton's correction) and to turns δψ of the knots
+ * (K+1 values, δψ_0 = 0; NULL: none): (δw, δμ), and with `dkick` the change of the spin
+ * kicks (K values, see kicks()). */
+static sp_status respond(exact *e, const double *w, int residual, const double *dpsi, double *dw, double *dmu,
+                         double *dkick)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     const sp_problem *pb = e->pb;
     const int n = e->n, nw = 2 * n;
     for (int k = 0; k < n; ++k) {
-        e->rhs[k] = -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]);
-        e->rhs[n + nw * e->K + k] = -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]);
+        dw[k] = residual ? -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]) : 0.0;
+        dw[n + nw * e->K + k] =
+            residual ? -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]) : 0.0;
     }
-    for (int i = 0; i < e->K; ++i) {
-        const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)i * 3 * n;
-        double y[MAXN];
-        sp_mat_vec(n, n, sg->Ainv, r, y); /* Ainv r_g */
-        for (int a = 0; a < nw; ++a) {
-            double s = r[n + a];
-            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * y[q];
-            e->rhs[n + nw * i + a] = s; /* δw_{i+1} − Φ δw_i = r_w − B_μ Ainv r_g */
-        }
-    }
-    memcpy(e->dw, e->rhs, (size_t)(nw * (e->K + 1)) * sizeof *e->dw);
-    sp_status st = sp_band_solve(e->band, e->dw);
-    if (st != SP_OK) return st;
+    /* per segment: δμ_i = −Ainv (r_g + Aw δw_i + Ag δψ_i + Ae δψ_{i+1}), which leaves
+     * δw_{i+1} − Φ δw_i = r_w + Bψ δψ_i − B_μ Ainv (r_g + Ag δψ_i + Ae δψ_{i+1}) */
     for (int i = 0; i < e->K; ++i) {
         const segment *sg = &e->seg[i];
         const double *r = e->r + (size_t)i * 3 * n;
         double v[MAXN], y[MAXN];
-        sp_mat_vec(n, nw, sg->Aw, e->dw + nw * i, v);
-        for (int k = 0; k < n; ++k) v[k] += r[k];
+        for (int k = 0; k < n; ++k)
+            v[k] = (residual ? r[k] : 0.0) + (dpsi ? sg->Ag[k] * dpsi[i] + sg->Ae[k] * dpsi[i + 1] : 0.0);
         sp_mat_vec(n, n, sg->Ainv, v, y);
-        for (int k = 0; k < n; ++k) e->dmu[n * i + k] = -y[k];
+        for (int a = 0; a < nw; ++a) {
+            double s = (residual ? r[n + a] : 0.0) + (dpsi ? sg->Bpsi[a] * dpsi[i] : 0.0);
+            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * y[q];
+            dw[n + nw * i + a] = s;
+        }
+    }
+    sp_status st = sp_band_solve(e->band, dw);
+    for (int i = 0; st == SP_OK && i < e->K; ++i) {
+        const segment *sg = &e->seg[i];
+        const double *r = e->r + (size_t)i * 3 * n;
+        double v[MAXN], y[MAXN];
+        sp_mat_vec(n, nw, sg->Aw, dw + nw * i, v);
+        for (int k = 0; k < n; ++k)
+            v[k] += (residual ? r[k] : 0.0) + (dpsi ? sg->Ag[k] * dpsi[i] + sg->Ae[k] * dpsi[i + 1] : 0.0);
+        sp_mat_vec(n, n, sg->Ainv, v, y);
+        for (int k = 0; k < n; ++k) dmu[n * i + k] = -y[k];
+    }
+    /* δκ_j = y0·δμ_j − y0·δμ_end(j−1) (no μ leaves the last knot) */
+    for (int j = 1; st == SP_OK && dkick && j <= e->K; ++j) {
+        const segment *sg = &e->seg[j - 1];
+        double s = j < e->K ? sp_vec_dot(n, e->y0, dmu + n * j) : 0.0;
+        s -= sp_vec_dot(nw, sg->Kend, dw + nw * (j - 1)) + sp_vec_dot(n, sg->Kend + nw, dmu + n * (j - 1));
+        if (dpsi) s -= sg->Kend[3 * n] * dpsi[j - 1];
+        dkick[j - 1] = s;
     }
     e->times.linear_algebra += sp_clock_seconds() - t0;
-    return SP_OK;
+    return st;
 }
 
+/* Newton's correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
+static sp_status correction(exact *e, const double *w) { return respond(e, w, 1, NULL, e->dw, e->dmu, NULL); }
 
 static double step_norm(const exact *e)
 {
@@ -405,11 +476,216 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
     return st;
 }
 
+/* The spin kicks of a sphere plan from the last sweep: κ_j = y0·(μ_j − μ_end(j−1)), the
+ * y0-component of the jump of μ at keyframe j (the body frame is the knot's). The
+ * interpolation condition y(t_j) = y_j does not hold the turn about y0, so at an optimum
+ * this component vanishes; off it, κ_j = −∂J/∂ψ_j. Returns the largest |κ_j|. */
+static double kicks(const exact *e, double *kappa)
+{
+    const int n = e->n;
+    double worst = 0.0;
+    for (int j = 1; j <= e->K; ++j) {
+        const double after = j < e->K ? sp_vec_dot(n, e->y0, e->mu + n * j) : 0.0;
+        kappa[j - 1] = after - sp_vec_dot(n, e->y0, e->ends[j - 1].nu);
+        worst = fmax(worst, fabs(kappa[j - 1]));
+    }
+    return worst;
+}
+
+/* The scale of the kicks' tolerance: the largest momentum at a knot (at least 1). */
+static double momentum_scale(const exact *e)
+{
+    double s = 1.0;
+    for (size_t k = 0; k < (size_t)e->n * e->K; ++k) s = fmax(s, fabs(e->mu[k]));
+    return s;
+}
+
+/* What a rejected trial of turns() puts back. */
+typedef struct turn_keep {
+    double *w, *mu, *r, *psi;
+    segment *seg;
+    sp_band *band;
+} turn_keep;
+
+static void keep_free(turn_keep *k)
+{
+    free(k->w), free(k->mu), free(k->r), free(k->psi), free(k->seg), sp_band_free(k->band);
+}
+
+static sp_status keep_alloc(turn_keep *k, const exact *e)
+{
+    const size_t K = (size_t)e->K, n = (size_t)e->n;
+    k->w = malloc((K + 1) * 2 * n * sizeof *k->w);
+    k->mu = malloc(K * n * sizeof *k->mu);
+    k->r = malloc(K * 3 * n * sizeof *k->r);
+    k->psi = malloc((K + 1) * sizeof *k->psi);
+    k->seg = malloc(K * sizeof *k->seg);
+    k->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
+    if (k->w && k->mu && k->r && k->psi && k->seg && k->band) return SP_OK;
+    keep_free(k);
+    return SP_ERR_NOMEM;
+}
+
+/* Copies the solver's point and linearisation into k (`save`) or back. */
+static void keep_swap(exact *e, turn_keep *k, int save)
+{
+    const size_t K = (size_t)e->K, n = (size_t)e->n;
+    struct { void *mine, *kept; size_t bytes; } part[] = {
+        {e->w, k->w, (K + 1) * 2 * n * sizeof *k->w}, {e->mu, k->mu, K * n * sizeof *k->mu},
+        {e->r, k->r, K * 3 * n * sizeof *k->r},       {e->psi, k->psi, (K + 1) * sizeof *k->psi},
+        {e->seg, k->seg, K * sizeof *k->seg}};
+    for (size_t q = 0; q < sizeof part / sizeof part[0]; ++q)
+        memcpy(save ? part[q].kept : part[q].mine, save ? part[q].mine : part[q].kept, part[q].bytes);
+    sp_band_copy(save ? k->band : e->band, save ? e->band : k->band);
+    if (!save) turn_knots(e);
+}
+
+/* The knot states of a trial turned by δψ, from Newton's linear prediction (δw, δμ):
+ * every body vector v of knot i (ξ_i, π_i, μ_i) becomes exp(−δψ_i ŷ0)(v + δv + δψ_i y0×v),
+ * which agrees with v + δv to first order but turns the frame exactly. Trials turn knots
+ * by radians, and the frame's turn is what the linear prediction gets wrong there. */
+static void predict_turned(exact *e, const double *dpsi)
+{
+    const int n = e->n;
+    for (int i = 0; i <= e->K; ++i) {
+        double v[3], E[SP_LIE_MAX_ELEM];
+        for (int q = 0; q < 3; ++q) v[q] = -dpsi[i] * e->y0[q];
+        e->G->exp(e->G, v, E);
+        double *vec[3] = {e->w + 2 * n * i, e->w + 2 * n * i + n, i < e->K ? e->mu + n * i : NULL};
+        const double *dv[3] = {e->dw + 2 * n * i, e->dw + 2 * n * i + n, i < e->K ? e->dmu + n * i : NULL};
+        for (int k = 0; k < 3 && vec[k]; ++k) {
+            double x[3], u[3];
+            sp_cross(e->y0, vec[k], x);
+            for (int q = 0; q < 3; ++q) u[q] = vec[k][q] + dv[k][q] + dpsi[i] * x[q];
+            sp_mat_vec(3, 3, E, u, vec[k]); /* E = exp(−δψ ŷ0) */
+        }
+    }
+}
+
+/* Sphere plans: the turns ψ of the knots about y0, by Newton's method with a trust region
+ * on the reduced cost J(ψ), the running cost of the orientation plan through the turned
+ * keyframes, which newton() solves at every ψ.
+ *
+ * Why not Newton on the whole system: J hardly changes under slow twists of the curve
+ * about its points, so its Hessian in ψ has eigenvalues from tens down to 1e-4 and, away
+ * from the optimum, a few negative ones; Newton's steps along those directions are tens of
+ * radians, and the whole system's model is wrong there. The reduced problem sees each trial
+ * through its true cost: the gradient is the kicks κ_j, the Hessian their derivative with
+ * every other unknown re-solved (one solve with the kept factors per keyframe), and the
+ * trust-region step (sp_trust_region.h) follows negative curvature instead of climbing it.
+ * A step is kept when J falls by at least a tenth of what the model promised; each kept
+ * step lowers J, so the plan never costs more than the orientation plan through the
+ * start's lift. Near the optimum the steps are Newton's and converge quadratically. */
+static sp_status turns(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
+                       int *converged, double *residual, double *running, sp_hohp_state *nodes)
+{
+    const int K = e->K;
+    const size_t nwk = (size_t)(2 * e->n * (K + 1)), nm = (size_t)(e->n * K);
+    double *H = malloc((size_t)K * K * sizeof *H), *grad = malloc((size_t)K * sizeof *grad);
+    double *p = malloc((size_t)K * sizeof *p), *dpsi = calloc((size_t)K + 1, sizeof *dpsi);
+    double *kick = malloc((size_t)K * sizeof *kick), *col = malloc((size_t)K * sizeof *col);
+    double *tw = malloc(nwk * sizeof *tw), *tmu = malloc((nm ? nm : 1) * sizeof *tmu);
+    turn_keep keep = {0};
+    sp_status st = H && grad && p && dpsi && kick && col && tw && tmu ? keep_alloc(&keep, e) : SP_ERR_NOMEM;
+    /* the trials compare costs, which a residual r leaves uncertain by about r: the orientation
+     * plans are solved well below the tolerance (a sweep or two more each) */
+    const double inner_tol = fmax(1e-3 * tol, 1e-12);
+    int inner = 0;
+    *converged = 0;
+    if (st == SP_OK) st = newton(e, steps, have_factors, inner_tol, progress, &inner, residual, running, nodes);
+    inner = inner || *residual <= tol;
+    double radius = 0.5; /* radians of turn */
+    for (int outer = 0; st == SP_OK && inner; ++outer) {
+        const double worst = kicks(e, kick);
+        if (getenv("SPDEBUG")) fprintf(stderr, "turns %d: J %.12f res %.2e kick %.2e radius %.2e sweeps %d\n", outer, *running, *residual, worst, radius, e->sweeps);
+        if (*residual <= tol && worst <= tol * momentum_scale(e)) {
+            *converged = 1;
+            break;
+        }
+        if (outer >= 200) break;
+        if (sp_progress_stopped(progress)) {
+            st = SP_ERR_INTERRUPTED;
+            break;
+        }
+        if (getenv("SPFD") && outer == atoi(getenv("SPFD"))) {
+            kicks(e, kick);
+            keep_swap(e, &keep, 1);
+            const double J0 = *running;
+            for (int j = 0; j < K; j += K / 6 + 1) {
+                double Jpm[2];
+                for (int sgn = 0; sgn < 2; ++sgn) {
+                    keep_swap(e, &keep, 0);
+                    e->psi[j + 1] += sgn ? -1e-4 : 1e-4;
+                    turn_knots(e);
+                    int cv; double rr;
+                    newton(e, steps, 0, 1e-13, progress, &cv, &rr, &Jpm[sgn], NULL);
+                }
+                fprintf(stderr, "FD j %d: dJ %.8e  -kick %.8e  (J0 %.12f)\n", j, (Jpm[0] - Jpm[1]) / 2e-4, -kick[j], J0);
+            }
+            keep_swap(e, &keep, 0);
+            newton(e, steps, 0, inner_tol, progress, &inner, residual, running, NULL);
+        }
+        double res, J;
+        st = sweep(e, steps, e->w, e->mu, 1, &res, &J, NULL);
+        if (st == SP_OK) st = factor(e);
+        if (st != SP_OK) break;
+        kicks(e, grad);
+        for (int j = 0; j < K; ++j) grad[j] = -grad[j]; /* ∂J/∂ψ = −κ */
+        for (int l = 0; st == SP_OK && l < K; ++l) {
+            dpsi[l + 1] = 1.0;
+            st = respond(e, e->w, 0, dpsi, tw, tmu, col);
+            dpsi[l + 1] = 0.0;
+            for (int j = 0; j < K; ++j) H[(size_t)j * K + l] = -col[j];
+        }
+        for (int j = 0; j < K; ++j)
+            for (int l = 0; l < j; ++l) H[(size_t)j * K + l] = H[(size_t)l * K + j] = 0.5 * (H[(size_t)j * K + l] + H[(size_t)l * K + j]);
+        keep_swap(e, &keep, 1);
+        int accepted = 0;
+        for (int trial = 0; st == SP_OK && !accepted && trial < 10; ++trial) {
+            sp_trust_step info;
+            st = sp_trust_region_step(K, H, grad, radius, p, &info);
+            if (st != SP_OK) break;
+            for (int j = 0; j < K; ++j) dpsi[j + 1] = p[j];
+            st = respond(e, e->w, 1, dpsi, e->dw, e->dmu, NULL);
+            if (st == SP_OK) predict_turned(e, dpsi);
+            for (int j = 0; j < K; ++j) e->psi[j + 1] += p[j], dpsi[j + 1] = 0.0;
+            turn_knots(e);
+            if (st == SP_OK) st = newton(e, steps, 1, inner_tol, progress, &inner, residual, running, nodes);
+            if (st == SP_ERR_DOMAIN) st = SP_OK, inner = 0; /* a trial too far for the mismatch's logarithm */
+            if (st != SP_OK) break;
+            inner = inner || *residual <= tol;
+            const double rho = (J - *running) / info.predicted, after = kicks(e, kick);
+            /* The kicks are the gradient of the continuous cost, J that of the grid's: they
+             * agree to the grid's accuracy, so close to the optimum J cannot judge a step.
+             * There a Newton step (H positive definite, inside the region) that halves the
+             * kicks is taken, when it does not raise J beyond that accuracy. */
+            const int newton_step = info.interior && after <= 0.5 * worst && *running <= J + 1e-6 * (1.0 + fabs(J));
+            accepted = inner && (rho >= 0.1 || newton_step);
+            if (getenv("SPDEBUG")) fprintf(stderr, "   trial |p| %.3e pred %.3e ared %.3e rho %.3f lowest %.2e inner %d\n", info.length, info.predicted, J - *running, rho, info.lowest, inner);
+            if (accepted) {
+                if (rho > 0.75 && info.length > 0.99 * radius) radius = fmin(2.0 * radius, 1e3);
+                else if (rho < 0.25) radius = 0.5 * info.length;
+            } else {
+                keep_swap(e, &keep, 0);
+                radius = 0.25 * info.length;
+                inner = 1;
+            }
+        }
+        e->iterations++;
+        if (getenv("SPDEBUG")) fprintf(stderr, "  end outer st %d accepted %d\n", (int)st, accepted);
+        if (!accepted) break;
+    }
+    free(H), free(grad), free(p), free(dpsi), free(kick), free(col), free(tw), free(tmu);
+    keep_free(&keep);
+    return st;
+}
+
 /* What the pieces of a distance share. */
 typedef struct distance_job {
     exact *e;
     const int *coarse;
     const double *wc, *muc;
+    const double *elems; /* the coarser curve's knot elements (its turns, on the sphere), or NULL */
     const sp_hohp_state *fine_nodes;
     double *dist;
 } distance_job;
@@ -422,6 +698,7 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
     for (int i = begin; i < end; ++i) {
         sp_hohp_state zc, zh;
         knot_state(e, job->wc, job->muc, i, &zc);
+        if (job->elems) sp_vec_copy(e->G->elem_size, job->elems + (size_t)e->G->elem_size * i, zc.g);
         const int steps = job->coarse[i];
         const double hc = (e->tk[i + 1] - e->tk[i]) / steps;
         const sp_hohp_state *fine = job->fine_nodes + 2 * e->first_node[i];
@@ -448,13 +725,14 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
  * as many steps; its nodes `fine_nodes` from its last sweep) at the finer grid's nodes, per
  * segment: the coarser curve stepped there (by half its step at the midpoints). Its knots
  * are pinned on both curves and not compared. */
-static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc,
+static sp_status distance(exact *e, const int *coarse, const double *wc, const double *muc, const double *elems,
                           const sp_hohp_state *fine_nodes, double *dist)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
-    distance_job job = {.e = e, .coarse = coarse, .wc = wc, .muc = muc, .fine_nodes = fine_nodes, .dist = dist};
+    distance_job job = {
+        .e = e, .coarse = coarse, .wc = wc, .muc = muc, .elems = elems, .fine_nodes = fine_nodes, .dist = dist};
     sp_status st = sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
     e->times.plain_sweeps += sp_clock_seconds() - t0;
     return st;
@@ -484,6 +762,14 @@ static sp_status export_solution(const exact *e, const int *steps, double residu
     return SP_OK;
 }
 
+/* The solution on `steps`: Newton's method, and on the sphere the turns as well. */
+static sp_status solve_on(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
+                          int *converged, double *residual, double *running, sp_hohp_state *nodes)
+{
+    return e->spin ? turns(e, steps, have_factors, tol, progress, converged, residual, running, nodes)
+                   : newton(e, steps, have_factors, tol, progress, converged, residual, running, nodes);
+}
+
 sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_progress *progress,
                          sp_exact_solution *out)
 {
@@ -502,13 +788,15 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
     const double coarse_tol = fmax(tol, 0.05 * accuracy * ldexp(1.0, p - 2));
     int *coarse = malloc(K * sizeof *coarse), *fine = malloc(K * sizeof *fine);
     double *wc = malloc(nw * sizeof *wc), *muc = malloc((nm ? nm : 1) * sizeof *muc), *dist = malloc(K * sizeof *dist);
-    if (!coarse || !fine || !wc || !muc || !dist) st = SP_ERR_NOMEM;
+    const size_t es = (size_t)e.G->elem_size * (K + 1);
+    double *elems = e.spin ? malloc(es * sizeof *elems) : NULL; /* the coarser grid's turned knots */
+    if (!coarse || !fine || !wc || !muc || !dist || (e.spin && !elems)) st = SP_ERR_NOMEM;
     if (st == SP_OK) st = start(&e);
     int converged = 0;
     double residual = HUGE_VAL, running;
     if (st == SP_OK) {
         memcpy(coarse, first_steps, K * sizeof *coarse);
-        st = newton(&e, coarse, 0, coarse_tol, progress, &converged, &residual, &running, NULL);
+        st = solve_on(&e, coarse, 0, coarse_tol, progress, &converged, &residual, &running, NULL);
     }
     for (int round = 0; st == SP_OK && converged && round < 6; ++round) {
         out->rounds++;
@@ -522,8 +810,9 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
             break;
         }
         memcpy(wc, e.w, nw * sizeof *wc), memcpy(muc, e.mu, nm * sizeof *muc);
-        st = newton(&e, fine, 1, tol, progress, &converged, &residual, &running, out->nodes);
-        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, out->nodes, dist);
+        if (elems) memcpy(elems, e.turned, es * sizeof *elems);
+        st = solve_on(&e, fine, 1, tol, progress, &converged, &residual, &running, out->nodes);
+        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, elems, out->nodes, dist);
         if (st != SP_OK || !converged) break;
         if (st != SP_OK) break;
         double worst = 0.0;
@@ -538,12 +827,12 @@ sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_
                         : coarse[i] > SP_PLAN_MAX_SEGMENT_STEPS / 2 ? SP_PLAN_MAX_SEGMENT_STEPS / 2
                                                                     : coarse[i];
         }
-        st = newton(&e, coarse, 1, coarse_tol, progress, &converged, &residual, &running, NULL);
+        st = solve_on(&e, coarse, 1, coarse_tol, progress, &converged, &residual, &running, NULL);
     }
     out->converged = converged && out->error_estimate < HUGE_VAL;
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, residual, out);
     out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
-    free(coarse), free(fine), free(wc), free(muc), free(dist);
+    free(coarse), free(fine), free(wc), free(muc), free(dist), free(elems);
     exact_free(&e);
     return st;
 }

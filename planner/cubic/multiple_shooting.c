@@ -258,9 +258,14 @@ int sp_ms_set_ends(sp_ms *ms, const sp_hohp_state *E, const double *running, int
     return 0;
 }
 
-void sp_ms_set_multipliers(sp_ms *ms, const double *lam)
+void sp_ms_set_kicks(sp_ms *ms, const double *kicks)
 {
-    memcpy(ms->lam, lam, ms->cubic.n_targets * (size_t)ms->nc * sizeof *ms->lam);
+    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+        for (int a = 0; a < ms->nc; ++a) {
+            double s = 0.0;
+            for (int r = 0; r < ms->n; ++r) s += ms->W[r * ms->nc + a] * kicks[i * (size_t)ms->n + (size_t)r];
+            ms->lam[i * (size_t)ms->nc + (size_t)a] = s;
+        }
 }
 
 void sp_ms_take_states(sp_ms *ms, const sp_ms *from)

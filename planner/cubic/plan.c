@@ -475,6 +475,17 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
     return st;
 }
 
+/* The condensed solver (sp_exact.h) on `pb` (the plan's problem, or its variant that
+ * interpolates exactly), its work counted in the plan's. */
+static sp_status run_exact(sp_plan *plan, const sp_problem *pb, sp_exact_solution *sol)
+{
+    sp_status st = sp_exact_solve(pb, plan->segment_steps, &plan->progress, sol);
+    plan->iterations += sol->iterations, plan->factorizations += sol->jacobians, plan->sweeps += sol->sweeps;
+    sp_time_parts_add(&plan->times, &sol->times);
+    plan->linearised += sol->jacobians;
+    return st;
+}
+
 /* Exact interpolation on SO(3) or Rⁿ by the condensed solver (sp_exact.h), its solution
  * checked by the general system: the object holding it, or NULL when the condensed solver
  * did not converge (the general search then runs). */
@@ -483,12 +494,12 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     const sp_problem *pb = plan->pb;
     /* one step per radian between keyframes at 1e-6: the finer grid of the check (two) is
      * returned */
-    if (first_resolution(plan, 1.0) != SP_OK) {
+    if (first_resolution(plan, getenv("SPSTEP") ? atof(getenv("SPSTEP")) : 1.0) != SP_OK) {
         *failure = SP_ERR_NOMEM;
         return NULL;
     }
     sp_exact_solution sol;
-    sp_status st = sp_exact_solve(pb, plan->segment_steps, &plan->progress, &sol);
+    sp_status st = run_exact(plan, pb, &sol);
     const int block = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64;
     int fits = st == SP_OK && sol.converged;
     for (size_t i = 0; fits && i < pb->cubic.n_targets; ++i) fits = sol.segment_steps[i] <= block;
@@ -499,7 +510,7 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
         ms = sp_ms_alloc_segments(pb, 0.0, plan->segment_steps);
         if (ms) {
             sp_ms_set_states(ms, sol.knots);
-            sp_ms_set_multipliers(ms, sol.kicks);
+            sp_ms_set_kicks(ms, sol.kicks);
             /* the general system's conditions on the solver's own last sweep */
             sp_ms_set_ends(ms, sol.ends, sol.segment_running, (int)pb->cubic.n_targets);
             st = sp_ms_solve(ms, &plan->progress, &stats);
@@ -514,9 +525,6 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
             st = SP_ERR_NOMEM;
         }
     }
-    plan->iterations += sol.iterations, plan->factorizations += sol.jacobians, plan->sweeps += sol.sweeps;
-    sp_time_parts_add(&plan->times, &sol.times);
-    plan->linearised += sol.jacobians;
     plan->error_estimate = sol.error_estimate, plan->resolution_rounds = sol.rounds;
     rec->name = "spline";
     rec->sigma = 0.0, rec->stages = 1;
@@ -532,6 +540,90 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     }
     rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
     snprintf(rec->status, sizeof rec->status, "converged");
+    plan->stats = (sp_ms_stats){
+        .cost = stats.cost, .running_cost = stats.running_cost, .residual = stats.residual, .converged = 1};
+    return ms;
+}
+
+/* The weighted plan from the exact one's solution `sol` on its grid by m + 1 stages,
+ * σ/2^m, …, σ/2, σ, each from the last: the last stage's object (converged or not), or
+ * NULL with *st set. */
+static sp_ms *weight_up(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, int m, sp_ms_stats *stats,
+                        sp_status *st)
+{
+    const sp_problem *pb = plan->pb;
+    sp_ms *ms = NULL;
+    for (int k = 0; k <= m && *st == SP_OK; ++k) {
+        sp_ms *next = sp_ms_alloc_segments(pb, ldexp(pb->cubic.sigma, k - m), plan->segment_steps);
+        int M = 0, N = 0;
+        const int *nodes = next ? sp_ms_block_nodes(next, &M) : NULL;
+        if (next) sp_ms_grid(next, &N);
+        sp_hohp_state *S = next && !ms ? malloc((size_t)M * sizeof *S) : NULL;
+        if (!next || (!ms && !S) || N + 1 != sol->node_count) {
+            *st = next && (ms || S) ? SP_ERR_INVALID : SP_ERR_NOMEM;
+            sp_ms_free(next), free(S);
+            break;
+        }
+        if (ms) {
+            sp_ms_take_states(next, ms);
+        } else {
+            for (int j = 0; j < M; ++j) S[j] = sol->nodes[nodes[j]];
+            sp_ms_set_states(next, S);
+        }
+        free(S);
+        sp_ms_free(ms);
+        ms = next;
+        *st = sp_ms_solve(ms, &plan->progress, stats);
+        add_work(plan, rec, stats);
+        rec->stages++;
+        if (!stats->converged) break;
+    }
+    return ms;
+}
+
+/* A weighted sphere plan (σ > 0) from the optimum of exact interpolation through the same
+ * points. The spin about y0 is the nearly free direction of the whole system that Newton's
+ * method cannot travel from the keyframe starts (the condensed solver finds it by its own
+ * outer iteration, sp_exact.h); where the misses are small the weighted optimum turns
+ * much as the exact one does, and Newton finishes from there. When it does not, σ is
+ * reached by doubling from σ/2^m ≤ FIRST_SIGMA. NULL when exact interpolation does not
+ * apply or neither way converges: the usual starts run then. */
+static sp_ms *solve_from_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
+{
+    const double FIRST_SIGMA = 0.02;
+    const sp_problem *pb = plan->pb;
+    const double sigma = pb->cubic.sigma;
+    sp_problem exact = *pb;
+    exact.cubic.sigma = 0.0;
+    if (!sp_exact_applies(&exact) || plan->grid_given) return NULL;
+    sp_exact_solution sol;
+    sp_status st = run_exact(plan, &exact, &sol);
+    sp_ms *ms = NULL;
+    sp_ms_stats stats = {0};
+    rec->name = "exact_interpolation";
+    rec->sigma = sigma, rec->stages = 0;
+    rec->iterations += sol.iterations;
+    if (st == SP_OK && sol.converged) {
+        memcpy(plan->segment_steps, sol.segment_steps, pb->cubic.n_targets * sizeof *plan->segment_steps);
+        const int m = sigma > FIRST_SIGMA ? (int)ceil(log2(sigma / FIRST_SIGMA)) : 0;
+        ms = weight_up(plan, rec, &sol, 0, &stats, &st);
+        if (st == SP_OK && !stats.converged && m > 0) {
+            sp_ms_free(ms);
+            ms = weight_up(plan, rec, &sol, m, &stats, &st);
+        }
+    }
+    sp_exact_solution_free(&sol);
+    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
+    snprintf(rec->status, sizeof rec->status, "%s",
+             st != SP_OK       ? sp_status_name(st)
+             : stats.converged ? "converged"
+                               : "stalled");
+    plan->n_starts++;
+    if (st == SP_ERR_INTERRUPTED) *failure = st;
+    if (!ms || !stats.converged || sp_ms_sigma(ms) != sigma) {
+        sp_ms_free(ms);
+        return NULL;
+    }
     plan->stats = (sp_ms_stats){
         .cost = stats.cost, .running_cost = stats.running_cost, .residual = stats.residual, .converged = 1};
     return ms;
@@ -624,6 +716,10 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
         return res->failure;
     }
+    if (!condensed && !direct && pb->cubic.space == SP_SPACE_SPHERE && pb->cubic.sigma > 0.0 && pb->steps == 0) {
+        best = solve_from_exact(plan, &plan->starts[plan->n_starts], &failure);
+        best_converged = best != NULL;
+    }
     if (direct) {
         plan_start *rec = &plan->starts[plan->n_starts++];
         best = run_direct(plan, rec, &failure, &opt);
@@ -633,8 +729,10 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     }
     for (size_t q = 0; !direct && !condensed && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED;
          ++q) {
-        /* the uniform rotation only when no curve through the keyframes has converged */
-        if (kinds[q] == SP_START_UNIFORM && best_converged) break;
+        /* the uniform rotation only when no curve through the keyframes has converged; none
+         * after a weighted sphere plan converged from the exact one (the keyframe starts
+         * meet the spin problem that start avoids) */
+        if ((kinds[q] == SP_START_UNIFORM || pb->cubic.space == SP_SPACE_SPHERE) && best_converged) break;
         plan_start *rec = &plan->starts[plan->n_starts++];
         sp_status f = SP_OK;
         sp_ms *ms = run_start(plan, kinds[q], rec, &f);

@@ -51,9 +51,11 @@ sp_status sp_ms_start(sp_ms *ms, sp_start_kind kind);
  * there (for starts computed elsewhere, such as the direct form's). */
 const int *sp_ms_block_nodes(const sp_ms *ms, int *count);
 void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
-/* The multipliers of exact interpolation (n_targets x its rows: the kicks, in the
- * multiplier directions), for a solution computed elsewhere. */
-void sp_ms_set_multipliers(sp_ms *ms, const double *lam);
+/* The multipliers of exact interpolation from the kicks (the jumps of μ, n_targets x dim)
+ * of a solution computed elsewhere: their components in the multiplier directions (all
+ * of them on a group; across y0 on the sphere, where the component along y0 vanishes at
+ * a solution). */
+void sp_ms_set_kicks(sp_ms *ms, const double *kicks);
 /* The end state and running cost of every block integrated from the states set (when the
  * caller has them from a sweep of its own on the same grid, one block per segment): the
  * next sp_ms_solve evaluates its conditions on them instead of sweeping again. -1 (and
