@@ -1,6 +1,5 @@
 /* Exact interpolation by the order-8 scheme in condensed form (see sp_exact.h). */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -597,7 +596,6 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
     double radius = 0.5; /* radians of turn */
     for (int outer = 0; st == SP_OK && inner; ++outer) {
         const double worst = kicks(e, kick);
-        if (getenv("SPDEBUG")) fprintf(stderr, "turns %d: J %.12f res %.2e kick %.2e radius %.2e sweeps %d\n", outer, *running, *residual, worst, radius, e->sweeps);
         if (*residual <= tol && worst <= tol * momentum_scale(e)) {
             *converged = 1;
             break;
@@ -606,24 +604,6 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         if (sp_progress_stopped(progress)) {
             st = SP_ERR_INTERRUPTED;
             break;
-        }
-        if (getenv("SPFD") && outer == atoi(getenv("SPFD"))) {
-            kicks(e, kick);
-            keep_swap(e, &keep, 1);
-            const double J0 = *running;
-            for (int j = 0; j < K; j += K / 6 + 1) {
-                double Jpm[2];
-                for (int sgn = 0; sgn < 2; ++sgn) {
-                    keep_swap(e, &keep, 0);
-                    e->psi[j + 1] += sgn ? -1e-4 : 1e-4;
-                    turn_knots(e);
-                    int cv; double rr;
-                    newton(e, steps, 0, 1e-13, progress, &cv, &rr, &Jpm[sgn], NULL);
-                }
-                fprintf(stderr, "FD j %d: dJ %.8e  -kick %.8e  (J0 %.12f)\n", j, (Jpm[0] - Jpm[1]) / 2e-4, -kick[j], J0);
-            }
-            keep_swap(e, &keep, 0);
-            newton(e, steps, 0, inner_tol, progress, &inner, residual, running, NULL);
         }
         double res, J;
         st = sweep(e, steps, e->w, e->mu, 1, &res, &J, NULL);
@@ -643,7 +623,9 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         int accepted = 0;
         for (int trial = 0; st == SP_OK && !accepted && trial < 10; ++trial) {
             sp_trust_step info;
+            const double t0 = sp_clock_seconds();
             st = sp_trust_region_step(K, H, grad, radius, p, &info);
+            e->times.linear_algebra += sp_clock_seconds() - t0;
             if (st != SP_OK) break;
             for (int j = 0; j < K; ++j) dpsi[j + 1] = p[j];
             st = respond(e, e->w, 1, dpsi, e->dw, e->dmu, NULL);
@@ -661,7 +643,6 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
              * kicks is taken, when it does not raise J beyond that accuracy. */
             const int newton_step = info.interior && after <= 0.5 * worst && *running <= J + 1e-6 * (1.0 + fabs(J));
             accepted = inner && (rho >= 0.1 || newton_step);
-            if (getenv("SPDEBUG")) fprintf(stderr, "   trial |p| %.3e pred %.3e ared %.3e rho %.3f lowest %.2e inner %d\n", info.length, info.predicted, J - *running, rho, info.lowest, inner);
             if (accepted) {
                 if (rho > 0.75 && info.length > 0.99 * radius) radius = fmin(2.0 * radius, 1e3);
                 else if (rho < 0.25) radius = 0.5 * info.length;
@@ -672,7 +653,6 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
             }
         }
         e->iterations++;
-        if (getenv("SPDEBUG")) fprintf(stderr, "  end outer st %d accepted %d\n", (int)st, accepted);
         if (!accepted) break;
     }
     free(H), free(grad), free(p), free(dpsi), free(kick), free(col), free(tw), free(tmu);

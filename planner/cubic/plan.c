@@ -494,7 +494,10 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     const sp_problem *pb = plan->pb;
     /* one step per radian between keyframes at 1e-6: the finer grid of the check (two) is
      * returned */
-    if (first_resolution(plan, getenv("SPSTEP") ? atof(getenv("SPSTEP")) : 1.0) != SP_OK) {
+    /* a sphere plan's rotations also spin about y0, which the points do not show: twice as
+     * many first steps keep its first grid's kicks close enough to the cost's gradient for
+     * the outer iteration over the turns (sp_exact.h) */
+    if (first_resolution(plan, pb->cubic.space == SP_SPACE_SPHERE ? 0.5 : 1.0) != SP_OK) {
         *failure = SP_ERR_NOMEM;
         return NULL;
     }

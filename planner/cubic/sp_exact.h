@@ -1,5 +1,5 @@
-/* Exact interpolation (σ = 0) of keyframes on SO(3) or Rⁿ with the order-8 scheme, in a
- * condensed form that costs a few sweeps of the grid.
+/* Exact interpolation (σ = 0) of keyframes on SO(3), SE(3), Rⁿ or S² with the order-8
+ * scheme, in a condensed form that costs a few sweeps of the grid.
  *
  * With g pinned to the keyframe at every knot, the unknowns are the body velocity and
  * momenta at the knots: w_i = (ξ_i, π_i) and the momentum μ_i that leaves knot i (its jump
@@ -16,7 +16,16 @@
  * The resolution: solved on `steps` per segment and again on twice as many from that
  * solution; the distance between the two curves (at the finer grid's nodes) over 2^(p−2)
  * (four times Richardson's estimate for order p) estimates the error of the finer, which
- * is returned; segments above the accuracy get more steps and the round repeats. */
+ * is returned; segments above the accuracy get more steps and the round repeats.
+ *
+ * Points on the sphere (the rotation metric): a keyframe y_i fixes the knot's rotation
+ * only up to a turn ψ_i about y0, R_i = L_i exp(ψ_i ŷ0), and the optimum makes the
+ * y0-component of every kick vanish. The turns are the unknowns of an outer problem,
+ * minimise J(ψ) = the cost of the orientation plan through the turned keyframes, solved by
+ * Newton's method with a trust region (sp_trust_region.h): the gradient is minus those
+ * kick components, the Hessian their derivative with the orientation plan re-solved (one
+ * solve with the kept factors per keyframe). The start is the lift of the C² spline start
+ * with its best spin, and every accepted step lowers J. */
 #ifndef SP_EXACT_H
 #define SP_EXACT_H
 
@@ -25,8 +34,9 @@
 #include "planner/sp_progress.h"
 #include "problems/sp_problem.h"
 
-/* Whether sp_exact_solve takes this problem: a plan on SO(3) or Rⁿ with σ = 0, rotation
- * or point keyframes, the last at T, the order-8 scheme and no step count. */
+/* Whether sp_exact_solve takes this problem: a plan on SO(3), SE(3) or Rⁿ, or on the sphere
+ * in the rotation metric, with σ = 0, the last keyframe at T, the order-8 scheme and no
+ * step count. */
 int sp_exact_applies(const sp_problem *pb);
 
 typedef struct sp_exact_solution {
