@@ -48,6 +48,7 @@ void sp_problem_defaults(sp_problem *p)
 
     p->cubic.group = sp_group_so3;
     p->cubic.space = SP_SPACE_SPHERE;
+    p->cubic.se3_metric = (sp_se3_metric){1.0, 1.0};
     p->cubic.group->identity(p->cubic.group, p->g0);
     sp_optimizer_defaults(&p->optimizer);
     p->plan.method = SP_METHOD_MULTIPLE_SHOOTING;

@@ -43,13 +43,23 @@ typedef struct sp_cubic_target {
                                   the 4 x 4 matrix of an SE(3) pose */
 } sp_cubic_target;
 
+/* The left-invariant metric a|ω|² + b|v|² of an SE(3) plan (ξ = (ω, v) the body twist):
+ * a = rotation, b = translation, both positive; 0 reads as 1 (the unit metric). */
+typedef struct sp_se3_metric {
+    double rotation, translation;
+} sp_se3_metric;
+
 /* A Riemannian cubic on a group, with the targets it should pass near:
  * E_i(g) = |g·y0 − y_i|²/(2σ²) on the sphere, or
- * |g − R_i|²_F/(2σ²) for targets on the group (rotations, points, SE(3) poses). */
+ * |g − R_i|²_F/(2σ²) for targets on the group (rotations, points, SE(3) poses). An SE(3)
+ * plan in a weighted metric weighs its targets alike, (a|R − R_i|²_F + b|x − x_i|²)/(2σ²),
+ * and is solved as a unit-metric plan (planner/cubic/sp_se3_metric.h): the functions below
+ * are those of the unit metric. */
 typedef struct sp_cubic_spline {
     const sp_group *group;
     sp_target_space space;
     sp_sphere_metric metric; /* sphere plans */
+    sp_se3_metric se3_metric; /* SE(3) plans */
     double y0[3];
     double sigma;
     size_t n_targets;

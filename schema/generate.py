@@ -231,6 +231,13 @@ def target_schema(kind, n=3):
             "properties": {"t": t, **props}, **extra}
 
 
+SPHERE_METRIC = names("rotation", "round")
+SE3_METRIC = {"type": "object", "additionalProperties": False, "properties": {
+    "rotation": d(positive(), "a, the weight of |omega|^2 (and of the orientations' misses)", 1),
+    "translation": d(positive(), "b, the weight of |v|^2 (and of the positions' misses); within 1e-12 to 1e12 "
+                                 "times rotation", 1)}}
+
+
 def cubic(task):
     plan = task == "plan"
     props = common("cubic_spline", task)
@@ -238,8 +245,8 @@ def cubic(task):
         "group": nullable(d(names("SO3", *GROUPS_RN, *(["SO3xR3", "SE3"] if plan else [])),
                             "the Lie group: SO3 or R1...R6" +
                             (", or poses: SE3 (screw-coupled, least trivialised acceleration in the "
-                             "left-invariant metric |omega|^2 + |v|^2) or SO3xR3 (orientation and position "
-                             "planned apart)" if plan else "") +
+                             "left-invariant metric a |omega|^2 + b |v|^2: metric) or SO3xR3 (orientation and "
+                             "position planned apart)" if plan else "") +
                             "; SE2" + ("" if plan else " and SE3") + " (no bi-invariant metric) are refused", "SO3")),
         "scheme": nullable(d(names(*HOHP_SCHEMES, "hohp_rkmk8"),
                              "HOHP integrator (hohp_rkmk8: the continuous equations at order 8; plans only)",
@@ -282,11 +289,14 @@ def cubic(task):
                                 "sphere: targets {t, y} and the curve g y0; group: targets on the group itself",
                                 "sphere on SO3, else group")),
             "y0": d(vec(3), "start point on the sphere (any non-zero vector)"),
-            "metric": nullable(d(names("rotation", "round"),
+            "metric": nullable(d({"anyOf": [SPHERE_METRIC, SE3_METRIC]},
                                  "sphere plans: rotation (1/2 int |d xi/dt|^2 of the rotation g carrying y0, spin "
                                  "about the point included) or round (1/2 int |D/dt y'|^2, the Riemannian cubic of "
                                  "the unit sphere: exact interpolation, no steps, the last keyframe at T, xiT only "
-                                 "[0, 0, 0])", "rotation")),
+                                 "[0, 0, 0]); SE3 plans: the weights {rotation: a, translation: b} of the "
+                                 "left-invariant metric a |omega|^2 + b |v|^2, which weigh the keyframes' misses "
+                                 "alike, (a |R - R_i|^2 + b |x - x_i|^2)/(2 sigma^2)",
+                                 "rotation; SE3: 1 and 1")),
             "x0": nullable(d(vec(3), "start position of a pose plan (SE3 or SO3xR3)", [0, 0, 0])),
             "xi0": d({"anyOf": [{"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 6},
                                 {"const": "free"}]},
@@ -341,7 +351,8 @@ def cubic(task):
         all_of.append({"if": so3, "then": {
             "properties": dim_props(3, nullable(ref("rotation"))), "allOf": forbid("x0") + [{
                 "if": sphere,
-                "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")}},
+                "then": {"required": ["y0"], "properties": {"targets": {"items": target_schema("sphere")},
+                                                            "metric": nullable(SPHERE_METRIC)},
                          "allOf": forbid("quaternion_order", "normalize", "orthonormalize")},
                 "else": {"allOf": forbid("y0", "metric"),
                          "properties": {"targets": {"items": target_schema("rotation")}}}}]}})
@@ -354,7 +365,14 @@ def cubic(task):
         all_of.append({"if": given("group", {"enum": ["SO3xR3", "SE3"]}), "then": {
             "properties": {**dim_props(6, nullable(ref("rotation"))), "space": nullable({"const": "group"}),
                            "targets": {"items": target_schema("pose")}},
-            "allOf": forbid("y0", "metric")}})
+            "allOf": forbid("y0")}})
+        all_of.append({"if": given("group", {"const": "SO3xR3"}), "then": {"allOf": forbid("metric")}})
+        # (cubic_problem_file.c read_se3_metric; single shooting takes the unit metric only)
+        all_of.append({"if": given("group", {"const": "SE3"}), "then": {
+            "properties": {"metric": nullable(SE3_METRIC)},
+            "if": given("method", {"const": "single_shooting"}),
+            "then": {"properties": {"metric": {"properties": {"rotation": {"const": 1},
+                                                               "translation": {"const": 1}}}}}}})
         # the round metric: exact interpolation on a grid of its own (cubic_problem_file.c read_sphere_metric)
         all_of.append({"if": given("metric", {"const": "round"}), "then": {
             "properties": {"sigma": {"const": 0}, "xiT": nullable({"type": "array", "items": {"const": 0}}),

@@ -135,8 +135,10 @@ def rows(props, required, prefix=""):
                                            if name == "optimizer" else "")
         out.append("| `%s%s` | %s | %s | %s | %s |" % (prefix, name, cell(typ), cell(default_of(s, name in required)),
                                                       cell(meaning), cell(lim)))
-        if plain.get("type") == "object" and "properties" in plain:
-            out += rows(plain["properties"], plain.get("required", []), prefix + name + ".")
+        # an object's members, also where the member may be an object or something else
+        for o in [plain] + plain.get("anyOf", []):
+            if o.get("type") == "object" and "properties" in o:
+                out += rows(o["properties"], o.get("required", []), prefix + name + ".")
     return out
 
 

@@ -92,7 +92,7 @@ static char *read_text(const char *path)
 
 /* ---------------------------------------------------------- the Newton system -- */
 
-/* Small plans covering every branch of the optimality system: sphere and rotation
+/* Small plans covering every branch of the optimality system: sphere, rotation and SE(3)
  * keyframes, weighted and exact, prescribed or free start, prescribed end, every scheme
  * and both retractions, uneven grids and a stretch after the last keyframe. */
 static const char *const small_plans[] = {
@@ -110,6 +110,13 @@ static const char *const small_plans[] = {
      " 0.1]}, {\"t\": 1.0, \"q\": [0.8, 0.3, 0.4, 0.2]}, {\"t\": 2.0, \"q\": [0.6, 0.5, 0.4, 0.3]}]}"),
     ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"R3\", \"T\": 3, \"steps\": 30, \"xi0\": [1, 0,"
      " 0], \"sigma\": 0.3, \"targets\": [{\"t\": 1, \"x\": [1, 1, 0]}, {\"t\": 2, \"x\": [0, 2, 1]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SE3\", \"T\": 2, \"steps\": 24, \"x0\": [2, -1,"
+     " 3], \"xi0\": \"free\", \"sigma\": 0, \"xiT\": [0, 0, 0, 0, 0, 0], \"normalize\": true, \"targets\": [{\"t\": 0.7,"
+     " \"q\": [0.95, 0.1, 0.2, 0.1], \"x\": [2.5, -0.5, 3.2]}, {\"t\": 2, \"q\": [0.8, 0.3, 0.4, 0.2], \"x\": [3, 0.5,"
+     " 2.5]}]}"),
+    ("{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SE3\", \"T\": 2, \"steps\": 24, \"xi0\": [0.1,"
+     " 0, 0.2, 0.5, 0, 0], \"sigma\": 0.2, \"normalize\": true, \"targets\": [{\"t\": 1, \"q\": [0.95, 0.1, 0.2, 0.1],"
+     " \"x\": [0.5, 0.5, 0.2]}, {\"t\": 1.5, \"q\": [0.8, 0.3, 0.4, 0.2], \"x\": [1, 0.5, -0.5]}]}"),
 };
 #define SMALL_PLANS (sizeof small_plans / sizeof small_plans[0])
 

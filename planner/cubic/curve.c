@@ -8,6 +8,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_curve.h"
 #include "planner/cubic/sp_round.h"
+#include "planner/cubic/sp_se3_metric.h"
 
 struct sp_curve {
     const sp_group *G;
@@ -19,6 +20,10 @@ struct sp_curve {
     int N;
     double *t;
     sp_hohp_state *z;
+    /* an SE(3) plan in a weighted metric: the nodes are the unit-metric plan's, read back
+     * (sp_se3_metric.h) */
+    int weighted;
+    sp_se3_scaling scaling;
 };
 
 sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_hohp_state *nodes)
@@ -78,7 +83,14 @@ static int find_step(const sp_curve *c, double t)
     return lo;
 }
 
-sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
+void sp_curve_read_weighted(sp_curve *c, const sp_se3_scaling *k)
+{
+    c->weighted = 1;
+    c->scaling = *k;
+}
+
+/* The state at t of the plan that was solved (before any reading back). */
+static sp_status solved_state(sp_curve *c, double t, sp_hohp_state *z)
 {
     if (!(t > c->t[0])) t = c->t[0]; /* NaN included */
     if (t > c->t[c->N]) t = c->t[c->N];
@@ -104,15 +116,28 @@ sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
                  : sp_hohp_step(c->hohp, tau, &c->z[k], z, NULL);
 }
 
+sp_status sp_curve_state(sp_curve *c, double t, sp_hohp_state *z)
+{
+    sp_status st = solved_state(c, t, z);
+    if (st == SP_OK && c->weighted) sp_se3_unscale_state(&c->scaling, z);
+    return st;
+}
+
 sp_status sp_curve_eval(sp_curve *c, double t, sp_curve_point *out)
 {
     const sp_group *G = c->G;
     sp_hohp_state z;
-    sp_status st = sp_curve_state(c, t, &z);
+    sp_status st = solved_state(c, t, &z);
     if (st != SP_OK) return st;
     memcpy(out->g, z.g, (size_t)G->elem_size * sizeof *out->g);
     memcpy(out->omega, z.xi, (size_t)G->dim * sizeof *out->omega);
-    memcpy(out->omega_dot, z.p, (size_t)G->dim * sizeof *out->omega_dot);
+    memcpy(out->omega_dot, z.p, (size_t)G->dim * sizeof *out->omega_dot); /* ξ̇ = p in the unit metric */
+    if (c->weighted) {
+        /* ξ̇ is a twist, read back as ξ is (the weighted p is the covector 𝕀ξ̇) */
+        sp_se3_unscale_pose(&c->scaling, out->g);
+        sp_se3_unscale_twist(&c->scaling, out->omega);
+        sp_se3_unscale_twist(&c->scaling, out->omega_dot);
+    }
     return SP_OK;
 }
 

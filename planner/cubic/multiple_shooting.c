@@ -516,7 +516,7 @@ static sp_status residual(sp_ms *ms, const sp_hohp_state *S, const double *lam, 
         const int cj = ms->off_s[j];
         double kappa[SP_LIE_MAX_DIM] = {0}, K[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM];
         if (i >= 0 && ms->exact) {
-            double C[3 * SP_LIE_MAX_DIM];
+            double C[SP_LIE_MAX_DIM * SP_LIE_MAX_DIM]; /* nc x n: 6 x 6 on SE(3) */
             sp_status st = interpolation_condition(ms, (size_t)i, e->g, F + row, assemble ? C : NULL);
             if (st != SP_OK) return st;
             for (int a = 0; a < ms->nc; ++a) SCALE(row + a, 1.0);

@@ -21,6 +21,7 @@
 #include "planner/cubic/sp_pose_plan.h"
 #include "planner/cubic/sp_plan.h"
 #include "planner/cubic/sp_round.h"
+#include "planner/cubic/sp_se3_metric.h"
 #include "lie/sp_linalg.h"
 #include "lie/sp_quaternion.h"
 #include "problems/sp_result_file.h"
@@ -56,10 +57,14 @@ struct sp_plan {
     int resolution_rounds;
     int grid_given; /* segment_steps set by the caller: not refined */
     sp_curve *curve;
-    /* pose plans: the orientation and position parts, each a plan of its own */
+    /* pose plans: the orientation and position parts, each a plan of its own; SE(3) plans
+     * in a weighted metric: the unit-metric plan of the scaled positions (parts[0], sub[0]),
+     * which speaks for this one once solved and read back */
     sp_problem parts[2];
     sp_plan *sub[2];
     sp_plan_result sub_result[2];
+    int weighted;
+    sp_se3_scaling scaling;
     /* sphere plans in the round metric: the condensed solver's solution (sp_round.h) */
     int has_round;
     sp_round_solution round;
@@ -90,6 +95,15 @@ sp_plan *sp_plan_new(const sp_problem *pb)
         }
         return plan;
     }
+    if (sp_se3_scaling_of(pb, &plan->scaling)) {
+        plan->weighted = 1;
+        if (sp_se3_scaled_problem(pb, &plan->scaling, &plan->parts[0]) != SP_OK ||
+            !(plan->sub[0] = sp_plan_new(&plan->parts[0]))) {
+            sp_plan_free(plan);
+            return NULL;
+        }
+        return plan;
+    }
     if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return plan;
     plan->shooting = sp_shooting_alloc(pb);
     if (!plan->shooting) {
@@ -102,10 +116,10 @@ sp_plan *sp_plan_new(const sp_problem *pb)
 void sp_plan_free(sp_plan *plan)
 {
     if (!plan) return;
-    if (plan->pb->plan.pose) {
+    if (plan->pb->plan.pose || plan->weighted) {
         sp_plan_free(plan->sub[0]);
         sp_plan_free(plan->sub[1]);
-        sp_pose_parts_free(plan->parts);
+        sp_pose_parts_free(plan->parts); /* the copies of the targets */
     }
     sp_shooting_free(plan->shooting);
     sp_ms_free(plan->ms);
@@ -120,6 +134,10 @@ sp_shooting *sp_plan_shooting(sp_plan *plan) { return plan->shooting; }
 
 void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2])
 {
+    if (plan->weighted) {
+        sp_plan_take_curves(plan->sub[0], curves);
+        return;
+    }
     if (plan->pb->plan.pose) {
         sp_curve *position[2];
         sp_plan_take_curves(plan->sub[0], curves);
@@ -131,9 +149,23 @@ void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2])
     plan->curve = NULL;
 }
 
+/* A weighted SE(3) plan's progress: the cost of its unit-metric plan, times a. */
+static void report_weighted(void *ctx, const sp_progress_info *info)
+{
+    const sp_plan *plan = ctx;
+    sp_progress_info weighted = *info;
+    weighted.cost *= plan->scaling.a;
+    sp_progress_report(&plan->progress, &weighted);
+}
+
 void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress)
 {
     plan->progress = progress ? *progress : (sp_progress){0};
+    if (plan->weighted) {
+        const sp_progress scaled = {.report = report_weighted, .ctx = plan, .stop = plan->progress.stop};
+        sp_plan_set_progress(plan->sub[0], &scaled);
+        return;
+    }
     for (int k = 0; k < 2; ++k)
         if (plan->sub[k]) sp_plan_set_progress(plan->sub[k], progress);
 }
@@ -256,6 +288,7 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
     sp_ms *ms = sp_ms_alloc_segments(pb, sigma, plan->segment_steps);
     sp_status st = ms ? solve_stage(plan, ms, kind, NULL, rec, &stats) : SP_ERR_NOMEM;
     if (st != SP_ERR_INTERRUPTED && st != SP_ERR_NOMEM && !stats.converged) {
+        const sp_ms_stats own = stats; /* of ms, should the continuation not reach the plan's σ */
         double hi = fmax(0.3, 8.0 * sigma), lo = sigma > 0.0 ? sigma : 1e-3;
         int stages = (int)ceil(log(hi / lo) / log(2.0));
         sp_ms *prev = NULL;
@@ -280,6 +313,7 @@ static sp_ms *run_start(sp_plan *plan, sp_start_kind kind, plan_start *rec, sp_s
             ms = prev, st = cs;
         } else {
             sp_ms_free(prev);
+            stats = own; /* the start reports the curve it returns, not the stage that failed */
         }
     }
     rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
@@ -824,11 +858,46 @@ static sp_status solve_pose(sp_plan *plan, sp_plan_result *res)
     return st;
 }
 
+/* An SE(3) plan in a weighted metric: the unit-metric plan of the scaled positions,
+ * solved, then read back as this plan's (sp_se3_metric.h): its report, curve, costs and
+ * momenta. From then on the sub-plan holds this plan's solution, and answers for the
+ * file's own problem. */
+static sp_status solve_weighted(sp_plan *plan, sp_plan_result *res)
+{
+    sp_plan *sub = plan->sub[0];
+    const sp_se3_scaling *k = &plan->scaling;
+    sp_status st = sp_plan_solve(sub, res);
+    res->cost *= k->a;
+    sp_se3_unscale_covector(k, res->x);
+    sp_se3_unscale_covector(k, res->x + 6);
+    sub->stats.cost *= k->a, sub->stats.running_cost *= k->a;
+    for (int q = 0; q < sub->n_starts; ++q) sub->starts[q].cost *= k->a, sub->starts[q].running *= k->a;
+    sp_ms_report *rep = &sub->report;
+    if (rep->states) {
+        for (int r = 0; r < rep->count; ++r) sp_se3_unscale_state(k, &rep->states[r]);
+        for (size_t i = 0; i < plan->pb->cubic.n_targets; ++i) {
+            sp_se3_unscale_pose(k, rep->target_g + 16 * i);
+            sp_se3_unscale_covector(k, rep->kicks + 6 * i);
+        }
+        sp_se3_unscale_covector(k, rep->initial_momenta);
+        sp_se3_unscale_covector(k, rep->initial_momenta + 6);
+        sp_se3_unscale_twist(k, rep->initial_velocity);
+        sp_se3_unscale_twist(k, rep->final_velocity);
+        sp_se3_unscale_covector(k, rep->terminal);
+        sp_se3_unscale_covector(k, rep->terminal + 6);
+        res->residual_norm = sp_vec_norm(12, rep->terminal);
+    }
+    if (sub->curve) sp_curve_read_weighted(sub->curve, k);
+    sub->pb = plan->pb;
+    return st;
+}
+
 static sp_status solve_single_shooting(sp_plan *plan, sp_plan_result *res);
 
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (plan->weighted) return solve_weighted(plan, res);
     if (pb->plan.pose) return solve_pose(plan, res);
     memset(res, 0, sizeof *res);
     if (pb->plan.method != SP_METHOD_SINGLE_SHOOTING) return solve_multiple_shooting(plan, res);
@@ -1228,6 +1297,7 @@ static cJSON *single_shooting_json(sp_plan *plan, const sp_plan_result *res, cJS
 cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
 {
     const sp_problem *pb = plan->pb;
+    if (plan->weighted) return sp_plan_result_json(plan->sub[0], res);
     if (pb->plan.pose)
         return sp_pose_merge(sp_plan_result_json(plan->sub[0], &plan->sub_result[0]),
                              sp_plan_result_json(plan->sub[1], &plan->sub_result[1]));
@@ -1247,6 +1317,13 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *res)
     cJSON_AddStringToObject(settings, "retraction", pb->retraction->name);
     if (pb->cubic.space == SP_SPACE_SPHERE)
         cJSON_AddStringToObject(settings, "metric", pb->cubic.metric == SP_SPHERE_ROUND ? "round" : "rotation");
+    if (pb->cubic.group == sp_group_se3) {
+        /* the weights of a|ω|² + b|v|² */
+        const sp_se3_metric m = sp_se3_metric_of(pb);
+        cJSON *metric = cJSON_AddObjectToObject(settings, "metric");
+        cJSON_AddNumberToObject(metric, "rotation", m.rotation);
+        cJSON_AddNumberToObject(metric, "translation", m.translation);
+    }
     if (pb->plan.method != SP_METHOD_MULTIPLE_SHOOTING) {
         cJSON_AddStringToObject(settings, "algorithm", pb->optimizer.algorithm);
         cJSON_AddStringToObject(settings, "gradient",

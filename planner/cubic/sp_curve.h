@@ -14,6 +14,7 @@
 #define SP_CURVE_H
 
 #include "integrators/sp_hohp.h"
+#include "planner/cubic/sp_se3_metric.h"
 #include "problems/sp_problem.h"
 
 typedef struct sp_curve sp_curve;
@@ -30,6 +31,11 @@ typedef struct sp_curve_point {
  * keyframe) of a solution of pb's scheme. NULL when out of memory. */
 sp_curve *sp_curve_new(const sp_problem *pb, int N, const double *t, const sp_hohp_state *nodes);
 void sp_curve_free(sp_curve *c);
+
+/* From here on the curve reads out the weighted SE(3) plan whose scaled, unit-metric plan
+ * it was built from (sp_se3_metric.h): positions, ξ and ω̇ = ξ̇ of the weighted plan, and
+ * from sp_curve_state its momenta. Set once the solver is done with the curve. */
+void sp_curve_read_weighted(sp_curve *c, const sp_se3_scaling *k);
 
 const sp_group *sp_curve_group(const sp_curve *c);
 double sp_curve_start(const sp_curve *c);

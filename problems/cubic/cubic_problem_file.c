@@ -213,6 +213,7 @@ static int read_plan_settings(const json_input *root, sp_problem *p)
 }
 
 static int read_sphere_metric(const json_input *root, sp_problem *p);
+static int read_se3_metric(const json_input *root, sp_problem *p);
 
 static int read_cubic(const json_input *root, sp_problem *p)
 {
@@ -314,11 +315,6 @@ static int read_cubic(const json_input *root, sp_problem *p)
     if (!p->plan.pose && !se3 && json_member(root, "x0").node)
         return json_fail(root, "x0", "only plans on SE3 or %s take a start position", POSE_GROUP);
     if ((p->plan.pose || se3) && json_vector(root, "x0", 0, 3, p->plan.x0) < 0) return -1;
-    /* a weighted metric a|ω|² + b|v|² is not planned yet: refused rather than ignored (sphere
-     * plans take theirs below, once the space is known) */
-    if (se3 && json_member(root, "metric").node)
-        return json_fail(root, "metric", "is not supported yet: SE3 plans use the metric |ω|² + |v|² (rotation and "
-                         "translation weighted 1 and 1)");
     if (se3) {
         double R[9], origin[3];
         sp_se3_to_pose(p->g0, R, origin);
@@ -378,7 +374,33 @@ static int read_cubic(const json_input *root, sp_problem *p)
     p->has_initial_momenta = st == 1;
     if (read_optimizer(root, &p->optimizer) != 1) return -1;
     if (read_targets(root, p) != 1) return -1;
-    return read_sphere_metric(root, p);
+    return se3 ? read_se3_metric(root, p) : read_sphere_metric(root, p);
+}
+
+/* "metric" of an SE3 plan: {"rotation": a, "translation": b}, the weights of the
+ * left-invariant metric a|ω|² + b|v|² (both positive, default 1), which weigh the
+ * keyframes' misses alike (planner/cubic/sp_se3_metric.h). */
+static int read_se3_metric(const json_input *root, sp_problem *p)
+{
+    const json_input metric = json_member(root, "metric");
+    sp_se3_metric *m = &p->cubic.se3_metric;
+    *m = (sp_se3_metric){1.0, 1.0};
+    if (!metric.node || cJSON_IsNull(metric.node)) return 1; /* null: the default, as for every field */
+    static const char *const keys[] = {"rotation", "translation", NULL};
+    if (!cJSON_IsObject(metric.node))
+        return json_fail(root, "metric", "SE3 plans take the weights of a|ω|² + b|v|² as {\"rotation\": a, "
+                         "\"translation\": b}");
+    if (json_only_keys(&metric, keys) != 1 || json_positive(&metric, "rotation", 0, &m->rotation) < 0 ||
+        json_positive(&metric, "translation", 0, &m->translation) < 0)
+        return -1;
+    /* positions are scaled by √(b/a) to solve: keep them well inside the doubles */
+    const double ratio = m->translation / m->rotation;
+    if (!(ratio >= 1e-12 && ratio <= 1e12))
+        return json_fail(&metric, "translation", "must be within 1e-12 to 1e12 times rotation (got %.17g and %.17g)",
+                         m->translation, m->rotation);
+    if (p->plan.method == SP_METHOD_SINGLE_SHOOTING && (m->rotation != 1.0 || m->translation != 1.0))
+        return json_fail(root, "method", "a weighted SE3 metric takes the methods multiple_shooting or direct");
+    return 1;
 }
 
 static const char *sphere_metric_at(size_t i) { return i == 0 ? "rotation" : i == 1 ? "round" : NULL; }
@@ -392,8 +414,8 @@ static int read_sphere_metric(const json_input *root, sp_problem *p)
     const json_input metric = json_member(root, "metric");
     if (!metric.node) return 1;
     if (p->cubic.space != SP_SPACE_SPHERE)
-        return json_fail(root, "metric", "only sphere plans (\"space\": \"sphere\") take a metric: \"rotation\" or "
-                         "\"round\"");
+        return json_fail(root, "metric", "only sphere plans (\"space\": \"sphere\", a metric \"rotation\" or "
+                         "\"round\") and SE3 plans ({\"rotation\": a, \"translation\": b}) take a metric");
     const char *s = sphere_metric_at(0);
     if (json_name(root, "metric", 0, sphere_metric_at, "metric", &s) < 0) return -1;
     p->cubic.metric = strcmp(s, "round") == 0 ? SP_SPHERE_ROUND : SP_SPHERE_ROTATION;

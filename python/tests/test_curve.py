@@ -237,6 +237,29 @@ def test_se3_curve_reads_as_a_pose(data, load):
             assert np.abs(xk - target["x"]).max() < 1e-9
 
 
+def test_weighted_se3_curve_is_the_scaled_unit_curve_read_back(data, load):
+    """An SE(3) plan in the metric a|ω|² + b|v|² is the unit plan through the keyframes'
+    positions times s = √(b/a), read back: positions, velocities and accelerations over s,
+    the cost a times; its curve passes through the file's own positions."""
+    a, b = 2.0, 0.3
+    s = (b / a) ** 0.5
+    problem = without_steps(load(data / "keyframes_se3.json"))
+    weighted = dict(problem, metric={"rotation": a, "translation": b})
+    scaled = dict(problem, x0=[s * c for c in problem["x0"]],
+                  targets=[dict(k, x=[s * c for c in k["x"]]) for k in problem["targets"]])
+    with symplan.plan(weighted) as cw, symplan.plan(scaled) as cu:
+        assert cw.result["status"] == cu.result["status"] == "converged"
+        assert cw.result["cost"] == pytest.approx(a * cu.result["cost"], rel=1e-9)
+        t = np.linspace(0.0, problem["T"], 41)
+        (qw, xw), (qu, xu) = cw(t), cu(t)
+        assert np.abs(qw - qu).max() < 1e-9 and np.abs(xw - xu / s).max() < 1e-9
+        for order in (1, 2):
+            (ww, vw), (wu, vu) = cw(t, order), cu(t, order)
+            assert np.abs(ww - wu).max() < 1e-8 and np.abs(vw - vu / s).max() < 1e-8
+        for target in problem["targets"]:
+            assert np.abs(cw(target["t"]).position - target["x"]).max() < 1e-9
+
+
 def test_errors(exact, data):
     problem, curve = exact
     for bad in (-1e-12, np.nextafter(curve.T, 2 * curve.T), np.nan):
