@@ -1,0 +1,79 @@
+/* Helpers of the sphere plan tests (see sphere_support.h). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "planner/sp_solve.h"
+#include "tests/sphere_support.h"
+
+double number(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(o, key)); }
+const char *string(const cJSON *o, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+    return s ? s : "";
+}
+
+void row3(const cJSON *rows, int k, double *out)
+{
+    const cJSON *r = cJSON_GetArrayItem(rows, k);
+    for (int q = 0; q < 3; ++q) out[q] = cJSON_GetArrayItem(r, q)->valuedouble;
+}
+
+cJSON *solve_doc(const char *doc)
+{
+    sp_problem pb;
+    sp_input_error e;
+    sp_status st = sp_problem_parse(doc, strlen(doc), &pb, &e);
+    cr_assert_eq(st, SP_OK, "problem refused: %s: %s\n%.300s", e.path, e.message, doc);
+    cJSON *res = sp_solve_json(&pb, NULL);
+    sp_problem_free(&pb);
+    cr_assert_not_null(res);
+    return res;
+}
+
+char *sphere_doc(const kf_schedule *s, const char *metric, const char *extra)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "task", "plan");
+    cJSON_AddStringToObject(d, "model", "cubic_spline");
+    cJSON_AddStringToObject(d, "space", "sphere");
+    if (metric) cJSON_AddStringToObject(d, "metric", metric);
+    cJSON_AddItemToObject(d, "y0", cJSON_CreateDoubleArray(s->y0, 3));
+    cJSON_AddNumberToObject(d, "T", s->T);
+    cJSON_AddNumberToObject(d, "sigma", s->sigma);
+    cJSON *targets = cJSON_AddArrayToObject(d, "targets");
+    for (int i = 0; i < s->n; ++i) {
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddNumberToObject(t, "t", s->t[i]);
+        cJSON_AddItemToObject(t, "y", cJSON_CreateDoubleArray(s->y + 3 * i, 3));
+        cJSON_AddItemToArray(targets, t);
+    }
+    /* the extra members, parsed from `{extra}` (xi0 "free" unless they give one) */
+    char buf[1 << 16];
+    snprintf(buf, sizeof buf, "{%s}", extra ? extra : "");
+    cJSON *more = cJSON_Parse(buf);
+    cr_assert_not_null(more, "bad extra members: %s", buf);
+    if (!cJSON_GetObjectItem(more, "xi0")) cJSON_AddStringToObject(d, "xi0", "free");
+    cJSON *m;
+    cJSON_ArrayForEach(m, more) cJSON_AddItemToObject(d, m->string, cJSON_Duplicate(m, 1));
+    cJSON_Delete(more);
+    char *text = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return text;
+}
+
+void knots_of(const kf_schedule *s, double *knots)
+{
+    knots[0] = 0.0;
+    for (int i = 0; i < s->n; ++i) knots[i + 1] = s->t[i];
+}
+
+double worst_miss(const cJSON *res)
+{
+    double worst = 0.0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(res, "targets")) worst = fmax(worst, number(t, "distance"));
+    return worst;
+}
+
