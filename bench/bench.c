@@ -80,7 +80,7 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
  * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start,
- * study, parking (build/symplan-bench index1 custom_hol). */
+ * study, parking, sphere (build/symplan-bench index1 custom_hol). */
 static int wanted(int argc, char **argv, const char *part)
 {
     if (argc < 2) return 1;
@@ -135,6 +135,7 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "custom_hol")) bench_custom_hol();
     if (wanted(argc, argv, "keyframes")) bench_keyframes();
     if (wanted(argc, argv, "curve")) bench_curve();
+    if (wanted(argc, argv, "sphere")) bench_sphere();
     if (wanted(argc, argv, "warm_start")) bench_warm_start();
     if (wanted(argc, argv, "study")) {
         /* the command is built beside this program (build/symplan-bench, build/symplan) */

@@ -49,6 +49,12 @@ void bench_keyframes(void);
  * nothing. */
 void bench_curve(void);
 
+/* Points on the sphere beside orientations of the same size (bench/sphere_bench.c): random
+ * walks of 30, 60 and 100 keyframes, exact, default settings: orientation plans, sphere
+ * plans in the rotation metric (free ends, at rest, σ = 0.05) and in the round metric; time,
+ * sweeps, cost and the time over the orientation plan's. Prints; asserts nothing. */
+void bench_sphere(void);
+
 /* Expression models, holonomic (bench/custom_hol_bench.c): the cost per step of the spherical
  * pendulum written as expressions against the built-in model (ratio), and of the double
  * spherical pendulum. Prints; asserts nothing. Run from the top folder (reads data/custom/). */

@@ -173,9 +173,10 @@ def test_sphere_curve(data, load):
         assert np.abs(np.einsum("ij,ij->i", y, v)).max() < 1e-12  # ẏ tangent
         assert np.abs(richardson(curve, t, 1e-3) - v).max() < 1e-8
         assert np.abs(richardson(lambda s: curve(s, 1), t, 1e-3) - a).max() < 1e-7
-        # y at the keyframes: the result's "reached" points
+        # y at the keyframes: the result's "reached" points (the curve holds the knot, the
+        # result the end of the segment into it: the same point to round-off)
         reached = np.array([k["reached"] for k in curve.result["targets"]])
-        assert np.abs(curve(curve.times[1:]) - reached).max() < 1e-14
+        assert np.abs(curve(curve.times[1:]) - reached).max() < 1e-12
         with pytest.raises(ValueError, match="as_matrix is for the orientations"):
             curve(1.0, as_matrix=True)
 
