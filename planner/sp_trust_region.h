@@ -1,19 +1,24 @@
-/* The trust-region subproblem of Newton's method with a dense symmetric Hessian that may
- * be indefinite or nearly singular:
+/* The trust-region subproblem of Newton's method with a symmetric band Hessian that may be
+ * indefinite or nearly singular:
  *
  *     minimise  m(p) = gᵀp + ½ pᵀHp   over   |p| ≤ Δ   (Euclidean norm).
  *
- * Solved exactly through H's eigen-decomposition H = QΛQᵀ: the minimiser is
- * p(λ) = −(H + λI)⁻¹g with λ ≥ max(0, −λ_min), λ = 0 when the Newton step of a positive
- * definite H lies inside, else the λ with |p(λ)| = Δ, found by bisection on the secular
- * equation; in the "hard case" (g orthogonal to the eigenspace of λ_min) p(−λ_min) is
- * completed to the boundary along that eigenspace. This is the characterisation of
- * Moré and Sorensen, "Computing a trust region step" (1983). The cost is one symmetric
- * eigen-decomposition, O(n³): it serves problems of up to a few hundred unknowns. */
+ * The minimiser is p(λ) = −(H + λI)⁻¹g with λ ≥ max(0, −λ_min): λ = 0 when H is positive
+ * definite and its Newton step lies inside, else the λ with |p(λ)| = Δ; in the "hard case"
+ * (g orthogonal to the eigenvectors of λ_min) p(−λ_min) is completed to the boundary along
+ * such an eigenvector (Moré and Sorensen, "Computing a trust region step", 1983). λ_min
+ * comes from LAPACK's band eigenvalue routine, λ from Newton's method on 1/|p(λ)| − 1/Δ
+ * safeguarded by bisection, each trial one band Cholesky factorisation: the cost is
+ * O(n·kd²) per trial, so banded Hessians of thousands of unknowns are cheap (kd = n − 1 is
+ * a dense matrix). */
 #ifndef SP_TRUST_REGION_H
 #define SP_TRUST_REGION_H
 
 #include "lie/sp_status.h"
+
+/* H(i, j) of a symmetric band matrix with kd super-diagonals in LAPACK's upper band
+ * storage, column-major: the index in `ab` of row i ≤ column j, j − i ≤ kd. */
+static inline int sp_sym_band_index(int kd, int i, int j) { return kd + i - j + j * (kd + 1); }
 
 typedef struct sp_trust_step {
     double predicted; /* −m(p) ≥ 0: the decrease the model promises */
@@ -22,9 +27,9 @@ typedef struct sp_trust_step {
     double lowest;    /* H's smallest eigenvalue */
 } sp_trust_step;
 
-/* p (n values) for H (n x n, row-major, symmetric; only read) and g within `radius`.
- * SP_ERR_NOMEM, or SP_ERR_SINGULAR when the eigen-decomposition fails. */
-sp_status sp_trust_region_step(int n, const double *H, const double *g, double radius, double *p,
+/* p (n values) for H (n x n, kd super-diagonals, (kd + 1)·n values in `ab`, only read) and
+ * g within `radius` > 0. SP_ERR_NOMEM, or SP_ERR_SINGULAR when LAPACK fails. */
+sp_status sp_trust_region_step(int n, int kd, const double *ab, const double *g, double radius, double *p,
                                sp_trust_step *info);
 
 #endif

@@ -1,84 +1,131 @@
-/* The trust-region subproblem by eigen-decomposition (see sp_trust_region.h). */
+/* The trust-region subproblem on a band Hessian (see sp_trust_region.h). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lie/sp_linalg.h"
 #include "planner/sp_trust_region.h"
 
-/* |p(λ)|² = Σ γ_k² / (λ_k + λ)² in the eigenbasis. */
-static double step_length2(int n, const double *eig, const double *gam, double lambda)
+typedef struct subproblem {
+    int n, kd;
+    const double *ab, *g;
+    double *factor, *p, *q; /* the Cholesky factor of H + λI, p(λ), and U⁻ᵀp */
+} subproblem;
+
+/* p(λ) = −(H + λI)⁻¹g by the band Cholesky factorisation H + λI = UᵀU, and q = U⁻ᵀp;
+ * -1 when H + λI is not positive definite. */
+static int solve_shifted(subproblem *s, double lambda)
 {
-    double s = 0.0;
-    for (int k = 0; k < n; ++k) {
-        const double d = eig[k] + lambda;
-        s += gam[k] * gam[k] / (d * d);
-    }
-    return s;
+    const int n = s->n, kd = s->kd, ld = kd + 1;
+    memcpy(s->factor, s->ab, (size_t)ld * n * sizeof *s->factor);
+    for (int j = 0; j < n; ++j) s->factor[sp_sym_band_index(kd, j, j)] += lambda;
+    if (LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', n, kd, s->factor, ld) != 0) return -1;
+    for (int k = 0; k < n; ++k) s->p[k] = -s->g[k];
+    if (LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', n, kd, 1, s->factor, ld, s->p, n) != 0) return -1;
+    memcpy(s->q, s->p, (size_t)n * sizeof *s->q);
+    return LAPACKE_dtbtrs(LAPACK_COL_MAJOR, 'U', 'T', 'N', n, kd, 1, s->factor, ld, s->q, n) == 0 ? 0 : -1;
 }
 
-sp_status sp_trust_region_step(int n, const double *H, const double *g, double radius, double *p,
+/* y = Hx on the band. */
+static void band_mul(int n, int kd, const double *ab, const double *x, double *y)
+{
+    for (int i = 0; i < n; ++i) y[i] = 0.0;
+    for (int j = 0; j < n; ++j)
+        for (int i = j - kd > 0 ? j - kd : 0; i <= j; ++i) {
+            const double a = ab[sp_sym_band_index(kd, i, j)];
+            y[i] += a * x[j];
+            if (i != j) y[j] += a * x[i];
+        }
+}
+
+/* The smallest eigenvalue of the band matrix, NAN when LAPACK fails. */
+static double lowest_eigenvalue(int n, int kd, const double *ab, double *scratch)
+{
+    memcpy(scratch, ab, (size_t)(kd + 1) * n * sizeof *scratch);
+    lapack_int found = 0, fail = 0;
+    double w[1], z[1], q[1];
+    w[0] = NAN;
+    if (LAPACKE_dsbevx(LAPACK_COL_MAJOR, 'N', 'I', 'U', n, kd, scratch, kd + 1, q, 1, 0.0, 0.0, 1, 1, 0.0, &found, w,
+                       z, 1, &fail) != 0 || found != 1)
+        return NAN;
+    return w[0];
+}
+
+sp_status sp_trust_region_step(int n, int kd, const double *ab, const double *g, double radius, double *p,
                                sp_trust_step *info)
 {
     memset(info, 0, sizeof *info);
-    double *Q = malloc((size_t)n * n * sizeof *Q), *eig = malloc((size_t)n * sizeof *eig);
-    double *gam = malloc((size_t)n * sizeof *gam), *c = malloc((size_t)n * sizeof *c);
-    sp_status st = Q && eig && gam && c ? SP_OK : SP_ERR_NOMEM;
+    const size_t band = (size_t)(kd + 1) * n;
+    double *factor = malloc(band * sizeof *factor), *q = malloc((size_t)n * sizeof *q);
+    double *v = malloc((size_t)n * sizeof *v), *Hp = malloc((size_t)n * sizeof *Hp);
+    subproblem s = {.n = n, .kd = kd, .ab = ab, .g = g, .factor = factor, .p = p, .q = q};
+    sp_status st = factor && q && v && Hp ? SP_OK : SP_ERR_NOMEM;
+    const double lowest = st == SP_OK ? lowest_eigenvalue(n, kd, ab, factor) : NAN;
+    if (st == SP_OK && !isfinite(lowest)) st = SP_ERR_SINGULAR;
     if (st == SP_OK) {
-        memcpy(Q, H, (size_t)n * n * sizeof *Q);
-        if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', n, Q, n, eig) != 0) st = SP_ERR_SINGULAR;
-    }
-    if (st != SP_OK) {
-        free(Q), free(eig), free(gam), free(c);
-        return st;
-    }
-    /* γ = Qᵀg (the eigenvectors are Q's columns, the eigenvalues ascending) */
-    double gnorm2 = 0.0, spread = 0.0;
-    for (int k = 0; k < n; ++k) {
-        double s = 0.0;
-        for (int r = 0; r < n; ++r) s += Q[(size_t)r * n + k] * g[r];
-        gam[k] = s;
-        gnorm2 += g[k] * g[k];
-        spread = fmax(spread, fabs(eig[k]));
-    }
-    info->lowest = eig[0];
-    const double floor = fmax(0.0, -eig[0]);
-    if (eig[0] > 0.0 && step_length2(n, eig, gam, 0.0) <= radius * radius) {
-        for (int k = 0; k < n; ++k) c[k] = -gam[k] / eig[k];
-        info->interior = 1;
-    } else {
-        /* |p(λ)| falls from +∞ (or from its hard-case value) at the floor to at most Δ at
-         * floor + |g|/Δ, where every λ_k + λ ≥ |g|/Δ */
-        double lo = floor, hi = floor + sqrt(gnorm2) / radius;
-        for (int it = 0; it < 200 && hi - lo > 1e-15 * fmax(hi, 1e-300); ++it) {
-            const double mid = 0.5 * (lo + hi);
-            if (mid <= lo || mid >= hi) break;
-            if (step_length2(n, eig, gam, mid) > radius * radius) lo = mid;
-            else hi = mid;
+        info->lowest = lowest;
+        const double gnorm = sp_vec_norm(n, g), floor = fmax(0.0, -lowest);
+        if (lowest > 0.0 && solve_shifted(&s, 0.0) == 0 && sp_vec_norm(n, p) <= radius) {
+            info->interior = 1;
+        } else {
+            /* |p(λ)| falls from above Δ (or from its hard-case value) just above the floor to
+             * at most Δ at floor + |g|/Δ, where every eigenvalue of H + λI is ≥ |g|/Δ */
+            double lo = floor, hi = floor + gnorm / radius, lambda = hi;
+            int have = 0; /* p, q hold p(λ) */
+            for (int it = 0; it < 200; ++it) {
+                if (!(lambda > lo && lambda <= hi)) lambda = 0.5 * (lo + hi);
+                if (solve_shifted(&s, lambda) != 0) {
+                    lo = lambda, have = 0, lambda = 0.5 * (lo + hi);
+                    continue;
+                }
+                have = 1;
+                const double np = sp_vec_norm(n, p), nq = sp_vec_norm(n, q);
+                if (fabs(np - radius) <= 1e-10 * radius) break;
+                if (np > radius) lo = lambda;
+                else hi = lambda;
+                if (hi - lo <= 1e-15 * fmax(hi, 1e-300)) break;
+                /* Newton's step on 1/|p(λ)| − 1/Δ */
+                lambda += (np / nq) * (np / nq) * (np - radius) / radius;
+            }
+            if (!have && solve_shifted(&s, hi) != 0) st = SP_ERR_SINGULAR;
+            const double np = st == SP_OK ? sp_vec_norm(n, p) : 0.0;
+            /* on the boundary to the secular equation's tolerance: never outside it */
+            for (int k = 0; np > radius && k < n; ++k) p[k] *= radius / np;
+            if (st == SP_OK && np < radius * (1.0 - 1e-8)) {
+                /* the hard case: an eigenvector of λ_min by inverse iteration at the floor
+                 * (shifted a little, to be factorable), p completed to the boundary along it */
+                const double shift = -lowest + 1e-10 * fmax(1.0, fabs(lowest)); /* H + shift·I ≻ 0, barely */
+                for (int k = 0; k < n; ++k) v[k] = 1.0 + 0.1 * sin(k + 1.0);
+                memcpy(factor, ab, band * sizeof *factor);
+                for (int j = 0; j < n; ++j) factor[sp_sym_band_index(kd, j, j)] += shift;
+                if (LAPACKE_dpbtrf(LAPACK_COL_MAJOR, 'U', n, kd, factor, kd + 1) == 0) {
+                    for (int round = 0; round < 4; ++round) {
+                        LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'U', n, kd, 1, factor, kd + 1, v, n);
+                        const double nv = sp_vec_norm(n, v);
+                        for (int k = 0; k < n; ++k) v[k] /= nv;
+                    }
+                    /* |p + τv| = Δ: τ² + 2(p·v)τ + |p|² − Δ² = 0, the root of the lower model */
+                    const double pv = sp_vec_dot(n, p, v), c = np * np - radius * radius;
+                    const double disc = sqrt(fmax(0.0, pv * pv - c));
+                    double best = HUGE_VAL, tau = 0.0;
+                    for (int r = 0; r < 2; ++r) {
+                        const double t = r ? -pv - disc : -pv + disc;
+                        for (int k = 0; k < n; ++k) q[k] = p[k] + t * v[k];
+                        band_mul(n, kd, ab, q, Hp);
+                        const double m = sp_vec_dot(n, g, q) + 0.5 * sp_vec_dot(n, q, Hp);
+                        if (m < best) best = m, tau = t;
+                    }
+                    for (int k = 0; k < n; ++k) p[k] += tau * v[k];
+                }
+            }
         }
-        const double tiny = 1e-13 * fmax(spread, 1e-300);
-        double used = 0.0;
-        for (int k = 0; k < n; ++k) {
-            const double d = eig[k] + hi;
-            c[k] = d > tiny ? -gam[k] / d : 0.0;
-            used += c[k] * c[k];
-        }
-        /* the hard case: the boundary is out of reach of every λ above the floor, so the
-         * step is completed along the eigenvector of the lowest eigenvalue */
-        if (eig[0] <= 0.0 && used < radius * radius * (1.0 - 1e-10)) {
-            const double rest = used - c[0] * c[0];
-            c[0] = copysign(sqrt(fmax(0.0, radius * radius - rest)), c[0]);
-        }
     }
-    double length2 = 0.0, model = 0.0;
-    for (int k = 0; k < n; ++k) length2 += c[k] * c[k], model += gam[k] * c[k] + 0.5 * eig[k] * c[k] * c[k];
-    for (int r = 0; r < n; ++r) {
-        double s = 0.0;
-        for (int k = 0; k < n; ++k) s += Q[(size_t)r * n + k] * c[k];
-        p[r] = s;
+    if (st == SP_OK) {
+        band_mul(n, kd, ab, p, Hp);
+        info->predicted = -(sp_vec_dot(n, g, p) + 0.5 * sp_vec_dot(n, p, Hp));
+        info->length = sp_vec_norm(n, p);
     }
-    info->predicted = -model;
-    info->length = sqrt(length2);
-    free(Q), free(eig), free(gam), free(c);
-    return SP_OK;
+    free(factor), free(q), free(v), free(Hp);
+    return st;
 }

@@ -41,15 +41,24 @@ static double model(int n, const double *H, const double *g, const double *p)
     return m;
 }
 
+/* A dense symmetric matrix in the band storage of sp_trust_region.h (kd = n − 1). */
+static void to_band(int n, const double *H, double *band)
+{
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i <= j; ++i) band[sp_sym_band_index(n - 1, i, j)] = H[i * n + j];
+}
+
 /* The trust-region step of (H, g, Δ) is checked against its characterisation: inside the
  * ball; no lower model value at 20 000 random points of the ball and of its boundary, nor
  * along the line through p; the promised decrease is −m(p); an interior step solves Hp = −g. */
 static void check_step(int n, const double *H, const double *g, double radius, unsigned long long seed,
                        const char *what)
 {
+    double band[64];
+    to_band(n, H, band);
     double p[8], q[8];
     sp_trust_step info;
-    cr_assert_eq(sp_trust_region_step(n, H, g, radius, p, &info), SP_OK);
+    cr_assert_eq(sp_trust_region_step(n, n - 1, band, g, radius, p, &info), SP_OK);
     const double mp = model(n, H, g, p), scale = 1.0 + fabs(mp);
     cr_expect_leq(sp_vec_norm(n, p), radius * (1.0 + 1e-12), "%s: |p| %g outside %g", what, sp_vec_norm(n, p), radius);
     cr_expect_leq(fabs(info.predicted + mp), 1e-12 * scale, "%s: promised %g, model %g", what, info.predicted, -mp);
@@ -128,15 +137,45 @@ Test(sphere_plan, trust_region_step_minimises_the_model_in_the_ball)
      * the boundary is out of reach of every λ above −λ_min */
     const double H[9] = {-1, 0, 0, 0, 2, 0, 0, 0, 3}, g[3] = {0, 1, 1};
     check_step(3, H, g, 2.0, 5, "hard case");
-    double p[3];
+    double p[3], band[9];
     sp_trust_step info;
-    sp_trust_region_step(3, H, g, 2.0, p, &info);
+    to_band(3, H, band);
+    sp_trust_region_step(3, 2, band, g, 2.0, p, &info);
     cr_expect_float_eq(sp_vec_norm(3, p), 2.0, 1e-12, "the hard case's step ends on the boundary");
     cr_expect_float_eq(info.lowest, -1.0, 1e-14);
     /* a positive definite model whose Newton step lies inside */
     const double P[4] = {2, 0.5, 0.5, 1}, q[2] = {0.1, -0.2};
-    sp_trust_region_step(2, P, q, 10.0, p, &info);
+    to_band(2, P, band);
+    sp_trust_region_step(2, 1, band, q, 10.0, p, &info);
     cr_expect(info.interior);
+}
+
+/* A matrix with few diagonals gives the same step from its band as from the whole of it
+ * (n = 40, 3 super-diagonals; positive definite and indefinite, inside and on the boundary). */
+Test(sphere_plan, trust_region_step_of_a_band_is_that_of_the_whole_matrix)
+{
+    enum { N = 40, KD = 3 };
+    unsigned long long s = 11;
+    for (int trial = 0; trial < 4; ++trial) {
+        static double narrow[(KD + 1) * N], wide[N * N], g[N], p[N], q[N];
+        memset(narrow, 0, sizeof narrow), memset(wide, 0, sizeof wide);
+        for (int j = 0; j < N; ++j)
+            for (int i = j - KD > 0 ? j - KD : 0; i <= j; ++i) {
+                const double v = i == j ? (trial % 2 ? 0.5 : 3.0) + uniform(&s) : 0.6 * uniform(&s);
+                narrow[sp_sym_band_index(KD, i, j)] = v, wide[sp_sym_band_index(N - 1, i, j)] = v;
+            }
+        for (int k = 0; k < N; ++k) g[k] = uniform(&s);
+        const double radius = trial < 2 ? 0.3 : 50.0;
+        sp_trust_step a, b;
+        cr_assert_eq(sp_trust_region_step(N, KD, narrow, g, radius, p, &a), SP_OK);
+        cr_assert_eq(sp_trust_region_step(N, N - 1, wide, g, radius, q, &b), SP_OK);
+        cr_expect_leq(sp_vec_dist(N, p, q), 1e-10 * (1.0 + sp_vec_norm(N, q)), "trial %d: steps differ by %g", trial,
+                      sp_vec_dist(N, p, q));
+        cr_expect_float_eq(a.lowest, b.lowest, 1e-12, "trial %d", trial);
+        cr_expect_float_eq(a.predicted, b.predicted, 1e-10 * (1.0 + fabs(b.predicted)), "trial %d", trial);
+        cr_log_info("band of %d, trial %d: lowest eigenvalue %.3g, |p| %.3g, interior %d", N, trial, a.lowest, a.length,
+                    a.interior);
+    }
 }
 
 /* Random walks of 30, 60, 100 and 300 points 0.6 rad apart, a point per unit time, exact,

@@ -499,6 +499,11 @@ static double momentum_scale(const exact *e)
     return s;
 }
 
+/* The band kept of the turns' Hessian: its entries fall by about a factor 4 per keyframe
+ * away from the diagonal (the reach of a cubic spline's keyframe), so beyond 30 they are
+ * below the round-off of the diagonal's. */
+#define TURN_BAND 30
+
 /* What a rejected trial of turns() puts back. */
 typedef struct turn_keep {
     double *w, *mu, *r, *psi;
@@ -570,17 +575,18 @@ static void predict_turned(exact *e, const double *dpsi)
  * from the optimum, a few negative ones; Newton's steps along those directions are tens of
  * radians, and the whole system's model is wrong there. The reduced problem sees each trial
  * through its true cost: the gradient is the kicks κ_j, the Hessian their derivative with
- * every other unknown re-solved (one solve with the kept factors per keyframe), and the
- * trust-region step (sp_trust_region.h) follows negative curvature instead of climbing it.
+ * every other unknown re-solved (a band of it, a solve with the kept factors for every 61
+ * keyframes' columns), and the trust-region step (sp_trust_region.h) follows negative
+ * curvature instead of climbing it.
  * A step is kept when J falls by at least a tenth of what the model promised; each kept
  * step lowers J, so the plan never costs more than the orientation plan through the
  * start's lift. Near the optimum the steps are Newton's and converge quadratically. */
 static sp_status turns(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
                        int *converged, double *residual, double *running, sp_hohp_state *nodes)
 {
-    const int K = e->K;
-    const size_t nwk = (size_t)(2 * e->n * (K + 1)), nm = (size_t)(e->n * K);
-    double *H = malloc((size_t)K * K * sizeof *H), *grad = malloc((size_t)K * sizeof *grad);
+    const int K = e->K, kd = K - 1 < TURN_BAND ? K - 1 : TURN_BAND, stride = 2 * kd + 1;
+    const size_t nwk = (size_t)(2 * e->n * (K + 1)), nm = (size_t)(e->n * K), band = (size_t)(kd + 1) * K;
+    double *H = malloc(band * sizeof *H), *grad = malloc((size_t)K * sizeof *grad);
     double *p = malloc((size_t)K * sizeof *p), *dpsi = calloc((size_t)K + 1, sizeof *dpsi);
     double *kick = malloc((size_t)K * sizeof *kick), *col = malloc((size_t)K * sizeof *col);
     double *tw = malloc(nwk * sizeof *tw), *tmu = malloc((nm ? nm : 1) * sizeof *tmu);
@@ -611,20 +617,25 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         if (st != SP_OK) break;
         kicks(e, grad);
         for (int j = 0; j < K; ++j) grad[j] = -grad[j]; /* ∂J/∂ψ = −κ */
-        for (int l = 0; st == SP_OK && l < K; ++l) {
-            dpsi[l + 1] = 1.0;
+        /* the Hessian's band, columns l ≡ c (mod 2kd + 1) from one solve each: their bands do
+         * not overlap, and each column's tail beyond kd is below the round-off of its
+         * entries; each pair (j, l) averages the two columns' values (symmetry) */
+        memset(H, 0, band * sizeof *H);
+        for (int c = 0; st == SP_OK && c < stride && c < K; ++c) {
+            for (int l = c; l < K; l += stride) dpsi[l + 1] = 1.0;
             st = respond(e, e->w, 0, dpsi, tw, tmu, col);
-            dpsi[l + 1] = 0.0;
-            for (int j = 0; j < K; ++j) H[(size_t)j * K + l] = -col[j];
+            for (int l = c; l < K; l += stride) {
+                dpsi[l + 1] = 0.0;
+                for (int j = l - kd > 0 ? l - kd : 0; j <= l + kd && j < K; ++j)
+                    H[sp_sym_band_index(kd, j < l ? j : l, j < l ? l : j)] -= (j == l ? 1.0 : 0.5) * col[j];
+            }
         }
-        for (int j = 0; j < K; ++j)
-            for (int l = 0; l < j; ++l) H[(size_t)j * K + l] = H[(size_t)l * K + j] = 0.5 * (H[(size_t)j * K + l] + H[(size_t)l * K + j]);
         keep_swap(e, &keep, 1);
         int accepted = 0;
         for (int trial = 0; st == SP_OK && !accepted && trial < 10; ++trial) {
             sp_trust_step info;
             const double t0 = sp_clock_seconds();
-            st = sp_trust_region_step(K, H, grad, radius, p, &info);
+            st = sp_trust_region_step(K, kd, H, grad, radius, p, &info);
             e->times.linear_algebra += sp_clock_seconds() - t0;
             if (st != SP_OK) break;
             for (int j = 0; j < K; ++j) dpsi[j + 1] = p[j];

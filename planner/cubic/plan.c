@@ -582,52 +582,75 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     return ms;
 }
 
-/* The weighted plan from the exact one's solution `sol` on its grid by m + 1 stages,
- * σ/2^m, …, σ/2, σ, each from the last: the last stage's object (converged or not), or
- * NULL with *st set. */
-static sp_ms *weight_up(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, int m, sp_ms_stats *stats,
+/* One weighted stage at `sigma` on the exact solution's grid, from the states of `from`
+ * (a converged stage) or else from the exact solution's nodes: its object (converged or
+ * not), or NULL with *st set. */
+static sp_ms *weighted_stage(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, const sp_ms *from,
+                             double sigma, sp_ms_stats *stats, sp_status *st)
+{
+    sp_ms *ms = sp_ms_alloc_segments(plan->pb, sigma, plan->segment_steps);
+    int M = 0, N = 0;
+    const int *nodes = ms ? sp_ms_block_nodes(ms, &M) : NULL;
+    if (ms) sp_ms_grid(ms, &N);
+    sp_hohp_state *S = ms && !from ? malloc((size_t)M * sizeof *S) : NULL;
+    if (!ms || (!from && !S) || N + 1 != sol->node_count) {
+        *st = ms && (from || S) ? SP_ERR_INVALID : SP_ERR_NOMEM;
+        sp_ms_free(ms), free(S);
+        return NULL;
+    }
+    if (from) {
+        sp_ms_take_states(ms, from);
+    } else {
+        for (int j = 0; j < M; ++j) S[j] = sol->nodes[nodes[j]];
+        sp_ms_set_states(ms, S);
+        free(S);
+    }
+    *st = sp_ms_solve(ms, &plan->progress, stats);
+    add_work(plan, rec, stats);
+    rec->stages++;
+    return ms;
+}
+
+/* The weighted plan from the exact one's solution `sol`: at σ from it at once, and when
+ * that does not converge by continuation, from min(σ, FIRST_SIGMA) up, each stage from the
+ * last converged one, the weight doubled, or after a failed stage raised by the square root
+ * of the last ratio (given up below 1.1). The converged plan at σ, or NULL. */
+static sp_ms *weight_up(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, sp_ms_stats *stats,
                         sp_status *st)
 {
-    const sp_problem *pb = plan->pb;
-    sp_ms *ms = NULL;
-    for (int k = 0; k <= m && *st == SP_OK; ++k) {
-        sp_ms *next = sp_ms_alloc_segments(pb, ldexp(pb->cubic.sigma, k - m), plan->segment_steps);
-        int M = 0, N = 0;
-        const int *nodes = next ? sp_ms_block_nodes(next, &M) : NULL;
-        if (next) sp_ms_grid(next, &N);
-        sp_hohp_state *S = next && !ms ? malloc((size_t)M * sizeof *S) : NULL;
-        if (!next || (!ms && !S) || N + 1 != sol->node_count) {
-            *st = next && (ms || S) ? SP_ERR_INVALID : SP_ERR_NOMEM;
-            sp_ms_free(next), free(S);
-            break;
-        }
-        if (ms) {
-            sp_ms_take_states(next, ms);
+    const double FIRST_SIGMA = 0.02, sigma = plan->pb->cubic.sigma;
+    sp_ms *ms = weighted_stage(plan, rec, sol, NULL, sigma, stats, st);
+    if (!ms || stats->converged || *st != SP_OK) return ms;
+    sp_ms_free(ms);
+    sp_ms *good = NULL;
+    double at = 0.0, ratio = 2.0, next = fmin(sigma, FIRST_SIGMA);
+    while (*st == SP_OK) {
+        ms = weighted_stage(plan, rec, sol, good, next, stats, st);
+        if (!ms) break;
+        if (stats->converged) {
+            sp_ms_free(good);
+            good = ms, at = next;
+            if (at == sigma) return good;
         } else {
-            for (int j = 0; j < M; ++j) S[j] = sol->nodes[nodes[j]];
-            sp_ms_set_states(next, S);
+            sp_ms_free(ms);
+            ratio = sqrt(ratio);
+            if (!good || ratio < 1.1) break;
         }
-        free(S);
-        sp_ms_free(ms);
-        ms = next;
-        *st = sp_ms_solve(ms, &plan->progress, stats);
-        add_work(plan, rec, stats);
-        rec->stages++;
-        if (!stats->converged) break;
+        next = fmin(sigma, at * ratio);
     }
-    return ms;
+    sp_ms_free(good);
+    return NULL;
 }
 
 /* A weighted sphere plan (σ > 0) from the optimum of exact interpolation through the same
  * points. The spin about y0 is the nearly free direction of the whole system that Newton's
  * method cannot travel from the keyframe starts (the condensed solver finds it by its own
  * outer iteration, sp_exact.h); where the misses are small the weighted optimum turns
- * much as the exact one does, and Newton finishes from there. When it does not, σ is
- * reached by doubling from σ/2^m ≤ FIRST_SIGMA. NULL when exact interpolation does not
- * apply or neither way converges: the usual starts run then. */
+ * much as the exact one does, and Newton finishes from there; larger weights are reached by
+ * continuation (weight_up). NULL when exact interpolation does not apply or the weighted
+ * plan does not converge: the usual starts run then. */
 static sp_ms *solve_from_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
 {
-    const double FIRST_SIGMA = 0.02;
     const sp_problem *pb = plan->pb;
     const double sigma = pb->cubic.sigma;
     sp_problem exact = *pb;
@@ -642,12 +665,7 @@ static sp_ms *solve_from_exact(sp_plan *plan, plan_start *rec, sp_status *failur
     rec->iterations += sol.iterations;
     if (st == SP_OK && sol.converged) {
         memcpy(plan->segment_steps, sol.segment_steps, pb->cubic.n_targets * sizeof *plan->segment_steps);
-        const int m = sigma > FIRST_SIGMA ? (int)ceil(log2(sigma / FIRST_SIGMA)) : 0;
-        ms = weight_up(plan, rec, &sol, 0, &stats, &st);
-        if (st == SP_OK && !stats.converged && m > 0) {
-            sp_ms_free(ms);
-            ms = weight_up(plan, rec, &sol, m, &stats, &st);
-        }
+        ms = weight_up(plan, rec, &sol, &stats, &st);
     }
     sp_exact_solution_free(&sol);
     rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;

@@ -23,9 +23,10 @@
  * y0-component of every kick vanish. The turns are the unknowns of an outer problem,
  * minimise J(ψ) = the cost of the orientation plan through the turned keyframes, solved by
  * Newton's method with a trust region (sp_trust_region.h): the gradient is minus those
- * kick components, the Hessian their derivative with the orientation plan re-solved (one
- * solve with the kept factors per keyframe). The start is the lift of the C² spline start
- * with its best spin, and every accepted step lowers J. */
+ * kick components, the Hessian their derivative with the orientation plan re-solved (its
+ * band, which holds it to round-off: a solve with the kept factors per 61 columns). The
+ * start is the lift of the C² spline start with its best spin, and every accepted step
+ * lowers J. */
 #ifndef SP_EXACT_H
 #define SP_EXACT_H
 
