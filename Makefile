@@ -49,14 +49,23 @@ SONAME = libsymplan.so.$(firstword $(subst ., ,$(SP_VERSION)))
 SHLIB  = $(BUILD)/libsymplan.so.$(SP_VERSION)
 PIC_OBJ = $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 BIN   = $(BUILD)/symplan
+# The manual page, written by the command from the tables its help prints
+# (planner/cli/cmd_man.c); docs/symplan.1 is the same page for reading in the sources,
+# refreshed by `make man` (tests/test_help.c checks that it is).
+MAN   = $(BUILD)/symplan.1
 TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all shared test run bench asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
-all: $(LIB) $(SHLIB) $(BIN)
+.PHONY: all shared man test run bench asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
+all: $(LIB) $(SHLIB) $(BIN) $(MAN)
 # `make shared`: the shared library alone (build/libsymplan.so and its links)
 shared: $(SHLIB)
+
+$(MAN): $(BIN)
+	$(BIN) help --man > $@.tmp && mv $@.tmp $@
+man: $(MAN)
+	cp $(MAN) docs/symplan.1
 
 # Dependencies: a header that does not compile means its Debian package is missing. The
 # library needs the first three; the tests add Criterion.
@@ -363,7 +372,7 @@ clean:
 # path is recorded, so a DESTDIR or a moved PREFIX keeps working.
 PY_PACKAGE_DIR = $(PREFIX)/lib/python3/dist-packages/symplan
 INCLUDE_REWRITE = s,^\#include "($(shell echo $(MODULES) | tr ' ' '|'))/,\#include "symplan/\1/,
-install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
+install: $(LIB) $(SHLIB) $(BIN) $(MAN) symplan.h symplan.pc.in
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/symplan
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/symplan
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libsymplan.a
@@ -378,4 +387,4 @@ install: $(LIB) $(SHLIB) $(BIN) symplan.h symplan.pc.in
 	install -d $(DESTDIR)$(PY_PACKAGE_DIR)
 	install -m 644 python/symplan/*.py python/symplan/py.typed $(DESTDIR)$(PY_PACKAGE_DIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 docs/symplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/symplan.1
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/symplan.1

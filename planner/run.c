@@ -66,6 +66,7 @@ static void report_step(const sp_run_settings *set, int done)
 
 sp_status sp_run_drive(const sp_stepper *s, const sp_run_settings *set, sp_run *run)
 {
+    const double begun = sp_clock_seconds();
     const int N = set->steps, every = set->record_every > 0 ? set->record_every : 1;
     const double h = set->T / N;
     memset(run, 0, sizeof *run);
@@ -73,8 +74,9 @@ sp_status sp_run_drive(const sp_stepper *s, const sp_run_settings *set, sp_run *
         return run->status = SP_ERR_NOMEM;
     sp_status st = s->begin(s->self);
     if (set->record) record_row(s, 0.0, run);
-    if (st != SP_OK) return run->status = st;
     const double start = sp_clock_seconds();
+    run->start_seconds = start - begun;
+    if (st != SP_OK) return run->status = st;
     for (int k = 0; k < N; ++k) {
         if (sp_progress_stopped(set->progress)) {
             st = SP_ERR_INTERRUPTED;
@@ -162,7 +164,5 @@ cJSON *sp_run_result(const sp_problem *pb, const sp_stepper *s, const sp_run *ru
     if (!root) return NULL;
     if (run->t) sp_run_add_trajectory(s, run, root);
     sp_run_add_work(s, run, root);
-    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
-    cJSON_AddNumberToObject(timing, "integrate_seconds", run->seconds);
     return root;
 }

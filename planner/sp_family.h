@@ -81,7 +81,8 @@ cJSON *sp_solve_json_curve(const sp_problem *pb, const sp_progress *progress, sp
 /* What a run of a family's simulate task leaves behind, handed to `finish` before the
  * family's state is released: the state (for ops->report), its stepper and the run. */
 typedef void (*sp_family_finish_fn)(void *ctx, void *self, const sp_stepper *stepper, const sp_run *run);
-/* One run of a family's stepper under `settings`, then `finish`. SP_ERR_NOMEM when the
+/* One run of a family's stepper under `settings`, then `finish` (whose run's start_seconds
+ * includes the binding of the model). SP_ERR_NOMEM when the
  * family could not be bound or the rows not kept (finish is not called); otherwise the
  * run's own status. */
 sp_status sp_family_run(const sp_family *f, const sp_problem *pb, const sp_run_settings *settings,

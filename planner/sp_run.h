@@ -3,7 +3,7 @@
  * advance one output interval, write the current row — and the loop does the rest the
  * same way for every family: the stop flag and progress of sp_progress.h, the work
  * budget, recording every `record_every` steps (and the last), timing, and the result's
- * common blocks ("trajectory", "work", "timing"). */
+ * common blocks ("trajectory", "work"). */
 #ifndef SP_RUN_H
 #define SP_RUN_H
 
@@ -81,7 +81,9 @@ typedef struct sp_run {
     sp_status status;
     int steps_done;
     sp_run_work work;
-    double seconds; /* wall time of the stepping */
+    double start_seconds; /* wall time before the first step: the rows allocated, the initial state
+                             (sp_family_run adds the binding of the model) */
+    double seconds;       /* wall time of the stepping, the rows kept along it included */
     int rows;
     double *t;                        /* rows */
     double *field[SP_RUN_MAX_FIELDS]; /* rows x fields[f].width each */
@@ -105,7 +107,8 @@ void sp_run_work_add(sp_run_work *total, const sp_run_work *w);
 void sp_run_work_json(sp_work_kind kind, const sp_run_work *w, long steps_done, cJSON *work);
 
 /* The result of a simulation: the head of sp_result.h, then "trajectory" (when rows were
- * kept), "work" and "timing". The family adds its diagnostics and settings. */
+ * kept) and "work". The family adds its diagnostics and settings, the caller the
+ * "timing" (sp_family_simulate). */
 cJSON *sp_run_result(const sp_problem *pb, const sp_stepper *s, const sp_run *run);
 
 #endif

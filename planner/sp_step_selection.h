@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "planner/sp_clock.h"
 #include "planner/sp_family.h"
 
 #define SP_STEP_SELECTION_MAX_TRIALS 16
@@ -43,6 +44,8 @@ typedef struct sp_step_selection {
     sp_step_trial trials[SP_STEP_SELECTION_MAX_TRIALS];
     sp_run_work work; /* of every trial run */
     long steps_done;  /* by every trial run */
+    sp_time_parts parts; /* of every trial run: binding the model and the initial state (start),
+                            the stepping (plain sweeps) */
     /* SP_ERR_TOO_MANY_STEPS for memory: the final run the search asked for (memory_steps
      * steps) would need memory_needed bytes, above pb->memory_budget; 0 otherwise */
     int memory_steps;

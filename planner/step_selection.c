@@ -24,7 +24,7 @@ typedef struct trial_end {
     int n;
     sp_run_work work;
     int steps_done;
-    double seconds;
+    double seconds, start_seconds;
 } trial_end;
 
 static void keep_final_state(void *ctx, void *self, const sp_stepper *s, const sp_run *run)
@@ -34,6 +34,7 @@ static void keep_final_state(void *ctx, void *self, const sp_stepper *s, const s
     end->work = run->work;
     end->steps_done = run->steps_done;
     end->seconds = run->seconds;
+    end->start_seconds = run->start_seconds;
     int width = 0;
     for (int f = 0; f < s->n_fields; ++f) width += s->fields[f].width;
     double *row = malloc((size_t)(width > 0 ? width : 1) * sizeof *row);
@@ -73,6 +74,8 @@ static sp_status trial(const sp_family *f, const sp_problem *pb, const sp_progre
     }
     sp_run_work_add(&sel->work, &end->work);
     sel->steps_done += end->steps_done;
+    sel->parts.start += end->start_seconds;
+    sel->parts.plain_sweeps += end->seconds;
     if (sel->n_trials < SP_STEP_SELECTION_MAX_TRIALS)
         sel->trials[sel->n_trials++] =
             (sp_step_trial){.steps = steps, .status = st, .error = -1.0, .seconds = end->seconds};

@@ -708,7 +708,23 @@ def result_schema():
         "rhs_evaluations": d(count, "explicit schemes: right-hand side evaluations"),
         "rejected_steps": d(count, "explicit schemes: steps an adaptive method rejected"),
         "exact_flows": d(count, "splittings: exact flows taken")}}
-    timing = {"type": "object", "additionalProperties": False, "patternProperties": {
+    timing = {"type": "object", "additionalProperties": False, "properties": {
+        "solve_seconds": d(real, "the whole solve, not reading or writing files; the parts below add up to it"),
+        "start_seconds": d(real, "plans: the initial curves; simulations: binding the model, allocating the rows, "
+                                 "the initial state (of every trial run too)"),
+        "plain_sweep_seconds": d(real, "plans: sweeps of the step alone; simulations: the stepping, Newton's "
+                                       "solves inside implicit steps and the rows kept along the way included "
+                                       "(of every trial run too)"),
+        "derivative_sweep_seconds": d(real, "plans: sweeps carrying tangents or adjoints; simulations: 0"),
+        "linear_algebra_seconds": d(real, "keyframe plans: Newton's banded systems formed, factored and solved; "
+                                          "simulations: 0 (their small systems are inside the stepping)"),
+        "optimizer_seconds": d(real, "NLopt's own work between its evaluations; simulations: 0"),
+        "output_seconds": d(real, "plans: the curve (an endpoint plan: the reported run) built from the solution; simulations: the result built from "
+                                  "the rows, with the family's diagnostics and settings"),
+        "other_seconds": d(real, "what none of the parts holds (checks, bookkeeping): solve_seconds less their "
+                                 "sum"),
+        "plain_sweeps": d(count, "plain sweeps; simulations: runs (trial runs included)"),
+        "derivative_sweeps": d(count, "sweeps carrying derivatives")}, "patternProperties": {
         "_seconds$": d(real, "wall time (left out of a study's case files)"),
         "_sweeps$": d(count, "sweeps of the step map")}}
     trajectory = {"type": "object", "required": ["t"], "properties": {
@@ -775,7 +791,7 @@ def result_schema():
                                      "type": "object", "additionalProperties": False, "properties": {
                                          "steps": count, "status": names(*STATUSES),
                                          "estimated_error": d(real, "the finer run of a pair: its estimated error"),
-                                         "integrate_seconds": real}}},
+                                         "integrate_seconds": d(real, "the run's stepping")}}},
                                      "the unrecorded runs of the search, in order, in pairs of N and 2N steps")}},
                             "error_tolerance runs: the step chosen, its estimated error and the trial runs (their "
                             "effort is in work)"),

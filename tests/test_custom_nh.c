@@ -8,6 +8,8 @@
  *     the nonholonomic constraint ż = r θ̇ converges at the method's order 2s − 2 against
  *     DOP853 with a tiny step on the index-reduced ODE, keeps the constraint at round-off
  *     and its energy error bounded;
+ *   - what an expression model gives at a point does not depend on the points it was asked
+ *     about before (it keeps its values at the last few points);
  *   - bad files name the place: a row of the wrong length, an unknown symbol, a singular
  *     mass matrix; the command exits with status 2 and one line.
  * Every check prints what it measured. */
@@ -19,6 +21,7 @@
 
 #include "integrators/sp_explicit_rk.h"
 #include "integrators/sp_nonholonomic.h"
+#include "planner/nonholonomic/sp_nh_run.h"
 #include "planner/sp_solve.h"
 #include "problems/sp_problem.h"
 #include "tests/support.h"
@@ -232,6 +235,59 @@ Test(custom_nh, q_dependent_mass_keeps_the_constraint_and_a_bounded_energy_error
 /* A mass that is positive definite at q0 but not along the run (the knife edge's inertia
  * J (1.5 − φ) vanishes at φ = 1.5, reached at t = 1.5 as it turns at unit rate): the run
  * fails there with the model's status, not `ok` with an energy that is no longer one. */
+/* Everything the sleigh of data/custom/ gives at (q, p), with every output asked for. */
+typedef struct nh_values {
+    double H, Hq[3], Hp[3], Hqq[9], Hqp[9], Hpp[9], mu[3], dmu[9];
+} nh_values;
+
+static void nh_values_at(const sp_nh_model *md, const double *q, const double *p, nh_values *v)
+{
+    memset(v, 0, sizeof *v);
+    const sp_nh_hamiltonian_out out = {&v->H, v->Hq, v->Hp, v->Hqq, v->Hqp, v->Hpp};
+    cr_assert_eq(md->hamiltonian(q, p, &out, md->params), 0);
+    cr_assert_eq(md->constraints(q, v->mu, v->dmu, md->params), 0);
+}
+
+/* An expression model keeps its values at the last few points asked about (the stages of
+ * a step): at twelve points, asked in three orders, one instance gives to the bit what a
+ * fresh instance gives at each point alone, with what the stepper asks for in between
+ * (H_p alone, the constraints alone) too. */
+Test(custom_nh, values_at_a_point_do_not_depend_on_the_points_before, .timeout = 60)
+{
+    enum { POINTS = 12 };
+    sp_problem pb;
+    read_data("custom/chaplygin_sleigh.json", &pb);
+    sp_nh_system kept;
+    cr_assert_eq(sp_nh_system_init(&kept, &pb), SP_OK);
+    double q[POINTS][3], p[POINTS][3];
+    nh_values alone[POINTS];
+    for (int i = 0; i < POINTS; ++i) {
+        q[i][0] = 0.1 * i, q[i][1] = -0.2 * i, q[i][2] = 0.37 * i - 1.0;
+        p[i][0] = 1.0, p[i][1] = 0.5 - 0.1 * i, p[i][2] = 0.3 + 0.01 * i;
+        sp_nh_system fresh;
+        cr_assert_eq(sp_nh_system_init(&fresh, &pb), SP_OK);
+        nh_values_at(&fresh.model, q[i], p[i], &alone[i]);
+        sp_nh_system_release(&fresh);
+    }
+    int differ = 0;
+    for (int order = 0; order < 3; ++order)
+        for (int k = 0; k < POINTS; ++k) {
+            const int i = order == 0 ? k : order == 1 ? POINTS - 1 - k : (5 * k) % POINTS;
+            double Hp[3], mu[3];
+            kept.model.hamiltonian(q[(i + 3) % POINTS], p[i], &(sp_nh_hamiltonian_out){.Hp = Hp}, kept.model.params);
+            kept.model.constraints(q[(i + 7) % POINTS], mu, NULL, kept.model.params);
+            nh_values v;
+            nh_values_at(&kept.model, q[i], p[i], &v);
+            if (memcmp(&v, &alone[i], sizeof v) != 0) {
+                ++differ;
+                cr_log_error("point %d (order %d): H %.17g against %.17g alone", i, order, v.H, alone[i].H);
+            }
+        }
+    cr_expect_eq(differ, 0, "%d of %d evaluations differ from a fresh instance's", differ, 3 * POINTS);
+    sp_nh_system_release(&kept);
+    sp_problem_free(&pb);
+}
+
 Test(custom_nh, a_mass_that_stops_being_positive_definite_fails_the_run)
 {
     char path[PATH_SIZE];

@@ -2,7 +2,8 @@
  * first thing out of place and its position, precedence and associativity, every
  * function's value against libm, every function's derivative against central differences,
  * the simplification of derivatives to constants, the sharing of common subexpressions
- * (derivatives stay small), and several threads evaluating their own copies at once. */
+ * (derivatives stay small, and a set of expressions runs what its members share once),
+ * and several threads evaluating their own copies at once. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
@@ -394,4 +395,42 @@ Test(expr, threads_evaluate_their_own_copies_at_once)
         cr_expect(jobs[i].ok);
         cr_expect_eq(jobs[i].result, alone, "thread %d: %.17g, alone %.17g", i, jobs[i].result, alone);
     }
+}
+
+/* A set evaluates its members to exactly their own values, and what they share (a
+ * constraint row's cos(phi) and sin(phi), its derivatives' too) is one instruction of its
+ * tape: the set's tape is shorter than its members' together, and no longer than the
+ * distinct operations among them. */
+Test(expr, a_set_runs_what_its_members_share_once)
+{
+    static const char *const texts[] = {"-2*cos(x)", "-2*sin(x)", "2*sin(x)", "-2*cos(x)*y", "sin(x)*cos(x) + z", "3"};
+    enum { N = sizeof texts / sizeof texts[0] };
+    sp_expr *e[N];
+    int separate = 0;
+    for (int i = 0; i < N; ++i) e[i] = parse(texts[i]), separate += sp_expr_tape_length(e[i]);
+    sp_expr_set *set = sp_expr_set_new(e, N);
+    cr_assert_not_null(set);
+    const int together = sp_expr_set_tape_length(set);
+    /* loads x, y, z; cos x, sin x; -2*cos, -2*sin, 2*sin, (-2*cos)*y, sin*cos, + z */
+    cr_expect_leq(together, 11, "the set runs %d instructions", together);
+    cr_expect_lt(together, separate, "the set runs %d instructions, its members %d", together, separate);
+    const double points[3][3] = {{0.3, -1.2, 2.0}, {-2.5, 0.0, -0.0}, {1e-300, 7.0, 1e300}};
+    for (int k = 0; k < 3; ++k) {
+        double out[N];
+        sp_expr_set_eval(set, points[k], out);
+        for (int i = 0; i < N; ++i) {
+            const double alone = sp_expr_eval(e[i], points[k]);
+            cr_expect(memcmp(&alone, &out[i], sizeof alone) == 0, "%s at point %d: %.17g in the set, %.17g alone",
+                      texts[i], k, out[i], alone);
+        }
+    }
+    for (int i = 0; i < N; ++i) sp_expr_free(e[i]);
+    /* the members were copied: the set runs without them */
+    double out[N];
+    sp_expr_set_eval(set, points[0], out);
+    cr_expect_eq(out[N - 1], 3.0);
+    sp_expr_set_free(set);
+    sp_expr_set *empty = sp_expr_set_new(NULL, 0);
+    cr_expect_not_null(empty);
+    sp_expr_set_free(empty);
 }

@@ -2,8 +2,10 @@
  * `symplan help`, `help COMMAND` and `COMMAND --help` list every option a command's
  * parser takes, with its meaning and default, on stdout with exit 0; a wrong argument
  * (an unknown option, a missing value or operand, a stray operand) is one line naming
- * it, exit 2; `--version` names the library and NLopt; the man page lists every option
- * the help lists and renders without warnings; `check` validates a study case by case. */
+ * it, exit 2; `--version` names the library and NLopt; the man page is what
+ * `symplan help --man` writes from the same tables (docs/symplan.1 is that page), lists
+ * every option the help lists with the help's own meaning and default, and renders
+ * without warnings; `check` validates a study case by case. */
 #include <criterion/criterion.h>
 #include <nlopt.h>
 #include <stdio.h>
@@ -16,7 +18,8 @@
 
 #define MAN_PAGE SP_TEST_DATA "/../docs/symplan.1"
 
-static const char *const commands[] = {"solve", "check", "list", "study", "plot", "export", "help", "version"};
+static const char *const commands[] = {"solve",  "check",  "list", "study",  "plot",
+                                       "export", "import", "help", "version"};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "help", test); }
@@ -358,6 +361,79 @@ Test(help, the_man_page_lists_every_option_the_help_lists)
               "the man page's .TH does not name %s", th);
     free(help_part);
     free(limits_part);
+    free(text);
+    remove_tree(dir);
+}
+
+/* The page in the sources is the one the command writes (`make man` refreshes it), and
+ * `help --man` takes no command. */
+Test(help, the_man_page_is_the_one_the_command_writes)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "man-written");
+    run_result r;
+    run_ok(dir, (const char *[]){"help", "--man", NULL}, &r);
+    char *page = slurp(MAN_PAGE);
+    cr_expect(starts_with(r.out, ".\\\" The manual page"), "help --man: '%.80s'", r.out);
+    cr_expect_str_eq(page, r.out, "docs/symplan.1 is not what 'symplan help --man' writes (make man refreshes it)");
+    free(page);
+    run_free(&r);
+    expect_refused(dir, (const char *[]){"help", "--man", "solve", NULL},
+                   "symplan help: --man prints the whole manual: give no COMMAND (see symplan help help)\n");
+    remove_tree(dir);
+}
+
+/* The help's text as the man page has it in words: "-" for "\-", quotes and the rest as
+ * they are (the man page capitalises the first letter). */
+static int man_says(const char *part, const char *words)
+{
+    if (!words[0]) return 1;
+    return strstr(part, words + 1) != NULL;
+}
+
+/* What each option means, and its default, is said the same way in the help and in the
+ * command's section of the man page: one source. */
+Test(help, the_man_page_says_what_the_help_says)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "man-words");
+    char *text = man_text();
+    for (size_t i = 0; i < N_COMMANDS; ++i) {
+        run_result r;
+        run_ok(dir, (const char *[]){"help", commands[i], NULL}, &r);
+        char title[64];
+        snprintf(title, sizeof title, "symplan %s", commands[i]);
+        char *part = man_section(text, title), *limits = man_section(text, "Resource limits");
+        int in_limits = 0;
+        for (const char *line = r.out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+            if (starts_with(line, "LIMITS")) in_limits = 1;
+            if (!starts_with(line, "  -") || starts_with(line, "  -h, --help")) continue;
+            /* "  -o OUT.json            meaning (default: x)" */
+            char entry[512];
+            snprintf(entry, sizeof entry, "%.*s", (int)strcspn(line, "\n"), line);
+            char *meaning = entry + 2 + strcspn(entry + 2, " ");
+            while (*meaning == ' ' && meaning[1] != ' ') meaning += strcspn(meaning + 1, " ") + 1; /* the value */
+            meaning += strspn(meaning, " ");
+            char *fallback = strstr(meaning, " (default: ");
+            if (fallback) {
+                *fallback = '\0';
+                fallback += strlen(" (default: ");
+                fallback[strlen(fallback) - 1] = '\0';
+            }
+            char *required = strstr(meaning, " (required)");
+            if (required) *required = '\0';
+            const char *where = in_limits ? limits : part;
+            cr_expect(man_says(where, meaning), "man page, %s: the help's '%s' is not said", title, meaning);
+            if (fallback) {
+                char said[256];
+                snprintf(said, sizeof said, "Default: %s.", fallback);
+                cr_expect(strstr(where, said) != NULL, "man page, %s: not '%s'", title, said);
+            }
+        }
+        free(part);
+        free(limits);
+        run_free(&r);
+    }
     free(text);
     remove_tree(dir);
 }

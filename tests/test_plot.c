@@ -1242,6 +1242,120 @@ Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
     remove_tree(dir);
 }
 
+/* The rolling disk of data/rolling_disk.json, which goes round one circle (radius R/2,
+ * period π), over `steps` steps of h = 0.05, solved and drawn into dir; returns the
+ * picture and the result. */
+static char *long_disk(const char *dir, int steps, cJSON **result)
+{
+    char in[PATH_SIZE], problem[PATH_SIZE], result_path[PATH_SIZE];
+    join(in, SP_TEST_DATA, "rolling_disk.json");
+    cJSON *doc = read_json(in);
+    cJSON_DeleteItemFromObject(doc, "h");
+    cJSON_ReplaceItemInObject(doc, "steps", cJSON_CreateNumber(steps));
+    cJSON_AddNumberToObject(doc, "T", 0.05 * steps);
+    join(problem, dir, "disk.json");
+    write_json(problem, doc);
+    cJSON_Delete(doc);
+    join(result_path, dir, "disk.result.json");
+    run_ok(dir, (const char *[]){"solve", problem, "-o", result_path, NULL});
+    *result = read_json(result_path);
+    return plot(dir, result_path);
+}
+
+/* The element of the path in the plane, from its series title to the end of its group. */
+static const char *plane_path(const char *svg, size_t *length)
+{
+    const char *panel = strstr(svg, ">Path in the plane<");
+    cr_assert_not_null(panel, "no path in the plane");
+    const char *path = strstr(panel, "<title>path</title>"), *end = path ? strstr(path, "</g>") : NULL;
+    cr_assert(path && end, "the path in the plane has no series");
+    *length = (size_t)(end - path);
+    return path;
+}
+
+/* Over a long horizon the path in the plane is drawn at the chart's resolution: a run ten
+ * times longer round the same circle draws no more, every drawn segment lies on the
+ * circle (no chords across it, as thinning by rows drew), and the path reaches the least
+ * and greatest x and y of the run. The picture's frame and the panel's rule (equal
+ * scales, the larger range and 12 % around it) give the data's place in pixels. */
+Test(plot, a_long_path_in_the_plane_stays_small_and_on_its_curve, .timeout = 300)
+{
+    char dir[PATH_SIZE];
+    scratch_dir(dir, "long-plane");
+    cJSON *short_result, *long_result;
+    char *short_svg = long_disk(dir, 10000, &short_result);
+    char *svg = long_disk(dir, 100000, &long_result);
+    size_t short_length, length;
+    plane_path(short_svg, &short_length);
+    const char *path = plane_path(svg, &length);
+    cr_expect_lt((double)length, 1.5 * (double)short_length + 2000,
+                 "the path of 100000 steps takes %zu bytes, that of 10000 steps %zu", length, short_length);
+    cr_expect_lt(strlen(svg), (size_t)400000, "the picture of 100000 steps is %zu bytes", strlen(svg));
+
+    /* the data: q = (x, y, …) rows, their ranges and the circle they go round */
+    const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(long_result, "trajectory"), "q");
+    const int rows = cJSON_GetArraySize(q);
+    cr_assert_eq(rows, 100001);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (const cJSON *row = q->child; row; row = row->next)
+        for (int k = 0; k < 2; ++k) {
+            const double v = cJSON_GetArrayItem(row, k)->valuedouble;
+            lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
+        }
+    const double span = fmax(hi[0] - lo[0], hi[1] - lo[1]) * 1.12, mid[2] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2};
+    const char *frame = NULL;
+    for (const char *f = strstr(svg, "<rect class=\"frame\""); f && f < path; f = strstr(f + 1, "<rect class=\"frame\""))
+        frame = f;
+    cr_assert_not_null(frame);
+    double left, top, width, height;
+    cr_assert_eq(sscanf(frame, "<rect class=\"frame\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &left, &top,
+                        &width, &height),
+                 4);
+    const double scale = width / span, cx = left + width / 2, cy = top + height / 2, radius = (hi[0] - lo[0]) / 2;
+    cr_assert_gt(radius, 0.4, "the disk does not go round its circle (x from %g to %g)", lo[0], hi[0]);
+
+    /* the drawn points, subpath by subpath ("M" starts one) */
+    double seen_lo[2] = {INFINITY, INFINITY}, seen_hi[2] = {-INFINITY, -INFINITY}, worst = 0.0, px = 0.0, py = 0.0;
+    int points = 0, segments = 0;
+    for (const char *d = strstr(path, " d=\""); d && d < path + length; d = strstr(d + 1, " d=\"")) {
+        const char *p = d + 4;
+        int fresh = 1;
+        while (*p && *p != '"') {
+            if (*p == 'M') fresh = 1, ++p;
+            double x, y;
+            int used;
+            cr_assert_eq(sscanf(p, "%lf,%lf%n", &x, &y, &used), 2, "unreadable path data at '%.20s'", p);
+            p += used;
+            while (*p == ' ') ++p;
+            ++points;
+            seen_lo[0] = fmin(seen_lo[0], x), seen_hi[0] = fmax(seen_hi[0], x);
+            seen_lo[1] = fmin(seen_lo[1], y), seen_hi[1] = fmax(seen_hi[1], y);
+            if (!fresh) { /* the segment's middle against the circle, whose centre is the panel's */
+                worst = fmax(worst, fabs(hypot((px + x) / 2 - cx, (py + y) / 2 - cy) - scale * radius));
+                ++segments;
+            }
+            fresh = 0, px = x, py = y;
+        }
+    }
+    cr_expect_gt(segments, 100, "only %d segments drawn", segments);
+    cr_expect_lt(points, 3000, "%d points drawn for one circle", points);
+    cr_expect_lt(worst, 1.0, "a drawn segment leaves the circle by %.1f px", worst);
+    /* the extremes: x on the left and right of the panel's centre, y above and below */
+    const double want_lo_x = cx + scale * (lo[0] - mid[0]), want_hi_x = cx + scale * (hi[0] - mid[0]);
+    const double want_top = cy - scale * (hi[1] - mid[1]), want_bottom = cy - scale * (lo[1] - mid[1]);
+    cr_expect_lt(fabs(seen_lo[0] - want_lo_x), 0.01, "least x drawn at %.2f px, the run's at %.2f", seen_lo[0], want_lo_x);
+    cr_expect_lt(fabs(seen_hi[0] - want_hi_x), 0.01, "greatest x drawn at %.2f px, the run's at %.2f", seen_hi[0],
+                 want_hi_x);
+    cr_expect_lt(fabs(seen_lo[1] - want_top), 0.01, "greatest y drawn at %.2f px, the run's at %.2f", seen_lo[1], want_top);
+    cr_expect_lt(fabs(seen_hi[1] - want_bottom), 0.01, "least y drawn at %.2f px, the run's at %.2f", seen_hi[1],
+                 want_bottom);
+    free(short_svg);
+    free(svg);
+    cJSON_Delete(short_result);
+    cJSON_Delete(long_result);
+    remove_tree(dir);
+}
+
 /* Every example in data/ (whatever its model) solves to a result that plots and exports. */
 Test(plot, every_data_file_plots_and_exports)
 {

@@ -1,9 +1,12 @@
-/* The "timing" block of plans (keyframes and vakonomic endpoints) adds up: its parts (start, plain sweeps, derivative
- * sweeps, linear algebra, NLopt's own work, the curve, other) are never negative and sum to
- * solve_seconds, "other" (what no part holds) is a small share, and the part a method
- * spends its time in is the one that shows it: the sweeps for Newton's methods, NLopt's own
- * work for a direct-form L-BFGS run. Shares of one run, not wall-clock limits; problems of
- * tens of milliseconds, so that the parts are measured above the clock's grain. */
+/* The "timing" block of plans (keyframes and vakonomic endpoints) and of simulations (every
+ * family, step selection included) adds up: its parts (start, plain sweeps, derivative
+ * sweeps, linear algebra, NLopt's own work, the curve or the result built from the rows,
+ * other) are never negative and sum to solve_seconds, "other" (what no part holds) is a
+ * small share, and the part a method spends its time in is the one that shows it: the
+ * sweeps for Newton's methods, NLopt's own work for a direct-form L-BFGS run, the stepping
+ * for a simulation. Every member of the block is described in the result schema. Shares of
+ * one run, not wall-clock limits; problems of tens of milliseconds, so that the parts are
+ * measured above the clock's grain. */
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -27,8 +30,22 @@ static double part(const cJSON *timing, const char *name)
     return v->valuedouble;
 }
 
-/* Solves `doc` and checks the sum; returns the timing block's shares of the solve in share[]. */
-static void check_timing(const char *what, const char *doc, int large, double *share)
+/* The members the result schema describes in its timing block (by name, not by pattern). */
+static cJSON *schema_timing_names(void)
+{
+    char path[PATH_SIZE];
+    join(path, SP_TEST_DATA, "../schema/result.schema.json");
+    cJSON *schema = read_json(path);
+    const cJSON *timing = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), "timing");
+    cJSON *names = cJSON_Duplicate(cJSON_GetObjectItem(timing, "properties"), 1);
+    cJSON_Delete(schema);
+    cr_assert(cJSON_IsObject(names), "the result schema names no member of timing");
+    return names;
+}
+
+/* Solves `doc` and checks the sum; returns the timing block's shares of the solve in share[]
+ * and the number of plain sweeps (runs, for a simulation). */
+static double check_timing(const char *what, const char *doc, int large, double *share)
 {
     sp_problem pb;
     sp_input_error e;
@@ -49,9 +66,17 @@ static void check_timing(const char *what, const char *doc, int large, double *s
                   sum, solve);
     if (large) /* above a few milliseconds, where the clock's grain and one page fault do not count */
         cr_expect_lt(share[N_PARTS - 1], 0.25, "%s: %.0f %% of the solve is in no part", what, 100 * share[N_PARTS - 1]);
-    cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(timing, "plain_sweeps")), "%s: no sweep count", what);
+    const cJSON *sweeps = cJSON_GetObjectItem(timing, "plain_sweeps");
+    cr_expect(cJSON_IsNumber(sweeps), "%s: no sweep count", what);
+    const double plain_sweeps = cJSON_IsNumber(sweeps) ? sweeps->valuedouble : -1.0;
+    cJSON *described = schema_timing_names();
+    for (const cJSON *m = timing->child; m; m = m->next)
+        cr_expect(cJSON_HasObjectItem(described, m->string), "%s: timing.%s is not described in the result schema",
+                  what, m->string);
+    cJSON_Delete(described);
     cJSON_Delete(res);
     sp_problem_free(&pb);
+    return plain_sweeps;
 }
 
 static char *data_doc(const char *file, const char *changes)
@@ -110,4 +135,57 @@ Test(timing, the_parts_add_up_to_the_solve, .timeout = 300)
     char *round = data_doc("sphere_round.json", "{}");
     check_timing("round sphere", round, 0, share);
     free(round);
+}
+
+/* Simulations: the stepping is where the time goes, one run each (a run whose step the
+ * tolerance chooses: its trial runs too), nothing in the parts they do not have. */
+Test(timing, a_simulation_adds_up, .timeout = 300)
+{
+    static const struct {
+        const char *file, *changes;
+        int large;
+    } runs[] = {
+        {"heavy_top.json", "{\"steps\": 40000, \"record_every\": 10}", 1}, /* holonomic, RATTLE */
+        {"spherical_pendulum_strang.json", "{}", 1},                      /* holonomic, a splitting */
+        {"planar_pendulum_dop853.json", "{}", 0},                         /* explicit, adaptive */
+        {"rolling_disk.json", "{\"steps\": 20000}", 1},                   /* nonholonomic, Lobatto */
+        {"sleigh_se2.json", "{\"steps\": 20000}", 1},                     /* nonholonomic on SE(2) */
+        {"s3_contact.json", "{}", 1},                                     /* contact on S3 */
+        {"contact_oscillator.json", "{}", 1},                             /* contact with a drift */
+        {"custom/rolling_disk.json", "{\"steps\": 4000}", 1},             /* an expression model */
+        {"parking_fig3.json", "{\"steps\": 4000}", 1},                    /* vakonomic, Gauss-Legendre */
+        {"sphere_simulate.json", "{}", 0},                                /* the cubic family's HOHP */
+    };
+    double share[N_PARTS];
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+        char *doc = data_doc(runs[i].file, runs[i].changes);
+        const double sweeps = check_timing(runs[i].file, doc, runs[i].large, share);
+        free(doc);
+        cr_expect_eq(sweeps, 1.0, "%s: %g runs counted, one made", runs[i].file, sweeps);
+        for (size_t k = 2; k <= 4; ++k) /* derivative sweeps, linear algebra, optimiser */
+            cr_expect_eq(share[k], 0.0, "%s: %s holds %.0f %%", runs[i].file, parts[k], 100 * share[k]);
+        if (runs[i].large)
+            cr_expect_gt(share[1], 0.5, "%s: the stepping is %.0f %%", runs[i].file, 100 * share[1]);
+    }
+    /* rows kept at every step: building the result from them is the output */
+    char *rows = data_doc("heavy_top.json", "{\"steps\": 40000, \"record_every\": 1}");
+    check_timing("heavy top, every row", rows, 1, share);
+    free(rows);
+    cr_expect_gt(share[5], 0.0, "heavy top, every row: no time in the output");
+    /* a step chosen by the error tolerance: the trial runs count as runs and as stepping */
+    char *chosen = data_doc("spherical_pendulum_tolerance.json", "{}");
+    sp_problem pb;
+    sp_input_error e;
+    cr_assert_eq(sp_problem_parse(chosen, strlen(chosen), &pb, &e), SP_OK, "%s: %s", e.path, e.message);
+    cJSON *res = sp_solve_json(&pb, NULL);
+    const int trials = cJSON_GetArraySize(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(res, "step_selection"), "trial_runs"));
+    cJSON_Delete(res);
+    sp_problem_free(&pb);
+    cr_assert_gt(trials, 0, "no trial runs");
+    const double sweeps = check_timing("step selection", chosen, 1, share);
+    free(chosen);
+    cr_expect_eq(sweeps, trials + 1.0, "step selection: %g runs counted, %d trial runs and the run made", sweeps,
+                 trials);
+    cr_expect_gt(share[1], 0.5, "step selection: the stepping is %.0f %%", 100 * share[1]);
 }

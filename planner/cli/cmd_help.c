@@ -40,23 +40,42 @@ void sp_cmd_print_overview(FILE *f)
 
 typedef struct help_args {
     const char *command;
+    int man;
 } help_args;
 
 static int cmd_help(int argc, char **argv);
 
-const sp_command sp_command_help = {.name = "help",
-                                    .summary = "print this overview, or a command's usage with every option it takes",
-                                    .operand = "COMMAND",
-                                    .operand_meaning = "the command to describe",
-                                    .operand_optional = 1,
-                                    .operand_offset = offsetof(help_args, command),
-                                    .run = cmd_help};
+static const sp_cmd_option help_options[] = {
+    {.name = "--man",
+     .offset = offsetof(help_args, man),
+     .meaning = "print the whole manual page instead, as roff for man(1)",
+     .fallback = "off",
+     .detail = "`make install` installs it as symplan(1); `man -l` reads it from a file."},
+    {.name = NULL}};
+
+const sp_command sp_command_help = {
+    .name = "help",
+    .summary = "print this overview, or a command's usage with every option it takes",
+    .description = "Prints the overview of the commands, or the usage of *COMMAND* with every option it takes, one a "
+                   "line with its meaning and default, on standard output. `symplan --help` and `symplan -h` are the "
+                   "overview; `-h` and `--help` after any command print that command's help.",
+    .operand = "COMMAND",
+    .operand_meaning = "the command to describe",
+    .operand_optional = 1,
+    .operand_offset = offsetof(help_args, command),
+    .options = help_options,
+    .run = cmd_help};
 
 static int cmd_help(int argc, char **argv)
 {
     help_args a = {0};
     int rc = sp_cmd_parse(&sp_command_help, argc, argv, &a);
     if (rc >= 0) return rc;
+    if (a.man) {
+        if (a.command) return sp_cmd_usage_error(&sp_command_help, "--man prints the whole manual: give no COMMAND");
+        sp_cmd_print_man(stdout);
+        return 0;
+    }
     if (!a.command) {
         sp_cmd_print_overview(stdout);
         return 0;
@@ -75,9 +94,12 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv);
 
-const sp_command sp_command_version = {.name = "version",
-                                       .summary = "print the version of symplan and of the NLopt library it runs with",
-                                       .run = cmd_version};
+const sp_command sp_command_version = {
+    .name = "version",
+    .summary = "print the version of symplan and of the NLopt library it runs with",
+    .description = "Prints the version of symplan (\"symplan " SP_VERSION_STRING "\") and of the NLopt library it runs with, which may "
+                   "differ from the one it was built against. `symplan --version` does the same.",
+    .run = cmd_version};
 
 /* The versions of the libraries linked in at run time, which may differ from those the
  * command was built against. */

@@ -35,11 +35,16 @@ static const sp_cmd_option limit_options[] = {
      .value = "SIZE",
      .kind = SP_OPT_SIZE,
      .offset = offsetof(sp_limits, memory),
-     .meaning = "the most memory of one run, in bytes or with K, M, G, T (512M, 8G)"},
+     .meaning = "the most memory of one run, in bytes or with K, M, G, T (512M, 8G)",
+     .detail = "Estimated from the problem before anything is allocated: its trajectory, the optimiser's own "
+               "memory and the result."},
     {.name = NULL}};
 
 /* Only printed: the parser knows -h and --help itself, as every command takes them. */
 static const sp_cmd_option help_option = {.name = "-h, --help", .meaning = "print this help and exit"};
+
+const sp_cmd_option *sp_cmd_limit_options(void) { return limit_options; }
+const sp_cmd_option *sp_cmd_help_option(void) { return &help_option; }
 
 /* --------------------------------------------------------------- errors -- */
 
@@ -218,17 +223,23 @@ void sp_cmd_print_synopsis(const sp_command *cmd, FILE *f)
     if (cmd->limits) fputs(" [LIMITS]", f);
 }
 
+void sp_cmd_option_default(const sp_cmd_option *o, const sp_limits *limits, char *text, size_t size)
+{
+    text[0] = '\0';
+    if (o->fallback)
+        snprintf(text, size, "%s", o->fallback);
+    else if (limits && o->kind == SP_OPT_COUNT)
+        snprintf(text, size, "%ld", *(const long *)(const void *)((const char *)limits + o->offset));
+    else if (limits && o->kind == SP_OPT_SIZE)
+        sp_format_bytes(*(const double *)(const void *)((const char *)limits + o->offset), text, size);
+}
+
 /* "  -o OUT.json        meaning (default: …)"; the default of a limit from `limits`. */
 static void print_option(FILE *f, const sp_cmd_option *o, const sp_limits *limits)
 {
-    char label[64], fallback[64] = "";
+    char label[64], fallback[64];
     snprintf(label, sizeof label, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
-    if (o->fallback)
-        snprintf(fallback, sizeof fallback, "%s", o->fallback);
-    else if (limits && o->kind == SP_OPT_COUNT)
-        snprintf(fallback, sizeof fallback, "%ld", *(const long *)(const void *)((const char *)limits + o->offset));
-    else if (limits && o->kind == SP_OPT_SIZE)
-        sp_format_bytes(*(const double *)(const void *)((const char *)limits + o->offset), fallback, sizeof fallback);
+    sp_cmd_option_default(o, limits, fallback, sizeof fallback);
     fprintf(f, "  %-22s %s%s%s%s%s\n", label, o->meaning, fallback[0] ? " (default: " : "", fallback,
             fallback[0] ? ")" : "", o->required ? " (required)" : "");
 }

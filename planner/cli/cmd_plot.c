@@ -38,11 +38,13 @@ static const sp_cmd_option plot_options[] = {
      .offset = offsetof(plot_args, opt.y),
      .meaning = "study: the figure along y, any number of the summary rows; one result: an expression of the "
                 "columns 'symplan export' writes, drawn against t (\"sqrt(q_x^2 + q_y^2)\")",
-     .fallback = "cost, else energy_error"},
+     .fallback = "cost, else energy_error",
+     .detail = "Of one result, a name that is no column is refused with the list of the columns."},
     {.name = "--error",
      .offset = offsetof(plot_args, opt.error),
      .meaning = "study: draw the difference to the next finer case instead",
-     .fallback = "off"},
+     .fallback = "off",
+     .detail = "It falls with the order of the method."},
     {.name = NULL}};
 
 static int cmd_plot(int argc, char **argv);
@@ -50,6 +52,9 @@ static int cmd_plot(int argc, char **argv);
 const sp_command sp_command_plot = {
     .name = "plot",
     .summary = "draw a result, or a study from its folder's summary.json, as a self-contained SVG",
+    .description = "Draws a result, or a study from its folder's `summary.json` (which may also be named directly), as "
+                   "one self-contained SVG picture. What a result's picture shows depends on its model and task; "
+                   "several results are overlaid.",
     .operand = "RESULT.json...|DIR",
     .operand_meaning = "a result of solve (several: overlaid for comparison), a study's folder, or its summary.json",
     .operand_offset = offsetof(plot_args, input),

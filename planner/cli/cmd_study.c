@@ -962,22 +962,36 @@ static const sp_cmd_option study_options[] = {
      .offset = offsetof(study_args, jobs),
      .max = MAX_JOBS,
      .meaning = "run up to N cases at once in worker processes",
-     .fallback = "the online processors"},
+     .fallback = "the online processors",
+     .detail = "From 1 to 4096. With more than one worker each runs with `SYMPLAN_THREADS=1` (one thread per case) "
+               "unless `SYMPLAN_THREADS` is set in the environment."},
     {.name = "--max-seconds",
      .value = "S",
      .kind = SP_OPT_SECONDS,
      .offset = offsetof(study_args, seconds),
      .meaning = "stop the study after S seconds as SIGTERM would (finished cases kept, resumable; exit 3)",
-     .fallback = "no limit"},
+     .fallback = "no limit",
+     .detail = "*S* is a decimal number of seconds of wall time, counted from the command's start. The summary is "
+               "written, the cases under way are left pending, and the same command resumes the study. Over MPI "
+               "the time is looked at between cases."},
     {.name = "-v",
      .offset = offsetof(study_args, verbose),
      .meaning = "print one line per case on stderr",
-     .fallback = "a status line on a terminal only"},
+     .fallback = "a status line on a terminal only",
+     .detail = "Its values, its status, its time, and the time elapsed and left."},
     {.name = NULL}};
 
 const sp_command sp_command_study = {
     .name = "study",
     .summary = "run every case of a study into DIR, in parallel and resumable, with DIR/summary.json and .csv",
+    .description =
+        "Runs every case of a study into *DIR*/case-*NNNN*.json, and keeps *DIR*/summary.json and "
+        "*DIR*/summary.csv up to date as cases finish. Every case is validated before any runs. Cases whose "
+        "complete result *DIR* already holds are kept, so the same command resumes an interrupted study. SIGINT, "
+        "SIGTERM and SIGHUP stop the study: the summary of the cases done is written and the command dies of the "
+        "signal. A worker runs case after case; one that crashes or is killed loses only its case, which is "
+        "recorded as failed with the signal, and a new worker takes the next case. Built with MPI and started by "
+        "`mpirun` or `srun` with more than one rank, the cases are dealt out over the ranks.",
     .operand = "STUDY.json",
     .operand_meaning = "the study file: a base problem and the settings to vary",
     .operand_offset = offsetof(study_args, file),

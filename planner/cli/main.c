@@ -94,6 +94,12 @@ static int cmd_check(int argc, char **argv);
 const sp_command sp_command_check = {
     .name = "check",
     .summary = "validate a problem file, or a study file and every case it expands to, without running anything",
+    .description = "Validates a file without running anything, under the same resource limits as `solve`. A problem "
+                   "file prints `ok`. A study file (one with `base`, `vary` or `cases`) is expanded and every case's "
+                   "problem is read and validated as `study` would before it runs anything; it prints "
+                   "\"*FILE.json*: ok (*N* cases)\". A bad file or case exits 2 with one line naming the file, the "
+                   "case and the JSON path:\n\n"
+                   "    study.json: cases[3]: steps: must be between 1 and 1000000000 (got 0)",
     .operand = "FILE.json",
     .operand_meaning = "the problem or study file; prints 'ok', or for a study 'FILE.json: ok (N cases)'",
     .operand_offset = offsetof(check_args, file),
@@ -281,27 +287,35 @@ static const sp_cmd_option solve_options[] = {
      .kind = SP_OPT_TEXT,
      .offset = offsetof(solve_args, out),
      .meaning = "write the result to OUT.json ('-': standard output), whole or not at all",
-     .fallback = "standard output"},
+     .fallback = "standard output",
+     .detail = "An existing file is replaced only once the new result is complete."},
     {.name = "--summary",
      .offset = offsetof(solve_args, summary),
      .meaning = "print a few lines about the result (on stderr when the result goes to stdout)",
-     .fallback = "off"},
+     .fallback = "off",
+     .detail = "The model, the scheme, the status, the cost and the invariants."},
     {.name = "--max-seconds",
      .value = "S",
      .kind = SP_OPT_SECONDS,
      .offset = offsetof(solve_args, seconds),
      .meaning = "stop the run after S seconds and write what it has, with status maxtime_reached (exit 3)",
-     .fallback = "no limit"},
+     .fallback = "no limit",
+     .detail = "*S* is a decimal number. The run stops as a signal would stop it and writes the trajectory up to the "
+               "last step, or a plan's best point."},
     {.name = "-v",
      .offset = offsetof(solve_args, verbose),
      .meaning = "print progress on stderr, one line at a time, also when it is not a terminal",
-     .fallback = "only on a terminal"},
+     .fallback = "only on a terminal",
+     .detail = "Each optimiser evaluation, or the steps of a simulation; on a terminal without `-v`, one line "
+               "rewritten in place."},
     {.name = NULL}};
 
 static int cmd_solve(int argc, char **argv);
 
 const sp_command sp_command_solve = {.name = "solve",
                                      .summary = "run a problem's task (plan or simulate) and write its result as JSON",
+                                     .description = "Runs the problem's task, a plan or a simulation, and writes its "
+                                                    "result as JSON.",
                                      .operand = "FILE.json",
                                      .operand_meaning = "the problem file",
                                      .operand_offset = offsetof(solve_args, file),
@@ -380,6 +394,8 @@ static int cmd_list(int argc, char **argv);
 const sp_command sp_command_list = {
     .name = "list",
     .summary = "list the groups, retractions, schemes, models and NLopt algorithms a problem file can name",
+    .description = "Lists what a problem file can name: the groups, retractions, schemes, models (with their "
+                   "family, tasks and notes), the holonomic schemes and the NLopt algorithms. It takes no options.",
     .run = cmd_list};
 
 static int cmd_list(int argc, char **argv)

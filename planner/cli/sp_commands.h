@@ -1,9 +1,11 @@
 /* The subcommands of the symplan command, each described once by an sp_command: its
  * operand, its options as a table and what it does. The same table drives the parser
- * (sp_cmd_parse), the help (sp_cmd_print_help, `symplan help COMMAND`, `COMMAND --help`)
- * and the overview, so that what a command accepts and what its help says cannot differ.
+ * (sp_cmd_parse), the help (sp_cmd_print_help, `symplan help COMMAND`, `COMMAND --help`),
+ * the overview and the manual page (sp_cmd_print_man, `symplan help --man`), so that what
+ * a command accepts, what its help says and what its manual says cannot differ.
  * solve, check and list live in planner/cli/main.c, the others in cmd_<name>.c, help and
- * version in cmd_help.c (linked into the command, not the library). A command's run
+ * version in cmd_help.c, the manual's sections of no command in cmd_man.c (linked into the
+ * command, not the library). A command's run
  * function takes the arguments after its name, talks to the terminal itself and returns
  * the process exit code: 0 done, 1 internal failure, 2 bad input. */
 #ifndef SP_COMMANDS_H
@@ -32,13 +34,16 @@ typedef struct sp_cmd_option {
     size_t offset;        /* where it goes in the argument struct (offsetof) */
     long max;             /* SP_OPT_COUNT: the largest value (0: no bound of its own) */
     int required;         /* the command cannot run without it */
-    const char *meaning;  /* one line of help */
+    const char *meaning;  /* one line of help, the first sentence of the manual's entry */
     const char *fallback; /* what holds without it, as help says it (NULL: nothing to say) */
+    const char *detail;   /* the rest of the manual's entry (NULL: none); see sp_cmd_print_man */
 } sp_cmd_option;
 
 typedef struct sp_command {
     const char *name;    /* "solve" */
     const char *summary; /* what it does, one line of the overview */
+    const char *description; /* the manual's section on it, before the options (NULL: the
+                                summary); see sp_cmd_print_man */
     const char *operand; /* its one positional argument ("FILE.json"); NULL: none */
     const char *operand_meaning;
     int operand_optional;
@@ -78,6 +83,21 @@ void sp_cmd_print_overview(FILE *f);
 void sp_cmd_print_help(const sp_command *cmd, FILE *f);
 /* "solve FILE.json [-o OUT.json] [--summary] [-v] [LIMITS]" */
 void sp_cmd_print_synopsis(const sp_command *cmd, FILE *f);
+
+/* The resource-limit options (LIMITS) and the -h, --help every command takes, as the
+ * help lists them; an option's default as the help says it ("" when it says none), a
+ * limit's from `limits` (cmd_options.c). */
+const sp_cmd_option *sp_cmd_limit_options(void);
+const sp_cmd_option *sp_cmd_help_option(void);
+void sp_cmd_option_default(const sp_cmd_option *o, const sp_limits *limits, char *text, size_t size);
+
+/* The manual page, roff for man(1), from the same tables as the help: the synopsis, then
+ * each command's description and options (meaning, detail, default), the limits, and the
+ * sections that belong to no command (cmd_man.c; `symplan help --man`, which `make`
+ * writes to build/symplan.1 and `make install` installs). In `description` and `detail`,
+ * `text` is bold and *text* italic, a blank line starts a paragraph and lines indented by
+ * four spaces are an example, set as typed. */
+void sp_cmd_print_man(FILE *f);
 
 /* The one line on stderr for a failure, "where: path: message" (no path part when path
  * is NULL or empty), control characters escaped so the line stays one line

@@ -1276,8 +1276,8 @@ static sp_status plot_time_series(const cJSON *root, const sp_traj *tr, char **s
         c.x = (sp_axis){.min = mx - span / 2, .max = mx + span / 2, .have = 1, .label = xl};
         c.y = (sp_axis){.min = my - span / 2, .max = my + span / 2, .have = 1, .label = yl};
         sp_chart_axes(&s, &c);
-        sp_chart_series(&s, &c, "path", (size_t)tr->rows, q->data, (size_t)q->width, q->data + 1, (size_t)q->width,
-                        "stroke=\"#1f77b4\" stroke-width=\"2\"");
+        sp_chart_path(&s, &c, "path", (size_t)tr->rows, q->data, (size_t)q->width, q->data + 1, (size_t)q->width,
+                      "stroke=\"#1f77b4\" stroke-width=\"2\"");
         const double *end = q->data + (size_t)(tr->rows - 1) * q->width;
         sp_svg_add(
             &s,

@@ -396,6 +396,97 @@ void sp_chart_series(sp_svg *s, const sp_chart *c, const char *name, size_t n, c
     sp_svg_add(s, "</g>\n");
 }
 
+/* The <path> element of a path being drawn: its points go to the open subpath, a break
+ * ends the subpath ("M" starts the next), and an element that holds PATH_ELEMENT_POINTS
+ * is closed and the line continued in a new one from its last point. */
+typedef struct path_line {
+    sp_svg *s;
+    const char *style;
+    int points;     /* in the open element; 0: none open */
+    int subpath;    /* a subpath is open in it */
+    double last_x, last_y;
+} path_line;
+
+#define PATH_ELEMENT_POINTS 1000
+
+static void path_break(path_line *l) { l->subpath = 0; }
+
+static void path_close(path_line *l)
+{
+    if (l->points) sp_svg_add(l->s, "\"/>\n");
+    l->points = l->subpath = 0;
+}
+
+static void path_point(path_line *l, double px, double py)
+{
+    if (l->points >= PATH_ELEMENT_POINTS) {
+        const int continued = l->subpath;
+        path_close(l);
+        if (continued) path_point(l, l->last_x, l->last_y);
+    }
+    if (!l->points) sp_svg_add(l->s, "<path class=\"line\" fill=\"none\" %s d=\"", l->style ? l->style : "");
+    sp_svg_add(l->s, "%s%.2f,%.2f", l->subpath ? " " : "M", px, py);
+    l->points++, l->subpath = 1, l->last_x = px, l->last_y = py;
+}
+
+/* The cell of the chart's grid a pixel position falls in (clamped to the grid). */
+static size_t path_cell(const sp_chart *c, int cols, int rows, double px, double py)
+{
+    const double col = floor((px - c->left) / SP_PATH_CELL) + 1, row = floor((py - c->top) / SP_PATH_CELL) + 1;
+    return (size_t)fmin(fmax(row, 0), rows - 1) * (size_t)cols + (size_t)fmin(fmax(col, 0), cols - 1);
+}
+
+void sp_chart_path(sp_svg *s, const sp_chart *c, const char *name, size_t n, const double *x, size_t xstride,
+                   const double *y, size_t ystride, const char *style)
+{
+    /* one cell around the area and beyond it on each side, for points drawn on its edge or out of it */
+    const int cols = (int)ceil(c->width / SP_PATH_CELL) + 2, rows = (int)ceil(c->height / SP_PATH_CELL) + 2;
+    unsigned char *drawn = calloc((size_t)cols * (size_t)rows, 1);
+    if (!drawn) { /* out of memory: the thinning of a time series, which needs none */
+        sp_chart_series(s, c, name, n, x, xstride, y, ystride, style);
+        return;
+    }
+    size_t extreme[4] = {0, 0, 0, 0}; /* least and greatest x, least and greatest y */
+    for (size_t i = 0; i < n; ++i) {
+        const double xv = x[i * xstride], yv = y[i * ystride];
+        if (xv < x[extreme[0] * xstride] || !isfinite(x[extreme[0] * xstride])) extreme[0] = i;
+        if (xv > x[extreme[1] * xstride] || !isfinite(x[extreme[1] * xstride])) extreme[1] = i;
+        if (yv < y[extreme[2] * ystride] || !isfinite(y[extreme[2] * ystride])) extreme[2] = i;
+        if (yv > y[extreme[3] * ystride] || !isfinite(y[extreme[3] * ystride])) extreme[3] = i;
+    }
+    sp_svg_add(s, "<g class=\"series\"><title>");
+    sp_svg_escaped(s, name);
+    sp_svg_add(s, "</title>\n");
+    path_line line = {.s = s, .style = style};
+    size_t last_cell = 0;
+    int have_previous = 0; /* the point before this one is usable (and where it was drawn) */
+    double previous_x = 0.0, previous_y = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        const double xv = x[i * xstride], yv = y[i * ystride];
+        if (!usable(&c->x, xv) || !usable(&c->y, yv)) {
+            path_break(&line);
+            have_previous = 0;
+            continue;
+        }
+        const double px = sp_chart_px(c, xv), py = sp_chart_py(c, yv);
+        const size_t cell = path_cell(c, cols, rows, px, py);
+        const int keep = !drawn[cell] || i == 0 || i + 1 == n || i == extreme[0] || i == extreme[1] ||
+                         i == extreme[2] || i == extreme[3];
+        drawn[cell] = 1;
+        if (keep) {
+            if (!line.subpath && have_previous) path_point(&line, previous_x, previous_y); /* from where it was */
+            path_point(&line, px, py);
+            last_cell = cell;
+        } else if (cell != last_cell) {
+            path_break(&line); /* over ground already drawn */
+        }
+        have_previous = 1, previous_x = px, previous_y = py;
+    }
+    path_close(&line);
+    sp_svg_add(s, "</g>\n");
+    free(drawn);
+}
+
 void sp_legend_entry(sp_svg *s, sp_legend *l, const char *style, const char *marker, const char *label)
 {
     sp_svg_add(s, "<g class=\"legend-entry\" transform=\"translate(%.1f %.1f)\">", l->x, l->y + 18.0 * l->count);

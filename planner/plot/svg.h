@@ -80,6 +80,18 @@ void sp_chart_axes(sp_svg *s, const sp_chart *c);
 void sp_chart_series(sp_svg *s, const sp_chart *c, const char *name, size_t n, const double *x, size_t xstride,
                      const double *y, size_t ystride, const char *style);
 
+/* A path in the plane (x and y both coordinates of the state), drawn at the chart's
+ * resolution: a point is kept where the path enters a cell of SP_PATH_CELL pixels it has
+ * not entered before, and where it runs over cells already drawn the line breaks and
+ * resumes from the point before the next new cell; the first and last points and those of
+ * least and greatest x and y are always kept. A path that goes round the same loop for a
+ * long horizon adds nothing after its first round: at most about two points per cell of
+ * the chart, whatever its length. Drawn as <path> elements of at most 1000 points each
+ * (a break starts a subpath), wrapped like sp_chart_series. */
+#define SP_PATH_CELL 2.0
+void sp_chart_path(sp_svg *s, const sp_chart *c, const char *name, size_t n, const double *x, size_t xstride,
+                   const double *y, size_t ystride, const char *style);
+
 /* A legend: entries stacked downwards from (x, y). */
 typedef struct sp_legend {
     double x, y;

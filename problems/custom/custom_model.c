@@ -54,6 +54,12 @@ void sp_custom_free(sp_custom_model *c)
     for (int i = 0; i < c->n_integrals; ++i) sp_expr_free(c->integral[i]);
     free(c->dM_nonzero);
     free(c->d2M_nonzero);
+    free(c->dM_index);
+    free(c->d2M_index);
+    sp_expr_set_free(c->nh_first);
+    sp_expr_set_free(c->nh_second);
+    free(c->nh_at_values);
+    free(c->nh_second_values);
     free(c);
 }
 
@@ -200,20 +206,68 @@ static int *nonzero_entries(sp_expr *const *e, size_t count, int *n_nonzero)
     return list;
 }
 
-static int inverse_mass(sp_custom_model *c, const double *q, double *W);
+static int invert_mass(int n, const double *M, double *W);
 
-/* The nonholonomic Hamiltonian's tables: the nonzero derivatives of M, and M⁻¹ when M is
+/* The members of e[0..count) listed in `which` (all when NULL) appended to list at *at. */
+static void gather(sp_expr **list, int *at, sp_expr *const *e, int count, const int *which)
+{
+    for (int i = 0; i < count; ++i) list[(*at)++] = e[which ? which[i] : i];
+}
+
+/* The sets of nh_at and H_qq (sp_custom_model.h), with their offsets. */
+static sp_status nh_sets(sp_custom_model *c)
+{
+    const int n = c->n, m = c->m, varying = !c->mass_inverse_known;
+    const int first = 1 + n + (varying ? n * n : 0) + c->n_dM_nonzero + m * n + m * n * n,
+              second = n * n + c->n_d2M_nonzero;
+    sp_expr **list = malloc((size_t)(first > second ? first : second) * sizeof *list);
+    c->nh_at_count = first;
+    c->nh_at_values = malloc((size_t)first * SP_CUSTOM_NH_POINTS * sizeof *c->nh_at_values);
+    c->nh_second_values = malloc((size_t)second * sizeof *c->nh_second_values);
+    if (!list || !c->nh_at_values || !c->nh_second_values) {
+        free(list);
+        return SP_ERR_NOMEM;
+    }
+    int at = 0;
+    list[at++] = c->V;
+    c->nh_at_dV = at, gather(list, &at, c->dV, n, NULL);
+    c->nh_at_M = varying ? at : -1;
+    if (varying) gather(list, &at, c->M, n * n, NULL);
+    c->nh_at_dM = at, gather(list, &at, c->dM, c->n_dM_nonzero, c->dM_nonzero);
+    c->nh_at_R = at, gather(list, &at, c->R, m * n, NULL);
+    c->nh_at_dR = at, gather(list, &at, c->dR, m * n * n, NULL);
+    c->nh_first = sp_expr_set_new(list, at);
+    at = 0;
+    gather(list, &at, c->d2V, n * n, NULL);
+    gather(list, &at, c->d2M, c->n_d2M_nonzero, c->d2M_nonzero);
+    c->nh_second = sp_expr_set_new(list, at);
+    free(list);
+    return c->nh_first && c->nh_second ? SP_OK : SP_ERR_NOMEM;
+}
+
+/* The nonholonomic Hamiltonian's tables: the nonzero derivatives of M, M⁻¹ when M is
  * constant (if M is not positive definite it is left to fail where the Hamiltonian is
- * evaluated, as a varying M does). */
+ * evaluated, as a varying M does), and the sets evaluated at each q. */
 static sp_status nh_tables(sp_custom_model *c)
 {
     const size_t n = (size_t)c->n;
     c->dM_nonzero = nonzero_entries(c->dM, n * n * n, &c->n_dM_nonzero);
     c->d2M_nonzero = nonzero_entries(c->d2M, n * n * n * n, &c->n_d2M_nonzero);
     if (!c->dM_nonzero || !c->d2M_nonzero) return SP_ERR_NOMEM;
-    double q[SP_CUSTOM_MAX_N] = {0};
-    if (c->n_dM_nonzero == 0 && inverse_mass(c, q, c->mass_inverse)) c->mass_inverse_known = 1;
-    return SP_OK;
+    c->dM_index = malloc((size_t)(c->n_dM_nonzero + 1) * sizeof *c->dM_index);
+    c->d2M_index = malloc((size_t)(c->n_d2M_nonzero + 1) * sizeof *c->d2M_index);
+    if (!c->dM_index || !c->d2M_index) return SP_ERR_NOMEM;
+    for (int z = 0, at; z < c->n_dM_nonzero; ++z)
+        at = c->dM_nonzero[z], c->dM_index[z] = (struct sp_custom_index){at / (int)(n * n), at / (int)n % (int)n,
+                                                                         at % (int)n, 0};
+    for (int z = 0, at; z < c->n_d2M_nonzero; ++z)
+        at = c->d2M_nonzero[z],
+        c->d2M_index[z] = (struct sp_custom_index){at / (int)(n * n * n), at / (int)(n * n) % (int)n,
+                                                   at / (int)n % (int)n, at % (int)n};
+    double q[SP_CUSTOM_MAX_N] = {0}, M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+    sp_custom_mass_matrix(c, q, M);
+    if (c->n_dM_nonzero == 0 && invert_mass(c->n, M, c->mass_inverse)) c->mass_inverse_known = 1;
+    return nh_sets(c);
 }
 
 sp_status sp_custom_finish(sp_custom_model *c)
@@ -322,13 +376,34 @@ static int vak_constraints_cb(const double *q, double *G, double *dG, double *d2
     return 0;
 }
 
+/* The nonholonomic set at q (sp_custom_model.h): its values and the point they are kept
+ * in, evaluated unless q is one of the points kept. */
+static const double *nh_at(sp_custom_model *c, const double *q, struct sp_custom_nh_point **point)
+{
+    const size_t bytes = (size_t)c->n * sizeof *q;
+    int k = 0;
+    while (k < SP_CUSTOM_NH_POINTS && !(c->nh_point[k].valid && memcmp(c->nh_point[k].q, q, bytes) == 0)) ++k;
+    double *values = c->nh_at_values + (size_t)c->nh_at_count * (size_t)(k < SP_CUSTOM_NH_POINTS ? k : c->nh_next_point);
+    if (k == SP_CUSTOM_NH_POINTS) {
+        k = c->nh_next_point;
+        c->nh_next_point = (k + 1) % SP_CUSTOM_NH_POINTS;
+        set_q(c, q);
+        sp_expr_set_eval(c->nh_first, c->values, values);
+        memcpy(c->nh_point[k].q, q, bytes);
+        c->nh_point[k].valid = 1;
+        c->nh_point[k].W_state = 0;
+    }
+    if (point) *point = &c->nh_point[k];
+    return values;
+}
+
 static int nh_constraints_cb(const double *q, double *mu, double *dmu, void *params)
 {
     sp_custom_model *c = of(params);
     const size_t n = (size_t)c->n, m = (size_t)c->m;
-    set_q(c, q);
-    if (mu) eval_into(c, c->R, m * n, mu);
-    if (dmu) eval_into(c, c->dR, m * n * n, dmu);
+    const double *f = nh_at(c, q, NULL);
+    if (mu) memcpy(mu, f + c->nh_at_R, m * n * sizeof *mu);
+    if (dmu) memcpy(dmu, f + c->nh_at_dR, m * n * n * sizeof *dmu);
     return 0;
 }
 
@@ -343,16 +418,10 @@ static void nh_mass_matrix(const double *q, const sp_param_values *prm, double *
     sp_custom_mass_matrix(prm->custom, q, M);
 }
 
-/* W = M(q)⁻¹; 0 where M is not positive definite. */
-static int inverse_mass(sp_custom_model *c, const double *q, double *W)
+/* W = M⁻¹; 0 where M is not positive definite. */
+static int invert_mass(int n, const double *M, double *W)
 {
-    const int n = c->n;
-    if (c->mass_inverse_known) {
-        memcpy(W, c->mass_inverse, (size_t)(n * n) * sizeof *W);
-        return 1;
-    }
-    double M[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], L[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
-    sp_custom_mass_matrix(c, q, M);
+    double L[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
     /* a mass that depends on q may stop being positive definite anywhere along the run (it
      * was checked at q0 only): the model fails there instead of running on with a
      * kinetic energy that is no longer one */
@@ -372,29 +441,50 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
 {
     sp_custom_model *c = of(params);
     const int n = c->n;
-    double W[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], v[SP_CUSTOM_MAX_N];
-    set_q(c, q);
-    if (!inverse_mass(c, q, W)) return -1;
+    /* a constant M asked for H_p and H_pp only: nothing of q to evaluate */
+    const int of_q = !c->mass_inverse_known || out->H || out->Hq || out->Hqp || out->Hqq;
+    struct sp_custom_nh_point *point = NULL;
+    const double *f = of_q ? nh_at(c, q, &point) : NULL;
+    double v[SP_CUSTOM_MAX_N];
+    const double *W = c->mass_inverse;
+    if (!c->mass_inverse_known) { /* once per point */
+        if (!point->W_state) point->W_state = invert_mass(n, f + c->nh_at_M, point->W) ? 1 : -1;
+        if (point->W_state < 0) return -1;
+        W = point->W;
+    }
     for (int i = 0; i < n; ++i) {
         v[i] = 0.0;
         for (int j = 0; j < n; ++j) v[i] += W[i * n + j] * p[j];
     }
-    double V, dV[SP_CUSTOM_MAX_N];
-    potential_cb(q, &V, dV, NULL, params);
+    if (out->Hp)
+        for (int i = 0; i < n; ++i) out->Hp[i] = v[i];
+    if (out->Hpp) memcpy(out->Hpp, W, (size_t)(n * n) * sizeof *W);
+    if (!of_q) return 0;
+    const double *dV = f + c->nh_at_dV, *dM = f + c->nh_at_dM;
     if (out->H) {
         double t = 0.0;
         for (int i = 0; i < n; ++i) t += p[i] * v[i];
-        *out->H = 0.5 * t + V;
+        *out->H = 0.5 * t + f[0];
     }
-    if (out->Hp)
-        for (int i = 0; i < n; ++i) out->Hp[i] = v[i];
-    if (out->Hpp)
-        for (int i = 0; i < n * n; ++i) out->Hpp[i] = W[i];
     if (!out->Hq && !out->Hqp && !out->Hqq) return 0;
-    double u[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N] = {{0}}, Wu[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N];
+    if (c->n_dM_nonzero == 0) { /* M constant: u = 0 below, the terms in ∂M are zeros (their signs kept) */
+        if (out->Hq)
+            for (int k = 0; k < n; ++k) out->Hq[k] = dV[k];
+        if (out->Hqp)
+            for (int k = 0; k < n * n; ++k) out->Hqp[k] = -0.0;
+        if (out->Hqq) {
+            set_q(c, q);
+            sp_expr_set_eval(c->nh_second, c->values, c->nh_second_values);
+            for (int k = 0; k < n * n; ++k) out->Hqq[k] = 0.0 + c->nh_second_values[k];
+        }
+        return 0;
+    }
+    double u[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N], Wu[SP_CUSTOM_MAX_N][SP_CUSTOM_MAX_N];
+    for (int k = 0; k < n; ++k)
+        for (int i = 0; i < n; ++i) u[k][i] = 0.0;
     for (int z = 0; z < c->n_dM_nonzero; ++z) { /* u[k][i] += ∂_k M_ij v_j, over j ascending */
-        const int at = c->dM_nonzero[z], k = at % n, j = at / n % n, i = at / (n * n);
-        u[k][i] += sp_expr_eval(c->dM[at], c->values) * v[j];
+        const struct sp_custom_index *x = &c->dM_index[z];
+        u[x->k][x->i] += dM[z] * v[x->j];
     }
     for (int k = 0; k < n; ++k)
         for (int i = 0; i < n; ++i) {
@@ -412,11 +502,14 @@ static int nh_hamiltonian_cb(const double *q, const double *p, const sp_nh_hamil
         for (int k = 0; k < n; ++k)
             for (int j = 0; j < n; ++j) out->Hqp[k * n + j] = -Wu[k][j];
     if (out->Hqq) {
-        double hess[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N], t[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N] = {0};
-        eval_into(c, c->d2V, (size_t)n * (size_t)n, hess);
+        double *second = c->nh_second_values, t[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+        set_q(c, q);
+        sp_expr_set_eval(c->nh_second, c->values, second);
+        const double *hess = second, *d2M = second + n * n;
+        for (int i = 0; i < n * n; ++i) t[i] = 0.0;
         for (int z = 0; z < c->n_d2M_nonzero; ++z) { /* t[k][l] += v_i ∂_k∂_l M_ij v_j, over (i, j) ascending */
-            const int at = c->d2M_nonzero[z], l = at % n, k = at / n % n, j = at / (n * n) % n, i = at / (n * n * n);
-            t[k * n + l] += v[i] * sp_expr_eval(c->d2M[at], c->values) * v[j];
+            const struct sp_custom_index *x = &c->d2M_index[z];
+            t[x->k * n + x->l] += v[x->i] * d2M[z] * v[x->j];
         }
         for (int k = 0; k < n; ++k)
             for (int l = 0; l < n; ++l) {

@@ -62,14 +62,20 @@ int sp_expr_valid_symbol(const char *name, char *why, size_t size)
     return 1;
 }
 
-void sp_expr_free(sp_expr *e)
+/* What an expression holds, not the expression itself. */
+static void release(sp_expr *e)
 {
-    if (!e) return;
     expr_graph_release(&e->g);
     free(e->loads);
     free(e->ops);
     free(e->slots);
     free(e->reads);
+}
+
+void sp_expr_free(sp_expr *e)
+{
+    if (!e) return;
+    release(e);
     free(e);
 }
 
@@ -175,10 +181,9 @@ sp_expr *sp_expr_derivative(const sp_expr *e, const sp_expr_symbols *symbols, in
 
 int sp_expr_tape_length(const sp_expr *e) { return e->kind == KIND_TAPE ? e->n_loads + e->n_ops : 0; }
 
-double sp_expr_eval(sp_expr *e, const double *values)
+/* Runs the tape: every slot holds its node's value after. */
+static void run(sp_expr *e, const double *values)
 {
-    if (e->kind == KIND_CONSTANT) return e->constant;
-    if (e->kind == KIND_SYMBOL) return values[e->symbol];
     double *v = e->slots;
     for (int k = 0; k < e->n_loads; ++k) v[e->loads[k].slot] = values[e->loads[k].symbol];
     for (const expr_op *o = e->ops, *end = o + e->n_ops; o < end; ++o) {
@@ -196,5 +201,55 @@ double sp_expr_eval(sp_expr *e, const double *values)
         }
         v[o->dst] = r;
     }
-    return v[e->g.count - 1];
 }
+
+double sp_expr_eval(sp_expr *e, const double *values)
+{
+    if (e->kind == KIND_CONSTANT) return e->constant;
+    if (e->kind == KIND_SYMBOL) return values[e->symbol];
+    run(e, values);
+    return e->slots[e->g.count - 1];
+}
+
+/* ---- several expressions evaluated together */
+
+/* One graph and one tape for all the members, whose roots are nodes of it. */
+struct sp_expr_set {
+    sp_expr e;
+    int *roots;
+    int count;
+};
+
+void sp_expr_set_free(sp_expr_set *s)
+{
+    if (!s) return;
+    release(&s->e);
+    free(s->roots);
+    free(s);
+}
+
+sp_expr_set *sp_expr_set_new(sp_expr *const *members, int count)
+{
+    sp_expr_set *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    expr_graph_init(&s->e.g);
+    s->e.kind = KIND_TAPE;
+    s->count = count;
+    s->roots = malloc((count > 0 ? (size_t)count : 1) * sizeof *s->roots);
+    int ok = s->roots && expr_const(&s->e.g, 0.0) >= 0; /* (a node at least, for an empty set) */
+    for (int i = 0; ok && i < count; ++i) /* the copy interns: what members share is made once */
+        ok = (s->roots[i] = expr_graph_copy(&s->e.g, &members[i]->g, members[i]->g.count - 1)) >= 0;
+    if (!ok || !note_reads(&s->e) || !compile(&s->e)) {
+        sp_expr_set_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sp_expr_set_eval(sp_expr_set *s, const double *values, double *out)
+{
+    run(&s->e, values);
+    for (int i = 0; i < s->count; ++i) out[i] = s->e.slots[s->roots[i]];
+}
+
+int sp_expr_set_tape_length(const sp_expr_set *s) { return s->e.n_loads + s->e.n_ops; }

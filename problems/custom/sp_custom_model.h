@@ -26,6 +26,7 @@
 #define SP_CUSTOM_MAX_PARAMS 32
 #define SP_CUSTOM_MAX_INTEGRALS 4
 #define SP_CUSTOM_NAME_MAX 32
+#define SP_CUSTOM_NH_POINTS 8 /* at least the stages of a Lobatto step (SP_NH_MAX_STAGES) */
 
 typedef enum { SP_CUSTOM_HOLONOMIC, SP_CUSTOM_NONHOLONOMIC, SP_CUSTOM_VAKONOMIC } sp_custom_kind;
 
@@ -53,8 +54,30 @@ typedef struct sp_custom_model {
      * constant (mass_inverse_known) */
     int *dM_nonzero, *d2M_nonzero;
     int n_dM_nonzero, n_d2M_nonzero;
+    /* their indices decoded: (i, j, k) of ∂_k M_ij, (i, j, k, l) of ∂_k∂_l M_ij */
+    struct sp_custom_index {
+        int i, j, k, l;
+    } *dM_index, *d2M_index;
     int mass_inverse_known;
     double mass_inverse[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+    /* nonholonomic: what the Hamiltonian and the constraints read at q, as one set of
+     * expressions (V, ∇V, M unless constant, the nonzero ∂M, μ, ∂μ at the nh_at_* offsets
+     * of a point's values), evaluated once per q and kept for the last SP_CUSTOM_NH_POINTS
+     * points: the stage equations ask for the Hamiltonian and the constraints at each
+     * stage, then the Hamiltonian again at the same stages, and whatever the functions
+     * share is computed once; with M(q)⁻¹ when M varies. nh_second: ∇²V and the nonzero
+     * ∂²M, for H_qq. */
+    sp_expr_set *nh_first, *nh_second;
+    int nh_at_count; /* values of a point */
+    double *nh_at_values, *nh_second_values;
+    int nh_at_dV, nh_at_M, nh_at_dM, nh_at_R, nh_at_dR; /* offsets (nh_at_M < 0: M is constant) */
+    struct sp_custom_nh_point {
+        double q[SP_CUSTOM_MAX_N];
+        int valid;
+        int W_state; /* M(q)⁻¹ in W: 1 once formed, -1 where M is not positive definite */
+        double W[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];
+    } nh_point[SP_CUSTOM_NH_POINTS];
+    int nh_next_point; /* the one to replace next */
     double mass_diagonal[SP_CUSTOM_MAX_N]; /* constant kinds: M's diagonal */
     int mass_full;                         /* holonomic: M has off-diagonal entries, in mass_matrix */
     double mass_matrix[SP_CUSTOM_MAX_N * SP_CUSTOM_MAX_N];

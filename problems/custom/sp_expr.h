@@ -67,6 +67,19 @@ int sp_expr_reads(const sp_expr *e, int symbol);
  * subexpressions. */
 int sp_expr_tape_length(const sp_expr *e);
 
+/* Several expressions evaluated as one: their nodes in one graph and one instruction list,
+ * so a subexpression they share (cos(phi) in a constraint row and in its derivative) is
+ * computed once per evaluation, and the values of all of them come out together, each
+ * exactly what sp_expr_eval gives. The members are copied: they may be freed after. NULL
+ * when memory runs out. Like an expression, a set keeps scratch of its own. */
+typedef struct sp_expr_set sp_expr_set;
+sp_expr_set *sp_expr_set_new(sp_expr *const *members, int count);
+/* out[i] = member i at values. */
+void sp_expr_set_eval(sp_expr_set *s, const double *values, double *out);
+/* Its instructions, symbols read included (for tests: what members share is run once). */
+int sp_expr_set_tape_length(const sp_expr_set *s);
+void sp_expr_set_free(sp_expr_set *s);
+
 /* Whether `name` can name a symbol: an identifier that is no function or constant of
  * the language. */
 int sp_expr_valid_symbol(const char *name, char *why, size_t size);
