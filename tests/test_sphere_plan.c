@@ -217,15 +217,17 @@ Test(sphere_plan, random_walks_converge_through_their_points, .timeout = 240)
         }
 }
 
-/* Weighted plans (σ = 0.05 at rest, σ = 0.3 with free ends) of 60 points converge, and
- * cost no more than exact interpolation of the same points (which misses nothing). */
+/* Weighted plans (σ = 0.05 at rest, σ = 0.3 and 1 with free ends; 60 and 100 points)
+ * converge within 400 sweeps, and cost no more than exact interpolation of the same points
+ * (which misses nothing). */
 Test(sphere_plan, weighted_walks_converge_below_the_exact_plan, .timeout = 120)
 {
-    static const double sigma[] = {0.05, 0.3};
-    static const char *const extra[] = {"\"xi0\": [0, 0, 0]", NULL};
-    for (int q = 0; q < 2; ++q) {
+    static const double sigma[] = {0.05, 0.3, 1.0};
+    static const int points[] = {60, 60, 100};
+    static const char *const extra[] = {"\"xi0\": [0, 0, 0]", NULL, NULL};
+    for (int q = 0; q < 3; ++q) {
         kf_schedule s;
-        kf_random_schedule(90 + q, 1, 60, 0.6, 10, 0.0, &s);
+        kf_random_schedule(90 + q, 1, points[q], 0.6, 10, 0.0, &s);
         cr_assert_not_null(s.t);
         char *exact = sphere_doc(&s, NULL, extra[q]);
         s.sigma = sigma[q];
@@ -234,10 +236,11 @@ Test(sphere_plan, weighted_walks_converge_below_the_exact_plan, .timeout = 120)
         cr_expect_str_eq(string(w, "status"), "converged", "σ = %g", sigma[q]);
         cr_expect_str_eq(string(x, "status"), "converged", "exact, for σ = %g", sigma[q]);
         cr_expect_leq(number(w, "optimality_residual"), 1e-10, "σ = %g", sigma[q]);
+        cr_expect_leq(number(w, "sweeps"), 400, "σ = %g: %g sweeps", sigma[q], number(w, "sweeps"));
         cr_expect_leq(number(w, "cost"), number(x, "cost"), "σ = %g: %.10g above exact interpolation's %.10g",
                       sigma[q], number(w, "cost"), number(x, "cost"));
-        cr_log_info("60 points, σ = %g: cost %.10g (exact %.10g), %g sweeps, %.1f ms", sigma[q], number(w, "cost"),
-                    number(x, "cost"), number(w, "sweeps"),
+        cr_log_info("%d points, σ = %g: cost %.10g (exact %.10g), %g sweeps, %.1f ms", points[q], sigma[q],
+                    number(w, "cost"), number(x, "cost"), number(w, "sweeps"),
                     1e3 * number(cJSON_GetObjectItem(w, "timing"), "solve_seconds"));
         cJSON_Delete(w), cJSON_Delete(x);
         cJSON_free(weighted), cJSON_free(exact);

@@ -19,10 +19,11 @@ int sp_exact_applies(const sp_problem *pb)
 {
     const sp_cubic_spline *c = &pb->cubic;
     const sp_group *G = c->group;
-    const int space = c->space == SP_SPACE_GROUP
-                          ? G == sp_group_so3 || G == sp_group_se3 || G == sp_group_rn(G->dim)
-                          : c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROTATION && G == sp_group_so3;
-    return pb->task == SP_TASK_PLAN && !pb->plan.pose && space && c->sigma == 0.0 && pb->steps == 0 && pb->scheme->rk_table &&
+    /* sphere keyframes may be weighted (their knots then move in every direction) */
+    const int sphere = c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROTATION && G == sp_group_so3;
+    const int group = c->space == SP_SPACE_GROUP && c->sigma == 0.0 &&
+                      (G == sp_group_so3 || G == sp_group_se3 || G == sp_group_rn(G->dim));
+    return pb->task == SP_TASK_PLAN && !pb->plan.pose && (sphere || group) && pb->steps == 0 && pb->scheme->rk_table &&
            pb->plan.method == SP_METHOD_MULTIPLE_SHOOTING && c->n_targets > 0 &&
            sp_cubic_segments(c, pb->T) == c->n_targets;
 }
@@ -33,11 +34,12 @@ typedef struct segment {
     double Ainv[MAXN * MAXN]; /* (∂r_g/∂μ)⁻¹ */
     double Aw[MAXN * MAXW];   /* ∂r_g/∂w */
     double Bmu[MAXW * MAXN];  /* ∂(ξ, π)_end/∂μ */
-    /* sphere plans: the derivatives in the turns ψ_i (the segment's start) and ψ_{i+1}
-     * (its end's keyframe), and y0·μ_end's in (ξ_i, π_i, μ_i, ψ_i) */
-    double Ag[MAXN], Ae[MAXN]; /* ∂r_g/∂ψ_i, ∂r_g/∂ψ_{i+1} */
-    double Bpsi[MAXW];         /* ∂(ξ, π)_end/∂ψ_i */
-    double Kend[3 * MAXN + 1]; /* ∂(y0·μ_end)/∂(ξ_i, π_i, μ_i, ψ_i) */
+    /* sphere plans: the derivatives in the moves θ_i of the segment's start knot and θ_{i+1}
+     * of its end's, d each (row-major, d columns), and those of u_a·μ_end in (ξ_i, π_i, μ_i,
+     * θ_i) (3n + d columns per direction a) */
+    double Ag[MAXN * 3], Ae[MAXN * 3]; /* ∂r_g/∂θ_i, ∂r_g/∂θ_{i+1} */
+    double Bpsi[MAXW * 3];             /* ∂(ξ, π)_end/∂θ_i */
+    double Kend[3 * (3 * MAXN + 3)];   /* ∂(u_a·μ_end)/∂(ξ_i, π_i, μ_i, θ_i) */
 } segment;
 
 typedef struct exact {
@@ -48,11 +50,14 @@ typedef struct exact {
     int n, K;         /* algebra dim, keyframes (segments) */
     double *tk;       /* K+1 knot times */
     const double **R; /* K+1 knot elements (g0, the keyframes) */
-    /* sphere plans: the knot element R_i = L_i exp(ψ_i ŷ0) is a lift L_i of the keyframe
-     * turned about y0 by ψ_i, the unknown of the outer problem (ψ_0 = 0: g0 is given) */
+    /* sphere plans: the knot element R_i = L_i exp(θ_i), θ_i = Σ_a θ_ia u_a, moves along
+     * `spin` free directions u_a, the unknowns of the outer problem: y0 alone (the turn about
+     * the point) for exact interpolation, the three axes for weighted keyframes. L_i is the
+     * last accepted element, θ a trial's move (θ_0 = 0: g0 is given). */
     int spin;
-    double y0[3];
-    double *lift, *turned, *psi; /* L_i and R_i (K+1 elements each), ψ_i (K+1) */
+    double y0[3], dir[3][3];
+    double *lift, *turned, *psi; /* L_i and R_i (K+1 elements each), θ ((K+1)·spin) */
+    double *move_rhs;            /* respond()'s scratch, n per segment */
     /* unknowns: w_i = (ξ_i, π_i) for i = 0…K, μ_i for i < K */
     double *w, *mu;
     /* residuals: per segment r_g (n) then r_w (2n) */
@@ -75,7 +80,7 @@ static const double *elem(const exact *e, int i) { return e->R[i]; }
 static void exact_free(exact *e)
 {
     for (int w = 0; w < SP_PARALLEL_MAX; ++w) sp_hohp_rk_free(e->rk[w]);
-    free(e->lift), free(e->turned), free(e->psi);
+    free(e->lift), free(e->turned), free(e->psi), free(e->move_rhs);
     free(e->seg_run), free(e->seg_worst), free(e->cost), free(e->first_node);
     free(e->tk), free(e->R), free(e->w), free(e->mu), free(e->r);
     free(e->ends), free(e->seg), sp_band_free(e->band), free(e->dw), free(e->dmu);
@@ -105,22 +110,25 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     e->ends = malloc(K * sizeof *e->ends);
     e->dw = malloc((K + 1) * 2 * n * sizeof *e->dw);
     e->dmu = malloc(K * n * sizeof *e->dmu);
+    e->move_rhs = malloc(K * n * sizeof *e->move_rhs);
     /* rows: start (n), segment i (2n), end (n); unknowns w_0 … w_K, 2n each */
     e->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->ends || !e->seg || !e->dw ||
+    if (!steppers || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->tk || !e->R || !e->w || !e->mu || !e->r || !e->ends || !e->seg || !e->dw || !e->move_rhs ||
         !e->dmu || !e->band) {
         exact_free(e);
         return SP_ERR_NOMEM;
     }
     e->tk[0] = 0.0, e->R[0] = pb->g0;
     for (size_t i = 0; i < K; ++i) e->tk[i + 1] = pb->cubic.targets[i].t, e->R[i + 1] = pb->cubic.targets[i].R;
-    e->spin = pb->cubic.space == SP_SPACE_SPHERE;
+    e->spin = pb->cubic.space != SP_SPACE_SPHERE ? 0 : pb->cubic.sigma > 0.0 ? 3 : 1;
     if (e->spin) {
         const size_t es = (size_t)e->G->elem_size;
         sp_vec_copy(3, pb->cubic.y0, e->y0);
+        if (e->spin == 1) sp_vec_copy(3, e->y0, e->dir[0]);
+        else sp_mat_identity(3, &e->dir[0][0]);
         e->lift = malloc((K + 1) * es * sizeof *e->lift);
         e->turned = malloc((K + 1) * es * sizeof *e->turned);
-        e->psi = calloc(K + 1, sizeof *e->psi);
+        e->psi = calloc((K + 1) * (size_t)e->spin, sizeof *e->psi);
         if (!e->lift || !e->turned || !e->psi) {
             exact_free(e);
             return SP_ERR_NOMEM;
@@ -130,13 +138,22 @@ static sp_status exact_init(exact *e, const sp_problem *pb)
     return SP_OK;
 }
 
-/* R_i = L_i exp(ψ_i ŷ0) for every knot of a sphere plan. */
+/* θ_i = Σ_a θ_ia u_a of a move given by its d coordinates. */
+static void move_of(const exact *e, const double *coords, double *theta)
+{
+    for (int q = 0; q < 3; ++q) {
+        theta[q] = 0.0;
+        for (int a = 0; a < e->spin; ++a) theta[q] += coords[a] * e->dir[a][q];
+    }
+}
+
+/* R_i = L_i exp(θ_i) for every knot of a sphere plan. */
 static void turn_knots(exact *e)
 {
     const size_t es = (size_t)e->G->elem_size;
     for (int i = 0; i <= e->K; ++i) {
         double v[3], E[SP_LIE_MAX_ELEM];
-        for (int q = 0; q < 3; ++q) v[q] = e->psi[i] * e->y0[q];
+        move_of(e, e->psi + (size_t)e->spin * i, v);
         e->G->exp(e->G, v, E);
         e->G->compose(e->G, e->lift + i * es, E, e->turned + i * es);
     }
@@ -222,17 +239,17 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
     const double *w = job->w;
     sp_hohp_state z;
     knot_state(e, w, job->mu, i, &z);
-    double dz[(3 * MAXN + 1) * 4 * MAXN];
+    double dz[(3 * MAXN + 3) * 4 * MAXN];
     if (linearise) {
         /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned), and on the sphere
-         * the turn δψ of the knot, g → g exp(δψ ŷ0) */
+         * the knot's moves along the free directions, g → g exp(δθ_a u_a) */
         memset(dz, 0, (size_t)cols * nz * sizeof *dz);
         for (int c = 0; c < n; ++c) {
             dz[c * nz + n + c] = 1.0;               /* ξ */
             dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
             dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
         }
-        if (e->spin) sp_vec_copy(n, e->y0, dz + 3 * n * nz);
+        for (int a = 0; a < e->spin; ++a) sp_vec_copy(n, e->dir[a], dz + (3 * n + a) * nz);
     }
     const int steps = job->steps[i];
     const double h = (e->tk[i + 1] - e->tk[i]) / steps;
@@ -261,7 +278,7 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
     e->seg_run[i] = run, e->seg_worst[i] = worst;
     if (!linearise) return SP_OK;
     segment *sg = &e->seg[i];
-    double A[MAXN * (3 * MAXN + 1)]; /* ∂r_g/∂(ξ, π, μ, ψ) = D · (δθ rows) */
+    double A[MAXN * (3 * MAXN + 3)]; /* ∂r_g/∂(ξ, π, μ, θ) = D · (δθ rows) */
     for (int a = 0; a < n; ++a)
         for (int c = 0; c < cols; ++c) {
             double s = 0.0;
@@ -279,14 +296,14 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
         const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
         for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
         for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
-        if (e->spin) sg->Bpsi[a] = dz[3 * n * nz + q];
+        for (int c = 0; c < e->spin; ++c) sg->Bpsi[a * e->spin + c] = dz[(3 * n + c) * nz + q];
     }
-    if (e->spin) {
+    for (int c = 0; c < e->spin; ++c) {
         for (int a = 0; a < n; ++a) {
-            sg->Ag[a] = A[a * cols + 3 * n];
-            sg->Ae[a] = sp_vec_dot(n, Da + a * n, e->y0);
+            sg->Ag[a * e->spin + c] = A[a * cols + 3 * n + c];
+            sg->Ae[a * e->spin + c] = sp_vec_dot(n, Da + a * n, e->dir[c]);
         }
-        for (int c = 0; c < cols; ++c) sg->Kend[c] = sp_vec_dot(n, e->y0, dz + c * nz + 2 * n);
+        for (int k = 0; k < cols; ++k) sg->Kend[c * cols + k] = sp_vec_dot(n, e->dir[c], dz + k * nz + 2 * n);
     }
     /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
     double Y[MAXN * MAXW];
@@ -367,31 +384,35 @@ static sp_status sweep(exact *e, const int *steps, const double *w, const double
 
 
 /* The response of the linearised conditions (the kept factors and blocks) to the residuals
- * of the last sweep (with `residual`; Newton's correction) and to turns δψ of the knots
- * (K+1 values, δψ_0 = 0; NULL: none): (δw, δμ), and with `dkick` the change of the spin
- * kicks (K values, see kicks()). */
+ * of the last sweep (with `residual`; Newton's correction) and to moves δθ of the knots
+ * ((K+1)·d coordinates, δθ_0 = 0; NULL: none): (δw, δμ), and with `dkick` the change of the
+ * kicks along the free directions (K·d values, see outer_gradient()). */
 static sp_status respond(exact *e, const double *w, int residual, const double *dpsi, double *dw, double *dmu,
                          double *dkick)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     const sp_problem *pb = e->pb;
-    const int n = e->n, nw = 2 * n;
+    const int n = e->n, nw = 2 * n, d = e->spin, cols = 3 * n + d;
     for (int k = 0; k < n; ++k) {
         dw[k] = residual ? -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]) : 0.0;
         dw[n + nw * e->K + k] =
             residual ? -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]) : 0.0;
     }
-    /* per segment: δμ_i = −Ainv (r_g + Aw δw_i + Ag δψ_i + Ae δψ_{i+1}), which leaves
-     * δw_{i+1} − Φ δw_i = r_w + Bψ δψ_i − B_μ Ainv (r_g + Ag δψ_i + Ae δψ_{i+1}) */
+    /* per segment: δμ_i = −Ainv (r_g + Aw δw_i + Ag δθ_i + Ae δθ_{i+1}), which leaves
+     * δw_{i+1} − Φ δw_i = r_w + Bθ δθ_i − B_μ Ainv (r_g + Ag δθ_i + Ae δθ_{i+1}) */
+    double *v = e->move_rhs; /* n per segment: r_g + Ag δθ_i + Ae δθ_{i+1} */
     for (int i = 0; i < e->K; ++i) {
         const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)i * 3 * n;
-        double v[MAXN], y[MAXN];
-        for (int k = 0; k < n; ++k)
-            v[k] = (residual ? r[k] : 0.0) + (dpsi ? sg->Ag[k] * dpsi[i] + sg->Ae[k] * dpsi[i + 1] : 0.0);
-        sp_mat_vec(n, n, sg->Ainv, v, y);
+        const double *r = e->r + (size_t)i * 3 * n, *m0 = dpsi ? dpsi + (size_t)d * i : NULL, *m1 = m0 ? m0 + d : NULL;
+        double *vi = v + (size_t)n * i, y[MAXN];
+        for (int k = 0; k < n; ++k) {
+            vi[k] = residual ? r[k] : 0.0;
+            for (int c = 0; m0 && c < d; ++c) vi[k] += sg->Ag[k * d + c] * m0[c] + sg->Ae[k * d + c] * m1[c];
+        }
+        sp_mat_vec(n, n, sg->Ainv, vi, y);
         for (int a = 0; a < nw; ++a) {
-            double s = (residual ? r[n + a] : 0.0) + (dpsi ? sg->Bpsi[a] * dpsi[i] : 0.0);
+            double s = residual ? r[n + a] : 0.0;
+            for (int c = 0; m0 && c < d; ++c) s += sg->Bpsi[a * d + c] * m0[c];
             for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * y[q];
             dw[n + nw * i + a] = s;
         }
@@ -399,21 +420,22 @@ static sp_status respond(exact *e, const double *w, int residual, const double *
     sp_status st = sp_band_solve(e->band, dw);
     for (int i = 0; st == SP_OK && i < e->K; ++i) {
         const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)i * 3 * n;
-        double v[MAXN], y[MAXN];
-        sp_mat_vec(n, nw, sg->Aw, dw + nw * i, v);
-        for (int k = 0; k < n; ++k)
-            v[k] += (residual ? r[k] : 0.0) + (dpsi ? sg->Ag[k] * dpsi[i] + sg->Ae[k] * dpsi[i + 1] : 0.0);
-        sp_mat_vec(n, n, sg->Ainv, v, y);
+        double u[MAXN], y[MAXN];
+        sp_mat_vec(n, nw, sg->Aw, dw + nw * i, u);
+        for (int k = 0; k < n; ++k) u[k] += v[(size_t)n * i + k];
+        sp_mat_vec(n, n, sg->Ainv, u, y);
         for (int k = 0; k < n; ++k) dmu[n * i + k] = -y[k];
     }
-    /* δκ_j = y0·δμ_j − y0·δμ_end(j−1) (no μ leaves the last knot) */
+    /* δκ_ja = u_a·δμ_j − u_a·δμ_end(j−1) (no μ leaves the last knot) */
     for (int j = 1; st == SP_OK && dkick && j <= e->K; ++j) {
         const segment *sg = &e->seg[j - 1];
-        double s = j < e->K ? sp_vec_dot(n, e->y0, dmu + n * j) : 0.0;
-        s -= sp_vec_dot(nw, sg->Kend, dw + nw * (j - 1)) + sp_vec_dot(n, sg->Kend + nw, dmu + n * (j - 1));
-        if (dpsi) s -= sg->Kend[3 * n] * dpsi[j - 1];
-        dkick[j - 1] = s;
+        for (int a = 0; a < d; ++a) {
+            const double *row = sg->Kend + a * cols;
+            double s = j < e->K ? sp_vec_dot(n, e->dir[a], dmu + n * j) : 0.0;
+            s -= sp_vec_dot(nw, row, dw + nw * (j - 1)) + sp_vec_dot(n, row + nw, dmu + n * (j - 1));
+            for (int c = 0; dpsi && c < d; ++c) s -= row[3 * n + c] * dpsi[(size_t)d * (j - 1) + c];
+            dkick[(size_t)d * (j - 1) + a] = s;
+        }
     }
     e->times.linear_algebra += sp_clock_seconds() - t0;
     return st;
@@ -475,20 +497,36 @@ static sp_status newton(exact *e, const int *steps, int have_factors, double tol
     return st;
 }
 
-/* The spin kicks of a sphere plan from the last sweep: κ_j = y0·(μ_j − μ_end(j−1)), the
- * y0-component of the jump of μ at keyframe j (the body frame is the knot's). The
- * interpolation condition y(t_j) = y_j does not hold the turn about y0, so at an optimum
- * this component vanishes; off it, κ_j = −∂J/∂ψ_j. Returns the largest |κ_j|. */
-static double kicks(const exact *e, double *kappa)
+/* The gradient of a sphere plan's outer cost along the free directions, from the last
+ * sweep, into grad (K·d values): −κ_ja + ∂E_j/∂θ_ja, with κ_ja = u_a·(μ_j − μ_end(j−1)) the
+ * jump of μ at keyframe j along u_a (in the knot's body frame: the multiplier of the knot's
+ * pinning, so ∂J/∂θ_ja = −κ_ja) and E_j the keyframe's target term when it is weighted.
+ * For exact interpolation the only free direction is y0, which y(t_j) = y_j does not hold:
+ * at an optimum the jump has no y0-component. Returns the largest |grad|. */
+static double outer_gradient(const exact *e, double *grad)
 {
-    const int n = e->n;
+    const int n = e->n, d = e->spin;
+    const sp_cubic_spline *c = &e->pb->cubic;
     double worst = 0.0;
     for (int j = 1; j <= e->K; ++j) {
-        const double after = j < e->K ? sp_vec_dot(n, e->y0, e->mu + n * j) : 0.0;
-        kappa[j - 1] = after - sp_vec_dot(n, e->y0, e->ends[j - 1].nu);
-        worst = fmax(worst, fabs(kappa[j - 1]));
+        double jump[MAXN], dE[3] = {0, 0, 0};
+        for (int k = 0; k < n; ++k) jump[k] = (j < e->K ? e->mu[n * j + k] : 0.0) - e->ends[j - 1].nu[k];
+        if (c->sigma > 0.0) sp_cubic_target_gradient(c, (size_t)j - 1, elem(e, j), dE);
+        for (int a = 0; a < d; ++a) {
+            double *g = grad + (size_t)d * (j - 1) + a;
+            *g = sp_vec_dot(3, e->dir[a], dE) - sp_vec_dot(n, e->dir[a], jump);
+            worst = fmax(worst, fabs(*g));
+        }
     }
     return worst;
+}
+
+/* The outer cost: the orientation plan's running cost and the weighted keyframes' terms. */
+static double outer_cost(const exact *e, double running)
+{
+    const sp_cubic_spline *c = &e->pb->cubic;
+    for (int j = 1; c->sigma > 0.0 && j <= e->K; ++j) running += sp_cubic_target_cost(c, (size_t)j - 1, elem(e, j));
+    return running;
 }
 
 /* The scale of the kicks' tolerance: the largest momentum at a knot (at least 1). */
@@ -499,22 +537,19 @@ static double momentum_scale(const exact *e)
     return s;
 }
 
-/* The band kept of the turns' Hessian: its entries fall by about a factor 4 per keyframe
- * away from the diagonal (the reach of a cubic spline's keyframe), so beyond 30 they are
- * below the round-off of the diagonal's. */
+/* The band kept of the outer Hessian: its entries fall by about a factor 4 per keyframe
+ * away from the diagonal (the reach of a cubic spline's keyframe), so 30 keyframes away
+ * they are below the round-off of the diagonal's. */
 #define TURN_BAND 30
 
 /* What a rejected trial of turns() puts back. */
 typedef struct turn_keep {
-    double *w, *mu, *r, *psi;
+    double *w, *mu, *r;
     segment *seg;
     sp_band *band;
 } turn_keep;
 
-static void keep_free(turn_keep *k)
-{
-    free(k->w), free(k->mu), free(k->r), free(k->psi), free(k->seg), sp_band_free(k->band);
-}
+static void keep_free(turn_keep *k) { free(k->w), free(k->mu), free(k->r), free(k->seg), sp_band_free(k->band); }
 
 static sp_status keep_alloc(turn_keep *k, const exact *e)
 {
@@ -522,76 +557,90 @@ static sp_status keep_alloc(turn_keep *k, const exact *e)
     k->w = malloc((K + 1) * 2 * n * sizeof *k->w);
     k->mu = malloc(K * n * sizeof *k->mu);
     k->r = malloc(K * 3 * n * sizeof *k->r);
-    k->psi = malloc((K + 1) * sizeof *k->psi);
     k->seg = malloc(K * sizeof *k->seg);
     k->band = sp_band_alloc((int)((K + 1) * 2 * n), 3 * e->n - 1, 3 * e->n - 1);
-    if (k->w && k->mu && k->r && k->psi && k->seg && k->band) return SP_OK;
+    if (k->w && k->mu && k->r && k->seg && k->band) return SP_OK;
     keep_free(k);
     return SP_ERR_NOMEM;
 }
 
-/* Copies the solver's point and linearisation into k (`save`) or back. */
+/* Copies the solver's point and linearisation into k (`save`) or back (the knots then
+ * return to their last accepted elements). */
 static void keep_swap(exact *e, turn_keep *k, int save)
 {
     const size_t K = (size_t)e->K, n = (size_t)e->n;
     struct { void *mine, *kept; size_t bytes; } part[] = {
         {e->w, k->w, (K + 1) * 2 * n * sizeof *k->w}, {e->mu, k->mu, K * n * sizeof *k->mu},
-        {e->r, k->r, K * 3 * n * sizeof *k->r},       {e->psi, k->psi, (K + 1) * sizeof *k->psi},
-        {e->seg, k->seg, K * sizeof *k->seg}};
+        {e->r, k->r, K * 3 * n * sizeof *k->r},       {e->seg, k->seg, K * sizeof *k->seg}};
     for (size_t q = 0; q < sizeof part / sizeof part[0]; ++q)
         memcpy(save ? part[q].kept : part[q].mine, save ? part[q].mine : part[q].kept, part[q].bytes);
     sp_band_copy(save ? k->band : e->band, save ? e->band : k->band);
-    if (!save) turn_knots(e);
+    if (!save) {
+        memset(e->psi, 0, (K + 1) * (size_t)e->spin * sizeof *e->psi);
+        turn_knots(e);
+    }
 }
 
-/* The knot states of a trial turned by δψ, from Newton's linear prediction (δw, δμ):
- * every body vector v of knot i (ξ_i, π_i, μ_i) becomes exp(−δψ_i ŷ0)(v + δv + δψ_i y0×v),
- * which agrees with v + δv to first order but turns the frame exactly. Trials turn knots
- * by radians, and the frame's turn is what the linear prediction gets wrong there. */
+/* The knots' move accepted: the moved elements become the lifts (θ = 0 again). */
+static void accept_move(exact *e)
+{
+    const size_t K = (size_t)e->K;
+    memcpy(e->lift, e->turned, (K + 1) * (size_t)e->G->elem_size * sizeof *e->lift);
+    memset(e->psi, 0, (K + 1) * (size_t)e->spin * sizeof *e->psi);
+}
+
+/* The knot states of a trial moved by δθ, from Newton's linear prediction (δw, δμ): every
+ * body vector v of knot i (ξ_i, π_i, μ_i) becomes exp(−δθ_i)(v + δv + δθ_i×v), which
+ * agrees with v + δv to first order but turns the frame exactly. Trials turn knots by
+ * radians, and the frame's turn is what the linear prediction gets wrong there. */
 static void predict_turned(exact *e, const double *dpsi)
 {
     const int n = e->n;
     for (int i = 0; i <= e->K; ++i) {
         double v[3], E[SP_LIE_MAX_ELEM];
-        for (int q = 0; q < 3; ++q) v[q] = -dpsi[i] * e->y0[q];
-        e->G->exp(e->G, v, E);
+        move_of(e, dpsi + (size_t)e->spin * i, v);
+        double minus[3] = {-v[0], -v[1], -v[2]};
+        e->G->exp(e->G, minus, E); /* exp(−δθ_i) */
         double *vec[3] = {e->w + 2 * n * i, e->w + 2 * n * i + n, i < e->K ? e->mu + n * i : NULL};
         const double *dv[3] = {e->dw + 2 * n * i, e->dw + 2 * n * i + n, i < e->K ? e->dmu + n * i : NULL};
         for (int k = 0; k < 3 && vec[k]; ++k) {
             double x[3], u[3];
-            sp_cross(e->y0, vec[k], x);
-            for (int q = 0; q < 3; ++q) u[q] = vec[k][q] + dv[k][q] + dpsi[i] * x[q];
-            sp_mat_vec(3, 3, E, u, vec[k]); /* E = exp(−δψ ŷ0) */
+            sp_cross(v, vec[k], x);
+            for (int q = 0; q < 3; ++q) u[q] = vec[k][q] + dv[k][q] + x[q];
+            sp_mat_vec(3, 3, E, u, vec[k]);
         }
     }
 }
 
-/* Sphere plans: the turns ψ of the knots about y0, by Newton's method with a trust region
- * on the reduced cost J(ψ), the running cost of the orientation plan through the turned
- * keyframes, which newton() solves at every ψ.
+/* Sphere plans: the knots' moves along the free directions, by Newton's method with a
+ * trust region on the outer cost J(θ), the running cost of the orientation plan through
+ * the moved knots (which newton() solves at every θ) plus the weighted keyframes' terms.
  *
  * Why not Newton on the whole system: J hardly changes under slow twists of the curve
- * about its points, so its Hessian in ψ has eigenvalues from tens down to 1e-4 and, away
- * from the optimum, a few negative ones; Newton's steps along those directions are tens of
- * radians, and the whole system's model is wrong there. The reduced problem sees each trial
- * through its true cost: the gradient is the kicks κ_j, the Hessian their derivative with
- * every other unknown re-solved (a band of it, a solve with the kept factors for every 61
- * keyframes' columns), and the trust-region step (sp_trust_region.h) follows negative
- * curvature instead of climbing it.
- * A step is kept when J falls by at least a tenth of what the model promised; each kept
- * step lowers J, so the plan never costs more than the orientation plan through the
- * start's lift. Near the optimum the steps are Newton's and converge quadratically. */
+ * about its points, so its Hessian has eigenvalues from tens down to 1e-4 and, away from
+ * the optimum, a few negative ones; Newton's steps along those directions are tens of
+ * radians, and the whole system's model is wrong there. The outer problem sees each trial
+ * through its true cost: the gradient is outer_gradient(), the Hessian its derivative with
+ * every other unknown re-solved (a band of it: a solve with the kept factors per direction
+ * for every 61 keyframes' columns) plus the target terms' own, and the trust-region step
+ * (sp_trust_region.h) follows negative curvature instead of climbing it. A step is kept
+ * when J falls by at least a tenth of what the model promised; each kept step lowers J, so
+ * the plan never costs more than the orientation plan through the start's knots (for
+ * weighted keyframes, the exact lift, whose target terms vanish). Near the optimum the
+ * steps are Newton's and converge quadratically. */
 static sp_status turns(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
                        int *converged, double *residual, double *running, sp_hohp_state *nodes)
 {
-    const int K = e->K, kd = K - 1 < TURN_BAND ? K - 1 : TURN_BAND, stride = 2 * kd + 1;
-    const size_t nwk = (size_t)(2 * e->n * (K + 1)), nm = (size_t)(e->n * K), band = (size_t)(kd + 1) * K;
-    double *H = malloc(band * sizeof *H), *grad = malloc((size_t)K * sizeof *grad);
-    double *p = malloc((size_t)K * sizeof *p), *dpsi = calloc((size_t)K + 1, sizeof *dpsi);
-    double *kick = malloc((size_t)K * sizeof *kick), *col = malloc((size_t)K * sizeof *col);
+    const int K = e->K, d = e->spin, m = K * d, reach = K - 1 < TURN_BAND ? K - 1 : TURN_BAND;
+    const int kd = (reach + 1) * d - 1, stride = 2 * reach + 1;
+    const size_t nwk = (size_t)(2 * e->n * (K + 1)), nm = (size_t)(e->n * K), band = (size_t)(kd + 1) * m;
+    const sp_cubic_spline *cs = &e->pb->cubic;
+    double *H = malloc(band * sizeof *H), *grad = malloc((size_t)m * sizeof *grad);
+    double *p = malloc((size_t)m * sizeof *p), *dpsi = calloc((size_t)(K + 1) * d, sizeof *dpsi);
+    double *col = malloc((size_t)m * sizeof *col), *scratch = malloc((size_t)m * sizeof *scratch);
     double *tw = malloc(nwk * sizeof *tw), *tmu = malloc((nm ? nm : 1) * sizeof *tmu);
     turn_keep keep = {0};
-    sp_status st = H && grad && p && dpsi && kick && col && tw && tmu ? keep_alloc(&keep, e) : SP_ERR_NOMEM;
+    sp_status st = H && grad && p && dpsi && col && scratch && tw && tmu ? keep_alloc(&keep, e) : SP_ERR_NOMEM;
     /* the trials compare costs, which a residual r leaves uncertain by about r: the orientation
      * plans are solved well below the tolerance (a sweep or two more each) */
     const double inner_tol = fmax(1e-3 * tol, 1e-12);
@@ -601,7 +650,7 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
     inner = inner || *residual <= tol;
     double radius = 0.5; /* radians of turn */
     for (int outer = 0; st == SP_OK && inner; ++outer) {
-        const double worst = kicks(e, kick);
+        const double worst = outer_gradient(e, grad);
         if (*residual <= tol && worst <= tol * momentum_scale(e)) {
             *converged = 1;
             break;
@@ -615,46 +664,65 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         st = sweep(e, steps, e->w, e->mu, 1, &res, &J, NULL);
         if (st == SP_OK) st = factor(e);
         if (st != SP_OK) break;
-        kicks(e, grad);
-        for (int j = 0; j < K; ++j) grad[j] = -grad[j]; /* ∂J/∂ψ = −κ */
-        /* the Hessian's band, columns l ≡ c (mod 2kd + 1) from one solve each: their bands do
-         * not overlap, and each column's tail beyond kd is below the round-off of its
-         * entries; each pair (j, l) averages the two columns' values (symmetry) */
+        J = outer_cost(e, J);
+        /* the Hessian's band, from the kicks' response to unit moves: columns of knots
+         * l ≡ c (mod 2·reach + 1) along one direction share a solve (their bands do not
+         * overlap, and each column's tail beyond `reach` keyframes is below round-off); each
+         * pair averages the two columns' values (symmetry) */
         memset(H, 0, band * sizeof *H);
-        for (int c = 0; st == SP_OK && c < stride && c < K; ++c) {
-            for (int l = c; l < K; l += stride) dpsi[l + 1] = 1.0;
-            st = respond(e, e->w, 0, dpsi, tw, tmu, col);
-            for (int l = c; l < K; l += stride) {
-                dpsi[l + 1] = 0.0;
-                for (int j = l - kd > 0 ? l - kd : 0; j <= l + kd && j < K; ++j)
-                    H[sp_sym_band_index(kd, j < l ? j : l, j < l ? l : j)] -= (j == l ? 1.0 : 0.5) * col[j];
+        for (int c = 0; st == SP_OK && c < stride && c < K; ++c)
+            for (int a = 0; st == SP_OK && a < d; ++a) {
+                for (int l = c; l < K; l += stride) dpsi[(size_t)d * (l + 1) + a] = 1.0;
+                st = respond(e, e->w, 0, dpsi, tw, tmu, col);
+                for (int l = c; l < K; l += stride) {
+                    dpsi[(size_t)d * (l + 1) + a] = 0.0;
+                    const int u = l * d + a;
+                    for (int j = l - reach > 0 ? l - reach : 0; j <= l + reach && j < K; ++j)
+                        for (int b = 0; b < d; ++b) {
+                            const int r = j * d + b;
+                            H[sp_sym_band_index(kd, r < u ? r : u, r < u ? u : r)] -= (r == u ? 1.0 : 0.5) * col[r];
+                        }
+                }
             }
-        }
+        /* the weighted keyframes' own: the derivative K_j of ∇E_j, symmetrised */
+        for (int j = 0; cs->sigma > 0.0 && j < K; ++j)
+            for (int a = 0; a < d; ++a) {
+                double Ka[3];
+                sp_cubic_target_jacobian_T(cs, (size_t)j, elem(e, j + 1), e->dir[a], Ka); /* Kᵀu_a */
+                for (int b = 0; b < d; ++b) {
+                    const int r = j * d + a, u = j * d + b;
+                    H[sp_sym_band_index(kd, r < u ? r : u, r < u ? u : r)] +=
+                        (r == u ? 1.0 : 0.5) * sp_vec_dot(3, Ka, e->dir[b]);
+                }
+            }
         keep_swap(e, &keep, 1);
         int accepted = 0;
         for (int trial = 0; st == SP_OK && !accepted && trial < 10; ++trial) {
             sp_trust_step info;
             const double t0 = sp_clock_seconds();
-            st = sp_trust_region_step(K, kd, H, grad, radius, p, &info);
+            st = sp_trust_region_step(m, kd, H, grad, radius, p, &info);
             e->times.linear_algebra += sp_clock_seconds() - t0;
             if (st != SP_OK) break;
-            for (int j = 0; j < K; ++j) dpsi[j + 1] = p[j];
+            memcpy(dpsi + d, p, (size_t)m * sizeof *p);
             st = respond(e, e->w, 1, dpsi, e->dw, e->dmu, NULL);
             if (st == SP_OK) predict_turned(e, dpsi);
-            for (int j = 0; j < K; ++j) e->psi[j + 1] += p[j], dpsi[j + 1] = 0.0;
+            memcpy(e->psi, dpsi, (size_t)(K + 1) * d * sizeof *dpsi);
+            memset(dpsi, 0, (size_t)(K + 1) * d * sizeof *dpsi);
             turn_knots(e);
             if (st == SP_OK) st = newton(e, steps, 1, inner_tol, progress, &inner, residual, running, nodes);
             if (st == SP_ERR_DOMAIN) st = SP_OK, inner = 0; /* a trial too far for the mismatch's logarithm */
             if (st != SP_OK) break;
             inner = inner || *residual <= tol;
-            const double rho = (J - *running) / info.predicted, after = kicks(e, kick);
+            const double Jt = outer_cost(e, *running), rho = (J - Jt) / info.predicted;
+            const double after = outer_gradient(e, scratch);
             /* The kicks are the gradient of the continuous cost, J that of the grid's: they
              * agree to the grid's accuracy, so close to the optimum J cannot judge a step.
              * There a Newton step (H positive definite, inside the region) that halves the
-             * kicks is taken, when it does not raise J beyond that accuracy. */
-            const int newton_step = info.interior && after <= 0.5 * worst && *running <= J + 1e-6 * (1.0 + fabs(J));
+             * gradient is taken, when it does not raise J beyond that accuracy. */
+            const int newton_step = info.interior && after <= 0.5 * worst && Jt <= J + 1e-6 * (1.0 + fabs(J));
             accepted = inner && (rho >= 0.1 || newton_step);
             if (accepted) {
+                accept_move(e);
                 if (rho > 0.75 && info.length > 0.99 * radius) radius = fmin(2.0 * radius, 1e3);
                 else if (rho < 0.25) radius = 0.5 * info.length;
             } else {
@@ -666,7 +734,7 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         e->iterations++;
         if (!accepted) break;
     }
-    free(H), free(grad), free(p), free(dpsi), free(kick), free(col), free(tw), free(tmu);
+    free(H), free(grad), free(p), free(dpsi), free(col), free(scratch), free(tw), free(tmu);
     keep_free(&keep);
     return st;
 }

@@ -260,7 +260,7 @@ int sp_ms_set_ends(sp_ms *ms, const sp_hohp_state *E, const double *running, int
 
 void sp_ms_set_kicks(sp_ms *ms, const double *kicks)
 {
-    for (size_t i = 0; i < ms->cubic.n_targets; ++i)
+    for (size_t i = 0; ms->exact && i < ms->cubic.n_targets; ++i)
         for (int a = 0; a < ms->nc; ++a) {
             double s = 0.0;
             for (int r = 0; r < ms->n; ++r) s += ms->W[r * ms->nc + a] * kicks[i * (size_t)ms->n + (size_t)r];

@@ -520,7 +520,8 @@ static sp_status run_exact(sp_plan *plan, const sp_problem *pb, sp_exact_solutio
     return st;
 }
 
-/* Exact interpolation on SO(3) or Rⁿ by the condensed solver (sp_exact.h), its solution
+/* Exact interpolation on SO(3), SE(3) or Rⁿ, and sphere plans exact or weighted, by the
+ * condensed solver (sp_exact.h), its solution
  * checked by the general system: the object holding it, or NULL when the condensed solver
  * did not converge (the general search then runs). */
 static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
@@ -544,7 +545,7 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     sp_ms_stats stats = {0};
     if (fits) {
         memcpy(plan->segment_steps, sol.segment_steps, pb->cubic.n_targets * sizeof *plan->segment_steps);
-        ms = sp_ms_alloc_segments(pb, 0.0, plan->segment_steps);
+        ms = sp_ms_alloc_segments(pb, pb->cubic.sigma, plan->segment_steps);
         if (ms) {
             sp_ms_set_states(ms, sol.knots);
             sp_ms_set_kicks(ms, sol.kicks);
@@ -564,7 +565,7 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     }
     plan->error_estimate = sol.error_estimate, plan->resolution_rounds = sol.rounds;
     rec->name = "spline";
-    rec->sigma = 0.0, rec->stages = 1;
+    rec->sigma = pb->cubic.sigma, rec->stages = 1;
     rec->iterations += sol.iterations;
     sp_exact_solution_free(&sol);
     if (st != SP_OK) *failure = st;
@@ -577,108 +578,6 @@ static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
     }
     rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
     snprintf(rec->status, sizeof rec->status, "converged");
-    plan->stats = (sp_ms_stats){
-        .cost = stats.cost, .running_cost = stats.running_cost, .residual = stats.residual, .converged = 1};
-    return ms;
-}
-
-/* One weighted stage at `sigma` on the exact solution's grid, from the states of `from`
- * (a converged stage) or else from the exact solution's nodes: its object (converged or
- * not), or NULL with *st set. */
-static sp_ms *weighted_stage(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, const sp_ms *from,
-                             double sigma, sp_ms_stats *stats, sp_status *st)
-{
-    sp_ms *ms = sp_ms_alloc_segments(plan->pb, sigma, plan->segment_steps);
-    int M = 0, N = 0;
-    const int *nodes = ms ? sp_ms_block_nodes(ms, &M) : NULL;
-    if (ms) sp_ms_grid(ms, &N);
-    sp_hohp_state *S = ms && !from ? malloc((size_t)M * sizeof *S) : NULL;
-    if (!ms || (!from && !S) || N + 1 != sol->node_count) {
-        *st = ms && (from || S) ? SP_ERR_INVALID : SP_ERR_NOMEM;
-        sp_ms_free(ms), free(S);
-        return NULL;
-    }
-    if (from) {
-        sp_ms_take_states(ms, from);
-    } else {
-        for (int j = 0; j < M; ++j) S[j] = sol->nodes[nodes[j]];
-        sp_ms_set_states(ms, S);
-        free(S);
-    }
-    *st = sp_ms_solve(ms, &plan->progress, stats);
-    add_work(plan, rec, stats);
-    rec->stages++;
-    return ms;
-}
-
-/* The weighted plan from the exact one's solution `sol`: at σ from it at once, and when
- * that does not converge by continuation, from min(σ, FIRST_SIGMA) up, each stage from the
- * last converged one, the weight doubled, or after a failed stage raised by the square root
- * of the last ratio (given up below 1.1). The converged plan at σ, or NULL. */
-static sp_ms *weight_up(sp_plan *plan, plan_start *rec, const sp_exact_solution *sol, sp_ms_stats *stats,
-                        sp_status *st)
-{
-    const double FIRST_SIGMA = 0.02, sigma = plan->pb->cubic.sigma;
-    sp_ms *ms = weighted_stage(plan, rec, sol, NULL, sigma, stats, st);
-    if (!ms || stats->converged || *st != SP_OK) return ms;
-    sp_ms_free(ms);
-    sp_ms *good = NULL;
-    double at = 0.0, ratio = 2.0, next = fmin(sigma, FIRST_SIGMA);
-    while (*st == SP_OK) {
-        ms = weighted_stage(plan, rec, sol, good, next, stats, st);
-        if (!ms) break;
-        if (stats->converged) {
-            sp_ms_free(good);
-            good = ms, at = next;
-            if (at == sigma) return good;
-        } else {
-            sp_ms_free(ms);
-            ratio = sqrt(ratio);
-            if (!good || ratio < 1.1) break;
-        }
-        next = fmin(sigma, at * ratio);
-    }
-    sp_ms_free(good);
-    return NULL;
-}
-
-/* A weighted sphere plan (σ > 0) from the optimum of exact interpolation through the same
- * points. The spin about y0 is the nearly free direction of the whole system that Newton's
- * method cannot travel from the keyframe starts (the condensed solver finds it by its own
- * outer iteration, sp_exact.h); where the misses are small the weighted optimum turns
- * much as the exact one does, and Newton finishes from there; larger weights are reached by
- * continuation (weight_up). NULL when exact interpolation does not apply or the weighted
- * plan does not converge: the usual starts run then. */
-static sp_ms *solve_from_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
-{
-    const sp_problem *pb = plan->pb;
-    const double sigma = pb->cubic.sigma;
-    sp_problem exact = *pb;
-    exact.cubic.sigma = 0.0;
-    if (!sp_exact_applies(&exact) || plan->grid_given) return NULL;
-    sp_exact_solution sol;
-    sp_status st = run_exact(plan, &exact, &sol);
-    sp_ms *ms = NULL;
-    sp_ms_stats stats = {0};
-    rec->name = "exact_interpolation";
-    rec->sigma = sigma, rec->stages = 0;
-    rec->iterations += sol.iterations;
-    if (st == SP_OK && sol.converged) {
-        memcpy(plan->segment_steps, sol.segment_steps, pb->cubic.n_targets * sizeof *plan->segment_steps);
-        ms = weight_up(plan, rec, &sol, &stats, &st);
-    }
-    sp_exact_solution_free(&sol);
-    rec->cost = stats.cost, rec->running = stats.running_cost, rec->residual = stats.residual;
-    snprintf(rec->status, sizeof rec->status, "%s",
-             st != SP_OK       ? sp_status_name(st)
-             : stats.converged ? "converged"
-                               : "stalled");
-    plan->n_starts++;
-    if (st == SP_ERR_INTERRUPTED) *failure = st;
-    if (!ms || !stats.converged || sp_ms_sigma(ms) != sigma) {
-        sp_ms_free(ms);
-        return NULL;
-    }
     plan->stats = (sp_ms_stats){
         .cost = stats.cost, .running_cost = stats.running_cost, .residual = stats.residual, .converged = 1};
     return ms;
@@ -771,10 +670,6 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
         snprintf(res->status, sizeof res->status, "%s", sp_status_name(res->failure));
         return res->failure;
     }
-    if (!condensed && !direct && pb->cubic.space == SP_SPACE_SPHERE && pb->cubic.sigma > 0.0 && pb->steps == 0) {
-        best = solve_from_exact(plan, &plan->starts[plan->n_starts], &failure);
-        best_converged = best != NULL;
-    }
     if (direct) {
         plan_start *rec = &plan->starts[plan->n_starts++];
         best = run_direct(plan, rec, &failure, &opt);
@@ -784,10 +679,8 @@ static sp_status solve_multiple_shooting(sp_plan *plan, sp_plan_result *res)
     }
     for (size_t q = 0; !direct && !condensed && q < sizeof kinds / sizeof kinds[0] && failure != SP_ERR_INTERRUPTED;
          ++q) {
-        /* the uniform rotation only when no curve through the keyframes has converged; none
-         * after a weighted sphere plan converged from the exact one (the keyframe starts
-         * meet the spin problem that start avoids) */
-        if ((kinds[q] == SP_START_UNIFORM || pb->cubic.space == SP_SPACE_SPHERE) && best_converged) break;
+        /* the uniform rotation only when no curve through the keyframes has converged */
+        if (kinds[q] == SP_START_UNIFORM && best_converged) break;
         plan_start *rec = &plan->starts[plan->n_starts++];
         sp_status f = SP_OK;
         sp_ms *ms = run_start(plan, kinds[q], rec, &f);

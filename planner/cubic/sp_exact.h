@@ -19,14 +19,15 @@
  * is returned; segments above the accuracy get more steps and the round repeats.
  *
  * Points on the sphere (the rotation metric): a keyframe y_i fixes the knot's rotation
- * only up to a turn ψ_i about y0, R_i = L_i exp(ψ_i ŷ0), and the optimum makes the
- * y0-component of every kick vanish. The turns are the unknowns of an outer problem,
- * minimise J(ψ) = the cost of the orientation plan through the turned keyframes, solved by
- * Newton's method with a trust region (sp_trust_region.h): the gradient is minus those
- * kick components, the Hessian their derivative with the orientation plan re-solved (its
- * band, which holds it to round-off: a solve with the kept factors per 61 columns). The
- * start is the lift of the C² spline start with its best spin, and every accepted step
- * lowers J. */
+ * only up to a turn about y0, and a weighted keyframe (σ > 0) not at all. The knots then
+ * move, R_i = L_i exp(θ_i), along y0 alone (exact) or every axis (weighted), and the moves
+ * are the unknowns of an outer problem: minimise J(θ) = the cost of the orientation plan
+ * through the moved knots plus the weighted keyframes' terms, by Newton's method with a
+ * trust region (sp_trust_region.h). The gradient is the target terms' minus the kicks along
+ * the free directions, the Hessian its derivative with the orientation plan re-solved (its
+ * band, which holds it to round-off: a solve with the kept factors per direction and 61
+ * keyframes). The start is the lift of the C² spline start with its best spin, through the
+ * points, and every accepted step lowers J. */
 #ifndef SP_EXACT_H
 #define SP_EXACT_H
 
@@ -35,9 +36,9 @@
 #include "planner/sp_progress.h"
 #include "problems/sp_problem.h"
 
-/* Whether sp_exact_solve takes this problem: a plan on SO(3), SE(3) or Rⁿ, or on the sphere
- * in the rotation metric, with σ = 0, the last keyframe at T, the order-8 scheme and no
- * step count. */
+/* Whether sp_exact_solve takes this problem: a plan on SO(3), SE(3) or Rⁿ with σ = 0, or on
+ * the sphere in the rotation metric with any σ, the last keyframe at T, the order-8 scheme
+ * and no step count. */
 int sp_exact_applies(const sp_problem *pb);
 
 typedef struct sp_exact_solution {

@@ -54,7 +54,7 @@ void sp_ms_set_states(sp_ms *ms, const sp_hohp_state *S);
 /* The multipliers of exact interpolation from the kicks (the jumps of μ, n_targets x dim)
  * of a solution computed elsewhere: their components in the multiplier directions (all
  * of them on a group; across y0 on the sphere, where the component along y0 vanishes at
- * a solution). */
+ * a solution). A weighted plan has no multipliers: nothing is set. */
 void sp_ms_set_kicks(sp_ms *ms, const double *kicks);
 /* The end state and running cost of every block integrated from the states set (when the
  * caller has them from a sweep of its own on the same grid, one block per segment): the
