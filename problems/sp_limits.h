@@ -51,6 +51,14 @@ sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_lim
  * is counted against limits->memory before it is built (sp_json_parse_within). */
 sp_status sp_problem_parse_input(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                  cJSON **input, sp_input_error *err);
+/* The two halves of sp_problem_parse_input, for a caller that frees the text between
+ * them: the document of a problem's text, long keyframe and sample-time arrays packed
+ * (problems/sp_json_packed.h), counted against limits->memory before it is built
+ * (SP_ERR_NOMEM when it cannot be built); then the problem it holds, read and checked
+ * against the limits (SP_ERR_NOMEM when a reader's allocation fails). */
+sp_status sp_problem_parse_document(const char *text, size_t length, const sp_limits *limits, cJSON **doc,
+                                    sp_input_error *err);
+sp_status sp_problem_from_document(const cJSON *doc, const sp_limits *limits, sp_problem *out, sp_input_error *err);
 
 /* "1.5 GiB", "640 MiB", "12 KiB", "100 bytes". */
 void sp_format_bytes(double bytes, char *out, size_t size);

@@ -943,6 +943,67 @@ Test(cli, out_of_memory_while_reading_exits_1)
     remove_dir(dir);
 }
 
+/* A plan through n quaternion keyframes, about 70 bytes of text each. */
+static void write_keyframes(const char *file, int n)
+{
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"task\":\"plan\",\"model\":\"cubic_spline\",\"group\":\"SO3\",\"space\":\"group\",\"T\":%d,"
+               "\"steps\":%d,\"sigma\":0.01,\"xi0\":[0,0,0],\"targets\":[\n",
+            n, n);
+    for (int i = 0; i < n; ++i)
+        fprintf(f, "{\"t\":%d,\"q\":[%.9f,%.9f,%.9f,0]}%s\n", i + 1, cos(1e-3 * i), 0.6 * sin(1e-3 * i),
+                0.8 * sin(1e-3 * i), i + 1 < n ? "," : "");
+    fputs("]}\n", f);
+    fclose(f);
+}
+
+/* 150 000 keyframes (10 MB of text) are read within 100 MB of address space, the
+ * program's own included: the keyframes come packed, not as seven cJSON nodes each
+ * (which took about 12 times the text). */
+Test(cli, a_large_keyframe_file_is_read_in_a_few_times_its_size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("ulimit -v and AddressSanitizer do not mix");
+#endif
+    char dir[PATH_SIZE], file[PATH_SIZE], script[2 * PATH_SIZE];
+    scratch_dir(dir, "keyframes-memory");
+    join(file, dir, "keyframes.json");
+    write_keyframes(file, 150000);
+    snprintf(script, sizeof script,
+             "ulimit -v 100000 && exec \"$SYMPLAN\" check --max-targets 1000000 --max-memory 64G '%s'", file);
+    run_result r;
+    run_shell(dir, script, &r);
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_expect_str_eq(r.out, "ok\n");
+    run_free(&r);
+    remove_dir(dir);
+}
+
+/* Running out of memory while reading keyframes, in the packed text or in the problem's
+ * own arrays, is exit 1 naming the file, not a malformed file. */
+Test(cli, out_of_memory_while_reading_keyframes_exits_1)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("ulimit -v and AddressSanitizer do not mix");
+#endif
+    char dir[PATH_SIZE], file[PATH_SIZE], script[2 * PATH_SIZE];
+    scratch_dir(dir, "keyframes-out-of-memory");
+    join(file, dir, "keyframes.json");
+    write_keyframes(file, 150000);
+    for (int limit = 40000; limit <= 50000; limit += 10000) {
+        snprintf(script, sizeof script,
+                 "ulimit -v %d && exec \"$SYMPLAN\" check --max-targets 1000000 --max-memory 64G '%s'", limit, file);
+        run_result r;
+        run_shell(dir, script, &r);
+        cr_expect_eq(r.status, 1, "ulimit -v %d: exit %d: %s", limit, r.status, r.err);
+        cr_expect(is_one_line(r.err) && starts_with(r.err, file), "ulimit -v %d: %s", limit, r.err);
+        cr_expect(strstr(r.err, "out of memory") != NULL, "ulimit -v %d: %s", limit, r.err);
+        run_free(&r);
+    }
+    remove_dir(dir);
+}
+
 /* An output that is the input, or empty, is refused before anything runs. */
 Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
 {
