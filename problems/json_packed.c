@@ -24,7 +24,8 @@ typedef struct walk {
     const char *s;
     size_t n;
     const char *const *pack;
-    int build; /* 0: count what the tree takes; 1: build it */
+    int build;   /* 0: count what the tree takes; 1: build it */
+    int outline; /* the root's members only, each value null */
     const char *key[WALK_DEPTH];
     size_t key_len[WALK_DEPTH];
     int depth;                 /* member names on the way from the root */
@@ -211,18 +212,56 @@ static cJSON *object(walk *w, size_t *at)
 static cJSON *value(walk *w, size_t *at)
 {
     const size_t start = skip_space(w, *at);
-    if (w->s[start] == '{' && w->depth < WALK_DEPTH && on_list(w, 0)) {
+    if (w->s[start] == '{' && w->depth < WALK_DEPTH && ((w->outline && w->depth == 0) || on_list(w, 0))) {
         *at = start;
         return object(w, at);
     }
     const size_t end = value_end(w->s, w->n, start);
     *at = end;
+    if (w->outline && w->depth > 0) {
+        cJSON *node = w->build ? cJSON_CreateNull() : NULL;
+        w->out_of_memory |= w->build && !node;
+        return node;
+    }
     if (w->s[start] == '[' && w->depth > 0 && on_list(w, 1)) {
         int done;
         cJSON *node = packed(w, start, end, &done);
         if (done) return node;
     }
     return whole(w, start, end);
+}
+
+/* The document of a checked text as `w` reads it (its pack list and outline set), after
+ * a first walk that counts its size (unless `known` is its size already). */
+static sp_status build(walk *w, const char *text, size_t length, const json_strict_size *known, size_t values,
+                       double max_memory, cJSON **doc, sp_input_error *err)
+{
+    const size_t first = length >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a byte-order mark */
+    size_t at = first;
+    if (known)
+        w->tree = *known;
+    else
+        value(w, &at);
+    /* the text stays in memory beside its tree while the tree is built */
+    const double need = json_strict_tree_bytes(&w->tree) + (double)length;
+    if (max_memory > 0 && need > max_memory) {
+        char needed[32], limit[32];
+        sp_format_bytes(need, needed, sizeof needed);
+        sp_format_bytes(max_memory, limit, sizeof limit);
+        snprintf(err->message, sizeof err->message,
+                 "reading its %zu JSON values takes about %s, more than the memory limit %s (raise it with "
+                 "--max-memory)",
+                 values, needed, limit);
+        return SP_ERR_INVALID;
+    }
+    w->build = 1;
+    at = first;
+    *doc = value(w, &at);
+    if (!*doc) {
+        snprintf(err->message, sizeof err->message, "out of memory while reading %zu JSON values", values);
+        return SP_ERR_NOMEM;
+    }
+    return SP_OK;
 }
 
 sp_status sp_json_parse_packed(const char *text, size_t length, const char *const *pack, double max_memory,
@@ -233,33 +272,20 @@ sp_status sp_json_parse_packed(const char *text, size_t length, const char *cons
     json_strict_size size;
     sp_status st = json_strict_check(text, length, &size, err);
     if (st != SP_OK) return st;
-    const size_t first = length >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* a byte-order mark */
-    walk w = {.s = text, .n = length, .pack = pack, .tree = size};
-    size_t at = first;
-    if (pack) { /* nothing packed: the tree is the one the check counted */
-        w.tree = (json_strict_size){0};
-        value(&w, &at);
-    }
-    /* the text stays in memory beside its tree while the tree is built */
-    const double need = json_strict_tree_bytes(&w.tree) + (double)length;
-    if (max_memory > 0 && need > max_memory) {
-        char needed[32], limit[32];
-        sp_format_bytes(need, needed, sizeof needed);
-        sp_format_bytes(max_memory, limit, sizeof limit);
-        snprintf(err->message, sizeof err->message,
-                 "reading its %zu JSON values takes about %s, more than the memory limit %s (raise it with "
-                 "--max-memory)",
-                 size.values, needed, limit);
-        return SP_ERR_INVALID;
-    }
-    w = (walk){.s = text, .n = length, .pack = pack, .build = 1};
-    at = first;
-    *doc = value(&w, &at);
-    if (!*doc) {
-        snprintf(err->message, sizeof err->message, "out of memory while reading %zu JSON values", size.values);
-        return SP_ERR_NOMEM;
-    }
-    return SP_OK;
+    walk w = {.s = text, .n = length, .pack = pack};
+    /* nothing to pack: the tree is cJSON's of the whole text, which the check counted */
+    return build(&w, text, length, pack ? NULL : &size, size.values, max_memory, doc, err);
+}
+
+sp_status sp_json_parse_outline(const char *text, size_t length, cJSON **doc, sp_input_error *err)
+{
+    memset(err, 0, sizeof *err);
+    *doc = NULL;
+    json_strict_size size;
+    sp_status st = json_strict_check(text, length, &size, err);
+    if (st != SP_OK) return st;
+    walk w = {.s = text, .n = length, .outline = 1};
+    return build(&w, text, length, NULL, size.values, 0.0, doc, err);
 }
 
 int sp_json_is_packed(const cJSON *node) { return node && (node->type & SP_JSON_PACKED) && cJSON_IsRaw(node); }

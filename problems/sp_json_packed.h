@@ -44,6 +44,10 @@ extern const char *const sp_json_pack_result[];
 sp_status sp_json_parse_packed(const char *text, size_t length, const char *const *pack, double max_memory,
                                cJSON **doc, sp_input_error *err);
 
+/* The outline of a document: the root and, when it is an object, its members, each of
+ * them null: what tells a study from a problem, at the cost of the member names. */
+sp_status sp_json_parse_outline(const char *text, size_t length, cJSON **doc, sp_input_error *err);
+
 int sp_json_is_packed(const cJSON *node);
 /* An array, packed or not. */
 int sp_json_is_array(const cJSON *node);

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +17,31 @@
 
 #define KEYFRAMES 5000
 
+/* A text written piece by piece into a buffer large enough for it. */
+typedef struct text {
+    char *data;
+    size_t length, size;
+} text;
+
+static void add(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t->length += (size_t)vsnprintf(t->data + t->length, t->size - t->length, fmt, ap);
+    va_end(ap);
+    cr_assert_lt(t->length, t->size);
+}
+
 /* A plan through n quaternion keyframes and n sample times, the numbers of every kind
- * JSON writes (integers, decimals, exponents, 17 digits), one keyframe a line. The
+ * JSON writes (integers, decimals, exponents, 17 digits), keyframe i on line 4 + i. The
  * keyframe `broken` (-1: none) gets `edit` in place of its "q" array. */
 static char *keyframe_text(int n, int broken, const char *edit)
 {
-    size_t size = 512 + (size_t)n * 200, len = 0;
-    char *text = malloc(size);
-    cr_assert_not_null(text);
-    len += (size_t)snprintf(text + len, size - len,
-                            "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": "
-                            "\"group\",\n \"T\": %d, \"steps\": %d, \"sigma\": 0.01, \"xi0\": [0, 0, 0],\n"
-                            " \"targets\": [\n",
-                            n, 2 * n);
+    text out = {.data = malloc(512 + (size_t)n * 200), .size = 512 + (size_t)n * 200};
+    cr_assert_not_null(out.data);
+    add(&out, "{\"task\": \"plan\", \"model\": \"cubic_spline\", \"group\": \"SO3\", \"space\": \"group\",\n");
+    add(&out, " \"T\": %d, \"steps\": %d, \"sigma\": 0.01, \"xi0\": [0, 0, 0],\n", n, 2 * n);
+    add(&out, " \"targets\": [\n");
     unsigned long long state = 12345;
     for (int i = 0; i < n; ++i) {
         double q[4], norm = 0.0;
@@ -47,14 +60,12 @@ static char *keyframe_text(int n, int broken, const char *edit)
             snprintf(qs, sizeof qs, "[%.6f, %.5e, %.9g, %.4E]", q[0], q[1], q[2], q[3]);
         else
             snprintf(qs, sizeof qs, "[%.12g,%.12g,%.12g,%.12g]", q[0], q[1], q[2], q[3]);
-        len += (size_t)snprintf(text + len, size - len, "  {\"t\": %d.%d, \"q\": %s}%s\n", i, 5, qs,
-                                i + 1 < n ? "," : "");
+        add(&out, "  {\"t\": %d.5, \"q\": %s}%s\n", i, qs, i + 1 < n ? "," : "");
     }
-    len += (size_t)snprintf(text + len, size - len, " ],\n \"output\": {\"orientation\": \"quaternion\", \"sample_times\": [");
-    for (int i = 0; i < n; ++i)
-        len += (size_t)snprintf(text + len, size - len, "%s%.17g", i ? ", " : "", (double)n * i / (n + 7.0));
-    snprintf(text + len, size - len, "]}}\n");
-    return text;
+    add(&out, " ],\n \"output\": {\"orientation\": \"quaternion\", \"sample_times\": [");
+    for (int i = 0; i < n; ++i) add(&out, "%s%.17g", i ? ", " : "", (double)n * i / (n + 7.0));
+    add(&out, "]}}\n");
+    return out.data;
 }
 
 static const sp_limits *many_targets(sp_limits *limits)

@@ -310,10 +310,9 @@ int sp_study_document_is_study(const cJSON *doc)
 
 sp_status sp_study_text_is_study(const char *text, size_t length, int *is_study, sp_input_error *err)
 {
-    static const char *const top_level[] = {"*", NULL};
     cJSON *doc;
     *is_study = 0;
-    sp_status st = sp_json_parse_packed(text, length, top_level, 0.0, &doc, err);
+    sp_status st = sp_json_parse_outline(text, length, &doc, err);
     if (st == SP_OK) *is_study = sp_study_document_is_study(doc);
     cJSON_Delete(doc);
     return st;
