@@ -48,7 +48,12 @@ void sp_result_stamp(cJSON *result)
     }
 }
 
-void sp_result_add_input(cJSON *result, cJSON *input)
+void sp_result_add_input(cJSON *result, const cJSON *input)
+{
+    sp_result_take_input(result, result && input ? cJSON_Duplicate(input, 1) : NULL);
+}
+
+void sp_result_take_input(cJSON *result, cJSON *input)
 {
     if (!result || !cJSON_AddItemToObject(result, "input", input)) cJSON_Delete(input);
 }

@@ -106,7 +106,7 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     sp_plan_curve *c = NULL;
     st = plan_curve_new(&pb, parts, &c);
     sp_problem_free(&pb);
-    sp_result_add_input(result, input);
+    sp_result_take_input(result, input); /* not copied: it may be long */
     *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
     if (!*result_json) {

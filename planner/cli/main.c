@@ -358,7 +358,7 @@ static int cmd_solve(int argc, char **argv)
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(result, "status");
     if (stop_signal == SIGALRM && cJSON_IsString(status) && strcmp(status->valuestring, "interrupted") == 0)
         cJSON_ReplaceItemInObjectCaseSensitive(result, "status", cJSON_CreateString("maxtime_reached"));
-    sp_result_add_input(result, input);
+    sp_result_take_input(result, input); /* not copied: it may be long */
     if (!result) {
         sp_cmd_error(file, NULL, "out of memory");
         sp_output_abandon(&out);
