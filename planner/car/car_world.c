@@ -125,6 +125,14 @@ double car_world_polygon_distance(const car_world *w, size_t i, const double pos
     return sp_car_polygon_distance(w->vehicle, pose, w->xy + 2 * w->first[i], w->first[i + 1] - w->first[i], grad);
 }
 
+double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3])
+{
+    const double *poly = w->xy + 2 * w->first[i];
+    if (feature < 0) return car_world_polygon_distance(w, i, pose, grad);
+    if (feature < 4) return sp_car_corner_distance(w->vehicle, pose, feature, poly, w->first[i + 1] - w->first[i], grad);
+    return sp_car_vertex_distance(w->vehicle, pose, poly + 2 * (feature - 4), grad);
+}
+
 double car_world_distance(const car_world *w, const double pose[3], double cutoff, long *which)
 {
     double c[2], best = cutoff;
