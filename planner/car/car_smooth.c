@@ -206,7 +206,7 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
         for (size_t i = 0; i < w->n; ++i) {
             const double *b = w->box + 4 * i;
             const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
-            if (hypot(dx, dy) - w->radius >= w->clearance + near) continue;
+            if (sqrt(dx * dx + dy * dy) - w->radius >= w->clearance + near) continue;
             const double dmin = car_world_polygon_distance(w, i, pose, NULL);
             if (dmin >= w->clearance + near) continue;
             /* the pair's least distance, one constraint; where another piece is nearly as
@@ -239,10 +239,13 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
     memcpy(t->goal, goal, sizeof t->goal);
     double total = 0.0;
     for (size_t i = 0; i < r->n; ++i) total += r->pieces[i].length;
-    /* intervals of about 0.6 m, at most about 24 of them, and at least two per gear.
-     * SLSQP's work grows with the cube of the unknowns: on the TPCAP cases 36 intervals of
-     * 0.4 m took four times the processor time of these for an energy 0.5–1.6 % lower. */
-    const double step = fmax(0.6, total / 24.0);
+    /* intervals of about 0.6 m, about 24 of them, but none longer than about 0.9 m, and at
+     * least two per gear. SLSQP's work grows with the cube of the unknowns: on the TPCAP
+     * cases 36 intervals of 0.4 m took four times the processor time of 24 for an energy
+     * 0.5–1.6 % lower; but intervals of 1.2 m and more (24 on a path of 30 m) let the swept
+     * footprint dip so far between the checked points that the margins' solves cost more
+     * than the unknowns saved. */
+    const double step = fmin(0.9, fmax(0.6, total / 24.0));
     size_t N = 0;
     for (size_t i = 0; i < r->n;) {
         double len = 0.0;
