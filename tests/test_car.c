@@ -365,7 +365,7 @@ Test(car, tpcap_case_12_converges_with_newton_steps_after_slsqp)
     cJSON_Delete(r);
 }
 
-/* The smoothing stage's transcription (planner/car/car_smooth.c): its energy, defects and
+/* The smoothing stage's transcription (planner/car/car_tx.c): its energy, defects and
  * clearance constraints against central differences, at the route's starting point moved
  * a little off it (so that the defects are not all zero). */
 Test(car, the_transcriptions_gradients_match_central_differences)

@@ -21,36 +21,6 @@
 /* last: it brings complex.h, whose macro I the project headers must not see */
 #include <lapacke.h>
 
-void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac)
-{
-    const size_t n = t->n;
-    const double bound = t->h * t->c->vehicle.max_steering_rate;
-    if (jac) memset(jac, 0, 2 * t->N * n * sizeof *jac);
-    for (size_t k = 0; k < t->N; ++k) {
-        const size_t a = car_tx_delta(t, k + 1), b = car_tx_delta(t, k);
-        const double dd = x[a] - x[b];
-        f[2 * k] = dd - bound;
-        f[2 * k + 1] = -dd - bound;
-        if (jac) {
-            jac[2 * k * n + a] = 1.0, jac[2 * k * n + b] = -1.0;
-            jac[(2 * k + 1) * n + a] = -1.0, jac[(2 * k + 1) * n + b] = 1.0;
-        }
-    }
-}
-
-void car_tx_bounds(const car_tx *t, double *lb, double *ub)
-{
-    for (size_t i = 0; i < t->n; ++i) lb[i] = -HUGE_VAL, ub[i] = HUGE_VAL;
-    const double dmax = t->c->vehicle.max_steering;
-    for (size_t k = 0; k <= t->N; ++k) lb[car_tx_delta(t, k)] = -dmax, ub[car_tx_delta(t, k)] = dmax;
-    /* the gear stays the route's: travel at least 1 mm a side of zero */
-    for (size_t k = 0; k < t->N; ++k) {
-        const size_t i = car_tx_s(t, k);
-        if (t->gear[k] > 0) lb[i] = 1e-3, ub[i] = t->smax;
-        else lb[i] = -t->smax, ub[i] = -1e-3;
-    }
-}
-
 /* All constraints at x: defects (3N), clearance (n_obs), rate (2N when bounded), with
  * their Jacobians when jac is given (rows in that order). */
 static void constraints(const car_tx *t, const double *x, double *f, double *jac)

@@ -104,7 +104,7 @@ void car_route_free(car_route *r);
  * path whose intervals last h each. */
 double car_path_energy(const car_path *p, const sp_car_settings *set, double h);
 
-/* The smoothing stage (car_smooth.c): a direct transcription of the energy among the
+/* The smoothing stage (car_tx.c, solved in car_smooth.c): a direct transcription of the energy among the
  * obstacles, started from the route. N intervals of equal duration h = T/N (T = route
  * length / speed, fixed), nodes 0…N with poses (x, y, θ) and steering δ, one signed
  * travel s_k per interval (its sign the route's gear there). Within interval k the
