@@ -50,8 +50,12 @@ void sp_result_stamp(cJSON *result)
 
 void sp_result_add_input(cJSON *result, const cJSON *input)
 {
-    cJSON *copy = result && input ? cJSON_Duplicate(input, 1) : NULL;
-    if (copy && !cJSON_AddItemToObject(result, "input", copy)) cJSON_Delete(copy);
+    sp_result_take_input(result, result && input ? cJSON_Duplicate(input, 1) : NULL);
+}
+
+void sp_result_take_input(cJSON *result, cJSON *input)
+{
+    if (!result || !cJSON_AddItemToObject(result, "input", input)) cJSON_Delete(input);
 }
 
 sp_status sp_result_input_problem(const cJSON *result, sp_problem *pb, sp_input_error *err)

@@ -6,6 +6,7 @@
 
 #include "lie/sp_quaternion.h"
 #include "planner/result_view.h"
+#include "problems/sp_json_packed.h"
 
 sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, ...)
 {
@@ -14,7 +15,8 @@ sp_status sp_input_fail(sp_input_error *err, const char *path, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
-    return SP_ERR_INVALID;
+    /* an allocation that failed is not a fault of the file */
+    return strcmp(err->message, "out of memory") == 0 ? SP_ERR_NOMEM : SP_ERR_INVALID;
 }
 
 sp_status sp_result_check(const cJSON *root, sp_input_error *err)
@@ -59,44 +61,69 @@ static int row_width(const cJSON *row)
     return w;
 }
 
+/* A member of "trajectory", packed or not (problems/sp_json_packed.h), row by row. */
 static sp_status read_field(const cJSON *member, int rows, sp_traj_field *f, sp_input_error *err)
 {
     char path[160];
     snprintf(path, sizeof path, "trajectory.%s", member->string);
-    if (!cJSON_IsArray(member)) return sp_input_fail(err, path, "must be an array of rows");
-    int count = cJSON_GetArraySize(member);
+    if (!sp_json_is_array(member)) return sp_input_fail(err, path, "must be an array of rows");
+    int count = sp_json_array_size(member);
     if (rows >= 0 && count != rows) return sp_input_fail(err, path, "has %d rows but t has %d", count, rows);
     if (count == 0) return sp_input_fail(err, path, "is empty");
-    int width = row_width(member->child);
-    if (width < 0 || width > SP_TRAJ_MAX_WIDTH || (width == 0 && !cJSON_IsNumber(member->child))) {
-        snprintf(path + strlen(path), sizeof path - strlen(path), "[0]");
-        return sp_input_fail(err, path, "must be a number or an array of at most %d numbers", SP_TRAJ_MAX_WIDTH);
-    }
-    f->name = member->string;
-    f->width = width;
-    f->data = malloc((size_t)count * (size_t)(width ? width : 1) * sizeof *f->data);
-    if (!f->data) return sp_input_fail(err, path, "out of memory");
-    int k = 0;
-    const cJSON *row;
-    cJSON_ArrayForEach(row, member)
-    {
-        if (row_width(row) != width || (width == 0) != cJSON_IsNumber(row)) {
-            free(f->data);
-            f->data = NULL;
-            snprintf(path + strlen(path), sizeof path - strlen(path), "[%d]", k);
-            if (width == 0) return sp_input_fail(err, path, "must be a number like the rows before it");
-            return sp_input_fail(err, path, "must be an array of %d numbers like the rows before it", width);
+    sp_json_items items;
+    sp_json_items_begin(&items, member);
+    sp_status st = SP_OK;
+    int width = 0;
+    for (int k = 0; k < count && st == SP_OK; ++k) {
+        const cJSON *row = sp_json_items_next(&items);
+        if (!row) {
+            st = sp_input_fail(err, path, "out of memory");
+            break;
         }
-        if (width == 0)
+        if (k == 0) {
+            width = row_width(row);
+            if (width < 0 || width > SP_TRAJ_MAX_WIDTH || (width == 0 && !cJSON_IsNumber(row))) {
+                snprintf(path + strlen(path), sizeof path - strlen(path), "[0]");
+                st = sp_input_fail(err, path, "must be a number or an array of at most %d numbers", SP_TRAJ_MAX_WIDTH);
+                break;
+            }
+            f->name = member->string;
+            f->width = width;
+            f->data = malloc((size_t)count * (size_t)(width ? width : 1) * sizeof *f->data);
+            if (!f->data) {
+                st = sp_input_fail(err, path, "out of memory");
+                break;
+            }
+        }
+        if (row_width(row) != width || (width == 0) != cJSON_IsNumber(row)) {
+            snprintf(path + strlen(path), sizeof path - strlen(path), "[%d]", k);
+            st = width == 0 ? sp_input_fail(err, path, "must be a number like the rows before it")
+                            : sp_input_fail(err, path, "must be an array of %d numbers like the rows before it", width);
+        } else if (width == 0) {
             f->data[k] = row->valuedouble;
-        else {
+        } else {
             int j = 0;
             const cJSON *x;
             cJSON_ArrayForEach(x, row) f->data[(size_t)k * width + j++] = x->valuedouble;
         }
-        ++k;
     }
-    return SP_OK;
+    sp_json_items_end(&items);
+    if (st != SP_OK) {
+        free(f->data);
+        f->data = NULL;
+    }
+    return st;
+}
+
+/* Whether a member of "trajectory" is state: an array of numbers or of rows. */
+static int is_state(const cJSON *member)
+{
+    sp_json_items items;
+    sp_json_items_begin(&items, member);
+    const cJSON *first = sp_json_items_next(&items);
+    const int state = cJSON_IsNumber(first) || cJSON_IsArray(first);
+    sp_json_items_end(&items);
+    return state;
 }
 
 sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
@@ -126,7 +153,7 @@ sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
         sp_traj_release(tr);
         return sp_input_fail(err, "trajectory.t", "must be an array of numbers");
     }
-    tr->rows = cJSON_GetArraySize(t);
+    tr->rows = sp_json_array_size(t);
     tr->t = tr->field[0].data;
     const cJSON *member;
     cJSON_ArrayForEach(member, traj)
@@ -148,7 +175,7 @@ sp_status sp_traj_read(const cJSON *root, sp_traj *tr, sp_input_error *err)
             continue;
         }
         /* only arrays of numbers or of rows are state; names, units and the like are not */
-        if (!cJSON_IsArray(member) || !(cJSON_IsNumber(member->child) || cJSON_IsArray(member->child))) continue;
+        if (!is_state(member)) continue;
         if (tr->n_fields == SP_TRAJ_MAX_FIELDS) {
             sp_traj_release(tr);
             return sp_input_fail(err, "trajectory", "more than %d members", SP_TRAJ_MAX_FIELDS);

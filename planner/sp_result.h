@@ -21,6 +21,9 @@ void sp_result_stamp(cJSON *result);
 /* Adds a copy of the problem document a result solved, as "input" (the command adds its
  * file's; a study's case files carry theirs in "case"). */
 void sp_result_add_input(cJSON *result, const cJSON *input);
+/* The same without a copy: the result takes the document, which is deleted when there is
+ * no result or it cannot be added. */
+void sp_result_take_input(cJSON *result, cJSON *input);
 /* The problem a result solved, read back from its "input" (or a study case file's
  * "case.problem"): how pictures rebuild an expression model, whose functions only the
  * problem holds. SP_ERR_INVALID with err set when there is none or it does not read;

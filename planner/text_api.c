@@ -106,8 +106,7 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     sp_plan_curve *c = NULL;
     st = plan_curve_new(&pb, parts, &c);
     sp_problem_free(&pb);
-    sp_result_add_input(result, input);
-    cJSON_Delete(input);
+    sp_result_take_input(result, input); /* not copied: it may be long */
     *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
     if (!*result_json) {
@@ -183,12 +182,10 @@ void sp_plan_curve_free(sp_plan_curve *c)
 
 int sp_check_text(const char *json, size_t length, const char *base_dir, char *error, size_t error_size)
 {
-    cJSON *doc;
+    int is_study;
     sp_input_error e;
-    if (sp_json_parse_document(json, length, &doc, &e) != SP_OK)
-        return fail_input(&e, SP_TEXT_BAD_INPUT, error, error_size);
-    const int is_study = sp_study_document_is_study(doc);
-    cJSON_Delete(doc);
+    sp_status read = sp_study_text_is_study(json, length, &is_study, &e);
+    if (read != SP_OK) return fail_input(&e, read == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
     if (is_study) {
         sp_study *s;
         sp_study_error se;

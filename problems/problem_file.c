@@ -9,6 +9,7 @@
 #include "problems/json_input.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
+#include "problems/sp_json_packed.h"
 #include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
@@ -57,38 +58,48 @@ static int read_problem(const json_input *root, sp_problem *p)
     return f->read(root, p);
 }
 
-/* Reads the problem in a parsed document under the limits. */
-static sp_status problem_from_document(const cJSON *doc, const sp_limits *limits, sp_problem *out,
-                                       sp_input_error *err)
+sp_status sp_problem_from_document(const cJSON *doc, const sp_limits *limits, sp_problem *out, sp_input_error *err)
 {
+    const sp_limits def = sp_limits_default();
+    if (!limits) limits = &def;
+    sp_problem_defaults(out);
+    memset(err, 0, sizeof *err);
     json_input root = {.node = doc, .err = err};
     /* the one array a problem allocates by its length: refused before it is read */
     const cJSON *targets = cJSON_GetObjectItemCaseSensitive(doc, "targets");
     int st = 1;
-    if (cJSON_IsArray(targets) && cJSON_GetArraySize(targets) > limits->targets)
+    if (sp_json_is_array(targets) && sp_json_array_size(targets) > limits->targets)
         st = json_fail(&root, "targets", "%d targets exceed the limit %ld (raise it with --max-targets)",
-                       cJSON_GetArraySize(targets), limits->targets);
+                       sp_json_array_size(targets), limits->targets);
     if (st == 1) st = read_problem(&root, out);
     out->step_budget = limits->steps;
     out->memory_budget = limits->memory;
     if (st == 1 && sp_problem_check_limits(out, limits, err) != SP_OK) st = -1;
     if (st != 1) {
         sp_problem_free(out);
-        return SP_ERR_INVALID;
+        /* the readers say "out of memory" when an allocation of theirs fails: the file
+         * may well be good */
+        return strcmp(err->message, "out of memory") == 0 ? SP_ERR_NOMEM : SP_ERR_INVALID;
     }
     return SP_OK;
+}
+
+sp_status sp_problem_parse_document(const char *text, size_t length, const sp_limits *limits, cJSON **doc,
+                                    sp_input_error *err)
+{
+    const sp_limits def = sp_limits_default();
+    if (!limits) limits = &def;
+    return sp_json_parse_packed(text, length, sp_json_pack_problem, limits->memory, doc, err);
 }
 
 sp_status sp_problem_parse_input(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                  cJSON **input, sp_input_error *err)
 {
-    const sp_limits def = sp_limits_default();
-    if (!limits) limits = &def;
     if (input) *input = NULL;
     sp_problem_defaults(out);
     cJSON *doc;
-    sp_status st = sp_json_parse_within(text, length, limits->memory, &doc, err);
-    if (st == SP_OK) st = problem_from_document(doc, limits, out, err);
+    sp_status st = sp_problem_parse_document(text, length, limits, &doc, err);
+    if (st == SP_OK) st = sp_problem_from_document(doc, limits, out, err);
     if (st == SP_OK && input)
         *input = doc;
     else

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "problems/json_strict.h"
+#include "problems/sp_json_packed.h"
 #include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"
 
@@ -293,6 +293,24 @@ static void put_string(json_text *t, const char *s)
     put(t, "\"", 1);
 }
 
+static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth);
+
+/* An array, packed or not: a packed one is written as the tree of its text would be. */
+static void put_array(json_text *t, const cJSON *v, int formatted, size_t depth)
+{
+    put(t, "[", 1);
+    sp_json_items it;
+    sp_json_items_begin(&it, v);
+    for (const cJSON *c = sp_json_items_next(&it), *next; c && !t->failed; c = next) {
+        put_value(t, c, formatted, depth + 1); /* cJSON indents objects in arrays one deeper */
+        next = sp_json_items_next(&it);
+        if (next) puts_text(t, formatted ? ", " : ",");
+    }
+    if (it.out_of_memory) t->failed = 1;
+    sp_json_items_end(&it);
+    put(t, "]", 1);
+}
+
 /* The layout of cJSON_Print (formatted) and cJSON_PrintUnformatted, with exact numbers. */
 static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
 {
@@ -312,7 +330,9 @@ static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
         puts_text(t, number);
         return;
     case cJSON_Raw:
-        if (v->valuestring)
+        if (sp_json_is_packed(v))
+            put_array(t, v, formatted, depth);
+        else if (v->valuestring)
             puts_text(t, v->valuestring);
         else
             t->failed = 1; /* as cJSON: a raw node without text cannot be printed */
@@ -321,12 +341,7 @@ static void put_value(json_text *t, const cJSON *v, int formatted, size_t depth)
         put_string(t, v->valuestring);
         return;
     case cJSON_Array:
-        put(t, "[", 1);
-        for (const cJSON *c = v->child; c; c = c->next) {
-            put_value(t, c, formatted, depth + 1); /* cJSON indents objects in arrays one deeper */
-            if (c->next) puts_text(t, formatted ? ", " : ",");
-        }
-        put(t, "]", 1);
+        put_array(t, v, formatted, depth);
         return;
     case cJSON_Object:
         put(t, "{", 1);
@@ -431,30 +446,7 @@ int sp_json_nullify_nonfinite(cJSON *root, char *first, size_t first_size)
 
 sp_status sp_json_parse_within(const char *text, size_t length, double max_memory, cJSON **doc, sp_input_error *err)
 {
-    memset(err, 0, sizeof *err);
-    *doc = NULL;
-    json_strict_size size;
-    sp_status st = json_strict_check(text, length, &size, err);
-    if (st != SP_OK) return st;
-    /* the text stays in memory beside its tree while the tree is built */
-    const double need = json_strict_tree_bytes(&size) + (double)length;
-    if (max_memory > 0 && need > max_memory) {
-        char needed[32], limit[32];
-        sp_format_bytes(need, needed, sizeof needed);
-        sp_format_bytes(max_memory, limit, sizeof limit);
-        snprintf(err->message, sizeof err->message,
-                 "reading its %zu JSON values takes about %s, more than the memory limit %s (raise it with "
-                 "--max-memory)",
-                 size.values, needed, limit);
-        return SP_ERR_INVALID;
-    }
-    /* the text is known to be JSON cJSON reads, so a failure here is an allocation's */
-    *doc = cJSON_ParseWithLengthOpts(text, length, NULL, 0);
-    if (!*doc) {
-        snprintf(err->message, sizeof err->message, "out of memory while reading %zu JSON values", size.values);
-        return SP_ERR_NOMEM;
-    }
-    return SP_OK;
+    return sp_json_parse_packed(text, length, NULL, max_memory, doc, err);
 }
 
 sp_status sp_json_parse_document(const char *text, size_t length, cJSON **doc, sp_input_error *err)

@@ -51,6 +51,17 @@ sp_status sp_problem_parse_limited(const char *text, size_t length, const sp_lim
  * is counted against limits->memory before it is built (sp_json_parse_within). */
 sp_status sp_problem_parse_input(const char *text, size_t length, const sp_limits *limits, sp_problem *out,
                                  cJSON **input, sp_input_error *err);
+/* The two halves of sp_problem_parse_input, for a caller that frees the text between
+ * them: the document of a problem's text, counted against limits->memory before it is
+ * built (SP_ERR_NOMEM when it cannot be built); then the problem it holds, read and
+ * checked against the limits (SP_ERR_NOMEM when a reader's allocation fails). In the
+ * document, as in sp_problem_parse_input's, keyframes and sample times that number 64
+ * or more are packed: one cJSON_Raw node holding the array's text, which
+ * cJSON_PrintUnformatted and sp_json_print write as JSON (the library reads it through
+ * problems/sp_json_packed.h, which is internal). */
+sp_status sp_problem_parse_document(const char *text, size_t length, const sp_limits *limits, cJSON **doc,
+                                    sp_input_error *err);
+sp_status sp_problem_from_document(const cJSON *doc, const sp_limits *limits, sp_problem *out, sp_input_error *err);
 
 /* "1.5 GiB", "640 MiB", "12 KiB", "100 bytes". */
 void sp_format_bytes(double bytes, char *out, size_t size);

@@ -131,6 +131,7 @@ MODELS = {
                    [P("m", 1.0, lower=0), P("a", 0.5), P("I", 0.3, lower=0), P("slope", 0.0)], None),
     "suslov": ("nonholonomic_lie", ["simulate"], 3, 1,
                [P("J", [1.0, 2.0, 3.5], 3, lower=0), P("e", [0.3, 0.5, 0.8], 3)], None),
+    "car": ("car", ["plan"], None, None, [], None),
 }
 HOL_SCHEMES = {
     "spherical_pendulum": HOL_CONSTRAINED + HOL_FEEDBACK + HOL_SPLITTING,
@@ -584,6 +585,51 @@ def custom(kind, task):
     return base
 
 
+def car():
+    """The car among obstacles (problems/car/car_problem_file.c). vehicle, obstacles and
+    search may not be null (the reader looks at the member itself); the rest may."""
+    props = common("car", "plan")
+    size = lambda what: d(positive(), what + ", m")
+    props.update({
+        "vehicle": d({"type": "object", "additionalProperties": False,
+                      "required": ["wheelbase", "front_overhang", "rear_overhang", "width", "max_steering"],
+                      "properties": {
+                          "wheelbase": size("rear axle to front axle"),
+                          "front_overhang": size("front axle to the front of the body"),
+                          "rear_overhang": size("rear of the body to the rear axle"),
+                          "width": size("width of the body"),
+                          "max_steering": d(number(exclusiveMinimum=0, exclusiveMaximum=1.5707963267948966),
+                                            "largest steering angle |delta|, rad, below pi/2"),
+                          "max_steering_rate": nullable(d(positive(), "largest steering rate |delta'|, rad/s, kept "
+                                                                      "by the smoothing; absent: no bound"))}},
+                     "the car: a kinematic bicycle about the rear-axle midpoint, its footprint the rectangle from "
+                     "-rear_overhang to wheelbase + front_overhang along the heading, +-width/2 across"),
+        "start": d(vec(3), "the starting pose [x, y, theta] of the rear-axle midpoint (its footprint inside the "
+                           "bounds and at least the clearance from every obstacle)"),
+        "goal": d(vec(3), "the pose [x, y, theta] to reach, as for start"),
+        "obstacles": d({"type": "array", "items": {"type": "array", "minItems": 3, "items": vec(2)}},
+                       "polygons [[x, y], ...], convex or not, at least 3 vertices each", []),
+        "clearance": nullable(d(number(minimum=0), "least distance kept between footprint and obstacles (and the "
+                                                   "bounds), m", 0.05)),
+        "bounds": nullable(d(vec(4), "[xmin, ymin, xmax, ymax] the footprint stays in (xmin < xmax, ymin < ymax); "
+                                     "absent: the box around everything, widened by two turning radii and a car "
+                                     "length")),
+        "travel_weight": nullable(d(positive(), "w_v in the energy integral of (w_v v^2 + w_s delta'^2) dt", 1.0)),
+        "steering_weight": nullable(d(positive(), "w_s in the energy", 1.0)),
+        "gear_change_cost": nullable(d(number(minimum=0), "added to the energy per gear change", 0.0)),
+        "speed": nullable(d(positive(), "nominal speed timing the path: T = route length / speed, m/s", 1.0)),
+        "tolerance": nullable(d(positive(), "the smoothing's KKT residual that counts as converged", 1e-6)),
+        "smooth": nullable(d({"type": "boolean"}, "false: return the route itself (stalled)", True)),
+        "search": d({"type": "object", "additionalProperties": False, "properties": {
+            "max_nodes": nullable(d(integer(1, 100000000), "nodes the route search may expand", 300000)),
+            "max_seconds": nullable(d(positive(), "seconds the route search may take (and the smoothing, at least "
+                                                  "2)", 8.0))}},
+                    "the budget of the route search (hybrid A*)"),
+    })
+    return {"type": "object", "additionalProperties": False, "required": ["task", "model", "vehicle", "start", "goal"],
+            "properties": props}
+
+
 def problem_schema():
     defs = {
         "matrix3": {"description": "a 3 x 3 matrix as three rows", "type": "array", "minItems": 3, "maxItems": 3,
@@ -606,6 +652,8 @@ def problem_schema():
                 defs[key] = vakonomic(model, task)
             elif family == "holonomic":
                 defs[key] = holonomic(model)
+            elif family == "car":
+                defs[key] = car()
             else:
                 defs[key] = nonholonomic(model)
             defs[key]["description"] = "%s %s (%s)" % (model, task, family.replace("_lie", " on a Lie group"))
@@ -626,6 +674,9 @@ def problem_schema():
     simulate_only = [m for m, v in MODELS.items() if v[1] == ["simulate"]]
     branches.append({"if": {"required": ["model"], "properties": {"model": {"enum": simulate_only}}},
                      "then": {"properties": {"task": {"const": "simulate"}}}})
+    plan_only = [m for m, v in MODELS.items() if v[1] == ["plan"]]
+    branches.append({"if": {"required": ["model"], "properties": {"model": {"enum": plan_only}}},
+                     "then": {"properties": {"task": {"const": "plan"}}}})
     return {
         "$schema": DRAFT,
         "$id": BASE + "problem.schema.json",

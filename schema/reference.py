@@ -25,7 +25,7 @@ method or scheme only, `T` = `h` × `steps`) are in the schema and checked by
 
 FAMILY_GUIDE = {"cubic_spline": "keyframes.md", "vakonomic": "subriemannian.md", "holonomic": "holonomic.md",
                 "nonholonomic": "contact.md", "nonholonomic on a Lie group": "contact.md",
-                "an expression model": "custom-models.md"}
+                "an expression model": "custom-models.md", "car": "subriemannian.md"}
 
 
 def cell(text):

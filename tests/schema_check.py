@@ -2,8 +2,8 @@
 """The file formats against schema/*.schema.json (run by tests/test_schema.c):
 
   a. the schemas are valid draft 2020-12 and, with docs/reference.md, what schema/generate.py
-     writes; every file in data/ validates against the problem schema, every file in
-     data/studies/ against the study schema;
+     writes; every file in data/, data/custom/ and data/car/ validates against the problem
+     schema, every file in data/studies/ against the study schema;
   b. the results symplan writes validate against the result schema: every data/ problem
      solved (parallel_parking with fewer starts), a study's case files (whose "case.problem"
      validates against the problem schema), and failures: newton_failed, maxeval_reached,
@@ -11,7 +11,7 @@
   c. the reader (`symplan check`) and the problem schema agree on a bad-input corpus: the
      malformed documents of tests/test_problem_file.c (its bad_cases table, edited as that
      file edits them), the derived problems of tests/test_failures.c, tests/fuzz/corpus/
-     and tests/fuzz/regress/, data/. Every document the reader accepts, the schema accepts;
+     and tests/fuzz/regress/, data/ and data/car/. Every document the reader accepts, the schema accepts;
      every document it refuses for a reason a schema can express, the schema refuses.
 
 What the schema cannot express (the reader's refusals listed in NOT_EXPRESSIBLE below):
@@ -57,6 +57,7 @@ NOT_EXPRESSIBLE = [
     "must be an SE(2) matrix", "triangle inequality",
     "violates the constraint", "is off the constraint", "is not tangent", "cannot evaluate", "cannot be evaluated",
     "refuses these parameters", "non-finite momentum", "must not be the origin", "gives no body velocity",
+    "the car's footprint here", "with xmin < xmax",
 ]
 
 
@@ -228,7 +229,8 @@ def failure_documents():
 
 def file_documents():
     docs = []
-    for folder in ("data", os.path.join("tests", "fuzz", "corpus"), os.path.join("tests", "fuzz", "regress")):
+    for folder in ("data", os.path.join("data", "car"), os.path.join("tests", "fuzz", "corpus"),
+                   os.path.join("tests", "fuzz", "regress")):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if not name.endswith(".json") or name.split("-")[0] in ("result", "study", "summary"):
                 continue
@@ -388,7 +390,7 @@ def main():
     # a. the files in data/
     n_data = 0
     for folder, kind in (("data", "problem"), (os.path.join("data", "custom"), "problem"),
-                         (os.path.join("data", "studies"), "study")):
+                         (os.path.join("data", "car"), "problem"), (os.path.join("data", "studies"), "study")):
         for name in sorted(os.listdir(os.path.join(ROOT, folder))):
             if name.endswith(".json"):
                 with open(os.path.join(ROOT, folder, name), encoding="utf-8") as f:

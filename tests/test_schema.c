@@ -2,7 +2,8 @@
  * "File formats as JSON Schema"): tests/schema_check.py, run with Debian's python3 and its jsonschema (the
  * Makefile's PY_STAMP installs python3-jsonschema), checks that
  *
- *   - every file in data/ and data/studies/ validates against the problem and study schema,
+ *   - every file in data/, data/custom/, data/car/ and data/studies/ validates against the
+ *     problem and study schema,
  *     and the schemas and docs/reference.md (the problem-file reference) are what
  *     schema/generate.py writes;
  *   - the results the command writes validate against the result schema: every data/
@@ -11,7 +12,7 @@
  *     non_finite and interrupted results;
  *   - the reader (`symplan check`) and the problem schema agree on 340 documents: the
  *     malformed ones of tests/test_problem_file.c, the derived problems of
- *     tests/test_failures.c, tests/fuzz/corpus/, tests/fuzz/regress/ and data/. The schema
+ *     tests/test_failures.c, tests/fuzz/corpus/, tests/fuzz/regress/, data/ and data/car/. The schema
  *     accepts whatever the reader accepts, and refuses whatever the reader refuses for a
  *     reason a schema can say: an unknown member, a wrong type or size, a missing member,
  *     a name outside its list, a number outside a declared bound, a member of another

@@ -162,6 +162,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(sw, "constraints", so.constraints);
             cJSON_AddNumberToObject(sw, "solves", so.solves);
             cJSON_AddNumberToObject(sw, "evaluations", so.iterations);
+            cJSON_AddNumberToObject(sw, "newton_steps", so.newton_steps);
             cJSON_AddNumberToObject(sw, "stationarity", so.stationarity);
             cJSON_AddNumberToObject(sw, "violation", so.violation);
             cJSON_AddNumberToObject(sw, "clearance_margin", so.margin);

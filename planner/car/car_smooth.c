@@ -1,29 +1,11 @@
 /* The smoothing stage of the car's plan (sp_car_plan.h): the energy
  * ∫ (w_v v² + w_s δ̇²) dt over paths of the kinematic bicycle that keep the clearance and
- * join start and goal, minimised locally from the route by a direct transcription solved
- * with SLSQP (D. Kraft, A software package for sequential quadratic programming, DFVLR-FB
- * 88-28, 1988; NLopt's LD_SLSQP).
- *
- * The transcription. The travel time T = route length / speed is fixed (with T free the
- * energy would fall without bound as T grows) and cut into N intervals of equal duration
- * h. Interval k carries one signed travel s_k (speed v_k = s_k / h, its sign the route's
- * gear, so the gear pattern is the route's while the cusps may move) and a steering rate
- * ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
- * s_k/CAR_SUB each at the steering of their midpoints, δ_k + (j + ½)/CAR_SUB · (δ_{k+1} −
- * δ_k): a symmetric scheme (reversing the interval, s → −s, gives the same map) of second
- * order for the linear steering, whose discrete path is itself a path of the bicycle. So
- * the rows of the result are exact arcs of the model between the rows, the steering moves
- * in steps of ω h / CAR_SUB, and the goal is reached to the accuracy of the defect
- * constraints: nothing is re-projected after the solve.
- *
- * Clearance is required at every node and at every joint of the arcs within an interval
- * (the interval's midpoint among them), against each polygon that was near there when the
- * constraints were picked, with
- * the exact footprint–polygon distance and its gradient (problems/car/car_geometry.c):
- * at the nodes and midpoints alone, 0.2 m apart, a corner of the car swinging past a
- * vertex of an obstacle went 0.1 m into it between them. The swept footprint is then checked densely; where it dips below the clearance between the
- * checked points, the constraints are tightened by a margin and the problem solved again
- * from there. */
+ * join start and goal, minimised locally from the route by a direct transcription
+ * (car_tx.c) solved with SLSQP (D. Kraft, A software package for sequential quadratic
+ * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP) and finished by Newton's method on
+ * the KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
+ * where it dips below the clearance between the checked points, the constraints are
+ * tightened by a margin and the problem solved again from there. */
 #include <math.h>
 #include <nlopt.h>
 #include <stdio.h>
@@ -34,300 +16,10 @@
 #include "planner/car/sp_car_plan.h"
 #include "planner/sp_clock.h"
 #include "problems/car/sp_car_geometry.h"
-/* last: it brings complex.h, whose macro I the project headers must not see */
-#include <lapacke.h>
 
 /* Pairs of a checked point and a polygon nearer than this beyond the clearance are
  * constrained; pairs found near a failed point are added later. */
 #define NEAR 0.3
-
-/* sin φ / φ and its derivative, accurate near 0 */
-static double sinc(double phi) { return fabs(phi) < 1e-4 ? 1.0 - phi * phi / 6.0 : sin(phi) / phi; }
-static double dsinc(double phi)
-{
-    return fabs(phi) < 1e-3 ? -phi / 3.0 + phi * phi * phi / 30.0 : (phi * cos(phi) - sin(phi)) / (phi * phi);
-}
-
-void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
-                     double J[18])
-{
-    double p[3] = {pose[0], pose[1], pose[2]}, G[18] = {0};
-    G[0] = G[7] = G[14] = 1.0;
-    const double ss = s / CAR_SUB;
-    for (int j = 0; j < upto; ++j) {
-        const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
-        const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
-        const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
-        if (J) {
-            /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
-            const double dx = q[0] - p[0], dy = q[1] - p[1];
-            const double dc_dk = 0.5 * ss * ss * dsinc(phi);
-            const double pk[3] = {dc_dk * ca - c * sa * 0.5 * ss, dc_dk * sa + c * ca * 0.5 * ss, ss};
-            const double ps[3] = {cos(phi) * ca - c * sa * 0.5 * kappa, cos(phi) * sa + c * ca * 0.5 * kappa, kappa};
-            const double dk = (1.0 + t * t) / wheelbase;
-            for (int col = 0; col < 6; ++col) {
-                const double g0 = G[col], g1 = G[6 + col], g2 = G[12 + col];
-                G[col] = g0 - dy * g2;
-                G[6 + col] = g1 + dx * g2;
-                G[12 + col] = g2;
-            }
-            for (int r = 0; r < 3; ++r) {
-                G[6 * r + 3] += pk[r] * dk * (1.0 - u);
-                G[6 * r + 4] += pk[r] * dk * u;
-                G[6 * r + 5] += ps[r] / CAR_SUB;
-            }
-        }
-        p[0] = q[0], p[1] = q[1], p[2] = q[2];
-    }
-    out[0] = p[0], out[1] = p[1], out[2] = p[2];
-    if (J) memcpy(J, G, sizeof G);
-}
-
-static void node_pose(const car_tx *t, const double *x, size_t k, double pose[3])
-{
-    const double *q = k == 0 ? t->start : k == t->N ? t->goal : x + car_tx_pose(t, k);
-    pose[0] = q[0], pose[1] = q[1], pose[2] = q[2];
-}
-
-/* The unknown behind column col of a 3 × 6 derivative of interval k (−1: a fixed value). */
-static long column_var(const car_tx *t, size_t k, int col)
-{
-    if (col < 3) return k == 0 ? -1 : (long)(car_tx_pose(t, k) + (size_t)col);
-    if (col == 3) return (long)car_tx_delta(t, k);
-    if (col == 4) return (long)car_tx_delta(t, k + 1);
-    return (long)car_tx_s(t, k);
-}
-
-void car_tx_point(const car_tx *t, const double *x, size_t p, double pose[3], double J[18])
-{
-    const size_t k = p / CAR_SUB;
-    const int j = (int)(p % CAR_SUB);
-    double q[3];
-    node_pose(t, x, k, q);
-    if (j == 0) {
-        pose[0] = q[0], pose[1] = q[1], pose[2] = q[2];
-        if (J) {
-            memset(J, 0, 18 * sizeof *J);
-            J[0] = J[7] = J[14] = 1.0;
-        }
-        return;
-    }
-    car_tx_interval(q, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], j,
-                    t->c->vehicle.wheelbase, pose, J);
-}
-
-double car_tx_energy(const car_tx *t, const double *x, double *grad)
-{
-    const double wv = t->c->settings.travel_weight, ws = t->c->settings.steering_weight;
-    double e = 0.0;
-    if (grad) memset(grad, 0, t->n * sizeof *grad);
-    for (size_t k = 0; k < t->N; ++k) {
-        const double s = x[car_tx_s(t, k)], dd = x[car_tx_delta(t, k + 1)] - x[car_tx_delta(t, k)];
-        e += (wv * s * s + ws * dd * dd) / t->h;
-        if (grad) {
-            grad[car_tx_s(t, k)] += 2.0 * wv * s / t->h;
-            grad[car_tx_delta(t, k + 1)] += 2.0 * ws * dd / t->h;
-            grad[car_tx_delta(t, k)] -= 2.0 * ws * dd / t->h;
-        }
-    }
-    return e;
-}
-
-void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac)
-{
-    const size_t n = t->n;
-    if (jac) memset(jac, 0, 3 * t->N * n * sizeof *jac);
-    for (size_t k = 0; k < t->N; ++k) {
-        double p[3], q[3], end[3], J[18];
-        node_pose(t, x, k, p);
-        node_pose(t, x, k + 1, q);
-        car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
-                        t->c->vehicle.wheelbase, end, jac ? J : NULL);
-        for (int r = 0; r < 3; ++r) f[3 * k + (size_t)r] = end[r] - q[r];
-        if (!jac) continue;
-        for (int r = 0; r < 3; ++r) {
-            double *row = jac + (3 * k + (size_t)r) * n;
-            for (int col = 0; col < 6; ++col) {
-                const long v = column_var(t, k, col);
-                if (v >= 0) row[v] += J[6 * r + col];
-            }
-            if (k + 1 < t->N) row[car_tx_pose(t, k + 1) + (size_t)r] -= 1.0;
-        }
-    }
-}
-
-void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac)
-{
-    const size_t n = t->n;
-    if (jac) memset(jac, 0, t->n_obs * n * sizeof *jac);
-    for (size_t i = 0; i < t->n_obs; ++i) {
-        const size_t p = t->obs_point[i], k = p / CAR_SUB;
-        const int inner = p % CAR_SUB != 0;
-        double pose[3], J[18], g[3];
-        car_tx_point(t, x, p, pose, jac ? J : NULL);
-        const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
-        f[i] = t->w->clearance + margin - car_world_polygon_distance(t->w, t->obs_poly[i], pose, jac ? g : NULL);
-        if (!jac) continue;
-        double *row = jac + i * n;
-        for (int col = 0; col < (inner ? 6 : 3); ++col) {
-            const long v = inner ? column_var(t, k, col)
-                                 : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)col));
-            if (v >= 0) row[v] -= g[0] * J[col] + g[1] * J[6 + col] + g[2] * J[12 + col];
-        }
-    }
-}
-
-sp_status car_tx_select(car_tx *t, const double *x, double near)
-{
-    const car_world *w = t->w;
-    const size_t had = t->n_obs;
-    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
-        double pose[3], c[2];
-        car_tx_point(t, x, p, pose, NULL);
-        sp_car_footprint_centre(w->vehicle, pose, c);
-        for (size_t i = 0; i < w->n; ++i) {
-            const double *b = w->box + 4 * i;
-            const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
-            if (hypot(dx, dy) - w->radius >= w->clearance + near) continue;
-            if (car_world_polygon_distance(w, i, pose, NULL) >= w->clearance + near) continue;
-            int there = 0;
-            for (size_t e = 0; e < had && !there; ++e) there = t->obs_point[e] == p && t->obs_poly[e] == i;
-            if (there) continue;
-            if (t->n_obs == t->cap_obs) {
-                const size_t cap = t->cap_obs ? 2 * t->cap_obs : 64;
-                size_t *a = realloc(t->obs_point, cap * sizeof *a);
-                if (!a) return SP_ERR_NOMEM;
-                t->obs_point = a;
-                size_t *b2 = realloc(t->obs_poly, cap * sizeof *b2);
-                if (!b2) return SP_ERR_NOMEM;
-                t->obs_poly = b2;
-                t->cap_obs = cap;
-            }
-            t->obs_point[t->n_obs] = p;
-            t->obs_poly[t->n_obs++] = i;
-        }
-    }
-    return SP_OK;
-}
-
-sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
-                      const double goal[3])
-{
-    *t = (car_tx){.w = w, .c = c};
-    memcpy(t->start, c->scene.start, sizeof t->start);
-    memcpy(t->goal, goal, sizeof t->goal);
-    double total = 0.0;
-    for (size_t i = 0; i < r->n; ++i) total += r->pieces[i].length;
-    /* intervals of about 0.4 m, at most about 36 of them (SLSQP's work is cubic in the
-     * unknowns), and at least two per gear */
-    const double step = fmax(0.4, total / 36.0);
-    size_t N = 0;
-    for (size_t i = 0; i < r->n;) {
-        double len = 0.0;
-        size_t j = i;
-        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
-        const size_t m = (size_t)ceil(len / step - 1e-9);
-        N += m < 2 ? 2 : m;
-        i = j;
-    }
-    t->N = N;
-    t->n = 5 * N - 2;
-    t->h = total / c->settings.speed / (double)N;
-    t->gear = malloc(N * sizeof *t->gear);
-    t->margin = calloc(N, sizeof *t->margin);
-    if (!t->gear || !t->margin) return SP_ERR_NOMEM;
-    N = 0;
-    double longest = 0.0;
-    for (size_t i = 0; i < r->n;) {
-        double len = 0.0;
-        size_t j = i;
-        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
-        size_t m = (size_t)ceil(len / step - 1e-9);
-        if (m < 2) m = 2;
-        for (size_t k = 0; k < m; ++k) t->gear[N++] = r->pieces[i].gear;
-        longest = fmax(longest, len / (double)m);
-        i = j;
-    }
-    /* the travel of one interval may grow, but not so far that the points where the
-     * clearance is checked drift far apart */
-    t->smax = 1.5 * longest;
-    return SP_OK;
-}
-
-/* The route's pose and steering at travel tau (steering: the piece's there, the mean of
- * both pieces where tau is a joint). */
-static void route_at(const car_route *r, const sp_car_problem *c, double tau, double pose[3], double *delta)
-{
-    double q[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]}, at = 0.0;
-    const double L = c->vehicle.wheelbase, eps = 1e-9;
-    for (size_t i = 0; i < r->n; ++i) {
-        const car_piece *pc = r->pieces + i;
-        const double kappa = tan(pc->delta) / L;
-        if (tau <= at + pc->length + eps || i + 1 == r->n) {
-            const double u = fmin(pc->length, fmax(0.0, tau - at));
-            car_arc(q, kappa, pc->gear * u, pose);
-            double d = pc->delta;
-            if (u < eps && i > 0) d = 0.5 * (d + r->pieces[i - 1].delta);
-            else if (u > pc->length - eps && i + 1 < r->n) d = 0.5 * (d + r->pieces[i + 1].delta);
-            *delta = d;
-            return;
-        }
-        car_arc(q, kappa, pc->gear * pc->length, q);
-        at += pc->length;
-    }
-}
-
-void car_tx_guess(const car_tx *t, const car_route *r, double *x)
-{
-    /* the gear segments of the route are the runs of one gear in t->gear, in order */
-    size_t k = 0;
-    double at = 0.0;
-    for (size_t i = 0; i < r->n;) {
-        double len = 0.0;
-        size_t j = i;
-        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
-        size_t m = 0;
-        while (k + m < t->N && t->gear[k + m] == r->pieces[i].gear) ++m;
-        for (size_t q = 0; q < m; ++q) {
-            double pose[3] = {0, 0, 0}, d = 0.0;
-            route_at(r, t->c, at + len * (double)q / (double)m, pose, &d);
-            x[car_tx_s(t, k + q)] = r->pieces[i].gear * len / (double)m;
-            x[car_tx_delta(t, k + q)] = d;
-            if (k + q > 0) memcpy(x + car_tx_pose(t, k + q), pose, sizeof pose);
-        }
-        at += len;
-        k += m;
-        i = j;
-    }
-    x[car_tx_delta(t, t->N)] = r->pieces[r->n - 1].delta;
-}
-
-void car_tx_free(car_tx *t)
-{
-    free(t->gear);
-    free(t->margin);
-    t->margin = NULL;
-    free(t->obs_point);
-    free(t->obs_poly);
-    t->gear = NULL, t->obs_point = t->obs_poly = NULL;
-    t->n_obs = t->cap_obs = 0;
-}
-
-sp_status car_tx_path(const car_tx *t, const double *x, car_path *p)
-{
-    if (car_path_alloc(p, t->N * CAR_SUB) != SP_OK) return SP_ERR_NOMEM;
-    for (size_t k = 0; k < t->N; ++k) {
-        const double d0 = x[car_tx_delta(t, k)], d1 = x[car_tx_delta(t, k + 1)], s = x[car_tx_s(t, k)] / CAR_SUB;
-        for (int j = 0; j < CAR_SUB; ++j) {
-            const size_t i = k * CAR_SUB + (size_t)j;
-            p->delta[i] = d0 + (j + 0.5) / CAR_SUB * (d1 - d0);
-            p->s[i] = s;
-            p->m[i] = (int)ceil(fabs(s) / 0.04);
-            if (p->m[i] < 1) p->m[i] = 1;
-        }
-    }
-    return SP_OK;
-}
 
 /* NLopt's callbacks */
 typedef struct smooth_ctx {
@@ -364,118 +56,19 @@ static void clearance_cb(unsigned m, double *f, unsigned n, const double *x, dou
 /* |δ_{k+1} − δ_k| ≤ h · max_steering_rate, two linear constraints per interval */
 static void rate_cb(unsigned m, double *f, unsigned n, const double *x, double *grad, void *data)
 {
-    (void)m;
+    (void)m, (void)n;
     smooth_ctx *s = data;
-    const car_tx *t = s->t;
-    const double bound = t->h * t->c->vehicle.max_steering_rate;
-    if (grad) memset(grad, 0, (size_t)m * n * sizeof *grad);
-    for (size_t k = 0; k < t->N; ++k) {
-        const double dd = x[car_tx_delta(t, k + 1)] - x[car_tx_delta(t, k)];
-        f[2 * k] = dd - bound;
-        f[2 * k + 1] = -dd - bound;
-        if (grad) {
-            grad[2 * k * n + car_tx_delta(t, k + 1)] = 1.0, grad[2 * k * n + car_tx_delta(t, k)] = -1.0;
-            grad[(2 * k + 1) * n + car_tx_delta(t, k + 1)] = -1.0, grad[(2 * k + 1) * n + car_tx_delta(t, k)] = 1.0;
-        }
-    }
+    car_tx_rate(s->t, x, f, grad);
 }
 
-static void bounds(const car_tx *t, double *lb, double *ub)
-{
-    for (size_t i = 0; i < t->n; ++i) lb[i] = -HUGE_VAL, ub[i] = HUGE_VAL;
-    const double dmax = t->c->vehicle.max_steering;
-    for (size_t k = 0; k <= t->N; ++k) lb[car_tx_delta(t, k)] = -dmax, ub[car_tx_delta(t, k)] = dmax;
-    /* the gear stays the route's: travel at least 1 mm a side of zero */
-    for (size_t k = 0; k < t->N; ++k) {
-        const size_t i = car_tx_s(t, k);
-        if (t->gear[k] > 0) lb[i] = 1e-3, ub[i] = t->smax;
-        else lb[i] = -t->smax, ub[i] = -1e-3;
-    }
-}
-
-/* The KKT residual at x: the multipliers of the equalities, the active inequalities and
- * the active bounds by least squares on ∇f + Σ μ_i ∇c_i = 0; the residual is the largest
- * of the stationarity error (relative to max(1, |∇f|∞)), the most negative multiplier of
- * an inequality (same scale) and the constraint violation. */
+/* The KKT residual at x (car_kkt_eval). */
 static sp_status kkt_residual(const car_tx *t, const double *x, const double *lb, const double *ub, double *stat,
                               double *viol, double *residual)
 {
-    const size_t n = t->n, me = 3 * t->N, mi = t->n_obs, mr = t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0;
-    const size_t mall = me + mi + mr + n;
-    double *g = malloc(n * sizeof *g), *f = malloc((me + mi + mr) * sizeof *f);
-    double *jac = malloc((me + (mi > mr ? mi : mr)) * n * sizeof *jac), *M = malloc(mall * n * sizeof *M);
-    double *rhs = malloc((mall > n ? mall : n) * sizeof *rhs), *sv = malloc((mall < n ? mall : n) * sizeof *sv);
-    int *ineq = malloc(mall * sizeof *ineq);
-    if (!g || !f || !jac || !M || !rhs || !sv || !ineq) {
-        free(g), free(f), free(jac), free(M), free(rhs), free(sv), free(ineq);
-        return SP_ERR_NOMEM;
-    }
-    car_tx_energy(t, x, g);
-    size_t na = 0; /* active columns of M (column-major n × na) */
-    double v = 0.0;
-    car_tx_defects(t, x, f, jac);
-    for (size_t i = 0; i < me; ++i) {
-        v = fmax(v, fabs(f[i]));
-        memcpy(M + na * n, jac + i * n, n * sizeof *M);
-        ineq[na++] = 0;
-    }
-    const double active = 1e-6;
-    if (mi) {
-        car_tx_clearance(t, x, f, jac);
-        for (size_t i = 0; i < mi; ++i) {
-            v = fmax(v, f[i]);
-            if (f[i] < -active) continue;
-            memcpy(M + na * n, jac + i * n, n * sizeof *M);
-            ineq[na++] = 1;
-        }
-    }
-    if (mr) {
-        smooth_ctx s = {.t = (car_tx *)t};
-        rate_cb((unsigned)mr, f, (unsigned)n, x, jac, &s);
-        for (size_t i = 0; i < mr; ++i) {
-            v = fmax(v, f[i]);
-            if (f[i] < -active) continue;
-            memcpy(M + na * n, jac + i * n, n * sizeof *M);
-            ineq[na++] = 1;
-        }
-    }
-    for (size_t j = 0; j < n; ++j) {
-        v = fmax(v, fmax(lb[j] - x[j], x[j] - ub[j]));
-        const int at_lb = x[j] - lb[j] <= 1e-9, at_ub = ub[j] - x[j] <= 1e-9;
-        if (!at_lb && !at_ub) continue;
-        memset(M + na * n, 0, n * sizeof *M);
-        M[na * n + j] = at_ub ? 1.0 : -1.0;
-        ineq[na++] = 1;
-    }
-    double gmax = 0.0;
-    for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(g[j])), rhs[j] = -g[j];
-    for (size_t j = n; j < na; ++j) rhs[j] = 0.0;
-    double *Mc = malloc(na * n * sizeof *Mc);
-    if (!Mc) {
-        free(g), free(f), free(jac), free(M), free(rhs), free(sv), free(ineq);
-        return SP_ERR_NOMEM;
-    }
-    memcpy(Mc, M, na * n * sizeof *M);
-    lapack_int rank = 0;
-    const lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)na, 1, Mc, (lapack_int)n, rhs,
-                                           (lapack_int)(na > n ? na : n), sv, 1e-12, &rank);
-    const double scale = fmax(1.0, gmax);
-    double s = 0.0, dual = 0.0;
-    if (info != 0) {
-        s = HUGE_VAL;
-    } else {
-        for (size_t j = 0; j < n; ++j) {
-            double r = g[j];
-            for (size_t i = 0; i < na; ++i) r += M[i * n + j] * rhs[i];
-            s = fmax(s, fabs(r));
-        }
-        for (size_t i = 0; i < na; ++i)
-            if (ineq[i]) dual = fmax(dual, -rhs[i]);
-    }
-    *stat = fmax(s, dual) / scale;
-    *viol = v;
-    *residual = fmax(*stat, v);
-    free(g), free(f), free(jac), free(M), free(rhs), free(sv), free(ineq), free(Mc);
+    car_kkt k;
+    if (car_kkt_eval(t, x, lb, ub, &k) != SP_OK) return SP_ERR_NOMEM;
+    *stat = k.stationarity, *viol = k.violation, *residual = k.residual;
+    car_kkt_free(&k);
     return SP_OK;
 }
 
@@ -526,13 +119,14 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
            *ub = malloc(n * sizeof *ub);
     double *tol = malloc(3 * t.N * sizeof *tol), *dip = malloc(t.N * sizeof *dip), *x0 = malloc(n * sizeof *x0);
+    double *x0n = malloc(n * sizeof *x0n);
     sp_status st = SP_OK;
-    if (!x || !best || !lb || !ub || !tol || !dip || !x0) {
+    if (!x || !best || !lb || !ub || !tol || !dip || !x0 || !x0n) {
         st = SP_ERR_NOMEM;
         goto done;
     }
     car_tx_guess(&t, r, x);
-    bounds(&t, lb, ub);
+    car_tx_bounds(&t, lb, ub);
     for (size_t i = 0; i < n; ++i) x[i] = fmin(ub[i], fmax(lb[i], x[i]));
     memcpy(x0, x, n * sizeof *x);
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
@@ -598,6 +192,19 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             goto done;
         }
         if (ok) {
+            /* Newton's method finishes on SLSQP's active set; its path is checked again */
+            memcpy(x0n, x, n * sizeof *x);
+            int steps = 0;
+            if (car_kkt_polish(&t, x, lb, ub, c->settings.tolerance, 4, &steps) != SP_OK) {
+                st = SP_ERR_NOMEM;
+                goto done;
+            }
+            out->newton_steps += steps;
+            if (steps > 0 && !path_ok(&t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
+            if (nomem) {
+                st = SP_ERR_NOMEM;
+                goto done;
+            }
             double stat, viol, resid;
             if (kkt_residual(&t, x, lb, ub, &stat, &viol, &resid) != SP_OK) {
                 st = SP_ERR_NOMEM;
@@ -655,7 +262,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     }
 done:
     out->seconds = sp_clock_seconds() - t0;
-    free(x), free(best), free(lb), free(ub), free(tol), free(dip), free(x0);
+    free(x), free(best), free(lb), free(ub), free(tol), free(dip), free(x0), free(x0n);
     car_tx_free(&t);
     return st;
 }

@@ -54,7 +54,7 @@ static double grid_lower(const car_world *w, double x, double y)
     const int k = (int)floor((x - w->bounds[0]) / w->gres + 0.5), j = (int)floor((y - w->bounds[1]) / w->gres + 0.5);
     if (k < 0 || j < 0 || k >= w->gx || j >= w->gy) return 0.0;
     const double dx = x - (w->bounds[0] + k * w->gres), dy = y - (w->bounds[1] + j * w->gres);
-    return w->grid[(long)j * w->gx + k] - hypot(dx, dy);
+    return w->grid[(long)j * w->gx + k] - sqrt(dx * dx + dy * dy);
 }
 
 int car_world_clear(const car_world *w, const double pose[3], double need)
@@ -125,6 +125,14 @@ double car_world_polygon_distance(const car_world *w, size_t i, const double pos
     return sp_car_polygon_distance(w->vehicle, pose, w->xy + 2 * w->first[i], w->first[i + 1] - w->first[i], grad);
 }
 
+double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3])
+{
+    const double *poly = w->xy + 2 * w->first[i];
+    if (feature < 0) return car_world_polygon_distance(w, i, pose, grad);
+    if (feature < 4) return sp_car_corner_distance(w->vehicle, pose, feature, poly, w->first[i + 1] - w->first[i], grad);
+    return sp_car_vertex_distance(w->vehicle, pose, poly + 2 * (feature - 4), grad);
+}
+
 double car_world_distance(const car_world *w, const double pose[3], double cutoff, long *which)
 {
     double c[2], best = cutoff;
@@ -134,7 +142,7 @@ double car_world_distance(const car_world *w, const double pose[3], double cutof
         const double *b = w->box + 4 * i;
         /* the box's distance to the footprint's disc bounds the polygon's from below */
         const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
-        if (hypot(dx, dy) - w->radius >= best) continue;
+        if (sqrt(dx * dx + dy * dy) - w->radius >= best) continue;
         const double d = car_world_polygon_distance(w, i, pose, NULL);
         if (d < best) {
             best = d;

@@ -34,6 +34,13 @@ void car_world_free(car_world *w);
  * gets the index of the nearest, or −1. */
 double car_world_distance(const car_world *w, const double pose[3], double cutoff, long *which);
 double car_world_polygon_distance(const car_world *w, size_t i, const double pose[3], double grad[3]);
+/* Feature f of polygon i at pose: f = −1, the footprint–polygon distance itself; 0 ≤ f <
+ * 4, the signed distance from the footprint's corner f to the polygon; f = 4 + j, from
+ * the polygon's vertex j to the footprint (these two smooth where they keep the
+ * clearance; sp_car_geometry.h). Polygon i has 4 + its vertex count features besides −1;
+ * grad (may be NULL) the derivative in the pose. */
+double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3]);
+static inline int car_world_features(const car_world *w, size_t i) { return 4 + (int)(w->first[i + 1] - w->first[i]); }
 /* Whether the footprint at pose is at least `need` from every polygon (exact; the grid
  * only spares the exact test where three discs covering the footprint are clear). */
 int car_world_clear(const car_world *w, const double pose[3], double need);
@@ -97,7 +104,7 @@ void car_route_free(car_route *r);
  * path whose intervals last h each. */
 double car_path_energy(const car_path *p, const sp_car_settings *set, double h);
 
-/* The smoothing stage (car_smooth.c): a direct transcription of the energy among the
+/* The smoothing stage (car_tx.c, solved in car_smooth.c): a direct transcription of the energy among the
  * obstacles, started from the route. N intervals of equal duration h = T/N (T = route
  * length / speed, fixed), nodes 0…N with poses (x, y, θ) and steering δ, one signed
  * travel s_k per interval (its sign the route's gear there). Within interval k the
@@ -116,10 +123,13 @@ typedef struct car_tx {
     int *gear;        /* N: +1 / −1 */
     double smax;      /* |s_k| ≤ smax: rows at most 0.1 m apart */
     double *margin;   /* N: the clearance constraints of interval k ask clearance + margin[k] */
-    /* clearance constraints: point p against polygon poly, where point p = k·CAR_SUB + j
-     * is node k when j = 0, else the pose after j arcs of interval k */
+    /* clearance constraints: feature obs_feature of polygon obs_poly
+     * (car_world_feature_distance: the whole distance, or where two pieces of it are
+     * nearly tied, each piece) at point obs_point, where point p = k·CAR_SUB + j is node k
+     * when j = 0, else the pose after j arcs of interval k */
     size_t n_obs, cap_obs;
     size_t *obs_point, *obs_poly;
+    int *obs_feature;
 } car_tx;
 
 /* The unknowns' layout. */
@@ -136,8 +146,8 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                       const double goal[3]);
 void car_tx_guess(const car_tx *t, const car_route *r, double *x);
-/* Adds to the clearance constraints every pair of a point and a polygon nearer than
- * `near` (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
+/* Adds to the clearance constraints every point, polygon and feature nearer than `near`
+ * (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
 sp_status car_tx_select(car_tx *t, const double *x, double near);
 void car_tx_free(car_tx *t);
 /* The pose of point p (as in obs_point) at x, and its derivative in the unknowns it
@@ -150,8 +160,37 @@ void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac);
 /* The n_obs clearance constraints clearance + margin − distance ≤ 0 (a node takes the
  * larger margin of its two intervals); jac (n_obs × n). */
 void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac);
+/* The 2N steering-rate constraints ±(δ_{k+1} − δ_k) − h · max_steering_rate ≤ 0; jac
+ * (2N × n, may be NULL). */
+void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac);
+/* The bounds: |δ_k| ≤ max_steering, s_k of the route's sign (at least 1 mm) and at most smax. */
+void car_tx_bounds(const car_tx *t, double *lb, double *ub);
 /* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
 sp_status car_tx_path(const car_tx *t, const double *x, car_path *p);
+
+/* The KKT conditions at x (car_kkt.c): the multipliers μ of the equalities, of the
+ * inequalities within 1e-6 of their bound and of the bounds x sits on, by least squares
+ * on ∇f + M μ = 0; the residual is the largest of the stationarity error (relative to
+ * max(1, |∇f|∞)), the most negative multiplier of an inequality (same scale) and the
+ * constraint violation. */
+typedef struct car_kkt {
+    size_t n, na, m_eq;
+    double *g;   /* n: the energy's gradient */
+    double *M;   /* n × na, column-major: the active constraints' gradients (equalities first) */
+    double *mu;  /* na multipliers */
+    double *c;   /* na: the active constraints' values */
+    long *row;   /* na: the constraint (defects, clearance, rate in turn), or −1 − j for a bound on x_j */
+    double stationarity, violation, residual;
+} car_kkt;
+sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const double *ub, car_kkt *k);
+void car_kkt_free(car_kkt *k);
+/* Newton's method on the KKT conditions of x's active set (the Lagrangian's Hessian from
+ * central differences of its gradient, a second-order correction after each step), at
+ * most max_steps steps while the residual is above tolerance; a step is kept only when
+ * it lowers the residual and keeps the active set. *steps gets the steps kept.
+ * SP_ERR_NOMEM or SP_OK. */
+sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
+                         int max_steps, int *steps);
 
 typedef struct car_smooth_out {
     int converged;    /* KKT conditions hold to the tolerance */
@@ -160,6 +199,7 @@ typedef struct car_smooth_out {
     double stationarity, violation, energy;
     double margin;    /* the largest clearance margin of the last solve */
     int iterations, solves, unknowns, constraints;
+    int newton_steps; /* kept steps of car_kkt_polish */
     double seconds;
     char message[240];
 } car_smooth_out;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "planner/cli/sp_commands.h"
+#include "problems/sp_json_packed.h"
 #include "problems/sp_result_file.h"
 
 /* Writes s with its control characters escaped: a file name or a string quoted from a
@@ -41,7 +42,12 @@ void sp_cmd_error(const char *where, const char *path, const char *message)
 int sp_cmd_read_json(const char *file, cJSON **doc)
 {
     sp_input_error err;
-    sp_status st = sp_json_read_document(file, RESULT_FILE_MAX_BYTES, doc, &err);
+    char *text;
+    size_t length;
+    /* long arrays of a result (its trajectory, samples and targets) come packed */
+    sp_status st = sp_text_read_file(file, RESULT_FILE_MAX_BYTES, &text, &length, &err);
+    if (st == SP_OK) st = sp_json_parse_packed(text, length, sp_json_pack_result, 0.0, doc, &err);
+    free(text);
     if (st == SP_OK) return 0;
     sp_cmd_error(file, err.path, err.message);
     return st == SP_ERR_NOMEM ? 1 : 2;

@@ -1026,12 +1026,9 @@ int sp_cmd_load_study(const char *file, const char *text, size_t length, const s
 
 int sp_cmd_is_study_text(const char *text, size_t length)
 {
-    cJSON *doc;
+    int study;
     sp_input_error err;
-    if (sp_json_parse_document(text, length, &doc, &err) != SP_OK) return 0;
-    const int study = sp_study_document_is_study(doc);
-    cJSON_Delete(doc);
-    return study;
+    return sp_study_text_is_study(text, length, &study, &err) == SP_OK && study;
 }
 
 /* The cases without a complete result in DIR (their list in todo, count returned);

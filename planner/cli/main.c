@@ -134,8 +134,11 @@ static int cmd_check(int argc, char **argv)
     }
     sp_problem pb;
     sp_input_error e;
-    sp_status st = sp_problem_parse_limited(text, length, &a.limits, &pb, &e);
-    free(text);
+    cJSON *doc;
+    sp_status st = sp_problem_parse_document(text, length, &a.limits, &doc, &e);
+    free(text); /* before the problem is read: the text and the problem's arrays are not held at once */
+    if (st == SP_OK) st = sp_problem_from_document(doc, &a.limits, &pb, &e);
+    cJSON_Delete(doc);
     if (st != SP_OK) return bad_input(a.file, st, &e);
     sp_problem_free(&pb);
     puts("ok");
@@ -340,9 +343,13 @@ static int cmd_solve(int argc, char **argv)
     sp_problem pb;
     sp_input_error e;
     cJSON *input; /* the problem as the text gives it, which the result carries */
-    sp_status st = sp_problem_parse_input(text, length, &a.limits, &pb, &input, &e);
+    sp_status st = sp_problem_parse_document(text, length, &a.limits, &input, &e);
     free(text);
-    if (st != SP_OK) return bad_input(file, st, &e);
+    if (st == SP_OK) st = sp_problem_from_document(input, &a.limits, &pb, &e);
+    if (st != SP_OK) {
+        cJSON_Delete(input);
+        return bad_input(file, st, &e);
+    }
 
     char why[512];
     sp_output out;
@@ -365,8 +372,7 @@ static int cmd_solve(int argc, char **argv)
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(result, "status");
     if (stop_signal == SIGALRM && cJSON_IsString(status) && strcmp(status->valuestring, "interrupted") == 0)
         cJSON_ReplaceItemInObjectCaseSensitive(result, "status", cJSON_CreateString("maxtime_reached"));
-    sp_result_add_input(result, input);
-    cJSON_Delete(input);
+    sp_result_take_input(result, input); /* not copied: it may be long */
     if (!result) {
         sp_cmd_error(file, NULL, "out of memory");
         sp_output_abandon(&out);

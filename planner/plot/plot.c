@@ -32,6 +32,7 @@
 #include "lie/sp_linalg.h"
 #include "lie/sp_quaternion.h"
 #include "problems/custom/sp_expr.h"
+#include "problems/sp_json_packed.h"
 
 /* ---- small readers */
 
@@ -253,14 +254,19 @@ static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, p
     const cJSON *targets = cJSON_GetObjectItem(root, "targets");
     *out = NULL;
     *count = 0;
-    if (!cJSON_IsArray(targets)) return sp_input_fail(err, "targets", "missing: a plan result lists its targets");
-    int n = cJSON_GetArraySize(targets);
+    if (!sp_json_is_array(targets)) return sp_input_fail(err, "targets", "missing: a plan result lists its targets");
+    int n = sp_json_array_size(targets);
     plan_target *tg = calloc(n ? (size_t)n : 1, sizeof *tg);
     if (!tg) return sp_input_fail(err, "targets", "out of memory");
-    const cJSON *node;
-    int i = 0;
-    cJSON_ArrayForEach(node, targets)
-    {
+    sp_json_items items; /* a long list comes packed (problems/sp_json_packed.h) */
+    sp_json_items_begin(&items, targets);
+    for (int i = 0; i < n; ++i) {
+        const cJSON *node = sp_json_items_next(&items);
+        if (!node) {
+            free(tg);
+            sp_json_items_end(&items);
+            return sp_input_fail(err, "targets", "out of memory");
+        }
         char path[64];
         const cJSON *t = cJSON_GetObjectItem(node, "t"), *d = cJSON_GetObjectItem(node, "distance");
         const cJSON *target = cJSON_GetObjectItem(node, "target"), *reached = cJSON_GetObjectItem(node, "reached");
@@ -271,6 +277,7 @@ static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, p
         const char *bad = !cJSON_IsNumber(t) ? "t" : !target_ok ? "target" : !reached_ok ? "reached" : NULL;
         if (bad) {
             free(tg);
+            sp_json_items_end(&items);
             snprintf(path, sizeof path, "targets[%d].%s", i, bad);
             if (strcmp(bad, "t") == 0) return sp_input_fail(err, path, "must be a number");
             if (width == 3) return sp_input_fail(err, path, "must be 3 numbers");
@@ -279,8 +286,8 @@ static sp_status read_targets(const cJSON *root, const sp_traj *tr, int width, p
         }
         tg[i].t = t->valuedouble;
         tg[i].distance = cJSON_IsNumber(d) ? d->valuedouble : NAN;
-        ++i;
     }
+    sp_json_items_end(&items);
     *out = tg;
     *count = n;
     return SP_OK;
@@ -1548,9 +1555,12 @@ sp_status sp_plot_result(const cJSON *result, char **svg, sp_input_error *err)
     } else if (model && strcmp(model, "cubic_spline") == 0 && strcmp(task, "plan") == 0) {
         /* orientations when the first target is a matrix or a quaternion, or, without a
          * readable one, when the trajectory has no points y(t) of the sphere */
-        const cJSON *first = cJSON_GetObjectItem(cJSON_GetArrayItem(targets, 0), "target");
+        sp_json_items items;
+        sp_json_items_begin(&items, targets);
+        const cJSON *first = cJSON_GetObjectItem(sp_json_items_next(&items), "target");
         int orientation = cJSON_IsArray(first) ? cJSON_IsArray(first->child) || cJSON_GetArraySize(first) == 4
                                                : !sp_traj_get(&tr, "y");
+        sp_json_items_end(&items);
         if (orientation)
             st = plot_orientation_plan(result, &tr, svg, err);
         else

@@ -47,6 +47,9 @@ typedef struct sp_study sp_study;
  * any of the members only a study has ("base", "vary", "cases"). Every front end (the
  * command line, the text API) tells the two apart by this one rule. */
 int sp_study_document_is_study(const cJSON *doc);
+/* The same rule on a text, which costs the names of its top level only: *is_study set, or the text's error when it is not
+ * strict JSON (SP_ERR_INVALID) or cannot be read for want of memory (SP_ERR_NOMEM). */
+sp_status sp_study_text_is_study(const char *text, size_t length, int *is_study, sp_input_error *err);
 
 /* Reads a study, expands it and validates every case with the problem reader. On
  * failure returns SP_ERR_INVALID (SP_ERR_IO when the study or base file cannot be read,

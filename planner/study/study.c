@@ -17,6 +17,7 @@
 #include "planner/sp_clock.h"
 #include "planner/sp_solve.h"
 #include "planner/study/sp_study.h"
+#include "problems/sp_json_packed.h"
 #include "problems/sp_result_file.h"
 
 /* Largest study and base file read. */
@@ -305,6 +306,16 @@ int sp_study_document_is_study(const cJSON *doc)
     for (size_t k = 0; k < sizeof only_in_studies / sizeof only_in_studies[0]; ++k)
         study |= cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, only_in_studies[k]) != NULL;
     return study;
+}
+
+sp_status sp_study_text_is_study(const char *text, size_t length, int *is_study, sp_input_error *err)
+{
+    cJSON *doc;
+    *is_study = 0;
+    sp_status st = sp_json_parse_outline(text, length, &doc, err);
+    if (st == SP_OK) *is_study = sp_study_document_is_study(doc);
+    cJSON_Delete(doc);
+    return st;
 }
 
 static sp_status read_study(sp_study *s, const cJSON *doc, const char *base_dir, sp_study_error *err)

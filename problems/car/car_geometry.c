@@ -38,7 +38,10 @@ double sp_car_segment_distance(const double p[2], const double a[2], const doubl
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
     closest[0] = a[0] + t * ex;
     closest[1] = a[1] + t * ey;
-    return hypot(p[0] - closest[0], p[1] - closest[1]);
+    /* sqrt, not hypot: the numbers are metres, and glibc's careful hypot took half of the
+     * route search's time */
+    const double dx = p[0] - closest[0], dy = p[1] - closest[1];
+    return sqrt(dx * dx + dy * dy);
 }
 
 int sp_car_point_in_polygon(const double p[2], const double *poly, size_t n)
@@ -115,6 +118,18 @@ static double deepest(const double *car, const double *poly, size_t n, double p[
     return depth;
 }
 
+/* The derivative in the pose (x, y, θ) of sign · |p − o|, p a point of the car (moving
+ * with it), o a fixed point of the obstacle. */
+static void pair_gradient(const double pose[3], const double p[2], const double o[2], double sign, double grad[3])
+{
+    const double dx = p[0] - o[0], dy = p[1] - o[1], r = hypot(dx, dy);
+    const double nx = r > 0 ? sign * dx / r : 0.0, ny = r > 0 ? sign * dy / r : 0.0;
+    /* p = (x, y) + R(θ) b moves with θ as ∂p/∂θ = (−(p_y − y), p_x − x) */
+    grad[0] = nx;
+    grad[1] = ny;
+    grad[2] = -nx * (p[1] - pose[1]) + ny * (p[0] - pose[0]);
+}
+
 static int overlap(const double *car, const double *poly, size_t n)
 {
     for (int i = 0; i < 4; ++i)
@@ -138,13 +153,34 @@ double sp_car_polygon_distance(const sp_car_vehicle *v, const double pose[3], co
             return -1e-3;
         }
     }
-    if (grad) {
-        const double dx = p[0] - o[0], dy = p[1] - o[1], r = hypot(dx, dy);
-        const double nx = r > 0 ? sign * dx / r : 0.0, ny = r > 0 ? sign * dy / r : 0.0;
-        /* p = (x, y) + R(θ) b moves with θ as ∂p/∂θ = (−(p_y − y), p_x − x) */
-        grad[0] = nx;
-        grad[1] = ny;
-        grad[2] = -nx * (p[1] - pose[1]) + ny * (p[0] - pose[0]);
-    }
+    if (grad) pair_gradient(pose, p, o, sign, grad);
     return sign * d;
+}
+
+double sp_car_corner_distance(const sp_car_vehicle *v, const double pose[3], int corner, const double *poly, size_t n,
+                              double grad[3])
+{
+    double car[8], o[2] = {0, 0}, q[2], best = HUGE_VAL;
+    sp_car_footprint(v, pose, car);
+    const double *p = car + 2 * corner;
+    for (size_t j = 0; j < n; ++j) {
+        const double d = sp_car_segment_distance(p, poly + 2 * j, poly + 2 * ((j + 1) % n), q);
+        if (d < best) best = d, o[0] = q[0], o[1] = q[1];
+    }
+    const double sign = sp_car_point_in_polygon(p, poly, n) ? -1.0 : 1.0;
+    if (grad) pair_gradient(pose, p, o, sign, grad);
+    return sign * best;
+}
+
+double sp_car_vertex_distance(const sp_car_vehicle *v, const double pose[3], const double vertex[2], double grad[3])
+{
+    double car[8], p[2] = {0, 0}, q[2], best = HUGE_VAL;
+    sp_car_footprint(v, pose, car);
+    for (int i = 0; i < 4; ++i) {
+        const double d = sp_car_segment_distance(vertex, car + 2 * i, car + 2 * ((i + 1) % 4), q);
+        if (d < best) best = d, p[0] = q[0], p[1] = q[1];
+    }
+    const double sign = sp_car_point_in_polygon(vertex, car, 4) ? -1.0 : 1.0;
+    if (grad) pair_gradient(pose, p, vertex, sign, grad);
+    return sign * best;
 }

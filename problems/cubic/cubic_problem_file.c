@@ -9,6 +9,7 @@
 #include "lie/sp_quaternion.h"
 #include "problems/problem_family.h"
 #include "problems/problem_readers.h"
+#include "problems/sp_json_packed.h"
 #include "problems/sp_result_file.h"
 #include "integrators/sp_hohp_rk.h"
 
@@ -53,58 +54,65 @@ static int json_group_element(const json_input *in, const char *key, const sp_gr
     return json_vector(in, key, 0, G->elem_size, g);
 }
 
-static int read_targets(const json_input *root, sp_problem *p)
+/* Keyframe i of the targets, after keyframe i - 1. */
+static int read_target(const json_input *tg, sp_problem *p, int i)
 {
-    json_input in = json_member(root, "targets");
-    if (!in.node) return json_fail(root, "targets", "missing required field");
-    int n = cJSON_GetArraySize(in.node);
-    if (!cJSON_IsArray(in.node) || n < 1) return json_fail(&in, NULL, "must be a non-empty array of targets");
-    p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
-    if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
-    p->cubic.n_targets = (size_t)n;
     const int sphere = p->cubic.space == SP_SPACE_SPHERE, se3 = p->cubic.group == sp_group_se3;
     const int rotations = p->cubic.group == sp_group_so3 || se3, poses = p->plan.pose || se3;
     const char *const sphere_keys[] = {"t", "y", NULL}, *const group_keys[] = {"t", "R", "q", NULL},
                       *const point_keys[] = {"t", "x", NULL}, *const pose_keys[] = {"t", "R", "q", "x", NULL};
     const char *const *keys = sphere ? sphere_keys : poses ? pose_keys : rotations ? group_keys : point_keys;
-    const cJSON *node = in.node->child;
-    for (int i = 0; i < n; ++i, node = node->next) {
-        json_input tg = json_element_node(&in, node, i);
-        sp_cubic_target *t = &p->cubic.targets[i];
-        if (json_require_object(&tg) != 1 || json_only_keys(&tg, keys) != 1 || json_number(&tg, "t", 1, &t->t) != 1)
-            return -1;
-        if (t->t == 0.0)
-            return json_fail(&tg, "t", "must be after 0: the curve starts at t = 0 from g0 (or y0 on the sphere), "
-                                       "so a keyframe at 0 belongs there");
-        if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(&tg, "t", "must be within (0, T=%.17g]", p->T);
-        if (i > 0 && !(t->t > t[-1].t)) {
-            char now[40], before[40]; /* as the file writes them, not rounded to look equal */
-            sp_format_double(t->t, now, sizeof now);
-            sp_format_double(t[-1].t, before, sizeof before);
-            return json_fail(&tg, "t", "must be later than targets[%d].t = %s: keyframe times must increase (got %s)",
-                             i - 1, before, now);
-        }
-        int st;
-        if (sphere) {
-            st = json_direction(&tg, "y", 1, t->y);
-        } else if (!rotations) {
-            st = json_vector(&tg, "x", 1, p->cubic.group->dim, t->R); /* a point of Rⁿ */
-        } else {
-            int has_R = json_member(&tg, "R").node != NULL, has_q = json_member(&tg, "q").node != NULL;
-            if (has_R && has_q) return json_fail(&tg, "q", "give the orientation as R or as q, not both");
-            if (!has_R && !has_q) return json_fail(&tg, "R", "missing required field (the orientation, as R or as q)");
-            t->quaternion = has_q;
-            const int format = p->plan.rotation_format;
-            st = has_q ? json_quaternion(&tg, "q", 1, format, t->R) : json_rotation(&tg, "R", 1, format, t->R);
-            if (st == 1 && poses) st = json_vector(&tg, "x", 1, 3, t->x);
-            if (st == 1 && se3) {
-                double R[9];
-                memcpy(R, t->R, sizeof R);
-                sp_se3_from_pose(R, t->x, t->R);
-            }
-        }
-        if (st != 1) return -1;
+    sp_cubic_target *t = &p->cubic.targets[i];
+    if (json_require_object(tg) != 1 || json_only_keys(tg, keys) != 1 || json_number(tg, "t", 1, &t->t) != 1)
+        return -1;
+    if (t->t == 0.0)
+        return json_fail(tg, "t", "must be after 0: the curve starts at t = 0 from g0 (or y0 on the sphere), "
+                                  "so a keyframe at 0 belongs there");
+    if (!(t->t > 0.0 && t->t <= p->T)) return json_fail(tg, "t", "must be within (0, T=%.17g]", p->T);
+    if (i > 0 && !(t->t > t[-1].t)) {
+        char now[40], before[40]; /* as the file writes them, not rounded to look equal */
+        sp_format_double(t->t, now, sizeof now);
+        sp_format_double(t[-1].t, before, sizeof before);
+        return json_fail(tg, "t", "must be later than targets[%d].t = %s: keyframe times must increase (got %s)",
+                         i - 1, before, now);
     }
+    if (sphere) return json_direction(tg, "y", 1, t->y);
+    if (!rotations) return json_vector(tg, "x", 1, p->cubic.group->dim, t->R); /* a point of Rⁿ */
+    int has_R = json_member(tg, "R").node != NULL, has_q = json_member(tg, "q").node != NULL;
+    if (has_R && has_q) return json_fail(tg, "q", "give the orientation as R or as q, not both");
+    if (!has_R && !has_q) return json_fail(tg, "R", "missing required field (the orientation, as R or as q)");
+    t->quaternion = has_q;
+    const int format = p->plan.rotation_format;
+    int st = has_q ? json_quaternion(tg, "q", 1, format, t->R) : json_rotation(tg, "R", 1, format, t->R);
+    if (st == 1 && poses) st = json_vector(tg, "x", 1, 3, t->x);
+    if (st == 1 && se3) {
+        double R[9];
+        memcpy(R, t->R, sizeof R);
+        sp_se3_from_pose(R, t->x, t->R);
+    }
+    return st;
+}
+
+/* The keyframes, read one at a time: a long list comes packed (sp_json_packed.h). */
+static int read_targets(const json_input *root, sp_problem *p)
+{
+    json_input in = json_member(root, "targets");
+    if (!in.node) return json_fail(root, "targets", "missing required field");
+    int n = sp_json_array_size(in.node);
+    if (!sp_json_is_array(in.node) || n < 1) return json_fail(&in, NULL, "must be a non-empty array of targets");
+    p->cubic.targets = calloc((size_t)n, sizeof *p->cubic.targets);
+    if (!p->cubic.targets) return json_fail(&in, NULL, "out of memory");
+    p->cubic.n_targets = (size_t)n;
+    sp_json_items items;
+    sp_json_items_begin(&items, in.node);
+    int st = 1;
+    for (int i = 0; i < n && st == 1; ++i) {
+        const cJSON *node = sp_json_items_next(&items);
+        json_input tg = json_element_node(&in, node, i);
+        st = node ? read_target(&tg, p, i) : json_fail(&in, NULL, "out of memory");
+    }
+    sp_json_items_end(&items);
+    if (st != 1) return -1;
     size_t segments = sp_cubic_segments(&p->cubic, p->T);
     if (p->steps > 0 && (size_t)p->steps < segments)
         return json_fail(root, "steps", "must be at least %zu, one step per segment between targets", segments);
@@ -126,23 +134,30 @@ static int read_samples(const json_input *out, sp_problem *p)
         return json_fail(out, "sample_rate", "asks for %.3g samples over T = %.17g; at most %d", s->sample_rate * p->T,
                          p->T, SP_PLAN_MAX_SAMPLES);
     if (!times.node) return 1;
-    int n = cJSON_GetArraySize(times.node);
-    if (!cJSON_IsArray(times.node)) return json_fail(&times, NULL, "must be an array of times in [0, T]");
+    int n = sp_json_array_size(times.node);
+    if (!sp_json_is_array(times.node)) return json_fail(&times, NULL, "must be an array of times in [0, T]");
     if (n > SP_PLAN_MAX_SAMPLES) return json_fail(&times, NULL, "has %d times; at most %d", n, SP_PLAN_MAX_SAMPLES);
     s->sample_times = malloc((n ? (size_t)n : 1) * sizeof *s->sample_times);
     if (!s->sample_times) return json_fail(&times, NULL, "out of memory");
     s->n_sample_times = (size_t)n;
     s->has_sample_times = 1;
-    const cJSON *node = times.node->child;
-    for (int i = 0; i < n; ++i, node = node->next) {
-        json_input e = json_element_node(&times, node, i);
-        if (!cJSON_IsNumber(e.node) || !isfinite(e.node->valuedouble))
-            return json_fail(&e, NULL, "must be a finite number (a time in [0, T])");
-        double t = e.node->valuedouble;
-        if (!(t >= 0.0 && t <= p->T)) return json_fail(&e, NULL, "must be within [0, T=%.17g] (got %.17g)", p->T, t);
-        s->sample_times[i] = t;
+    sp_json_items items;
+    sp_json_items_begin(&items, times.node);
+    int st = 1;
+    for (int i = 0; i < n && st == 1; ++i) {
+        json_input e = json_element_node(&times, sp_json_items_next(&items), i);
+        const double t = cJSON_IsNumber(e.node) ? e.node->valuedouble : NAN;
+        if (items.out_of_memory)
+            st = json_fail(&times, NULL, "out of memory");
+        else if (!isfinite(t))
+            st = json_fail(&e, NULL, "must be a finite number (a time in [0, T])");
+        else if (!(t >= 0.0 && t <= p->T))
+            st = json_fail(&e, NULL, "must be within [0, T=%.17g] (got %.17g)", p->T, t);
+        else
+            s->sample_times[i] = t;
     }
-    return 1;
+    sp_json_items_end(&items);
+    return st;
 }
 
 static const char *method_name_at(size_t i)
@@ -353,9 +368,12 @@ static int read_cubic(const json_input *root, sp_problem *p)
         return json_fail(root, "space", "sphere targets need group SO3");
     if (p->cubic.space == SP_SPACE_SPHERE) {
         /* orientation keyframes under the default space: the fix is the space, not y0 */
-        const cJSON *first = cJSON_GetArrayItem(json_member(root, "targets").node, 0);
-        if (!json_member(root, "y0").node && !json_member(root, "space").node && cJSON_IsObject(first) &&
-            (cJSON_HasObjectItem(first, "R") || cJSON_HasObjectItem(first, "q")))
+        sp_json_items items;
+        sp_json_items_begin(&items, json_member(root, "targets").node);
+        const cJSON *first = sp_json_items_next(&items);
+        const int orientations = cJSON_IsObject(first) && (cJSON_HasObjectItem(first, "R") || cJSON_HasObjectItem(first, "q"));
+        sp_json_items_end(&items);
+        if (!json_member(root, "y0").node && !json_member(root, "space").node && orientations)
             return json_fail(root, "space",
                              "missing: the targets are orientations (R or q), which \"space\": \"group\" plans; "
                              "the default, \"sphere\", plans points y with a start point y0");

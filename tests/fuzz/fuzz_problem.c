@@ -25,6 +25,7 @@
 #include <sys/time.h>
 
 #include "planner/plot/sp_plot.h"
+#include "problems/sp_json_packed.h"
 #include "planner/sp_solve.h"
 #include "planner/study/sp_study.h"
 #include "problems/sp_limits.h"
@@ -212,6 +213,35 @@ static void try_plot(const cJSON *doc)
     free(out);
 }
 
+/* The same text read as the command reads results, its long arrays packed
+ * (problems/sp_json_packed.h): the same picture and CSV as the whole tree, or the same
+ * refusal at the same path. */
+static void try_plot_packed(const char *text, size_t size, const cJSON *doc)
+{
+    cJSON *packed;
+    sp_input_error err, packed_err;
+    if (sp_json_parse_packed(text, size, sp_json_pack_result, 0.0, &packed, &err) != SP_OK) return;
+    char *out = NULL, *packed_out = NULL;
+    size_t length = 0, packed_length = 0;
+    sp_status st = sp_plot_result(doc, &out, &err), packed_st = sp_plot_result(packed, &packed_out, &packed_err);
+    if (st != SP_ERR_NOMEM && packed_st != SP_ERR_NOMEM) {
+        CHECK(st == packed_st);
+        CHECK(st != SP_OK || strcmp(out, packed_out) == 0);
+        CHECK(st == SP_OK || (strcmp(err.path, packed_err.path) == 0 && strcmp(err.message, packed_err.message) == 0));
+    }
+    free(out), free(packed_out);
+    out = packed_out = NULL;
+    st = sp_export_csv(doc, &out, &length, &err);
+    packed_st = sp_export_csv(packed, &packed_out, &packed_length, &packed_err);
+    if (st != SP_ERR_NOMEM && packed_st != SP_ERR_NOMEM) {
+        CHECK(st == packed_st);
+        CHECK(st != SP_OK || (length == packed_length && memcmp(out, packed_out, length) == 0));
+        CHECK(st == SP_OK || (strcmp(err.path, packed_err.path) == 0 && strcmp(err.message, packed_err.message) == 0));
+    }
+    free(out), free(packed_out);
+    cJSON_Delete(packed);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
@@ -228,6 +258,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sp_json_parse_document(text, size, &doc, &err) != SP_OK) return 0;
     if (cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, "base"))
         try_study(text, size, doc, &L);
+    else if (!sp_plot_is_study_summary(doc))
+        try_plot(doc), try_plot_packed(text, size, doc);
     else
         try_plot(doc);
     cJSON_Delete(doc);

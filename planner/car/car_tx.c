@@ -1,0 +1,377 @@
+/* The car's smoothing problem as a direct transcription (sp_car_plan.h, car_tx_*): its
+ * unknowns, energy, defects, clearance, rate constraints and bounds with their exact
+ * derivatives, the constraints' selection, the starting point from the route and the path
+ * of a solution. car_smooth.c solves it.
+ *
+ * The transcription. The travel time T = route length / speed is fixed (with T free the
+ * energy would fall without bound as T grows) and cut into N intervals of equal duration
+ * h. Interval k carries one signed travel s_k (speed v_k = s_k / h, its sign the route's
+ * gear, so the gear pattern is the route's while the cusps may move) and a steering rate
+ * ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
+ * s_k/CAR_SUB each at the steering of their midpoints, δ_k + (j + ½)/CAR_SUB · (δ_{k+1} −
+ * δ_k): a symmetric scheme (reversing the interval, s → −s, gives the same map) of second
+ * order for the linear steering, whose discrete path is itself a path of the bicycle. So
+ * the rows of the result are exact arcs of the model between the rows, the steering moves
+ * in steps of ω h / CAR_SUB, and the goal is reached to the accuracy of the defect
+ * constraints: nothing is re-projected after the solve.
+ *
+ * Clearance is required at every node and at every joint of the arcs within an interval
+ * (the interval's midpoint among them), against each polygon that was near there when the
+ * constraints were picked, with the exact footprint–polygon distance and its gradient
+ * (problems/car/car_geometry.c), or, where two of its pieces (a corner against the
+ * polygon, a vertex against the footprint) tie within TIE, with each piece: at the nodes
+ * and midpoints alone, 0.2 m apart, a corner of the car swinging past a vertex of an
+ * obstacle went 0.1 m into it between them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/car/sp_car_plan.h"
+#include "problems/car/sp_car_geometry.h"
+
+/* Pieces of the footprint–polygon distance (car_world_feature_distance) this close to
+ * the least one count as tied with it. */
+#define TIE 0.1
+
+/* sin φ / φ and its derivative, accurate near 0 */
+static double sinc(double phi) { return fabs(phi) < 1e-4 ? 1.0 - phi * phi / 6.0 : sin(phi) / phi; }
+static double dsinc(double phi)
+{
+    return fabs(phi) < 1e-3 ? -phi / 3.0 + phi * phi * phi / 30.0 : (phi * cos(phi) - sin(phi)) / (phi * phi);
+}
+
+void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
+                     double J[18])
+{
+    double p[3] = {pose[0], pose[1], pose[2]}, G[18] = {0};
+    G[0] = G[7] = G[14] = 1.0;
+    const double ss = s / CAR_SUB;
+    for (int j = 0; j < upto; ++j) {
+        const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
+        const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
+        const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
+        if (J) {
+            /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
+            const double dx = q[0] - p[0], dy = q[1] - p[1];
+            const double dc_dk = 0.5 * ss * ss * dsinc(phi);
+            const double pk[3] = {dc_dk * ca - c * sa * 0.5 * ss, dc_dk * sa + c * ca * 0.5 * ss, ss};
+            const double ps[3] = {cos(phi) * ca - c * sa * 0.5 * kappa, cos(phi) * sa + c * ca * 0.5 * kappa, kappa};
+            const double dk = (1.0 + t * t) / wheelbase;
+            for (int col = 0; col < 6; ++col) {
+                const double g0 = G[col], g1 = G[6 + col], g2 = G[12 + col];
+                G[col] = g0 - dy * g2;
+                G[6 + col] = g1 + dx * g2;
+                G[12 + col] = g2;
+            }
+            for (int r = 0; r < 3; ++r) {
+                G[6 * r + 3] += pk[r] * dk * (1.0 - u);
+                G[6 * r + 4] += pk[r] * dk * u;
+                G[6 * r + 5] += ps[r] / CAR_SUB;
+            }
+        }
+        p[0] = q[0], p[1] = q[1], p[2] = q[2];
+    }
+    out[0] = p[0], out[1] = p[1], out[2] = p[2];
+    if (J) memcpy(J, G, sizeof G);
+}
+
+static void node_pose(const car_tx *t, const double *x, size_t k, double pose[3])
+{
+    const double *q = k == 0 ? t->start : k == t->N ? t->goal : x + car_tx_pose(t, k);
+    pose[0] = q[0], pose[1] = q[1], pose[2] = q[2];
+}
+
+/* The unknown behind column col of a 3 × 6 derivative of interval k (−1: a fixed value). */
+static long column_var(const car_tx *t, size_t k, int col)
+{
+    if (col < 3) return k == 0 ? -1 : (long)(car_tx_pose(t, k) + (size_t)col);
+    if (col == 3) return (long)car_tx_delta(t, k);
+    if (col == 4) return (long)car_tx_delta(t, k + 1);
+    return (long)car_tx_s(t, k);
+}
+
+void car_tx_point(const car_tx *t, const double *x, size_t p, double pose[3], double J[18])
+{
+    const size_t k = p / CAR_SUB;
+    const int j = (int)(p % CAR_SUB);
+    double q[3];
+    node_pose(t, x, k, q);
+    if (j == 0) {
+        pose[0] = q[0], pose[1] = q[1], pose[2] = q[2];
+        if (J) {
+            memset(J, 0, 18 * sizeof *J);
+            J[0] = J[7] = J[14] = 1.0;
+        }
+        return;
+    }
+    car_tx_interval(q, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], j,
+                    t->c->vehicle.wheelbase, pose, J);
+}
+
+double car_tx_energy(const car_tx *t, const double *x, double *grad)
+{
+    const double wv = t->c->settings.travel_weight, ws = t->c->settings.steering_weight;
+    double e = 0.0;
+    if (grad) memset(grad, 0, t->n * sizeof *grad);
+    for (size_t k = 0; k < t->N; ++k) {
+        const double s = x[car_tx_s(t, k)], dd = x[car_tx_delta(t, k + 1)] - x[car_tx_delta(t, k)];
+        e += (wv * s * s + ws * dd * dd) / t->h;
+        if (grad) {
+            grad[car_tx_s(t, k)] += 2.0 * wv * s / t->h;
+            grad[car_tx_delta(t, k + 1)] += 2.0 * ws * dd / t->h;
+            grad[car_tx_delta(t, k)] -= 2.0 * ws * dd / t->h;
+        }
+    }
+    return e;
+}
+
+void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac)
+{
+    const size_t n = t->n;
+    if (jac) memset(jac, 0, 3 * t->N * n * sizeof *jac);
+    for (size_t k = 0; k < t->N; ++k) {
+        double p[3], q[3], end[3], J[18];
+        node_pose(t, x, k, p);
+        node_pose(t, x, k + 1, q);
+        car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                        t->c->vehicle.wheelbase, end, jac ? J : NULL);
+        for (int r = 0; r < 3; ++r) f[3 * k + (size_t)r] = end[r] - q[r];
+        if (!jac) continue;
+        for (int r = 0; r < 3; ++r) {
+            double *row = jac + (3 * k + (size_t)r) * n;
+            for (int col = 0; col < 6; ++col) {
+                const long v = column_var(t, k, col);
+                if (v >= 0) row[v] += J[6 * r + col];
+            }
+            if (k + 1 < t->N) row[car_tx_pose(t, k + 1) + (size_t)r] -= 1.0;
+        }
+    }
+}
+
+void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac)
+{
+    const size_t n = t->n;
+    if (jac) memset(jac, 0, t->n_obs * n * sizeof *jac);
+    for (size_t i = 0; i < t->n_obs; ++i) {
+        const size_t p = t->obs_point[i], k = p / CAR_SUB;
+        const int inner = p % CAR_SUB != 0;
+        double pose[3], J[18], g[3];
+        car_tx_point(t, x, p, pose, jac ? J : NULL);
+        const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
+        f[i] = t->w->clearance + margin -
+               car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, jac ? g : NULL);
+        if (!jac) continue;
+        double *row = jac + i * n;
+        for (int col = 0; col < (inner ? 6 : 3); ++col) {
+            const long v = inner ? column_var(t, k, col)
+                                 : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)col));
+            if (v >= 0) row[v] -= g[0] * J[col] + g[1] * J[6 + col] + g[2] * J[12 + col];
+        }
+    }
+}
+
+static sp_status grow_constraints(car_tx *t)
+{
+    const size_t cap = t->cap_obs ? 2 * t->cap_obs : 64;
+    size_t *a = realloc(t->obs_point, cap * sizeof *a);
+    if (!a) return SP_ERR_NOMEM;
+    t->obs_point = a;
+    size_t *b = realloc(t->obs_poly, cap * sizeof *b);
+    if (!b) return SP_ERR_NOMEM;
+    t->obs_poly = b;
+    int *f = realloc(t->obs_feature, cap * sizeof *f);
+    if (!f) return SP_ERR_NOMEM;
+    t->obs_feature = f;
+    t->cap_obs = cap;
+    return SP_OK;
+}
+
+sp_status car_tx_select(car_tx *t, const double *x, double near)
+{
+    const car_world *w = t->w;
+    const size_t had = t->n_obs;
+    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
+        double pose[3], c[2];
+        car_tx_point(t, x, p, pose, NULL);
+        sp_car_footprint_centre(w->vehicle, pose, c);
+        for (size_t i = 0; i < w->n; ++i) {
+            const double *b = w->box + 4 * i;
+            const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
+            if (sqrt(dx * dx + dy * dy) - w->radius >= w->clearance + near) continue;
+            const double dmin = car_world_polygon_distance(w, i, pose, NULL);
+            if (dmin >= w->clearance + near) continue;
+            /* the pair's least distance, one constraint; where another piece is nearly as
+             * near (two corners along a kerb), the pieces within TIE of the least instead */
+            const int nf = car_world_features(w, i);
+            int tied = 0;
+            for (int f = 0; f < nf && tied < 2; ++f) tied += car_world_feature_distance(w, i, f, pose, NULL) < dmin + TIE;
+            for (int f = tied < 2 ? -1 : 0; f < (tied < 2 ? 0 : nf); ++f) {
+                if (f >= 0 && car_world_feature_distance(w, i, f, pose, NULL) >= fmin(dmin + TIE, w->clearance + near))
+                    continue;
+                int there = 0;
+                for (size_t e = 0; e < had && !there; ++e)
+                    there = t->obs_point[e] == p && t->obs_poly[e] == i && t->obs_feature[e] == f;
+                if (there) continue;
+                if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) return SP_ERR_NOMEM;
+                t->obs_point[t->n_obs] = p;
+                t->obs_poly[t->n_obs] = i;
+                t->obs_feature[t->n_obs++] = f;
+            }
+        }
+    }
+    return SP_OK;
+}
+
+sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                      const double goal[3])
+{
+    *t = (car_tx){.w = w, .c = c};
+    memcpy(t->start, c->scene.start, sizeof t->start);
+    memcpy(t->goal, goal, sizeof t->goal);
+    double total = 0.0;
+    for (size_t i = 0; i < r->n; ++i) total += r->pieces[i].length;
+    /* intervals of about 0.6 m, about 24 of them, but none longer than about 0.9 m, and at
+     * least two per gear. SLSQP's work grows with the cube of the unknowns: on the TPCAP
+     * cases 36 intervals of 0.4 m took four times the processor time of 24 for an energy
+     * 0.5–1.6 % lower; but intervals of 1.2 m and more (24 on a path of 30 m) let the swept
+     * footprint dip so far between the checked points that the margins' solves cost more
+     * than the unknowns saved. */
+    const double step = fmin(0.9, fmax(0.6, total / 24.0));
+    size_t N = 0;
+    for (size_t i = 0; i < r->n;) {
+        double len = 0.0;
+        size_t j = i;
+        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
+        const size_t m = (size_t)ceil(len / step - 1e-9);
+        N += m < 2 ? 2 : m;
+        i = j;
+    }
+    t->N = N;
+    t->n = 5 * N - 2;
+    t->h = total / c->settings.speed / (double)N;
+    t->gear = malloc(N * sizeof *t->gear);
+    t->margin = calloc(N, sizeof *t->margin);
+    if (!t->gear || !t->margin) return SP_ERR_NOMEM;
+    N = 0;
+    double longest = 0.0;
+    for (size_t i = 0; i < r->n;) {
+        double len = 0.0;
+        size_t j = i;
+        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
+        size_t m = (size_t)ceil(len / step - 1e-9);
+        if (m < 2) m = 2;
+        for (size_t k = 0; k < m; ++k) t->gear[N++] = r->pieces[i].gear;
+        longest = fmax(longest, len / (double)m);
+        i = j;
+    }
+    /* the travel of one interval may grow, but not so far that the points where the
+     * clearance is checked drift far apart */
+    t->smax = 1.5 * longest;
+    return SP_OK;
+}
+
+/* The route's pose and steering at travel tau (steering: the piece's there, the mean of
+ * both pieces where tau is a joint). */
+static void route_at(const car_route *r, const sp_car_problem *c, double tau, double pose[3], double *delta)
+{
+    double q[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]}, at = 0.0;
+    const double L = c->vehicle.wheelbase, eps = 1e-9;
+    for (size_t i = 0; i < r->n; ++i) {
+        const car_piece *pc = r->pieces + i;
+        const double kappa = tan(pc->delta) / L;
+        if (tau <= at + pc->length + eps || i + 1 == r->n) {
+            const double u = fmin(pc->length, fmax(0.0, tau - at));
+            car_arc(q, kappa, pc->gear * u, pose);
+            double d = pc->delta;
+            if (u < eps && i > 0) d = 0.5 * (d + r->pieces[i - 1].delta);
+            else if (u > pc->length - eps && i + 1 < r->n) d = 0.5 * (d + r->pieces[i + 1].delta);
+            *delta = d;
+            return;
+        }
+        car_arc(q, kappa, pc->gear * pc->length, q);
+        at += pc->length;
+    }
+}
+
+void car_tx_guess(const car_tx *t, const car_route *r, double *x)
+{
+    /* the gear segments of the route are the runs of one gear in t->gear, in order */
+    size_t k = 0;
+    double at = 0.0;
+    for (size_t i = 0; i < r->n;) {
+        double len = 0.0;
+        size_t j = i;
+        for (; j < r->n && r->pieces[j].gear == r->pieces[i].gear; ++j) len += r->pieces[j].length;
+        size_t m = 0;
+        while (k + m < t->N && t->gear[k + m] == r->pieces[i].gear) ++m;
+        for (size_t q = 0; q < m; ++q) {
+            double pose[3] = {0, 0, 0}, d = 0.0;
+            route_at(r, t->c, at + len * (double)q / (double)m, pose, &d);
+            x[car_tx_s(t, k + q)] = r->pieces[i].gear * len / (double)m;
+            x[car_tx_delta(t, k + q)] = d;
+            if (k + q > 0) memcpy(x + car_tx_pose(t, k + q), pose, sizeof pose);
+        }
+        at += len;
+        k += m;
+        i = j;
+    }
+    x[car_tx_delta(t, t->N)] = r->pieces[r->n - 1].delta;
+}
+
+void car_tx_free(car_tx *t)
+{
+    free(t->gear);
+    free(t->margin);
+    t->margin = NULL;
+    free(t->obs_point);
+    free(t->obs_poly);
+    free(t->obs_feature);
+    t->gear = NULL, t->obs_point = t->obs_poly = NULL, t->obs_feature = NULL;
+    t->n_obs = t->cap_obs = 0;
+}
+
+sp_status car_tx_path(const car_tx *t, const double *x, car_path *p)
+{
+    if (car_path_alloc(p, t->N * CAR_SUB) != SP_OK) return SP_ERR_NOMEM;
+    for (size_t k = 0; k < t->N; ++k) {
+        const double d0 = x[car_tx_delta(t, k)], d1 = x[car_tx_delta(t, k + 1)], s = x[car_tx_s(t, k)] / CAR_SUB;
+        for (int j = 0; j < CAR_SUB; ++j) {
+            const size_t i = k * CAR_SUB + (size_t)j;
+            p->delta[i] = d0 + (j + 0.5) / CAR_SUB * (d1 - d0);
+            p->s[i] = s;
+            p->m[i] = (int)ceil(fabs(s) / 0.04);
+            if (p->m[i] < 1) p->m[i] = 1;
+        }
+    }
+    return SP_OK;
+}
+
+void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac)
+{
+    const size_t n = t->n;
+    const double bound = t->h * t->c->vehicle.max_steering_rate;
+    if (jac) memset(jac, 0, 2 * t->N * n * sizeof *jac);
+    for (size_t k = 0; k < t->N; ++k) {
+        const size_t a = car_tx_delta(t, k + 1), b = car_tx_delta(t, k);
+        const double dd = x[a] - x[b];
+        f[2 * k] = dd - bound;
+        f[2 * k + 1] = -dd - bound;
+        if (jac) {
+            jac[2 * k * n + a] = 1.0, jac[2 * k * n + b] = -1.0;
+            jac[(2 * k + 1) * n + a] = -1.0, jac[(2 * k + 1) * n + b] = 1.0;
+        }
+    }
+}
+
+void car_tx_bounds(const car_tx *t, double *lb, double *ub)
+{
+    for (size_t i = 0; i < t->n; ++i) lb[i] = -HUGE_VAL, ub[i] = HUGE_VAL;
+    const double dmax = t->c->vehicle.max_steering;
+    for (size_t k = 0; k <= t->N; ++k) lb[car_tx_delta(t, k)] = -dmax, ub[car_tx_delta(t, k)] = dmax;
+    /* the gear stays the route's: travel at least 1 mm a side of zero */
+    for (size_t k = 0; k < t->N; ++k) {
+        const size_t i = car_tx_s(t, k);
+        if (t->gear[k] > 0) lb[i] = 1e-3, ub[i] = t->smax;
+        else lb[i] = -t->smax, ub[i] = -1e-3;
+    }
+}
