@@ -2,8 +2,9 @@
  * through points on S². The trust-region step they use is the minimiser of its model in the
  * ball; random walks of 30 to 300 points, exact with free ends and at rest, converge in a
  * bounded number of sweeps, pass their points to 1e-10 and cost no more than the C² spline
- * through the points' lift with its best spin; weighted plans converge and cost no more than
- * exact interpolation of the same points; a rotation of the whole problem rotates the plan. */
+ * through the points' lift with its best spin, and so do a camera's viewing directions;
+ * weighted plans (σ up to 1) converge and cost no more than exact interpolation of the same
+ * points; a rotation of the whole problem rotates the plan. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <cjson/cJSON.h>
@@ -215,6 +216,43 @@ Test(sphere_plan, random_walks_converge_through_their_points, .timeout = 240)
             free(knots);
             kf_schedule_free(&s);
         }
+}
+
+/* Real-looking data: the viewing directions of a camera that circles a scene and looks at a
+ * slowly moving target, 80 frames at uneven times (0.5–1.5 apart), exact with free ends:
+ * converged through every direction, within the sweep budget, no dearer than the spline
+ * start. */
+Test(sphere_plan, a_cameras_viewing_directions, .timeout = 60)
+{
+    enum { N = 80 };
+    double t[N], y[3 * N], knots[N + 1];
+    unsigned long long seed = 5;
+    double now = 0.0;
+    kf_schedule s = {.sphere = 1, .n = N - 1, .t = t, .y = y};
+    for (int k = 0; k < N; ++k) {
+        const double pos[3] = {5.0 * cos(0.3 * now), 4.0 * sin(0.23 * now), 2.0 + 1.5 * sin(0.11 * now)};
+        const double at[3] = {0.5 * sin(0.2 * now), 0.0, 0.3};
+        double dir[3];
+        for (int q = 0; q < 3; ++q) dir[q] = at[q] - pos[q];
+        const double len = sp_vec_norm(3, dir);
+        for (int q = 0; q < 3; ++q) dir[q] /= len;
+        if (k == 0) sp_vec_copy(3, dir, s.y0);
+        else t[k - 1] = now, sp_vec_copy(3, dir, y + 3 * (k - 1));
+        now += 1.0 + 0.5 * uniform(&seed);
+    }
+    s.T = t[N - 2];
+    knots_of(&s, knots);
+    char *doc = sphere_doc(&s, NULL, NULL);
+    cJSON *res = solve_doc(doc);
+    cr_assert_str_eq(string(res, "status"), "converged");
+    cr_expect_leq(worst_miss(res), 1e-10, "miss %g", worst_miss(res));
+    cr_expect_leq(number(res, "sweeps"), 150, "%g sweeps", number(res, "sweeps"));
+    const double spline = spline_start_cost(doc, knots, s.n), ours = number(res, "running_cost");
+    cr_expect_leq(ours, spline, "%.10g above the spline start's %.10g", ours, spline);
+    cr_log_info("camera, %d directions: cost %.10g (spline start %.10g), %g sweeps", N, ours, spline,
+                number(res, "sweeps"));
+    cJSON_Delete(res);
+    cJSON_free(doc);
 }
 
 /* Weighted plans (σ = 0.05 at rest, σ = 0.3 and 1 with free ends; 60 and 100 points)
