@@ -52,7 +52,7 @@ sp_status sp_nh_energy(const sp_nh_model *model, const double *q, const double *
 sp_status sp_nh_constraint(const sp_nh_model *model, const double *q, const double *p, double *psi);
 /* max_a |Ψ_a(q, p)| into *residual. */
 sp_status sp_nh_constraint_residual(const sp_nh_model *model, const double *q, const double *p, double *residual);
-/* The continuous multiplier λ(q, p) above (m values); SP_ERR_SINGULAR when
+/* The continuous multiplier λ(q, p) = (Ψ_p μᵀ)⁻¹ (Ψ_p H_q − Ψ_q H_p) (m values); SP_ERR_SINGULAR when
  * Ψ_p μᵀ = μ H_pp μᵀ is singular. */
 sp_status sp_nh_multiplier(const sp_nh_model *model, const double *q, const double *p, double *lam);
 /* The index-reduced ODE ẏ = (H_p, −H_q + μᵀλ(q, p)), y = (q, p), as an sp_ode_fn of

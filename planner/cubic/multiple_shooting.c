@@ -123,11 +123,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->G = pb->cubic.group;
     ms->n = ms->G->dim;
     ms->nz = 4 * ms->n;
-    ms->N = pb->steps;
-    if (segment_steps) {
-        ms->N = 0;
-        for (size_t i = 0, k = sp_cubic_segments(&pb->cubic, pb->T); i < k; ++i) ms->N += segment_steps[i];
-    }
+    ms->N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
     ms->exact = sigma == 0.0;
     ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
@@ -143,9 +139,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
                                          : (ms->stepper[w] = sp_hohp_alloc(&cfg)) != NULL;
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if (!steppers || !ms->off_lam ||
-        (segment_steps ? sp_plan_grid_init_segments(&ms->grid, &ms->cubic, pb->T, segment_steps)
-                       : sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N)) != SP_OK)
+    if (!steppers || !ms->off_lam || sp_plan_grid_init_steps(&ms->grid, &ms->cubic, pb->T, ms->N, segment_steps) != SP_OK)
         goto fail;
 
     /* blocks: cut at every keyframe, long stretches into even blocks */

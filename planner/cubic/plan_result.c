@@ -177,6 +177,18 @@ static cJSON *add_newton_effort(cJSON *root, const sp_plan *plan, const sp_plan_
     return work;
 }
 
+/* The grid chosen for the accuracy asked, and the error estimated on it. */
+static void add_resolution(cJSON *root, const sp_plan *plan)
+{
+    const double accuracy = sp_plan_accuracy(plan->pb);
+    cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
+    cJSON_AddNumberToObject(acc, "accuracy", accuracy);
+    if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
+    cJSON_AddBoolToObject(acc, "reached", plan->error_estimate <= accuracy);
+    cJSON_AddNumberToObject(acc, "steps", plan->steps);
+    cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
+}
+
 /* Every start the plan ran: how it ended, at what cost, after how much work. */
 static void add_starts(cJSON *root, const sp_plan *plan)
 {
@@ -238,12 +250,7 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
         }
         if (rows && t) cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rows, t, count));
         free(rows), free(t);
-        cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
-        cJSON_AddNumberToObject(acc, "accuracy", sp_plan_accuracy(pb));
-        if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
-        cJSON_AddBoolToObject(acc, "reached", plan->error_estimate <= sp_plan_accuracy(pb));
-        cJSON_AddNumberToObject(acc, "steps", plan->steps);
-        cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
+        add_resolution(root, plan);
     }
     if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK)
         cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
@@ -279,15 +286,7 @@ static cJSON *multiple_shooting_json(sp_plan *plan, const sp_plan_result *res, c
     add_quaternion_order(root, pb);
     add_targets(root, pb, rep->target_g, rep->target_step, rep->kicks);
     cJSON_AddItemToObject(root, "trajectory", plan_trajectory(pb, rep->states, rep->t, rep->count));
-    if (pb->steps == 0) {
-        /* the grid chosen for the accuracy asked, and the error estimated on it */
-        cJSON *acc = cJSON_AddObjectToObject(root, "resolution");
-        cJSON_AddNumberToObject(acc, "accuracy", sp_plan_accuracy(pb));
-        if (isfinite(plan->error_estimate)) cJSON_AddNumberToObject(acc, "error_estimate", plan->error_estimate);
-        cJSON_AddBoolToObject(acc, "reached", plan->error_estimate <= sp_plan_accuracy(pb));
-        cJSON_AddNumberToObject(acc, "steps", plan->steps);
-        cJSON_AddNumberToObject(acc, "rounds", plan->resolution_rounds);
-    }
+    if (pb->steps == 0) add_resolution(root, plan);
     if (plan->curve && sp_samples_add(root, pb, plan->curve) != SP_OK) cJSON_AddStringToObject(root, "samples_error", "a step of the curve failed");
     cJSON *diag = cJSON_AddObjectToObject(root, "diagnostics");
     cJSON_AddNumberToObject(diag, "momentum_map_drift", rep->momentum_map_drift);

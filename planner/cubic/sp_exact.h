@@ -19,7 +19,7 @@ int sp_exact_applies(const sp_problem *pb);
 typedef struct sp_exact_solution {
     int converged;
     double residual;       /* scaled optimality residual of the returned grid */
-    double error_estimate; /* see above */
+    double error_estimate; /* of the finer of two grids (docs/methods.md §3.4b) */
     int rounds, iterations, jacobians, sweeps;
     sp_time_parts times; /* where the solve's time went */
     int *segment_steps;   /* of the returned grid (n_targets), malloc'd */

@@ -17,7 +17,8 @@ typedef struct sp_sleigh_se2 {
 /* Fills *model (group SE(2), m = 1, `sleigh` as params, which must outlive it).
  * SP_ERR_INVALID for NULL or non-finite data, m ≤ 0 or I ≤ 0. */
 sp_status sp_sleigh_se2_model(const sp_sleigh_se2 *sleigh, sp_nh_lie_model *model);
-/* The body inertia 𝕀 (3x3 row-major) and the coordinate mass matrix M(θ) above. */
+/* The body inertia 𝕀 (3x3 row-major) and the coordinate sleigh's mass matrix M(θ)
+ * (docs/methods.md §6.5). */
 void sp_sleigh_se2_inertia(const sp_sleigh_se2 *sleigh, double *Ib);
 void sp_sleigh_se2_mass_matrix(const sp_sleigh_se2 *sleigh, double theta, double *M);
 
