@@ -24,6 +24,9 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # (the keyframes part measures the planner against the tests' independent reference solver)
 BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
 HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
+# Every object depends on the headers it includes, as the compiler lists them (-MMD -MP:
+# build/…/x.d beside build/…/x.o, read at the end): a header change rebuilds its includers only.
+DEPFLAGS = -MMD -MP
 # The public headers, installed by `make install` (the umbrella symplan.h includes them):
 # what a program that links the library reads problems, solves, writes results and
 # drives the steppers with, and every header those include. The rest (sp_linalg.h, the
@@ -103,17 +106,17 @@ $(BUILD)/integrators/hohp_rk.o $(BUILD)/pic/integrators/hohp_rk.o: SP_CFLAGS += 
 # (the same for the round sphere's order-8 step, whose stage loops have fixed lengths)
 $(BUILD)/integrators/round_sphere.o $(BUILD)/pic/integrators/round_sphere.o: SP_CFLAGS += -funroll-loops
 
-$(BUILD)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(SP_CFLAGS) -c $< -o $@
+	$(CC) $(SP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/pic/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
+$(BUILD)/pic/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(SP_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(SP_CFLAGS) $(DEPFLAGS) -fPIC -c $< -o $@
 # The shared library exports what the public headers declare and nothing else: the
 # version script lists every symbol the objects define whose name a public header
 # mentions; the rest (linear algebra, readers, family tables) stays local.
@@ -234,9 +237,9 @@ $(MPI_STAMP): | $(DEPS_STAMP)
 	    || { echo "symplan: could not install $(MPI_PACKAGES)"; exit 1; }; \
 	fi
 	@touch $@
-$(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c $(HEADERS) | $(MPI_STAMP)
+$(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c | $(MPI_STAMP)
 	@mkdir -p $(dir $@)
-	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) -DSP_HAVE_MPI -c $< -o $@
+	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $(DEPFLAGS) -DSP_HAVE_MPI -c $< -o $@
 $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
 	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -363,6 +366,13 @@ valgrind: $(TESTS) $(BIN) $(VALGRIND_STAMP)
 
 clean:
 	rm -rf $(BUILD)
+
+# The header dependencies of the objects built so far; an object built without its list
+# (by an older Makefile) depends on every header, once.
+DEP_OBJ = $(LIB_OBJ) $(PIC_OBJ) $(CMD_OBJ) $(TEST_OBJ) $(BUILD)/mpi/planner/cli/cmd_study.o $(BUILD)/tests/tsan/threads_main.o
+DEP_FILES = $(wildcard $(DEP_OBJ:.o=.d))
+$(filter-out $(DEP_FILES:.d=.o),$(wildcard $(DEP_OBJ))): $(HEADERS)
+-include $(DEP_FILES)
 
 # The command, both libraries with the soname's links, the public headers under
 # include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder

@@ -1,34 +1,10 @@
 /* Feedback integrators for mechanical systems with holonomic constraints (Chang,
- * Perlmutter & Vankerschaver, Sensors 22 (2022) 6487).
- *
- * For a holonomic model (sp_holonomic.h) H = ½ pᵀM⁻¹p + V(q) with constraints g(q) = 0 ∈ Rᵐ,
- * the second-class constraints are φ = (g(q), ψ(q, p)), ψ = G(q) M⁻¹ p. Dirac's formula
- * extends the constrained dynamics from T*Q to all of R²ⁿ (where W = G M⁻¹ Gᵀ is invertible):
- *
- *     ż = X(z) = X_H − Σ_ij X_{φ_i} C^{ij} {φ_j, H},   C_ij = {φ_i, φ_j}.
- *
- * With v = M⁻¹p, S_ab = {ψ_a, ψ_b} = (g''_a v)·M⁻¹G_bᵀ − (g''_b v)·M⁻¹G_aᵀ and
- * c_a = {ψ_a, H} = g''_a[v, v] − (G M⁻¹ ∇V)_a, the blocks of C⁻¹ give the multipliers
- *
- *     μ_ψ = W⁻¹ ψ,   μ_g = W⁻¹ (S μ_ψ − c),
- *     q̇ = M⁻¹p − M⁻¹Gᵀ μ_ψ,   ṗ = −∇V + Gᵀ μ_g + Σ_a μ_ψ,a g''_a v.
- *
- * Every φ_i and H are first integrals of X on all of R²ⁿ (so is any first integral of the
- * constrained system that Poisson-commutes with the constraints, such as L₃ for the
- * spherical pendulum). For the spherical pendulum, g = ½(|q|² − l²), M = mI, this is the
- * field of Chang, Perlmutter & Vankerschaver (2022).
- *
- * The feedback integrator is ż = X(z) − ∇V_fb(z) with
- *
- *     V_fb = ½k₁|s₁ g(q)|² + ½k₂|s₂ ψ(q, p)|² + ½k₃(H − H₀)² + ½k₄(I − I₀)²,
- *
- * I an optional extra first integral given by a callback (L₃ for the pendulum). Since
- * ∇V_fb·X = 0, V̇_fb = −|∇V_fb|² along the flow and {V_fb = 0} attracts. The scales s₁, s₂
- * let V_fb use the normalisation of that paper whatever the model's g: for the pendulum
- * with g = ½(|q|² − l²), s₁ = 2 gives |q|² − l² and s₂ = m gives q·p.
- *
- * sp_feedback_rhs is an ODE callback (sp_explicit_rk.h): feedback + Euler, RK4, DOP853.
- * Explicit steps are stable only for roughly h·4k₁l² < 2. */
+ * Perlmutter & Vankerschaver, Sensors 22 (2022) 6487; docs/methods.md §5.8): the
+ * constrained dynamics of a holonomic model (sp_holonomic.h) extended to all of R²ⁿ by
+ * Dirac's formula, minus the gradient of a feedback potential V_fb that makes the constraint
+ * set and the chosen first integrals attracting. sp_feedback_rhs is an ODE callback for
+ * sp_explicit_rk.h (Euler, RK4, DOP853); explicit steps are stable only for roughly
+ * h·4k₁l² < 2. */
 #ifndef SP_FEEDBACK_H
 #define SP_FEEDBACK_H
 

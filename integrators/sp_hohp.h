@@ -1,17 +1,10 @@
 /* Discrete higher-order Hamilton–Pontryagin (HOHP) integrators for Riemannian cubics on
- * a Lie group with bi-invariant metric (Burnett, Holm & Meier, "Geometric integrators
- * for higher-order mechanics on Lie groups", arXiv:1112.6037, 2011; their θ-family step map).
- *
- * Node state (g, ξ, ν, p): group element, body velocity, and the discrete
- * Legendre–Ostrogradsky momenta ν ≈ −ξ̈ (conjugate to g) and p ≈ ξ̇ (conjugate to ξ).
- * One step of size h with retraction τ:
- *     Δ   = h((1−θ)ξ_k + θξ_{k+1})          ξ_{k+1} = ξ_k + h p_k − h²(1−θ) dτ_Δᵀ ν_k
- *     μ   = dτ_Δᵀ ν_k,   π = p_k − h(1−θ)μ   (interval momenta; π is the control η_k)
- *     R   = τ(Δ),  g_{k+1} = g_k R,  ν_{k+1} = Ad*_R ν_k,  p_{k+1} = π − hθμ.
- * θ = 0 and θ = 1 are explicit and of order 1 (and adjoint to each other); θ = ½ is
- * the symmetric, implicit, order-2 Störmer–Verlet-type scheme. The spatial momentum
- * map Ad*_{g⁻¹}ν, the right-action momentum −ad*_ξ p − ν and |ν| are conserved
- * exactly (discrete Noether). */
+ * a Lie group with bi-invariant metric (Burnett, Holm & Meier, arXiv:1112.6037, 2011; the
+ * θ-family step map of docs/methods.md §2.3). Node state (g, ξ, ν, p): group element, body
+ * velocity and the discrete momenta ν ≈ −ξ̈, p ≈ ξ̇. θ = 0 and 1 are explicit, order 1;
+ * θ = ½ is symmetric, implicit, order 2. The spatial momentum map, the right-action momentum
+ * and |ν| are conserved exactly.
+ * A stepper owns its configuration copy and work space; steps allocate nothing. */
 #ifndef SP_HOHP_H
 #define SP_HOHP_H
 
@@ -79,17 +72,10 @@ const sp_hohp_config *sp_hohp_get_config(const sp_hohp *s);
  * may alias `in`). When `interval` is not NULL it receives the step's interval record.
  * A failed implicit solve returns its status and leaves `out` untouched.
  *
- * The implicit solve (0 < θ < 1) starts from the guess dτ ≈ I, unless the step continues
- * the last ones: `in` is bitwise the state the last successful step returned, |h| is at
- * most twice the last step, and the extrapolation made for the last step came closer to
- * its solution than this guess (so from the fourth step of a chain on). Then it starts
- * from the interval momentum extrapolated along those steps (hohp.c, predict_mu), and
- * falls back to the plain guess if that solve fails. Newton, which gains only from a
- * prediction within its tolerance (h ≲ 1e-3 on instance A: one update instead of two),
- * pauses predicting after one that was not. Either start converges to the same solution
- * within the solver tolerance; a kick to ν (a keyframe), a new initial state or
- * sp_hohp_reset breaks the chain. Newton stops by its quadratic rate as well (its
- * Jacobian is exact), whatever solve.rate_stop says. */
+ * The implicit solve (0 < θ < 1) starts from the guess dτ ≈ I, or, when the step continues
+ * a chain of steps (`in` bitwise the last result, |h| at most twice the last step), from
+ * the interval momentum extrapolated along it; either start converges to the same solution
+ * within the solver tolerance (docs/methods.md §2.4). sp_hohp_reset breaks the chain. */
 sp_status sp_hohp_step(sp_hohp *s, double h, const sp_hohp_state *in, sp_hohp_state *out, sp_hohp_interval *interval);
 
 /* Forgets the steps taken: the next step starts from the plain guess, as the first does. */

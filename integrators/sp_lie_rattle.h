@@ -1,25 +1,9 @@
-/* RATTLE on a Lie group: the variational Störmer–Verlet integrator of a left-invariant
- * mechanical system in left trivialisation, with a retraction τ chosen by name
- * (discrete Lagrangian L_d = h ℓ(ξ_k) − (h/2)(V(g_k) + V(g_{k+1}))).
- *
- * State (g, μ) ∈ G × g*: the group element and the body momentum. With the
- * left-trivialised potential gradient f(g), ⟨f(g), η⟩ = dV(g)(g η̂), the continuous
- * equations are ġ = g ξ̂, μ = 𝕁(ξ), μ̇ = ad*_ξ μ − f(g), and one step of size h is
- *
- *     (dτ⁻¹_{hξ})ᵀ 𝕁(ξ) = μ_k − (h/2) f(g_k)                (solve for ξ),
- *     g_{k+1} = g_k τ(hξ),
- *     μ_{k+1} = (dτ⁻¹_{−hξ})ᵀ 𝕁(ξ) − (h/2) f(g_{k+1}),
- *
- * where dτ⁻¹ is the inverse right-trivialised differential of sp_lie.h. For τ = cay on
- * SO(3) this is the explicit form with (I ± (h/2)ξ̂ + (h²/4)ξξᵀ).
- *
- * The first line is solved in the equivalent form 𝕁(ξ) = dτ_{hξ}ᵀ r, r = μ_k − (h/2)f(g_k),
- * by the shared Newton solver with the analytic Jacobian D𝕁(ξ) − h D_τ(hξ, r), D_τ being
- * the retraction's dtau_T_deriv; nothing in the step is specific to SO(3).
- *
- * The map is symplectic, symmetric (when τ(−x) = τ(x)⁻¹, true of exp and cay) and of
- * order 2; it keeps momentum maps of symmetries of V (e.g. e₃·(Rμ) for the heavy top)
- * and, on SO(3), RᵀR = I to round-off. Model callbacks return 0 on success. */
+/* RATTLE on a Lie group (docs/methods.md §5.6): the variational Störmer–Verlet integrator
+ * of a left-invariant mechanical system in left trivialisation, state (g, μ) ∈ G × g*, with
+ * a retraction τ chosen by name. The implicit velocity equation is solved by the shared
+ * Newton solver with the analytic Jacobian. Symplectic, symmetric (for τ(−x) = τ(x)⁻¹),
+ * order 2; keeps momentum maps of symmetries of V and, on SO(3), RᵀR = I to round-off.
+ * Model callbacks return 0 on success; the stepper borrows the model. */
 #ifndef SP_LIE_RATTLE_H
 #define SP_LIE_RATTLE_H
 

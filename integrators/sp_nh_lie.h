@@ -1,84 +1,8 @@
-/* Lobatto IIIA–IIIB nonholonomic integrators on Lie groups: the Runge–Kutta–Munthe-Kaas
- * transposition of the vector-space method of sp_nonholonomic.h (Sato Martín de Almagro &
- * Martín de Diego, "High-order geometric nonholonomic
- * integrators on vector spaces and Lie groups", after Bogfjellmo & Marthinsen's
- * symplectic RKMK methods, Found. Comput. Math. 2016).
- *
- * The system lives on G × g* in left trivialisation: g ∈ G, the body velocity ξ = g⁻¹ġ,
- * the body momentum μ = 𝕁(ξ) = ∂ℓ/∂ξ of ℓ(g, ξ) = T(ξ) − V(g), and m linear constraints
- * on the body velocity, ⟨α_a(g), ξ⟩ = 0 (a = 1..m). With f(g) the left-trivialised
- * gradient of V (⟨f(g), η⟩ = dV(g)·(g η̂)), the Euler–Poincaré–d'Alembert equations are
- *
- *     ġ = g ξ̂,   μ̇ = ad*_ξ μ − f(g) + α(g)ᵀλ,   0 = α(g) ξ,   μ = 𝕁(ξ).
- *
- * Energy is conserved (the constraints are linear and homogeneous).
- *
- * The method (s = 2, 3, 4 stages; a = Lobatto IIIA, b its weights, sp_tableau.h). A
- * retraction τ (exp or Cayley, chosen by name) parametrises the step from g_k:
- * g^i = g_k τ(ξ^i). Write d^Lτ_ξ for the LEFT-trivialised differential of τ
- * (T_ξτ·η = τ(ξ) (d^Lτ_ξ η)^); for τ(−ξ) = τ(ξ)⁻¹ it is the right-trivialised dτ_{−ξ} of
- * sp_lie.h. The unknowns are the algebra velocities η_1..η_s and the multipliers
- * Λ_2..Λ_s; Λ_1 = λ_k is carried over from the previous step. Then
- *
- *     ξ^i = h Σ_j a_ij η_j,   ξ̄ = h Σ_j b_j η_j (= ξ^s),   g^i = g_k τ(ξ^i),   g_{k+1} = g_k τ(ξ̄),
- *     V^i = d^Lτ_{ξ^i} η_i          (the body velocity of stage i),   μ_i = 𝕁(V^i),
- *     F_i = −f(g^i) + α(g^i)ᵀΛ_i     (the force at stage i, body frame),
- *     P_i = (d^Lτ_{ξ^i})ᵀ μ_i,       W_i = (d^Lτ_{ξ^i})ᵀ F_i + ∂_ξ⟨μ_i, d^Lτ_ξ η_i⟩|_{ξ=ξ^i},
- *     (d^Lτ⁻¹_{−ξ̄})ᵀ ν = μ_k + h Σ_j b_j Ad*_{τ(−ξ^j)} F_j,
- *     P_i = ν − h Σ_j (b_j a_ji / b_i) W_j                                  (i = 1..s),
- *     Ad*_{τ(−ξ^i)} μ̃_i = μ_k + h Σ_j a_ij Ad*_{τ(−ξ^j)} F_j,   ⟨α(g^i), 𝕁⁻¹(μ̃_i)⟩ = 0   (i = 2..s),
- *     μ_{k+1} = μ̃_s = (d^Lτ⁻¹_{ξ̄})ᵀ ν,   λ_{k+1} = Λ_s.
- *
- * This is the system of that paper: its ξ_{k,k+1}, ξ^i_k, N^i_k = (d^Lτ_{ξ^i})ᵀ F_i and
- * M^i_k = P_i + h Σ_j (b_j a_ji/b_i) (dd^Lτ_{ξ^j})ᵀ(η_j, P_j), and its carried momentum
- * μ_k (the chart momentum ν of the previous step) enters through the body momentum
- * (d^Lτ⁻¹_{ξ_{k−1,k}})ᵀ μ_k, which is the state kept here. The IIIB stage equations
- * P_i = … are the paper's M-equations, multiplied out, with the ratio a_ji/b_j of its
- * N-term read as a_ji/b_i, as in its own dd-term (b_j a_ji/b_i: the variational, IIIB,
- * coefficient; a_ji/b_j would not reduce to Lobatto IIIB on Rⁿ). The IIIA-type stage
- * momenta μ̃_i (the paper's μ^i_k, on which the constraint is imposed) transport the
- * momentum balance to the frame of g_k with the IIIA coefficients: μ̃_1 = μ_k and
- * μ̃_s = μ_{k+1}, so the constraint holds at every stage AND at every step point (the
- * paper's line for μ^i_k, garbled in its text, would not: on Rⁿ it must reduce to the
- * p̃^i of sp_nonholonomic.h, and this one does). On Rⁿ (τ = +, Ad = I) every line reduces
- * to the vector-space method of sp_nonholonomic.h.
- * Order 2s − 2 in (g, μ).
- *
- * Properties (measured in tests/test_nh_lie.c):
- *  - g stays on the group up to round-off (it is only ever a product of retractions;
- *    SE(2) keeps its last row exactly (0, 0, 1)); the constraint holds to the Newton
- *    tolerance at every stage and step point;
- *  - on an abelian group (Rⁿ) the map (g, μ, λ) ↦ (g', μ', λ') is the vector-space method
- *    and symmetric to round-off. On a non-abelian group it is NOT exactly symmetric: the
- *    RKMK chart is anchored at g_k, and Φ_{−h}∘Φ_h − id on (g, μ) is a local error of
- *    about O(h^(2s)) (so the energy error of long runs can drift, slowly);
- *  - the carried Λ_1 has a parasitic mode: a perturbation δ of Λ_1 returns as Λ_s = ρδ,
- *    ρ = ρ₀(1 + h c) + O(h²), ρ₀ = ±1. On Rⁿ with constant constraints c = 0; on a group
- *    the stage-1 force, applied at g_k and carried to the frame of g_{k+1} by Ad*, gives
- *    (one constraint, α constant in the body frame, linear 𝕁)
- *        c = ⟨𝕁⁻¹αᵀ, ad*_ξ αᵀ⟩ / ⟨α, 𝕁⁻¹αᵀ⟩,
- *    which need not average out: for the Chaplygin sleigh moving forward at speed V,
- *    c = V m a/(I + m a²); for the Suslov body in its final steady rotation c > 0. The
- *    mode then grows like e^(c t) and ruins long runs (the sleigh ends up driving
- *    backwards). SP_NH_LIE_LAMBDA_RECOMPUTE has no such mode (same order, constraint
- *    still exact); use it for long runs on groups.
- *
- * The stage system, (s·dim + (s−1)·m) equations, is solved by the shared Newton solver
- * (sp_newton.h) with a central finite-difference Jacobian (step
- * 1e-7·max(1, |x_j|)), computed at the first iterate of a step and recomputed only when
- * the residual stops falling by a factor 10 (the exact Jacobian would need third
- * derivatives of τ). The initial guess is η_i = 𝕁⁻¹(μ_k), Λ_i = Λ_1, unless the step
- * continues the last one: (g, μ) and the carried λ are bitwise what the last successful
- * step returned. Then (s ≥ 3, |h| at most twice the last step) the last step's body
- * velocities V^i and multipliers Λ_i are extrapolated to the new stage times and the chart
- * velocities η_i follow from V^i (nh_lie.c, predict); if that solve fails, the step starts
- * again from the plain guess.
- * With opt.newton.warm_start a continuing step solves by simplified Newton with the
- * factorised Jacobian kept from earlier steps while its measured contraction makes that
- * cheaper than a fresh one (sp_newton_solve_simplified; opt.newton.stale_updates, 12 by
- * default, prices a fresh Jacobian in updates). Either way the stages are converged to
- * the Newton tolerance.
- *
+/* Lobatto IIIA–IIIB nonholonomic integrators on Lie groups (the RKMK form of
+ * sp_nonholonomic.h; docs/methods.md §6.5): a system on G × g* with linear constraints on the
+ * body velocity, stepped in place on (g, μ, λ) with s = 2, 3, 4 stages, order 2s − 2.
+ * The stepper borrows the model and the retraction and owns its work space; a step solves the
+ * stage system by the shared Newton solver (sp_newton.h) and allocates nothing.
  * Failures come back as a status and leave the caller's state untouched:
  *   SP_ERR_NO_CONVERGENCE   Newton (or the inversion of a nonlinear 𝕁) did not converge;
  *   SP_ERR_SINGULAR         a singular Newton matrix or α 𝕁⁻¹ αᵀ;

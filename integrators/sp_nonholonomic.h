@@ -1,44 +1,12 @@
 /* Lobatto IIIA–IIIB partitioned Runge–Kutta methods for nonholonomic mechanical systems
- * (Martín de Diego & Sato Martín de Almagro, arXiv 1810.10926, and
- * Sato Martín de Almagro, BIT Numer. Math. 2022, eq. 1.3).
- *
- * The system: a Hamiltonian H(q, p) (any, possibly non-separable) and m linear velocity
- * constraints μ(q) q̇ = 0, written in Hamiltonian form as Ψ(q, p) := μ(q) H_p(q, p) = 0:
- *
- *     q̇ = H_p,   ṗ = −H_q + μ(q)ᵀλ,   0 = Ψ(q, p)                      (index 2).
- *
- * The multiplier of the hidden constraint d/dt Ψ = 0 is
- *
- *     λ(q, p) = (Ψ_p μᵀ)⁻¹ (Ψ_p H_q − Ψ_q H_p),   Ψ_p = μ H_pp,  Ψ_q = Dμ[·]H_p + μ H_pq.
- *
- * The method, with a = Lobatto IIIA, â = Lobatto IIIB (sp_tableau.h) and
- * F_j = −H_q(Q_j, P_j) + μ(Q_j)ᵀΛ_j:
- *
- *     Q_i = q + h Σ_j a_ij H_p(Q_j, P_j),   P_i = p + h Σ_j â_ij F_j          (i = 1..s),
- *     p̃^i = p + h Σ_j a_ij F_j,              0 = μ(Q_i) H_p(Q_i, p̃^i)           (i = 2..s),
- *     Λ_1 = λ (carried over),  q' = q + h Σ_j b_j H_p(Q_j, P_j),  p' = p + h Σ_j b_j F_j,  λ' = Λ_s.
- *
- * The constraint sits on the IIIA-type stage momenta p̃^i, so that it holds at every stage
- * and at every step point ((Q_s, p̃^s) = (q', p')), and the order in (q, p) is 2s − 2.
- * Carrying the last stage multiplier over makes (q, p, λ) ↦ (q', p', λ') symmetric and
- * keeps the energy error bounded (contact oscillator); start with
- * λ_0 = λ(q_0, p_0) (sp_nh_multiplier).
- * Caveat, measured (tests/test_nonholonomic.c, and an independent Python implementation
- * gives the same numbers): when the motion is attracted to a relative equilibrium — the Chaplygin sleigh
- * straightening out at the rate α = m a v/(I + m a²) — the symmetric map answers with a
- * parasitic multiplier mode, (−1)^k for s = 2, that grows like exp(α t/(s − 1)) whatever h,
- * and eventually wrecks the energy. Long runs of such systems need SP_NH_LAMBDA_RECOMPUTE.
- * The unknowns Q_2..Q_s, P_1..P_s, Λ_2..Λ_s are solved together by the shared Newton
- * solver (sp_newton.h) with the analytic Jacobian built from the model's second
- * derivatives.
- *
+ * (Martín de Diego & Sato Martín de Almagro; docs/methods.md §6.1–6.4): a Hamiltonian
+ * H(q, p) with m linear velocity constraints, stepped in place on (q, p, λ) with s = 2, 3, 4
+ * stages, order 2s − 2, the constraint kept at every stage and step point.
+ * The stepper borrows the model and owns its work space; a step solves the stage system by
+ * the shared Newton solver (sp_newton.h) with the analytic Jacobian and allocates nothing.
  * Two variants exist for comparison only:
- *   SP_NH_LAMBDA_RECOMPUTE   Λ_1 = λ(q_k, p_k) at every step: still order 2s − 2, but not
- *                            symmetric, and the energy drifts linearly;
- *   SP_NH_PLACE_IIIB         the constraint on the IIIB momenta, Ψ(Q_i, P_i) = 0 for
- *                            i = 1..s−1 and Ψ(q', p') = 0, with Λ_1..Λ_s all unknown: it
- *                            keeps the constraint at step points but only has order s − 1.
- *
+ *   SP_NH_LAMBDA_RECOMPUTE   Λ_1 = λ(q_k, p_k) at every step (not symmetric);
+ *   SP_NH_PLACE_IIIB         the constraint on the IIIB momenta (order s − 1).
  * Failures come back as a status and leave the caller's state untouched:
  *   SP_ERR_NO_CONVERGENCE   Newton did not converge;
  *   SP_ERR_SINGULAR         a singular Newton matrix or Ψ_p μᵀ (rank-deficient constraints);
@@ -84,7 +52,7 @@ sp_status sp_nh_energy(const sp_nh_model *model, const double *q, const double *
 sp_status sp_nh_constraint(const sp_nh_model *model, const double *q, const double *p, double *psi);
 /* max_a |Ψ_a(q, p)| into *residual. */
 sp_status sp_nh_constraint_residual(const sp_nh_model *model, const double *q, const double *p, double *residual);
-/* The continuous multiplier λ(q, p) above (m values); SP_ERR_SINGULAR when
+/* The continuous multiplier λ(q, p) = (Ψ_p μᵀ)⁻¹ (Ψ_p H_q − Ψ_q H_p) (m values); SP_ERR_SINGULAR when
  * Ψ_p μᵀ = μ H_pp μᵀ is singular. */
 sp_status sp_nh_multiplier(const sp_nh_model *model, const double *q, const double *p, double *lam);
 /* The index-reduced ODE ẏ = (H_p, −H_q + μᵀλ(q, p)), y = (q, p), as an sp_ode_fn of

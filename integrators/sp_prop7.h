@@ -1,24 +1,8 @@
-/* Holonomic plus index-1 (vakonomic) constraints: "RATTLE outer, midpoint inner"
- * (a reconstruction of Prop. 7 of McLachlan, Modin, Verdier &
- * Wilkins, SIAM J. Sci. Comput. 35 (2013) A2150).
- *
- * The index-1 Hamiltonian H(q, p, λ) of sp_vakonomic.h together with holonomic
- * constraints h(q) = 0 ∈ Rᵏ (Jacobian Dh):
- *
- *     q̇ = H_p,  ṗ = −H_q − Dhᵀμ,  0 = H_λ,  0 = h(q),   hidden: Dh(q) H_p(q, p, λ) = 0.
- *
- * One step (q0, p0) ↦ (q1, p1), q̄ = ½(q0 + q1), λ̄ = λ(q̄, p_{1/2}):
- *
- *     p_{1/2} = p0 − (h/2)(H_q(q̄, p_{1/2}, λ̄) + Dh(q0)ᵀμ0),
- *     q1      = q0 + h H_p(q̄, p_{1/2}, λ̄),            0 = h(q1),
- *     p1      = p_{1/2} − (h/2)(H_q(q̄, p_{1/2}, λ̄) + Dh(q1)ᵀμ1),
- *     0       = Dh(q1) H_p(q1, p1, λ(q1, p1)),
- *
- * i.e. an impulse at q0, one implicit-midpoint step of Ĥ, an impulse at q1. The first
- * three lines are one Newton solve (shared solver, analytic Jacobian with λ̄ eliminated
- * by the implicit function theorem) for (q1, p_{1/2}, ν0), ν0 = (h/2)μ0; the last is a
- * k x k linear solve for ν1 = (h/2)μ1, since H_p(q, p, λ(q, p)) is linear in p.
- * Symplectic on T*Q = {h(q) = 0, Dh H_p = 0}, symmetric, order 2. */
+/* Holonomic plus index-1 (vakonomic) constraints: "RATTLE outer, midpoint inner" (a
+ * reconstruction of Prop. 7 of McLachlan, Modin, Verdier & Wilkins, SIAM J. Sci. Comput. 35
+ * (2013) A2150; docs/methods.md §5.7). One step (q0, p0) ↦ (q1, p1) is an impulse at q0, one
+ * implicit-midpoint step of the index-1 Hamiltonian, an impulse at q1: one Newton solve and
+ * one k x k linear solve. Symplectic on T*Q, symmetric, order 2. */
 #ifndef SP_PROP7_H
 #define SP_PROP7_H
 

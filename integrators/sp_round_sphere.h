@@ -1,25 +1,9 @@
 /* Riemannian cubics of the unit sphere S² ⊂ R³ (the round metric), integrated in the
- * embedding by the order-8 table of Dormand and Prince (DOP853's main solution; Hairer,
- * Nørsett & Wanner, Solving ODEs I, §II.10).
- *
- * A cubic minimises ½∫|∇ₜẏ|² along y(t) on S²; between keyframes it solves
- *     ∇ₜ³ẏ + R(∇ₜẏ, ẏ)ẏ = 0,   R(X, Y)Z = ⟨Y, Z⟩X − ⟨X, Z⟩Y on the unit sphere
- * (Noakes, Heinzinger & Paden, "Cubic splines on curved spaces", 1989; Crouch & Silva
- * Leite, "The dynamic interpolation problem: on Riemannian manifolds, Lie groups, and
- * symmetric spaces", 1995). With v = ẏ, a = ∇ₜẏ, j = ∇ₜ²ẏ (tangent vectors at y, written
- * in R³) and the covariant derivative of a tangent field being the tangential part of its
- * derivative, the system is the polynomial ODE in R¹²
- *     ẏ = v,   v̇ = a − |v|² y,   ȧ = j − ⟨a, v⟩ y,   j̇ = −|v|² a + ⟨a, v⟩ v − ⟨j, v⟩ y,
- * whose normal terms keep |y| = 1 and ⟨y, v⟩ = ⟨y, a⟩ = ⟨y, j⟩ = 0 invariant. A Runge–Kutta
- * step keeps them to its local error (not to round-off); callers start every segment on
- * the sphere. The state also carries the running cost c with ċ = ½|a|², and optionally
- * the horizontal lift g ∈ SO(3), ġ = (y × v)^ g: the rotation without spin about the
- * point (its spatial angular velocity y × v is normal to y) that carries y(0) along, so
- * that g y0 = y when g(0) y0 = y(0).
- *
- * The step's tangent map (the derivative of the discrete step itself: the variational
- * equations integrated by the same table, stage by stage) is available for the twelve
- * components (y, v, a, j), for Newton's method on shooting systems. */
+ * embedding by DOP853's order-8 table (docs/methods.md §3.4e). The state is (y, v, a, j) in
+ * R¹² (point, velocity, covariant acceleration and jerk), the running cost c = ∫½|a|², and
+ * optionally the horizontal lift g ∈ SO(3). A step keeps the sphere's invariants to its local
+ * error (callers start every segment on the sphere), and its tangent map (the variational
+ * equations integrated by the same table) is available for the twelve components (y, v, a, j). */
 #ifndef SP_ROUND_SPHERE_H
 #define SP_ROUND_SPHERE_H
 

@@ -40,6 +40,15 @@ typedef struct sp_curve sp_curve;
  * them (NULL when out of memory or out of room). */
 typedef double *(*sp_drift_add_fn)(void *ctx, const char *name, int rows);
 
+/* The drift of a result of an expression model ("custom"), for a family's `drift`: the
+ * problem it solved, read back from its "input", must be of `kind` (else an input error
+ * saying it is not `kind_name`); `drift` then recomputes the invariants with that
+ * problem's model. The problem is freed before returning. */
+typedef sp_status (*sp_problem_drift_fn)(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                                         sp_input_error *err);
+sp_status sp_custom_drift(const cJSON *result, sp_model_kind kind, const char *kind_name, sp_problem_drift_fn drift,
+                          const sp_traj *tr, sp_drift_add_fn add, void *ctx, sp_input_error *err);
+
 typedef struct sp_family {
     const char *name;                    /* as the problem reader's family of the same models */
     unsigned kinds;                      /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */

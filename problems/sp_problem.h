@@ -91,6 +91,10 @@ sp_status sp_plan_grid_init(sp_plan_grid *g, const sp_cubic_spline *c, double T,
 /* The grid with segment_steps[i] even steps in segment i (sp_cubic_segments of them,
  * each at least 1), as the automatic resolution of a plan chooses them. */
 sp_status sp_plan_grid_init_segments(sp_plan_grid *g, const sp_cubic_spline *c, double T, const int *segment_steps);
+/* The steps of a plan, the sum of segment_steps over the sp_cubic_segments (N when
+ * segment_steps is NULL), and its grid (sp_plan_grid_init_segments, else sp_plan_grid_init). */
+int sp_plan_grid_steps(const sp_cubic_spline *c, double T, int N, const int *segment_steps);
+sp_status sp_plan_grid_init_steps(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N, const int *segment_steps);
 void sp_plan_grid_free(sp_plan_grid *g);
 
 /* The reached point of target i: g·y0 on the sphere, g itself on the group; and its

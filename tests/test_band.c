@@ -5,14 +5,20 @@
  *   - the condensed shape of a keyframe plan (kl = ku = 8, n = 6006) likewise;
  *   - the factors serve several right-hand sides, and a copy (sp_band_copy) solves alike;
  *   - an exactly singular matrix is reported as SP_ERR_SINGULAR, a non-finite right-hand
- *     side as SP_ERR_NONFINITE. */
+ *     side as SP_ERR_NONFINITE.
+ * And the Levenberg–Marquardt steps of integrators/sp_band_lm.h: from far away they reach
+ * the known solution of a banded nonlinear system, every accepted step lowering the
+ * merit; a singular normal matrix, a stall (no descent direction, or failing trials), a
+ * non-finite residual and missing arguments come back as statuses. */
 #include <criterion/criterion.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "integrators/sp_band.h"
+#include "integrators/sp_band_lm.h"
 
 static double uniform(uint64_t *s)
 {
@@ -129,4 +135,148 @@ Test(band, singular_and_nonfinite)
     double x[3] = {1.0, NAN, 0.0};
     cr_assert_eq(sp_band_solve(b, x), SP_ERR_NONFINITE);
     sp_band_free(b);
+}
+
+/* ---- Levenberg–Marquardt steps on banded systems (integrators/sp_band_lm.h) ---- */
+
+/* A discrete nonlinear boundary-value problem, tridiagonal:
+ *     F_i(x) = 2x_i + x_i³ − x_{i−1} − x_{i+1} − b_i   (x_{−1} = x_n = 0),
+ * with b chosen so that x*_i = 2 sin(3i/n) + 1 solves it. */
+typedef struct lm_problem {
+    int n;
+    double *x, *x_trial, *b;
+    int trials, failing; /* trial calls; failing > 0: the trials fail (a model failure) */
+} lm_problem;
+
+static void lm_exact(int n, int i, double *v) { *v = 2.0 * sin(3.0 * i / n) + 1.0; }
+
+static void lm_residual(const lm_problem *p, const double *x, double *F)
+{
+    for (int i = 0; i < p->n; ++i) {
+        double left = i > 0 ? x[i - 1] : 0.0, right = i + 1 < p->n ? x[i + 1] : 0.0;
+        F[i] = 2.0 * x[i] + x[i] * x[i] * x[i] - left - right - p->b[i];
+    }
+}
+
+static void lm_jacobian(const lm_problem *p, const double *x, sp_band *J)
+{
+    sp_band_zero(J);
+    for (int i = 0; i < p->n; ++i) {
+        sp_band_add(J, i, i, 2.0 + 3.0 * x[i] * x[i]);
+        if (i > 0) sp_band_add(J, i, i - 1, -1.0);
+        if (i + 1 < p->n) sp_band_add(J, i, i + 1, -1.0);
+    }
+}
+
+static sp_status lm_problem_trial(void *ctx, const double *dx, double *F)
+{
+    lm_problem *p = ctx;
+    p->trials++;
+    if (p->failing) return SP_ERR_CALLBACK;
+    for (int i = 0; i < p->n; ++i) p->x_trial[i] = p->x[i] + dx[i];
+    lm_residual(p, p->x_trial, F);
+    return SP_OK;
+}
+
+static lm_problem lm_problem_new(int n)
+{
+    lm_problem p = {.n = n};
+    p.x = calloc((size_t)n, sizeof *p.x), p.x_trial = calloc((size_t)n, sizeof *p.x);
+    p.b = calloc((size_t)n, sizeof *p.b);
+    cr_assert(p.x && p.x_trial && p.b);
+    double *xs = calloc((size_t)n, sizeof *xs);
+    cr_assert(xs);
+    for (int i = 0; i < n; ++i) lm_exact(n, i, &xs[i]);
+    lm_residual(&p, xs, p.b); /* F(x*) with b = 0 */
+    free(xs);
+    return p;
+}
+
+static void lm_problem_free(lm_problem *p) { free(p->x), free(p->x_trial), free(p->b); }
+
+Test(band_lm, converges_to_the_known_solution_of_a_banded_system)
+{
+    const int n = 60;
+    lm_problem p = lm_problem_new(n);
+    sp_band *J = sp_band_alloc(n, 1, 1);
+    sp_band_lm *lm = sp_band_lm_alloc(n, 1, 1);
+    double *F = malloc((size_t)n * sizeof *F), *scale = malloc((size_t)n * sizeof *scale);
+    cr_assert(J && lm && F && scale);
+    for (int i = 0; i < n; ++i) p.x[i] = -3.0, scale[i] = 1.0; /* far from x* */
+    double mu = 1e-3, growth = 2.0, merit0 = 0.0;
+    lm_residual(&p, p.x, F);
+    for (int i = 0; i < n; ++i) merit0 += 0.5 * F[i] * F[i];
+    int steps = 0;
+    for (; steps < 200; ++steps) {
+        lm_residual(&p, p.x, F);
+        double norm = 0.0;
+        for (int i = 0; i < n; ++i) norm = fmax(norm, fabs(F[i]));
+        if (norm < 1e-13) break;
+        lm_jacobian(&p, p.x, J);
+        int accepted = 0;
+        double merit_before = 0.0, merit_after = 0.0;
+        for (int i = 0; i < n; ++i) merit_before += 0.5 * F[i] * F[i];
+        cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_OK);
+        cr_assert(accepted, "step %d rejected", steps);
+        memcpy(p.x, p.x_trial, (size_t)n * sizeof *p.x);
+        lm_residual(&p, p.x, F);
+        for (int i = 0; i < n; ++i) merit_after += 0.5 * F[i] * F[i];
+        cr_assert_lt(merit_after, merit_before, "an accepted step lowers the merit");
+    }
+    cr_assert_lt(steps, 200, "converged in %d steps", steps);
+    cr_assert_gt(merit0, 1.0);
+    for (int i = 0; i < n; ++i) {
+        double xs;
+        lm_exact(n, i, &xs);
+        cr_assert_lt(fabs(p.x[i] - xs), 1e-10, "x[%d] = %.17g, x* = %.17g", i, p.x[i], xs);
+    }
+    free(F), free(scale);
+    sp_band_free(J), sp_band_lm_free(lm), lm_problem_free(&p);
+}
+
+Test(band_lm, singular_stalled_and_invalid_come_back_as_statuses)
+{
+    const int n = 8;
+    lm_problem p = lm_problem_new(n);
+    sp_band *J = sp_band_alloc(n, 1, 1);
+    sp_band_lm *lm = sp_band_lm_alloc(n, 1, 1);
+    double F[8], scale[8];
+    cr_assert(J && lm);
+    for (int i = 0; i < n; ++i) p.x[i] = 0.5, scale[i] = 1.0;
+    lm_residual(&p, p.x, F);
+    int accepted = 1;
+    /* a zero column of J and no damping: the normal matrix is singular */
+    lm_jacobian(&p, p.x, J);
+    for (int r = 2; r <= 4; ++r) sp_band_add(J, r, 3, -sp_band_get(J, r, 3));
+    double mu = 0.0, growth = 2.0;
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_ERR_SINGULAR);
+    cr_assert_eq(accepted, 0);
+    cr_assert_eq(p.trials, 0, "no trial point before the solve");
+    /* the same J with damping: LM regularises the missing direction and still descends */
+    mu = 1e-3;
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_OK);
+    cr_assert_eq(accepted, 1);
+    cr_assert_eq(sp_band_lm_last_step(lm)[3], 0.0, "no step along the direction J does not see");
+    /* J = 0: no direction of descent, every damping tried, the point stands */
+    sp_band_zero(J);
+    p.trials = 0, mu = 1e-3, growth = 2.0;
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_OK);
+    cr_assert_eq(accepted, 0);
+    cr_assert_eq(p.trials, 40);
+    cr_assert_gt(mu, 1e-3, "the damping grew");
+    /* failing trials count as no decrease */
+    lm_jacobian(&p, p.x, J);
+    p.trials = 0, p.failing = 1, mu = 1e-3, growth = 2.0;
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_OK);
+    cr_assert_eq(accepted, 0);
+    cr_assert_eq(p.trials, 40);
+    /* a non-finite residual, and missing arguments */
+    p.failing = 0;
+    F[2] = NAN;
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_ERR_NONFINITE);
+    cr_assert_eq(sp_band_lm_step(lm, J, F, scale, &mu, &growth, NULL, &p, &accepted), SP_ERR_INVALID);
+    cr_assert_eq(sp_band_lm_step(NULL, J, F, scale, &mu, &growth, lm_problem_trial, &p, &accepted), SP_ERR_INVALID);
+    cr_assert_null(sp_band_lm_alloc(0, 1, 1));
+    cr_assert_null(sp_band_lm_alloc(4, -1, 1));
+    sp_band_free(J), sp_band_lm_free(lm), lm_problem_free(&p);
 }

@@ -30,11 +30,7 @@ sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const in
     d->cubic = pb->cubic;
     d->cubic.sigma = sigma;
     d->G = pb->cubic.group;
-    d->N = pb->steps;
-    if (segment_steps) {
-        d->N = 0;
-        for (size_t i = 0, k = sp_cubic_segments(&pb->cubic, pb->T); i < k; ++i) d->N += segment_steps[i];
-    }
+    d->N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
     d->n = d->G->dim;
     d->theta = pb->scheme->theta;
     d->k_lo = pb->plan.xi0_free ? 0 : 1;
@@ -45,8 +41,7 @@ sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const in
     d->B = malloc(N * n * n * sizeof *d->B);
     d->g = malloc((N + 1) * e * sizeof *d->g);
     d->full = malloc((N + 1) * n * sizeof *d->full);
-    if ((segment_steps ? sp_plan_grid_init_segments(&d->grid, &pb->cubic, pb->T, segment_steps)
-                       : sp_plan_grid_init(&d->grid, &pb->cubic, pb->T, d->N)) != SP_OK ||
+    if (sp_plan_grid_init_steps(&d->grid, &pb->cubic, pb->T, d->N, segment_steps) != SP_OK ||
         !d->xi || !d->R || !d->B || !d->g || !d->full) {
         sp_direct_free(d);
         return NULL;

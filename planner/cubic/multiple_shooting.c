@@ -8,6 +8,7 @@
 #include "planner/cubic/sp_keyframe_start.h"
 #include "planner/sp_parallel.h"
 #include "integrators/sp_band.h"
+#include "integrators/sp_band_lm.h"
 #include "integrators/sp_hohp_rk.h"
 #include "planner/cubic/sp_multiple_shooting.h"
 #include "lie/sp_linalg.h"
@@ -43,9 +44,9 @@ struct sp_ms {
     int kl, ku;
     sp_band *band;
     double *F, *dx, *dxb, *weight;
-    double *rscale, *rscale_kept; /* scale of every residual row (optimality residual, LM merit) */
-    sp_band *normal;              /* JᵀWJ for Levenberg–Marquardt steps, allocated when first needed */
-    double *grad;
+    double *rscale;  /* scale of every residual row (optimality residual, LM merit) */
+    sp_band_lm *lm;  /* Levenberg–Marquardt steps, allocated when first needed */
+    double lm_trial_seconds; /* in the trial sweeps of the last LM step */
     int max_iterations; /* Newton iterations allowed (the problem's unless capped) */
     int kept_factors;   /* the band holds factors taken from another object (sp_ms_take_factors) */
     int band_factored;  /* the band holds LU factors (else J or nothing) */
@@ -122,11 +123,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->G = pb->cubic.group;
     ms->n = ms->G->dim;
     ms->nz = 4 * ms->n;
-    ms->N = pb->steps;
-    if (segment_steps) {
-        ms->N = 0;
-        for (size_t i = 0, k = sp_cubic_segments(&pb->cubic, pb->T); i < k; ++i) ms->N += segment_steps[i];
-    }
+    ms->N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
     ms->exact = sigma == 0.0;
     ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
@@ -142,9 +139,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
                                          : (ms->stepper[w] = sp_hohp_alloc(&cfg)) != NULL;
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if (!steppers || !ms->off_lam ||
-        (segment_steps ? sp_plan_grid_init_segments(&ms->grid, &ms->cubic, pb->T, segment_steps)
-                       : sp_plan_grid_init(&ms->grid, &ms->cubic, pb->T, ms->N)) != SP_OK)
+    if (!steppers || !ms->off_lam || sp_plan_grid_init_steps(&ms->grid, &ms->cubic, pb->T, ms->N, segment_steps) != SP_OK)
         goto fail;
 
     /* blocks: cut at every keyframe, long stretches into even blocks */
@@ -181,9 +176,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->dxb = malloc(nx * sizeof *ms->dxb);
     ms->weight = malloc(nx * sizeof *ms->weight);
     ms->rscale = malloc(nx * sizeof *ms->rscale);
-    ms->rscale_kept = malloc(nx * sizeof *ms->rscale_kept);
-    ms->grad = malloc(nx * sizeof *ms->grad);
-    if (!ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale || !ms->rscale_kept || !ms->grad)
+    if (!ms->F || !ms->dx || !ms->dxb || !ms->weight || !ms->rscale)
         goto fail;
 
     if (pb->cubic.space == SP_SPACE_SPHERE) {
@@ -207,8 +200,8 @@ void sp_ms_free(sp_ms *ms)
     sp_plan_grid_free(&ms->grid), free(ms->off_lam), free(ms->kb);
     free(ms->off_s), free(ms->S), free(ms->S_trial), free(ms->E), free(ms->E_trial), free(ms->Jb);
     free(ms->Jb_trial), free(ms->lam), free(ms->lam_trial), sp_band_free(ms->band), free(ms->F);
-    free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale), free(ms->rscale_kept), free(ms->grad);
-    sp_band_free(ms->normal);
+    free(ms->dx), free(ms->dxb), free(ms->weight), free(ms->rscale);
+    sp_band_lm_free(ms->lm);
     free(ms);
 }
 
@@ -730,76 +723,35 @@ static double target_cost(const sp_ms *ms)
     return J;
 }
 
-/* ½ Σ (F_r / s_r)² with the row scales kept from the current point. */
-static double merit(const sp_ms *ms, const double *F)
+/* A trial point of a Levenberg–Marquardt step: S + dx swept, its residual into F. */
+static sp_status lm_trial(void *ctx, const double *dx, double *F)
 {
-    double m = 0.0;
-    for (int r = 0; r < ms->nx; ++r) m += 0.5 * (F[r] / ms->rscale_kept[r]) * (F[r] / ms->rscale_kept[r]);
-    return m;
+    sp_ms *ms = ctx;
+    const double t0 = sp_clock_seconds();
+    double res_trial;
+    retract(ms, ms->S, ms->lam, dx, 1.0, ms->S_trial, ms->lam_trial);
+    sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
+    if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, F, 0, &res_trial);
+    ms->lm_trial_seconds += sp_clock_seconds() - t0;
+    return ts;
 }
 
-/* One Levenberg–Marquardt step on the scaled residual, for where Newton's linear model
- * is not to be trusted (far from a solution, or along a nearly singular direction of
- * J: a sphere plan's spin about y0 over a long horizon is one). The band holds J at the
- * current point, unfactored. Solves (JᵀWJ + μ diag(JᵀWJ)) Δx = −JᵀWF and adapts μ by
- * the ratio of actual to predicted decrease (Nielsen's rule). Returns SP_OK with
- * *accepted set when the merit decreased; the trial point then becomes current. */
+/* One Levenberg–Marquardt step on the scaled residual (sp_band_lm.h), for where Newton's
+ * linear model is not to be trusted (far from a solution, or along a nearly singular
+ * direction of J: a sphere plan's spin about y0 over a long horizon is one). The band
+ * holds J at the current point, unfactored. Returns SP_OK with *accepted set when the
+ * merit decreased; the trial point then becomes current. */
 static sp_status lm_step(sp_ms *ms, double *mu, double *mu_growth, int *accepted)
 {
-    const int nx = ms->nx, kl = ms->kl, ku = ms->ku, w = kl + ku;
     *accepted = 0;
-    if (!ms->normal) ms->normal = sp_band_alloc(nx, w, w);
-    if (!ms->normal) return SP_ERR_NOMEM;
-    memcpy(ms->rscale_kept, ms->rscale, (size_t)nx * sizeof *ms->rscale);
-    const double phi0 = merit(ms, ms->F);
-    /* g = JᵀWF and the diagonal of JᵀWJ */
-    for (int c = 0; c < nx; ++c) {
-        double g = 0.0;
-        for (int r = c - ku < 0 ? 0 : c - ku; r <= c + kl && r < nx; ++r)
-            g += sp_band_get(ms->band, r, c) * ms->F[r] / (ms->rscale_kept[r] * ms->rscale_kept[r]);
-        ms->grad[c] = g;
-    }
-    for (int tries = 0; tries < 40; ++tries) {
-        sp_band_zero(ms->normal);
-        for (int c1 = 0; c1 < nx; ++c1)
-            for (int c2 = c1; c2 <= c1 + w && c2 < nx; ++c2) {
-                double a = 0.0;
-                for (int r = c2 - ku < 0 ? 0 : c2 - ku; r <= c1 + kl && r < nx; ++r)
-                    a += sp_band_get(ms->band, r, c1) * sp_band_get(ms->band, r, c2) /
-                         (ms->rscale_kept[r] * ms->rscale_kept[r]);
-                if (c1 == c2) {
-                    ms->weight[c1] = fmax(a, 1e-12); /* the Marquardt scaling, kept for the prediction */
-                    a += *mu * ms->weight[c1];
-                }
-                sp_band_add(ms->normal, c1, c2, a);
-                if (c2 != c1) sp_band_add(ms->normal, c2, c1, a);
-            }
-        const double t_lm = sp_clock_seconds();
-        sp_status st = sp_band_factor(ms->normal);
-        if (st != SP_OK) return st;
-        for (int c = 0; c < nx; ++c) ms->dx[c] = -ms->grad[c];
-        st = sp_band_solve(ms->normal, ms->dx);
-        ms->stats.algebra_seconds += sp_clock_seconds() - t_lm;
-        if (st != SP_OK) return st;
-        double predicted = 0.0;
-        for (int c = 0; c < nx; ++c) predicted += 0.5 * ms->dx[c] * (*mu * ms->weight[c] * ms->dx[c] - ms->grad[c]);
-        retract(ms, ms->S, ms->lam, ms->dx, 1.0, ms->S_trial, ms->lam_trial);
-        double res_trial;
-        sp_status ts = sweep(ms, ms->S_trial, ms->E_trial, NULL, &ms->running_trial);
-        if (ts == SP_OK) ts = residual(ms, ms->S_trial, ms->lam_trial, ms->E_trial, NULL, ms->dxb, 0, &res_trial);
-        double rho = ts == SP_OK && predicted > 0.0 ? (phi0 - merit(ms, ms->dxb)) / predicted : -1.0;
-        if (rho > 0.0) {
-            double q = 2.0 * rho - 1.0;
-            *mu *= fmax(1.0 / 3.0, 1.0 - q * q * q);
-            *mu_growth = 2.0;
-            swap_trial(ms);
-            *accepted = 1;
-            return SP_OK;
-        }
-        *mu *= *mu_growth;
-        *mu_growth *= 2.0;
-    }
-    return SP_OK;
+    if (!ms->lm) ms->lm = sp_band_lm_alloc(ms->nx, ms->kl, ms->ku);
+    if (!ms->lm) return SP_ERR_NOMEM;
+    ms->lm_trial_seconds = 0.0;
+    const double t0 = sp_clock_seconds();
+    sp_status st = sp_band_lm_step(ms->lm, ms->band, ms->F, ms->rscale, mu, mu_growth, lm_trial, ms, accepted);
+    ms->stats.algebra_seconds += sp_clock_seconds() - t0 - ms->lm_trial_seconds;
+    if (st == SP_OK && *accepted) swap_trial(ms);
+    return st;
 }
 
 /* Newton's method on the whole system. The band holds J at some point, factored or not.

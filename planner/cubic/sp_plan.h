@@ -1,6 +1,11 @@
-/* Tasks of the command: plan (NLopt over the initial momenta, gradients by the
- * discrete adjoint) and simulate (the initial value problem), each producing a result
- * tree in the JSON form of docs/results.md, "Results". */
+/* The cubic family's plan task. sp_plan_new borrows the problem (which must outlive the
+ * plan); sp_plan_solve solves it — by default the discrete optimality system of the whole
+ * plan by multiple shooting with a banded Newton solver (sp_multiple_shooting.h, with the
+ * exact, round-sphere, pose and weighted forms where the problem asks for them), or by
+ * single shooting when the file asks (NLopt over the initial momenta, sp_shooting.h) —
+ * and puts every outcome into the caller's sp_plan_result. sp_plan_result_json builds the
+ * result tree of docs/results.md, owned by the caller. The family table and the
+ * trajectory block shared with the simulate task are declared here too. */
 #ifndef SP_PLAN_H
 #define SP_PLAN_H
 

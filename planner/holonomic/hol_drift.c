@@ -14,18 +14,17 @@
 static sp_status drift_of(const sp_hol_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
                           void *ctx, sp_input_error *err);
 
+static sp_status custom_drift(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                               sp_input_error *err)
+{
+    return drift_of(pb->hol.type, pb->hol.params, tr, add, ctx, err);
+}
+
 sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err)
 {
-    if (sp_result_is_custom(model)) { /* an expression model: rebuilt from the problem it solved */
-        sp_problem pb;
-        sp_status st = sp_result_input_problem(root, &pb, err);
-        if (st != SP_OK) return st;
-        st = pb.kind == SP_KIND_HOLONOMIC ? drift_of(pb.hol.type, pb.hol.params, tr, add, ctx, err)
-                                          : sp_input_fail(err, "input.kind", "is not holonomic");
-        sp_problem_free(&pb);
-        return st;
-    }
+    if (sp_result_is_custom(model)) /* an expression model: rebuilt from the problem it solved */
+        return sp_custom_drift(root, SP_KIND_HOLONOMIC, "holonomic", custom_drift, tr, add, ctx, err);
     const sp_hol_model_type *type = sp_hol_model_by_name(model);
     if (!type) return sp_input_fail(err, "model", "'%s' is not a holonomic model", model ? model : "(none)");
     sp_param_values prm;

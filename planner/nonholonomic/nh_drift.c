@@ -99,18 +99,17 @@ static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *typ
     return SP_OK;
 }
 
+static sp_status custom_drift(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                               sp_input_error *err)
+{
+    return vector_drift(&pb->nh.params, pb->nh.type, tr, add, ctx, err);
+}
+
 sp_status sp_nh_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                       sp_input_error *err)
 {
-    if (sp_result_is_custom(model)) { /* an expression model: rebuilt from the problem it solved */
-        sp_problem pb;
-        sp_status st = sp_result_input_problem(root, &pb, err);
-        if (st != SP_OK) return st;
-        st = pb.kind == SP_KIND_NONHOLONOMIC ? vector_drift(&pb.nh.params, pb.nh.type, tr, add, ctx, err)
-                                             : sp_input_fail(err, "input.kind", "is not nonholonomic");
-        sp_problem_free(&pb);
-        return st;
-    }
+    if (sp_result_is_custom(model)) /* an expression model: rebuilt from the problem it solved */
+        return sp_custom_drift(root, SP_KIND_NONHOLONOMIC, "nonholonomic", custom_drift, tr, add, ctx, err);
     const sp_nh_model_type *type = sp_nh_model_by_name(model);
     const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);
     if (!type && !lie) return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");

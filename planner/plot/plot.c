@@ -14,7 +14,7 @@
  *    right-action momentum, the Casimir and the energy of a cubic; Ĥ, the first
  *    integrals and the constraint residual of a vakonomic model; for a holonomic model
  *    |q|² − l² and q·p (or the constraint and hidden constraint), |H − H0| and each
- *    first integral; for a nonholonomic model (nh_plot.c) |H − H0|, each first integral,
+ *    first integral; for a nonholonomic model (nh_drift.c) |H − H0|, each first integral,
  *    |Ψ(q, p)| and, on groups, the distance from the group); vakonomic models, and the
  *    nonholonomic ones that move in the plane, add the path in the plane of their first
  *    two coordinates. */

@@ -260,6 +260,19 @@ sp_status sp_plan_grid_init_segments(sp_plan_grid *g, const sp_cubic_spline *c, 
     return SP_OK;
 }
 
+int sp_plan_grid_steps(const sp_cubic_spline *c, double T, int N, const int *segment_steps)
+{
+    if (!segment_steps) return N;
+    N = 0;
+    for (size_t i = 0, k = sp_cubic_segments(c, T); i < k; ++i) N += segment_steps[i];
+    return N;
+}
+
+sp_status sp_plan_grid_init_steps(sp_plan_grid *g, const sp_cubic_spline *c, double T, int N, const int *segment_steps)
+{
+    return segment_steps ? sp_plan_grid_init_segments(g, c, T, segment_steps) : sp_plan_grid_init(g, c, T, N);
+}
+
 void sp_plan_grid_free(sp_plan_grid *g)
 {
     free(g->h), free(g->t), free(g->target_step), free(g->target_at);
