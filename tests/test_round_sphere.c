@@ -18,7 +18,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/sp_solve.h"
 #include "tests/keyframe_reference.h"
-#include "tests/sphere_support.h"
+#include "tests/plan_support.h"
 
 #define ROUND_REFERENCE SP_TEST_FUZZ "/../round_sphere_reference.py"
 

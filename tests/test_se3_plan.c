@@ -17,25 +17,10 @@
 #include "planner/cubic/sp_plan.h"
 #include "planner/sp_solve.h"
 #include "planner/sp_text_api.h"
+#include "tests/plan_support.h"
 #include "tests/support.h"
 
 #define DOC_SIZE 16384
-
-/* The result of a problem given as text (the caller deletes it). */
-static cJSON *solve_doc(const char *doc)
-{
-    sp_problem pb;
-    sp_input_error e;
-    sp_status st = sp_problem_parse(doc, strlen(doc), &pb, &e);
-    cr_assert_eq(st, SP_OK, "problem refused: %s: %s\n%.300s", e.path, e.message, doc);
-    cJSON *res = sp_solve_json(&pb, NULL);
-    sp_problem_free(&pb);
-    cr_assert_not_null(res);
-    return res;
-}
-
-static double number(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(o, key)); }
-static const char *string(const cJSON *o, const char *key) { return cJSON_GetStringValue(cJSON_GetObjectItem(o, key)); }
 
 /* Appends `"key": [[R rows]], "x": [x]` of the pose g (4 x 4) to doc. */
 static void append_pose(char *doc, const char *rkey, const char *xkey, const double *g)

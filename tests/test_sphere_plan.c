@@ -16,7 +16,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_keyframe_start.h"
 #include "planner/sp_trust_region.h"
-#include "tests/sphere_support.h"
+#include "tests/plan_support.h"
 
 /* ------------------------------------------------------------------ helpers -- */
 

@@ -1,7 +1,7 @@
-/* What the tests of sphere plans share: reading result members, solving a problem text,
- * and writing a sphere plan through a schedule's points. */
-#ifndef SP_TEST_SPHERE_SUPPORT_H
-#define SP_TEST_SPHERE_SUPPORT_H
+/* What the tests of plans share: reading result members, solving a problem text, and
+ * writing a sphere plan through a schedule's points. */
+#ifndef SP_TEST_PLAN_SUPPORT_H
+#define SP_TEST_PLAN_SUPPORT_H
 
 #include <cjson/cJSON.h>
 

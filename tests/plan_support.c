@@ -1,11 +1,11 @@
-/* Helpers of the sphere plan tests (see sphere_support.h). */
+/* Helpers of the plan tests (see plan_support.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "planner/sp_solve.h"
-#include "tests/sphere_support.h"
+#include "tests/plan_support.h"
 
 double number(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(o, key)); }
 const char *string(const cJSON *o, const char *key)
