@@ -466,17 +466,21 @@ static kf_schedule sphere_walk(unsigned long seed, int n, double sigma)
 
 /* The plans of the free layout the next tests take: natural ends at σ = 0.1; a prescribed
  * start brought to rest at σ = 0.05; a free tail (of that length) after exact keyframes, at
- * rest; a weighted plan with a natural tail; σ = 0.3 from rest to rest. */
+ * rest; a weighted plan with a natural tail; σ = 0.3 from rest to rest; and weights too
+ * loose for the spline start, solved by continuation in σ: σ = 1 with a tail, σ = 30 from a
+ * prescribed start. */
 typedef struct end_case {
     double sigma, tail;
     const char *ends;
 } end_case;
-enum { END_CASES = 5 };
+enum { END_CASES = 7 };
 static const end_case end_cases[END_CASES] = {{0.1, 0.0, NULL},
                                               {0.05, 0.0, "\"xi0\": [0.3, -0.2, 0.1], \"xiT\": [0, 0, 0]"},
                                               {0.0, 0.7, "\"xiT\": [0, 0, 0]"},
                                               {0.2, 0.5, NULL},
-                                              {0.3, 0.0, "\"xi0\": [0, 0, 0], \"xiT\": [0, 0, 0]"}};
+                                              {0.3, 0.0, "\"xi0\": [0, 0, 0], \"xiT\": [0, 0, 0]"},
+                                              {1.0, 0.3, NULL},
+                                              {30.0, 0.0, "\"xi0\": [0.3, -0.2, 0.1]"}};
 
 /* The weighted cost (and its exact-with-a-tail variant) against solve_bvp: the same number
  * to 1e-9 of it, for every end case. */
@@ -498,8 +502,9 @@ Test(round_sphere, weighted_cost_agrees_with_a_solve_bvp_reference, .timeout = 2
         cr_expect_leq(fabs(ours - reference), 1e-9 * reference, "case %d: %.14g against solve_bvp's %.14g", q, ours,
                       reference);
         cr_expect_leq(fabs(number(res, "running_cost") + number(res, "target_cost") - ours), 1e-12 * ours);
-        cr_log_info("case %d (%d points, sigma %g, tail %g): %.14g, solve_bvp %.14g, relative %.2g", q, s.n,
-                    s.sigma, cases[q].tail, ours, reference, fabs(ours - reference) / reference);
+        cr_log_info("case %d (%d points, sigma %g, tail %g): %.14g, solve_bvp %.14g, relative %.2g, %g sigma stages",
+                    q, s.n, s.sigma, cases[q].tail, ours, reference, fabs(ours - reference) / reference,
+                    number(cJSON_GetArrayItem(cJSON_GetObjectItem(res, "starts"), 0), "sigma_stages"));
         cJSON_Delete(res);
         cJSON_free(doc);
         kf_schedule_free(&s);

@@ -690,7 +690,7 @@ static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
     }
     plan_start *rec = &plan->starts[plan->n_starts++];
     rec->name = "spline";
-    rec->sigma = pb->cubic.sigma, rec->stages = 1, rec->iterations = sol->iterations;
+    rec->sigma = pb->cubic.sigma, rec->stages = sol->stages > 0 ? sol->stages : 1, rec->iterations = sol->iterations;
     rec->cost = sol->cost, rec->running = sol->running, rec->residual = sol->residual;
     snprintf(rec->status, sizeof rec->status, "%s",
              st != SP_OK ? sp_status_name(st)

@@ -63,6 +63,7 @@ typedef struct round_solver {
     double *rhs, *dw, *dmu, *w_old, *mu_old;
     double start_v[3]; /* prescribed ẏ(0), in R³ */
     double target_cost; /* Σ E_i at the knots last swept */
+    int stages;         /* σ stages of a continuation (first_solve), 0 without one */
     int iterations, jacobians, sweeps;
     sp_time_parts times;
 } round_solver;
@@ -147,12 +148,10 @@ static sp_status round_init(round_solver *e, const sp_problem *pb)
         const double s = sp_vec_norm(3, y);
         for (int k = 0; k < 3; ++k) y[k] /= s;
         e->tk[i + 1] = c->targets[i].t;
-        sp_vec_copy(3, y, e->Y + 3 * (i + 1));
     }
     if (K > nt) e->tk[K] = pb->T; /* the tail's end; its point is set by the start */
     const double s = sp_vec_norm(3, e->Y);
     for (int k = 0; k < 3; ++k) e->Y[k] /= s;
-    for (size_t i = 0; i <= nt; ++i) tangent_basis(e->Y + 3 * i, e->E + 6 * i);
     return SP_OK;
 }
 
@@ -220,6 +219,9 @@ static sp_status spline_start(round_solver *e)
         free(sub), free(diag), free(sup), free(M);
         return SP_ERR_NOMEM;
     }
+    /* the references on the start and the keyframes (again, when a weighted plan starts over) */
+    memcpy(e->Y + 3, e->target, (size_t)K * 3 * sizeof *e->Y);
+    for (int i = 0; i <= K; ++i) tangent_basis(e->Y + 3 * i, e->E + 6 * i);
     const double *P = e->Y, *t = e->tk;
     for (int i = 0; i < n; ++i) {
         sub[i] = sup[i] = 0.0, diag[i] = 1.0;
@@ -667,6 +669,26 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
     return st;
 }
 
+/* Newton on `steps` from the spline start; for weighted keyframes whose plan does not
+ * converge from it (large σ: the spline interpolates, the optimum may be far), a
+ * continuation from the spline at σ = min(σ, 0.1), σ doubled a stage, each stage started
+ * from the last one's solution. */
+static sp_status first_solve(round_solver *e, const int *steps, double tol, const sp_progress *progress, int *converged,
+                             double *residual, double *cost)
+{
+    sp_status st = newton(e, steps, tol, progress, converged, residual, cost);
+    if (st != SP_OK || *converged || e->inv_s2 == 0.0) return st;
+    const double sigma = e->pb->cubic.sigma;
+    st = spline_start(e);
+    for (double s = fmin(sigma, 0.1); st == SP_OK; s = fmin(sigma, 2.0 * s)) {
+        e->inv_s2 = 1.0 / (s * s), e->stages++;
+        st = newton(e, steps, tol, progress, converged, residual, cost);
+        if (!*converged || s == sigma) break;
+    }
+    e->inv_s2 = 1.0 / (sigma * sigma);
+    return st;
+}
+
 /* The angle between two unit vectors, accurate for small ones. */
 static double angle(const double *a, const double *b)
 {
@@ -883,7 +905,7 @@ static sp_status solve_given_grid(round_solver *e, const sp_progress *progress, 
     double *fine_nodes = malloc(count * NX * sizeof *fine_nodes), scaled;
     if (!fine_nodes) return SP_ERR_NOMEM;
     out->rounds = 1;
-    sp_status st = newton(e, fine, tol, progress, converged, residual, cost);
+    sp_status st = first_solve(e, fine, tol, progress, converged, residual, cost);
     if (st == SP_OK && *converged) st = sweep(e, fine, e->w, e->mu, 0, &scaled, cost, fine_nodes);
     if (st == SP_OK && *converged) st = newton(e, steps, tol, progress, converged, residual, cost);
     if (st == SP_OK && *converged) {
@@ -932,7 +954,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
         memcpy(fine, coarse, K * sizeof *fine); /* the grid exported */
     } else if (st == SP_OK) {
         first_steps(&e, accuracy, coarse);
-        st = newton(&e, coarse, coarse_tol, progress, &converged, &residual, &cost);
+        st = first_solve(&e, coarse, coarse_tol, progress, &converged, &residual, &cost);
     }
     for (int round = 0; st == SP_OK && converged && pb->steps == 0 && round < 6; ++round) {
         out->rounds++;
@@ -968,6 +990,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     /* the last sweep was at this solution on `fine`: its segment ends are the ones exported */
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, out);
     out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
+    out->stages = e.stages;
     free(coarse), free(fine), free(knots), free(dist), free(fine_nodes);
     round_free(&e);
     return st;

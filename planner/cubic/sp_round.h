@@ -32,7 +32,8 @@
  *
  * The start is the C² cubic spline of R³ through the points (natural or clamped ends as
  * the plan's; a tail continues its last velocity), its derivatives at the knots projected
- * onto the tangent planes. The resolution is that of sp_exact.h: coarse grid, a grid twice
+ * onto the tangent planes; a weighted plan that does not converge from it starts over at
+ * σ = min(σ, 0.1) and doubles σ a stage. The resolution is that of sp_exact.h: coarse grid, a grid twice
  * as fine from its solution, the distance between the two curves' points over 2^(p−4) as
  * the error estimate of the finer (exact.c's 2^(p−2) fell short of the true error at the
  * few steps per segment that these plans take), refinement where the estimate misses the
@@ -60,6 +61,7 @@ typedef struct sp_round_solution {
     double cost;           /* ½∫|∇ₜẏ|² + Σ E_i of the returned grid's curve */
     double running;        /* ½∫|∇ₜẏ|² alone */
     int rounds, iterations, jacobians, sweeps;
+    int stages; /* σ stages of the continuation of a weighted plan, 0 when its spline start sufficed */
     sp_time_parts times; /* where the solve's time went */
     int *segment_steps; /* of the returned grid (one a segment: n_targets, and the tail), malloc'd */
     int *target_node;   /* node index of every keyframe */
