@@ -293,8 +293,9 @@ def cubic(task):
             "metric": nullable(d({"anyOf": [SPHERE_METRIC, SE3_METRIC]},
                                  "sphere plans: rotation (1/2 int |d xi/dt|^2 of the rotation g carrying y0, spin "
                                  "about the point included) or round (1/2 int |D/dt y'|^2, the Riemannian cubic of "
-                                 "the unit sphere: exact interpolation, no steps, the last keyframe at T, xiT only "
-                                 "[0, 0, 0]); SE3 plans: the weights {rotation: a, translation: b} of the "
+                                 "the unit sphere: exact or weighted keyframes, the last one at T or before it, the "
+                                 "grid chosen or steps, xiT only [0, 0, 0]); SE3 plans: the weights {rotation: a, "
+                                 "translation: b} of the "
                                  "left-invariant metric a |omega|^2 + b |v|^2, which weigh the keyframes' misses "
                                  "alike, (a |R - R_i|^2 + b |x - x_i|^2)/(2 sigma^2)",
                                  "rotation; SE3: 1 and 1")),
@@ -374,12 +375,12 @@ def cubic(task):
             "if": given("method", {"const": "single_shooting"}),
             "then": {"properties": {"metric": {"properties": {"rotation": {"const": 1},
                                                                "translation": {"const": 1}}}}}}})
-        # the round metric: exact interpolation on a grid of its own (cubic_problem_file.c read_sphere_metric)
+        # the round metric: its own order-8 scheme, multiple shooting, rest or a natural end at T
+        # (cubic_problem_file.c read_sphere_metric)
         all_of.append({"if": given("metric", {"const": "round"}), "then": {
-            "properties": {"sigma": {"const": 0}, "xiT": nullable({"type": "array", "items": {"const": 0}}),
+            "properties": {"xiT": nullable({"type": "array", "items": {"const": 0}}),
                            "method": nullable({"const": "multiple_shooting"}),
-                           "scheme": nullable({"const": "hohp_rkmk8"})},
-            "allOf": forbid("steps")}})
+                           "scheme": nullable({"const": "hohp_rkmk8"})}}})
         # the methods (problems/cubic/cubic_problem_file.c read_plan_settings)
         single = given("method", {"const": "single_shooting"})
         direct = {"anyOf": [given("method", {"const": "direct"}),
@@ -849,10 +850,13 @@ def result_schema():
         "resolution": d({"type": "object", "additionalProperties": False, "properties": {
             "accuracy": d(real, "the accuracy asked for"),
             "error_estimate": d(real, "distance between the curve on the grid before the last doubling and the "
-                                      "returned one (absent when the finer grid did not converge)"),
+                                      "returned one (absent when the finer grid did not converge); round-metric "
+                                      "plans with steps: the distance from the returned curve to the one on twice "
+                                      "the steps, times 1 + 2^-4"),
             "steps": d(count, "steps of the returned grid"), "rounds": d(count, "grid doublings"),
             "reached": d({"type": "boolean"}, "whether the estimate is within the accuracy")}},
-            "plans without steps: the grid chosen and its estimated error"),
+            "plans without steps: the grid chosen and its estimated error; round-metric sphere plans with steps: the "
+            "grid given and its estimated error"),
         "samples": d({"type": "object", "required": ["t"], "properties": {"t": numbers},
                       "additionalProperties": {"type": "array"}},
                      "the curve at the times asked for: q or R, omega, omega_dot (orientations); y or x, velocity, "

@@ -51,7 +51,7 @@ NOT_EXPRESSIBLE = [
     "malformed JSON", "content after the document", "NUL", "duplicate field", "must be a finite number",
     "exceeds the limit", "above the limit", "targets exceed",
     "is inconsistent with T/steps", "overflows", "must be within (0, T=", "must be later than",
-    "one step per segment", "needs the last keyframe at T",
+    "one step per segment",
     "must be within [0, T=", "samples over T", "must be a non-zero direction", "must be a non-zero quaternion",
     "must be a rotation matrix",
     "must be an SE(2) matrix", "triangle inequality",

@@ -277,7 +277,8 @@ Test(problem_file, sphere_interpolation_says_what_it_says)
 }
 
 /* Sphere plans minimise the rotation's cost unless the file asks for the round metric;
- * the round one takes exact interpolation with free or prescribed ends. */
+ * the round one takes exact or weighted keyframes, free or prescribed ends, a tail after
+ * the last keyframe and a step count. */
 Test(problem_file, sphere_metric_defaults_to_rotation_and_reads_round)
 {
     sp_problem pb;
@@ -294,6 +295,15 @@ Test(problem_file, sphere_metric_defaults_to_rotation_and_reads_round)
     parse_valid(text, &pb);
     cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROUND);
     cr_expect_eq(pb.plan.has_xiT, 1);
+    sp_problem_free(&pb);
+    cJSON_free(text);
+    /* weighted keyframes, a tail after the last one and a step count */
+    static const edit more[] = {{"sigma", "0.1"}, {"T", "2"}, {"steps", "40"}};
+    text = edited(PLAN_ROUND, more, 3);
+    parse_valid(text, &pb);
+    cr_expect_eq(pb.cubic.metric, SP_SPHERE_ROUND);
+    cr_expect_eq(pb.steps, 40);
+    cr_expect_eq(pb.cubic.sigma, 0.1);
     sp_problem_free(&pb);
     cJSON_free(text);
     static const edit named[] = {{"metric", "\"rotation\""}};
@@ -1137,11 +1147,9 @@ static const bad_case bad_cases[] = {
     {"metric_number", PLAN_ROUND, {{"metric", "1"}}, "metric", "must be a string"},
     {"metric_on_a_rotation_plan", PLAN_GROUP, {{"metric", "\"round\""}}, "metric", "only sphere plans"},
     {"metric_on_a_simulation", SIMULATE, {{"metric", "\"round\""}}, "metric", "only plan tasks take this field"},
-    {"round_with_steps", PLAN_ROUND, {{"steps", "100"}}, "steps", "the round metric chooses its own grid"},
     {"round_with_a_scheme", PLAN_ROUND, {{"scheme", "\"hohp_sv\""}}, "scheme", "its own order-8 scheme"},
-    {"round_weighted", PLAN_ROUND, {{"sigma", "0.1"}}, "sigma", "the round metric interpolates exactly"},
-    {"round_moving_end", PLAN_ROUND, {{"xiT", "[0, 0, 1]"}}, "xiT", "only rest at the end"},
-    {"round_last_keyframe_before_T", PLAN_ROUND, {{"T", "2"}}, "targets", "the last keyframe at T"},
+    {"round_moving_end", PLAN_ROUND, {{"xiT", "[0, 0, 1]"}}, "xiT", "only rest at T"},
+    {"round_spin_at_the_end", PLAN_ROUND, {{"xiT", "[1, 0, 0]"}}, "xiT", "no spin about y0"},
     {"plan_on_se2", PLAN_GROUP, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se2", SIMULATE, {{"group", "\"SE2\""}}, "group", "no bi-invariant metric"},
     {"simulate_on_se3", SIMULATE, {{"group", "\"SE3\""}}, "group", "SE3 has no bi-invariant metric"},

@@ -563,14 +563,14 @@ static sp_status solve_round(sp_plan *plan, sp_plan_result *res)
     }
     plan_start *rec = &plan->starts[plan->n_starts++];
     rec->name = "spline";
-    rec->sigma = 0.0, rec->stages = 1, rec->iterations = sol->iterations;
-    rec->cost = rec->running = sol->cost, rec->residual = sol->residual;
+    rec->sigma = pb->cubic.sigma, rec->stages = sol->stages > 0 ? sol->stages : 1, rec->iterations = sol->iterations;
+    rec->cost = sol->cost, rec->running = sol->running, rec->residual = sol->residual;
     snprintf(rec->status, sizeof rec->status, "%s",
              st != SP_OK ? sp_status_name(st)
              : solved    ? "converged"
                          : "stalled");
     plan->stats =
-        (sp_ms_stats){.cost = sol->cost, .running_cost = sol->cost, .residual = sol->residual, .converged = solved};
+        (sp_ms_stats){.cost = sol->cost, .running_cost = sol->running, .residual = sol->residual, .converged = solved};
     plan->seconds = sp_clock_seconds() - t0;
     res->evaluations = plan->sweeps;
     snprintf(res->optimizer_code, sizeof res->optimizer_code, "newton");

@@ -216,8 +216,8 @@ static cJSON *round_json(sp_plan *plan, const sp_plan_result *res, cJSON *root)
     cJSON_AddStringToObject(root, "method", "multiple_shooting");
     if (isfinite(res->cost)) {
         cJSON_AddNumberToObject(root, "cost", res->cost);
-        cJSON_AddNumberToObject(root, "running_cost", res->cost);
-        cJSON_AddNumberToObject(root, "target_cost", 0.0);
+        cJSON_AddNumberToObject(root, "running_cost", sol->running);
+        cJSON_AddNumberToObject(root, "target_cost", res->cost - sol->running);
     }
     add_newton_effort(root, plan, res, plan->linearised);
     add_starts(root, plan);

@@ -1,5 +1,6 @@
 /* Cubics of the round sphere through keyframes, condensed multiple shooting (see
- * sp_round.h; the structure follows exact.c with two position rows and four knot unknowns). */
+ * sp_round.h; the structure follows exact.c with two position rows and four knot unknowns
+ * where the knots are pinned, eight unknowns a knot where they are free). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,20 @@
 #include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
 
-enum { NG = 2, NW = 4, NX = SP_RS_TANGENT, COLS = NW + NG };
+/* NG, NW: the pinned layout's eliminated and kept unknowns a knot; FW: the free layout's
+ * unknowns a knot, (v, a, p, μ) in that order (FV, FA, FP, FM their offsets). */
+enum { NG = 2, NW = 4, NX = SP_RS_TANGENT, COLS = NW + NG, FW = 8, FV = 0, FA = 2, FP = 4, FM = 6 };
 
 int sp_round_applies(const sp_problem *pb)
 {
     const sp_cubic_spline *c = &pb->cubic;
-    return pb->task == SP_TASK_PLAN && c->space == SP_SPACE_SPHERE && c->metric == SP_SPHERE_ROUND && c->sigma == 0.0 &&
-           pb->steps == 0 && c->n_targets > 0 && sp_cubic_segments(c, pb->T) == c->n_targets;
+    if (pb->task != SP_TASK_PLAN || c->space != SP_SPACE_SPHERE || c->metric != SP_SPHERE_ROUND || c->n_targets == 0 ||
+        c->sigma < 0.0)
+        return 0;
+    if (pb->plan.has_xiT)
+        for (int k = 0; k < 3; ++k)
+            if (pb->plan.xiT[k] != 0.0) return 0;
+    return 1;
 }
 
 /* What one segment's linearisation leaves for the condensed solve: δμ = −Ainv (r_g + Aw δw),
@@ -30,13 +38,22 @@ typedef struct round_solver {
     const sp_problem *pb;
     sp_round_sphere rk;
     int workers;
-    int K;
+    int K;        /* segments: one a keyframe, and a free tail when the last keyframe is before T */
+    int targets;  /* keyframes: knots 1 … targets */
+    /* the layout: pinned knots (exact interpolation through a last keyframe at T), w = (v, a)
+     * and μ = j eliminated a segment; or free knots (weighted keyframes, a tail), w = (v, a,
+     * p, μ) with nothing eliminated. nw unknowns a knot, ne eliminated a segment, nb rows at
+     * each end. */
+    int free_knots, nw, ne, nb;
+    double inv_s2; /* 1/σ² of weighted keyframes, 0 for exact ones */
     double *tk;   /* K+1 knot times */
-    double *Y;    /* K+1 knot points */
-    double *E;    /* K+1 tangent bases (e1, e2) */
-    double *w;    /* (K+1)·NW: (v, a) at every knot in its basis */
-    double *mu;   /* K·NG: j leaving every knot but the last */
-    double *r;    /* K·(NG + NW) residuals */
+    double *Y;    /* K+1 reference points ŷ (the knot points themselves when pinned) */
+    double *E;    /* K+1 tangent bases (e1, e2) at ŷ */
+    double *Yc, *Ec; /* the knot points and bases of the unknowns last swept: those of p */
+    double *target; /* the keyframes, unit vectors */
+    double *w;    /* (K+1)·nw unknowns at the knots, tangent vectors in their bases */
+    double *mu;   /* K·ne: j leaving every knot but the last (pinned) */
+    double *r;    /* K·(ne + nw) residuals */
     double *xend; /* K·NX: the state at the end of every segment */
     double *seg_run, *seg_worst;
     int *cost;
@@ -45,6 +62,8 @@ typedef struct round_solver {
     sp_band *band;
     double *rhs, *dw, *dmu, *w_old, *mu_old;
     double start_v[3]; /* prescribed ẏ(0), in R³ */
+    double target_cost; /* Σ E_i at the knots last swept */
+    int stages;         /* σ stages of a continuation (first_solve), 0 without one */
     int iterations, jacobians, sweeps;
     sp_time_parts times;
 } round_solver;
@@ -67,7 +86,8 @@ static void tangent_basis(const double *y, double *e)
 
 static void round_free(round_solver *e)
 {
-    free(e->tk), free(e->Y), free(e->E), free(e->w), free(e->mu), free(e->r), free(e->xend);
+    free(e->tk), free(e->Y), free(e->E), free(e->Yc), free(e->Ec), free(e->target), free(e->w), free(e->mu);
+    free(e->r), free(e->xend);
     free(e->seg_run), free(e->seg_worst), free(e->cost), free(e->first_node), free(e->seg);
     sp_band_free(e->band);
     free(e->rhs), free(e->dw), free(e->dmu), free(e->w_old), free(e->mu_old);
@@ -77,74 +97,121 @@ static sp_status round_init(round_solver *e, const sp_problem *pb)
 {
     memset(e, 0, sizeof *e);
     e->pb = pb;
-    const size_t K = pb->cubic.n_targets;
-    e->K = (int)K;
+    const sp_cubic_spline *c = &pb->cubic;
+    const size_t nt = c->n_targets, K = sp_cubic_segments(c, pb->T);
+    e->K = (int)K, e->targets = (int)nt;
+    e->free_knots = c->sigma > 0.0 || K > nt;
+    e->nw = e->free_knots ? FW : NW, e->ne = e->free_knots ? 0 : NG, e->nb = e->nw / 2;
+    e->inv_s2 = c->sigma > 0.0 ? 1.0 / (c->sigma * c->sigma) : 0.0;
+    const size_t nw = (size_t)e->nw, ne = (size_t)e->ne + 1; /* + 1: no zero-sized blocks */
     if (sp_round_sphere_init(&e->rk) != SP_OK) return SP_ERR_INVALID;
     e->workers = sp_parallel_workers();
     e->tk = malloc((K + 1) * sizeof *e->tk);
     e->Y = malloc((K + 1) * 3 * sizeof *e->Y);
     e->E = malloc((K + 1) * 6 * sizeof *e->E);
-    e->w = malloc((K + 1) * NW * sizeof *e->w);
-    e->w_old = malloc((K + 1) * NW * sizeof *e->w_old);
-    e->mu = malloc(K * NG * sizeof *e->mu);
-    e->mu_old = malloc(K * NG * sizeof *e->mu_old);
-    e->r = malloc(K * (NG + NW) * sizeof *e->r);
+    e->Yc = malloc((K + 1) * 3 * sizeof *e->Yc);
+    e->Ec = malloc((K + 1) * 6 * sizeof *e->Ec);
+    e->target = malloc(nt * 3 * sizeof *e->target);
+    e->w = malloc((K + 1) * nw * sizeof *e->w);
+    e->w_old = malloc((K + 1) * nw * sizeof *e->w_old);
+    e->mu = malloc(K * ne * sizeof *e->mu);
+    e->mu_old = malloc(K * ne * sizeof *e->mu_old);
+    e->r = malloc(K * (ne + nw) * sizeof *e->r);
     e->xend = malloc(K * NX * sizeof *e->xend);
     e->seg_run = malloc(K * sizeof *e->seg_run);
     e->seg_worst = malloc(K * sizeof *e->seg_worst);
     e->cost = malloc(K * sizeof *e->cost);
     e->first_node = malloc((K + 1) * sizeof *e->first_node);
     e->seg = malloc(K * sizeof *e->seg);
-    e->rhs = malloc((K + 1) * NW * sizeof *e->rhs);
-    e->dw = malloc((K + 1) * NW * sizeof *e->dw);
-    e->dmu = malloc(K * NG * sizeof *e->dmu);
-    /* rows: start (NG), segment i (NW), end (NG); unknowns w_0 … w_K */
-    e->band = sp_band_alloc((int)((K + 1) * NW), NG + NW - 1, NG + NW - 1);
-    if (!e->tk || !e->Y || !e->E || !e->w || !e->w_old || !e->mu || !e->mu_old || !e->r || !e->xend || !e->seg_run ||
-        !e->seg_worst || !e->cost || !e->first_node || !e->seg || !e->rhs || !e->dw || !e->dmu || !e->band) {
+    e->rhs = malloc((K + 1) * nw * sizeof *e->rhs);
+    e->dw = malloc((K + 1) * nw * sizeof *e->dw);
+    e->dmu = malloc(K * ne * sizeof *e->dmu);
+    /* rows: start (nb), segment i (nw), end (nb); unknowns w_0 … w_K. A segment's rows reach
+     * the unknowns of its two knots: nb + nw − 1 below the diagonal, nw − 1 + nw − nb above. */
+    e->band = sp_band_alloc((int)((K + 1) * nw), e->nb + e->nw - 1, 2 * e->nw - 1 - e->nb);
+    if (!e->tk || !e->Y || !e->E || !e->Yc || !e->Ec || !e->target || !e->w || !e->w_old || !e->mu || !e->mu_old ||
+        !e->r || !e->xend || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->seg || !e->rhs ||
+        !e->dw || !e->dmu || !e->band) {
         round_free(e);
         return SP_ERR_NOMEM;
     }
     /* the start y(0) = g0·y0 and its prescribed velocity ẏ(0) = g0 (ξ0 × y0) (the spin ξ0·y0
      * moves no point) */
-    const sp_cubic_spline *c = &pb->cubic;
     double u[3];
     e->tk[0] = 0.0;
     sp_mat_vec(3, 3, pb->g0, c->y0, e->Y);
     sp_cross(pb->xi0, c->y0, u);
     sp_mat_vec(3, 3, pb->g0, u, e->start_v);
-    for (size_t i = 0; i < K; ++i) {
-        e->tk[i + 1] = c->targets[i].t;
-        sp_vec_copy(3, c->targets[i].y, e->Y + 3 * (i + 1));
-    }
-    for (size_t i = 0; i <= K; ++i) {
-        double *y = e->Y + 3 * i;
+    for (size_t i = 0; i < nt; ++i) {
+        double *y = e->target + 3 * i;
+        sp_vec_copy(3, c->targets[i].y, y);
         const double s = sp_vec_norm(3, y);
         for (int k = 0; k < 3; ++k) y[k] /= s;
-        tangent_basis(y, e->E + 6 * i);
+        e->tk[i + 1] = c->targets[i].t;
     }
+    if (K > nt) e->tk[K] = pb->T; /* the tail's end; its point is set by the start */
+    const double s = sp_vec_norm(3, e->Y);
+    for (int k = 0; k < 3; ++k) e->Y[k] /= s;
     return SP_OK;
 }
 
-/* Coordinates of the R³ vector u in the basis of knot i. */
+/* Coordinates of the R³ vector u in the basis of knot i (of the unknowns last swept). */
 static void to_basis(const round_solver *e, int i, const double *u, double *c)
 {
-    c[0] = dot3(e->E + 6 * i, u), c[1] = dot3(e->E + 6 * i + 3, u);
+    c[0] = dot3(e->Ec + 6 * i, u), c[1] = dot3(e->Ec + 6 * i + 3, u);
 }
 
 static void from_basis(const round_solver *e, int i, const double *c, double *u)
 {
-    const double *e1 = e->E + 6 * i, *e2 = e1 + 3;
+    const double *e1 = e->Ec + 6 * i, *e2 = e1 + 3;
     for (int k = 0; k < 3; ++k) u[k] = c[0] * e1[k] + c[1] * e2[k];
 }
 
-/* The start: the C² cubic spline of R³ through the knots (second derivatives M_i by the
- * tridiagonal system of the spline; natural or clamped ends as the plan's), its velocity,
- * acceleration and third derivative at the knots projected onto the tangent planes. */
+static void align(const double *a, const double *b, double *g);
+
+/* The knot points and bases of the unknowns w. A free knot's point is y(p) = (ŷ + P)/|ŷ + P|,
+ * P = p1 e1 + p2 e2, and its basis the reference basis turned by the least rotation taking ŷ
+ * to y(p): to first order in p, y = ŷ + P and δe_k = −ŷ p_k, which the Jacobian uses (it is
+ * taken at p = 0, the references moved onto the knots after every step: rebase). */
+static void frames(round_solver *e, const double *w)
+{
+    const size_t n = (size_t)e->K + 1;
+    if (!e->free_knots) {
+        memcpy(e->Yc, e->Y, n * 3 * sizeof *e->Yc), memcpy(e->Ec, e->E, n * 6 * sizeof *e->Ec);
+        return;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const double *yh = e->Y + 3 * i, *E = e->E + 6 * i, *p = w + e->nw * i + FP;
+        double z[3], G[9];
+        for (int k = 0; k < 3; ++k) z[k] = yh[k] + p[0] * E[k] + p[1] * E[3 + k];
+        const double s = sp_vec_norm(3, z);
+        for (int k = 0; k < 3; ++k) {
+            e->Yc[3 * i + k] = z[k] / s;
+            G[3 * k] = E[k], G[3 * k + 1] = E[3 + k], G[3 * k + 2] = yh[k];
+        }
+        align(yh, e->Yc + 3 * i, G);
+        for (int k = 0; k < 3; ++k) e->Ec[6 * i + k] = G[3 * k], e->Ec[6 * i + 3 + k] = G[3 * k + 1];
+    }
+}
+
+/* The references moved onto the knots of the unknowns last swept (w's): p = 0, the
+ * tangent vectors' coordinates unchanged (the new basis is the turned one). */
+static void rebase(round_solver *e, double *w)
+{
+    if (!e->free_knots) return;
+    const size_t n = (size_t)e->K + 1;
+    memcpy(e->Y, e->Yc, n * 3 * sizeof *e->Y), memcpy(e->E, e->Ec, n * 6 * sizeof *e->E);
+    for (size_t i = 0; i < n; ++i) w[e->nw * i + FP] = w[e->nw * i + FP + 1] = 0.0;
+}
+
+/* The start: the C² cubic spline of R³ through the start and the keyframes (second
+ * derivatives M_i by the tridiagonal system of the spline; natural or clamped ends as the
+ * plan's), its velocity, acceleration and third derivative at the knots projected onto the
+ * tangent planes. A tail continues the spline's last velocity to T (half way at rest). */
 static sp_status spline_start(round_solver *e)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
-    const int K = e->K, n = K + 1;
+    const int K = e->targets, n = K + 1, tail = e->K > e->targets, nw = e->nw;
     const sp_problem *pb = e->pb;
     double *sub = malloc((size_t)n * sizeof *sub), *diag = malloc((size_t)n * sizeof *diag);
     double *sup = malloc((size_t)n * sizeof *sup), *M = malloc((size_t)n * 3 * sizeof *M);
@@ -152,6 +219,9 @@ static sp_status spline_start(round_solver *e)
         free(sub), free(diag), free(sup), free(M);
         return SP_ERR_NOMEM;
     }
+    /* the references on the start and the keyframes (again, when a weighted plan starts over) */
+    memcpy(e->Y + 3, e->target, (size_t)K * 3 * sizeof *e->Y);
+    for (int i = 0; i <= K; ++i) tangent_basis(e->Y + 3 * i, e->E + 6 * i);
     const double *P = e->Y, *t = e->tk;
     for (int i = 0; i < n; ++i) {
         sub[i] = sup[i] = 0.0, diag[i] = 1.0;
@@ -169,7 +239,7 @@ static sp_status spline_start(round_solver *e)
         diag[0] = 2.0 * h, sup[0] = h;
         for (int k = 0; k < 3; ++k) M[k] = 6.0 * ((P[3 + k] - P[k]) / h - e->start_v[k]);
     }
-    if (pb->plan.has_xiT) { /* at rest at T: s'(T) = 0 */
+    if (pb->plan.has_xiT && !tail) { /* at rest at T: s'(T) = 0 */
         const double h = t[K] - t[K - 1];
         sub[K] = h, diag[K] = 2.0 * h;
         for (int k = 0; k < 3; ++k) M[3 * K + k] = 6.0 * (0.0 - (P[3 * K + k] - P[3 * (K - 1) + k]) / h);
@@ -183,8 +253,9 @@ static sp_status spline_start(round_solver *e)
     for (int i = n - 1; i >= 0; --i)
         for (int k = 0; k < 3; ++k)
             M[3 * i + k] = (M[3 * i + k] - (i + 1 < n ? sup[i] * M[3 * (i + 1) + k] : 0.0)) / diag[i];
+    memset(e->w, 0, (size_t)(e->K + 1) * nw * sizeof *e->w);
+    double v[3], a[3], j[3];
     for (int i = 0; i <= K; ++i) {
-        double v[3], a[3], j[3];
         for (int k = 0; k < 3; ++k) {
             if (i < K) {
                 const double h = t[i + 1] - t[i];
@@ -193,27 +264,52 @@ static sp_status spline_start(round_solver *e)
             } else {
                 const double h = t[K] - t[K - 1];
                 v[k] = (P[3 * K + k] - P[3 * (K - 1) + k]) / h + h * (M[3 * (K - 1) + k] + 2.0 * M[3 * K + k]) / 6.0;
+                j[k] = 0.0;
             }
             a[k] = M[3 * i + k];
         }
-        to_basis(e, i, v, e->w + NW * i);
-        to_basis(e, i, a, e->w + NW * i + 2);
-        if (i < K) to_basis(e, i, j, e->mu + NG * i);
+        memcpy(e->Ec + 6 * i, e->E + 6 * i, 6 * sizeof *e->Ec);
+        to_basis(e, i, v, e->w + nw * i + FV);
+        to_basis(e, i, a, e->w + nw * i + FA);
+        if (e->free_knots) to_basis(e, i, j, e->w + nw * i + FM);
+        else if (i < K) to_basis(e, i, j, e->mu + NG * i);
+    }
+    if (tail) {
+        double *y = e->Y + 3 * e->K;
+        const double h = (t[e->K] - t[K]) * (pb->plan.has_xiT ? 0.5 : 1.0);
+        for (int k = 0; k < 3; ++k) y[k] = P[3 * K + k] + h * v[k];
+        const double s = sp_vec_norm(3, y);
+        for (int k = 0; k < 3; ++k) y[k] /= s;
+        tangent_basis(y, e->E + 6 * e->K);
+        memcpy(e->Ec + 6 * e->K, e->E + 6 * e->K, 6 * sizeof *e->Ec);
+        if (!pb->plan.has_xiT) to_basis(e, e->K, v, e->w + nw * e->K + FV);
     }
     free(sub), free(diag), free(sup), free(M);
+    frames(e, e->w);
     e->times.start += sp_clock_seconds() - t0;
     return SP_OK;
 }
 
-
-/* The embedded state leaving knot i (cost 0). */
+/* The embedded state leaving knot i (cost 0), in the frames of the unknowns last swept; a
+ * pinned knot's j is μ_i of mu (none: 0), a free knot's its own μ. */
 static void knot_state(const round_solver *e, const double *w, const double *mu, int i, double *x)
 {
     memset(x, 0, SP_RS_PLAIN * sizeof *x);
-    sp_vec_copy(3, e->Y + 3 * i, x + SP_RS_Y);
-    from_basis(e, i, w + NW * i, x + SP_RS_V);
-    from_basis(e, i, w + NW * i + 2, x + SP_RS_A);
-    if (mu) from_basis(e, i, mu + NG * i, x + SP_RS_J);
+    sp_vec_copy(3, e->Yc + 3 * i, x + SP_RS_Y);
+    from_basis(e, i, w + e->nw * i + FV, x + SP_RS_V);
+    from_basis(e, i, w + e->nw * i + FA, x + SP_RS_A);
+    if (e->free_knots) from_basis(e, i, w + e->nw * i + FM, x + SP_RS_J);
+    else if (mu) from_basis(e, i, mu + NG * i, x + SP_RS_J);
+}
+
+/* The knot states leaving knots 0 … K−1, NX each. */
+static void knot_states(const round_solver *e, const double *w, const double *mu, double *out)
+{
+    for (int i = 0; i < e->K; ++i) {
+        double x[SP_RS_PLAIN];
+        knot_state(e, w, mu, i, x);
+        memcpy(out + (size_t)NX * i, x, NX * sizeof *x);
+    }
 }
 
 /* Inverts the 2 x 2 matrix A in place; -1 if singular. */
@@ -234,35 +330,14 @@ typedef struct sweep_job {
     double *nodes; /* NX per node, or NULL */
 } sweep_job;
 
-static sp_status sweep_segment(const sweep_job *job, int i)
+/* The pinned layout's rows of segment i from its end state x and tangent columns dx
+ * (δv, δa of w_i, then δj of μ_i): the position rows condensed away (sp_round.h). */
+static sp_status pinned_rows(const sweep_job *job, int i, const double *x, const double *dx)
 {
     round_solver *e = job->e;
-    const int linearise = job->linearise;
-    double x[SP_RS_PLAIN], dx[COLS * NX];
-    knot_state(e, job->w, job->mu, i, x);
-    if (linearise) {
-        /* columns: δv (2), δa (2) of w_i, then δj (2) of μ_i, each along a basis vector */
-        memset(dx, 0, sizeof dx);
-        const double *E = e->E + 6 * i;
-        for (int c = 0; c < 2; ++c)
-            for (int k = 0; k < 3; ++k) {
-                dx[c * NX + SP_RS_V + k] = E[3 * c + k];
-                dx[(2 + c) * NX + SP_RS_A + k] = E[3 * c + k];
-                dx[(4 + c) * NX + SP_RS_J + k] = E[3 * c + k];
-            }
-    }
-    const int steps = job->steps[i];
-    const double h = (e->tk[i + 1] - e->tk[i]) / steps;
-    double *node = job->nodes ? job->nodes + NX * e->first_node[i] : NULL;
-    for (int k = 0; k < steps; ++k) {
-        if (node) memcpy(node, x, NX * sizeof *x), node += NX;
-        sp_status st = sp_round_sphere_step(&e->rk, h, x, x, 0, linearise ? COLS : 0, dx);
-        if (st != SP_OK) return st;
-    }
-    memcpy(e->xend + (size_t)NX * i, x, NX * sizeof *x);
     double *r = e->r + (size_t)(NG + NW) * i, d[3];
     const double *w1 = job->w + NW * (i + 1);
-    for (int k = 0; k < 3; ++k) d[k] = x[SP_RS_Y + k] - e->Y[3 * (i + 1) + k];
+    for (int k = 0; k < 3; ++k) d[k] = x[SP_RS_Y + k] - e->Yc[3 * (i + 1) + k];
     to_basis(e, i + 1, d, r);
     to_basis(e, i + 1, x + SP_RS_V, r + NG);
     to_basis(e, i + 1, x + SP_RS_A, r + NG + 2);
@@ -272,10 +347,10 @@ static sp_status sweep_segment(const sweep_job *job, int i)
      * sphere (its local error, which the error estimate measures), not a condition */
     worst = fmax(worst, fmax(fabs(r[0]), fabs(r[1])));
     for (int k = 0; k < NW; ++k) worst = fmax(worst, fabs(r[NG + k]) / fmax(1.0, fabs(w1[k])));
-    e->seg_run[i] = x[SP_RS_COST], e->seg_worst[i] = worst;
-    if (!linearise) return SP_OK;
+    e->seg_worst[i] = worst;
+    if (!job->linearise) return SP_OK;
     segment *sg = &e->seg[i];
-    const double *E1 = e->E + 6 * (i + 1);
+    const double *E1 = e->Ec + 6 * (i + 1);
     double A[NG * COLS], Bw[NW * NW];
     for (int c = 0; c < COLS; ++c) {
         const double *col = dx + c * NX;
@@ -308,6 +383,107 @@ static sp_status sweep_segment(const sweep_job *job, int i)
     return SP_OK;
 }
 
+/* The free layout's rows of segment i, in the basis of knot i+1 (all tangential):
+ *     v_end − v_{i+1},  a_end − a_{i+1},  y_end (its components along the basis of y(p_{i+1}),
+ *     which is normal to them: the position match),
+ * and at a pinned keyframe p_{i+1} = 0, else the jump j_end + P(y_i)/σ² − μ_{i+1} (the target
+ * term of a weighted keyframe: methods §3.4e; none at the tail's end). The band gets −∂r,
+ * the columns of x_i from the tangent columns dx, those of x_{i+1} from the frame's first
+ * order δe_k = −ŷ δp_k: ∂⟨e_k, u⟩/∂p_m = −δ_km ⟨ŷ, u⟩. */
+static sp_status free_rows(const sweep_job *job, int i, const double *x, const double *dx)
+{
+    round_solver *e = job->e;
+    double *r = e->r + (size_t)FW * i;
+    const double *w1 = job->w + FW * (i + 1), *y1 = e->Yc + 3 * (i + 1);
+    const int keyframe = i + 1 <= e->targets, pinned = keyframe && e->inv_s2 == 0.0;
+    const double *target = keyframe ? e->target + 3 * i : NULL;
+    double jt[3] = {0, 0, 0}; /* j_end plus the target's pull */
+    for (int k = 0; k < 3; ++k) jt[k] = x[SP_RS_J + k] + (target && !pinned ? e->inv_s2 * target[k] : 0.0);
+    to_basis(e, i + 1, x + SP_RS_V, r + FV);
+    to_basis(e, i + 1, x + SP_RS_A, r + FA);
+    to_basis(e, i + 1, x + SP_RS_Y, r + FP);
+    to_basis(e, i + 1, jt, r + FM);
+    double worst = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        r[FV + k] -= w1[FV + k], r[FA + k] -= w1[FA + k];
+        if (pinned) r[FM + k] = w1[FP + k];
+        else r[FM + k] -= w1[FM + k];
+        worst = fmax(worst, fabs(r[FP + k]));
+        worst = fmax(worst, fabs(r[FV + k]) / fmax(1.0, fabs(w1[FV + k])));
+        worst = fmax(worst, fabs(r[FA + k]) / fmax(1.0, fabs(w1[FA + k])));
+        /* the jump's terms are of the size of 1/σ², to round-off of that size: measured as the
+         * miss σ²(μ − j_end) it sets, to which it is equivalent */
+        worst = fmax(worst, fabs(r[FM + k]) / fmax(fmax(1.0, fabs(w1[FM + k])), e->inv_s2));
+    }
+    e->seg_worst[i] = worst;
+    if (!job->linearise) return SP_OK;
+    const double *E1 = e->Ec + 6 * (i + 1);
+    const int row = e->nb + FW * i;
+    static const int part[4] = {SP_RS_V, SP_RS_A, SP_RS_Y, SP_RS_J}; /* of the rows FV, FA, FP, FM */
+    for (int a = 0; a < FW; ++a) {
+        const int q = a / 2;
+        if (!(pinned && q == 3))
+            for (int c = 0; c < FW; ++c)
+                sp_band_add(e->band, row + a, FW * i + c, -dot3(E1 + 3 * (a % 2), dx + c * NX + part[q]));
+    }
+    const double along[4] = {dot3(y1, x + SP_RS_V), dot3(y1, x + SP_RS_A), dot3(y1, x + SP_RS_Y), dot3(y1, jt)};
+    for (int k = 0; k < 2; ++k) {
+        const int col = FW * (i + 1);
+        for (int q = 0; q < 3; ++q) sp_band_add(e->band, row + 2 * q + k, col + FP + k, along[q]);
+        sp_band_add(e->band, row + FV + k, col + FV + k, 1.0);
+        sp_band_add(e->band, row + FA + k, col + FA + k, 1.0);
+        if (pinned) {
+            sp_band_add(e->band, row + FM + k, col + FP + k, -1.0);
+        } else {
+            sp_band_add(e->band, row + FM + k, col + FP + k, along[3]);
+            sp_band_add(e->band, row + FM + k, col + FM + k, 1.0);
+        }
+    }
+    return SP_OK;
+}
+
+static sp_status sweep_segment(const sweep_job *job, int i)
+{
+    round_solver *e = job->e;
+    const int linearise = job->linearise, cols = e->free_knots ? FW : COLS;
+    double x[SP_RS_PLAIN], dx[SP_RS_MAX_COLS * NX];
+    knot_state(e, job->w, job->mu, i, x);
+    if (linearise) {
+        /* columns, each along a basis vector e_k: δv (2), δa (2) of w_i, then δj (2) of μ_i
+         * (pinned), or δp (2) and δμ (2) (free: y moves along e_k, and the vectors, kept
+         * tangent, by −ŷ times their k-th coordinate) */
+        memset(dx, 0, sizeof dx);
+        const double *E = e->Ec + 6 * i, *yh = e->Yc + 3 * i;
+        for (int c = 0; c < 2; ++c)
+            for (int k = 0; k < 3; ++k) {
+                dx[c * NX + SP_RS_V + k] = E[3 * c + k];
+                dx[(2 + c) * NX + SP_RS_A + k] = E[3 * c + k];
+                if (!e->free_knots) {
+                    dx[(4 + c) * NX + SP_RS_J + k] = E[3 * c + k];
+                    continue;
+                }
+                const double *wi = job->w + FW * i;
+                double *dp = dx + (FP + c) * NX;
+                dp[SP_RS_Y + k] = E[3 * c + k];
+                dp[SP_RS_V + k] = -yh[k] * wi[FV + c];
+                dp[SP_RS_A + k] = -yh[k] * wi[FA + c];
+                dp[SP_RS_J + k] = -yh[k] * wi[FM + c];
+                dx[(FM + c) * NX + SP_RS_J + k] = E[3 * c + k];
+            }
+    }
+    const int steps = job->steps[i];
+    const double h = (e->tk[i + 1] - e->tk[i]) / steps;
+    double *node = job->nodes ? job->nodes + NX * e->first_node[i] : NULL;
+    for (int k = 0; k < steps; ++k) {
+        if (node) memcpy(node, x, NX * sizeof *x), node += NX;
+        sp_status st = sp_round_sphere_step(&e->rk, h, x, x, 0, linearise ? cols : 0, dx);
+        if (st != SP_OK) return st;
+    }
+    memcpy(e->xend + (size_t)NX * i, x, NX * sizeof *x);
+    e->seg_run[i] = x[SP_RS_COST];
+    return e->free_knots ? free_rows(job, i, x, dx) : pinned_rows(job, i, x, dx);
+}
+
 static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
 {
     (void)worker; /* the stepper is a table read by every thread */
@@ -320,18 +496,25 @@ static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
 }
 
 /* The start and end rows: their residual (what the plan sets to zero) and columns. */
+/* The start and end rows: their residual (what the plan sets to zero) and columns. The
+ * start: v_0 prescribed or a_0 = 0 (free), and with free knots p_0 = 0 (y(0) is given). The
+ * end: v_K = 0 at rest or a_K = 0 (natural), and with free knots μ_K = 0 (nothing pulls
+ * past T: with a weighted keyframe at T, μ_K holds its jump). */
+static int start_column(const round_solver *e, int k)
+{
+    return k < 2 ? (e->pb->plan.xi0_free ? FA + k : FV + k) : FP + k - 2;
+}
 static double start_residual(const round_solver *e, const double *w, int k)
 {
     double c[2];
     to_basis(e, 0, e->start_v, c);
-    return e->pb->plan.xi0_free ? w[2 + k] : w[k] - c[k];
+    return w[start_column(e, k)] - (k < 2 && !e->pb->plan.xi0_free ? c[k] : 0.0);
 }
-static int start_column(const round_solver *e, int k) { return e->pb->plan.xi0_free ? 2 + k : k; }
-static double end_residual(const round_solver *e, const double *w, int k)
+static int end_column(const round_solver *e, int k)
 {
-    return w[NW * e->K + (e->pb->plan.has_xiT ? k : 2 + k)];
+    return e->nw * e->K + (k < 2 ? (e->pb->plan.has_xiT ? FV + k : FA + k) : FM + k - 2);
 }
-static int end_column(const round_solver *e, int k) { return NW * e->K + (e->pb->plan.has_xiT ? k : 2 + k); }
+static double end_residual(const round_solver *e, const double *w, int k) { return w[end_column(e, k)]; }
 
 /* One sweep over every segment from (w, μ): the residuals, the largest scaled one, the
  * cost; with `linearise` the condensed band (unfactored) and the segments' blocks. */
@@ -350,9 +533,10 @@ static sp_status sweep(round_solver *e, const int *steps, const double *w, const
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     if (linearise) sp_band_zero(e->band);
+    frames(e, w);
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)steps[i];
-    for (int i = 0; i < e->K; ++i) e->cost[i] = steps[i] * (linearise ? 6 : 1);
+    for (int i = 0; i < e->K; ++i) e->cost[i] = steps[i] * (linearise ? (e->free_knots ? 8 : 6) : 1);
     sweep_job job = {.e = e, .steps = steps, .w = w, .mu = mu, .linearise = linearise, .nodes = nodes};
     sp_status st = sp_parallel_run(e->workers, e->K, e->cost, sweep_piece, &job);
     e->sweeps++;
@@ -364,45 +548,52 @@ static sp_status sweep(round_solver *e, const int *steps, const double *w, const
         knot_state(e, w, NULL, e->K, x);
         memcpy(nodes + NX * e->first_node[e->K], x, NX * sizeof *x);
     }
-    for (int k = 0; k < NG; ++k) {
+    for (int k = 0; k < e->nb; ++k) {
         worst = fmax(worst, fmax(fabs(start_residual(e, w, k)), fabs(end_residual(e, w, k))));
         if (linearise) {
             sp_band_add(e->band, k, start_column(e, k), 1.0);
-            sp_band_add(e->band, NG + NW * e->K + k, end_column(e, k), 1.0);
+            sp_band_add(e->band, e->nb + e->nw * e->K + k, end_column(e, k), 1.0);
         }
     }
-    *scaled = worst, *cost = run;
+    /* the target terms E_i = |y − y_i|²/(2σ²) at the knots (sp_cubic_target_cost's) */
+    e->target_cost = 0.0;
+    for (int i = 0; e->inv_s2 > 0.0 && i < e->targets; ++i) {
+        const double d = sp_vec_dist(3, e->Yc + 3 * (i + 1), e->target + 3 * i);
+        e->target_cost += 0.5 * d * d * e->inv_s2;
+    }
+    *scaled = worst, *cost = run + e->target_cost;
     *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
     return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
 }
 
 
-/* The correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
+/* The correction (δw, δμ) from the kept factors and the residuals of the last sweep (with
+ * free knots nothing is condensed: ne = 0). */
 static sp_status correction(round_solver *e)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
-    const int K = e->K;
-    for (int k = 0; k < NG; ++k) {
+    const int K = e->K, nw = e->nw, ne = e->ne, nb = e->nb;
+    for (int k = 0; k < nb; ++k) {
         e->rhs[k] = -start_residual(e, e->w, k);
-        e->rhs[NG + NW * K + k] = -end_residual(e, e->w, k);
+        e->rhs[nb + nw * K + k] = -end_residual(e, e->w, k);
     }
     for (int i = 0; i < K; ++i) {
         const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)(NG + NW) * i;
+        const double *r = e->r + (size_t)(ne + nw) * i;
         double y[NG];
-        sp_mat_vec(NG, NG, sg->Ainv, r, y);
-        for (int a = 0; a < NW; ++a) {
-            double s = r[NG + a];
-            for (int q = 0; q < NG; ++q) s -= sg->Bmu[a * NG + q] * y[q];
-            e->rhs[NG + NW * i + a] = s;
+        if (ne) sp_mat_vec(NG, NG, sg->Ainv, r, y);
+        for (int a = 0; a < nw; ++a) {
+            double s = r[ne + a];
+            for (int q = 0; q < ne; ++q) s -= sg->Bmu[a * NG + q] * y[q];
+            e->rhs[nb + nw * i + a] = s;
         }
     }
-    memcpy(e->dw, e->rhs, (size_t)NW * (K + 1) * sizeof *e->dw);
+    memcpy(e->dw, e->rhs, (size_t)nw * (K + 1) * sizeof *e->dw);
     sp_status st = sp_band_solve(e->band, e->dw);
     if (st != SP_OK) return st;
-    for (int i = 0; i < K; ++i) {
+    for (int i = 0; ne && i < K; ++i) {
         const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)(NG + NW) * i;
+        const double *r = e->r + (size_t)(ne + nw) * i;
         double v[NG], y[NG];
         sp_mat_vec(NG, NW, sg->Aw, e->dw + NW * i, v);
         for (int k = 0; k < NG; ++k) v[k] += r[k];
@@ -422,7 +613,7 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
                         double *residual, double *cost)
 {
     const int max_iterations = e->pb->plan.max_iterations > 0 ? e->pb->plan.max_iterations : 40;
-    const size_t nw = (size_t)NW * (e->K + 1), nm = (size_t)NG * e->K;
+    const size_t nw = (size_t)e->nw * (e->K + 1), nm = (size_t)e->ne * e->K;
     *converged = 0;
     double res;
     sp_status st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
@@ -461,6 +652,7 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
             }
         }
         if (st != SP_OK) break;
+        rebase(e, e->w); /* the last sweep was at this step's point */
         e->iterations++;
         const double previous = res;
         res = next, *cost = next_cost;
@@ -477,6 +669,26 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
     return st;
 }
 
+/* Newton on `steps` from the spline start; for weighted keyframes whose plan does not
+ * converge from it (large σ: the spline interpolates, the optimum may be far), a
+ * continuation from the spline at σ = min(σ, 0.1), σ doubled a stage, each stage started
+ * from the last one's solution. */
+static sp_status first_solve(round_solver *e, const int *steps, double tol, const sp_progress *progress, int *converged,
+                             double *residual, double *cost)
+{
+    sp_status st = newton(e, steps, tol, progress, converged, residual, cost);
+    if (st != SP_OK || *converged || e->inv_s2 == 0.0) return st;
+    const double sigma = e->pb->cubic.sigma;
+    st = spline_start(e);
+    for (double s = fmin(sigma, 0.1); st == SP_OK; s = fmin(sigma, 2.0 * s)) {
+        e->inv_s2 = 1.0 / (s * s), e->stages++;
+        st = newton(e, steps, tol, progress, converged, residual, cost);
+        if (!*converged || s == sigma) break;
+    }
+    e->inv_s2 = 1.0 / (sigma * sigma);
+    return st;
+}
+
 /* The angle between two unit vectors, accurate for small ones. */
 static double angle(const double *a, const double *b)
 {
@@ -488,7 +700,7 @@ static double angle(const double *a, const double *b)
 typedef struct distance_job {
     round_solver *e;
     const int *coarse;
-    const double *wc, *muc, *fine_nodes;
+    const double *knots, *fine_nodes; /* the coarse curve's knot states, NX each */
     double *dist;
 } distance_job;
 
@@ -499,7 +711,8 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
     round_solver *e = job->e;
     for (int i = begin; i < end; ++i) {
         double xc[SP_RS_PLAIN], xh[SP_RS_PLAIN];
-        knot_state(e, job->wc, job->muc, i, xc);
+        memset(xc, 0, sizeof xc);
+        memcpy(xc, job->knots + (size_t)NX * i, NX * sizeof *xc);
         const int steps = job->coarse[i];
         const double hc = (e->tk[i + 1] - e->tk[i]) / steps;
         const double *fine = job->fine_nodes + (size_t)NX * 2 * e->first_node[i];
@@ -518,15 +731,15 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
     return SP_OK;
 }
 
-/* Per segment, the largest angle between the curve of (wc, μc) on `coarse` and the nodes
+/* Per segment, the largest angle between the curve from the knot states on `coarse` and the nodes
  * of the solution on twice as many steps (its midpoints reached by half steps). */
-static sp_status distance(round_solver *e, const int *coarse, const double *wc, const double *muc,
-                          const double *fine_nodes, double *dist)
+static sp_status distance(round_solver *e, const int *coarse, const double *knots, const double *fine_nodes,
+                          double *dist)
 {
     e->first_node[0] = 0;
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
     for (int i = 0; i < e->K; ++i) e->cost[i] = coarse[i];
-    distance_job job = {.e = e, .coarse = coarse, .wc = wc, .muc = muc, .fine_nodes = fine_nodes, .dist = dist};
+    distance_job job = {.e = e, .coarse = coarse, .knots = knots, .fine_nodes = fine_nodes, .dist = dist};
     return sp_parallel_run(e->workers, e->K, e->cost, distance_piece, &job);
 }
 
@@ -610,9 +823,9 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
     for (int i = 0; i < K; ++i) count += (size_t)steps[i];
     out->nodes = malloc(count * sizeof *out->nodes);
     out->t = malloc(count * sizeof *out->t);
-    out->kicks = malloc((size_t)K * 3 * sizeof *out->kicks);
+    out->kicks = malloc((size_t)e->targets * 3 * sizeof *out->kicks);
     out->segment_steps = malloc((size_t)K * sizeof *out->segment_steps);
-    out->target_node = malloc((size_t)K * sizeof *out->target_node);
+    out->target_node = malloc((size_t)e->targets * sizeof *out->target_node);
     if (!out->nodes || !out->t || !out->kicks || !out->segment_steps || !out->target_node) return SP_ERR_NOMEM;
     out->node_count = (int)count;
     memcpy(out->segment_steps, steps, (size_t)K * sizeof *steps);
@@ -625,8 +838,9 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
         sp_mat_vec(3, 3, g, pb->cubic.y0, y_lift);
         align(y_lift, x + SP_RS_Y, g);
         sp_vec_copy(9, g, x + SP_RS_G);
-        if (i > 0) {
-            /* the jump of ν = −gᵀ(y × j): the multiplier of keyframe i */
+        if (i > 0 && i <= e->targets) {
+            /* the jump of ν = −gᵀ(y × j): the multiplier of keyframe i, or the gradient of its
+             * target term */
             double dj[3], u[3], *kick = out->kicks + 3 * (i - 1);
             for (int k = 0; k < 3; ++k) dj[k] = x[SP_RS_J + k] - e->xend[(size_t)NX * (i - 1) + SP_RS_J + k];
             sp_cross(x + SP_RS_Y, dj, u);
@@ -639,6 +853,7 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
             sp_round_to_lift(pb->cubic.y0, x, &out->nodes[node]);
             sp_vec_copy(3, x + SP_RS_V, out->end_velocity);
             memset(out->terminal, 0, sizeof out->terminal);
+            if (e->free_knots) sp_vec_copy(3, out->nodes[node].nu, out->terminal); /* μ_K = 0 */
             sp_vec_copy(3, pb->plan.has_xiT ? out->nodes[node].xi : out->nodes[node].p, out->terminal + 3);
             break;
         }
@@ -666,6 +881,46 @@ static void first_steps(const round_solver *e, double accuracy, int *steps)
         steps[i] = (int)fmin(64.0, fmax(1.0, ceil(angle(e->Y + 3 * i, e->Y + 3 * (i + 1)) / step)));
 }
 
+/* A grid given as a step count (sp_plan_grid_init's: the keyframes on nodes): Newton on
+ * twice as many steps from the spline, then on the grid itself from that solution. The
+ * grid's error is at most the largest distance d between the two curves plus the finer's
+ * error, which the resolution's estimate puts at d/ratio: d (1 + 1/ratio) is its estimate.
+ * Nothing is refined; the last sweep is on the grid. */
+static sp_status solve_given_grid(round_solver *e, const sp_progress *progress, double tol, double ratio, int *steps,
+                                  int *fine,
+                                  double *knots, double *dist, int *converged, double *residual, double *cost,
+                                  sp_round_solution *out)
+{
+    const sp_problem *pb = e->pb;
+    const int K = e->K;
+    sp_plan_grid grid;
+    if (sp_plan_grid_init(&grid, &pb->cubic, pb->T, pb->steps) != SP_OK) return SP_ERR_NOMEM;
+    for (int i = 0, last = 0; i < K; ++i) {
+        const int next = i < e->targets ? grid.target_step[i] : pb->steps;
+        steps[i] = next - last, fine[i] = 2 * steps[i], last = next;
+    }
+    sp_plan_grid_free(&grid);
+    size_t count = 1;
+    for (int i = 0; i < K; ++i) count += (size_t)fine[i];
+    double *fine_nodes = malloc(count * NX * sizeof *fine_nodes), scaled;
+    if (!fine_nodes) return SP_ERR_NOMEM;
+    out->rounds = 1;
+    sp_status st = first_solve(e, fine, tol, progress, converged, residual, cost);
+    if (st == SP_OK && *converged) st = sweep(e, fine, e->w, e->mu, 0, &scaled, cost, fine_nodes);
+    if (st == SP_OK && *converged) st = newton(e, steps, tol, progress, converged, residual, cost);
+    if (st == SP_OK && *converged) {
+        knot_states(e, e->w, e->mu, knots);
+        st = distance(e, steps, knots, fine_nodes, dist);
+    }
+    if (st == SP_OK && *converged) {
+        double worst = 0.0;
+        for (int i = 0; i < K; ++i) worst = fmax(worst, dist[i]);
+        out->error_estimate = worst * (1.0 + 1.0 / ratio);
+    }
+    free(fine_nodes);
+    return st;
+}
+
 sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_round_solution *out)
 {
     memset(out, 0, sizeof *out);
@@ -673,7 +928,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     round_solver e;
     sp_status st = round_init(&e, pb);
     if (st != SP_OK) return st;
-    const size_t K = (size_t)e.K, nw = (size_t)NW * (K + 1), nm = (size_t)NG * K;
+    const size_t K = (size_t)e.K;
     const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
     const double accuracy = pb->plan.accuracy > 0.0 ? pb->plan.accuracy : 1e-6;
     const int p = 8;
@@ -688,17 +943,20 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
      * reference, which compares curves some ratio·accuracy apart */
     const double coarse_tol = fmax(tol, 0.05 * accuracy * ratio);
     int *coarse = malloc(K * sizeof *coarse), *fine = malloc(K * sizeof *fine);
-    double *wc = malloc(nw * sizeof *wc), *muc = malloc(nm * sizeof *muc), *dist = malloc(K * sizeof *dist);
+    double *knots = malloc(K * NX * sizeof *knots), *dist = malloc(K * sizeof *dist);
     double *fine_nodes = NULL;
-    if (!coarse || !fine || !wc || !muc || !dist) st = SP_ERR_NOMEM;
+    if (!coarse || !fine || !knots || !dist) st = SP_ERR_NOMEM;
     if (st == SP_OK) st = spline_start(&e);
     int converged = 0;
     double residual = HUGE_VAL, cost = HUGE_VAL;
-    if (st == SP_OK) {
+    if (st == SP_OK && pb->steps > 0) {
+        st = solve_given_grid(&e, progress, tol, ratio, coarse, fine, knots, dist, &converged, &residual, &cost, out);
+        memcpy(fine, coarse, K * sizeof *fine); /* the grid exported */
+    } else if (st == SP_OK) {
         first_steps(&e, accuracy, coarse);
-        st = newton(&e, coarse, coarse_tol, progress, &converged, &residual, &cost);
+        st = first_solve(&e, coarse, coarse_tol, progress, &converged, &residual, &cost);
     }
-    for (int round = 0; st == SP_OK && converged && round < 6; ++round) {
+    for (int round = 0; st == SP_OK && converged && pb->steps == 0 && round < 6; ++round) {
         out->rounds++;
         size_t count = 1;
         for (size_t i = 0; i < K; ++i) fine[i] = 2 * coarse[i], count += (size_t)fine[i];
@@ -708,11 +966,11 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
             st = SP_ERR_NOMEM;
             break;
         }
-        memcpy(wc, e.w, nw * sizeof *wc), memcpy(muc, e.mu, nm * sizeof *muc);
+        knot_states(&e, e.w, e.mu, knots);
         st = newton(&e, fine, tol, progress, &converged, &residual, &cost);
         double scaled;
         if (st == SP_OK && converged) st = sweep(&e, fine, e.w, e.mu, 0, &scaled, &cost, fine_nodes);
-        if (st == SP_OK && converged) st = distance(&e, coarse, wc, muc, fine_nodes, dist);
+        if (st == SP_OK && converged) st = distance(&e, coarse, knots, fine_nodes, dist);
         if (st != SP_OK || !converged) break;
         double worst = 0.0;
         for (size_t i = 0; i < K; ++i) worst = fmax(worst, dist[i]);
@@ -728,11 +986,63 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
         st = newton(&e, coarse, coarse_tol, progress, &converged, &residual, &cost);
     }
     out->converged = converged && out->error_estimate < HUGE_VAL;
-    out->residual = residual, out->cost = cost;
+    out->residual = residual, out->cost = cost, out->running = cost - e.target_cost;
     /* the last sweep was at this solution on `fine`: its segment ends are the ones exported */
     if (st == SP_OK && out->converged) st = export_solution(&e, fine, out);
     out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
-    free(coarse), free(fine), free(wc), free(muc), free(dist), free(fine_nodes);
+    out->stages = e.stages;
+    free(coarse), free(fine), free(knots), free(dist), free(fine_nodes);
+    round_free(&e);
+    return st;
+}
+
+/* The free layout's rows as one vector F with ∂F the band: the start and end residuals,
+ * −r of the segments (the band holds −∂r). */
+static void free_rows_vector(const round_solver *e, double *F)
+{
+    const int nb = e->nb, nw = e->nw, K = e->K;
+    for (int k = 0; k < nb; ++k) {
+        F[k] = start_residual(e, e->w, k);
+        F[nb + nw * K + k] = end_residual(e, e->w, k);
+    }
+    for (size_t q = 0; q < (size_t)nw * K; ++q) F[nb + q] = -e->r[q];
+}
+
+sp_status sp_round_jacobian_check(const sp_problem *pb, double shake, double delta, double *worst)
+{
+    round_solver e;
+    sp_status st = round_init(&e, pb);
+    if (st != SP_OK) return st;
+    const size_t n = (size_t)e.nw * (e.K + 1);
+    int *steps = malloc((size_t)e.K * sizeof *steps);
+    double *F = malloc(2 * n * sizeof *F), *w0 = malloc(n * sizeof *w0);
+    if (!steps || !F || !w0) st = SP_ERR_NOMEM;
+    if (st == SP_OK && !e.free_knots) st = SP_ERR_INVALID;
+    if (st == SP_OK) st = spline_start(&e);
+    *worst = HUGE_VAL;
+    double res, cost;
+    if (st == SP_OK) {
+        for (int i = 0; i < e.K; ++i) steps[i] = 3;
+        for (size_t q = 0; q < n; ++q) /* away from the start's structure; p stays 0 */
+            if (q % FW < FP || q % FW >= FM) e.w[q] += shake * sin(1.0 + 3.7 * (double)q);
+        memcpy(w0, e.w, n * sizeof *w0);
+        st = sweep(&e, steps, e.w, e.mu, 1, &res, &cost, NULL);
+    }
+    double largest = 0.0;
+    for (size_t c = 0; st == SP_OK && c < n; ++c) {
+        for (int side = 0; side < 2 && st == SP_OK; ++side) {
+            memcpy(e.w, w0, n * sizeof *w0);
+            e.w[c] += side ? -delta : delta;
+            st = sweep(&e, steps, e.w, e.mu, 0, &res, &cost, NULL);
+            if (st == SP_OK) free_rows_vector(&e, F + side * n);
+        }
+        for (size_t r = 0; st == SP_OK && r < n; ++r) {
+            const double fd = (F[r] - F[n + r]) / (2.0 * delta), J = sp_band_get(e.band, (int)r, (int)c);
+            largest = fmax(largest, fabs(J - fd) / fmax(1.0, fabs(J)));
+        }
+    }
+    if (st == SP_OK) *worst = largest;
+    free(steps), free(F), free(w0);
     round_free(&e);
     return st;
 }

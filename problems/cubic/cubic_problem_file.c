@@ -424,9 +424,9 @@ static int read_se3_metric(const json_input *root, sp_problem *p)
 static const char *sphere_metric_at(size_t i) { return i == 0 ? "rotation" : i == 1 ? "round" : NULL; }
 
 /* "metric" of a sphere plan: "rotation" (the default, ½∫|ξ̇|² of the rotation carrying
- * y0) or "round" (½∫|∇ₜẏ|² of the curve itself). The round cubic is solved only as exact
- * interpolation on a grid of its own choosing (planner/cubic/sp_round.h): what it cannot
- * take is refused here, with the field to change. */
+ * y0) or "round" (½∫|∇ₜẏ|² of the curve itself). The round cubic takes weighted and exact
+ * keyframes, a free tail after the last one, a grid chosen or a step count
+ * (planner/cubic/sp_round.h); what it cannot take is refused here, with the field to change. */
 static int read_sphere_metric(const json_input *root, sp_problem *p)
 {
     const json_input metric = json_member(root, "metric");
@@ -438,23 +438,23 @@ static int read_sphere_metric(const json_input *root, sp_problem *p)
     if (json_name(root, "metric", 0, sphere_metric_at, "metric", &s) < 0) return -1;
     p->cubic.metric = strcmp(s, "round") == 0 ? SP_SPHERE_ROUND : SP_SPHERE_ROTATION;
     if (p->cubic.metric != SP_SPHERE_ROUND) return 1;
-    if (p->steps > 0)
-        return json_fail(root, "steps", "the round metric chooses its own grid for the accuracy: remove steps "
-                         "(a step count belongs to the schemes of the rotation metric)");
     if (json_member(root, "scheme").node && !p->scheme->rk_table)
-        return json_fail(root, "scheme", "the round metric is integrated by its own order-8 scheme: remove scheme");
-    if (p->cubic.sigma != 0.0)
-        return json_fail(root, "sigma", "the round metric interpolates exactly: sigma must be 0 (got %g)",
-                         p->cubic.sigma);
+        return json_fail(root, "scheme", "the round metric is integrated by its own order-8 scheme: remove scheme "
+                         "(steps alone fix its grid)");
     if (p->plan.method != SP_METHOD_MULTIPLE_SHOOTING)
         return json_fail(root, "method", "the round metric is solved by multiple shooting only");
-    if (p->plan.has_xiT)
-        for (int k = 0; k < 3; ++k)
-            if (p->plan.xiT[k] != 0.0)
-                return json_fail(root, "xiT", "the round metric prescribes only rest at the end ([0, 0, 0]): a "
-                                 "body velocity at T depends on the lift the plan computes");
-    if (sp_cubic_segments(&p->cubic, p->T) != p->cubic.n_targets)
-        return json_fail(root, "targets", "the round metric needs the last keyframe at T (%.17g)", p->T);
+    if (p->plan.has_xiT) {
+        /* ξ(T) of the horizontal lift g: ẏ(T) = g(T)(ξ × y0), the lift without spin about y0 */
+        const double along = sp_vec_dot(3, p->plan.xiT, p->cubic.y0), size = sp_vec_norm(3, p->plan.xiT);
+        if (fabs(along) > 1e-12 * fmax(1.0, size))
+            return json_fail(root, "xiT", "the round metric's lift has no spin about y0: the component of xiT "
+                             "along y0 must be 0 (got %.17g)", along);
+        if (size != 0.0)
+            return json_fail(root, "xiT", "the round metric takes only rest at T ([0, 0, 0]): a moving end "
+                             "ẏ(T) = g(T)(xiT × y0) turns with the holonomy of the horizontal lift g over the "
+                             "whole curve, and the least cost under it is no cubic between keyframes; end at rest, "
+                             "leave xiT out (natural end), or plan in the rotation metric");
+    }
     return 1;
 }
 
