@@ -6,11 +6,12 @@
  * The minimiser is p(λ) = −(H + λI)⁻¹g with λ ≥ max(0, −λ_min): λ = 0 when H is positive
  * definite and its Newton step lies inside, else the λ with |p(λ)| = Δ; in the "hard case"
  * (g orthogonal to the eigenvectors of λ_min) p(−λ_min) is completed to the boundary along
- * such an eigenvector (Moré and Sorensen, "Computing a trust region step", 1983). λ_min
- * comes from LAPACK's band eigenvalue routine, λ from Newton's method on 1/|p(λ)| − 1/Δ
- * safeguarded by bisection, each trial one band Cholesky factorisation: the cost is
- * O(n·kd²) per trial, so banded Hessians of thousands of unknowns are cheap (kd = n − 1 is
- * a dense matrix). */
+ * such an eigenvector (Moré and Sorensen, "Computing a trust region step", 1983). λ comes
+ * from Newton's method on 1/|p(λ)| − 1/Δ safeguarded by bisection between a failed and a
+ * successful trial, each trial one band Cholesky factorisation (which also tells whether
+ * H + λI is positive definite, so no eigenvalue is computed): the cost is O(n·kd²) per
+ * trial, so banded Hessians of thousands of unknowns are cheap (kd = n − 1 is a dense
+ * matrix). */
 #ifndef SP_TRUST_REGION_H
 #define SP_TRUST_REGION_H
 
@@ -24,7 +25,7 @@ typedef struct sp_trust_step {
     double predicted; /* −m(p) ≥ 0: the decrease the model promises */
     double length;    /* |p| */
     int interior;     /* p is the Newton step of a positive definite H, inside the region */
-    double lowest;    /* H's smallest eigenvalue */
+    double shift;     /* λ, the multiplier of the boundary (0 inside) */
 } sp_trust_step;
 
 /* p (n values) for H (n x n, kd super-diagonals, (kd + 1)·n values in `ab`, only read) and

@@ -39,17 +39,17 @@ static void band_mul(int n, int kd, const double *ab, const double *x, double *y
         }
 }
 
-/* The smallest eigenvalue of the band matrix, NAN when LAPACK fails. */
-static double lowest_eigenvalue(int n, int kd, const double *ab, double *scratch)
+/* A lower bound of the smallest eigenvalue (Gershgorin's discs). */
+static double lowest_bound(int n, int kd, const double *ab)
 {
-    memcpy(scratch, ab, (size_t)(kd + 1) * n * sizeof *scratch);
-    lapack_int found = 0, fail = 0;
-    double w[1], z[1], q[1];
-    w[0] = NAN;
-    if (LAPACKE_dsbevx(LAPACK_COL_MAJOR, 'N', 'I', 'U', n, kd, scratch, kd + 1, q, 1, 0.0, 0.0, 1, 1, 0.0, &found, w,
-                       z, 1, &fail) != 0 || found != 1)
-        return NAN;
-    return w[0];
+    double lowest = HUGE_VAL;
+    for (int i = 0; i < n; ++i) {
+        double off = 0.0;
+        for (int j = i - kd > 0 ? i - kd : 0; j <= i + kd && j < n; ++j)
+            if (j != i) off += fabs(ab[sp_sym_band_index(kd, i < j ? i : j, i < j ? j : i)]);
+        lowest = fmin(lowest, ab[sp_sym_band_index(kd, i, i)] - off);
+    }
+    return lowest;
 }
 
 sp_status sp_trust_region_step(int n, int kd, const double *ab, const double *g, double radius, double *p,
@@ -61,17 +61,15 @@ sp_status sp_trust_region_step(int n, int kd, const double *ab, const double *g,
     double *v = malloc((size_t)n * sizeof *v), *Hp = malloc((size_t)n * sizeof *Hp);
     subproblem s = {.n = n, .kd = kd, .ab = ab, .g = g, .factor = factor, .p = p, .q = q};
     sp_status st = factor && q && v && Hp ? SP_OK : SP_ERR_NOMEM;
-    const double lowest = st == SP_OK ? lowest_eigenvalue(n, kd, ab, factor) : NAN;
-    if (st == SP_OK && !isfinite(lowest)) st = SP_ERR_SINGULAR;
     if (st == SP_OK) {
-        info->lowest = lowest;
-        const double gnorm = sp_vec_norm(n, g), floor = fmax(0.0, -lowest);
-        if (lowest > 0.0 && solve_shifted(&s, 0.0) == 0 && sp_vec_norm(n, p) <= radius) {
-            info->interior = 1;
+        const double gnorm = sp_vec_norm(n, g), floor = fmax(0.0, -lowest_bound(n, kd, ab));
+        if (solve_shifted(&s, 0.0) == 0 && sp_vec_norm(n, p) <= radius) {
+            info->interior = 1; /* H is positive definite (its Cholesky factor exists) */
         } else {
-            /* |p(λ)| falls from above Δ (or from its hard-case value) just above the floor to
-             * at most Δ at floor + |g|/Δ, where every eigenvalue of H + λI is ≥ |g|/Δ */
-            double lo = floor, hi = floor + gnorm / radius, lambda = hi;
+            /* λ lies above max(0, −λ_min), which is at most the Gershgorin floor: |p(λ)| is
+             * at most Δ at floor + |g|/Δ, where every eigenvalue of H + λI is ≥ |g|/Δ. Below
+             * that, a λ where the factorisation fails or |p| > Δ is too small. */
+            double lo = 0.0, hi = floor + gnorm / radius, lambda = hi;
             int have = 0; /* p, q hold p(λ) */
             for (int it = 0; it < 200; ++it) {
                 if (!(lambda > lo && lambda <= hi)) lambda = 0.5 * (lo + hi);
@@ -89,13 +87,15 @@ sp_status sp_trust_region_step(int n, int kd, const double *ab, const double *g,
                 lambda += (np / nq) * (np / nq) * (np - radius) / radius;
             }
             if (!have && solve_shifted(&s, hi) != 0) st = SP_ERR_SINGULAR;
+            info->shift = hi;
             const double np = st == SP_OK ? sp_vec_norm(n, p) : 0.0;
             /* on the boundary to the secular equation's tolerance: never outside it */
             for (int k = 0; np > radius && k < n; ++k) p[k] *= radius / np;
             if (st == SP_OK && np < radius * (1.0 - 1e-8)) {
-                /* the hard case: an eigenvector of λ_min by inverse iteration at the floor
-                 * (shifted a little, to be factorable), p completed to the boundary along it */
-                const double shift = -lowest + 1e-10 * fmax(1.0, fabs(lowest)); /* H + shift·I ≻ 0, barely */
+                /* the hard case: H + hi·I is positive definite only just (the bisection
+                 * closed on −λ_min with |p| below Δ): an eigenvector of λ_min by inverse
+                 * iteration there, p completed to the boundary along it */
+                const double shift = hi;
                 for (int k = 0; k < n; ++k) v[k] = 1.0 + 0.1 * sin(k + 1.0);
                 memcpy(factor, ab, band * sizeof *factor);
                 for (int j = 0; j < n; ++j) factor[sp_sym_band_index(kd, j, j)] += shift;
