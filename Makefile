@@ -60,7 +60,7 @@ TESTS = $(BUILD)/symplan-tests
 BENCH = $(BUILD)/symplan-bench
 DEPS_STAMP = $(BUILD)/.deps-ok
 
-.PHONY: all shared man test run bench asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
+.PHONY: all shared man test run bench bench-ompl asan tsan clean install deps mpi fuzz valgrind check-install check-wheel
 all: $(LIB) $(SHLIB) $(BIN) $(MAN)
 # `make shared`: the shared library alone (build/libsymplan.so and its links)
 shared: $(SHLIB)
@@ -267,6 +267,30 @@ $(BENCH): $(BENCH_SRC) $(LIB) | $(GSL_STAMP)
 
 bench: $(BENCH)
 	$(BENCH)
+
+# OMPL, the sampling planners a user would otherwise pick for parking, is a peer of the
+# parking bench only (bench/ompl_parking.cpp, C++; BSD-licensed): `make bench-ompl`
+# installs libompl-dev when missing and runs the 20 TPCAP cases through it.
+OMPL_PACKAGES = libompl-dev libeigen3-dev
+OMPL_CFLAGS = -I/usr/include/ompl-1.5 -I/usr/include/eigen3
+OMPL_STAMP = $(BUILD)/.ompl-deps-ok
+$(OMPL_STAMP): | $(DEPS_STAMP)
+	@if ! printf '#include <ompl/base/ProjectionEvaluator.h>\n' | $(CXX) -E -x c++ $(OMPL_CFLAGS) - >/dev/null 2>&1; then \
+	  echo "symplan: OMPL not found (needed by make bench-ompl only); installing $(OMPL_PACKAGES)"; \
+	  sudo=; [ "$$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(OMPL_PACKAGES) >/dev/null \
+	    || { echo "symplan: could not install $(OMPL_PACKAGES)"; exit 1; }; \
+	fi
+	@touch $@
+
+BENCH_OMPL = $(BUILD)/symplan-bench-ompl
+$(BENCH_OMPL): bench/ompl_parking.cpp bench/tpcap_case.c bench/tpcap_case.h $(LIB) | $(OMPL_STAMP)
+	$(CC) $(SP_CFLAGS) -c bench/tpcap_case.c -o $(BUILD)/bench-tpcap-case.o
+	$(CXX) -std=c++14 -O2 -Wall -Wextra -Werror -I$(CURDIR) $(OMPL_CFLAGS) bench/ompl_parking.cpp \
+	  $(BUILD)/bench-tpcap-case.o $(LIB) -lompl $(LDLIBS) -o $@
+
+bench-ompl: $(BENCH_OMPL)
+	$(BENCH_OMPL)
 
 # The test suite under AddressSanitizer and UndefinedBehaviorSanitizer, in its own tree.
 asan: | $(DEPS_STAMP)

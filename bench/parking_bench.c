@@ -11,19 +11,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/tpcap_case.h"
 #include "planner/sp_clock.h"
 #include "planner/sp_solve.h"
-#include "problems/car/sp_car_tpcap.h"
-
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *text = malloc(1 << 20);
-    *n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    fclose(f);
-    return text;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -39,28 +29,8 @@ void bench_parking(void)
     double times[20];
     int n = 0;
     for (int k = 1; k <= 20; ++k) {
-        char path[64], name[16];
-        snprintf(path, sizeof path, "data/tpcap/Case%d.csv", k);
-        snprintf(name, sizeof name, "Case%d", k);
-        size_t len = 0;
-        char *text = slurp(path, &len);
-        cJSON *doc = NULL;
-        sp_input_error err;
-        if (!text || sp_car_tpcap_problem(text, len, name, &doc, &err) != SP_OK) {
-            printf("%-6d cannot read %s\n", k, path);
-            free(text);
-            continue;
-        }
-        free(text);
-        char *json = cJSON_PrintUnformatted(doc);
-        cJSON_Delete(doc);
         sp_problem pb;
-        if (sp_problem_parse(json, strlen(json), &pb, &err) != SP_OK) {
-            printf("%-6d %s: %s\n", k, err.path, err.message);
-            free(json);
-            continue;
-        }
-        free(json);
+        if (bench_tpcap_read(k, &pb) != 0) continue;
         const double t0 = sp_clock_seconds();
         cJSON *r = sp_solve_json(&pb, NULL);
         const double t = sp_clock_seconds() - t0;
