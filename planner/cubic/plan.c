@@ -465,35 +465,26 @@ static sp_status refine_resolution(sp_plan *plan, sp_ms **best, sp_ms_stats *bes
     return st;
 }
 
-/* The condensed solver (sp_exact.h) on `pb` (the plan's problem, or its variant that
- * interpolates exactly), its work counted in the plan's. */
-static sp_status run_exact(sp_plan *plan, const sp_problem *pb, sp_exact_solution *sol)
-{
-    sp_status st = sp_exact_solve(pb, plan->segment_steps, &plan->progress, sol);
-    plan->iterations += sol->iterations, plan->factorizations += sol->jacobians, plan->sweeps += sol->sweeps;
-    sp_time_parts_add(&plan->times, &sol->times);
-    plan->linearised += sol->jacobians;
-    return st;
-}
-
 /* Exact interpolation on SO(3), SE(3) or Rⁿ, and sphere plans exact or weighted, by the
- * condensed solver (sp_exact.h), its solution
- * checked by the general system: the object holding it, or NULL when the condensed solver
- * did not converge (the general search then runs). */
+ * condensed solver (sp_exact.h), its solution checked by the general system: the object
+ * holding it, or NULL when the condensed solver did not converge (the general search then
+ * runs). */
 static sp_ms *solve_exact(sp_plan *plan, plan_start *rec, sp_status *failure)
 {
     const sp_problem *pb = plan->pb;
     /* one step per radian between keyframes at 1e-6: the finer grid of the check (two) is
-     * returned */
-    /* a sphere plan's rotations also spin about y0, which the points do not show: twice as
-     * many first steps keep its first grid's kicks close enough to the cost's gradient for
-     * the outer iteration over the turns (sp_exact.h) */
+     * returned. A sphere plan's rotations also spin about y0, which the points do not show:
+     * twice as many first steps keep its first grid's kicks close enough to the cost's
+     * gradient for the outer iteration over the turns (sp_exact.h) */
     if (first_resolution(plan, pb->cubic.space == SP_SPACE_SPHERE ? 0.5 : 1.0) != SP_OK) {
         *failure = SP_ERR_NOMEM;
         return NULL;
     }
     sp_exact_solution sol;
-    sp_status st = run_exact(plan, pb, &sol);
+    sp_status st = sp_exact_solve(pb, plan->segment_steps, &plan->progress, &sol);
+    plan->iterations += sol.iterations, plan->factorizations += sol.jacobians, plan->sweeps += sol.sweeps;
+    sp_time_parts_add(&plan->times, &sol.times);
+    plan->linearised += sol.jacobians;
     const int block = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64;
     int fits = st == SP_OK && sol.converged;
     for (size_t i = 0; fits && i < pb->cubic.n_targets; ++i) fits = sol.segment_steps[i] <= block;
