@@ -19,20 +19,21 @@ static const sp_family *const families[] = {
 
 const sp_family *sp_family_at(size_t i) { return i < sizeof families / sizeof families[0] ? families[i] : NULL; }
 
-const sp_family *sp_family_of(sp_model_kind kind)
+/* The family serving any of `kinds` (a set of SP_KIND_FLAG). */
+static const sp_family *family_of_kinds(unsigned kinds)
 {
     for (size_t i = 0; sp_family_at(i); ++i)
-        if (families[i]->kinds & SP_FAMILY_KIND(kind)) return families[i];
+        if (families[i]->kinds & kinds) return families[i];
     return NULL;
 }
+
+const sp_family *sp_family_of(sp_model_kind kind) { return family_of_kinds(SP_KIND_FLAG(kind)); }
 
 const sp_family *sp_family_of_model(const char *model)
 {
     sp_model_info m;
     for (size_t i = 0; model && sp_model_info_at(i, &m); ++i)
-        if (strcmp(m.name, model) == 0)
-            for (size_t f = 0; sp_family_at(f); ++f)
-                if (strcmp(families[f]->name, m.family) == 0) return families[f];
+        if (strcmp(m.name, model) == 0) return family_of_kinds(m.kinds);
     return NULL;
 }
 

@@ -18,8 +18,6 @@
 #include "planner/sp_run.h"
 #include "problems/sp_problem.h"
 
-#define SP_FAMILY_KIND(kind) (1u << (kind))
-
 typedef struct sp_simulation_ops {
     size_t size; /* of the family's state, allocated zeroed by the caller, where it stays */
     /* Binds the problem's model in *self and fills *stepper (its self is self); on
@@ -51,7 +49,7 @@ sp_status sp_custom_drift(const cJSON *result, sp_model_kind kind, const char *k
 
 typedef struct sp_family {
     const char *name;                    /* as the problem reader's family of the same models */
-    unsigned kinds;                      /* the problem kinds it serves: SP_FAMILY_KIND(k) | … */
+    unsigned kinds;                      /* the problem kinds it serves: SP_KIND_FLAG(k) | … */
     const sp_simulation_ops *simulation; /* NULL when the family has no simulate task */
     /* The plan task; NULL when the family has none. */
     cJSON *(*plan)(const sp_problem *pb, const sp_progress *progress);
@@ -66,6 +64,10 @@ typedef struct sp_family {
     sp_status (*drift)(const cJSON *result, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err);
     int (*planar)(const char *model);
+    /* The family's own picture of a result (an SVG document in *svg, the caller's to
+     * free), or SP_OK with *svg left NULL when the result takes the common picture, its
+     * configuration and drift against time (NULL: always the common one). */
+    sp_status (*figure)(const cJSON *result, const sp_traj *tr, char **svg, sp_input_error *err);
 } sp_family;
 
 /* The family of a problem's kind (NULL for none), and the i-th of the list (NULL past

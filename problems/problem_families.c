@@ -19,8 +19,10 @@ const problem_family *problem_family_at(size_t i)
 
 const problem_family *problem_family_of_model(const char *model)
 {
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i)
-        for (size_t j = 0; model && families[i]->model_at(j); ++j)
-            if (strcmp(families[i]->model_at(j), model) == 0) return families[i];
+    sp_model_info m;
+    for (size_t i = 0; model && sp_model_info_at(i, &m); ++i)
+        if (strcmp(m.name, model) == 0)
+            for (size_t f = 0; problem_family_at(f); ++f)
+                if (problem_family_at(f)->name == m.family) return problem_family_at(f);
     return NULL;
 }

@@ -9,15 +9,20 @@
 
 typedef struct problem_family {
     const char *name;
-    const char *tasks; /* "plan, simulate" or "simulate" */
-    /* The i-th model name of the family (NULL past the end). */
-    const char *(*model_at)(size_t i);
-    /* The description and notes of the i-th model (out->name, family and tasks are set). */
-    void (*describe)(size_t i, sp_model_info *out);
+    unsigned kinds; /* of the problems it reads (SP_KIND_FLAG); 0: the file names the kind */
+    unsigned tasks; /* SP_TASK_FLAG(SP_TASK_PLAN) | … */
+    /* Sets the name, description and notes of the i-th model of the family (the rest of
+     * *out is set); 0 past the end. */
+    int (*model)(size_t i, sp_model_info *out);
     /* Reads the rest of a file whose task and model are read (a plan task only when
-     * `tasks` lists plan); 1, or -1 with the error filled. */
+     * `tasks` has it); 1, or -1 with the error filled. */
     int (*read)(const json_input *root, sp_problem *p);
 } problem_family;
+
+/* The `model` of a family: fills *out with name, description and notes (printf-style) and
+ * returns 1; 0, leaving *out, when name is NULL (past the family's last model). */
+int problem_family_model(sp_model_info *out, const char *name, const char *description, const char *notes, ...)
+    __attribute__((format(printf, 4, 5)));
 
 extern const problem_family cubic_problem_family;
 extern const problem_family vakonomic_problem_family;

@@ -1,6 +1,7 @@
 /* The problem-file reader: what every file shares (task, model), then the reader of the
  * model's family (problem_family.h); the limits are checked once the whole file is read.
  * Every reader starts from sp_problem_defaults and overrides what the file names. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,42 +19,51 @@ int sp_model_info_at(size_t i, sp_model_info *out)
 {
     for (size_t f = 0; problem_family_at(f); ++f) {
         const problem_family *fam = problem_family_at(f);
-        for (size_t j = 0; fam->model_at(j); ++j, --i)
-            if (i == 0) {
-                *out = (sp_model_info){.name = fam->model_at(j), .family = fam->name, .tasks = fam->tasks};
-                fam->describe(j, out);
-                return 1;
-            }
+        for (size_t j = 0;; ++j, --i) {
+            *out = (sp_model_info){.family = fam->name, .kinds = fam->kinds, .tasks = fam->tasks};
+            if (!fam->model(j, out)) break;
+            if (i == 0) return 1;
+        }
     }
     return 0;
 }
 
-static const char *task_name_at(size_t i)
+int problem_family_model(sp_model_info *out, const char *name, const char *description, const char *notes, ...)
 {
-    static const char *const tasks[] = {"plan", "simulate"};
-    return i < 2 ? tasks[i] : NULL;
+    if (!name) return 0;
+    out->name = name;
+    out->description = description;
+    va_list ap;
+    va_start(ap, notes);
+    vsnprintf(out->notes, sizeof out->notes, notes, ap);
+    va_end(ap);
+    return 1;
+}
+
+const char *sp_task_name(size_t task)
+{
+    static const char *const tasks[] = {[SP_TASK_PLAN] = "plan", [SP_TASK_SIMULATE] = "simulate"};
+    return task < sizeof tasks / sizeof tasks[0] ? tasks[task] : NULL;
 }
 
 /* Every model of every family, in the order of the list. */
 static const char *model_name_at(size_t i)
 {
-    for (size_t f = 0; problem_family_at(f); ++f)
-        for (size_t j = 0; problem_family_at(f)->model_at(j); ++j, --i)
-            if (i == 0) return problem_family_at(f)->model_at(j);
-    return NULL;
+    sp_model_info m;
+    return sp_model_info_at(i, &m) ? m.name : NULL;
 }
 
 static int read_problem(const json_input *root, sp_problem *p)
 {
     const char *s;
     if (json_require_object(root) != 1) return -1;
-    if (json_name(root, "task", 1, task_name_at, "task", &s) != 1) return -1;
+    if (json_name(root, "task", 1, sp_task_name, "task", &s) != 1) return -1;
     p->task = strcmp(s, "plan") == 0 ? SP_TASK_PLAN : SP_TASK_SIMULATE;
     if (json_name(root, "model", 1, model_name_at, "model", &s) != 1) return -1;
     snprintf(p->model, sizeof p->model, "%s", s);
     if (json_string(root, "description", 0, &s) < 0) return -1;
     const problem_family *f = problem_family_of_model(p->model);
-    if (p->task == SP_TASK_PLAN && !strstr(f->tasks, "plan"))
+    if (p->task == SP_TASK_PLAN && !(f->tasks & SP_TASK_FLAG(SP_TASK_PLAN)))
         return json_fail(root, "task", "%s has simulate tasks only (got plan)", p->model);
     return f->read(root, p);
 }

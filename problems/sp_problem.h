@@ -264,10 +264,19 @@ void sp_problem_defaults(sp_problem *p);
  * 1000, bound 100, no stopval (-inf); the rest unset (0), gradients by the adjoint. */
 void sp_optimizer_defaults(sp_optimizer_settings *o);
 
+/* Sets of kinds and of tasks as flags: SP_KIND_FLAG(SP_KIND_HOLONOMIC) | …,
+ * SP_TASK_FLAG(SP_TASK_PLAN) | SP_TASK_FLAG(SP_TASK_SIMULATE). */
+#define SP_KIND_FLAG(kind) (1u << (kind))
+#define SP_TASK_FLAG(task) (1u << (task))
+/* A task's name in a file ("plan", "simulate"); NULL past the last task. */
+const char *sp_task_name(size_t task);
+
 /* Models known to the problem reader, family by family. */
 typedef struct sp_model_info {
     const char *name, *family;
-    const char *tasks; /* "plan, simulate" or "simulate" */
+    unsigned kinds; /* of the problems its files make (SP_KIND_FLAG); 0 when the file names
+                       the kind, as an expression model's does */
+    unsigned tasks; /* what its files may ask (SP_TASK_FLAG) */
     const char *description;
     char notes[512]; /* what it runs with: schemes, stages, options */
 } sp_model_info;

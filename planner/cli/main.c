@@ -418,8 +418,12 @@ static int cmd_list(int argc, char **argv)
                sp_hohp_scheme_at(i)->order);
     printf("\nmodels:\n");
     sp_model_info m;
-    for (size_t i = 0; sp_model_info_at(i, &m); ++i)
-        printf("  %-18s [%s: %s] %s\n  %-18s   %s\n", m.name, m.family, m.tasks, m.description, "", m.notes);
+    for (size_t i = 0; sp_model_info_at(i, &m); ++i) {
+        printf("  %-18s [%s: ", m.name, m.family);
+        for (size_t t = 0, n = 0; sp_task_name(t); ++t)
+            if (m.tasks & SP_TASK_FLAG(t)) printf("%s%s", n++ ? ", " : "", sp_task_name(t));
+        printf("] %s\n  %-18s   %s\n", m.description, "", m.notes);
+    }
     printf("holonomic schemes:\n");
     for (size_t j = 0; sp_hol_scheme_at(j); ++j)
         printf("  %-16s order %d  %s\n", sp_hol_scheme_at(j)->name, sp_hol_scheme_at(j)->order,

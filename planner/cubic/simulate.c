@@ -152,11 +152,12 @@ static cJSON *cubic_plan(const sp_problem *pb, const sp_progress *progress)
 
 const sp_family sp_cubic_family = {
     .name = "cubic_spline",
-    .kinds = SP_FAMILY_KIND(SP_KIND_CUBIC),
+    .kinds = SP_KIND_FLAG(SP_KIND_CUBIC),
     .simulation =
         &(const sp_simulation_ops){
             .size = sizeof(cubic_simulation), .init = cubic_init, .report = cubic_report, .release = cubic_release},
     .plan = cubic_plan,
     .plan_curve = cubic_plan_curve,
     .drift = sp_cubic_drift,
+    .figure = sp_cubic_figure,
 };

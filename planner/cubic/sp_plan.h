@@ -48,6 +48,9 @@ sp_shooting *sp_plan_shooting(sp_plan *plan);
 sp_status sp_cubic_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                          sp_input_error *err);
 
+/* The picture of a plan (sp_family.h's figure; planner/cubic/figures.c). */
+sp_status sp_cubic_figure(const cJSON *result, const sp_traj *tr, char **svg, sp_input_error *err);
+
 /* The family: simulate and plan tasks of cubic splines. */
 extern const sp_family sp_cubic_family;
 

@@ -462,7 +462,7 @@ static int hol_order(const sp_problem *pb) { return pb->hol.scheme->order; }
 
 const sp_family sp_holonomic_family = {
     .name = "holonomic",
-    .kinds = SP_FAMILY_KIND(SP_KIND_HOLONOMIC),
+    .kinds = SP_KIND_FLAG(SP_KIND_HOLONOMIC),
     .simulation =
         &(const sp_simulation_ops){
             .size = sizeof(hol_simulation),

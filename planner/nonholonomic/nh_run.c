@@ -294,7 +294,7 @@ static void nh_release(void *self) { sp_nh_system_release(&((nh_simulation *)sel
 
 const sp_family sp_nonholonomic_family = {
     .name = "nonholonomic",
-    .kinds = SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC) | SP_FAMILY_KIND(SP_KIND_NONHOLONOMIC_LIE),
+    .kinds = SP_KIND_FLAG(SP_KIND_NONHOLONOMIC) | SP_KIND_FLAG(SP_KIND_NONHOLONOMIC_LIE),
     .simulation =
         &(const sp_simulation_ops){
             .size = sizeof(nh_simulation),

@@ -11,7 +11,7 @@ static int sp_vak_planar(const char *model)
 
 const sp_family sp_vakonomic_family = {
     .name = "vakonomic",
-    .kinds = SP_FAMILY_KIND(SP_KIND_VAKONOMIC),
+    .kinds = SP_KIND_FLAG(SP_KIND_VAKONOMIC),
     .simulation = &sp_vak_simulation,
     .plan = sp_vak_plan_json_progress,
     .drift = sp_vak_drift,

@@ -195,20 +195,11 @@ static int read_car(const json_input *root, sp_problem *p)
     return 1;
 }
 
-static const char *car_model_at(size_t i) { return i == 0 ? "car" : NULL; }
-
-static void car_describe(size_t i, sp_model_info *out)
+static int car_model(size_t i, sp_model_info *out)
 {
-    (void)i;
-    out->description = "a car (kinematic bicycle, q = (x, y, theta, delta)) parked among polygonal obstacles";
-    snprintf(out->notes, sizeof out->notes,
-             "plan: hybrid A* route with Reeds-Shepp expansions, then local optimisation of the control energy");
+    return problem_family_model(
+        out, i == 0 ? "car" : NULL, "a car (kinematic bicycle, q = (x, y, theta, delta)) parked among polygonal obstacles",
+        "plan: hybrid A* route with Reeds-Shepp expansions, then local optimisation of the control energy");
 }
 
-const problem_family car_problem_family = {
-    .name = "car",
-    .tasks = "plan",
-    .model_at = car_model_at,
-    .describe = car_describe,
-    .read = read_car,
-};
+const problem_family car_problem_family = {"car", SP_KIND_FLAG(SP_KIND_CAR), SP_TASK_FLAG(SP_TASK_PLAN), car_model, read_car};

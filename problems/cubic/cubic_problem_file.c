@@ -458,20 +458,13 @@ static int read_sphere_metric(const json_input *root, sp_problem *p)
     return 1;
 }
 
-static const char *cubic_model_at(size_t i) { return i == 0 ? "cubic_spline" : NULL; }
-
-static void cubic_describe(size_t i, sp_model_info *out)
+static int cubic_model(size_t i, sp_model_info *out)
 {
-    (void)i;
-    out->description = "Riemannian cubic on a Lie group (HOHP integrators); plans through keyframes on S², SO(3), "
-                       "Rⁿ, SO(3) x R³ and SE(3)";
-    snprintf(out->notes, sizeof out->notes, "groups, schemes and retractions as listed above");
+    return problem_family_model(out, i == 0 ? "cubic_spline" : NULL,
+                                "Riemannian cubic on a Lie group (HOHP integrators); plans through keyframes on S², "
+                                "SO(3), Rⁿ, SO(3) x R³ and SE(3)",
+                                "groups, schemes and retractions as listed above");
 }
 
-const problem_family cubic_problem_family = {
-    .name = "cubic_spline",
-    .tasks = "plan, simulate",
-    .model_at = cubic_model_at,
-    .describe = cubic_describe,
-    .read = read_cubic,
-};
+const problem_family cubic_problem_family = {"cubic_spline", SP_KIND_FLAG(SP_KIND_CUBIC), SP_TASK_FLAG(SP_TASK_PLAN) | SP_TASK_FLAG(SP_TASK_SIMULATE), cubic_model,
+                                             read_cubic};

@@ -304,21 +304,13 @@ static int read_custom(const json_input *root, sp_problem *p)
     }
 }
 
-static const char *custom_model_at(size_t i) { return i == 0 ? "custom" : NULL; }
-
-static void custom_describe(size_t i, sp_model_info *out)
+static int custom_model(size_t i, sp_model_info *out)
 {
-    (void)i;
-    out->description = "a model written in the problem file: coordinates, parameters and expressions";
-    snprintf(out->notes, sizeof out->notes,
-             "kind holonomic (RATTLE and its compositions), nonholonomic (Lobatto IIIA-IIIB), vakonomic "
-             "(Gauss-Legendre; plan and simulate)");
+    return problem_family_model(out, i == 0 ? "custom" : NULL,
+                                "a model written in the problem file: coordinates, parameters and expressions",
+                                "kind holonomic (RATTLE and its compositions), nonholonomic (Lobatto IIIA-IIIB), "
+                                "vakonomic (Gauss-Legendre; plan and simulate)");
 }
 
-const problem_family custom_problem_family = {
-    .name = "custom",
-    .tasks = "plan, simulate",
-    .model_at = custom_model_at,
-    .describe = custom_describe,
-    .read = read_custom,
-};
+/* Its kinds are the file's: holonomic, nonholonomic or vakonomic. */
+const problem_family custom_problem_family = {"custom", 0, SP_TASK_FLAG(SP_TASK_PLAN) | SP_TASK_FLAG(SP_TASK_SIMULATE), custom_model, read_custom};

@@ -176,23 +176,17 @@ static int read_holonomic(const json_input *root, sp_problem *p)
     return hol_read_problem(root, p, sp_hol_model_by_name(p->model), NULL);
 }
 
-static const char *hol_model_at(size_t i) { return sp_hol_model_at(i) ? sp_hol_model_at(i)->name : NULL; }
-
 /* The notes name the schemes the model runs with. */
-static void hol_describe(size_t i, sp_model_info *out)
+static int hol_model(size_t i, sp_model_info *out)
 {
     const sp_hol_model_type *t = sp_hol_model_at(i);
-    out->description = t->description;
-    size_t used = (size_t)snprintf(out->notes, sizeof out->notes, "schemes:");
+    if (!problem_family_model(out, t ? t->name : NULL, t ? t->description : NULL, "schemes:")) return 0;
+    size_t used = strlen(out->notes);
     for (size_t j = 0; sp_hol_scheme_at(j) && used < sizeof out->notes; ++j)
         if (sp_hol_model_accepts(t, sp_hol_scheme_at(j)))
             used += (size_t)snprintf(out->notes + used, sizeof out->notes - used, " %s", sp_hol_scheme_at(j)->name);
+    return 1;
 }
 
-const problem_family holonomic_problem_family = {
-    .name = "holonomic",
-    .tasks = "simulate",
-    .model_at = hol_model_at,
-    .describe = hol_describe,
-    .read = read_holonomic,
-};
+const problem_family holonomic_problem_family = {"holonomic", SP_KIND_FLAG(SP_KIND_HOLONOMIC), SP_TASK_FLAG(SP_TASK_SIMULATE), hol_model,
+                                                 read_holonomic};

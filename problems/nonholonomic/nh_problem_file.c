@@ -273,34 +273,19 @@ static int read_nonholonomic(const json_input *root, sp_problem *p)
 }
 
 /* The models on vector spaces, then those on Lie groups. */
-static const char *nh_model_at(size_t i)
+static int nh_model(size_t i, sp_model_info *out)
 {
     size_t n = 0;
     while (sp_nh_model_at(n)) ++n;
-    if (i < n) return sp_nh_model_at(i)->name;
-    return sp_nh_lie_type_at(i - n) ? sp_nh_lie_type_at(i - n)->name : NULL;
-}
-
-static void nh_describe(size_t i, sp_model_info *out)
-{
-    size_t n = 0;
-    while (sp_nh_model_at(n)) ++n;
-    if (i < n) {
-        out->description = sp_nh_model_at(i)->description;
-        snprintf(out->notes, sizeof out->notes,
-                 "scheme lobatto, stages 2-6, lambda1 carry|recompute, solver newton|simplified_newton");
-        return;
-    }
+    if (i < n)
+        return problem_family_model(out, sp_nh_model_at(i)->name, sp_nh_model_at(i)->description,
+                                    "scheme lobatto, stages 2-6, lambda1 carry|recompute, solver newton|simplified_newton");
     const sp_nh_lie_type *t = sp_nh_lie_type_at(i - n);
-    out->description = t->description;
-    snprintf(out->notes, sizeof out->notes, "on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction",
-             t->group_name);
+    return problem_family_model(out, t ? t->name : NULL, t ? t->description : NULL,
+                                "on %s; scheme lobatto, stages 2-4, lambda1 recompute|carry, retraction",
+                                t ? t->group_name : "");
 }
 
 const problem_family nonholonomic_problem_family = {
-    .name = "nonholonomic",
-    .tasks = "simulate",
-    .model_at = nh_model_at,
-    .describe = nh_describe,
-    .read = read_nonholonomic,
-};
+    "nonholonomic", SP_KIND_FLAG(SP_KIND_NONHOLONOMIC) | SP_KIND_FLAG(SP_KIND_NONHOLONOMIC_LIE), SP_TASK_FLAG(SP_TASK_SIMULATE), nh_model,
+    read_nonholonomic};

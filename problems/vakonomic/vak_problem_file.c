@@ -122,19 +122,12 @@ static int read_vakonomic(const json_input *root, sp_problem *p)
     return vak_read_problem(root, p, sp_vak_model_by_name(p->model), NULL);
 }
 
-static const char *vak_model_at(size_t i) { return sp_vak_model_at(i) ? sp_vak_model_at(i)->name : NULL; }
-
-static void vak_describe(size_t i, sp_model_info *out)
+static int vak_model(size_t i, sp_model_info *out)
 {
-    out->description = sp_vak_model_at(i)->description;
-    snprintf(out->notes, sizeof out->notes,
-             "scheme gauss, stages 1-6, solver newton|simplified_newton|fixed_point|auto");
+    const sp_vak_model_type *t = sp_vak_model_at(i);
+    return problem_family_model(out, t ? t->name : NULL, t ? t->description : NULL,
+                                "scheme gauss, stages 1-6, solver newton|simplified_newton|fixed_point|auto");
 }
 
-const problem_family vakonomic_problem_family = {
-    .name = "vakonomic",
-    .tasks = "plan, simulate",
-    .model_at = vak_model_at,
-    .describe = vak_describe,
-    .read = read_vakonomic,
-};
+const problem_family vakonomic_problem_family = {"vakonomic", SP_KIND_FLAG(SP_KIND_VAKONOMIC), SP_TASK_FLAG(SP_TASK_PLAN) | SP_TASK_FLAG(SP_TASK_SIMULATE),
+                                                 vak_model, read_vakonomic};
