@@ -38,14 +38,22 @@ typedef struct sp_curve sp_curve;
  * them (NULL when out of memory or out of room). */
 typedef double *(*sp_drift_add_fn)(void *ctx, const char *name, int rows);
 
-/* The drift of a result of an expression model ("custom"), for a family's `drift`: the
- * problem it solved, read back from its "input", must be of `kind` (else an input error
- * saying it is not `kind_name`); `drift` then recomputes the invariants with that
- * problem's model. The problem is freed before returning. */
+/* A family's invariants recomputed along a result's trajectory with `pb`, the model bound
+ * to the parameters the result ran with; one series each through `add`. */
 typedef sp_status (*sp_problem_drift_fn)(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                                          sp_input_error *err);
-sp_status sp_custom_drift(const cJSON *result, sp_model_kind kind, const char *kind_name, sp_problem_drift_fn drift,
-                          const sp_traj *tr, sp_drift_add_fn add, void *ctx, sp_input_error *err);
+/* Binds a family's model named pb->model (in a problem fresh from sp_problem_defaults):
+ * sets pb->kind, the model's type and its parameters, read from a result's "settings"
+ * (its "params"); an input error for a model the family does not have. */
+typedef sp_status (*sp_model_bind_fn)(const cJSON *settings, sp_problem *pb, sp_input_error *err);
+/* A family's `drift` through the one step every family shares, the model of a result bound
+ * to its parameters: for an expression model ("custom") the problem it solved, read back
+ * from its "input", which must be of `custom_kind` (else an input error saying it is not
+ * of that family); for a named one (NULL reads as "(none)"), `bind`. Then `drift` with that
+ * problem, which is freed before returning. */
+sp_status sp_family_drift(const cJSON *result, const char *model, sp_model_kind custom_kind, sp_model_bind_fn bind,
+                          sp_problem_drift_fn drift, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err);
 
 typedef struct sp_family {
     const char *name;                    /* as the problem reader's family of the same models */

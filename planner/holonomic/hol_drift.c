@@ -11,30 +11,28 @@
 /* Holonomic models: the quantities that vanish on T*Q (|q|² − l² and q·p for the
  * pendulums and S³; else max |g(q)| and max |G(q)M⁻¹p|), |H − H0| and |I − I0| for each
  * declared first integral, with the model bound to the result's parameters. */
-static sp_status drift_of(const sp_hol_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
-                          void *ctx, sp_input_error *err);
+static sp_status drift_of(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err);
 
-static sp_status custom_drift(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
-                               sp_input_error *err)
+static sp_status bind(const cJSON *settings, sp_problem *pb, sp_input_error *err)
 {
-    return drift_of(pb->hol.type, pb->hol.params, tr, add, ctx, err);
+    pb->kind = SP_KIND_HOLONOMIC;
+    if (!(pb->hol.type = sp_hol_model_by_name(pb->model)))
+        return sp_input_fail(err, "model", "'%s' is not a holonomic model", pb->model);
+    return sp_params_from_json(settings, SP_PARAM_SPEC(pb->hol.type), &pb->hol.params, err);
 }
 
 sp_status sp_hol_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err)
 {
-    if (sp_result_is_custom(model)) /* an expression model: rebuilt from the problem it solved */
-        return sp_custom_drift(root, SP_KIND_HOLONOMIC, "holonomic", custom_drift, tr, add, ctx, err);
-    const sp_hol_model_type *type = sp_hol_model_by_name(model);
-    if (!type) return sp_input_fail(err, "model", "'%s' is not a holonomic model", model ? model : "(none)");
-    sp_param_values prm;
-    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    return st != SP_OK ? st : drift_of(type, prm, tr, add, ctx, err);
+    return sp_family_drift(root, model, SP_KIND_HOLONOMIC, bind, drift_of, tr, add, ctx, err);
 }
 
-static sp_status drift_of(const sp_hol_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
-                          void *ctx, sp_input_error *err)
+static sp_status drift_of(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err)
 {
+    const sp_hol_model_type *type = pb->hol.type;
+    sp_param_values prm = pb->hol.params;
     sp_status st;
     sp_hol_bound *b = malloc(sizeof *b); /* it points into itself: bound where it stays */
     if (!b) return sp_input_fail(err, "trajectory", "out of memory");

@@ -99,23 +99,29 @@ static sp_status lie_drift(const sp_param_values *prm, const sp_nh_lie_type *typ
     return SP_OK;
 }
 
-static sp_status custom_drift(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
-                               sp_input_error *err)
+/* A model on a vector space, or on a group. */
+static sp_status drift_of(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err)
 {
-    return vector_drift(&pb->nh.params, pb->nh.type, tr, add, ctx, err);
+    return pb->kind == SP_KIND_NONHOLONOMIC ? vector_drift(&pb->nh.params, pb->nh.type, tr, add, ctx, err)
+                                             : lie_drift(&pb->nh.lie_params, pb->nh.lie_type, tr, add, ctx, err);
+}
+
+static sp_status bind(const cJSON *settings, sp_problem *pb, sp_input_error *err)
+{
+    if ((pb->nh.type = sp_nh_model_by_name(pb->model))) {
+        pb->kind = SP_KIND_NONHOLONOMIC;
+        return sp_params_from_json(settings, SP_PARAM_SPEC(pb->nh.type), &pb->nh.params, err);
+    }
+    if ((pb->nh.lie_type = sp_nh_lie_type_by_name(pb->model))) {
+        pb->kind = SP_KIND_NONHOLONOMIC_LIE;
+        return sp_params_from_json(settings, SP_PARAM_SPEC(pb->nh.lie_type), &pb->nh.lie_params, err);
+    }
+    return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", pb->model);
 }
 
 sp_status sp_nh_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                       sp_input_error *err)
 {
-    if (sp_result_is_custom(model)) /* an expression model: rebuilt from the problem it solved */
-        return sp_custom_drift(root, SP_KIND_NONHOLONOMIC, "nonholonomic", custom_drift, tr, add, ctx, err);
-    const sp_nh_model_type *type = sp_nh_model_by_name(model);
-    const sp_nh_lie_type *lie = sp_nh_lie_type_by_name(model);
-    if (!type && !lie) return sp_input_fail(err, "model", "'%s' is not a nonholonomic model", model ? model : "(none)");
-    sp_param_values prm;
-    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"),
-                                       type ? SP_PARAM_SPEC(type) : SP_PARAM_SPEC(lie), &prm, err);
-    if (st != SP_OK) return st;
-    return type ? vector_drift(&prm, type, tr, add, ctx, err) : lie_drift(&prm, lie, tr, add, ctx, err);
+    return sp_family_drift(root, model, SP_KIND_NONHOLONOMIC, bind, drift_of, tr, add, ctx, err);
 }

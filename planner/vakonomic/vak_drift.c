@@ -10,30 +10,28 @@
 
 /* Vakonomic models: |Ĥ − Ĥ0|, |I − I0| for each first integral and |G(q) q̇|∞, with the
  * model bound to the result's parameters. */
-static sp_status drift_of(const sp_vak_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
-                          void *ctx, sp_input_error *err);
+static sp_status drift_of(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err);
 
-static sp_status custom_drift(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
-                               sp_input_error *err)
+static sp_status bind(const cJSON *settings, sp_problem *pb, sp_input_error *err)
 {
-    return drift_of(pb->vak.type, pb->vak.params, tr, add, ctx, err);
+    pb->kind = SP_KIND_VAKONOMIC;
+    if (!(pb->vak.type = sp_vak_model_by_name(pb->model)))
+        return sp_input_fail(err, "model", "'%s' is not a vakonomic model", pb->model);
+    return sp_params_from_json(settings, SP_PARAM_SPEC(pb->vak.type), &pb->vak.params, err);
 }
 
 sp_status sp_vak_drift(const cJSON *root, const char *model, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
                        sp_input_error *err)
 {
-    if (sp_result_is_custom(model)) /* an expression model: rebuilt from the problem it solved */
-        return sp_custom_drift(root, SP_KIND_VAKONOMIC, "vakonomic", custom_drift, tr, add, ctx, err);
-    const sp_vak_model_type *type = sp_vak_model_by_name(model);
-    if (!type) return sp_input_fail(err, "model", "'%s' is not a vakonomic model", model ? model : "(none)");
-    sp_param_values prm;
-    sp_status st = sp_params_from_json(cJSON_GetObjectItem(root, "settings"), SP_PARAM_SPEC(type), &prm, err);
-    return st != SP_OK ? st : drift_of(type, prm, tr, add, ctx, err);
+    return sp_family_drift(root, model, SP_KIND_VAKONOMIC, bind, drift_of, tr, add, ctx, err);
 }
 
-static sp_status drift_of(const sp_vak_model_type *type, sp_param_values prm, const sp_traj *tr, sp_drift_add_fn add,
-                          void *ctx, sp_input_error *err)
+static sp_status drift_of(const sp_problem *pb, const sp_traj *tr, sp_drift_add_fn add, void *ctx,
+                          sp_input_error *err)
 {
+    const sp_vak_model_type *type = pb->vak.type;
+    sp_param_values prm = pb->vak.params;
     sp_status st;
     const sp_traj_field *q, *p;
     char why[64];
