@@ -1,8 +1,15 @@
 /* A model family as the planner sees it: one constant table per family (cubic splines,
- * vakonomic, holonomic, nonholonomic and their Lie-group forms), defined in the family's
- * own folder and listed once in planner/families.c. The dispatch of solve, study,
+ * vakonomic, holonomic, nonholonomic and their Lie-group forms, the car), defined in the
+ * family's own folder and listed once in planner/families.c. The dispatch of solve, study,
  * fuzzing, export and plot all go through that list, so adding a family is its folder
- * and one line there.
+ * and one line there. A family is known by the problem kinds it serves: the problem
+ * reader's table of the same family (problems/problem_family.h) names the same kinds, and
+ * a model, a problem or a result finds its family through them.
+ *
+ * Its pictures: `drift` recomputes its invariants along a result (through sp_family_drift,
+ * the model bound to the result's parameters), `planar` says whose paths lie in the plane,
+ * and `figure` draws the pictures only the family knows (the cubic and car plans); every
+ * other result takes the common picture of planner/plot/plot.c.
  *
  * A family's simulate task is a stepper for the one loop of sp_run.h: `init` binds the
  * problem's model and fills the stepper, the loop runs it, `report` adds what only the

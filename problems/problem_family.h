@@ -1,7 +1,9 @@
 /* The problem files of one model family: the models it names and the reader of its part
  * of a file. Each family defines its table in its own folder, and problems/problem_families.c
  * lists them once; problem_file.c reads what every file shares (task, model) and hands
- * the rest to the family. Internal to problems/. */
+ * the rest to the family. A family is known by the problem kinds it reads, the same the
+ * planner's table of the family serves (planner/sp_family.h); what its files may ask is
+ * a set of task flags. Internal to problems/. */
 #ifndef SP_PROBLEM_FAMILY_H
 #define SP_PROBLEM_FAMILY_H
 
