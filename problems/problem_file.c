@@ -1,7 +1,6 @@
 /* The problem-file reader: what every file shares (task, model), then the reader of the
  * model's family (problem_family.h); the limits are checked once the whole file is read.
  * Every reader starts from sp_problem_defaults and overrides what the file names. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,31 +13,6 @@
 #include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "problems/sp_result_file.h"
-
-int sp_model_info_at(size_t i, sp_model_info *out)
-{
-    for (size_t f = 0; problem_family_at(f); ++f) {
-        const problem_family *fam = problem_family_at(f);
-        for (size_t j = 0;; ++j, --i) {
-            *out = (sp_model_info){.family = fam->name, .kinds = fam->kinds, .tasks = fam->tasks};
-            if (!fam->model(j, out)) break;
-            if (i == 0) return 1;
-        }
-    }
-    return 0;
-}
-
-int problem_family_model(sp_model_info *out, const char *name, const char *description, const char *notes, ...)
-{
-    if (!name) return 0;
-    out->name = name;
-    out->description = description;
-    va_list ap;
-    va_start(ap, notes);
-    vsnprintf(out->notes, sizeof out->notes, notes, ap);
-    va_end(ap);
-    return 1;
-}
 
 const char *sp_task_name(size_t task)
 {
