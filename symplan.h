@@ -6,7 +6,7 @@
  * `make install` puts this file at include/symplan/symplan.h and the headers below under
  * include/symplan/ in the layout of the source tree, with their includes rewritten to that
  * prefix, so `pkg-config --cflags symplan` adds one folder to the search path. No public
- * header needs cJSON or any other library's header. The library's other headers are
+ * header needs another library's header. The library's other headers are
  * internal and not installed. Each header may also be included alone. */
 #ifndef SYMPLAN_H
 #define SYMPLAN_H
