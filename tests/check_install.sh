@@ -7,6 +7,7 @@
 #      have itself (libcjson only privately, for the static library);
 #   3. every examples/*.c builds with `cc prog.c $(pkg-config --cflags --libs symplan)`
 #      against the shared library (found through an rpath: no ldconfig), and runs to exit 0;
+#      so does the program of README.md's C section;
 #   4. one example links against the static library with `pkg-config --static --libs`;
 #   5. the shared library exports what the installed headers declare, and no internal symbol;
 #   6. the manual page is installed.
@@ -73,6 +74,12 @@ for src in examples/*.c; do
     [ "$name" != plan_from_file ] || [ -s "$out/$name.result.json" ] || fail "$src wrote no result"
 done
 ldd "$out/plan_in_c" | grep -q "$soname => $libdir/" || fail "plan_in_c does not load $libdir/$soname"
+# the program of README.md's C section, as a reader would copy it
+awk '/^### C$/ { c = 1 } c && /^```c$/ { p = 1; next } p && /^```$/ { exit } p' README.md >"$out/readme.c"
+[ -s "$out/readme.c" ] || fail "README.md's C section has no C program"
+# shellcheck disable=SC2086
+$cc $flags "$out/readme.c" $cflags $libs -Wl,-rpath,"$libdir" -o "$out/readme" || fail "README.md's C program does not build"
+(cd "$out" && ./readme >/dev/null) || fail "README.md's C program exited $?"
 
 # 4. one example against the static library: -l:libsymplan.a picks the archive beside the .so
 static_libs=$(pkg-config --static --libs symplan | sed 's/-lsymplan\b/-l:libsymplan.a/')
