@@ -66,29 +66,30 @@ static sp_status read_document(cJSON *doc, symplan_problem **out, char *error, s
     return SP_OK;
 }
 
-sp_status symplan_problem_read_json(const char *text, size_t length, symplan_problem **out, char *error,
-                                    size_t error_size)
+/* A problem from a file (`file` set: `source` is its path) or from `length` bytes of text. */
+static sp_status read_problem(const char *source, size_t length, int file, symplan_problem **out, char *error,
+                              size_t error_size)
 {
     clear_error(error, error_size);
     if (!out) return SP_ERR_INVALID;
     *out = NULL;
-    if (!text) return SP_ERR_INVALID;
+    if (!source) return SP_ERR_INVALID;
     cJSON *doc;
     sp_input_error e;
-    const sp_status st = sp_json_parse_document(text, length, &doc, &e);
+    const sp_status st = file ? sp_json_read_document(source, SP_PROBLEM_FILE_MAX_BYTES, &doc, &e)
+                              : sp_json_parse_document(source, length, &doc, &e);
     return st == SP_OK ? read_document(doc, out, error, error_size) : fail(st, &e, error, error_size);
+}
+
+sp_status symplan_problem_read_json(const char *text, size_t length, symplan_problem **out, char *error,
+                                    size_t error_size)
+{
+    return read_problem(text, length, 0, out, error, error_size);
 }
 
 sp_status symplan_problem_read_file(const char *path, symplan_problem **out, char *error, size_t error_size)
 {
-    clear_error(error, error_size);
-    if (!out) return SP_ERR_INVALID;
-    *out = NULL;
-    if (!path) return SP_ERR_INVALID;
-    cJSON *doc;
-    sp_input_error e;
-    const sp_status st = sp_json_read_document(path, SP_PROBLEM_FILE_MAX_BYTES, &doc, &e);
-    return st == SP_OK ? read_document(doc, out, error, error_size) : fail(st, &e, error, error_size);
+    return read_problem(path, 0, 1, out, error, error_size);
 }
 
 /* Whether a model of that name is known to the reader. */

@@ -230,21 +230,25 @@ Test(api, bad_arguments_are_statuses_and_change_nothing)
     sp_free_text(before);
 
     /* every function with a NULL object */
-    cr_assert_eq(symplan_problem_set_horizon(NULL, 1.0), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_steps(NULL, 1), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_step_size(NULL, 1.0), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_weight(NULL, 1.0), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_param(NULL, "m", 1.0), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_optimizer(NULL, "LD_LBFGS", 1), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_number(NULL, "T", 1.0), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_flag(NULL, "x", 1), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_name(NULL, "x", "y"), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_set_vector(NULL, "x", 3, ok), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_add_point_target(NULL, 1.0, ok), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_add_rotation_target(NULL, 1.0, ok), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_add_obstacle(NULL, 1, ok), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_clear_targets(NULL), SP_ERR_INVALID);
-    cr_assert_eq(symplan_problem_check(NULL, NULL, 0), SP_ERR_INVALID);
+    const sp_status null_object[] = {symplan_problem_set_horizon(NULL, 1.0),
+                                     symplan_problem_set_steps(NULL, 1),
+                                     symplan_problem_set_step_size(NULL, 1.0),
+                                     symplan_problem_set_weight(NULL, 1.0),
+                                     symplan_problem_set_param(NULL, "m", 1.0),
+                                     symplan_problem_set_optimizer(NULL, "LD_LBFGS", 1),
+                                     symplan_problem_set_number(NULL, "T", 1.0),
+                                     symplan_problem_set_flag(NULL, "x", 1),
+                                     symplan_problem_set_name(NULL, "x", "y"),
+                                     symplan_problem_set_vector(NULL, "x", 3, ok),
+                                     symplan_problem_add_point_target(NULL, 1.0, ok),
+                                     symplan_problem_add_rotation_target(NULL, 1.0, ok),
+                                     symplan_problem_add_pose_target(NULL, 1.0, ok, ok),
+                                     symplan_problem_add_position_target(NULL, 1.0, 2, ok),
+                                     symplan_problem_add_obstacle(NULL, 1, ok),
+                                     symplan_problem_clear_targets(NULL),
+                                     symplan_problem_check(NULL, NULL, 0)};
+    for (size_t i = 0; i < sizeof null_object / sizeof null_object[0]; ++i)
+        cr_assert_eq(null_object[i], SP_ERR_INVALID, "call %zu", i);
     cr_assert_null(symplan_problem_model(NULL));
     cr_assert_eq(symplan_problem_task(NULL), SYMPLAN_PLAN);
     symplan_result *r = (symplan_result *)&r;
