@@ -79,7 +79,7 @@ int symplan_status_done(symplan_status status);
 /* ---- problems ------------------------------------------------------------------------- */
 
 /* A new problem of a task for a model named as a file names it ("cubic_spline",
- * "planar_pendulum", "heisenberg", "knife_edge", "car", …; `symplan models` lists them),
+ * "planar_pendulum", "heisenberg", "knife_edge", "car", …; `symplan list` lists them),
  * with nothing else set: everything a file may leave out takes its default, the rest is
  * set below before the problem is solved. SP_ERR_INVALID for an unknown model. */
 sp_status symplan_problem_new(symplan_task task, const char *model, symplan_problem **out);
