@@ -193,9 +193,9 @@ check-wheel: $(BIN) $(PY_STAMP) $(WHEEL_STAMP)
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
-# of examples/ against the shared library (and one against the static library), so that
-# a broken install fails `make test` (tests/check_install.sh). pkg-config is installed
-# through apt-get when missing.
+# of examples/ and README.md's C program against the shared library (and one against the
+# static library), so that a broken install fails `make test` (tests/check_install.sh).
+# pkg-config is installed through apt-get when missing.
 STAGE = $(BUILD)/stage
 PKGCONFIG_STAMP = $(BUILD)/.pkg-config-ok
 $(PKGCONFIG_STAMP): | $(DEPS_STAMP)

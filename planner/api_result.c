@@ -49,7 +49,7 @@ sp_status symplan_status_from_name(const char *name, symplan_status *status)
     return SP_ERR_INVALID;
 }
 
-int symplan_status_done(symplan_status status) { return status <= SYMPLAN_STOPVAL_REACHED; }
+int symplan_status_done(symplan_status status) { return (unsigned)status <= SYMPLAN_STOPVAL_REACHED; }
 
 sp_status sp_api_result_new(cJSON *tree, sp_plan_curve *curve, symplan_result **out)
 {
