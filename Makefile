@@ -28,20 +28,11 @@ HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
 # build/…/x.d beside build/…/x.o, read at the end): a header change rebuilds its includers only.
 DEPFLAGS = -MMD -MP
 # The public headers, installed by `make install` (the umbrella symplan.h includes them):
-# what a program that links the library reads problems, solves, writes results and
-# drives the steppers with, and every header those include. The rest (sp_linalg.h, the
-# family tables, the command's and the readers' headers) is internal and not installed.
-PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h lie/sp_lie.h \
-	integrators/sp_newton.h integrators/sp_tableau.h integrators/sp_explicit_rk.h integrators/sp_hohp.h \
-	integrators/sp_holonomic.h integrators/sp_lie_rattle.h integrators/sp_feedback.h integrators/sp_splitting.h \
-	integrators/sp_vakonomic.h integrators/sp_index1.h integrators/sp_prop7.h \
-	integrators/sp_nonholonomic.h integrators/sp_nh_lie.h \
-	problems/sp_params.h problems/sp_problem.h problems/sp_limits.h problems/sp_result_file.h problems/car/sp_car.h \
-	problems/holonomic/sp_hol_models.h problems/holonomic/sp_rigid_body.h problems/holonomic/sp_s3_contact.h \
-	problems/nonholonomic/sp_nh_problem.h problems/nonholonomic/sp_nh_models.h \
-	problems/nonholonomic/sp_nh_lie_models.h problems/vakonomic/sp_vak_models.h \
-	planner/sp_progress.h planner/sp_result.h planner/sp_solve.h planner/study/sp_study.h \
-	planner/sp_text_api.h
+# the problem and result objects (sp_api.h), the text API the Python package binds, the
+# holonomic steppers a program (and the Python package) drives with a model of its own,
+# and what those include. None includes cJSON. The rest is internal and not installed.
+PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h planner/sp_api.h planner/sp_text_api.h \
+	integrators/sp_holonomic.h integrators/sp_newton.h
 
 # The version, from lie/sp_version.h (one place).
 SP_VERSION := $(shell sed -n 's/^#define SP_VERSION_STRING "\(.*\)"/\1/p' lie/sp_version.h)
@@ -202,9 +193,9 @@ check-wheel: $(BIN) $(PY_STAMP) $(WHEEL_STAMP)
 
 # `make check-install`: installs into $(BUILD)/stage and, with nothing but pkg-config
 # pointed there, compiles every installed header alone and builds and runs every program
-# of examples/ against the shared library (and one against the static library), so that
-# a broken install fails `make test` (tests/check_install.sh). pkg-config is installed
-# through apt-get when missing.
+# of examples/ and README.md's C program against the shared library (and one against the
+# static library), so that a broken install fails `make test` (tests/check_install.sh).
+# pkg-config is installed through apt-get when missing.
 STAGE = $(BUILD)/stage
 PKGCONFIG_STAMP = $(BUILD)/.pkg-config-ok
 $(PKGCONFIG_STAMP): | $(DEPS_STAMP)
@@ -400,7 +391,7 @@ $(filter-out $(DEP_FILES:.d=.o),$(wildcard $(DEP_OBJ))): $(HEADERS)
 
 # The command, both libraries with the soname's links, the public headers under
 # include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder
-# include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_solve.h>) and symplan.pc.
+# include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_api.h>) and symplan.pc.
 # The Python package (python/symplan/) goes to PREFIX/lib/python3/dist-packages/symplan,
 # where it finds PREFIX/lib/libsymplan.so by its own place (python/symplan/_lib.py): no
 # path is recorded, so a DESTDIR or a moved PREFIX keeps working.

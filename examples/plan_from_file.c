@@ -14,33 +14,30 @@
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "data/sphere_interpolation.json";
-    sp_problem pb;
-    sp_input_error err;
-    /* reads, validates and applies the defaults to whatever the file leaves out */
-    if (sp_problem_read_file(path, &pb, &err) != SP_OK) {
-        fprintf(stderr, "%s: %s: %s\n", path, err.path, err.message);
+    char error[512];
+    symplan_problem *pb;
+    /* reads and checks the whole file; what a file leaves out takes its default */
+    if (symplan_problem_read_file(path, &pb, error, sizeof error) != SP_OK) {
+        fprintf(stderr, "%s: %s\n", path, error);
         return 1;
     }
-    cJSON *result = sp_solve_json(&pb, NULL); /* no progress reports, no stop flag */
-    sp_problem_free(&pb);
-    if (!result) {
-        fprintf(stderr, "out of memory\n");
+    symplan_result *result;
+    sp_status st = symplan_solve(pb, NULL, &result, error, sizeof error); /* NULL: no stop flag */
+    symplan_problem_free(pb);
+    if (st != SP_OK) {
+        fprintf(stderr, "%s: %s\n", path, error);
         return 1;
     }
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(result, "status");
-    const cJSON *cost = cJSON_GetObjectItemCaseSensitive(result, "cost");
-    printf("symplan %s: %s: %s, cost %.12g\n", sp_version(), path, cJSON_GetStringValue(status),
-           cJSON_GetNumberValue(cost));
+    const symplan_status status = symplan_result_status(result);
+    printf("symplan %s: %s: %s, cost %.12g\n", sp_version(), path, symplan_status_name(status),
+           symplan_result_cost(result));
 
-    /* the result file, written whole or not at all (sp_result_file.h) */
-    sp_output out;
-    char why[256];
-    int ok = sp_result_outcome(result) == SP_OUTCOME_DONE;
-    if (argc > 2 && (sp_output_open(&out, argv[2], why, sizeof why) != SP_OK ||
-                     sp_output_commit(&out, result, why, sizeof why) != SP_OK)) {
-        fprintf(stderr, "cannot write the result: %s\n", why);
+    /* the result file, written whole or not at all */
+    int ok = symplan_status_done(status);
+    if (argc > 2 && symplan_result_write(result, argv[2], error, sizeof error) != SP_OK) {
+        fprintf(stderr, "cannot write the result: %s\n", error);
         ok = 0;
     }
-    cJSON_Delete(result);
+    symplan_result_free(result);
     return ok ? 0 : 1;
 }

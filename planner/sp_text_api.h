@@ -1,8 +1,8 @@
 /* Entry points for foreign callers (Python's ctypes, other languages' FFIs): documents in
  * and out as JSON text, so that a caller needs none of the library's struct layouts
- * and no cJSON of its own. Problems, studies and results are the files of docs/reference.md,
- * docs/studies.md and docs/results.md; the result text is printed by
- * sp_json_print, so every number reads back bitwise equal to the one computed.
+ * and no JSON library of its own. Problems, studies and results are the files of docs/reference.md,
+ * docs/studies.md and docs/results.md; every number of a result text reads back bitwise
+ * equal to the one computed.
  *
  * Each function returns one of the codes below, which are those of the command's exit
  * status for the same failure. On SP_TEXT_BAD_INPUT and SP_TEXT_INTERNAL `error`
@@ -28,8 +28,8 @@ enum {
     SP_TEXT_INTERRUPTED = 3  /* a study stopped through `stop` (its summary is written) */
 };
 
-/* Reads the problem (`length` bytes of JSON text, NUL-terminated or not), runs it with
- * sp_solve_json and returns its result in *result_json: compact JSON, malloc'd and
+/* Reads the problem (`length` bytes of JSON text, NUL-terminated or not), runs its task
+ * as `symplan solve` does and returns its result in *result_json: compact JSON, malloc'd and
  * NUL-terminated, to be released with sp_free_text (NULL on failure). A result whose
  * status is not "converged"/"ok" (stalled, newton_failed, interrupted, …) is still
  * SP_TEXT_OK: the caller reads its "status" and "message". */
@@ -55,8 +55,8 @@ int sp_study_text(const char *study_json, size_t length, const char *base_dir, c
 void sp_free_text(char *text);
 
 /* A plan's curve as a function of time, for foreign callers: the solved cubic spline read
- * at any t in [start, end] (the curve of planner/cubic/sp_curve.h: between the grid's
- * nodes one step of the plan's own scheme from the node before t). A pose plan's handle
+ * at any t in [start, end] (between the grid's nodes one step of the plan's own scheme
+ * from the node before t). A pose plan's handle
  * covers both its parts, the orientation's and the position's curve. */
 typedef struct sp_plan_curve sp_plan_curve;
 

@@ -29,9 +29,14 @@ static void put_error(char *error, size_t error_size, const char *prefix, const 
              message);
 }
 
-static int fail_input(const sp_input_error *e, int code, char *error, size_t error_size)
+void sp_input_error_line(const sp_input_error *e, char *error, size_t error_size)
 {
     put_error(error, error_size, "", e->path, e->message);
+}
+
+static int fail_input(const sp_input_error *e, int code, char *error, size_t error_size)
+{
+    sp_input_error_line(e, error, error_size);
     return code;
 }
 
@@ -89,6 +94,23 @@ static sp_status plan_curve_new(const sp_problem *pb, sp_curve *curves[2], sp_pl
     return SP_OK;
 }
 
+cJSON *sp_solve_json_input(const sp_problem *pb, const sp_progress *progress, cJSON *input, sp_plan_curve **curve)
+{
+    if (curve) *curve = NULL;
+    sp_curve *parts[2] = {NULL, NULL};
+    cJSON *result = sp_solve_json_curve(pb, progress, curve ? parts : NULL);
+    sp_plan_curve *c = NULL;
+    const sp_status st = plan_curve_new(pb, parts, &c);
+    sp_result_take_input(result, input);
+    if (st != SP_OK || !result) {
+        sp_plan_curve_free(c);
+        cJSON_Delete(result);
+        return NULL;
+    }
+    if (curve) *curve = c;
+    return result;
+}
+
 /* sp_solve_text, and with `curve` the plan's curve as well. */
 static int solve_text(const char *problem_json, size_t length, const volatile sig_atomic_t *stop, char **result_json,
                       sp_plan_curve **curve, char *error, size_t error_size)
@@ -101,13 +123,10 @@ static int solve_text(const char *problem_json, size_t length, const volatile si
     sp_status st = sp_problem_parse_input(problem_json, length, NULL, &pb, &input, &e);
     if (st != SP_OK) return fail_input(&e, st == SP_ERR_NOMEM ? SP_TEXT_INTERNAL : SP_TEXT_BAD_INPUT, error, error_size);
     const sp_progress progress = {.stop = stop};
-    sp_curve *parts[2] = {NULL, NULL};
-    cJSON *result = sp_solve_json_curve(&pb, &progress, curve ? parts : NULL);
     sp_plan_curve *c = NULL;
-    st = plan_curve_new(&pb, parts, &c);
+    cJSON *result = sp_solve_json_input(&pb, &progress, input, curve ? &c : NULL); /* not copied: it may be long */
     sp_problem_free(&pb);
-    sp_result_take_input(result, input); /* not copied: it may be long */
-    *result_json = result && st == SP_OK ? sp_json_print(result, 0, NULL) : NULL;
+    *result_json = result ? sp_json_print(result, 0, NULL) : NULL;
     cJSON_Delete(result);
     if (!*result_json) {
         sp_plan_curve_free(c);

@@ -1,10 +1,13 @@
 #!/bin/sh
 # The install, as a program that links the library sees it (make check-install, part of
 # make test): with nothing but pkg-config pointed at the staged prefix PREFIX,
-#   1. every installed header compiles alone (and twice), as <symplan/...>;
-#   2. no internal header was installed;
+#   1. every installed header compiles alone (and twice), as <symplan/...>, and none
+#      includes or names cJSON;
+#   2. no internal header was installed, and symplan.pc requires nothing a program must
+#      have itself (libcjson only privately, for the static library);
 #   3. every examples/*.c builds with `cc prog.c $(pkg-config --cflags --libs symplan)`
 #      against the shared library (found through an rpath: no ldconfig), and runs to exit 0;
+#      so does the program of README.md's C section;
 #   4. one example links against the static library with `pkg-config --static --libs`;
 #   5. the shared library exports what the installed headers declare, and no internal symbol;
 #   6. the manual page is installed.
@@ -44,12 +47,18 @@ for h in $headers; do
     n=$((n + 1))
 done
 [ -f "$prefix/include/symplan/symplan.h" ] || fail "the umbrella <symplan/symplan.h> is missing"
+! grep -rli cjson "$prefix/include/symplan" || fail "an installed header names cJSON (listed above)"
 
 # 2. internal headers stay in the source tree
-for h in lie/sp_linalg.h lie/sp_registry.h planner/cli/sp_commands.h planner/result_view.h planner/sp_family.h \
-    problems/json_input.h problems/problem_readers.h problems/problem_family.h planner/plot/svg.h; do
+for h in lie/sp_linalg.h lie/sp_registry.h lie/sp_lie.h planner/cli/sp_commands.h planner/result_view.h \
+    planner/sp_family.h planner/sp_solve.h planner/sp_result.h planner/sp_api_internal.h integrators/sp_hohp.h \
+    problems/sp_problem.h problems/sp_result_file.h problems/json_input.h problems/problem_readers.h \
+    problems/problem_family.h planner/plot/svg.h; do
     [ ! -e "$prefix/include/symplan/$h" ] || fail "internal header $h was installed"
 done
+! pkg-config --print-requires symplan | grep -q . || fail "symplan.pc requires $(pkg-config --print-requires symplan)"
+! echo "$libs" | grep -q cjson || fail "pkg-config --libs symplan names cJSON: $libs"
+pkg-config --print-requires-private symplan | grep -q libcjson || fail "symplan.pc does not require libcjson privately"
 
 # 3. the examples, against the shared library
 start=$(date +%s)
@@ -65,6 +74,12 @@ for src in examples/*.c; do
     [ "$name" != plan_from_file ] || [ -s "$out/$name.result.json" ] || fail "$src wrote no result"
 done
 ldd "$out/plan_in_c" | grep -q "$soname => $libdir/" || fail "plan_in_c does not load $libdir/$soname"
+# the program of README.md's C section, as a reader would copy it
+awk '/^### C$/ { c = 1 } c && /^```c$/ { p = 1; next } p && /^```$/ { exit } p' README.md >"$out/readme.c"
+[ -s "$out/readme.c" ] || fail "README.md's C section has no C program"
+# shellcheck disable=SC2086
+$cc $flags "$out/readme.c" $cflags $libs -Wl,-rpath,"$libdir" -o "$out/readme" || fail "README.md's C program does not build"
+(cd "$out" && ./readme >/dev/null) || fail "README.md's C program exited $?"
 
 # 4. one example against the static library: -l:libsymplan.a picks the archive beside the .so
 static_libs=$(pkg-config --static --libs symplan | sed 's/-lsymplan\b/-l:libsymplan.a/')
@@ -77,7 +92,8 @@ exported=$(nm -D --defined-only "$libdir/libsymplan.so.$version" | awk 'NF == 3 
 for sym in $exported; do
     grep -rqw "$sym" "$prefix/include/symplan" || fail "the shared library exports $sym, which no installed header declares"
 done
-for sym in sp_linsolve sp_vec_dot sp_family_simulate sp_run_drive; do
+for sym in sp_linsolve sp_vec_dot sp_family_simulate sp_run_drive sp_solve_json sp_problem_read_file sp_problem_free \
+    sp_hohp_step sp_api_result_new; do
     ! echo "$exported" | grep -qx "$sym" || fail "internal $sym is exported"
 done
 echo "check_install: $n headers compile alone; $(ls examples/*.c | wc -l) examples built and ran; $(echo "$exported" | wc -l) symbols exported ($(($(date +%s) - start)) s)"
