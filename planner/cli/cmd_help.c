@@ -73,7 +73,7 @@ static int cmd_help(int argc, char **argv)
     if (rc >= 0) return rc;
     if (a.man) {
         if (a.command) return sp_cmd_usage_error(&sp_command_help, "--man prints the whole manual: give no COMMAND");
-        sp_cmd_print_man(stdout);
+        sp_cmd_print_man(stdout, sp_command_at);
         return 0;
     }
     if (!a.command) {
