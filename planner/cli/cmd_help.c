@@ -59,10 +59,8 @@ const sp_command sp_command_help = {
     .description = "Prints the overview of the commands, or the usage of *COMMAND* with every option it takes, one a "
                    "line with its meaning and default, on standard output. `symplan --help` and `symplan -h` are the "
                    "overview; `-h` and `--help` after any command print that command's help.",
-    .operand = "COMMAND",
-    .operand_meaning = "the command to describe",
+    SP_CMD_OPERAND(help_args, command, "COMMAND", "the command to describe"),
     .operand_optional = 1,
-    .operand_offset = offsetof(help_args, command),
     .options = help_options,
     .run = cmd_help};
 

@@ -100,11 +100,9 @@ const sp_command sp_command_check = {
                    "\"*FILE.json*: ok (*N* cases)\". A bad file or case exits 2 with one line naming the file, the "
                    "case and the JSON path:\n\n"
                    "    study.json: cases[3]: steps: must be between 1 and 1000000000 (got 0)",
-    .operand = "FILE.json",
-    .operand_meaning = "the problem or study file; prints 'ok', or for a study 'FILE.json: ok (N cases)'",
-    .operand_offset = offsetof(check_args, file),
-    .limits = 1,
-    .limits_offset = offsetof(check_args, limits),
+    SP_CMD_OPERAND(check_args, file, "FILE.json",
+                   "the problem or study file; prints 'ok', or for a study 'FILE.json: ok (N cases)'"),
+    SP_CMD_LIMITS(check_args),
     .run = cmd_check};
 
 /* A study is checked case by case as `study` reads it before it runs anything. */
@@ -319,12 +317,9 @@ const sp_command sp_command_solve = {.name = "solve",
                                      .summary = "run a problem's task (plan or simulate) and write its result as JSON",
                                      .description = "Runs the problem's task, a plan or a simulation, and writes its "
                                                     "result as JSON.",
-                                     .operand = "FILE.json",
-                                     .operand_meaning = "the problem file",
-                                     .operand_offset = offsetof(solve_args, file),
+                                     SP_CMD_OPERAND(solve_args, file, "FILE.json", "the problem file"),
                                      .options = solve_options,
-                                     .limits = 1,
-                                     .limits_offset = offsetof(solve_args, limits),
+                                     SP_CMD_LIMITS(solve_args),
                                      .run = cmd_solve};
 
 static int cmd_solve(int argc, char **argv)

@@ -84,12 +84,9 @@ const sp_command sp_command_study = {
         "signal. A worker runs case after case; one that crashes or is killed loses only its case, which is "
         "recorded as failed with the signal, and a new worker takes the next case. Built with MPI and started by "
         "`mpirun` or `srun` with more than one rank, the cases are dealt out over the ranks.",
-    .operand = "STUDY.json",
-    .operand_meaning = "the study file: a base problem and the settings to vary",
-    .operand_offset = offsetof(study_args, file),
+    SP_CMD_OPERAND(study_args, file, "STUDY.json", "the study file: a base problem and the settings to vary"),
     .options = study_options,
-    .limits = 1,
-    .limits_offset = offsetof(study_args, limits),
+    SP_CMD_LIMITS(study_args),
     .run = cmd_study};
 
 static int parse_args(int argc, char **argv, study_args *a)

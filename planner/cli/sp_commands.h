@@ -58,6 +58,13 @@ typedef struct sp_command {
     int (*run)(int argc, char **argv);
 } sp_command;
 
+/* The members of an sp_command for its operand NAME (what it is: MEANING), stored at
+ * FIELD of the argument struct TYPE, and for the resource limits, stored at TYPE's
+ * member `limits`: every table names them alike. */
+#define SP_CMD_OPERAND(TYPE, FIELD, NAME, MEANING) \
+    .operand = (NAME), .operand_meaning = (MEANING), .operand_offset = offsetof(TYPE, FIELD)
+#define SP_CMD_LIMITS(TYPE) .limits = 1, .limits_offset = offsetof(TYPE, limits)
+
 extern const sp_command sp_command_solve, sp_command_check, sp_command_list, sp_command_study, sp_command_plot,
     sp_command_export, sp_command_import, sp_command_help, sp_command_version;
 

@@ -183,6 +183,21 @@ static void close_worker(worker *w)
 
 static void finish_dead_worker(sp_study_run *r, worker *w, int wait_status);
 
+/* Waits for a worker that is ending (told so, or killed) and records its cases. */
+static void wait_worker(sp_study_run *r, worker *w)
+{
+    int ws = 0;
+    while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
+    finish_dead_worker(r, w, ws);
+}
+
+/* The same for every worker still counted. */
+static void wait_workers(sp_study_run *r)
+{
+    for (int slot = 0; slot < r->slots; ++slot)
+        if (r->workers[slot].pid) wait_worker(r, &r->workers[slot]);
+}
+
 /* Sends a worker case i, to run after those it has. Returns 0, or −1 when the worker
  * cannot take it (it has died): then it is collected, and its slot is free. */
 static int give_case(sp_study_run *r, worker *w, size_t i)
@@ -190,9 +205,7 @@ static int give_case(sp_study_run *r, worker *w, size_t i)
     uint64_t index = i;
     if (write_all(w->to_fd, &index, sizeof index) != 0) {
         kill(w->pid, SIGKILL);
-        int ws = 0;
-        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
-        finish_dead_worker(r, w, ws);
+        wait_worker(r, w);
         return -1;
     }
     if (w->queued == 0) w->start = sp_clock_seconds();
@@ -430,13 +443,7 @@ static void stop_workers(sp_study_run *r)
 {
     for (int slot = 0; slot < r->slots; ++slot)
         if (r->workers[slot].pid) kill(r->workers[slot].pid, SIGKILL);
-    for (int slot = 0; slot < r->slots; ++slot) {
-        worker *w = &r->workers[slot];
-        if (!w->pid) continue;
-        int ws = 0;
-        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
-        finish_dead_worker(r, w, ws);
-    }
+    wait_workers(r);
     sp_study_remove_temporaries(r->dir);
 }
 
@@ -448,13 +455,7 @@ static void end_workers(sp_study_run *r)
             close(r->workers[slot].to_fd);
             r->workers[slot].to_fd = -1;
         }
-    for (int slot = 0; slot < r->slots; ++slot) {
-        worker *w = &r->workers[slot];
-        if (!w->pid) continue;
-        int ws = 0;
-        while (waitpid(w->pid, &ws, 0) < 0 && errno == EINTR) continue;
-        finish_dead_worker(r, w, ws);
-    }
+    wait_workers(r);
 }
 
 /* A signal that ends the run and is pending (0: none), taken. */
