@@ -202,6 +202,9 @@ void sp_study_record_outcome(sp_study_run *r, size_t i, const char *outcome, dou
     }
 }
 
+/* The cases without a complete result in DIR (their list in todo, count returned);
+ * the others go into the summary as the log (or, for files it does not list, the file)
+ * has them. */
 static size_t pending_cases(sp_study_run *r, size_t *todo)
 {
     size_t n = sp_study_log_resume(r->log, r->summary, todo);
