@@ -160,9 +160,9 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's and the command's files (tests/check_layering.py: no
-# circles, no call against lie <- integrators <- problems <- planner, nor inside planner/
-# against planning <- plot <- study <- text_api.c <- cli), every symplan command of a sh block
-# in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
+# circles, no call against lie <- integrators <- problems <- planner, nor inside
+# planner/ against planning <- plot <- study <- text_api.c <- cli), every symplan command
+# of a sh block in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
 # package's tests over the shared library just built (python/tests/), the install, the
 # Python package as installed, which must load the installed library, and the package as a wheel
 # (`make check-wheel`). A library built with a sanitizer cannot be loaded into an
