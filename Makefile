@@ -16,7 +16,9 @@ MODULES  = lie integrators problems planner
 # The command's own files (planner/cli/): main.c and one cmd_<name>.c per subcommand.
 CMD_SRC  = $(wildcard planner/cli/*.c)
 CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
-LIB_SRC  = $(filter-out $(CMD_SRC),$(shell find $(MODULES) -name '*.c' | sort))
+# The MPI executor of studies needs mpi.h: it is built into the MPI command only (`make mpi`).
+MPI_SRC  = planner/study/study_mpi.c
+LIB_SRC  = $(filter-out $(CMD_SRC) $(MPI_SRC),$(shell find $(MODULES) -name '*.c' | sort))
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 # tests/*.c, and the fuzz harness (tests/fuzz/), whose regression corpus the suite replays
 TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
@@ -148,9 +150,10 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 	@touch $@
 
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
-# then the layering of the library's files (tests/check_layering.py: no circles, no call
-# against lie <- integrators <- problems <- planner), every symplan command of a sh block
-# in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
+# then the layering of the library's and the command's files (tests/check_layering.py: no
+# circles, no call against lie <- integrators <- problems <- planner, nor inside
+# planner/ against planning <- plot <- study <- text_api.c <- cli), every symplan command
+# of a sh block in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
 # package's tests over the shared library just built (python/tests/), the install, the
 # Python package as installed, which must load the installed library, and the package as a wheel
 # (`make check-wheel`). A library built with a sanitizer cannot be loaded into an
@@ -164,7 +167,7 @@ SANITIZED = $(findstring -fsanitize,$(OPT))
 test: $(TESTS) $(BIN) $(SHLIB) $(PY_STAMP) $(wildcard $(BUILD)/symplan-mpi)
 	@mkdir -p $(BUILD)/tmp
 	$(TESTS) --jobs 2
-	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ)
+	@/usr/bin/python3 tests/check_layering.py $(BUILD) $(LIB_OBJ) $(CMD_OBJ)
 	@/usr/bin/python3 tests/check_doc_commands.py $(BIN)
 	$(if $(SANITIZED),@echo "python tests skipped: the library is built with a sanitizer",$(PY_TEST))
 	@$(MAKE) --no-print-directory check-install
@@ -212,12 +215,14 @@ check-install: $(LIB) $(SHLIB) $(BIN) $(PKGCONFIG_STAMP)
 
 # `make mpi`: build/symplan-mpi, the command with MPI studies (mpirun -n K … study …),
 # after installing Open MPI through apt-get when mpicc, mpi.h or mpirun is missing. Only
-# the study subcommand differs (compiled with -DSP_HAVE_MPI); the library is shared.
+# the study subcommand differs (compiled with -DSP_HAVE_MPI, with the MPI executor of
+# studies, planner/study/study_mpi.c, added); the library is shared.
 MPICC ?= mpicc
 MPI_PACKAGES = libopenmpi-dev openmpi-bin
 MPI_BIN = $(BUILD)/symplan-mpi
 MPI_STAMP = $(BUILD)/.mpi-deps-ok
-MPI_CMD_OBJ = $(filter-out $(BUILD)/planner/cli/cmd_study.o,$(CMD_OBJ)) $(BUILD)/mpi/planner/cli/cmd_study.o
+MPI_OWN_OBJ = $(BUILD)/mpi/planner/cli/cmd_study.o $(MPI_SRC:%.c=$(BUILD)/mpi/%.o)
+MPI_CMD_OBJ = $(filter-out $(BUILD)/planner/cli/cmd_study.o,$(CMD_OBJ)) $(MPI_OWN_OBJ)
 mpi: $(MPI_BIN)
 $(MPI_STAMP): | $(DEPS_STAMP)
 	@if ! command -v $(MPICC) >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1 || \
@@ -228,7 +233,7 @@ $(MPI_STAMP): | $(DEPS_STAMP)
 	    || { echo "symplan: could not install $(MPI_PACKAGES)"; exit 1; }; \
 	fi
 	@touch $@
-$(BUILD)/mpi/planner/cli/cmd_study.o: planner/cli/cmd_study.c | $(MPI_STAMP)
+$(BUILD)/mpi/%.o: %.c | $(MPI_STAMP)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(SP_CFLAGS) $(DEPFLAGS) -DSP_HAVE_MPI -c $< -o $@
 $(MPI_BIN): $(MPI_CMD_OBJ) $(LIB)
@@ -384,7 +389,7 @@ clean:
 
 # The header dependencies of the objects built so far; an object built without its list
 # (by an older Makefile) depends on every header, once.
-DEP_OBJ = $(LIB_OBJ) $(PIC_OBJ) $(CMD_OBJ) $(TEST_OBJ) $(BUILD)/mpi/planner/cli/cmd_study.o $(BUILD)/tests/tsan/threads_main.o
+DEP_OBJ = $(LIB_OBJ) $(PIC_OBJ) $(CMD_OBJ) $(TEST_OBJ) $(MPI_OWN_OBJ) $(BUILD)/tests/tsan/threads_main.o
 DEP_FILES = $(wildcard $(DEP_OBJ:.o=.d))
 $(filter-out $(DEP_FILES:.d=.o),$(wildcard $(DEP_OBJ))): $(HEADERS)
 -include $(DEP_FILES)

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""The library's files call each other one way only: lie <- integrators <- problems <-
-planner, and no group of files calls each other in a circle. Reads the object files of a
-build with nm: a file's undefined symbols are the calls it makes, the file defining one is
-the file it calls. Prints each circle and each call against the layers; exits 1 if any.
+"""The library's files and the command's call each other one way only: lie <- integrators
+<- problems <- planner, and inside planner/ the planning (cubic/, car/, holonomic/,
+nonholonomic/, vakonomic/ and the top-level files) <- plot/ <- study/ <- the text front
+end (text_api.c, for foreign callers) <- cli/ (the command, which may call everything and
+which nothing calls); no group of files calls each other in a circle. Reads the object
+files of a build with nm: a file's undefined symbols are the calls it makes, the file
+defining one is the file it calls. Prints each circle and each call against the layers;
+exits 1 if any.
 
-    tests/check_layering.py BUILD_DIR OBJECT...   (the library's objects, under BUILD_DIR)
+    tests/check_layering.py BUILD_DIR OBJECT...   (the library's and the command's objects,
+                                                   under BUILD_DIR)
 """
 import collections
 import os
@@ -12,6 +17,19 @@ import subprocess
 import sys
 
 LAYERS = ["lie", "integrators", "problems", "planner"]
+# The roles inside planner/, lowest first: a file is of its sub-folder's role, or of the
+# planning when its sub-folder (or the file, at the top) is not named here.
+PLANNER_ROLES = ["planning", "plot", "study", "text_api.c", "cli"]
+
+
+def layer(path):
+    """(layer, role inside planner/) of a file, from its path under the build folder."""
+    parts = path.split(os.sep)
+    top = LAYERS.index(parts[0])
+    if parts[0] != "planner":
+        return (top, 0)
+    name = parts[1] if len(parts) > 2 else os.path.splitext(parts[1])[0] + ".c"
+    return (top, PLANNER_ROLES.index(name) if name in PLANNER_ROLES else 0)
 
 
 def call_graph(objects):
@@ -73,8 +91,8 @@ def circles(graph):
 def main():
     build, objects = sys.argv[1], sys.argv[2:]
     graph = call_graph(objects)
-    layer = lambda obj: LAYERS.index(os.path.relpath(obj, build).split(os.sep)[0])
-    against = sorted((a, b) for a in graph for b in graph[a] if layer(a) < layer(b))
+    rank = {obj: layer(os.path.relpath(obj, build)) for obj in objects}
+    against = sorted((a, b) for a in graph for b in graph[a] if rank[a] < rank[b])
     found = circles(graph)
     for component in found:
         print("files calling each other in a circle:", " ".join(os.path.relpath(c, build) for c in component))

@@ -201,3 +201,17 @@ int count_named(const char *dir, const char *part)
 }
 
 int count_temporaries(const char *dir) { return count_named(dir, ".tmp-"); }
+
+double number_at(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
+    return v->valuedouble;
+}
+
+const char *string_at(const cJSON *obj, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+    cr_assert_not_null(s, "no string '%s' in the result", key);
+    return s;
+}

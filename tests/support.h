@@ -49,4 +49,8 @@ int starts_with(const char *text, const char *prefix);
 int count_named(const char *dir, const char *part);
 int count_temporaries(const char *dir);
 
+/* The member `key` of a JSON object, asserted to be there as a number, as a string. */
+double number_at(const cJSON *obj, const char *key);
+const char *string_at(const cJSON *obj, const char *key);
+
 #endif

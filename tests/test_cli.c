@@ -26,20 +26,6 @@
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }
 static void remove_dir(const char *dir) { remove_tree(dir); }
 
-static double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
-    return v->valuedouble;
-}
-
-static const char *string_at(const cJSON *obj, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-    cr_assert_not_null(s, "no string '%s' in the result", key);
-    return s;
-}
-
 /* --------------------------------------------------------------------- list -- */
 
 Test(cli, list_names_everything_a_file_can_name)
@@ -646,39 +632,49 @@ static void set_old_mtime(const char *path)
     cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
 }
 
+/* `symplan solve bad -o out` over an existing result: exits 2 with nothing on stdout and
+ * the one error line naming bad and the JSON path `path`, and leaves out as it was (its
+ * text, its inode and its time) with no temporary file beside it. *r is the run, to
+ * free. */
+static void expect_refused_keeping_output(const char *dir, const char *bad, const char *out, const char *path,
+                                          const char *what, run_result *r)
+{
+    static const char previous[] = "{\"previous\": \"result\"}\n";
+    write_text(out, previous);
+    set_old_mtime(out);
+    struct stat before;
+    cr_assert_eq(stat(out, &before), 0);
+
+    run(dir, (const char *[]){"solve", bad, "-o", out, NULL}, r);
+    cr_expect_eq(r->status, 2, "%s: solve exited %d", what, r->status);
+    expect_error_line(r->err, bad, path, what);
+    cr_expect_str_empty(r->out, "%s", what);
+
+    struct stat after;
+    cr_assert_eq(stat(out, &after), 0);
+    char *now = slurp(out);
+    cr_expect_str_eq(now, previous, "%s: the existing -o file changed", what);
+    free(now);
+    cr_expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
+                  after.st_ino == before.st_ino,
+              "%s: the existing -o file was rewritten", what);
+    cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", what);
+}
+
 Test(cli, bad_input_exits_2_with_one_line_and_leaves_output_alone)
 {
     char dir[PATH_SIZE], bad[PATH_SIZE], out[PATH_SIZE];
     scratch_dir(dir, "bad-input");
     join(bad, dir, "bad.json");
     join(out, dir, "result.json");
-    static const char previous[] = "{\"previous\": \"result\"}\n";
     for (size_t i = 0; i < sizeof cli_cases / sizeof cli_cases[0]; ++i) {
         const cli_case *c = &cli_cases[i];
         char what[128];
         snprintf(what, sizeof what, "case %zu (%s -> %s)", i, c->from, c->to);
         write_text(bad, replaced(c));
-        write_text(out, previous);
-        set_old_mtime(out);
-        struct stat before;
-        cr_assert_eq(stat(out, &before), 0);
-
         run_result r;
-        run(dir, (const char *[]){"solve", bad, "-o", out, NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: solve exited %d", what, r.status);
-        expect_error_line(r.err, bad, c->path, what);
-        cr_expect_str_empty(r.out, "%s", what);
+        expect_refused_keeping_output(dir, bad, out, c->path, what, &r);
         run_free(&r);
-
-        struct stat after;
-        cr_assert_eq(stat(out, &after), 0);
-        char *now = slurp(out);
-        cr_expect_str_eq(now, previous, "%s: the existing -o file changed", what);
-        free(now);
-        cr_expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec &&
-                      after.st_ino == before.st_ino,
-                  "%s: the existing -o file was rewritten", what);
-        cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", what);
 
         run(dir, (const char *[]){"check", bad, NULL}, &r);
         cr_expect_eq(r.status, 2, "%s: check exited %d", what, r.status);
@@ -853,22 +849,14 @@ Test(cli, hostile_text_exits_2_naming_where_and_what)
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], name[PATH_SIZE];
     scratch_dir(dir, "hostile");
     join(out, dir, "result.json");
-    static const char previous[] = "{\"previous\": \"result\"}\n";
     for (size_t i = 0; i < sizeof hostile_files / sizeof hostile_files[0]; ++i) {
         const hostile_file *h = &hostile_files[i];
         snprintf(name, sizeof name, "corpus/%s", h->name);
         join(file, SP_TEST_FUZZ, name);
-        write_text(out, previous);
         run_result r;
-        run(dir, (const char *[]){"solve", file, "-o", out, NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: exit %d", h->name, r.status);
-        expect_error_line(r.err, file, "", h->name);
+        expect_refused_keeping_output(dir, file, out, "", h->name, &r);
         cr_expect(strstr(r.err, h->what) != NULL, "%s: '%s' not in %s", h->name, h->what, r.err);
         run_free(&r);
-        char *now = slurp(out);
-        cr_expect_str_eq(now, previous, "%s: the existing -o file changed", h->name);
-        free(now);
-        cr_expect_eq(count_temporaries(dir), 0, "%s: a temporary file was left behind", h->name);
     }
     remove_dir(dir);
 }

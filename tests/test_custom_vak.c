@@ -48,13 +48,6 @@ static const cJSON *item(const cJSON *obj, const char *key)
     return v;
 }
 
-static double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = item(obj, key);
-    cr_assert(cJSON_IsNumber(v), "'%s' is not a number", key);
-    return v->valuedouble;
-}
-
 /* max |a − b| over two arrays of numbers or of rows of numbers, of the same shape. */
 static double max_difference(const cJSON *a, const cJSON *b)
 {

@@ -330,6 +330,18 @@ static void run_study(const char *dir, const char *file, const char *out, const 
     run_free(&r);
 }
 
+/* Runs the example study data/studies/NAME with two workers in a scratch folder `dir`
+ * for `test`, into the folder `out` (DIR/out). */
+static void run_example_study(char *dir, const char *test, const char *name, char *out)
+{
+    char file[PATH_SIZE], studies[PATH_SIZE];
+    scratch_dir(dir, test);
+    join(studies, SP_TEST_DATA, "studies");
+    join(file, studies, name);
+    join(out, dir, "out");
+    run_study(dir, file, out, "2");
+}
+
 Test(study, twelve_cases_equal_twelve_solves_for_any_j, .timeout = 120)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out1[PATH_SIZE], out2[PATH_SIZE];
@@ -424,6 +436,56 @@ static int same_file(const file_id *a, const file_id *b)
     return a->ino == b->ino && a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
+/* Writes DIR/NAME, a study of the sphere interpolation over the steps listed (`steps`:
+ * the inside of the JSON list), its path into file, and its output folder DIR/out into out. */
+static void write_steps_study(const char *dir, const char *name, const char *steps, char *file, char *out)
+{
+    char text[1024];
+    join(file, dir, name);
+    join(out, dir, "out");
+    snprintf(text, sizeof text, "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [%s]}}",
+             SP_TEST_DATA, steps);
+    write_text(file, text);
+}
+
+/* Which of the first n case files are in out (have[i], kept[i] their identity); returns
+ * how many. */
+static int cases_present(const char *out, int n, file_id *kept, int *have)
+{
+    char path[PATH_SIZE];
+    int done = 0;
+    for (int i = 0; i < n; ++i) {
+        case_path(path, out, (size_t)i);
+        have[i] = file_identity(path, &kept[i]) == 0;
+        done += have[i];
+    }
+    return done;
+}
+
+/* Runs the stopped study of n cases again (with -j jobs unless NULL, and -v): it says
+ * that the `done` cases had a result already and the rest are to run, ends with every
+ * case file there, and leaves those present before untouched. */
+static void expect_resumed(const char *dir, const char *file, const char *out, const char *jobs, int n, int done,
+                           const file_id *kept, const int *have)
+{
+    run_result r;
+    if (jobs)
+        run(dir, (const char *[]){"study", file, "-o", out, "-j", jobs, "-v", NULL}, &r);
+    else
+        run(dir, (const char *[]){"study", file, "-o", out, "-v", NULL}, &r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char expect[64], path[PATH_SIZE];
+    snprintf(expect, sizeof expect, "%d with a result already, %d to run", done, n - done);
+    cr_expect(strstr(r.err, expect) != NULL, "-v does not say '%s':\n%s", expect, r.err);
+    run_free(&r);
+    for (int i = 0; i < n; ++i) {
+        case_path(path, out, (size_t)i);
+        file_id now;
+        cr_assert_eq(file_identity(path, &now), 0, "case %d missing", i);
+        if (have[i]) cr_expect(same_file(&kept[i], &now), "case %d was computed again", i);
+    }
+}
+
 static const char resume_study[] =
     "{\"base\": \"%s/sphere_interpolation.json\", \"cases\": [{\"steps\": 20}, {\"steps\": 24}, {\"steps\": 28}, "
     "{\"steps\": 32}, {\"steps\": 36}, {\"steps\": %d}]}";
@@ -486,16 +548,10 @@ Test(study, resume_recomputes_only_missing_corrupt_and_stale_cases, .timeout = 1
  * files; the rerun computes the rest and keeps those. */
 Test(study, a_killed_study_resumes, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
     scratch_dir(dir, "kill");
-    join(file, dir, "slow.json");
-    join(out, dir, "out");
     /* cases of about a tenth of a second each, one at a time */
-    snprintf(text, sizeof text,
-             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [2000, 2001, 2002, 2003, 2004, "
-             "2005, 2006, 2007]}}",
-             SP_TEST_DATA);
-    write_text(file, text);
+    write_steps_study(dir, "slow.json", "2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007", file, out);
     pid_t pid = start(dir, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 1);
     struct timespec tick = {0, 1000 * 1000};
     int seen = 0;
@@ -510,12 +566,11 @@ Test(study, a_killed_study_resumes, .timeout = 120)
     cr_expect(WIFSIGNALED(ws), "the study ended before it was killed");
 
     file_id kept[8];
-    int have[8], done = 0;
+    int have[8];
+    const int done = cases_present(out, 8, kept, have);
     for (size_t i = 0; i < 8; ++i) {
-        case_path(path, out, i);
-        have[i] = file_identity(path, &kept[i]) == 0;
         if (!have[i]) continue;
-        ++done;
+        case_path(path, out, i);
         cJSON *doc = read_json(path); /* every file there is complete */
         cr_expect(cJSON_IsString(cJSON_GetObjectItem(doc, "status")));
         cJSON_Delete(doc);
@@ -523,19 +578,7 @@ Test(study, a_killed_study_resumes, .timeout = 120)
     cr_log_info("killed after %d of 8 cases", done);
     cr_expect(done >= 2 && done < 8, "%d cases done when killed", done);
 
-    run_result r;
-    run(dir, (const char *[]){"study", file, "-o", out, "-v", NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    char expect[64];
-    snprintf(expect, sizeof expect, "%d with a result already, %d to run", done, 8 - done);
-    cr_expect(strstr(r.err, expect) != NULL, "-v does not say '%s':\n%s", expect, r.err);
-    run_free(&r);
-    for (size_t i = 0; i < 8; ++i) {
-        case_path(path, out, i);
-        file_id now;
-        cr_assert_eq(file_identity(path, &now), 0, "case %zu missing", i);
-        if (have[i]) cr_expect(same_file(&kept[i], &now), "case %zu was computed again", i);
-    }
+    expect_resumed(dir, file, out, NULL, 8, done, kept, have);
     cr_expect_eq(count_named(out, ".tmp-"), 0);
     remove_tree(dir);
 }
@@ -589,15 +632,10 @@ Test(study, a_crashed_worker_fails_its_case_only, .timeout = 120)
         cr_skip_test("the signal would reach valgrind, not the worker's code");
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core); /* the crash is on purpose */
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
     scratch_dir(dir, "crash");
-    join(file, dir, "crash.json");
-    join(out, dir, "out");
     /* case 1 runs for a second or more; the others for some milliseconds */
-    snprintf(text, sizeof text,
-             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [300, 40000, 310, 320, 330]}}",
-             SP_TEST_DATA);
-    write_text(file, text);
+    write_steps_study(dir, "crash.json", "300, 40000, 310, 320, 330", file, out);
     pid_t pid = start(dir, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 1);
     struct timespec tick = {0, 1000 * 1000};
     for (int waited = 0; waited < 60000 && count_named(out, "case-0001.json.tmp-") == 0; ++waited)
@@ -639,16 +677,12 @@ Test(study, a_crashed_worker_fails_its_case_only, .timeout = 120)
  * command without the budget ends the study, computing only the rest. */
 Test(study, max_seconds_stops_the_study_and_it_resumes, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024];
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
     scratch_dir(dir, "max_seconds");
-    join(file, dir, "slow.json");
-    join(out, dir, "out");
     /* cases of about a tenth of a second each: more than 0.4 s of work on two workers */
-    snprintf(text, sizeof text,
-             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [3000, 3001, 3002, 3003, 3004, "
-             "3005, 3006, 3007, 3008, 3009, 3010, 3011, 3012, 3013, 3014, 3015]}}",
-             SP_TEST_DATA);
-    write_text(file, text);
+    write_steps_study(dir, "slow.json",
+                      "3000, 3001, 3002, 3003, 3004, 3005, 3006, 3007, 3008, 3009, 3010, 3011, 3012, 3013, 3014, 3015",
+                      file, out);
     run_result r;
     run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", "--max-seconds", "0.4", NULL}, &r);
     cr_expect_eq(r.status, 3, "%s", r.err);
@@ -659,12 +693,8 @@ Test(study, max_seconds_stops_the_study_and_it_resumes, .timeout = 120)
     run_free(&r);
     cr_expect_eq(count_named(out, ".tmp-"), 0, "temporary files left");
     file_id kept[16];
-    int have[16], done = 0;
-    for (size_t i = 0; i < 16; ++i) {
-        case_path(path, out, i);
-        have[i] = file_identity(path, &kept[i]) == 0;
-        done += have[i];
-    }
+    int have[16];
+    const int done = cases_present(out, 16, kept, have);
     cr_expect_lt(done, 16, "the study ran to its end within 0.4 s");
     join(path, out, "summary.json");
     cJSON *summary = read_json(path);
@@ -672,18 +702,7 @@ Test(study, max_seconds_stops_the_study_and_it_resumes, .timeout = 120)
     cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "failed")), 0, "a case cut short failed");
     cJSON_Delete(summary);
 
-    run(dir, (const char *[]){"study", file, "-o", out, "-j", "2", "-v", NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    char expect[64];
-    snprintf(expect, sizeof expect, "%d with a result already, %d to run", done, 16 - done);
-    cr_expect(strstr(r.err, expect) != NULL, "-v does not say '%s':\n%s", expect, r.err);
-    run_free(&r);
-    for (size_t i = 0; i < 16; ++i) {
-        case_path(path, out, i);
-        file_id now;
-        cr_assert_eq(file_identity(path, &now), 0, "case %zu missing", i);
-        if (have[i]) cr_expect(same_file(&kept[i], &now), "case %zu was computed again", i);
-    }
+    expect_resumed(dir, file, out, "2", 16, done, kept, have);
     remove_tree(dir);
 }
 
@@ -743,13 +762,9 @@ Test(study, a_bad_case_fails_up_front_and_writes_nothing)
  * why, and the command exits 1 with one line. */
 Test(study, a_case_that_cannot_be_written_fails_alone)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], text[1024], expect[2 * PATH_SIZE + 64];
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE], expect[2 * PATH_SIZE + 64];
     scratch_dir(dir, "fail");
-    join(file, dir, "three.json");
-    join(out, dir, "out");
-    snprintf(text, sizeof text, "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [20, 30, 40]}}",
-             SP_TEST_DATA);
-    write_text(file, text);
+    write_steps_study(dir, "three.json", "20, 30, 40", file, out);
     cr_assert_eq(mkdir(out, 0755), 0);
     case_path(path, out, 1);
     cr_assert_eq(mkdir(path, 0755), 0); /* case-0001.json is a folder */
@@ -816,11 +831,8 @@ Test(study, progress_only_when_asked)
  * costs converge at the order of each scheme. */
 Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
-    scratch_dir(dir, "convergence");
-    join(file, SP_TEST_DATA, "studies/convergence.json");
-    join(out, dir, "out");
-    run_study(dir, file, out, "2");
+    char dir[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    run_example_study(dir, "convergence", "convergence.json", out);
     join(path, out, "summary.json");
     cJSON *summary = read_json(path);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(summary, "study")), "convergence");
@@ -852,11 +864,8 @@ Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .tim
  * independent Python implementation gives. */
 Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
-    scratch_dir(dir, "pendulum");
-    join(file, SP_TEST_DATA, "studies/pendulum_comparison.json");
-    join(out, dir, "out");
-    run_study(dir, file, out, "2");
+    char dir[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    run_example_study(dir, "pendulum", "pendulum_comparison.json", out);
     join(path, out, "summary.csv");
     char *csv = slurp(path);
     static const char *const columns[] = {"q_squared_drift", "q_dot_p_drift", "energy_error", "L3_drift"};
@@ -1130,16 +1139,11 @@ Test(study, a_result_beyond_the_read_cap_is_not_computed_again)
  * naming the folder, while the first runs on to its end. */
 Test(study, a_second_study_on_a_locked_folder_is_refused, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], first[PATH_SIZE], text[1024], expect[PATH_SIZE + 64];
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], first[PATH_SIZE], expect[PATH_SIZE + 64];
     scratch_dir(dir, "locked");
-    join(file, dir, "slow.json");
-    join(out, dir, "out");
     join(first, dir, "first"); /* the first run's captured output, apart from the second's */
     cr_assert_eq(mkdir(first, 0755), 0);
-    snprintf(text, sizeof text,
-             "{\"base\": \"%s/sphere_interpolation.json\", \"vary\": {\"steps\": [2000, 2001, 2002, 2003]}}",
-             SP_TEST_DATA);
-    write_text(file, text);
+    write_steps_study(dir, "slow.json", "2000, 2001, 2002, 2003", file, out);
     pid_t pid = start(first, NULL, (const char *[]){"study", file, "-o", out, "-j", "1", NULL}, 0);
     struct timespec tick = {0, 1000 * 1000};
     for (int waited = 0; waited < 60000 && count_named(out, "case-0000.json") == 0; ++waited) nanosleep(&tick, NULL);

@@ -1,4 +1,4 @@
-/* `symplan study -j 2` whose parent is killed (planner/cli/cmd_study.c): killed alone
+/* `symplan study -j 2` whose parent is killed (planner/study/study_local.c): killed alone
  * (kill(pid, …), its workers spared by the sender) with SIGKILL, SIGTERM or SIGINT at
  * random moments of the run, 24 times from a fixed seed, and killed with its process
  * group by ^C. After each kill: no worker of that run is left within a grace period, the

@@ -27,9 +27,7 @@ const sp_command sp_command_export = {
     .summary = "write a result's trajectory as CSV, one row per time, numbers that read back bitwise",
     .description = "Writes a result's trajectory as CSV: a header, then one row per time and one column per "
                    "component, numbers with 17 significant digits so that they read back bitwise.",
-    .operand = "RESULT.json",
-    .operand_meaning = "a result of solve",
-    .operand_offset = offsetof(export_args, input),
+    SP_CMD_OPERAND(export_args, input, "RESULT.json", "a result of solve"),
     .options = export_options,
     .run = cmd_export};
 

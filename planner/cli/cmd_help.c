@@ -59,10 +59,8 @@ const sp_command sp_command_help = {
     .description = "Prints the overview of the commands, or the usage of *COMMAND* with every option it takes, one a "
                    "line with its meaning and default, on standard output. `symplan --help` and `symplan -h` are the "
                    "overview; `-h` and `--help` after any command print that command's help.",
-    .operand = "COMMAND",
-    .operand_meaning = "the command to describe",
+    SP_CMD_OPERAND(help_args, command, "COMMAND", "the command to describe"),
     .operand_optional = 1,
-    .operand_offset = offsetof(help_args, command),
     .options = help_options,
     .run = cmd_help};
 
@@ -73,7 +71,7 @@ static int cmd_help(int argc, char **argv)
     if (rc >= 0) return rc;
     if (a.man) {
         if (a.command) return sp_cmd_usage_error(&sp_command_help, "--man prints the whole manual: give no COMMAND");
-        sp_cmd_print_man(stdout);
+        sp_cmd_print_man(stdout, sp_command_at);
         return 0;
     }
     if (!a.command) {

@@ -31,9 +31,7 @@ const sp_command sp_command_import = {
     .summary = "a problem file from another format: tpcap FILE.csv (a TPCAP parking case)",
     .description = "Writes a problem file from a file of another format. The one format for now is `tpcap`: a "
                    "parking case of the TPCAP benchmark (a CSV file) becomes a car plan.",
-    .operand = "FORMAT FILE",
-    .operand_meaning = "the format (tpcap) and the file in it",
-    .operand_offset = offsetof(import_args, operands),
+    SP_CMD_OPERAND(import_args, operands, "FORMAT FILE", "the format (tpcap) and the file in it"),
     .operand_max = 2,
     .operand_count_offset = offsetof(import_args, count),
     .options = import_options,

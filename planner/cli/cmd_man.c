@@ -307,10 +307,10 @@ static void man_command(FILE *f, const sp_command *cmd)
         fputs(".\n", f);
     }
     for (const sp_cmd_option *o = cmd->options; o && o->name; ++o) man_option(f, o, NULL);
-    if (cmd == &sp_command_help) man_option(f, sp_cmd_help_option(), NULL);
+    if (strcmp(cmd->name, "help") == 0) man_option(f, sp_cmd_help_option(), NULL);
 }
 
-void sp_cmd_print_man(FILE *f)
+void sp_cmd_print_man(FILE *f, const sp_command *(*command_at)(size_t i))
 {
     fputs(".\\\" The manual page of the symplan command, written by `symplan help --man` from the tables\n"
           ".\\\" of planner/cli/ that its parser and help read: edit those, not this file.\n",
@@ -319,11 +319,11 @@ void sp_cmd_print_man(FILE *f)
     fputs(".SH NAME\nsymplan \\- trajectory planning and structure-preserving integration on Lie groups\n"
           ".SH SYNOPSIS\n",
           f);
-    for (size_t i = 0; sp_command_at(i); ++i) man_synopsis(f, sp_command_at(i));
+    for (size_t i = 0; command_at(i); ++i) man_synopsis(f, command_at(i));
     fputs(".SY symplan\n.RB [ \\-h | \\-\\-help | \\-\\-version ]\n.YS\n", f);
     fputs(description, f);
     fputs(".SH COMMANDS\n", f);
-    for (size_t i = 0; sp_command_at(i); ++i) man_command(f, sp_command_at(i));
+    for (size_t i = 0; command_at(i); ++i) man_command(f, command_at(i));
     fputs(".SS \"Resource limits\"\n", f);
     roff_paragraphs(f, limits_intro);
     const sp_limits defaults = sp_limits_default();

@@ -55,9 +55,8 @@ const sp_command sp_command_plot = {
     .description = "Draws a result, or a study from its folder's `summary.json` (which may also be named directly), as "
                    "one self-contained SVG picture. What a result's picture shows depends on its model and task; "
                    "several results are overlaid.",
-    .operand = "RESULT.json...|DIR",
-    .operand_meaning = "a result of solve (several: overlaid for comparison), a study's folder, or its summary.json",
-    .operand_offset = offsetof(plot_args, input),
+    SP_CMD_OPERAND(plot_args, input, "RESULT.json...|DIR",
+                   "a result of solve (several: overlaid for comparison), a study's folder, or its summary.json"),
     .operand_max = PLOT_MAX_RESULTS,
     .operand_count_offset = offsetof(plot_args, n_inputs),
     .options = plot_options,

@@ -3,7 +3,7 @@
  * (sp_cmd_parse), the help (sp_cmd_print_help, `symplan help COMMAND`, `COMMAND --help`),
  * the overview and the manual page (sp_cmd_print_man, `symplan help --man`), so that what
  * a command accepts, what its help says and what its manual says cannot differ.
- * solve, check and list live in planner/cli/main.c, the others in cmd_<name>.c, help and
+ * solve, check and list live in planner/cli/cmd_solve.c, the others in cmd_<name>.c, help and
  * version in cmd_help.c, the manual's sections of no command in cmd_man.c (linked into the
  * command, not the library). A command's run
  * function takes the arguments after its name, talks to the terminal itself and returns
@@ -58,6 +58,13 @@ typedef struct sp_command {
     int (*run)(int argc, char **argv);
 } sp_command;
 
+/* The members of an sp_command for its operand NAME (what it is: MEANING), stored at
+ * FIELD of the argument struct TYPE, and for the resource limits, stored at TYPE's
+ * member `limits`: every table names them alike. */
+#define SP_CMD_OPERAND(TYPE, FIELD, NAME, MEANING) \
+    .operand = (NAME), .operand_meaning = (MEANING), .operand_offset = offsetof(TYPE, FIELD)
+#define SP_CMD_LIMITS(TYPE) .limits = 1, .limits_offset = offsetof(TYPE, limits)
+
 extern const sp_command sp_command_solve, sp_command_check, sp_command_list, sp_command_study, sp_command_plot,
     sp_command_export, sp_command_import, sp_command_help, sp_command_version;
 
@@ -96,8 +103,9 @@ void sp_cmd_option_default(const sp_cmd_option *o, const sp_limits *limits, char
  * sections that belong to no command (cmd_man.c; `symplan help --man`, which `make`
  * writes to build/symplan.1 and `make install` installs). In `description` and `detail`,
  * `text` is bold and *text* italic, a blank line starts a paragraph and lines indented by
- * four spaces are an example, set as typed. */
-void sp_cmd_print_man(FILE *f);
+ * four spaces are an example, set as typed. The commands, in the overview's order, come from
+ * command_at (sp_command_at), so that the manual does not call back into the help. */
+void sp_cmd_print_man(FILE *f, const sp_command *(*command_at)(size_t i));
 
 /* The one line on stderr for a failure, "where: path: message" (no path part when path
  * is NULL or empty), control characters escaped so the line stays one line

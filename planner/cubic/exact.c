@@ -14,6 +14,8 @@
 
 #define MAXN SP_LIE_MAX_DIM
 #define MAXW (2 * SP_LIE_MAX_DIM)
+#include "planner/cubic/exact_internal.h"
+
 
 int sp_exact_applies(const sp_problem *pb)
 {
@@ -28,54 +30,7 @@ int sp_exact_applies(const sp_problem *pb)
            sp_cubic_segments(c, pb->T) == c->n_targets;
 }
 
-/* What one segment's linearisation leaves for the condensed solve (kept while the factors
- * are): δμ = −Ainv (r_g + Aw δw), and B_μ to carry r_g into the recurrence. */
-typedef struct segment {
-    double Ainv[MAXN * MAXN]; /* (∂r_g/∂μ)⁻¹ */
-    double Aw[MAXN * MAXW];   /* ∂r_g/∂w */
-    double Bmu[MAXW * MAXN];  /* ∂(ξ, π)_end/∂μ */
-    /* sphere plans: the derivatives in the moves θ_i of the segment's start knot and θ_{i+1}
-     * of its end's, d each (row-major, d columns), and those of u_a·μ_end in (ξ_i, π_i, μ_i,
-     * θ_i) (3n + d columns per direction a) */
-    double Ag[MAXN * 3], Ae[MAXN * 3]; /* ∂r_g/∂θ_i, ∂r_g/∂θ_{i+1} */
-    double Bpsi[MAXW * 3];             /* ∂(ξ, π)_end/∂θ_i */
-    double Kend[3 * (3 * MAXN + 3)];   /* ∂(u_a·μ_end)/∂(ξ_i, π_i, μ_i, θ_i) */
-} segment;
 
-typedef struct exact {
-    const sp_problem *pb;
-    const sp_group *G;
-    int workers;                       /* threads of a sweep (sp_parallel.h) */
-    sp_hohp_rk *rk[SP_PARALLEL_MAX];   /* a stepper (its scratch) per worker */
-    int n, K;         /* algebra dim, keyframes (segments) */
-    double *tk;       /* K+1 knot times */
-    const double **R; /* K+1 knot elements (g0, the keyframes) */
-    /* sphere plans: the knot element R_i = L_i exp(θ_i), θ_i = Σ_a θ_ia u_a, moves along
-     * `spin` free directions u_a, the unknowns of the outer problem: y0 alone (the turn about
-     * the point) for exact interpolation, the three axes for weighted keyframes. L_i is the
-     * last accepted element, θ a trial's move (θ_0 = 0: g0 is given). */
-    int spin;
-    double y0[3], dir[3][3];
-    double *lift, *turned, *psi; /* L_i and R_i (K+1 elements each), θ ((K+1)·spin) */
-    double *move_rhs;            /* respond()'s scratch, n per segment */
-    /* unknowns: w_i = (ξ_i, π_i) for i = 0…K, μ_i for i < K */
-    double *w, *mu;
-    /* residuals: per segment r_g (n) then r_w (2n) */
-    double *r;
-    sp_hohp_state *ends; /* every segment's end state (μ before the keyframe's jump) */
-    /* per segment, from the last sweep: running cost and largest scaled residual (summed
-     * in segment order afterwards, so the threads do not change a bit), and the work */
-    double *seg_run, *seg_worst;
-    int *cost;
-    size_t *first_node; /* K+1: the node index of every knot on the grid of a sweep */
-    segment *seg;
-    sp_band *band;
-    double *dw, *dmu;
-    int jacobians, sweeps, iterations;
-    sp_time_parts times;
-} exact;
-
-static const double *elem(const exact *e, int i) { return e->R[i]; }
 
 static void exact_free(exact *e)
 {
@@ -182,320 +137,6 @@ static sp_status start(exact *e)
     return SP_OK;
 }
 
-
-static void knot_state(const exact *e, const double *w, const double *mu, int i, sp_hohp_state *z)
-{
-    const int n = e->n;
-    memset(z, 0, sizeof *z);
-    memcpy(z->g, elem(e, i), (size_t)e->G->elem_size * sizeof *z->g);
-    memcpy(z->xi, w + 2 * n * i, (size_t)n * sizeof *z->xi);
-    memcpy(z->p, w + 2 * n * i + n, (size_t)n * sizeof *z->p);
-    if (mu) memcpy(z->nu, mu + n * i, (size_t)n * sizeof *z->nu);
-}
-
-/* Inverts a small matrix in place by Gauss–Jordan with partial pivoting; -1 if singular. */
-static int invert(int n, double *A)
-{
-    double I[MAXN * MAXN];
-    sp_mat_identity(n, I);
-    for (int c = 0; c < n; ++c) {
-        int p = c;
-        for (int r = c + 1; r < n; ++r)
-            if (fabs(A[r * n + c]) > fabs(A[p * n + c])) p = r;
-        if (!(fabs(A[p * n + c]) > 0.0)) return -1;
-        for (int k = 0; k < n; ++k) {
-            double t = A[c * n + k];
-            A[c * n + k] = A[p * n + k], A[p * n + k] = t;
-            t = I[c * n + k], I[c * n + k] = I[p * n + k], I[p * n + k] = t;
-        }
-        const double d = A[c * n + c];
-        for (int k = 0; k < n; ++k) A[c * n + k] /= d, I[c * n + k] /= d;
-        for (int r = 0; r < n; ++r)
-            if (r != c) {
-                const double f = A[r * n + c];
-                for (int k = 0; k < n; ++k) A[r * n + k] -= f * A[c * n + k], I[r * n + k] -= f * I[c * n + k];
-            }
-    }
-    memcpy(A, I, (size_t)n * n * sizeof *A);
-    return 0;
-}
-
-/* What a sweep's pieces share. */
-typedef struct sweep_job {
-    exact *e;
-    const int *steps;
-    const double *w, *mu;
-    int linearise;
-    sp_hohp_state *nodes;
-} sweep_job;
-
-/* Segment i of a sweep on the stepper `rk`: its residuals, running cost and largest scaled
- * residual; with `linearise` also its blocks and band rows (rows of its own). */
-static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
-{
-    exact *e = job->e;
-    const sp_group *G = e->G;
-    const int n = e->n, nw = 2 * n, nz = 4 * n, cols = 3 * n + e->spin, linearise = job->linearise;
-    const double *w = job->w;
-    sp_hohp_state z;
-    knot_state(e, w, job->mu, i, &z);
-    double dz[(3 * MAXN + 3) * 4 * MAXN];
-    if (linearise) {
-        /* columns: δξ, δπ, δμ of the knot state (δθ = 0: g is pinned), and on the sphere
-         * the knot's moves along the free directions, g → g exp(δθ_a u_a) */
-        memset(dz, 0, (size_t)cols * nz * sizeof *dz);
-        for (int c = 0; c < n; ++c) {
-            dz[c * nz + n + c] = 1.0;               /* ξ */
-            dz[(n + c) * nz + 3 * n + c] = 1.0;     /* π */
-            dz[(2 * n + c) * nz + 2 * n + c] = 1.0; /* μ */
-        }
-        for (int a = 0; a < e->spin; ++a) sp_vec_copy(n, e->dir[a], dz + (3 * n + a) * nz);
-    }
-    const int steps = job->steps[i];
-    const double h = (e->tk[i + 1] - e->tk[i]) / steps;
-    double run = 0.0, worst = 0.0;
-    sp_hohp_state *node = job->nodes ? job->nodes + e->first_node[i] : NULL;
-    for (int k = 0; k < steps; ++k) {
-        if (node) *node++ = z;
-        double c;
-        sp_status st = sp_hohp_rk_step(rk, h, &z, &z, &c, linearise ? cols : 0, dz);
-        if (st != SP_OK) return st;
-        run += c;
-    }
-    e->ends[i] = z;
-    double *r = e->r + (size_t)i * 3 * n, D[MAXN * MAXN], Da[MAXN * MAXN];
-    sp_status st = sp_group_log_mismatch(G, elem(e, i + 1), z.g, r, linearise && e->spin ? Da : NULL,
-                                         linearise ? D : NULL);
-    if (st != SP_OK) return st;
-    const double *w1 = w + nw * (i + 1);
-    for (int k = 0; k < n; ++k) {
-        r[n + k] = z.xi[k] - w1[k];
-        r[2 * n + k] = z.p[k] - w1[n + k];
-        worst = fmax(worst, fabs(r[k]));
-        worst = fmax(worst, fabs(r[n + k]) / fmax(1.0, fabs(w1[k])));
-        worst = fmax(worst, fabs(r[2 * n + k]) / fmax(1.0, fabs(w1[n + k])));
-    }
-    e->seg_run[i] = run, e->seg_worst[i] = worst;
-    if (!linearise) return SP_OK;
-    segment *sg = &e->seg[i];
-    double A[MAXN * (3 * MAXN + 3)]; /* ∂r_g/∂(ξ, π, μ, θ) = D · (δθ rows) */
-    for (int a = 0; a < n; ++a)
-        for (int c = 0; c < cols; ++c) {
-            double s = 0.0;
-            for (int q = 0; q < n; ++q) s += D[a * n + q] * dz[c * nz + q];
-            A[a * cols + c] = s;
-        }
-    for (int a = 0; a < n; ++a) {
-        for (int c = 0; c < nw; ++c) sg->Aw[a * nw + c] = A[a * cols + c];
-        for (int c = 0; c < n; ++c) sg->Ainv[a * n + c] = A[a * cols + nw + c];
-    }
-    if (invert(n, sg->Ainv) != 0) return SP_ERR_SINGULAR;
-    /* rows of (ξ, π) at the end: B_w, B_μ */
-    double Bw[MAXW * MAXW];
-    for (int a = 0; a < nw; ++a) {
-        const int q = a < n ? n + a : 3 * n + (a - n); /* ξ rows, then π rows of the state */
-        for (int c = 0; c < nw; ++c) Bw[a * nw + c] = dz[c * nz + q];
-        for (int c = 0; c < n; ++c) sg->Bmu[a * n + c] = dz[(nw + c) * nz + q];
-        for (int c = 0; c < e->spin; ++c) sg->Bpsi[a * e->spin + c] = dz[(3 * n + c) * nz + q];
-    }
-    for (int c = 0; c < e->spin; ++c) {
-        for (int a = 0; a < n; ++a) {
-            sg->Ag[a * e->spin + c] = A[a * cols + 3 * n + c];
-            sg->Ae[a * e->spin + c] = sp_vec_dot(n, Da + a * n, e->dir[c]);
-        }
-        for (int k = 0; k < cols; ++k) sg->Kend[c * cols + k] = sp_vec_dot(n, e->dir[c], dz + k * nz + 2 * n);
-    }
-    /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
-    double Y[MAXN * MAXW];
-    sp_mat_mul(n, n, nw, sg->Ainv, sg->Aw, Y);
-    const int row = n + nw * i;
-    for (int a = 0; a < nw; ++a) {
-        for (int c = 0; c < nw; ++c) {
-            double s = Bw[a * nw + c];
-            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * Y[q * nw + c];
-            sp_band_add(e->band, row + a, nw * i + c, -s);
-        }
-        sp_band_add(e->band, row + a, nw * (i + 1) + a, 1.0);
-    }
-    return SP_OK;
-}
-
-static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
-{
-    const sweep_job *job = ctx;
-    for (int i = begin; i < end; ++i) {
-        sp_status st = sweep_segment(job, i, job->e->rk[worker]);
-        if (st != SP_OK) return st;
-    }
-    return SP_OK;
-}
-
-/* The segments' work for sp_parallel_run: a step carrying tangents costs about five. */
-static const int *segment_cost(exact *e, const int *steps, int linearise)
-{
-    for (int i = 0; i < e->K; ++i) e->cost[i] = steps[i] * (linearise ? 5 : 1);
-    return e->cost;
-}
-
-/* LU of the condensed band, its time counted in e->times. */
-static sp_status factor(exact *e)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = sp_band_factor(e->band);
-    e->jacobians++;
-    e->times.linear_algebra += sp_clock_seconds() - t0;
-    return st;
-}
-
-/* One sweep over every segment from (w, μ) on `steps`: the residuals r, the largest scaled
- * one, the running cost; with `linearise` also the condensed band (unfactored) and the
- * segments' blocks. `nodes` (optional) receives the state at every grid node. */
-static sp_status sweep(exact *e, const int *steps, const double *w, const double *mu, int linearise, double *scaled,
-                       double *running, sp_hohp_state *nodes)
-{
-    const double t0 = sp_clock_seconds(); /* counted in e->times */
-    const int n = e->n, nw = 2 * n;
-    if (linearise) sp_band_zero(e->band);
-    e->first_node[0] = 0;
-    for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)steps[i];
-    sweep_job job = {.e = e, .steps = steps, .w = w, .mu = mu, .linearise = linearise, .nodes = nodes};
-    sp_status st = sp_parallel_run(e->workers, e->K, segment_cost(e, steps, linearise), sweep_piece, &job);
-    if (st != SP_OK) return st;
-    double worst = 0.0, run = 0.0;
-    for (int i = 0; i < e->K; ++i) run += e->seg_run[i], worst = fmax(worst, e->seg_worst[i]);
-    if (nodes) knot_state(e, w, NULL, e->K, &nodes[e->first_node[e->K]]);
-    /* the start and end rows */
-    const sp_problem *pb = e->pb;
-    for (int k = 0; k < n; ++k) {
-        const double s = pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k];
-        const double t = pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k];
-        worst = fmax(worst, fmax(fabs(s), fabs(t)));
-        if (linearise) {
-            sp_band_add(e->band, k, pb->plan.xi0_free ? n + k : k, 1.0);
-            sp_band_add(e->band, n + nw * e->K + k, nw * e->K + (pb->plan.has_xiT ? k : n + k), 1.0);
-        }
-    }
-    e->sweeps++;
-    *scaled = worst;
-    *running = run;
-    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
-    return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
-}
-
-
-/* The response of the linearised conditions (the kept factors and blocks) to the residuals
- * of the last sweep (with `residual`; Newton's correction) and to moves δθ of the knots
- * ((K+1)·d coordinates, δθ_0 = 0; NULL: none): (δw, δμ), and with `dkick` the change of the
- * kicks along the free directions (K·d values, see outer_gradient()). */
-static sp_status respond(exact *e, const double *w, int residual, const double *dpsi, double *dw, double *dmu,
-                         double *dkick)
-{
-    const double t0 = sp_clock_seconds(); /* counted in e->times */
-    const sp_problem *pb = e->pb;
-    const int n = e->n, nw = 2 * n, d = e->spin, cols = 3 * n + d;
-    for (int k = 0; k < n; ++k) {
-        dw[k] = residual ? -(pb->plan.xi0_free ? w[n + k] : w[k] - pb->xi0[k]) : 0.0;
-        dw[n + nw * e->K + k] =
-            residual ? -(pb->plan.has_xiT ? w[nw * e->K + k] - pb->plan.xiT[k] : w[nw * e->K + n + k]) : 0.0;
-    }
-    /* per segment: δμ_i = −Ainv (r_g + Aw δw_i + Ag δθ_i + Ae δθ_{i+1}), which leaves
-     * δw_{i+1} − Φ δw_i = r_w + Bθ δθ_i − B_μ Ainv (r_g + Ag δθ_i + Ae δθ_{i+1}) */
-    double *v = e->move_rhs; /* n per segment: r_g + Ag δθ_i + Ae δθ_{i+1} */
-    for (int i = 0; i < e->K; ++i) {
-        const segment *sg = &e->seg[i];
-        const double *r = e->r + (size_t)i * 3 * n, *m0 = dpsi ? dpsi + (size_t)d * i : NULL, *m1 = m0 ? m0 + d : NULL;
-        double *vi = v + (size_t)n * i, y[MAXN];
-        for (int k = 0; k < n; ++k) {
-            vi[k] = residual ? r[k] : 0.0;
-            for (int c = 0; m0 && c < d; ++c) vi[k] += sg->Ag[k * d + c] * m0[c] + sg->Ae[k * d + c] * m1[c];
-        }
-        sp_mat_vec(n, n, sg->Ainv, vi, y);
-        for (int a = 0; a < nw; ++a) {
-            double s = residual ? r[n + a] : 0.0;
-            for (int c = 0; m0 && c < d; ++c) s += sg->Bpsi[a * d + c] * m0[c];
-            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * y[q];
-            dw[n + nw * i + a] = s;
-        }
-    }
-    sp_status st = sp_band_solve(e->band, dw);
-    for (int i = 0; st == SP_OK && i < e->K; ++i) {
-        const segment *sg = &e->seg[i];
-        double u[MAXN], y[MAXN];
-        sp_mat_vec(n, nw, sg->Aw, dw + nw * i, u);
-        for (int k = 0; k < n; ++k) u[k] += v[(size_t)n * i + k];
-        sp_mat_vec(n, n, sg->Ainv, u, y);
-        for (int k = 0; k < n; ++k) dmu[n * i + k] = -y[k];
-    }
-    /* δκ_ja = u_a·δμ_j − u_a·δμ_end(j−1) (no μ leaves the last knot) */
-    for (int j = 1; st == SP_OK && dkick && j <= e->K; ++j) {
-        const segment *sg = &e->seg[j - 1];
-        for (int a = 0; a < d; ++a) {
-            const double *row = sg->Kend + a * cols;
-            double s = j < e->K ? sp_vec_dot(n, e->dir[a], dmu + n * j) : 0.0;
-            s -= sp_vec_dot(nw, row, dw + nw * (j - 1)) + sp_vec_dot(n, row + nw, dmu + n * (j - 1));
-            for (int c = 0; dpsi && c < d; ++c) s -= row[3 * n + c] * dpsi[(size_t)d * (j - 1) + c];
-            dkick[(size_t)d * (j - 1) + a] = s;
-        }
-    }
-    e->times.linear_algebra += sp_clock_seconds() - t0;
-    return st;
-}
-
-/* Newton's correction (δw, δμ) from the kept factors and the residuals of the last sweep. */
-static sp_status correction(exact *e, const double *w) { return respond(e, w, 1, NULL, e->dw, e->dmu, NULL); }
-
-static double step_norm(const exact *e)
-{
-    double s = 0.0;
-    const size_t nwk = (size_t)(2 * e->n * (e->K + 1)), nm = (size_t)(e->n * e->K);
-    for (size_t k = 0; k < nwk; ++k) s = fmax(s, fabs(e->dw[k]) / fmax(1.0, fabs(e->w[k])));
-    for (size_t k = 0; k < nm; ++k) s = fmax(s, fabs(e->dmu[k]) / fmax(1.0, fabs(e->mu[k])));
-    return s;
-}
-
-/* Simplified Newton on `steps` from the current (w, μ): the factors are refreshed when a
- * step contracts the next by less than 4 (or at the start, when there are none). Returns
- * with *converged set when the scaled residual is below tol. */
-static sp_status newton(exact *e, const int *steps, int have_factors, double tol, const sp_progress *progress,
-                        int *converged, double *residual, double *running, sp_hohp_state *nodes)
-{
-    /* the file's limit on Newton iterations, else 40 (simplified Newton takes a few more
-     * than full Newton) */
-    const int max_iterations = e->pb->plan.max_iterations > 0 ? e->pb->plan.max_iterations : 40;
-    *converged = 0;
-    double res, last = HUGE_VAL;
-    sp_status st = sweep(e, steps, e->w, e->mu, !have_factors, &res, running, nodes);
-    if (st == SP_OK && !have_factors) st = factor(e);
-    for (int it = 0; st == SP_OK && it < max_iterations; ++it) {
-        if (res <= tol) {
-            *converged = 1;
-            break;
-        }
-        if (sp_progress_stopped(progress)) return SP_ERR_INTERRUPTED;
-        st = correction(e, e->w);
-        if (st != SP_OK) break;
-        const double size = step_norm(e);
-        if (!(size < 0.05 * last) && it > 0) {
-            /* too slow: the factors at this point instead */
-            st = sweep(e, steps, e->w, e->mu, 1, &res, running, NULL);
-            if (st == SP_OK) st = factor(e);
-            if (st == SP_OK) st = correction(e, e->w);
-            if (st != SP_OK) break;
-            last = HUGE_VAL;
-        } else {
-            last = size;
-        }
-        e->iterations++;
-        const size_t nwk = (size_t)(2 * e->n * (e->K + 1)), nm = (size_t)(e->n * e->K);
-        for (size_t k = 0; k < nwk; ++k) e->w[k] += e->dw[k];
-        for (size_t k = 0; k < nm; ++k) e->mu[k] += e->dmu[k];
-        st = sweep(e, steps, e->w, e->mu, 0, &res, running, nodes);
-        if (st == SP_OK && !(res < 1e3)) st = SP_ERR_NO_CONVERGENCE; /* diverging: leave it to the general solver */
-    }
-    *residual = res;
-    if (st == SP_ERR_NO_CONVERGENCE || st == SP_ERR_NONFINITE || st == SP_ERR_SINGULAR) st = SP_OK, *converged = 0;
-    return st;
-}
 
 /* The gradient of a sphere plan's outer cost along the free directions, from the last
  * sweep, into grad (K·d values): −κ_ja + ∂E_j/∂θ_ja, with κ_ja = u_a·(μ_j − μ_end(j−1)) the
@@ -614,7 +255,7 @@ static void predict_turned(exact *e, const double *dpsi)
 
 /* Sphere plans: the knots' moves along the free directions, by Newton's method with a
  * trust region on the outer cost J(θ), the running cost of the orientation plan through
- * the moved knots (which newton() solves at every θ) plus the weighted keyframes' terms.
+ * the moved knots (which sp_exact_newton() solves at every θ) plus the weighted keyframes' terms.
  *
  * Why not Newton on the whole system: J hardly changes under slow twists of the curve
  * about its points, so its Hessian has eigenvalues from tens down to 1e-4 and, away from
@@ -646,7 +287,7 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
     const double inner_tol = fmax(1e-3 * tol, 1e-12);
     int inner = 0;
     *converged = 0;
-    if (st == SP_OK) st = newton(e, steps, have_factors, inner_tol, progress, &inner, residual, running, nodes);
+    if (st == SP_OK) st = sp_exact_newton(e, steps, have_factors, inner_tol, progress, &inner, residual, running, nodes);
     inner = inner || *residual <= tol;
     double radius = 0.5; /* radians of turn */
     for (int outer = 0; st == SP_OK && inner; ++outer) {
@@ -661,8 +302,8 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
             break;
         }
         double res, J;
-        st = sweep(e, steps, e->w, e->mu, 1, &res, &J, NULL);
-        if (st == SP_OK) st = factor(e);
+        st = sp_exact_sweep(e, steps, e->w, e->mu, 1, &res, &J, NULL);
+        if (st == SP_OK) st = sp_exact_factor(e);
         if (st != SP_OK) break;
         J = outer_cost(e, J);
         /* the Hessian's band, from the kicks' response to unit moves: columns of knots
@@ -673,7 +314,7 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
         for (int c = 0; st == SP_OK && c < stride && c < K; ++c)
             for (int a = 0; st == SP_OK && a < d; ++a) {
                 for (int l = c; l < K; l += stride) dpsi[(size_t)d * (l + 1) + a] = 1.0;
-                st = respond(e, e->w, 0, dpsi, tw, tmu, col);
+                st = sp_exact_respond(e, e->w, 0, dpsi, tw, tmu, col);
                 for (int l = c; l < K; l += stride) {
                     dpsi[(size_t)d * (l + 1) + a] = 0.0;
                     const int u = l * d + a;
@@ -704,12 +345,12 @@ static sp_status turns(exact *e, const int *steps, int have_factors, double tol,
             e->times.linear_algebra += sp_clock_seconds() - t0;
             if (st != SP_OK) break;
             memcpy(dpsi + d, p, (size_t)m * sizeof *p);
-            st = respond(e, e->w, 1, dpsi, e->dw, e->dmu, NULL);
+            st = sp_exact_respond(e, e->w, 1, dpsi, e->dw, e->dmu, NULL);
             if (st == SP_OK) predict_turned(e, dpsi);
             memcpy(e->psi, dpsi, (size_t)(K + 1) * d * sizeof *dpsi);
             memset(dpsi, 0, (size_t)(K + 1) * d * sizeof *dpsi);
             turn_knots(e);
-            if (st == SP_OK) st = newton(e, steps, 1, inner_tol, progress, &inner, residual, running, nodes);
+            if (st == SP_OK) st = sp_exact_newton(e, steps, 1, inner_tol, progress, &inner, residual, running, nodes);
             if (st == SP_ERR_DOMAIN) st = SP_OK, inner = 0; /* a trial too far for the mismatch's logarithm */
             if (st != SP_OK) break;
             inner = inner || *residual <= tol;
@@ -756,7 +397,7 @@ static sp_status distance_piece(void *ctx, int begin, int end, int worker)
     sp_hohp_rk *rk = e->rk[worker];
     for (int i = begin; i < end; ++i) {
         sp_hohp_state zc, zh;
-        knot_state(e, job->wc, job->muc, i, &zc);
+        sp_exact_knot_state(e, job->wc, job->muc, i, &zc);
         if (job->elems) sp_vec_copy(e->G->elem_size, job->elems + (size_t)e->G->elem_size * i, zc.g);
         const int steps = job->coarse[i];
         const double hc = (e->tk[i + 1] - e->tk[i]) / steps;
@@ -792,7 +433,7 @@ static sp_status distance(exact *e, const int *coarse, const double *wc, const d
     for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)coarse[i];
     distance_job job = {
         .e = e, .coarse = coarse, .wc = wc, .muc = muc, .elems = elems, .fine_nodes = fine_nodes, .dist = dist};
-    sp_status st = sp_parallel_run(e->workers, e->K, segment_cost(e, coarse, 0), distance_piece, &job);
+    sp_status st = sp_parallel_run(e->workers, e->K, sp_exact_segment_cost(e, coarse, 0), distance_piece, &job);
     e->times.plain_sweeps += sp_clock_seconds() - t0;
     return st;
 }
@@ -811,7 +452,7 @@ static sp_status export_solution(const exact *e, const int *steps, double residu
     /* the ends are those of the last sweep, which was at this solution on these steps */
     memcpy(out->ends, e->ends, (size_t)K * sizeof *out->ends);
     memcpy(out->segment_running, e->seg_run, (size_t)K * sizeof *out->segment_running);
-    for (int i = 0; i <= K; ++i) knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
+    for (int i = 0; i <= K; ++i) sp_exact_knot_state(e, e->w, i < K ? e->mu : NULL, i, &out->knots[i]);
     for (int i = 0; i < K; ++i)
         for (int k = 0; k < n; ++k)
             out->kicks[(size_t)i * n + k] =
@@ -826,7 +467,7 @@ static sp_status solve_on(exact *e, const int *steps, int have_factors, double t
                           int *converged, double *residual, double *running, sp_hohp_state *nodes)
 {
     return e->spin ? turns(e, steps, have_factors, tol, progress, converged, residual, running, nodes)
-                   : newton(e, steps, have_factors, tol, progress, converged, residual, running, nodes);
+                   : sp_exact_newton(e, steps, have_factors, tol, progress, converged, residual, running, nodes);
 }
 
 sp_status sp_exact_solve(const sp_problem *pb, const int *first_steps, const sp_progress *progress,

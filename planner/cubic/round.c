@@ -11,10 +11,8 @@
 #include "planner/cubic/sp_round.h"
 #include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
+#include "planner/cubic/round_internal.h"
 
-/* NG, NW: the pinned layout's eliminated and kept unknowns a knot; FW: the free layout's
- * unknowns a knot, (v, a, p, μ) in that order (FV, FA, FP, FM their offsets). */
-enum { NG = 2, NW = 4, NX = SP_RS_TANGENT, COLS = NW + NG, FW = 8, FV = 0, FA = 2, FP = 4, FM = 6 };
 
 int sp_round_applies(const sp_problem *pb)
 {
@@ -28,47 +26,6 @@ int sp_round_applies(const sp_problem *pb)
     return 1;
 }
 
-/* What one segment's linearisation leaves for the condensed solve: δμ = −Ainv (r_g + Aw δw),
- * and B_μ to carry r_g into the recurrence. */
-typedef struct segment {
-    double Ainv[NG * NG], Aw[NG * NW], Bmu[NW * NG];
-} segment;
-
-typedef struct round_solver {
-    const sp_problem *pb;
-    sp_round_sphere rk;
-    int workers;
-    int K;        /* segments: one a keyframe, and a free tail when the last keyframe is before T */
-    int targets;  /* keyframes: knots 1 … targets */
-    /* the layout: pinned knots (exact interpolation through a last keyframe at T), w = (v, a)
-     * and μ = j eliminated a segment; or free knots (weighted keyframes, a tail), w = (v, a,
-     * p, μ) with nothing eliminated. nw unknowns a knot, ne eliminated a segment, nb rows at
-     * each end. */
-    int free_knots, nw, ne, nb;
-    double inv_s2; /* 1/σ² of weighted keyframes, 0 for exact ones */
-    double *tk;   /* K+1 knot times */
-    double *Y;    /* K+1 reference points ŷ (the knot points themselves when pinned) */
-    double *E;    /* K+1 tangent bases (e1, e2) at ŷ */
-    double *Yc, *Ec; /* the knot points and bases of the unknowns last swept: those of p */
-    double *target; /* the keyframes, unit vectors */
-    double *w;    /* (K+1)·nw unknowns at the knots, tangent vectors in their bases */
-    double *mu;   /* K·ne: j leaving every knot but the last (pinned) */
-    double *r;    /* K·(ne + nw) residuals */
-    double *xend; /* K·NX: the state at the end of every segment */
-    double *seg_run, *seg_worst;
-    int *cost;
-    size_t *first_node;
-    segment *seg;
-    sp_band *band;
-    double *rhs, *dw, *dmu, *w_old, *mu_old;
-    double start_v[3]; /* prescribed ẏ(0), in R³ */
-    double target_cost; /* Σ E_i at the knots last swept */
-    int stages;         /* σ stages of a continuation (first_solve), 0 without one */
-    int iterations, jacobians, sweeps;
-    sp_time_parts times;
-} round_solver;
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* An orthonormal basis (e1, e2) of the plane normal to the unit vector y, e1 × e2 = y. */
 static void tangent_basis(const double *y, double *e)
@@ -84,7 +41,7 @@ static void tangent_basis(const double *y, double *e)
     sp_cross(y, e, e + 3);
 }
 
-static void round_free(round_solver *e)
+void sp_rs_free(round_solver *e)
 {
     free(e->tk), free(e->Y), free(e->E), free(e->Yc), free(e->Ec), free(e->target), free(e->w), free(e->mu);
     free(e->r), free(e->xend);
@@ -93,7 +50,7 @@ static void round_free(round_solver *e)
     free(e->rhs), free(e->dw), free(e->dmu), free(e->w_old), free(e->mu_old);
 }
 
-static sp_status round_init(round_solver *e, const sp_problem *pb)
+sp_status sp_rs_init(round_solver *e, const sp_problem *pb)
 {
     memset(e, 0, sizeof *e);
     e->pb = pb;
@@ -132,7 +89,7 @@ static sp_status round_init(round_solver *e, const sp_problem *pb)
     if (!e->tk || !e->Y || !e->E || !e->Yc || !e->Ec || !e->target || !e->w || !e->w_old || !e->mu || !e->mu_old ||
         !e->r || !e->xend || !e->seg_run || !e->seg_worst || !e->cost || !e->first_node || !e->seg || !e->rhs ||
         !e->dw || !e->dmu || !e->band) {
-        round_free(e);
+        sp_rs_free(e);
         return SP_ERR_NOMEM;
     }
     /* the start y(0) = g0·y0 and its prescribed velocity ẏ(0) = g0 (ξ0 × y0) (the spin ξ0·y0
@@ -155,44 +112,6 @@ static sp_status round_init(round_solver *e, const sp_problem *pb)
     return SP_OK;
 }
 
-/* Coordinates of the R³ vector u in the basis of knot i (of the unknowns last swept). */
-static void to_basis(const round_solver *e, int i, const double *u, double *c)
-{
-    c[0] = dot3(e->Ec + 6 * i, u), c[1] = dot3(e->Ec + 6 * i + 3, u);
-}
-
-static void from_basis(const round_solver *e, int i, const double *c, double *u)
-{
-    const double *e1 = e->Ec + 6 * i, *e2 = e1 + 3;
-    for (int k = 0; k < 3; ++k) u[k] = c[0] * e1[k] + c[1] * e2[k];
-}
-
-static void align(const double *a, const double *b, double *g);
-
-/* The knot points and bases of the unknowns w. A free knot's point is y(p) = (ŷ + P)/|ŷ + P|,
- * P = p1 e1 + p2 e2, and its basis the reference basis turned by the least rotation taking ŷ
- * to y(p): to first order in p, y = ŷ + P and δe_k = −ŷ p_k, which the Jacobian uses (it is
- * taken at p = 0, the references moved onto the knots after every step: rebase). */
-static void frames(round_solver *e, const double *w)
-{
-    const size_t n = (size_t)e->K + 1;
-    if (!e->free_knots) {
-        memcpy(e->Yc, e->Y, n * 3 * sizeof *e->Yc), memcpy(e->Ec, e->E, n * 6 * sizeof *e->Ec);
-        return;
-    }
-    for (size_t i = 0; i < n; ++i) {
-        const double *yh = e->Y + 3 * i, *E = e->E + 6 * i, *p = w + e->nw * i + FP;
-        double z[3], G[9];
-        for (int k = 0; k < 3; ++k) z[k] = yh[k] + p[0] * E[k] + p[1] * E[3 + k];
-        const double s = sp_vec_norm(3, z);
-        for (int k = 0; k < 3; ++k) {
-            e->Yc[3 * i + k] = z[k] / s;
-            G[3 * k] = E[k], G[3 * k + 1] = E[3 + k], G[3 * k + 2] = yh[k];
-        }
-        align(yh, e->Yc + 3 * i, G);
-        for (int k = 0; k < 3; ++k) e->Ec[6 * i + k] = G[3 * k], e->Ec[6 * i + 3 + k] = G[3 * k + 1];
-    }
-}
 
 /* The references moved onto the knots of the unknowns last swept (w's): p = 0, the
  * tangent vectors' coordinates unchanged (the new basis is the turned one). */
@@ -208,7 +127,7 @@ static void rebase(round_solver *e, double *w)
  * derivatives M_i by the tridiagonal system of the spline; natural or clamped ends as the
  * plan's), its velocity, acceleration and third derivative at the knots projected onto the
  * tangent planes. A tail continues the spline's last velocity to T (half way at rest). */
-static sp_status spline_start(round_solver *e)
+sp_status sp_rs_spline_start(round_solver *e)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     const int K = e->targets, n = K + 1, tail = e->K > e->targets, nw = e->nw;
@@ -285,297 +204,17 @@ static sp_status spline_start(round_solver *e)
         if (!pb->plan.has_xiT) to_basis(e, e->K, v, e->w + nw * e->K + FV);
     }
     free(sub), free(diag), free(sup), free(M);
-    frames(e, e->w);
+    sp_rs_frames(e, e->w);
     e->times.start += sp_clock_seconds() - t0;
     return SP_OK;
 }
-
-/* The embedded state leaving knot i (cost 0), in the frames of the unknowns last swept; a
- * pinned knot's j is μ_i of mu (none: 0), a free knot's its own μ. */
-static void knot_state(const round_solver *e, const double *w, const double *mu, int i, double *x)
-{
-    memset(x, 0, SP_RS_PLAIN * sizeof *x);
-    sp_vec_copy(3, e->Yc + 3 * i, x + SP_RS_Y);
-    from_basis(e, i, w + e->nw * i + FV, x + SP_RS_V);
-    from_basis(e, i, w + e->nw * i + FA, x + SP_RS_A);
-    if (e->free_knots) from_basis(e, i, w + e->nw * i + FM, x + SP_RS_J);
-    else if (mu) from_basis(e, i, mu + NG * i, x + SP_RS_J);
-}
-
-/* The knot states leaving knots 0 … K−1, NX each. */
-static void knot_states(const round_solver *e, const double *w, const double *mu, double *out)
-{
-    for (int i = 0; i < e->K; ++i) {
-        double x[SP_RS_PLAIN];
-        knot_state(e, w, mu, i, x);
-        memcpy(out + (size_t)NX * i, x, NX * sizeof *x);
-    }
-}
-
-/* Inverts the 2 x 2 matrix A in place; -1 if singular. */
-static int invert2(double *A)
-{
-    const double d = A[0] * A[3] - A[1] * A[2];
-    if (!(fabs(d) > 0.0) || !isfinite(d)) return -1;
-    const double a = A[0];
-    A[0] = A[3] / d, A[1] = -A[1] / d, A[2] = -A[2] / d, A[3] = a / d;
-    return 0;
-}
-
-typedef struct sweep_job {
-    round_solver *e;
-    const int *steps;
-    const double *w, *mu;
-    int linearise;
-    double *nodes; /* NX per node, or NULL */
-} sweep_job;
-
-/* The pinned layout's rows of segment i from its end state x and tangent columns dx
- * (δv, δa of w_i, then δj of μ_i): the position rows condensed away (sp_round.h). */
-static sp_status pinned_rows(const sweep_job *job, int i, const double *x, const double *dx)
-{
-    round_solver *e = job->e;
-    double *r = e->r + (size_t)(NG + NW) * i, d[3];
-    const double *w1 = job->w + NW * (i + 1);
-    for (int k = 0; k < 3; ++k) d[k] = x[SP_RS_Y + k] - e->Yc[3 * (i + 1) + k];
-    to_basis(e, i + 1, d, r);
-    to_basis(e, i + 1, x + SP_RS_V, r + NG);
-    to_basis(e, i + 1, x + SP_RS_A, r + NG + 2);
-    double worst = 0.0;
-    for (int k = 0; k < NW; ++k) r[NG + k] -= w1[k];
-    /* the tangential part of the mismatch: its normal part is the step's drift off the
-     * sphere (its local error, which the error estimate measures), not a condition */
-    worst = fmax(worst, fmax(fabs(r[0]), fabs(r[1])));
-    for (int k = 0; k < NW; ++k) worst = fmax(worst, fabs(r[NG + k]) / fmax(1.0, fabs(w1[k])));
-    e->seg_worst[i] = worst;
-    if (!job->linearise) return SP_OK;
-    segment *sg = &e->seg[i];
-    const double *E1 = e->Ec + 6 * (i + 1);
-    double A[NG * COLS], Bw[NW * NW];
-    for (int c = 0; c < COLS; ++c) {
-        const double *col = dx + c * NX;
-        for (int a = 0; a < NG; ++a) A[a * COLS + c] = dot3(E1 + 3 * a, col + SP_RS_Y);
-        for (int a = 0; a < NW; ++a) {
-            const double s = dot3(E1 + 3 * (a % 2), col + (a < 2 ? SP_RS_V : SP_RS_A));
-            if (c < NW)
-                Bw[a * NW + c] = s;
-            else
-                sg->Bmu[a * NG + (c - NW)] = s;
-        }
-    }
-    for (int a = 0; a < NG; ++a) {
-        for (int c = 0; c < NW; ++c) sg->Aw[a * NW + c] = A[a * COLS + c];
-        for (int c = 0; c < NG; ++c) sg->Ainv[a * NG + c] = A[a * COLS + NW + c];
-    }
-    if (invert2(sg->Ainv) != 0) return SP_ERR_SINGULAR;
-    /* Φ = B_w − B_μ Ainv Aw; rows NG + NW·i …: −Φ δw_i + δw_{i+1} */
-    double Y[NG * NW];
-    sp_mat_mul(NG, NG, NW, sg->Ainv, sg->Aw, Y);
-    const int row = NG + NW * i;
-    for (int a = 0; a < NW; ++a) {
-        for (int c = 0; c < NW; ++c) {
-            double s = Bw[a * NW + c];
-            for (int q = 0; q < NG; ++q) s -= sg->Bmu[a * NG + q] * Y[q * NW + c];
-            sp_band_add(e->band, row + a, NW * i + c, -s);
-        }
-        sp_band_add(e->band, row + a, NW * (i + 1) + a, 1.0);
-    }
-    return SP_OK;
-}
-
-/* The free layout's rows of segment i, in the basis of knot i+1 (all tangential):
- *     v_end − v_{i+1},  a_end − a_{i+1},  y_end (its components along the basis of y(p_{i+1}),
- *     which is normal to them: the position match),
- * and at a pinned keyframe p_{i+1} = 0, else the jump j_end + P(y_i)/σ² − μ_{i+1} (the target
- * term of a weighted keyframe: methods §3.4e; none at the tail's end). The band gets −∂r,
- * the columns of x_i from the tangent columns dx, those of x_{i+1} from the frame's first
- * order δe_k = −ŷ δp_k: ∂⟨e_k, u⟩/∂p_m = −δ_km ⟨ŷ, u⟩. */
-static sp_status free_rows(const sweep_job *job, int i, const double *x, const double *dx)
-{
-    round_solver *e = job->e;
-    double *r = e->r + (size_t)FW * i;
-    const double *w1 = job->w + FW * (i + 1), *y1 = e->Yc + 3 * (i + 1);
-    const int keyframe = i + 1 <= e->targets, pinned = keyframe && e->inv_s2 == 0.0;
-    const double *target = keyframe ? e->target + 3 * i : NULL;
-    double jt[3] = {0, 0, 0}; /* j_end plus the target's pull */
-    for (int k = 0; k < 3; ++k) jt[k] = x[SP_RS_J + k] + (target && !pinned ? e->inv_s2 * target[k] : 0.0);
-    to_basis(e, i + 1, x + SP_RS_V, r + FV);
-    to_basis(e, i + 1, x + SP_RS_A, r + FA);
-    to_basis(e, i + 1, x + SP_RS_Y, r + FP);
-    to_basis(e, i + 1, jt, r + FM);
-    double worst = 0.0;
-    for (int k = 0; k < 2; ++k) {
-        r[FV + k] -= w1[FV + k], r[FA + k] -= w1[FA + k];
-        if (pinned) r[FM + k] = w1[FP + k];
-        else r[FM + k] -= w1[FM + k];
-        worst = fmax(worst, fabs(r[FP + k]));
-        worst = fmax(worst, fabs(r[FV + k]) / fmax(1.0, fabs(w1[FV + k])));
-        worst = fmax(worst, fabs(r[FA + k]) / fmax(1.0, fabs(w1[FA + k])));
-        /* the jump's terms are of the size of 1/σ², to round-off of that size: measured as the
-         * miss σ²(μ − j_end) it sets, to which it is equivalent */
-        worst = fmax(worst, fabs(r[FM + k]) / fmax(fmax(1.0, fabs(w1[FM + k])), e->inv_s2));
-    }
-    e->seg_worst[i] = worst;
-    if (!job->linearise) return SP_OK;
-    const double *E1 = e->Ec + 6 * (i + 1);
-    const int row = e->nb + FW * i;
-    static const int part[4] = {SP_RS_V, SP_RS_A, SP_RS_Y, SP_RS_J}; /* of the rows FV, FA, FP, FM */
-    for (int a = 0; a < FW; ++a) {
-        const int q = a / 2;
-        if (!(pinned && q == 3))
-            for (int c = 0; c < FW; ++c)
-                sp_band_add(e->band, row + a, FW * i + c, -dot3(E1 + 3 * (a % 2), dx + c * NX + part[q]));
-    }
-    const double along[4] = {dot3(y1, x + SP_RS_V), dot3(y1, x + SP_RS_A), dot3(y1, x + SP_RS_Y), dot3(y1, jt)};
-    for (int k = 0; k < 2; ++k) {
-        const int col = FW * (i + 1);
-        for (int q = 0; q < 3; ++q) sp_band_add(e->band, row + 2 * q + k, col + FP + k, along[q]);
-        sp_band_add(e->band, row + FV + k, col + FV + k, 1.0);
-        sp_band_add(e->band, row + FA + k, col + FA + k, 1.0);
-        if (pinned) {
-            sp_band_add(e->band, row + FM + k, col + FP + k, -1.0);
-        } else {
-            sp_band_add(e->band, row + FM + k, col + FP + k, along[3]);
-            sp_band_add(e->band, row + FM + k, col + FM + k, 1.0);
-        }
-    }
-    return SP_OK;
-}
-
-static sp_status sweep_segment(const sweep_job *job, int i)
-{
-    round_solver *e = job->e;
-    const int linearise = job->linearise, cols = e->free_knots ? FW : COLS;
-    double x[SP_RS_PLAIN], dx[SP_RS_MAX_COLS * NX];
-    knot_state(e, job->w, job->mu, i, x);
-    if (linearise) {
-        /* columns, each along a basis vector e_k: δv (2), δa (2) of w_i, then δj (2) of μ_i
-         * (pinned), or δp (2) and δμ (2) (free: y moves along e_k, and the vectors, kept
-         * tangent, by −ŷ times their k-th coordinate) */
-        memset(dx, 0, sizeof dx);
-        const double *E = e->Ec + 6 * i, *yh = e->Yc + 3 * i;
-        for (int c = 0; c < 2; ++c)
-            for (int k = 0; k < 3; ++k) {
-                dx[c * NX + SP_RS_V + k] = E[3 * c + k];
-                dx[(2 + c) * NX + SP_RS_A + k] = E[3 * c + k];
-                if (!e->free_knots) {
-                    dx[(4 + c) * NX + SP_RS_J + k] = E[3 * c + k];
-                    continue;
-                }
-                const double *wi = job->w + FW * i;
-                double *dp = dx + (FP + c) * NX;
-                dp[SP_RS_Y + k] = E[3 * c + k];
-                dp[SP_RS_V + k] = -yh[k] * wi[FV + c];
-                dp[SP_RS_A + k] = -yh[k] * wi[FA + c];
-                dp[SP_RS_J + k] = -yh[k] * wi[FM + c];
-                dx[(FM + c) * NX + SP_RS_J + k] = E[3 * c + k];
-            }
-    }
-    const int steps = job->steps[i];
-    const double h = (e->tk[i + 1] - e->tk[i]) / steps;
-    double *node = job->nodes ? job->nodes + NX * e->first_node[i] : NULL;
-    for (int k = 0; k < steps; ++k) {
-        if (node) memcpy(node, x, NX * sizeof *x), node += NX;
-        sp_status st = sp_round_sphere_step(&e->rk, h, x, x, 0, linearise ? cols : 0, dx);
-        if (st != SP_OK) return st;
-    }
-    memcpy(e->xend + (size_t)NX * i, x, NX * sizeof *x);
-    e->seg_run[i] = x[SP_RS_COST];
-    return e->free_knots ? free_rows(job, i, x, dx) : pinned_rows(job, i, x, dx);
-}
-
-static sp_status sweep_piece(void *ctx, int begin, int end, int worker)
-{
-    (void)worker; /* the stepper is a table read by every thread */
-    const sweep_job *job = ctx;
-    for (int i = begin; i < end; ++i) {
-        sp_status st = sweep_segment(job, i);
-        if (st != SP_OK) return st;
-    }
-    return SP_OK;
-}
-
-/* The start and end rows: their residual (what the plan sets to zero) and columns. */
-/* The start and end rows: their residual (what the plan sets to zero) and columns. The
- * start: v_0 prescribed or a_0 = 0 (free), and with free knots p_0 = 0 (y(0) is given). The
- * end: v_K = 0 at rest or a_K = 0 (natural), and with free knots μ_K = 0 (nothing pulls
- * past T: with a weighted keyframe at T, μ_K holds its jump). */
-static int start_column(const round_solver *e, int k)
-{
-    return k < 2 ? (e->pb->plan.xi0_free ? FA + k : FV + k) : FP + k - 2;
-}
-static double start_residual(const round_solver *e, const double *w, int k)
-{
-    double c[2];
-    to_basis(e, 0, e->start_v, c);
-    return w[start_column(e, k)] - (k < 2 && !e->pb->plan.xi0_free ? c[k] : 0.0);
-}
-static int end_column(const round_solver *e, int k)
-{
-    return e->nw * e->K + (k < 2 ? (e->pb->plan.has_xiT ? FV + k : FA + k) : FM + k - 2);
-}
-static double end_residual(const round_solver *e, const double *w, int k) { return w[end_column(e, k)]; }
-
-/* One sweep over every segment from (w, μ): the residuals, the largest scaled one, the
- * cost; with `linearise` the condensed band (unfactored) and the segments' blocks. */
-/* LU of the condensed band, its time counted in e->times. */
-static sp_status factor(round_solver *e)
-{
-    const double t0 = sp_clock_seconds();
-    sp_status st = sp_band_factor(e->band);
-    e->jacobians++;
-    e->times.linear_algebra += sp_clock_seconds() - t0;
-    return st;
-}
-
-static sp_status sweep(round_solver *e, const int *steps, const double *w, const double *mu, int linearise,
-                       double *scaled, double *cost, double *nodes)
-{
-    const double t0 = sp_clock_seconds(); /* counted in e->times */
-    if (linearise) sp_band_zero(e->band);
-    frames(e, w);
-    e->first_node[0] = 0;
-    for (int i = 0; i < e->K; ++i) e->first_node[i + 1] = e->first_node[i] + (size_t)steps[i];
-    for (int i = 0; i < e->K; ++i) e->cost[i] = steps[i] * (linearise ? (e->free_knots ? 8 : 6) : 1);
-    sweep_job job = {.e = e, .steps = steps, .w = w, .mu = mu, .linearise = linearise, .nodes = nodes};
-    sp_status st = sp_parallel_run(e->workers, e->K, e->cost, sweep_piece, &job);
-    e->sweeps++;
-    if (st != SP_OK) return st;
-    double worst = 0.0, run = 0.0;
-    for (int i = 0; i < e->K; ++i) run += e->seg_run[i], worst = fmax(worst, e->seg_worst[i]);
-    if (nodes) {
-        double x[SP_RS_PLAIN];
-        knot_state(e, w, NULL, e->K, x);
-        memcpy(nodes + NX * e->first_node[e->K], x, NX * sizeof *x);
-    }
-    for (int k = 0; k < e->nb; ++k) {
-        worst = fmax(worst, fmax(fabs(start_residual(e, w, k)), fabs(end_residual(e, w, k))));
-        if (linearise) {
-            sp_band_add(e->band, k, start_column(e, k), 1.0);
-            sp_band_add(e->band, e->nb + e->nw * e->K + k, end_column(e, k), 1.0);
-        }
-    }
-    /* the target terms E_i = |y − y_i|²/(2σ²) at the knots (sp_cubic_target_cost's) */
-    e->target_cost = 0.0;
-    for (int i = 0; e->inv_s2 > 0.0 && i < e->targets; ++i) {
-        const double d = sp_vec_dist(3, e->Yc + 3 * (i + 1), e->target + 3 * i);
-        e->target_cost += 0.5 * d * d * e->inv_s2;
-    }
-    *scaled = worst, *cost = run + e->target_cost;
-    *(linearise ? &e->times.derivative_sweeps : &e->times.plain_sweeps) += sp_clock_seconds() - t0;
-    return isfinite(run) && isfinite(worst) ? SP_OK : SP_ERR_NONFINITE;
-}
-
-
-/* The correction (δw, δμ) from the kept factors and the residuals of the last sweep (with
- * free knots nothing is condensed: ne = 0). */
 static sp_status correction(round_solver *e)
 {
     const double t0 = sp_clock_seconds(); /* counted in e->times */
     const int K = e->K, nw = e->nw, ne = e->ne, nb = e->nb;
     for (int k = 0; k < nb; ++k) {
-        e->rhs[k] = -start_residual(e, e->w, k);
-        e->rhs[nb + nw * K + k] = -end_residual(e, e->w, k);
+        e->rhs[k] = -sp_rs_start_residual(e, e->w, k);
+        e->rhs[nb + nw * K + k] = -sp_rs_end_residual(e, e->w, k);
     }
     for (int i = 0; i < K; ++i) {
         const segment *sg = &e->seg[i];
@@ -616,8 +255,8 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
     const size_t nw = (size_t)e->nw * (e->K + 1), nm = (size_t)e->ne * e->K;
     *converged = 0;
     double res;
-    sp_status st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-    if (st == SP_OK) st = factor(e);
+    sp_status st = sp_rs_sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
+    if (st == SP_OK) st = sp_rs_factor(e);
     int fresh = 1;
     for (int it = 0; st == SP_OK && it < max_iterations; ++it) {
         if (res <= tol) {
@@ -632,14 +271,14 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
         for (;;) {
             for (size_t k = 0; k < nw; ++k) e->w[k] = e->w_old[k] + lambda * e->dw[k];
             for (size_t k = 0; k < nm; ++k) e->mu[k] = e->mu_old[k] + lambda * e->dmu[k];
-            sp_status s = sweep(e, steps, e->w, e->mu, 0, &next, &next_cost, NULL);
+            sp_status s = sp_rs_sweep(e, steps, e->w, e->mu, 0, &next, &next_cost, NULL);
             if (s == SP_ERR_INTERRUPTED || s == SP_ERR_NOMEM) return s;
             if (s == SP_OK && next < res) break;
             memcpy(e->w, e->w_old, nw * sizeof *e->w), memcpy(e->mu, e->mu_old, nm * sizeof *e->mu);
             if (!fresh) {
                 /* the kept factors misled: fresh ones at this point, and the full step again */
-                st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-                if (st == SP_OK) st = factor(e);
+                st = sp_rs_sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
+                if (st == SP_OK) st = sp_rs_factor(e);
                 if (st == SP_OK) st = correction(e);
                 if (st != SP_OK) break;
                 fresh = 1, lambda = 1.0;
@@ -659,8 +298,8 @@ static sp_status newton(round_solver *e, const int *steps, double tol, const sp_
         fresh = 0;
         if (res > tol && !(res < 0.25 * previous)) {
             /* slow: factors at the new point (this sweep also leaves its residuals) */
-            st = sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
-            if (st == SP_OK) st = factor(e);
+            st = sp_rs_sweep(e, steps, e->w, e->mu, 1, &res, cost, NULL);
+            if (st == SP_OK) st = sp_rs_factor(e);
             fresh = 1;
         }
     }
@@ -679,7 +318,7 @@ static sp_status first_solve(round_solver *e, const int *steps, double tol, cons
     sp_status st = newton(e, steps, tol, progress, converged, residual, cost);
     if (st != SP_OK || *converged || e->inv_s2 == 0.0) return st;
     const double sigma = e->pb->cubic.sigma;
-    st = spline_start(e);
+    st = sp_rs_spline_start(e);
     for (double s = fmin(sigma, 0.1); st == SP_OK; s = fmin(sigma, 2.0 * s)) {
         e->inv_s2 = 1.0 / (s * s), e->stages++;
         st = newton(e, steps, tol, progress, converged, residual, cost);
@@ -759,26 +398,6 @@ void sp_round_from_lift(const double *y0, const sp_hohp_state *z, double *x)
     sp_vec_copy(9, z->g, x + SP_RS_G);
 }
 
-/* The rotation by the smallest angle taking the unit vector a to b, applied to g from the
- * left: the lift, carried across a segment by the integrator, is put back onto the knot
- * exactly (g y0 = y_i), a correction of the order of the integration error. */
-static void align(const double *a, const double *b, double *g)
-{
-    double k[3], R[9], out[9];
-    sp_cross(a, b, k);
-    /* sine and cosine of the angle (a and b need not be unit vectors: R must be a rotation) */
-    const double ab = sp_vec_norm(3, a) * sp_vec_norm(3, b);
-    const double s = sp_vec_norm(3, k) / ab, c = dot3(a, b) / ab;
-    if (!(s > 0.0)) return;
-    for (int q = 0; q < 3; ++q) k[q] /= s * ab;
-    const double K[9] = {0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0};
-    double K2[9];
-    sp_mat_mul(3, 3, 3, K, K, K2);
-    for (int q = 0; q < 9; ++q) R[q] = (q % 4 == 0 ? 1.0 : 0.0) + s * K[q] + (1.0 - c) * K2[q];
-    sp_mat_mul(3, 3, 3, R, g, out);
-    memcpy(g, out, sizeof out);
-}
-
 void sp_round_to_lift(const double *y0, const double *x, sp_hohp_state *z)
 {
     /* The step keeps g orthogonal and g y0 = y only to its local error: g is put back on
@@ -801,7 +420,7 @@ void sp_round_to_lift(const double *y0, const double *x, sp_hohp_state *z)
     }
     sp_cross(g, g + 3, g + 6);
     sp_mat_vec(3, 3, g, y0, gy);
-    align(gy, y, g);
+    sp_rs_align(gy, y, g);
     memset(z, 0, sizeof *z);
     sp_vec_copy(9, g, z->g);
     sp_cross(y, x + SP_RS_V, u);
@@ -834,9 +453,9 @@ static sp_status export_solution(round_solver *e, const int *steps, sp_round_sol
     size_t node = 0;
     for (int i = 0; i <= K; ++i) {
         double y_lift[3];
-        knot_state(e, e->w, i < K ? e->mu : NULL, i, x);
+        sp_rs_knot_state(e, e->w, i < K ? e->mu : NULL, i, x);
         sp_mat_vec(3, 3, g, pb->cubic.y0, y_lift);
-        align(y_lift, x + SP_RS_Y, g);
+        sp_rs_align(y_lift, x + SP_RS_Y, g);
         sp_vec_copy(9, g, x + SP_RS_G);
         if (i > 0 && i <= e->targets) {
             /* the jump of ν = −gᵀ(y × j): the multiplier of keyframe i, or the gradient of its
@@ -906,10 +525,10 @@ static sp_status solve_given_grid(round_solver *e, const sp_progress *progress, 
     if (!fine_nodes) return SP_ERR_NOMEM;
     out->rounds = 1;
     sp_status st = first_solve(e, fine, tol, progress, converged, residual, cost);
-    if (st == SP_OK && *converged) st = sweep(e, fine, e->w, e->mu, 0, &scaled, cost, fine_nodes);
+    if (st == SP_OK && *converged) st = sp_rs_sweep(e, fine, e->w, e->mu, 0, &scaled, cost, fine_nodes);
     if (st == SP_OK && *converged) st = newton(e, steps, tol, progress, converged, residual, cost);
     if (st == SP_OK && *converged) {
-        knot_states(e, e->w, e->mu, knots);
+        sp_rs_knot_states(e, e->w, e->mu, knots);
         st = distance(e, steps, knots, fine_nodes, dist);
     }
     if (st == SP_OK && *converged) {
@@ -926,7 +545,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     memset(out, 0, sizeof *out);
     out->error_estimate = HUGE_VAL;
     round_solver e;
-    sp_status st = round_init(&e, pb);
+    sp_status st = sp_rs_init(&e, pb);
     if (st != SP_OK) return st;
     const size_t K = (size_t)e.K;
     const double tol = pb->plan.tolerance > 0.0 ? pb->plan.tolerance : 1e-10;
@@ -946,7 +565,7 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     double *knots = malloc(K * NX * sizeof *knots), *dist = malloc(K * sizeof *dist);
     double *fine_nodes = NULL;
     if (!coarse || !fine || !knots || !dist) st = SP_ERR_NOMEM;
-    if (st == SP_OK) st = spline_start(&e);
+    if (st == SP_OK) st = sp_rs_spline_start(&e);
     int converged = 0;
     double residual = HUGE_VAL, cost = HUGE_VAL;
     if (st == SP_OK && pb->steps > 0) {
@@ -966,10 +585,10 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
             st = SP_ERR_NOMEM;
             break;
         }
-        knot_states(&e, e.w, e.mu, knots);
+        sp_rs_knot_states(&e, e.w, e.mu, knots);
         st = newton(&e, fine, tol, progress, &converged, &residual, &cost);
         double scaled;
-        if (st == SP_OK && converged) st = sweep(&e, fine, e.w, e.mu, 0, &scaled, &cost, fine_nodes);
+        if (st == SP_OK && converged) st = sp_rs_sweep(&e, fine, e.w, e.mu, 0, &scaled, &cost, fine_nodes);
         if (st == SP_OK && converged) st = distance(&e, coarse, knots, fine_nodes, dist);
         if (st != SP_OK || !converged) break;
         double worst = 0.0;
@@ -992,8 +611,15 @@ sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_r
     out->iterations = e.iterations, out->jacobians = e.jacobians, out->sweeps = e.sweeps, out->times = e.times;
     out->stages = e.stages;
     free(coarse), free(fine), free(knots), free(dist), free(fine_nodes);
-    round_free(&e);
+    sp_rs_free(&e);
     return st;
+}
+
+void sp_round_solution_free(sp_round_solution *s)
+{
+    if (!s) return;
+    free(s->segment_steps), free(s->target_node), free(s->t), free(s->nodes), free(s->kicks);
+    memset(s, 0, sizeof *s);
 }
 
 /* The free layout's rows as one vector F with ∂F the band: the start and end residuals,
@@ -1002,8 +628,8 @@ static void free_rows_vector(const round_solver *e, double *F)
 {
     const int nb = e->nb, nw = e->nw, K = e->K;
     for (int k = 0; k < nb; ++k) {
-        F[k] = start_residual(e, e->w, k);
-        F[nb + nw * K + k] = end_residual(e, e->w, k);
+        F[k] = sp_rs_start_residual(e, e->w, k);
+        F[nb + nw * K + k] = sp_rs_end_residual(e, e->w, k);
     }
     for (size_t q = 0; q < (size_t)nw * K; ++q) F[nb + q] = -e->r[q];
 }
@@ -1011,14 +637,14 @@ static void free_rows_vector(const round_solver *e, double *F)
 sp_status sp_round_jacobian_check(const sp_problem *pb, double shake, double delta, double *worst)
 {
     round_solver e;
-    sp_status st = round_init(&e, pb);
+    sp_status st = sp_rs_init(&e, pb);
     if (st != SP_OK) return st;
     const size_t n = (size_t)e.nw * (e.K + 1);
     int *steps = malloc((size_t)e.K * sizeof *steps);
     double *F = malloc(2 * n * sizeof *F), *w0 = malloc(n * sizeof *w0);
     if (!steps || !F || !w0) st = SP_ERR_NOMEM;
     if (st == SP_OK && !e.free_knots) st = SP_ERR_INVALID;
-    if (st == SP_OK) st = spline_start(&e);
+    if (st == SP_OK) st = sp_rs_spline_start(&e);
     *worst = HUGE_VAL;
     double res, cost;
     if (st == SP_OK) {
@@ -1026,14 +652,14 @@ sp_status sp_round_jacobian_check(const sp_problem *pb, double shake, double del
         for (size_t q = 0; q < n; ++q) /* away from the start's structure; p stays 0 */
             if (q % FW < FP || q % FW >= FM) e.w[q] += shake * sin(1.0 + 3.7 * (double)q);
         memcpy(w0, e.w, n * sizeof *w0);
-        st = sweep(&e, steps, e.w, e.mu, 1, &res, &cost, NULL);
+        st = sp_rs_sweep(&e, steps, e.w, e.mu, 1, &res, &cost, NULL);
     }
     double largest = 0.0;
     for (size_t c = 0; st == SP_OK && c < n; ++c) {
         for (int side = 0; side < 2 && st == SP_OK; ++side) {
             memcpy(e.w, w0, n * sizeof *w0);
             e.w[c] += side ? -delta : delta;
-            st = sweep(&e, steps, e.w, e.mu, 0, &res, &cost, NULL);
+            st = sp_rs_sweep(&e, steps, e.w, e.mu, 0, &res, &cost, NULL);
             if (st == SP_OK) free_rows_vector(&e, F + side * n);
         }
         for (size_t r = 0; st == SP_OK && r < n; ++r) {
@@ -1043,13 +669,6 @@ sp_status sp_round_jacobian_check(const sp_problem *pb, double shake, double del
     }
     if (st == SP_OK) *worst = largest;
     free(steps), free(F), free(w0);
-    round_free(&e);
+    sp_rs_free(&e);
     return st;
-}
-
-void sp_round_solution_free(sp_round_solution *s)
-{
-    if (!s) return;
-    free(s->segment_steps), free(s->target_node), free(s->t), free(s->nodes), free(s->kicks);
-    memset(s, 0, sizeof *s);
 }

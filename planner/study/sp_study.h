@@ -2,8 +2,8 @@
  * with a summary of them all. This is the part of `symplan study` that needs no
  * processes: reading and expanding the study file, validating every case, running one
  * case into its file, recognising a complete result left by an earlier run, and the
- * summary tables. The command (planner/cli/cmd_study.c) runs the cases in worker processes
- * or MPI ranks and reports progress.
+ * summary tables (study_file.c, study_store.c, study_summary.c). The run
+ * (sp_study_run.h) runs the cases in worker processes or MPI ranks and reports progress.
  *
  * A study file:
  *
