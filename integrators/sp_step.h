@@ -93,7 +93,8 @@ typedef enum { SP_STEP_KEEPS_NOTHING, SP_STEP_KEEPS_ZERO, SP_STEP_KEEPS_CONSERVE
 enum {
     SP_STEP_SYMMETRIC = 1, /* the one-step map is symmetric: a step of h then of −h returns */
     SP_STEP_ADAPTIVE = 2,  /* the type has an error-controlled evolve */
-    SP_STEP_IMPLICIT = 4   /* steps solve equations (reads options.newton) */
+    SP_STEP_IMPLICIT = 4,  /* steps solve equations (reads options.newton) */
+    SP_STEP_COUNTS_FACTORIZATIONS = 8 /* its statistics count the Newton matrix's factorisations */
 };
 
 typedef struct sp_step_type sp_step_type;
@@ -120,6 +121,12 @@ struct sp_step_type {
      * proposal on entry and on return, at most max_attempts attempts. NULL otherwise. */
     sp_status (*evolve)(void *self, double *t, double t1, double *h, long max_attempts, double *x,
                         sp_step_stats *stats);
+    /* Types that keep a constraint at internal stages: its largest residual there over
+     * the last successful step. NULL otherwise. */
+    double (*stage_residual)(const void *self);
+    /* Types that offer it: the exact derivative of the last successful step with respect
+     * to the parts before the aux ones (row-major, square). NULL otherwise. */
+    sp_status (*step_jacobian)(void *self, double *Phi);
 };
 
 /* The registry: the i-th type (NULL past the end) and the type of a name (NULL if none). */
@@ -142,6 +149,10 @@ sp_status sp_step_apply(sp_step *s, double h, double *x);
  * guarantees; SP_ERR_INVALID for a fixed-step type. */
 sp_status sp_step_evolve(sp_step *s, double *t, double t1, double *h, long max_attempts, double *x);
 void sp_step_reset(sp_step *s); /* the statistics are kept */
+/* sp_step_type.stage_residual of the last successful step; 0 for a type without one. */
+double sp_step_stage_residual(const sp_step *s);
+/* sp_step_type.step_jacobian; SP_ERR_INVALID for a type without one. */
+sp_status sp_step_jacobian(sp_step *s, double *Phi);
 sp_step_stats sp_step_stats_of(const sp_step *s);
 /* The kept quantities at x; *count 0 for a type that keeps none. */
 sp_status sp_step_invariant(sp_step *s, const double *x, double *values, int *count);

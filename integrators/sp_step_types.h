@@ -16,6 +16,10 @@ extern const sp_step_type_list sp_step_types_hohp, sp_step_types_holonomic, sp_s
 
 /* The Newton options of opt with zero tolerance and iteration cap read as the defaults. */
 sp_newton_options sp_step_newton_options(const sp_step_options *opt);
+/* Sets the members of a method's own Newton options that opt sets: tolerance and cap
+ * (their defaults when zero), warm start and rate stop always, stale_updates when not zero
+ * (else the method's own default stays). */
+void sp_step_merge_newton(sp_newton_options *newton, const sp_step_options *opt);
 /* Adds one step's Newton iterations (and factorisations) to *stats. */
 void sp_step_count_newton(sp_step_stats *stats, int iterations, int factorizations);
 /* Appends a part to a layout. */

@@ -47,6 +47,16 @@ sp_newton_options sp_step_newton_options(const sp_step_options *opt)
     return n;
 }
 
+void sp_step_merge_newton(sp_newton_options *newton, const sp_step_options *opt)
+{
+    const sp_newton_options n = sp_step_newton_options(opt);
+    newton->tol = n.tol;
+    newton->max_iter = n.max_iter;
+    newton->warm_start = n.warm_start;
+    newton->rate_stop = n.rate_stop;
+    if (n.stale_updates) newton->stale_updates = n.stale_updates;
+}
+
 void sp_step_count_newton(sp_step_stats *stats, int iterations, int factorizations)
 {
     stats->newton_iterations += iterations;
@@ -131,4 +141,14 @@ sp_status sp_step_invariant(sp_step *s, const double *x, double *values, int *co
 {
     *count = 0;
     return s->type->invariant ? s->type->invariant(s->self, x, values, count) : SP_OK;
+}
+
+double sp_step_stage_residual(const sp_step *s)
+{
+    return s->type->stage_residual ? s->type->stage_residual(s->self) : 0.0;
+}
+
+sp_status sp_step_jacobian(sp_step *s, double *Phi)
+{
+    return s->type->step_jacobian ? s->type->step_jacobian(s->self, Phi) : SP_ERR_INVALID;
 }

@@ -34,6 +34,7 @@ sp_status sp_step_advance(sp_step *s, const sp_run_interval *iv, double *h_propo
     work->newton_iterations += iterations;
     if (iterations > work->max_iterations) work->max_iterations = (int)iterations;
     work->factorizations += b.factorizations - a.factorizations;
+    if (sp_step_type_of(s)->flags & SP_STEP_COUNTS_FACTORIZATIONS) work->counts_factorizations = 1;
     work->rhs_evaluations += b.rhs_evaluations - a.rhs_evaluations;
     work->rejected_steps += b.rejected_steps - a.rejected_steps;
     work->exact_flows += b.exact_flows - a.exact_flows;
