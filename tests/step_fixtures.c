@@ -8,6 +8,22 @@
 #include "problems/vakonomic/sp_vak_models.h"
 #include "step_fixtures.h"
 
+double fixture_worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
+
+double fixture_max_abs_diff(int n, const double *a, const double *b)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; ++i) m = fixture_worse(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+double fixture_max_abs(int n, const double *a)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; ++i) m = fixture_worse(m, fabs(a[i]));
+    return m;
+}
+
 static int failing(const void *params) { return params ? *(const int *)params : 0; }
 
 int fixture_pendulum_potential(const double *q, double *V, double *grad, double *hess, void *params)

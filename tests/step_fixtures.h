@@ -25,6 +25,12 @@ int fixture_sphere_constraint(const double *q, double *g, double *G, double *d2g
 extern const sp_holonomic_model fixture_pendulum;
 extern const double fixture_pendulum_q0[3], fixture_pendulum_p0[3];
 
+/* fmax that lets a NaN through, so that a NaN error cannot pass as a small one; the
+ * largest |a_i − b_i| and |a_i| with the same rule. */
+double fixture_worse(double a, double b);
+double fixture_max_abs_diff(int n, const double *a, const double *b);
+double fixture_max_abs(int n, const double *a);
+
 /* A model of one kind bound in place (it points into itself: never copy it). */
 typedef struct step_fixture {
     sp_step_model_kind kind;
