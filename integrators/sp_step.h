@@ -91,9 +91,9 @@ sp_step_options sp_step_options_default(void);
 typedef enum { SP_STEP_KEEPS_NOTHING, SP_STEP_KEEPS_ZERO, SP_STEP_KEEPS_CONSERVED } sp_step_keeps;
 
 enum {
-    SP_STEP_SYMMETRIC = 1, /* the one-step map is symmetric: a step of h then of −h returns */
-    SP_STEP_ADAPTIVE = 2,  /* the type has an error-controlled evolve */
-    SP_STEP_IMPLICIT = 4,  /* steps solve equations (reads options.newton) */
+    SP_STEP_SYMMETRIC = 1,            /* the one-step map is symmetric: a step of h then of −h returns */
+    SP_STEP_ADAPTIVE = 2,             /* the type has an error-controlled evolve */
+    SP_STEP_IMPLICIT = 4,             /* steps solve equations (reads options.newton) */
     SP_STEP_COUNTS_FACTORIZATIONS = 8 /* its statistics count the Newton matrix's factorisations */
 };
 

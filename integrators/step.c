@@ -7,9 +7,9 @@
 #include "integrators/sp_step_types.h"
 
 static const sp_step_type_list *const lists[] = {
-    &sp_step_types_hohp,     &sp_step_types_holonomic,    &sp_step_types_lie_rattle, &sp_step_types_prop7,
-    &sp_step_types_feedback, &sp_step_types_splitting,    &sp_step_types_index1,     &sp_step_types_nonholonomic,
-    &sp_step_types_nh_lie,   &sp_step_types_explicit,     &sp_step_types_round_sphere,
+    &sp_step_types_hohp,     &sp_step_types_holonomic, &sp_step_types_lie_rattle,   &sp_step_types_prop7,
+    &sp_step_types_feedback, &sp_step_types_splitting, &sp_step_types_index1,       &sp_step_types_nonholonomic,
+    &sp_step_types_nh_lie,   &sp_step_types_explicit,  &sp_step_types_round_sphere,
 };
 
 const sp_step_type *sp_step_type_at(size_t i)
@@ -36,38 +36,6 @@ sp_step_options sp_step_options_default(void)
     o.retraction = sp_retraction_cayley;
     o.control = sp_erk_control_default();
     return o;
-}
-
-sp_newton_options sp_step_newton_options(const sp_step_options *opt)
-{
-    sp_newton_options n = opt->newton;
-    const sp_newton_options d = sp_newton_options_default();
-    if (!(n.tol > 0.0)) n.tol = d.tol;
-    if (n.max_iter < 1) n.max_iter = d.max_iter;
-    return n;
-}
-
-void sp_step_merge_newton(sp_newton_options *newton, const sp_step_options *opt)
-{
-    const sp_newton_options n = sp_step_newton_options(opt);
-    newton->tol = n.tol;
-    newton->max_iter = n.max_iter;
-    newton->warm_start = n.warm_start;
-    newton->rate_stop = n.rate_stop;
-    if (n.stale_updates) newton->stale_updates = n.stale_updates;
-}
-
-void sp_step_count_newton(sp_step_stats *stats, int iterations, int factorizations)
-{
-    stats->newton_iterations += iterations;
-    if (iterations > stats->max_iterations) stats->max_iterations = iterations;
-    stats->factorizations += factorizations;
-}
-
-void sp_step_layout_add(sp_step_layout *layout, const char *name, int size, int aux)
-{
-    layout->part[layout->n_parts++] = (sp_step_part){name, size, aux};
-    layout->dim += size;
 }
 
 struct sp_step {

@@ -84,8 +84,10 @@ static sp_status shake_residuals(void *self, const double *x, double *values, in
 }
 
 #define HOL(name, order, flags, invariant)                                                                             \
-    {name, order, SP_STEP_MODEL_HOLONOMIC, SP_STEP_IMPLICIT | (flags), SP_STEP_KEEPS_ZERO, 1e-10, name, hol_alloc,      \
-     hol_step, hol_reset, hol_free, invariant, NULL, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_HOLONOMIC, SP_STEP_IMPLICIT | (flags), SP_STEP_KEEPS_ZERO, 1e-10, name, hol_alloc,  \
+            hol_step, hol_reset, hol_free, invariant, NULL, NULL, NULL                                                 \
+    }
 
 static const sp_step_type holonomic_types[] = {
     HOL("se_a", 1, 0, hol_residuals),
@@ -170,8 +172,10 @@ static sp_status lie_energy(void *self, const double *x, double *values, int *co
 
 /* The energy stays bounded at the level of the method's error. */
 #define LIE(name, order, composition, tol)                                                                             \
-    {name, order, SP_STEP_MODEL_LIE_RATTLE, SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC, SP_STEP_KEEPS_CONSERVED, tol,        \
-     composition, lie_alloc, lie_step, lie_reset, lie_free, lie_energy, NULL, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_LIE_RATTLE, SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC, SP_STEP_KEEPS_CONSERVED, tol,     \
+            composition, lie_alloc, lie_step, lie_reset, lie_free, lie_energy, NULL, NULL, NULL                        \
+    }
 
 static const sp_step_type lie_rattle_types[] = {
     LIE("lie_rattle", 2, NULL, 1e-3),
@@ -320,8 +324,10 @@ static sp_status feedback_deviations(void *self, const double *x, double *values
 
 /* The deviations stay bounded at the level of the method's local error. */
 #define FEEDBACK(name, order, table, flags, tol, evolve)                                                               \
-    {name, order, SP_STEP_MODEL_HOLONOMIC, flags, SP_STEP_KEEPS_ZERO, tol, table, feedback_alloc, feedback_step_fn,     \
-     feedback_reset, feedback_free, feedback_deviations, evolve, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_HOLONOMIC, flags, SP_STEP_KEEPS_ZERO, tol, table, feedback_alloc, feedback_step_fn, \
+            feedback_reset, feedback_free, feedback_deviations, evolve, NULL, NULL                                     \
+    }
 
 static const sp_step_type feedback_types[] = {
     FEEDBACK("feedback_euler", 1, "euler", 0, 1e-1, NULL),
@@ -359,15 +365,16 @@ static sp_status splitting_step_fn(void *self, double h, double *x, sp_step_stat
 static void splitting_reset(void *self) { (void)self; }
 
 #define SPLITTING(name, order, flags)                                                                                  \
-    {name, order, SP_STEP_MODEL_SPLIT, flags, SP_STEP_KEEPS_NOTHING, 0.0, name, splitting_alloc, splitting_step_fn,    \
-     splitting_reset, free, NULL, NULL, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_SPLIT, flags, SP_STEP_KEEPS_NOTHING, 0.0, name, splitting_alloc, splitting_step_fn, \
+            splitting_reset, free, NULL, NULL, NULL, NULL                                                              \
+    }
 
 static const sp_step_type splitting_types[] = {
     SPLITTING("lie_trotter", 1, 0),
     SPLITTING("strang", 2, SP_STEP_SYMMETRIC),
 };
-const sp_step_type_list sp_step_types_splitting = {splitting_types,
-                                                   sizeof splitting_types / sizeof splitting_types[0]};
+const sp_step_type_list sp_step_types_splitting = {splitting_types, sizeof splitting_types / sizeof splitting_types[0]};
 
 /* ---- explicit Runge–Kutta on an ODE ẏ = F(y) */
 
@@ -387,8 +394,10 @@ static void *explicit_alloc(const sp_step_type *type, const void *model, const s
 }
 
 #define EXPLICIT(name, order, table, flags, evolve)                                                                    \
-    {name, order, SP_STEP_MODEL_ODE, flags, SP_STEP_KEEPS_NOTHING, 0.0, table, explicit_alloc, feedback_step_fn,        \
-     feedback_reset, feedback_free, NULL, evolve, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_ODE, flags, SP_STEP_KEEPS_NOTHING, 0.0, table, explicit_alloc, feedback_step_fn,    \
+            feedback_reset, feedback_free, NULL, evolve, NULL, NULL                                                    \
+    }
 
 static const sp_step_type explicit_types[] = {
     EXPLICIT("euler", 1, "euler", 0, NULL),

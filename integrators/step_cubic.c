@@ -28,9 +28,8 @@ static void hohp_free(void *self)
 static void *hohp_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout)
 {
     const sp_group *G = model;
-    const sp_hohp_scheme *scheme = strcmp(type->data, sp_hohp_scheme_rkmk8.name) == 0
-                                       ? &sp_hohp_scheme_rkmk8
-                                       : sp_hohp_scheme_by_name(type->data);
+    const sp_hohp_scheme *scheme =
+        strcmp(type->data, sp_hohp_scheme_rkmk8.name) == 0 ? &sp_hohp_scheme_rkmk8 : sp_hohp_scheme_by_name(type->data);
     hohp_step *c = G && scheme ? calloc(1, sizeof *c) : NULL;
     if (!c) return NULL;
     c->G = G;
@@ -109,8 +108,10 @@ static sp_status hohp_momentum(void *self, const double *x, double *values, int 
 }
 
 #define HOHP(name, order, flags, tol)                                                                                  \
-    {name, order, SP_STEP_MODEL_GROUP, flags, SP_STEP_KEEPS_CONSERVED, tol, name, hohp_alloc, hohp_step_fn, hohp_reset, \
-     hohp_free, hohp_momentum, NULL, NULL, NULL}
+    {                                                                                                                  \
+        name, order, SP_STEP_MODEL_GROUP, flags, SP_STEP_KEEPS_CONSERVED, tol, name, hohp_alloc, hohp_step_fn,         \
+            hohp_reset, hohp_free, hohp_momentum, NULL, NULL, NULL                                                     \
+    }
 
 /* The continuous equations of the RKMK scheme keep the momentum map to the local error. */
 static const sp_step_type hohp_types[] = {
@@ -158,7 +159,7 @@ static sp_status sphere_invariant(void *self, const double *x, double *values, i
 }
 
 static const sp_step_type round_sphere_types[] = {
-    {"round_sphere_dop853", 8, SP_STEP_MODEL_ROUND_SPHERE, 0, SP_STEP_KEEPS_ZERO, 1e-9, NULL, sphere_alloc,
-     sphere_step, sphere_reset, free, sphere_invariant, NULL, NULL, NULL},
+    {"round_sphere_dop853", 8, SP_STEP_MODEL_ROUND_SPHERE, 0, SP_STEP_KEEPS_ZERO, 1e-9, NULL, sphere_alloc, sphere_step,
+     sphere_reset, free, sphere_invariant, NULL, NULL, NULL},
 };
 const sp_step_type_list sp_step_types_round_sphere = {round_sphere_types, 1};

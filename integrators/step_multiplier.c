@@ -33,7 +33,8 @@ static void *index1_alloc(const sp_step_type *type, const void *model, const sp_
 {
     const sp_vakonomic_model *m = model;
     sp_tableau tab;
-    index1_step *v = m && sp_tableau_get("gauss", *(const int *)type->data, &tab) == SP_OK ? calloc(1, sizeof *v) : NULL;
+    index1_step *v =
+        m && sp_tableau_get("gauss", *(const int *)type->data, &tab) == SP_OK ? calloc(1, sizeof *v) : NULL;
     if (!v) return NULL;
     v->model = m;
     v->s = sp_index1_alloc(m, &tab);
@@ -63,7 +64,10 @@ static sp_status index1_step_fn(void *self, double h, double *x, sp_step_stats *
 /* A step that does not continue the last one starts plainly (sp_index1.h): nothing to forget. */
 static void index1_reset(void *self) { (void)self; }
 
-static sp_status index1_jacobian(void *self, double *Phi) { return sp_index1_step_jacobian(((index1_step *)self)->s, Phi); }
+static sp_status index1_jacobian(void *self, double *Phi)
+{
+    return sp_index1_step_jacobian(((index1_step *)self)->s, Phi);
+}
 
 /* The reduced Hamiltonian Ĥ, kept without drift. */
 static sp_status index1_energy(void *self, const double *x, double *values, int *count)
@@ -74,21 +78,11 @@ static sp_status index1_energy(void *self, const double *x, double *values, int 
 }
 
 #define GAUSS(name, s)                                                                                                 \
-    {name,                                                                                                             \
-     2 * (s),                                                                                                          \
-     SP_STEP_MODEL_VAKONOMIC,                                                                                          \
-     SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC | SP_STEP_COUNTS_FACTORIZATIONS,                                             \
-     SP_STEP_KEEPS_CONSERVED,                                                                                          \
-     1e-4,                                                                                                             \
-     &stage_counts[s],                                                                                                 \
-     index1_alloc,                                                                                                     \
-     index1_step_fn,                                                                                                   \
-     index1_reset,                                                                                                     \
-     index1_free,                                                                                                      \
-     index1_energy,                                                                                                    \
-     NULL,                                                                                                             \
-     NULL,                                                                                                             \
-     index1_jacobian}
+    {                                                                                                                  \
+        name, 2 * (s), SP_STEP_MODEL_VAKONOMIC, SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC | SP_STEP_COUNTS_FACTORIZATIONS,  \
+            SP_STEP_KEEPS_CONSERVED, 1e-4, &stage_counts[s], index1_alloc, index1_step_fn, index1_reset, index1_free,  \
+            index1_energy, NULL, NULL, index1_jacobian                                                                 \
+    }
 
 static const sp_step_type index1_types[] = {
     GAUSS("index1_gauss1", 1), GAUSS("index1_gauss2", 2), GAUSS("index1_gauss3", 3),
@@ -154,21 +148,11 @@ static sp_status nh_constraint(void *self, const double *x, double *values, int 
 }
 
 #define NH(name, s)                                                                                                    \
-    {name,                                                                                                             \
-     2 * (s) - 2,                                                                                                      \
-     SP_STEP_MODEL_NONHOLONOMIC,                                                                                       \
-     SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC | SP_STEP_COUNTS_FACTORIZATIONS,                                             \
-     SP_STEP_KEEPS_ZERO,                                                                                               \
-     1e-10,                                                                                                            \
-     &stage_counts[s],                                                                                                 \
-     nh_alloc,                                                                                                         \
-     nh_step_fn,                                                                                                       \
-     nh_reset,                                                                                                         \
-     nh_free,                                                                                                          \
-     nh_constraint,                                                                                                    \
-     NULL,                                                                                                             \
-     nh_stage_residual,                                                                                                \
-     NULL}
+    {                                                                                                                  \
+        name, 2 * (s)-2, SP_STEP_MODEL_NONHOLONOMIC,                                                                   \
+            SP_STEP_IMPLICIT | SP_STEP_SYMMETRIC | SP_STEP_COUNTS_FACTORIZATIONS, SP_STEP_KEEPS_ZERO, 1e-10,           \
+            &stage_counts[s], nh_alloc, nh_step_fn, nh_reset, nh_free, nh_constraint, NULL, nh_stage_residual, NULL    \
+    }
 
 static const sp_step_type nonholonomic_types[] = {
     NH("nh_lobatto2", 2), NH("nh_lobatto3", 3), NH("nh_lobatto4", 4), NH("nh_lobatto5", 5), NH("nh_lobatto6", 6),
@@ -235,9 +219,11 @@ static sp_status nh_lie_constraint(void *self, const double *x, double *values, 
 
 /* The chart is anchored at the step's start: symmetric only on abelian groups. */
 #define NH_LIE(name, s)                                                                                                \
-    {name, 2 * (s) - 2, SP_STEP_MODEL_NH_LIE, SP_STEP_IMPLICIT, SP_STEP_KEEPS_ZERO, 1e-10,                            \
-     &stage_counts[s], nh_lie_alloc, nh_lie_step_fn, nh_lie_reset, nh_lie_free, nh_lie_constraint, NULL,               \
-     nh_lie_stage_residual, NULL}
+    {                                                                                                                  \
+        name, 2 * (s)-2, SP_STEP_MODEL_NH_LIE, SP_STEP_IMPLICIT, SP_STEP_KEEPS_ZERO, 1e-10, &stage_counts[s],          \
+            nh_lie_alloc, nh_lie_step_fn, nh_lie_reset, nh_lie_free, nh_lie_constraint, NULL, nh_lie_stage_residual,   \
+            NULL                                                                                                       \
+    }
 
 static const sp_step_type nh_lie_types[] = {
     NH_LIE("nh_lie_lobatto2", 2),

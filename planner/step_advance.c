@@ -3,9 +3,9 @@
 
 sp_work_kind sp_step_work_kind(const sp_step_type *type)
 {
-    return type->model == SP_STEP_MODEL_SPLIT   ? SP_WORK_SPLITTING
-           : type->flags & SP_STEP_IMPLICIT     ? SP_WORK_IMPLICIT
-                                                : SP_WORK_EXPLICIT;
+    return type->model == SP_STEP_MODEL_SPLIT ? SP_WORK_SPLITTING
+           : type->flags & SP_STEP_IMPLICIT   ? SP_WORK_IMPLICIT
+                                              : SP_WORK_EXPLICIT;
 }
 
 /* Each call of the evolve is one accepted step, as many as the error control wants; the
@@ -26,8 +26,8 @@ static sp_status evolve_over(sp_step *s, const sp_run_interval *iv, double *h_pr
 sp_status sp_step_advance(sp_step *s, const sp_run_interval *iv, double *h_proposal, double *x, sp_run_work *work)
 {
     const sp_step_stats a = sp_step_stats_of(s);
-    const sp_status st = sp_step_type_of(s)->flags & SP_STEP_ADAPTIVE ? evolve_over(s, iv, h_proposal, x)
-                                                                      : sp_step_apply(s, iv->h, x);
+    const sp_status st =
+        sp_step_type_of(s)->flags & SP_STEP_ADAPTIVE ? evolve_over(s, iv, h_proposal, x) : sp_step_apply(s, iv->h, x);
     const sp_step_stats b = sp_step_stats_of(s);
     const long iterations = b.newton_iterations - a.newton_iterations;
     work->attempts += b.steps - a.steps;

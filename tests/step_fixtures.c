@@ -48,8 +48,8 @@ int fixture_sphere_constraint(const double *q, double *g, double *G, double *d2g
 }
 
 static const double unit_mass[3] = {1, 1, 1};
-const sp_holonomic_model fixture_pendulum = {3, 1, unit_mass, fixture_pendulum_potential, fixture_sphere_constraint,
-                                             NULL, NULL};
+const sp_holonomic_model fixture_pendulum = {
+    3, 1, unit_mass, fixture_pendulum_potential, fixture_sphere_constraint, NULL, NULL};
 const double fixture_pendulum_q0[3] = {0, 1, 0}, fixture_pendulum_p0[3] = {1, 0, 1};
 
 /* ---- the wrappers: params is the fixture, whose `fail` decides */
@@ -130,9 +130,9 @@ static int oscillator(const double *y, double *dy, void *params)
 
 /* ---- the fixtures */
 
-static void set_state(step_fixture *f, int n, const double *a, int na, const double *b, int nb)
+/* x0 = (a, b) (b may be NULL). */
+static void set_state(step_fixture *f, const double *a, int na, const double *b, int nb)
 {
-    (void)n;
     sp_vec_copy(na, a, f->x0);
     if (b) sp_vec_copy(nb, b, f->x0 + na);
     f->dim = na + (b ? nb : 0);
@@ -166,7 +166,7 @@ sp_status step_fixture_init(step_fixture *f, sp_step_model_kind kind)
     case SP_STEP_MODEL_HOLONOMIC:
         f->holonomic = fixture_pendulum;
         f->holonomic.params = &f->fail;
-        set_state(f, 3, fixture_pendulum_q0, 3, fixture_pendulum_p0, 3);
+        set_state(f, fixture_pendulum_q0, 3, fixture_pendulum_p0, 3);
         f->model = &f->holonomic;
         return SP_OK;
     case SP_STEP_MODEL_LIE_RATTLE: {
@@ -193,7 +193,7 @@ sp_status step_fixture_init(step_fixture *f, sp_step_model_kind kind)
         f->prop7.vak.params = f;
         f->prop7.holonomic = prop7_holonomic;
         f->prop7.params = f;
-        set_state(f, 4, q0, 4, p0, 4);
+        set_state(f, q0, 4, p0, 4);
         f->model = &f->prop7;
         return SP_OK;
     }
@@ -206,7 +206,7 @@ sp_status step_fixture_init(step_fixture *f, sp_step_model_kind kind)
         f->vak.potential = vak_potential;
         f->vak.constraints = vak_constraints;
         f->vak.params = f;
-        set_state(f, 3, q0, 3, p0, 3);
+        set_state(f, q0, 3, p0, 3);
         sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&f->vak_inner);
         if (!pt) return SP_ERR_NOMEM;
         sp_status st = sp_vakonomic_multiplier(&f->vak_inner, pt, q0, p0, f->x0 + 6);
@@ -249,20 +249,20 @@ sp_status step_fixture_init(step_fixture *f, sp_step_model_kind kind)
     case SP_STEP_MODEL_SPLIT:
         f->pendulum = (sp_spherical_pendulum){1.0, 1.0, 1.0};
         f->split = sp_spherical_pendulum_split(&f->pendulum);
-        set_state(f, 3, fixture_pendulum_q0, 3, fixture_pendulum_p0, 3);
+        set_state(f, fixture_pendulum_q0, 3, fixture_pendulum_p0, 3);
         f->model = &f->split;
         f->callbacks = 0; /* the flows fail only on bad data */
         return SP_OK;
     case SP_STEP_MODEL_ODE: {
         static const double y0[2] = {1.0, 0.5};
         f->ode = (sp_ode_system){oscillator, 2, f};
-        set_state(f, 2, y0, 2, NULL, 0);
+        set_state(f, y0, 2, NULL, 0);
         f->model = &f->ode;
         return SP_OK;
     }
     case SP_STEP_MODEL_ROUND_SPHERE: {
         static const double x0[13] = {1, 0, 0, 0, 0.5, 0.2, 0, 0.1, -0.3, 0, 0.2, 0.1, 0};
-        set_state(f, 13, x0, 13, NULL, 0);
+        set_state(f, x0, 13, NULL, 0);
         f->callbacks = 0;
         return SP_OK;
     }

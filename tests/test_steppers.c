@@ -48,8 +48,7 @@ static sp_status integrate(const sp_step_type *t, const step_fixture *f, int N, 
     return st;
 }
 
-#define FOR_EACH_TYPE(t)                                                                                               \
-    for (size_t i_ = 0; (t = sp_step_type_at(i_)) != NULL; ++i_)
+#define FOR_EACH_TYPE(t) for (size_t i_ = 0; (t = sp_step_type_at(i_)) != NULL; ++i_)
 
 /* One check of one type: its fixture, a fresh stepper on it and the state at the start. */
 typedef void (*check_fn)(const sp_step_type *t, step_fixture *f, sp_step *s, double *x);
@@ -134,8 +133,8 @@ static void check_order(const sp_step_type *t, step_fixture *f, sp_step *s, doub
         if (isnan(measured) || fabs(m - t->order) < fabs(measured - t->order)) measured = m;
     }
     cr_log_info("%s: order %.3f (declared %d)", t->name, measured, t->order);
-    cr_expect(fabs(measured - t->order) <= (t->order <= 8 ? 0.2 : 0.5), "%s: measured order %.3f, declared %d",
-              t->name, measured, t->order);
+    cr_expect(fabs(measured - t->order) <= (t->order <= 8 ? 0.2 : 0.5), "%s: measured order %.3f, declared %d", t->name,
+              measured, t->order);
 }
 
 Test(steppers, measured_order_is_declared_order) { for_each_type(0, check_order); }
@@ -233,8 +232,8 @@ static void check_work(const sp_step_type *t, step_fixture *f, sp_step *s, doubl
         cr_expect(w.newton_iterations >= 7 && w.max_iterations >= 1, "%s: Newton iterations %ld", t->name,
                   w.newton_iterations);
     else
-        cr_expect(w.rhs_evaluations + w.exact_flows >= 7, "%s: evaluations %ld, flows %ld", t->name,
-                  w.rhs_evaluations, w.exact_flows);
+        cr_expect(w.rhs_evaluations + w.exact_flows >= 7, "%s: evaluations %ld, flows %ld", t->name, w.rhs_evaluations,
+                  w.exact_flows);
 }
 
 Test(steppers, work_is_counted) { for_each_type(0, check_work); }
