@@ -107,8 +107,10 @@ struct sp_step_type {
     double invariant_tol;
     const void *data; /* the method's own constant data (a scheme, a table, a stage count) */
     /* The stepper of `model` with `opt` (never NULL); fills *layout. NULL on an invalid
-     * model or options, or out of memory. */
-    void *(*alloc)(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout);
+     * model or options, or out of memory; *why may then be set to a more telling status
+     * (a model that fails where the stepper starts). */
+    void *(*alloc)(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout,
+                   sp_status *why);
     /* One step of size h in place on x, adding its work to *stats (steps are counted by
      * the caller). May leave x changed on failure: sp_step_apply restores it. */
     sp_status (*step)(void *self, double h, double *x, sp_step_stats *stats);
@@ -137,8 +139,9 @@ const sp_step_type *sp_step_type_named(const char *name);
 typedef struct sp_step sp_step;
 
 /* Borrows the model (which must outlive the stepper); copies the options (NULL: defaults).
- * NULL when the type refuses the model or memory runs out. */
-sp_step *sp_step_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt);
+ * NULL when the type refuses the model or memory runs out; then *why (when not NULL)
+ * says which: SP_ERR_NOMEM, or what the model reported. */
+sp_step *sp_step_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_status *why);
 void sp_step_free(sp_step *s); /* NULL is a no-op */
 const sp_step_type *sp_step_type_of(const sp_step *s);
 const sp_step_layout *sp_step_layout_of(const sp_step *s);

@@ -46,8 +46,11 @@ struct sp_step {
     double backup[SP_STEP_MAX_DIM]; /* the state before a step, restored when it fails */
 };
 
-sp_step *sp_step_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt)
+sp_step *sp_step_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_status *why)
 {
+    sp_status status = SP_ERR_NOMEM;
+    if (!why) why = &status;
+    *why = SP_ERR_NOMEM;
     if (!type) return NULL;
     const sp_step_options d = sp_step_options_default();
     sp_step_options o = opt ? *opt : d;
@@ -56,12 +59,13 @@ sp_step *sp_step_alloc(const sp_step_type *type, const void *model, const sp_ste
     sp_step *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->type = type;
-    s->self = type->alloc(type, model, &o, &s->layout);
+    s->self = type->alloc(type, model, &o, &s->layout, why);
     if (!s->self || s->layout.dim > SP_STEP_MAX_DIM) {
         if (s->self) type->free(s->self);
         free(s);
         return NULL;
     }
+    *why = SP_OK;
     return s;
 }
 

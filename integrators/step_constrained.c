@@ -41,8 +41,10 @@ static void *qp_wrap(void *s, int n, int half_step_momenta, sp_step_layout *layo
 
 static void hol_free_stepper(void *s) { sp_holonomic_free(s); }
 
-static void *hol_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout)
+static void *hol_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout,
+                       sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_holonomic_model *m = model;
     sp_holonomic *s = sp_holonomic_alloc(m, sp_holonomic_method_by_name(type->data));
     if (!s) return NULL;
@@ -115,8 +117,10 @@ typedef struct lie_rattle_step {
     int elem;
 } lie_rattle_step;
 
-static void *lie_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout)
+static void *lie_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout,
+                       sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_lie_rattle_model *m = model;
     lie_rattle_step *r = calloc(1, sizeof *r);
     if (!r || !m || !m->group) {
@@ -193,8 +197,9 @@ const sp_step_type_list sp_step_types_lie_rattle = {lie_rattle_types,
 static void prop7_free_stepper(void *s) { sp_prop7_free(s); }
 
 static void *prop7_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                         sp_step_layout *layout)
+                         sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     (void)type;
     const sp_prop7_model *m = model;
     sp_prop7 *s = sp_prop7_alloc(m);
@@ -251,14 +256,16 @@ static void feedback_free(void *self)
 }
 
 static void *feedback_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                            sp_step_layout *layout)
+                            sp_step_layout *layout, sp_status *why)
 {
     const sp_holonomic_model *m = model;
     feedback_step *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->control = opt->control;
     f->fb = sp_feedback_alloc(m, &opt->gains, opt->integral);
-    if (!f->fb || (opt->reference && sp_feedback_set_reference(f->fb, opt->reference) != SP_OK)) {
+    sp_status st = f->fb && opt->reference ? sp_feedback_set_reference(f->fb, opt->reference) : SP_OK;
+    if (!f->fb || st != SP_OK) {
+        if (st != SP_OK) *why = st; /* the model failed at the reference state */
         feedback_free(f);
         return NULL;
     }
@@ -344,8 +351,9 @@ typedef struct splitting_step {
 } splitting_step;
 
 static void *splitting_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                             sp_step_layout *layout)
+                             sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     (void)opt;
     const sp_split_system *system = model;
     splitting_step *s = system && system->dim > 0 ? calloc(1, sizeof *s) : NULL;
@@ -379,8 +387,9 @@ const sp_step_type_list sp_step_types_splitting = {splitting_types, sizeof split
 /* ---- explicit Runge–Kutta on an ODE ẏ = F(y) */
 
 static void *explicit_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                            sp_step_layout *layout)
+                            sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_ode_system *ode = model;
     feedback_step *f = ode ? calloc(1, sizeof *f) : NULL;
     if (!f) return NULL;

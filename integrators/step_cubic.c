@@ -25,8 +25,10 @@ static void hohp_free(void *self)
     free(c);
 }
 
-static void *hohp_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout)
+static void *hohp_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout,
+                        sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_group *G = model;
     const sp_hohp_scheme *scheme =
         strcmp(type->data, sp_hohp_scheme_rkmk8.name) == 0 ? &sp_hohp_scheme_rkmk8 : sp_hohp_scheme_by_name(type->data);
@@ -125,8 +127,9 @@ const sp_step_type_list sp_step_types_hohp = {hohp_types, sizeof hohp_types / si
 /* ---- the round sphere */
 
 static void *sphere_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                          sp_step_layout *layout)
+                          sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     (void)type, (void)model, (void)opt;
     sp_round_sphere *s = malloc(sizeof *s);
     if (!s || sp_round_sphere_init(s) != SP_OK) {

@@ -29,8 +29,9 @@ static void index1_free(void *self)
 }
 
 static void *index1_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                          sp_step_layout *layout)
+                          sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_vakonomic_model *m = model;
     sp_tableau tab;
     index1_step *v =
@@ -104,8 +105,10 @@ static void nh_free(void *self)
     free(v);
 }
 
-static void *nh_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout)
+static void *nh_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt, sp_step_layout *layout,
+                      sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_nh_model *m = model;
     sp_nh_options o = sp_nh_options_default();
     sp_step_merge_newton(&o.newton, opt);
@@ -175,8 +178,9 @@ static void nh_lie_free(void *self)
 }
 
 static void *nh_lie_alloc(const sp_step_type *type, const void *model, const sp_step_options *opt,
-                          sp_step_layout *layout)
+                          sp_step_layout *layout, sp_status *why)
 {
+    (void)why; /* only out of memory or an invalid model: the caller's default */
     const sp_nh_lie_model *m = model;
     sp_nh_lie_options o = sp_nh_lie_options_default();
     sp_step_merge_newton(&o.newton, opt);

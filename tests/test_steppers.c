@@ -20,7 +20,7 @@ static void fixture_of(const sp_step_type *t, step_fixture *f)
 
 static sp_step *stepper_of(const sp_step_type *t, const step_fixture *f)
 {
-    sp_step *s = sp_step_alloc(t, f->model, &f->options);
+    sp_step *s = sp_step_alloc(t, f->model, &f->options, NULL);
     cr_assert_not_null(s, "%s: alloc on its fixture", t->name);
     cr_assert_eq(sp_step_layout_of(s)->dim, f->dim, "%s: the layout has the fixture's size", t->name);
     return s;
@@ -92,6 +92,11 @@ Test(steppers, registry_lists_every_type_once_by_name)
         cr_expect(t->model < SP_STEP_MODEL_KINDS, "%s: a model kind", t->name);
         cr_expect(!(t->flags & SP_STEP_ADAPTIVE) == !t->evolve, "%s: adaptive exactly when it can evolve", t->name);
         cr_expect(t->keeps == SP_STEP_KEEPS_NOTHING || t->invariant, "%s: measures what it keeps", t->name);
+        if (t->model != SP_STEP_MODEL_ROUND_SPHERE) {
+            sp_status why = SP_OK;
+            cr_expect_null(sp_step_alloc(t, NULL, NULL, &why), "%s: no model, no stepper", t->name);
+            cr_expect_neq(why, SP_OK, "%s: and a status that says so", t->name);
+        }
     }
     cr_expect_geq(count, 47, "every method of the library is registered (%zu)", count);
     cr_expect_null(sp_step_type_named("no_such_method"));
@@ -252,3 +257,24 @@ static void check_evolve(const sp_step_type *t, step_fixture *f, sp_step *s, dou
 }
 
 Test(steppers, adaptive_types_evolve_to_the_end) { for_each_type(SP_STEP_ADAPTIVE, check_evolve); }
+
+/* A model that fails already where the stepper starts: either the stepper does not look
+ * at it before its first step, or alloc says what the model reported, not out of memory. */
+Test(steppers, alloc_tells_a_failing_model_from_no_memory)
+{
+    const sp_step_type *t;
+    FOR_EACH_TYPE(t)
+    {
+        step_fixture f;
+        fixture_of(t, &f);
+        if (!f.callbacks) continue;
+        f.fail = -1;
+        sp_status why = SP_OK;
+        sp_step *s = sp_step_alloc(t, f.model, &f.options, &why);
+        if (s)
+            cr_expect_eq(why, SP_OK, "%s", t->name);
+        else
+            cr_expect_eq(why, SP_ERR_CALLBACK, "%s: %s", t->name, sp_status_name(why));
+        sp_step_free(s);
+    }
+}

@@ -57,8 +57,8 @@ sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb)
     opt.control.rtol = hp->rtol;
     opt.control.atol = hp->atol;
     opt.control.h_max = pb->T / pb->steps;
-    sys->step = sp_step_alloc(sys->type, model_of(sys, sys->type->model), &opt);
-    return sys->step ? SP_OK : SP_ERR_NOMEM;
+    sys->step = sp_step_alloc(sys->type, model_of(sys, sys->type->model), &opt, &st);
+    return st;
 }
 
 void sp_hol_system_release(sp_hol_system *sys)

@@ -42,8 +42,9 @@ sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb)
     }
     const sp_step_type *type = sp_step_type_named(name);
     if (!type) return SP_ERR_INVALID;
-    sys->step = sp_step_alloc(type, model, &opt);
-    return sys->step ? SP_OK : SP_ERR_NOMEM;
+    sp_status st;
+    sys->step = sp_step_alloc(type, model, &opt, &st);
+    return st;
 }
 
 void sp_nh_system_release(sp_nh_system *sys)

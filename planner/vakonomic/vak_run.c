@@ -38,7 +38,7 @@ sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb)
     sp_step_options opt = sp_step_options_default();
     opt.newton.tol = pb->solver_tol;
     opt.index1_solver = (int)index1_solver(pb->stage_solver);
-    sys->step = sp_step_alloc(type, &sys->model, &opt);
+    sys->step = sp_step_alloc(type, &sys->model, &opt, NULL);
     sys->point = sp_vakonomic_point_alloc(&sys->model);
     if (!sys->step || !sys->point) {
         sp_vak_system_release(sys);
