@@ -96,16 +96,11 @@ sp_nh_options sp_nh_get_options(const sp_nh *s);
  * holds Λ_1 on entry; with SP_NH_LAMBDA_RECOMPUTE it is ignored on entry and may be NULL
  * (then only q, p advance); with SP_NH_PLACE_IIIB, Λ_1 is an unknown and lam only seeds
  * Newton. On failure q, p and lam are untouched.
- * By default Newton starts every stage at (q, p, Λ_1) and refactors the Jacobian at every
- * iteration. With opt.newton.warm_start, a step from exactly where the last successful one
- * ended starts from the last step continued (its stage derivatives H_p and F extrapolated
- * to the new stage times and put into the stage equations from (q, p); its multipliers
- * extrapolated) and solves by simplified Newton with a factorisation kept from earlier
- * steps while its measured contraction makes that cheaper than a fresh one
- * (sp_newton_solve_simplified, opt.newton.stale_updates); if that solve fails, the step
- * starts again from the plain start by full Newton. Any other step (the first, one after a
- * failure, a jump) is solved as without the warm start. Either way the stages are
- * converged to the tolerance of the options. */
+ * By default Newton starts every stage at (q, p, Λ_1) with a fresh Jacobian at every
+ * iteration; with opt.newton.warm_start a step that continues the last successful one
+ * starts from its extrapolation and solves by simplified Newton (docs/methods.md §6.3),
+ * falling back to the plain start. Either way the stages are converged to the tolerance
+ * of the options. */
 sp_status sp_nh_step(sp_nh *s, double h, double *q, double *p, double *lam);
 
 /* What the last successful step left. */

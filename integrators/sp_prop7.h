@@ -30,13 +30,9 @@ void sp_prop7_set_options(sp_prop7 *s, const sp_newton_options *opt); /* default
 /* One step of size h (negative allowed), in place on (q, p). A failure returns its
  * status and leaves (q, p) untouched.
  *
- * Newton starts from q1 = q0 + h H_p(q0, p0), p_{1/2} = p0, ν0 = 0, unless the step
- * continues the last ones: (q, p) is bitwise what the last successful step returned, the
- * steps have one sign, |h| is at most twice the last step, and the extrapolation made for
- * the last step came closer to its solution than this guess (so from the fourth step of a
- * chain on). Then it starts from the last steps' increments and multiplier extrapolated
- * (prop7.c, predict), and falls back to the plain guess if that solve fails; either start
- * converges to the same solution within the Newton tolerance. */
+ * Newton starts from the plain guess, or, when the step continues a chain of steps, from
+ * the chain extrapolated (docs/methods.md §5.7), falling back to the plain guess; either
+ * start converges to the same solution within the Newton tolerance. */
 sp_status sp_prop7_step(sp_prop7 *s, double h, double *q, double *p);
 int sp_prop7_iterations(const sp_prop7 *s); /* Newton iterations of the last step (both starts) */
 /* Forgets the steps taken: the next step starts from the plain guess, as the first does. */

@@ -1,20 +1,10 @@
-/* Splitting methods with exact sub-flows. A split system
- * H = H₁ + … + H_k is given by the exact flows φ_i(t) of its parts; a method is data: the
- * sequence of (part, fraction of h) applied in order, so that
- *
- *   "lie_trotter"  Φ_h = φ₂(h) ∘ φ₁(h)                  (part 1 first), order 1;
- *   "strang"       Φ_h = φ₂(h/2) ∘ φ₁(h) ∘ φ₂(h/2),     order 2, symmetric.
- *
- * Compositions of exact Hamiltonian flows are symplectic and keep every invariant that all
- * sub-flows keep.
- *
- * The spherical pendulum of mass m, gravity g and length l on T*S² = {|q| = l, q·p = 0}
- * splits into H₁ = |p|²/2m (great-circle rotation, ω = |p|/(m l); identity when p = 0)
- *
- *     q(t) = cos(ωt) q + sin(ωt) (l/|p|) p,   p(t) = cos(ωt) p − sin(ωt) (|p|/l) q,
- *
- * and H₂ = m g q₃ (tangential kick, q fixed): p(t) = p − t m g (e₃ − (q₃/l²) q).
- * Both flows keep |q|, q·p and L₃ = q₁p₂ − q₂p₁. */
+/* Splitting methods with exact sub-flows. A split system H = H₁ + … + H_k is given by the
+ * exact flows φ_i(t) of its parts; a method is data: the sequence of (part, fraction of h)
+ * applied in order — "lie_trotter" φ₂(h) ∘ φ₁(h), order 1; "strang"
+ * φ₂(h/2) ∘ φ₁(h) ∘ φ₂(h/2), order 2, symmetric. Compositions of exact Hamiltonian flows
+ * are symplectic and keep every invariant all sub-flows keep. The exact flows of the
+ * spherical pendulum (a great-circle rotation and a tangential kick, both on T*S²) are
+ * below; their formulas are in docs/methods.md §5.9. */
 #ifndef SP_SPLITTING_H
 #define SP_SPLITTING_H
 

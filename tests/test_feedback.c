@@ -23,30 +23,11 @@
 #include "integrators/sp_holonomic.h"
 #include "integrators/sp_splitting.h"
 #include "lie/sp_linalg.h"
+#include "step_fixtures.h"
 
 /* ------------------------------------------------------------------------------------
- * The spherical pendulum, m = g = l = 1: V = q₃, g(q) = ½(|q|² − 1). */
-
-static int pendulum_potential(const double *q, double *V, double *grad, double *hess, void *params)
-{
-    (void)params;
-    if (V) *V = q[2];
-    if (grad) grad[0] = grad[1] = 0.0, grad[2] = 1.0;
-    if (hess) memset(hess, 0, 9 * sizeof *hess);
-    return 0;
-}
-
-static int sphere_constraint(const double *q, double *g, double *G, double *d2g, void *params)
-{
-    (void)params;
-    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0);
-    if (G) G[0] = q[0], G[1] = q[1], G[2] = q[2];
-    if (d2g) {
-        memset(d2g, 0, 9 * sizeof *d2g);
-        d2g[0] = d2g[4] = d2g[8] = 1.0;
-    }
-    return 0;
-}
+ * The spherical pendulum of the shared fixtures (step_fixtures.h), m = g = l = 1: V = q₃,
+ * g(q) = ½(|q|² − 1). */
 
 /* L₃ = q₁p₂ − q₂p₁ and its gradient (∂/∂q, ∂/∂p). */
 static int vertical_momentum(const double *q, const double *p, double *I, double *grad, void *params)
@@ -60,8 +41,6 @@ static int vertical_momentum(const double *q, const double *p, double *I, double
     return 0;
 }
 
-static const double unit_mass[3] = {1, 1, 1};
-static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL, NULL};
 static const sp_first_integral L3 = {vertical_momentum, NULL};
 /* the normalisation of Chang, Perlmutter & Vankerschaver: s₁ g = |q|² − 1, s₂ G M⁻¹ p = q·p */
 static const sp_feedback_gains gains50 = {50, 50, 50, 50, 2, 1};
@@ -73,7 +52,7 @@ static const double y_ref_10[6] = {0.34441893954461666, -0.6799604623641684, -0.
 
 static sp_feedback *pendulum_feedback(const sp_feedback_gains *k)
 {
-    sp_feedback *fb = sp_feedback_alloc(&pendulum, k, &L3);
+    sp_feedback *fb = sp_feedback_alloc(&fixture_pendulum, k, &L3);
     cr_assert_not_null(fb);
     cr_assert_eq(sp_feedback_set_reference(fb, z_start), SP_OK);
     return fb;
@@ -749,7 +728,7 @@ Test(splitting, D5_invariants_of_strang_lie_trotter_rattle)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         double worst[4], t0 = seconds();
         if (strcmp(cases[c].name, "rattle") == 0) {
-            sp_holonomic *r = sp_holonomic_alloc(&pendulum, sp_holonomic_method_by_name("rattle"));
+            sp_holonomic *r = sp_holonomic_alloc(&fixture_pendulum, sp_holonomic_method_by_name("rattle"));
             cr_assert_not_null(r);
             long_run(rattle_map, r, worst);
             sp_holonomic_free(r);

@@ -10,36 +10,14 @@
 #include "integrators/sp_holonomic.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
+#include "step_fixtures.h"
 
-/* m = g = ℓ = 1: V = q₃, g(q) = ½(|q|² − 1). */
-static int pendulum_potential(const double *q, double *V, double *grad, double *hess, void *params)
-{
-    (void)params;
-    if (V) *V = q[2];
-    if (grad) grad[0] = grad[1] = 0.0, grad[2] = 1.0;
-    if (hess) memset(hess, 0, 9 * sizeof *hess);
-    return 0;
-}
-
-static int sphere_constraint(const double *q, double *g, double *G, double *d2g, void *params)
-{
-    (void)params;
-    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0);
-    if (G) G[0] = q[0], G[1] = q[1], G[2] = q[2];
-    if (d2g) {
-        memset(d2g, 0, 9 * sizeof *d2g);
-        d2g[0] = d2g[4] = d2g[8] = 1.0;
-    }
-    return 0;
-}
-
-static const double unit_mass[3] = {1, 1, 1};
-static const sp_holonomic_model pendulum = {3, 1, unit_mass, pendulum_potential, sphere_constraint, NULL, NULL};
-static const double q_start[3] = {0, 1, 0}, p_start[3] = {1, 0, 1};
+/* The spherical pendulum of the shared fixtures (step_fixtures.h): m = g = ℓ = 1, V = q₃,
+ * g(q) = ½(|q|² − 1). */
 
 static sp_holonomic *stepper(const char *method)
 {
-    sp_holonomic *s = sp_holonomic_alloc(&pendulum, sp_holonomic_method_by_name(method));
+    sp_holonomic *s = sp_holonomic_alloc(&fixture_pendulum, sp_holonomic_method_by_name(method));
     cr_assert_not_null(s, "method %s", method);
     return s;
 }
@@ -67,8 +45,8 @@ Test(holonomic, one_step_matches_golden_values)
     for (size_t c = 0; c < sizeof golden / sizeof golden[0]; ++c) {
         sp_holonomic *s = stepper(golden[c].method);
         double z[6];
-        memcpy(z, q_start, sizeof q_start);
-        memcpy(z + 3, p_start, sizeof p_start);
+        memcpy(z, fixture_pendulum_q0, sizeof fixture_pendulum_q0);
+        memcpy(z + 3, fixture_pendulum_p0, sizeof fixture_pendulum_p0);
         cr_assert_eq(sp_holonomic_step(s, 0.1, z, z + 3), SP_OK);
         double err = 0.0;
         for (int i = 0; i < 6; ++i) err = fmax(err, fabs(z[i] - golden[c].z[i]));
@@ -83,8 +61,8 @@ static double run_error(const char *method, double T, int N)
                                       0.8453771355337075, -0.5478296054021252, -0.8972055103285813};
     sp_holonomic *s = stepper(method);
     double q[3], p[3];
-    memcpy(q, q_start, sizeof q);
-    memcpy(p, p_start, sizeof p);
+    memcpy(q, fixture_pendulum_q0, sizeof q);
+    memcpy(p, fixture_pendulum_p0, sizeof p);
     for (int k = 0; k < N; ++k) cr_assert_eq(sp_holonomic_step(s, T / N, q, p), SP_OK);
     double err = 0.0;
     for (int i = 0; i < 3; ++i) err = fmax(err, fabs(q[i] - y_ref_5[i]));
@@ -112,7 +90,7 @@ Test(holonomic, multiplier_solve_stops_at_the_round_off_solution)
             to_round_off.max_iter = 100;
             sp_holonomic_set_options(exact, &to_round_off);
             double a[6], b[6], diff = 0.0;
-            memcpy(a, q_start, sizeof q_start), memcpy(a + 3, p_start, sizeof p_start);
+            memcpy(a, fixture_pendulum_q0, sizeof fixture_pendulum_q0), memcpy(a + 3, fixture_pendulum_p0, sizeof fixture_pendulum_p0);
             memcpy(b, a, sizeof a);
             long iterations = 0, exact_iterations = 0;
             const int N = 400;
@@ -145,7 +123,7 @@ Test(holonomic, remembered_jacobian_belongs_to_its_position)
 {
     sp_holonomic *used = stepper("rattle_kl8"), *fresh = stepper("rattle_kl8");
     double z[6], w[6];
-    memcpy(z, q_start, sizeof q_start), memcpy(z + 3, p_start, sizeof p_start);
+    memcpy(z, fixture_pendulum_q0, sizeof fixture_pendulum_q0), memcpy(z + 3, fixture_pendulum_p0, sizeof fixture_pendulum_p0);
     for (int k = 0; k < 10; ++k) cr_assert_eq(sp_holonomic_step(used, 0.1, z, z + 3), SP_OK);
     /* elsewhere on T*S²: the start rotated by a quarter turn about the vertical */
     const double elsewhere[6] = {-1, 0, 0, 0, 1, 1};
@@ -216,9 +194,9 @@ Test(holonomic, constraints_and_invariants_over_long_runs, .timeout = 120)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         sp_holonomic *s = stepper(cases[c].method);
-        double q[3], p[3], H0, H, L0 = q_start[0] * p_start[1] - q_start[1] * p_start[0];
-        memcpy(q, q_start, sizeof q);
-        memcpy(p, p_start, sizeof p);
+        double q[3], p[3], H0, H, L0 = fixture_pendulum_q0[0] * fixture_pendulum_p0[1] - fixture_pendulum_q0[1] * fixture_pendulum_p0[0];
+        memcpy(q, fixture_pendulum_q0, sizeof q);
+        memcpy(p, fixture_pendulum_p0, sizeof p);
         cr_assert_eq(sp_holonomic_energy(s, q, p, &H0), SP_OK);
         const int N = (int)lround(cases[c].T / 0.01);
         double worst_g = 0.0, worst_hidden = 0.0, worst_L = 0.0, first = 0.0, second = 0.0;
@@ -247,8 +225,8 @@ Test(holonomic, shake_positions_equal_rattle_positions)
 {
     sp_holonomic *r = stepper("rattle"), *s = stepper("shake");
     double qr[3], pr[3], qs[3], ps[3], worst = 0.0;
-    memcpy(qr, q_start, sizeof qr), memcpy(qs, q_start, sizeof qs);
-    memcpy(pr, p_start, sizeof pr), memcpy(ps, p_start, sizeof ps);
+    memcpy(qr, fixture_pendulum_q0, sizeof qr), memcpy(qs, fixture_pendulum_q0, sizeof qs);
+    memcpy(pr, fixture_pendulum_p0, sizeof pr), memcpy(ps, fixture_pendulum_p0, sizeof ps);
     for (int k = 0; k < 200; ++k) {
         cr_assert_eq(sp_holonomic_step(r, 0.025, qr, pr), SP_OK);
         cr_assert_eq(sp_holonomic_step(s, 0.025, qs, ps), SP_OK);
@@ -293,7 +271,7 @@ static sp_status adapt(void *ctx, double *z)
 static double symplecticity_defect(step_map map, void *ctx, const double *z0, double h)
 {
     double DC[2 * 6];
-    cr_assert_eq(sp_holonomic_manifold_jacobian(&pendulum, z0, z0 + 3, DC), SP_OK);
+    cr_assert_eq(sp_holonomic_manifold_jacobian(&fixture_pendulum, z0, z0 + 3, DC), SP_OK);
     map_ctx c = {map, ctx, h};
     double defect;
     int dim;
@@ -306,12 +284,12 @@ static double symplecticity_defect(step_map map, void *ctx, const double *z0, do
 Test(holonomic, symplectic_on_the_constraint_manifold)
 {
     double z0[6];
-    memcpy(z0, q_start, sizeof q_start);
-    memcpy(z0 + 3, p_start, sizeof p_start);
+    memcpy(z0, fixture_pendulum_q0, sizeof fixture_pendulum_q0);
+    memcpy(z0 + 3, fixture_pendulum_p0, sizeof fixture_pendulum_p0);
     for (size_t i = 0; sp_holonomic_method_at(i); ++i) {
         const sp_holonomic_method *m = sp_holonomic_method_at(i);
         if (m->base == SP_HOL_SHAKE) continue; /* a two-step map: no one-step symplecticity */
-        sp_holonomic *s = sp_holonomic_alloc(&pendulum, m);
+        sp_holonomic *s = sp_holonomic_alloc(&fixture_pendulum, m);
         double d = symplecticity_defect(holonomic_map, s, z0, 0.1);
         cr_expect_leq(d, 1e-8, "%s: symplecticity defect %.2e", m->name, d);
         sp_holonomic_free(s);
@@ -359,7 +337,7 @@ Test(holonomic, shared_symplecticity_defect)
     /* DC of T*S² at an off-manifold point against central differences of C = (g, q·p) */
     const double z[6] = {0.3, 1.1, -0.4, 0.7, -0.2, 0.5};
     double DC[12];
-    cr_assert_eq(sp_holonomic_manifold_jacobian(&pendulum, z, z + 3, DC), SP_OK);
+    cr_assert_eq(sp_holonomic_manifold_jacobian(&fixture_pendulum, z, z + 3, DC), SP_OK);
     for (int j = 0; j < 6; ++j) {
         double zp[6], zm[6], e = 1e-6;
         memcpy(zp, z, sizeof zp), memcpy(zm, z, sizeof zm);
@@ -399,7 +377,7 @@ Test(holonomic, failures_come_back_as_status)
     static const char *const methods[] = {"rattle", "se_a", "lobatto3", "lobatto4"};
     static const double singular[9] = {1, 0, 0, 0, 0, 0, 0, 0, 1};
     for (size_t c = 0; c < sizeof methods / sizeof *methods; ++c) {
-        sp_holonomic_model bad = pendulum;
+        sp_holonomic_model bad = fixture_pendulum;
         bad.constraints = impossible_constraint;
         sp_holonomic *s = sp_holonomic_alloc(&bad, sp_holonomic_method_by_name(methods[c]));
         double q[3] = {0, 1, 0}, p[3] = {1, 0, 1};
@@ -407,14 +385,14 @@ Test(holonomic, failures_come_back_as_status)
         cr_expect(q[1] == 1.0 && p[0] == 1.0 && p[2] == 1.0, "%s: the state must be left untouched", methods[c]);
         sp_holonomic_free(s);
 
-        bad = pendulum;
+        bad = fixture_pendulum;
         bad.potential = failing_potential;
         s = sp_holonomic_alloc(&bad, sp_holonomic_method_by_name(methods[c]));
         cr_expect_eq(sp_holonomic_step(s, 0.1, q, p), SP_ERR_CALLBACK, "%s", methods[c]);
         cr_expect(q[1] == 1.0 && p[0] == 1.0, "%s: the state must be left untouched", methods[c]);
         sp_holonomic_free(s);
 
-        bad = pendulum;
+        bad = fixture_pendulum;
         bad.mass_matrix = singular;
         cr_expect_null(sp_holonomic_alloc(&bad, sp_holonomic_method_by_name(methods[c])), "%s", methods[c]);
     }

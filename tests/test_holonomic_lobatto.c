@@ -14,33 +14,17 @@
 #include "integrators/sp_hol_lobatto.h"
 #include "integrators/sp_holonomic.h"
 #include "lie/sp_linalg.h"
+#include "step_fixtures.h"
 
-/* ---- the spherical pendulum, m = g = ℓ = 1: V = q₃, g(q) = ½(|q|² − 1) */
-
-static int sphere_potential(const double *q, double *V, double *grad, double *hess, void *params)
-{
-    (void)params, (void)hess;
-    if (V) *V = q[2];
-    if (grad) grad[0] = grad[1] = 0.0, grad[2] = 1.0;
-    return 0;
-}
-
-static int sphere_constraint(const double *q, double *g, double *G, double *d2g, void *params)
-{
-    (void)params, (void)d2g;
-    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0);
-    if (G) G[0] = q[0], G[1] = q[1], G[2] = q[2];
-    return 0;
-}
+/* ---- the spherical pendulum of the shared fixtures (step_fixtures.h), m = g = ℓ = 1:
+ * V = q₃, g(q) = ½(|q|² − 1) */
 
 static const double unit_mass[3] = {1, 1, 1};
-static const sp_holonomic_model pendulum = {3, 1, unit_mass, sphere_potential, sphere_constraint, NULL, NULL};
-static const double pendulum_q0[3] = {0, 1, 0}, pendulum_p0[3] = {1, 0, 1};
 
 /* The same with a full, non-diagonal mass matrix (an anisotropic bob: a kinetic energy
  * ½ q̇ᵀMq̇), started tangent to T*S² for that M: p0 = M v0 with v0 ⊥ q0. */
 static const double full_M[9] = {2.0, 0.5, 0.0, 0.5, 1.0, 0.2, 0.0, 0.2, 1.5};
-static const sp_holonomic_model anisotropic = {3, 1, unit_mass, sphere_potential, sphere_constraint, NULL, full_M};
+static const sp_holonomic_model anisotropic = {3, 1, unit_mass, fixture_pendulum_potential, fixture_sphere_constraint, NULL, full_M};
 static const double anisotropic_p0[3] = {2.0, 0.7, 1.5}; /* M (1, 0, 1) */
 
 /* ---- a planar double pendulum in Cartesian coordinates q = (x1, y1, x2, y2), masses
@@ -81,9 +65,9 @@ typedef struct problem {
 } problem;
 
 static const problem problems[] = {
-    {"spherical pendulum", &pendulum, pendulum_q0, pendulum_p0, 5.0},
+    {"spherical pendulum", &fixture_pendulum, fixture_pendulum_q0, fixture_pendulum_p0, 5.0},
     {"double pendulum", &double_pendulum, double_q0, double_p0, 3.0},
-    {"anisotropic pendulum", &anisotropic, pendulum_q0, anisotropic_p0, 5.0},
+    {"anisotropic pendulum", &anisotropic, fixture_pendulum_q0, anisotropic_p0, 5.0},
 };
 
 static sp_holonomic *stepper(const sp_holonomic_model *model, const char *method)
@@ -185,12 +169,12 @@ Test(holonomic_lobatto, invariants_over_a_long_run, .timeout = 60)
         const char *method;
         double energy;
     } cases[] = {{"lobatto3", 3e-5}, {"lobatto4", 1.5e-7}, {"lobatto5", 1.5e-10}};
-    const double h = 0.2, T = 1000.0, L0 = pendulum_q0[0] * pendulum_p0[1] - pendulum_q0[1] * pendulum_p0[0];
+    const double h = 0.2, T = 1000.0, L0 = fixture_pendulum_q0[0] * fixture_pendulum_p0[1] - fixture_pendulum_q0[1] * fixture_pendulum_p0[0];
     for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
-        sp_holonomic *s = stepper(&pendulum, cases[c].method);
+        sp_holonomic *s = stepper(&fixture_pendulum, cases[c].method);
         double q[3], p[3], H0, H, worst_g = 0.0, worst_hidden = 0.0, worst_L = 0.0, first = 0.0, second = 0.0;
-        memcpy(q, pendulum_q0, sizeof q);
-        memcpy(p, pendulum_p0, sizeof p);
+        memcpy(q, fixture_pendulum_q0, sizeof q);
+        memcpy(p, fixture_pendulum_p0, sizeof p);
         cr_assert_eq(sp_holonomic_energy(s, q, p, &H0), SP_OK);
         const int N = (int)lround(T / h);
         for (int k = 0; k < N; ++k) {
@@ -306,8 +290,8 @@ Test(holonomic_lobatto, two_stages_are_rattle)
         sp_hol_lobatto_free(L);
         sp_holonomic_free(r);
     }
-    cr_expect_null(sp_hol_lobatto_alloc(&pendulum, 1));
-    cr_expect_null(sp_hol_lobatto_alloc(&pendulum, SP_HOL_LOBATTO_MAX_STAGES + 1));
+    cr_expect_null(sp_hol_lobatto_alloc(&fixture_pendulum, 1));
+    cr_expect_null(sp_hol_lobatto_alloc(&fixture_pendulum, SP_HOL_LOBATTO_MAX_STAGES + 1));
 }
 
 /* The diagonal masses given as a full matrix: the same steps to round-off. */

@@ -23,6 +23,7 @@
 
 #include "integrators/sp_index1.h"
 #include "lie/sp_linalg.h"
+#include "step_fixtures.h"
 #include "planner/vakonomic/sp_vak_run.h"
 #include "problems/sp_problem.h"
 #include "problems/vakonomic/sp_vak_models.h"
@@ -32,22 +33,6 @@
 
 /* ----------------------------------------------------------------- helpers -- */
 
-/* fmax that lets a NaN through, so that a NaN error cannot pass as a small one */
-static double worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
-
-static double max_abs_diff(int n, const double *a, const double *b)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = worse(m, fabs(a[i] - b[i]));
-    return m;
-}
-
-static double max_abs(int n, const double *a)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = worse(m, fabs(a[i]));
-    return m;
-}
 
 /* A model type bound to parameter values; binding keeps pointers into the struct, so an
  * instance is initialised in place and never copied. */
@@ -265,7 +250,7 @@ static double jtj_defect(int n, const double *D)
             double s = 0.0;
             for (int k = 0; k < n; ++k) s += D[k * n2 + a] * D[(n + k) * n2 + b] - D[(n + k) * n2 + a] * D[k * n2 + b];
             const double J = (a < n && b == a + n) ? 1.0 : (a >= n && b == a - n) ? -1.0 : 0.0;
-            d = worse(d, fabs(s - J));
+            d = fixture_worse(d, fabs(s - J));
         }
     return d;
 }
@@ -358,16 +343,16 @@ static void golden_one_step(const char *what, sp_vakonomic_model *model, const d
         double z[2 * NMAX], lam1[MMAX], lam_check[MMAX], v[NMAX];
         sp_status rc = sp_index1_step(st, 0.1, q0, p0, z, z + n, lam1);
         cr_assert_eq(rc, SP_OK, "%s s=%d: %s", what, s, sp_status_name(rc));
-        double e = max_abs_diff(2 * n, z, golden[s - 1]);
+        double e = fixture_max_abs_diff(2 * n, z, golden[s - 1]);
         cr_assert_eq(sp_vakonomic_hamiltonian(model, pt, z, z + n, NULL, lam_check, v), SP_OK);
-        double dl = max_abs_diff(m, lam1, lam_check), res = 0.0;
-        for (int j = 0; j < m; ++j) res = worse(res, fabs(sp_vec_dot(n, pt->G + j * n, v)));
+        double dl = fixture_max_abs_diff(m, lam1, lam_check), res = 0.0;
+        for (int j = 0; j < m; ++j) res = fixture_worse(res, fabs(sp_vec_dot(n, pt->G + j * n, v)));
         cr_log_info("%s s=%d one step h=0.1: |z1 − golden| = %.2e, |λ1 − λ(q1,p1)| = %.1e, |G(q1)v1| = %.1e, "
                     "%d Newton iterations",
                     what, s, e, dl, res, sp_index1_iterations(st));
         cr_expect_leq(e, tol, "%s s=%d: one step differs from the golden values by %.3e (tolerance %.0e)", what, s, e,
                       tol);
-        cr_expect_leq(dl, 1e-15 * (1.0 + max_abs(m, lam1)), "%s s=%d: λ1 differs from λ(q1, p1) by %.3e", what, s, dl);
+        cr_expect_leq(dl, 1e-15 * (1.0 + fixture_max_abs(m, lam1)), "%s s=%d: λ1 differs from λ(q1, p1) by %.3e", what, s, dl);
         cr_expect_leq(res, 1e-15, "%s s=%d: G(q1) v1 = %.3e", what, s, res);
         sp_index1_free(st);
     }
@@ -428,7 +413,7 @@ static void A2_with(sp_index1_solver solver)
         for (int k = 0; k < 4; ++k) {
             double z[6];
             integrate(st, 3, T / Ns[s - 1][k], Ns[s - 1][k], heis_q0, heis_p0, z, z + 3);
-            err[k] = max_abs_diff(6, z, heis_yref_T10);
+            err[k] = fixture_max_abs_diff(6, z, heis_yref_T10);
             if (k) ord[k - 1] = order_of(err[k - 1], err[k], T / Ns[s - 1][k - 1], T / Ns[s - 1][k]);
         }
         cr_log_info("A2 Heisenberg s=%d %s: errors %.4e %.4e %.4e %.4e, orders %.3f %.3f %.3f", s, solver_name(solver),
@@ -466,7 +451,7 @@ Test(index1_acceptance, heisenberg_orders_of_s4_to_s6_with_each_solver)
             for (int k = 0; k < 2; ++k) {
                 double z[6];
                 integrate(st, 3, T / Ns[s - 4][k], Ns[s - 4][k], heis_q0, heis_p0, z, z + 3);
-                err[k] = max_abs_diff(6, z, heis_yref_T10);
+                err[k] = fixture_max_abs_diff(6, z, heis_yref_T10);
                 if (v == 0) newton_err[k] = err[k];
                 cr_expect(fabs(err[k] - newton_err[k]) <= 1e-3 * newton_err[k],
                           "s=%d N=%d %s: error %.6e, full Newton's %.6e", s, Ns[s - 4][k], solver_name(solver), err[k],
@@ -509,11 +494,11 @@ static long_run run_long(const sp_vak_model_type *type, inst *I, int s, sp_index
         iterations += sp_index1_iterations(st);
         const double dH = fabs(hamiltonian(&I->model, pt, q, p) - H0);
         if (2 * k <= N)
-            r.dH_first = worse(r.dH_first, dH);
+            r.dH_first = fixture_worse(r.dH_first, dH);
         else
-            r.dH_second = worse(r.dH_second, dH);
+            r.dH_second = fixture_worse(r.dH_second, dH);
         type->integrals(q, p, &I->prm, J);
-        for (size_t i = 0; i < r.n_integrals; ++i) r.drift[i] = worse(r.drift[i], fabs(J[i] - J0[i]));
+        for (size_t i = 0; i < r.n_integrals; ++i) r.drift[i] = fixture_worse(r.drift[i], fabs(J[i] - J0[i]));
     }
     r.mean_iterations = (double)iterations / N;
     sp_vakonomic_point_free(pt);
@@ -596,7 +581,7 @@ Test(index1_acceptance, A4_vehicle_straight_line)
             sp_index1 *st = gauss_stepper_with(&I.model, s, (sp_index1_solver)solver);
             double q[4], p[4];
             integrate(st, 4, 0.1, 100, q0, p0, q, p);
-            double eq = max_abs_diff(4, q, qex), ep = max_abs_diff(4, p, p0);
+            double eq = fixture_max_abs_diff(4, q, qex), ep = fixture_max_abs_diff(4, p, p0);
             const char *name = solver_name((sp_index1_solver)solver);
             cr_log_info("A4 straight line s=%d %s T=10 h=0.1: |q_N − q_exact| %.2e, |p_N − p0| %.2e", s, name, eq, ep);
             cr_expect_leq(eq, 1e-13, "A4 s=%d %s: |q_N − q_exact| = %.3e", s, name, eq);
@@ -634,7 +619,7 @@ Test(index1_acceptance, A5_relative_equilibrium_orders)
             for (int k = 0; k < 4; ++k) {
                 double q[4], p[4];
                 integrate(st, 4, T / Ns[k], Ns[k], q0, p0, q, p);
-                err[k] = worse(max_abs_diff(4, q, qT), max_abs_diff(4, p, p0));
+                err[k] = fixture_worse(fixture_max_abs_diff(4, q, qT), fixture_max_abs_diff(4, p, p0));
             }
             const double o1 = order_of(err[0], err[1], T / 4, T / 8), o2 = order_of(err[1], err[2], T / 8, T / 16),
                          o3 = order_of(err[2], err[3], T / 16, T / 32);
@@ -752,37 +737,37 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
     double v0[NMAX], Hq0[NMAX], Hl0[MMAX];
     sp_vec_copy(n, pt->v, v0), sp_vec_copy(n, pt->Hq, Hq0), sp_vec_copy(m, pt->Hl, Hl0);
     cr_assert_eq(sp_vakonomic_eval(model, pt, q, p, lam, 1), SP_OK);
-    double same = worse(max_abs_diff(n, v0, pt->v), worse(max_abs_diff(n, Hq0, pt->Hq), max_abs_diff(m, Hl0, pt->Hl)));
+    double same = fixture_worse(fixture_max_abs_diff(n, v0, pt->v), fixture_worse(fixture_max_abs_diff(n, Hq0, pt->Hq), fixture_max_abs_diff(m, Hl0, pt->Hl)));
     cr_expect_eq(same, 0.0, "%s: values differ with derivatives on (%.3e)", what, same);
     double vi[NMAX], Hqi[NMAX], Hli[MMAX];
     ode_eval(o, q, p, lam, vi, Hqi, Hli);
-    double val = worse(max_abs_diff(n, vi, pt->v), worse(max_abs_diff(n, Hqi, pt->Hq), max_abs_diff(m, Hli, pt->Hl)));
+    double val = fixture_worse(fixture_max_abs_diff(n, vi, pt->v), fixture_worse(fixture_max_abs_diff(n, Hqi, pt->Hq), fixture_max_abs_diff(m, Hli, pt->Hl)));
     cr_expect_leq(val, 1e-15, "%s: v, H_q, H_λ differ from the written-out formulas by %.3e", what, val);
 
     /* blocks against central differences; each block's error relative to max(1, |block|) */
     const double eps = 1e-6;
     double err_Vq = 0, err_Hqq = 0, err_Hqp = 0, err_Hql = 0, err_Cq = 0, err_Cl = 0, err_implicit = 0;
-    const double sVq = fmax(1, max_abs(n * n, pt->Vq)), sHqq = fmax(1, max_abs(n * n, pt->Hqq)),
-                 sHqp = fmax(1, max_abs(n * n, pt->Hqp)), sHql = fmax(1, max_abs(n * m, pt->Hql)),
-                 sCq = fmax(1, max_abs(m * n, pt->Cq)), sCl = fmax(1, max_abs(m * m, pt->Cl));
+    const double sVq = fmax(1, fixture_max_abs(n * n, pt->Vq)), sHqq = fmax(1, fixture_max_abs(n * n, pt->Hqq)),
+                 sHqp = fmax(1, fixture_max_abs(n * n, pt->Hqp)), sHql = fmax(1, fixture_max_abs(n * m, pt->Hql)),
+                 sCq = fmax(1, fixture_max_abs(m * n, pt->Cq)), sCl = fmax(1, fixture_max_abs(m * m, pt->Cl));
     for (int c = 0; c < n; ++c) {
         double dv[NMAX], dHq[NMAX], dHl[MMAX];
         fd_eval(model, fd, q, p, lam, 0, c, eps, dv, dHq, dHl); /* ∂/∂q_c */
-        for (int i = 0; i < n; ++i) err_Vq = worse(err_Vq, fabs(pt->Vq[i * n + c] - dv[i]) / sVq);
-        for (int i = 0; i < n; ++i) err_Hqq = worse(err_Hqq, fabs(pt->Hqq[i * n + c] - dHq[i]) / sHqq);
-        for (int j = 0; j < m; ++j) err_Cq = worse(err_Cq, fabs(pt->Cq[j * n + c] - dHl[j]) / sCq);
+        for (int i = 0; i < n; ++i) err_Vq = fixture_worse(err_Vq, fabs(pt->Vq[i * n + c] - dv[i]) / sVq);
+        for (int i = 0; i < n; ++i) err_Hqq = fixture_worse(err_Hqq, fabs(pt->Hqq[i * n + c] - dHq[i]) / sHqq);
+        for (int j = 0; j < m; ++j) err_Cq = fixture_worse(err_Cq, fabs(pt->Cq[j * n + c] - dHl[j]) / sCq);
         fd_eval(model, fd, q, p, lam, 1, c, eps, dv, dHq, dHl); /* ∂/∂p_c: ∂v/∂p = M⁻¹, ∂H_λ/∂p = G M⁻¹ */
-        for (int i = 0; i < n; ++i) err_Hqp = worse(err_Hqp, fabs(pt->Hqp[i * n + c] - dHq[i]) / sHqp);
-        for (int i = 0; i < n; ++i) err_implicit = worse(err_implicit, fabs((i == c ? pt->minv[i] : 0.0) - dv[i]));
+        for (int i = 0; i < n; ++i) err_Hqp = fixture_worse(err_Hqp, fabs(pt->Hqp[i * n + c] - dHq[i]) / sHqp);
+        for (int i = 0; i < n; ++i) err_implicit = fixture_worse(err_implicit, fabs((i == c ? pt->minv[i] : 0.0) - dv[i]));
         for (int j = 0; j < m; ++j)
-            err_implicit = worse(err_implicit, fabs(pt->G[j * n + c] * pt->minv[c] - dHl[j]));
+            err_implicit = fixture_worse(err_implicit, fabs(pt->G[j * n + c] * pt->minv[c] - dHl[j]));
     }
     for (int c = 0; c < m; ++c) {
         double dv[NMAX], dHq[NMAX], dHl[MMAX];
         fd_eval(model, fd, q, p, lam, 2, c, eps, dv, dHq, dHl); /* ∂/∂λ_c: ∂v/∂λ = M⁻¹Gᵀ */
-        for (int i = 0; i < n; ++i) err_Hql = worse(err_Hql, fabs(pt->Hql[i * m + c] - dHq[i]) / sHql);
-        for (int j = 0; j < m; ++j) err_Cl = worse(err_Cl, fabs(pt->Cl[j * m + c] - dHl[j]) / sCl);
-        for (int i = 0; i < n; ++i) err_implicit = worse(err_implicit, fabs(pt->minv[i] * pt->G[c * n + i] - dv[i]));
+        for (int i = 0; i < n; ++i) err_Hql = fixture_worse(err_Hql, fabs(pt->Hql[i * m + c] - dHq[i]) / sHql);
+        for (int j = 0; j < m; ++j) err_Cl = fixture_worse(err_Cl, fabs(pt->Cl[j * m + c] - dHl[j]) / sCl);
+        for (int i = 0; i < n; ++i) err_implicit = fixture_worse(err_implicit, fabs(pt->minv[i] * pt->G[c * n + i] - dv[i]));
     }
     /* ∇²V alone: at λ = 0 the blocks reduce to the potential's Hessian (H_q = ∇V) */
     double err_hess = 0.0;
@@ -792,11 +777,11 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
         for (int c = 0; c < n; ++c) {
             double dv[NMAX], dHq[NMAX], dHl[MMAX];
             fd_eval(model, fd, q, p, zero, 0, c, eps, dv, dHq, dHl);
-            for (int i = 0; i < n; ++i) err_hess = worse(err_hess, fabs(pt->Hqq[i * n + c] - dHq[i]));
+            for (int i = 0; i < n; ++i) err_hess = fixture_worse(err_hess, fabs(pt->Hqq[i * n + c] - dHq[i]));
         }
     }
-    const double worst = worse(worse(worse(err_Vq, err_Hqq), worse(err_Hqp, err_Hql)),
-                               worse(worse(err_Cq, err_Cl), worse(err_implicit, err_hess)));
+    const double worst = fixture_worse(fixture_worse(fixture_worse(err_Vq, err_Hqq), fixture_worse(err_Hqp, err_Hql)),
+                               fixture_worse(fixture_worse(err_Cq, err_Cl), fixture_worse(err_implicit, err_hess)));
     cr_log_info("%s: |values − formulas| %.1e; FD errors Vq %.1e Hqq %.1e Hqp %.1e Hql %.1e Cq %.1e Cl %.1e, implicit "
                 "blocks %.1e, ∇²V %.1e",
                 what, val, err_Vq, err_Hqq, err_Hqp, err_Hql, err_Cq, err_Cl, err_implicit, err_hess);
@@ -866,9 +851,9 @@ Test(index1_model, multiplier_and_hamiltonian_match_the_closed_forms)
         sp_vakonomic_point *pt = sp_vakonomic_point_alloc(&I.model);
         cr_assert_eq(sp_vakonomic_hamiltonian(&I.model, pt, y, y + n, &H, lam, v), SP_OK);
         ode_multiplier(&o, y, y + n, lam_ref);
-        worst_l = worse(worst_l, max_abs_diff(m, lam, lam_ref) / fmax(1, max_abs(m, lam_ref)));
-        worst_H = worse(worst_H, fabs(H - ode_energy(&o, y)) / fmax(1, fabs(H)));
-        for (int j = 0; j < m; ++j) worst_c = worse(worst_c, fabs(sp_vec_dot(n, pt->G + j * n, v)));
+        worst_l = fixture_worse(worst_l, fixture_max_abs_diff(m, lam, lam_ref) / fmax(1, fixture_max_abs(m, lam_ref)));
+        worst_H = fixture_worse(worst_H, fabs(H - ode_energy(&o, y)) / fmax(1, fabs(H)));
+        for (int j = 0; j < m; ++j) worst_c = fixture_worse(worst_c, fabs(sp_vec_dot(n, pt->G + j * n, v)));
         sp_vakonomic_point_free(pt);
     }
     cr_log_info("λ(q,p) vs closed form %.1e, Ĥ vs closed form %.1e, |G v| %.1e over 20 random points", worst_l, worst_H,
@@ -906,7 +891,7 @@ Test(index1_model, step_jacobian_matches_central_differences)
             /* asking twice gives the same matrix */
             double Phi2[4 * NMAX * NMAX];
             cr_assert_eq(sp_index1_step_jacobian(st, Phi2), SP_OK);
-            cr_expect_eq(max_abs_diff(n2 * n2, Phi, Phi2), 0.0);
+            cr_expect_eq(fixture_max_abs_diff(n2 * n2, Phi, Phi2), 0.0);
             double err = 0.0;
             for (int c = 0; c < n2; ++c) {
                 double zp[2 * NMAX], zm[2 * NMAX], fp[2 * NMAX], fm[2 * NMAX];
@@ -916,9 +901,9 @@ Test(index1_model, step_jacobian_matches_central_differences)
                 zp[c] += eps, zm[c] -= eps;
                 step_ok(st, cases[k].h, zp, zp + n, fp, fp + n);
                 step_ok(st, cases[k].h, zm, zm + n, fm, fm + n);
-                for (int r = 0; r < n2; ++r) err = worse(err, fabs(Phi[r * n2 + c] - (fp[r] - fm[r]) / (2 * eps)));
+                for (int r = 0; r < n2; ++r) err = fixture_worse(err, fabs(Phi[r * n2 + c] - (fp[r] - fm[r]) / (2 * eps)));
             }
-            const double rel = err / fmax(1.0, max_abs(n2 * n2, Phi)), sym = jtj_defect(n, Phi);
+            const double rel = err / fmax(1.0, fixture_max_abs(n2 * n2, Phi)), sym = jtj_defect(n, Phi);
             cr_log_info("step Jacobian %s s=%d h=%g: |Φ − FD| / max(1, |Φ|) = %.2e, |ΦᵀJΦ − J| = %.1e", cases[k].what,
                         s, cases[k].h, rel, sym);
             cr_expect_leq(rel, 1e-8, "%s s=%d: step Jacobian differs from central differences by %.3e", cases[k].what,
@@ -967,7 +952,7 @@ static void expect_failed_step(const char *what, sp_index1 *st, double h, const 
     sp_vec_copy(n, q0, q), sp_vec_copy(n, p0, p);
     rc = sp_index1_step(st, h, q, p, q, p, NULL);
     cr_expect_neq(rc, SP_OK);
-    cr_expect_eq(max_abs_diff(n, q, q0) + max_abs_diff(n, p, p0), 0.0, "%s: the aliased state was changed", what);
+    cr_expect_eq(fixture_max_abs_diff(n, q, q0) + fixture_max_abs_diff(n, p, p0), 0.0, "%s: the aliased state was changed", what);
 }
 
 Test(index1_failures, newton_failure_is_a_status_and_outputs_are_untouched)
@@ -985,7 +970,7 @@ Test(index1_failures, newton_failure_is_a_status_and_outputs_are_untouched)
         sp_index1_set_options(st, &(sp_newton_options){.tol = 1e-15, .max_iter = 50});
         double q1[3], p1[3];
         step_ok(st, 0.1, heis_q0, heis_p0, q1, p1);
-        cr_expect_leq(max_abs_diff(3, q1, heis_one_step[s - 1]), 1e-13);
+        cr_expect_leq(fixture_max_abs_diff(3, q1, heis_one_step[s - 1]), 1e-13);
         sp_index1_free(st);
     }
     /* huge steps: Newton from (q0, p0) does not converge (h = 1e4 for Heisenberg, h = 10
@@ -1005,7 +990,7 @@ Test(index1_failures, newton_failure_is_a_status_and_outputs_are_untouched)
         expect_failed_step(what, st, 10.0, fig3_q0, fig3_p0, 4, 2, SP_ERR_NO_CONVERGENCE);
         double q1[4], p1[4];
         step_ok(st, 0.1, fig3_q0, fig3_p0, q1, p1);
-        cr_expect_leq(max_abs_diff(4, q1, fig3_mcosr_one_step[s - 1]), 1e-12);
+        cr_expect_leq(fixture_max_abs_diff(4, q1, fig3_mcosr_one_step[s - 1]), 1e-12);
         sp_index1_free(st);
     }
 }
@@ -1048,7 +1033,7 @@ Test(index1_failures, callback_failure_gives_sp_err_callback)
             /* healthy, it is the same model */
             double q1[4], p1[4];
             step_ok(st, 0.1, fig3_q0, fig3_p0, q1, p1);
-            cr_expect_leq(max_abs_diff(4, q1, fig3_mcosr_one_step[s - 1]), 1e-12);
+            cr_expect_leq(fixture_max_abs_diff(4, q1, fig3_mcosr_one_step[s - 1]), 1e-12);
             const int healthy_calls = f.calls;
             char what[96];
             /* failing at the first call (λ0 for Newton's start), and in the middle of Newton */
@@ -1170,8 +1155,8 @@ static double trajectory_distance(const sp_vak_run *a, const sp_vak_run *b, int 
 {
     cr_assert_eq(a->steps_done, b->steps_done);
     const int rows = a->steps_done + 1;
-    return worse(worse(max_abs_diff(rows * n, a->q, b->q), max_abs_diff(rows * n, a->p, b->p)),
-                 max_abs_diff(rows * m, a->lam, b->lam));
+    return fixture_worse(fixture_worse(fixture_max_abs_diff(rows * n, a->q, b->q), fixture_max_abs_diff(rows * n, a->p, b->p)),
+                 fixture_max_abs_diff(rows * m, a->lam, b->lam));
 }
 
 /* p = M v − Gᵀλ: a file giving (v0, λ0) runs the same trajectory as the file giving the
@@ -1207,7 +1192,7 @@ Test(index1_model, multiplier_convention_of_problem_files)
         read_problem(cases[k].p_text, &pp);
         read_problem(cases[k].v_text, &pv);
         const int n = pp.vak.type->n, m = pp.vak.type->m;
-        const double dp0 = max_abs_diff(n, pp.vak.p0, pv.vak.p0);
+        const double dp0 = fixture_max_abs_diff(n, pp.vak.p0, pv.vak.p0);
         cr_expect_leq(dp0, 1e-15, "%s: p0 from (v0, λ0) differs by %.3e", cases[k].what, dp0);
         sp_vak_system sp, sv;
         sp_vak_run rp, rv;
@@ -1216,7 +1201,7 @@ Test(index1_model, multiplier_convention_of_problem_files)
         /* λ(q0, p0) and v(q0, p0) give back what the file said */
         double lam[2], v[4];
         cr_assert_eq(sp_vakonomic_hamiltonian(&sp.model, sp.point, pp.vak.q0, pp.vak.p0, NULL, lam, v), SP_OK);
-        const double dl = max_abs_diff(m, lam, cases[k].lam0), dv = max_abs_diff(n, v, cases[k].v0);
+        const double dl = fixture_max_abs_diff(m, lam, cases[k].lam0), dv = fixture_max_abs_diff(n, v, cases[k].v0);
         const double dtraj = trajectory_distance(&rp, &rv, n, m);
         cr_log_info("%s: |p0(v0, λ0) − p0| %.1e, |λ(q0, p0) − λ0| %.1e, |v(q0, p0) − v0| %.1e, trajectories (q, p, λ) "
                     "differ by %.1e over %d steps",
@@ -1238,7 +1223,7 @@ Test(index1_model, multiplier_convention_of_problem_files)
     sp_input_error e;
     cr_assert_eq(sp_problem_read_file(SP_TEST_DATA "/parking_straight.json", &ps, &e), SP_OK, "%s", e.message);
     const double p_line[4] = {1.3 * cos(0.7), 1.3 * sin(0.7), 0, 0};
-    const double dline = max_abs_diff(4, ps.vak.p0, p_line);
+    const double dline = fixture_max_abs_diff(4, ps.vak.p0, p_line);
     cr_expect_leq(dline, 1e-15, "parking_straight.json: p0 differs from (v cos θ0, v sin θ0, 0, 0) by %.3e", dline);
     sp_problem_free(&ps);
 }
@@ -1282,7 +1267,7 @@ static void unseen_runs(int config)
         double ref[8], ref2[8];
         rk4_run(&o, T, 30000, y0, ref);
         rk4_run(&o, T, 60000, y0, ref2);
-        const double ref_err = max_abs_diff(n2, ref, ref2);
+        const double ref_err = fixture_max_abs_diff(n2, ref, ref2);
         cr_expect_leq(ref_err, 1e-2 * floor_err, "unseen %s #%d: reference error %.2e", names[config], ic, ref_err);
         double lam0[2];
         ode_multiplier(&o, y0, y0 + n, lam0);
@@ -1292,11 +1277,11 @@ static void unseen_runs(int config)
             int levels = 0, N = N0[s - 1];
             char line[512];
             int len = snprintf(line, sizeof line, "unseen %s #%d (|λ0| %.2f, reference error %.0e) s=%d, T=%g, N0=%d:",
-                               names[config], ic, max_abs(I.model.m, lam0), ref_err, s, T, N0[s - 1]);
+                               names[config], ic, fixture_max_abs(I.model.m, lam0), ref_err, s, T, N0[s - 1]);
             for (; levels < UNSEEN_LEVELS; ++levels, N *= 2) {
                 double z[8];
                 integrate(st, n, T / N, N, y0, y0 + n, z, z + n);
-                err[levels] = max_abs_diff(n2, z, ref2);
+                err[levels] = fixture_max_abs_diff(n2, z, ref2);
                 if (!(err[levels] >= floor_err)) break; /* NaN stops too, and fails below */
                 if (levels) ord[levels] = order_of(err[levels - 1], err[levels], 2.0, 1.0);
                 len += snprintf(line + len, sizeof line - (size_t)len, " %.3e", err[levels]);

@@ -22,6 +22,7 @@
 #include "integrators/sp_explicit_rk.h"
 #include "integrators/sp_nonholonomic.h"
 #include "lie/sp_linalg.h"
+#include "step_fixtures.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 
 #define NMAX SP_NH_MAX_N
@@ -29,22 +30,6 @@
 
 /* ----------------------------------------------------------------- helpers -- */
 
-/* fmax that lets a NaN through, so that a NaN error cannot pass as a small one */
-static double worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
-
-static double max_abs_diff(int n, const double *a, const double *b)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = worse(m, fabs(a[i] - b[i]));
-    return m;
-}
-
-static double max_abs(int n, const double *a)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; ++i) m = worse(m, fabs(a[i]));
-    return m;
-}
 
 static double seconds(void)
 {
@@ -115,7 +100,7 @@ static double last_order(const inst *I, int s, sp_nh_placement place, double T, 
     double z[2 * NMAX];
     for (int k = 0; k < 4; ++k) {
         integrate(I, st, T, Ns[k], z);
-        errs[k] = max_abs_diff(2 * I->n, z, zref);
+        errs[k] = fixture_max_abs_diff(2 * I->n, z, zref);
     }
     sp_nh_free(st);
     return order_of(errs[2], errs[3], T / Ns[2], T / Ns[3]);
@@ -191,7 +176,7 @@ Test(nonholonomic, C1_knife_edge_one_step_golden_and_lambda0)
         sp_vec_copy(3, I.q0, z);
         sp_vec_copy(3, I.p0, z + 3);
         step_ok(st, 0.1, z, z + 3, &lam);
-        const double d = max_abs_diff(6, z, golden_knife_one_step[s - 2]);
+        const double d = fixture_max_abs_diff(6, z, golden_knife_one_step[s - 2]);
         cr_log_info("C1 knife s=%d: |z1 - golden| = %.2e", s, d);
         cr_expect(d <= 1e-13, "C1 knife edge, s = %d: |z1 - golden| = %.3e", s, d);
         sp_nh_free(st);
@@ -210,7 +195,7 @@ Test(nonholonomic, C1_lambda0_of_every_model)
     for (size_t k = 0; k < sizeof golden / sizeof golden[0]; ++k) {
         inst I;
         bind(&I, golden[k].type);
-        const double d = max_abs_diff(I.m, I.lam0, golden[k].lam0);
+        const double d = fixture_max_abs_diff(I.m, I.lam0, golden[k].lam0);
         cr_expect(d <= 1e-14, "%s: |lambda0 - golden| = %.3e", I.type->name, d);
     }
 }
@@ -219,7 +204,7 @@ Test(nonholonomic, C2_contact_oscillator_one_step_golden)
 {
     inst I;
     bind(&I, &sp_nh_contact_oscillator);
-    cr_expect(max_abs_diff(3, I.q0, golden_contact_q0) <= 1e-15, "contact oscillator q0 differs from the golden value");
+    cr_expect(fixture_max_abs_diff(3, I.q0, golden_contact_q0) <= 1e-15, "contact oscillator q0 differs from the golden value");
     for (int s = 2; s <= 4; ++s) {
         sp_nh *st = stepper(&I, s, SP_NH_PLACE_IIIA, SP_NH_LAMBDA_CARRY);
         double z[7];
@@ -227,7 +212,7 @@ Test(nonholonomic, C2_contact_oscillator_one_step_golden)
         sp_vec_copy(3, I.p0, z + 3);
         z[6] = I.lam0[0];
         step_ok(st, 0.1, z, z + 3, z + 6);
-        const double d = max_abs_diff(7, z, golden_contact_one_step[s - 2]);
+        const double d = fixture_max_abs_diff(7, z, golden_contact_one_step[s - 2]);
         cr_log_info("C2 contact s=%d: |(q1, p1, Lam_s) - golden| = %.2e", s, d);
         cr_expect(d <= 1e-13, "C2 contact oscillator, s = %d: |(q1, p1, Lam_s) - golden| = %.3e", s, d);
         sp_nh_free(st);
@@ -254,7 +239,7 @@ Test(nonholonomic, C4_rolling_disk_orders_against_exact)
     bind(&I, &sp_nh_rolling_disk);
     double zT[8];
     exact_state(&I, 2.0, zT);
-    cr_expect(max_abs_diff(8, zT, golden_disk_exact_T2) <= 1e-15, "disk exact(T=2) differs from the golden value");
+    cr_expect(fixture_max_abs_diff(8, zT, golden_disk_exact_T2) <= 1e-15, "disk exact(T=2) differs from the golden value");
     for (int s = 2; s <= 4; ++s) check_order("C4 rolling disk T=2", &I, s, 2.0, N[s == 4], zT);
 }
 
@@ -282,8 +267,8 @@ Test(nonholonomic, C4_orders_8_and_10_against_exact)
         double a[8], b[8];
         integrate(&disk, warm, 2.0, N_disk[s - 5][3], a);
         integrate(&disk, full, 2.0, N_disk[s - 5][3], b);
-        cr_expect_leq(max_abs_diff(8, a, b), 1e-13, "s=%d: warm start and full Newton differ by %.3e", s,
-                      max_abs_diff(8, a, b));
+        cr_expect_leq(fixture_max_abs_diff(8, a, b), 1e-13, "s=%d: warm start and full Newton differ by %.3e", s,
+                      fixture_max_abs_diff(8, a, b));
         sp_nh_free(warm), sp_nh_free(full);
     }
 }
@@ -301,7 +286,7 @@ Test(nonholonomic, C4_chaplygin_sleigh_orders_against_reference)
     static const int N[3][4] = {{100, 200, 400, 800}, {25, 50, 100, 200}, {10, 20, 40, 80}};
     inst I;
     bind(&I, &sp_nh_chaplygin_sleigh);
-    cr_expect(max_abs_diff(3, I.p0, golden_sleigh_p0) <= 1e-15, "sleigh p0 differs from the golden value");
+    cr_expect(fixture_max_abs_diff(3, I.p0, golden_sleigh_p0) <= 1e-15, "sleigh p0 differs from the golden value");
     for (int s = 2; s <= 4; ++s) check_order("C4 Chaplygin sleigh T=5", &I, s, 5.0, N[s - 2], golden_sleigh_yref_T5);
 }
 
@@ -322,10 +307,10 @@ Test(nonholonomic, C5_constraint_at_every_step_and_stage)
             double at_steps = 0.0, at_stages = 0.0, reported = 0.0;
             for (int j = 0; j < 200; ++j) {
                 step_ok(st, 0.1, q, p, lam);
-                at_steps = worse(at_steps, psi_max(&I, q, p));
+                at_steps = fixture_worse(at_steps, psi_max(&I, q, p));
                 cr_assert_eq(sp_nh_last_stages(st, Q, NULL, Pt, NULL), SP_OK);
-                for (int i = 0; i < s; ++i) at_stages = worse(at_stages, psi_max(&I, Q + i * n, Pt + i * n));
-                reported = worse(reported, sp_nh_last_step(st).stage_residual);
+                for (int i = 0; i < s; ++i) at_stages = fixture_worse(at_stages, psi_max(&I, Q + i * n, Pt + i * n));
+                reported = fixture_worse(reported, sp_nh_last_step(st).stage_residual);
             }
             cr_log_info("C5 %s s=%d: max|Psi| steps %.1e stages %.1e (reported %.1e)", I.type->name, s, at_steps,
                         at_stages, reported);
@@ -374,7 +359,7 @@ static double symmetry_defect(const inst *I, int s, sp_nh_lambda1 l1, double h)
     step_ok(st, -h, z, z + n, z + 2 * n);
     sp_nh_free(st);
     /* with the recomputed Λ_1 the multiplier is not part of the state */
-    return max_abs_diff(l1 == SP_NH_LAMBDA_CARRY ? 2 * n + m : 2 * n, z, y);
+    return fixture_max_abs_diff(l1 == SP_NH_LAMBDA_CARRY ? 2 * n + m : 2 * n, z, y);
 }
 
 Test(nonholonomic, C6_symmetry_with_the_carried_multiplier)
@@ -420,9 +405,9 @@ static long_run contact_long_run(const inst *I, int s, sp_nh_lambda1 l1, double 
         step_ok(st, h, q, p, &lam);
         I->type->integrals(q, p, &I->prm, v);
         const int j = (int)((long)k * 4 / N);
-        r.quarter[j] = worse(r.quarter[j], fabs(v[0] - v0[0]));
-        r.hy[j] = worse(r.hy[j], fabs(v[1] - v0[1]));
-        r.psi = worse(r.psi, psi_max(I, q, p));
+        r.quarter[j] = fixture_worse(r.quarter[j], fabs(v[0] - v0[0]));
+        r.hy[j] = fixture_worse(r.hy[j], fabs(v[1] - v0[1]));
+        r.psi = fixture_worse(r.psi, psi_max(I, q, p));
     }
     r.seconds = seconds() - t0;
     sp_nh_free(st);
@@ -436,7 +421,7 @@ static void C7_for(int s, double bound)
     const long_run c = contact_long_run(&I, s, SP_NH_LAMBDA_CARRY, 0.1, 20000);
     const long_run r = contact_long_run(&I, s, SP_NH_LAMBDA_RECOMPUTE, 0.1, 20000);
     double dH = 0.0;
-    for (int j = 0; j < 4; ++j) dH = worse(dH, c.quarter[j]);
+    for (int j = 0; j < 4; ++j) dH = fixture_worse(dH, c.quarter[j]);
     cr_log_info("C7 s=%d carried: |dH| quarters %.3e %.3e %.3e %.3e, |dHy| last/first %.3f, max|Psi| %.1e (%.2f s)", s,
                 c.quarter[0], c.quarter[1], c.quarter[2], c.quarter[3], c.hy[3] / c.hy[0], c.psi, c.seconds);
     cr_log_info("C7 s=%d recomputed: |dH| quarters %.3e %.3e %.3e %.3e (%.2f s)", s, r.quarter[0], r.quarter[1],
@@ -504,8 +489,8 @@ Test(nonholonomic, chaplygin_sleigh_straightens_out)
         sp_vec_copy(3, I.q0, q), sp_vec_copy(3, I.p0, p);
         for (int k = 1; k <= 2000; ++k) {
             step_ok(st, 0.1, q, p, NULL);
-            dE = worse(dE, fabs(energy(&I, q, p) - E0));
-            psi = worse(psi, psi_max(&I, q, p));
+            dE = fixture_worse(dE, fabs(energy(&I, q, p) - E0));
+            psi = fixture_worse(psi, psi_max(&I, q, p));
             if (k == 100) sleigh_velocity(&I, q, p, v), thd_10 = v[2];
         }
         sleigh_velocity(&I, q, p, v);
@@ -605,12 +590,12 @@ Test(nonholonomic, rk4_on_the_reduced_ode_drifts_off_the_constraint)
     /* the field is right: RK4 converges to the reference at T = 5 */
     sp_vec_copy(3, I.q0, y), sp_vec_copy(3, I.p0, y + 3);
     cr_assert_eq(sp_erk_fixed(e, 0.0, 5.0, 500, y), SP_OK);
-    const double err = max_abs_diff(6, y, golden_contact_yref_T5);
+    const double err = fixture_max_abs_diff(6, y, golden_contact_yref_T5);
     cr_expect(err <= 1e-7, "RK4 h=0.01 error at T=5: %.3e", err);
     sp_vec_copy(3, I.q0, y), sp_vec_copy(3, I.p0, y + 3);
     for (int k = 0; k < 10000; ++k) {
         cr_assert_eq(sp_erk_step(e, 0.1, y), SP_OK);
-        psi = worse(psi, psi_max(&I, y, y + 3));
+        psi = fixture_worse(psi, psi_max(&I, y, y + 3));
     }
     cr_log_info("RK4 on the reduced ODE, h=0.1, T=1000: max|Psi| = %.2e (RK4 h=0.01 error at T=5: %.1e)", psi, err);
     cr_expect(psi >= 1e-6 && psi <= 1e-4, "RK4 constraint drift %.3e (independent value 9.4e-6)", psi);
@@ -646,21 +631,21 @@ Test(nonholonomic_model, derivative_callbacks_match_central_differences)
             md->hamiltonian(q1, p1, &(sp_nh_hamiltonian_out){.H = &H1, .Hq = a1, .Hp = b1}, md->params);
             md->hamiltonian(q2, p2, &(sp_nh_hamiltonian_out){.H = &H2, .Hq = a2, .Hp = b2}, md->params);
             const double dH = (H1 - H2) / (2 * eps);
-            err = worse(err, fabs(dH - (c < n ? Hq[c] : Hp[c - n])));
+            err = fixture_worse(err, fabs(dH - (c < n ? Hq[c] : Hp[c - n])));
             for (int r = 0; r < n; ++r) {
                 const double dHq = (a1[r] - a2[r]) / (2 * eps), dHp = (b1[r] - b2[r]) / (2 * eps);
                 if (c < n) {
-                    err = worse(err, fabs(dHq - Hqq[r * n + c]));
-                    err = worse(err, fabs(dHp - Hqp[c * n + r])); /* ∂H_p,r/∂q_c */
+                    err = fixture_worse(err, fabs(dHq - Hqq[r * n + c]));
+                    err = fixture_worse(err, fabs(dHp - Hqp[c * n + r])); /* ∂H_p,r/∂q_c */
                 } else {
-                    err = worse(err, fabs(dHq - Hqp[r * n + c - n]));
-                    err = worse(err, fabs(dHp - Hpp[r * n + c - n]));
+                    err = fixture_worse(err, fabs(dHq - Hqp[r * n + c - n]));
+                    err = fixture_worse(err, fabs(dHp - Hpp[r * n + c - n]));
                 }
             }
             if (c < n) {
                 md->constraints(q1, m1, NULL, md->params);
                 md->constraints(q2, m2, NULL, md->params);
-                for (int a = 0; a < m * n; ++a) err = worse(err, fabs((m1[a] - m2[a]) / (2 * eps) - dmu[a * n + c]));
+                for (int a = 0; a < m * n; ++a) err = fixture_worse(err, fabs((m1[a] - m2[a]) / (2 * eps) - dmu[a * n + c]));
             }
         }
         for (int i = 0; i < n * n; ++i) scale = fmax(scale, fmax(fabs(Hqq[i]), fabs(Hpp[i])));
@@ -671,7 +656,7 @@ Test(nonholonomic_model, derivative_callbacks_match_central_differences)
         double M[NMAX * NMAX], Mv[NMAX];
         I.type->mass_matrix(qs, &I.prm, M);
         sp_mat_vec(n, n, M, Hp, Mv);
-        cr_expect(max_abs_diff(n, Mv, ps) <= 1e-14, "%s: M(q) H_p != p", I.type->name);
+        cr_expect(fixture_max_abs_diff(n, Mv, ps) <= 1e-14, "%s: M(q) H_p != p", I.type->name);
     }
 }
 
@@ -701,7 +686,7 @@ Test(nonholonomic_model, newton_jacobian_matches_central_differences)
                     xp[c] = x[c] - e;
                     cr_assert_eq(sp_nh_stage_system(st, h, I.q0, I.p0, I.lam0, xp, rm, NULL), SP_OK);
                     for (int i = 0; i < N; ++i) {
-                        err = worse(err, fabs((rp[i] - rm[i]) / (2 * e) - J[i * N + c]));
+                        err = fixture_worse(err, fabs((rp[i] - rm[i]) / (2 * e) - J[i * N + c]));
                         scale = fmax(scale, fabs(J[i * N + c]));
                     }
                 }
@@ -731,14 +716,14 @@ Test(nonholonomic_model, multiplier_keeps_the_hidden_constraint)
         step_ok(st, 0.37, y, y + n, lam);
         sp_nh_free(st);
         cr_assert_eq(sp_nh_constraint(&I.model, y, y + n, psi), SP_OK);
-        cr_assert(max_abs(I.m, psi) <= 1e-14);
+        cr_assert(fixture_max_abs(I.m, psi) <= 1e-14);
         cr_assert_eq(sp_nh_reduced_field(y, f, &I.model), 0);
         const double e = 1e-6;
         for (int i = 0; i < 2 * n; ++i) y1[i] = y[i] + e * f[i], y2[i] = y[i] - e * f[i];
         cr_assert_eq(sp_nh_constraint(&I.model, y1, y1 + n, s1), SP_OK);
         cr_assert_eq(sp_nh_constraint(&I.model, y2, y2 + n, s2), SP_OK);
         double d = 0.0;
-        for (int a = 0; a < I.m; ++a) d = worse(d, fabs(s1[a] - s2[a]) / (2 * e));
+        for (int a = 0; a < I.m; ++a) d = fixture_worse(d, fabs(s1[a] - s2[a]) / (2 * e));
         cr_expect(d <= 1e-8, "%s: d/dt Psi along the reduced field = %.3e", I.type->name, d);
     }
 }
@@ -770,7 +755,7 @@ Test(nonholonomic_model, exact_solutions_for_general_data)
             double z[6], zr[6];
             cr_assert_eq(sp_nh_knife_edge.exact(2.5, q0, p0, &I.prm, z, z + 3), SP_OK);
             dop853_reference(&I, q0, p0, 2.5, zr);
-            const double d = max_abs_diff(6, z, zr);
+            const double d = fixture_max_abs_diff(6, z, zr);
             cr_expect(d <= 1e-10, "knife exact (omega = %g) vs DOP853: %.3e", w, d);
         }
         /* the closed form for q0 = 0, ω = 1, m = J = G = 1 */
@@ -780,7 +765,7 @@ Test(nonholonomic_model, exact_solutions_for_general_data)
         const double t = 3.0;
         const double spec[6] = {0.5 * sin(t) * sin(t), 0.5 * (t - 0.5 * sin(2 * t)), t, 0.5 * sin(2 * t),
                                 0.5 * (1 - cos(2 * t)), 1.0};
-        cr_expect(max_abs_diff(6, z, spec) <= 1e-15, "knife exact vs closed form %.3e", max_abs_diff(6, z, spec));
+        cr_expect(fixture_max_abs_diff(6, z, spec) <= 1e-15, "knife exact vs closed form %.3e", fixture_max_abs_diff(6, z, spec));
         /* data off the constraint are refused */
         const double bad[3] = {0.0, 1.0, 1.0};
         cr_expect_eq(sp_nh_knife_edge.exact(1.0, I.q0, bad, &I.prm, z, z + 3), SP_ERR_DOMAIN);
@@ -797,7 +782,7 @@ Test(nonholonomic_model, exact_solutions_for_general_data)
             double z[8], zr[8];
             cr_assert_eq(sp_nh_rolling_disk.exact(2.5, q0, p0, &I.prm, z, z + 4), SP_OK);
             dop853_reference(&I, q0, p0, 2.5, zr);
-            const double d = max_abs_diff(8, z, zr);
+            const double d = fixture_max_abs_diff(8, z, zr);
             cr_expect(d <= 1e-10, "disk exact (omega_phi = %g) vs DOP853: %.3e", wf, d);
         }
         const double bad[4] = {1.0, 1.0, 0.0, 0.0};

@@ -6,10 +6,29 @@
 
 #include "planner/sp_family.h"
 #include "planner/sp_run.h"
+#include "planner/sp_step_advance.h"
 #include "planner/holonomic/sp_hol_run.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
 #include "problems/sp_result_file.h"
+
+/* The model a scheme's step type takes, as the bound model carries it. */
+static const void *model_of(sp_hol_system *sys, sp_step_model_kind kind)
+{
+    switch (kind) {
+    case SP_STEP_MODEL_HOLONOMIC:
+        return &sys->bound.holonomic;
+    case SP_STEP_MODEL_LIE_RATTLE:
+        return &sys->bound.lie;
+    case SP_STEP_MODEL_PROP7:
+        return &sys->bound.prop7;
+    case SP_STEP_MODEL_SPLIT:
+        sys->split = sp_spherical_pendulum_split(&sys->bound.pendulum);
+        return &sys->split;
+    default:
+        return NULL;
+    }
+}
 
 sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb)
 {
@@ -20,73 +39,32 @@ sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb)
     if (st != SP_OK) return st;
     sys->scheme = hp->scheme;
     sys->n = hp->type->n;
-    sys->native = 2 * sys->n;
-    const sp_newton_options opt = {.tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15, .max_iter = 50};
-    const char *method = hp->scheme->method;
-    switch (hp->scheme->family) {
-    case SP_HOL_FAMILY_CONSTRAINED:
-        sys->hol = sp_holonomic_alloc(&sys->bound.holonomic, sp_holonomic_method_by_name(method));
-        if (!sys->hol) break;
-        sp_holonomic_set_options(sys->hol, &opt);
-        return SP_OK;
-    case SP_HOL_FAMILY_FEEDBACK: {
-        sp_feedback_gains k = hp->gains;
-        k.g_scale = sys->bound.scales.g_scale;
-        k.hidden_scale = sys->bound.scales.hidden_scale;
-        sys->fb = sp_feedback_alloc(&sys->bound.holonomic, &k, sys->bound.has_integral ? &sys->bound.integral : NULL);
-        if (!sys->fb) break;
-        double z0[2 * SP_HOL_MAX_N];
-        sp_vec_copy(sys->n, hp->q0, z0);
-        sp_vec_copy(sys->n, hp->p0, z0 + sys->n);
-        if ((st = sp_feedback_set_reference(sys->fb, z0)) != SP_OK) {
-            sp_hol_system_release(sys);
-            return st;
-        }
-        sp_ode_system ode = sp_feedback_system(sys->fb, 1);
-        sys->erk = sp_erk_alloc(method, &ode);
-        if (!sys->erk) break;
-        sys->control = sp_erk_control_default();
-        sys->control.rtol = hp->rtol;
-        sys->control.atol = hp->atol;
-        sys->control.h_max = pb->T / pb->steps;
-        return SP_OK;
-    }
-    case SP_HOL_FAMILY_SPLITTING:
-        sys->splitting = sp_splitting_method_by_name(method);
-        sys->split = sp_spherical_pendulum_split(&sys->bound.pendulum);
-        return sys->splitting ? SP_OK : SP_ERR_INVALID;
-    case SP_HOL_FAMILY_LIE:
-        sys->native = 12;
-        sys->lie = sp_lie_rattle_alloc(&sys->bound.lie, hp->retraction);
-        if (!sys->lie) break;
-        /* a composition names the RATTLE composition whose coefficients it takes */
-        sys->lie_composition = strcmp(sys->scheme->method, "lie_rattle") != 0
-                                   ? sp_holonomic_method_by_name(sys->scheme->method)
-                                   : NULL;
-        sp_lie_rattle_set_options(sys->lie, &opt);
-        return SP_OK;
-    case SP_HOL_FAMILY_PROP7:
-        sys->prop7 = sp_prop7_alloc(&sys->bound.prop7);
-        if (!sys->prop7) break;
-        sp_prop7_set_options(sys->prop7, &opt);
-        return SP_OK;
-    }
-    sp_hol_system_release(sys);
-    return SP_ERR_NOMEM;
+    sys->type = sp_step_type_named(hp->scheme->name);
+    if (!sys->type) return SP_ERR_INVALID;
+    sys->lie = sys->type->model == SP_STEP_MODEL_LIE_RATTLE;
+    sys->native = sys->lie ? 12 : 2 * sys->n;
+    sp_step_options opt = sp_step_options_default();
+    opt.newton.tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15;
+    opt.retraction = hp->retraction;
+    opt.gains = hp->gains;
+    opt.gains.g_scale = sys->bound.scales.g_scale;
+    opt.gains.hidden_scale = sys->bound.scales.hidden_scale;
+    opt.integral = sys->bound.has_integral ? &sys->bound.integral : NULL;
+    double z0[2 * SP_HOL_MAX_N];
+    sp_vec_copy(sys->n, hp->q0, z0);
+    sp_vec_copy(sys->n, hp->p0, z0 + sys->n);
+    opt.reference = z0;
+    opt.control.rtol = hp->rtol;
+    opt.control.atol = hp->atol;
+    opt.control.h_max = pb->T / pb->steps;
+    sys->step = sp_step_alloc(sys->type, model_of(sys, sys->type->model), &opt, &st);
+    return st;
 }
 
 void sp_hol_system_release(sp_hol_system *sys)
 {
-    sp_holonomic_free(sys->hol);
-    sp_erk_free(sys->erk);
-    sp_feedback_free(sys->fb);
-    sp_lie_rattle_free(sys->lie);
-    sp_prop7_free(sys->prop7);
-    sys->hol = NULL;
-    sys->erk = NULL;
-    sys->fb = NULL;
-    sys->lie = NULL;
-    sys->prop7 = NULL;
+    sp_step_free(sys->step);
+    sys->step = NULL;
 }
 
 /* ---- the stepper's own state x and the state (q, p) on T*Q */
@@ -120,85 +98,11 @@ static void initial_native(const sp_hol_system *sys, double *x)
         qp_to_native(sys, hp->q0, hp->p0, x);
 }
 
-/* One fixed step of size h on x; *iterations gets the Newton iterations of implicit steps. */
-static sp_status native_step(sp_hol_system *sys, double h, double *x, int *iterations)
-{
-    const int n = sys->n;
-    *iterations = 0;
-    sp_status st;
-    switch (sys->scheme->family) {
-    case SP_HOL_FAMILY_CONSTRAINED:
-        st = sp_holonomic_step(sys->hol, h, x, x + n);
-        *iterations = sp_holonomic_iterations(sys->hol);
-        return st;
-    case SP_HOL_FAMILY_FEEDBACK:
-        return sp_erk_step(sys->erk, h, x);
-    case SP_HOL_FAMILY_SPLITTING: {
-        double z[2 * SP_HOL_MAX_N];
-        sp_vec_copy(2 * n, x, z);
-        st = sp_splitting_step(sys->splitting, &sys->split, h, z);
-        if (st == SP_OK) sp_vec_copy(2 * n, z, x);
-        return st;
-    }
-    case SP_HOL_FAMILY_LIE: {
-        /* (R, μ) through the stages γ_i h of a composition; untouched if one fails */
-        const sp_holonomic_method *c = sys->lie_composition;
-        double y[12];
-        sp_vec_copy(12, x, y);
-        for (size_t i = 0; i < (c ? c->stages : 1); ++i) {
-            st = sp_lie_rattle_step(sys->lie, (c ? c->gamma[i] : 1.0) * h, y, y + 9);
-            *iterations += sp_lie_rattle_iterations(sys->lie);
-            if (st != SP_OK) return st;
-        }
-        sp_vec_copy(12, y, x);
-        return SP_OK;
-    }
-    case SP_HOL_FAMILY_PROP7:
-        st = sp_prop7_step(sys->prop7, h, x, x + n);
-        *iterations = sp_prop7_iterations(sys->prop7);
-        return st;
-    }
-    return SP_ERR_INVALID;
-}
-
-/* The step of a run from t0 to t1: adaptive for feedback_dop853 (the error control picks
- * the steps in between, the state lands on t1 exactly), else one fixed step. */
-/* The step of a run over one interval: adaptive for feedback_dop853 (the error control
- * picks the steps in between, the state lands on t1 exactly, every attempt counts against
- * the budget), else one fixed step of size h. */
-static sp_status run_step(sp_hol_system *sys, const sp_run_interval *iv, double *x, sp_run_work *work)
-{
-    if (sys->erk && sp_erk_adaptive(sys->erk)) {
-        double t = iv->t0;
-        const long before = sp_erk_get_stats(sys->erk).steps;
-        sp_status st = SP_OK;
-        while (t != iv->t1 && st == SP_OK) {
-            /* each call is one accepted step, as many as the error control wants: a stop
-             * (sp_progress.h) is checked between them, not only between output steps */
-            if (sp_progress_stopped(iv->progress)) return SP_ERR_INTERRUPTED;
-            sys->control.max_steps = iv->budget - (sp_erk_get_stats(sys->erk).steps - before);
-            if (sys->control.max_steps < 1)
-                st = SP_ERR_TOO_MANY_STEPS;
-            else
-                st = sp_erk_evolve(sys->erk, &sys->control, &t, iv->t1, &sys->h_proposal, x);
-        }
-        work->attempts += sp_erk_get_stats(sys->erk).steps - before;
-        return st;
-    }
-    int it = 0;
-    sp_status st = native_step(sys, iv->h, x, &it);
-    work->attempts += 1;
-    work->newton_iterations += it;
-    if (it > work->max_iterations) work->max_iterations = it;
-    return st;
-}
-
 sp_status sp_hol_step_qp(sp_hol_system *sys, double h, double *z)
 {
     double x[2 * SP_HOL_MAX_N];
-    int it;
     qp_to_native(sys, z, z + sys->n, x);
-    sp_status st = native_step(sys, h, x, &it);
+    sp_status st = sp_step_apply(sys->step, h, x);
     if (st == SP_OK) native_to_qp(sys, x, z, z + sys->n);
     return st;
 }
@@ -249,7 +153,6 @@ static sp_status hol_begin(void *self)
     run->n_integrals = r->v.n_integrals;
     memcpy(run->integral0, r->v.integral, sizeof r->v.integral);
     accumulate(run, &r->v);
-    if (sys->erk) sp_erk_reset_stats(sys->erk);
     sys->h_proposal = 0.0;
     return SP_OK;
 }
@@ -258,14 +161,7 @@ static sp_status hol_advance(void *self, const sp_run_interval *iv, sp_run_work 
 {
     hol_stepping *r = self;
     sp_hol_system *sys = r->sys;
-    sp_status st = run_step(sys, iv, r->x, work);
-    if (sys->erk) {
-        sp_erk_stats s = sp_erk_get_stats(sys->erk);
-        work->rhs_evaluations = s.evaluations;
-        work->rejected_steps = s.rejected;
-    } else if (sys->splitting) {
-        work->exact_flows += sys->splitting->stages;
-    }
+    sp_status st = sp_step_advance(sys->step, iv, &sys->h_proposal, r->x, work);
     if (st != SP_OK) return st;
     native_to_qp(sys, r->x, r->q, r->p);
     if ((st = sp_hol_values_at(&sys->bound, r->q, r->p, &r->v)) != SP_OK) return st;
@@ -284,7 +180,7 @@ static void hol_row(const void *self, double *const *out)
         sp_vec_copy(9, r->x, out[f++]);
         sp_vec_copy(3, r->x + 9, out[f++]);
     }
-    if (sys->prop7) out[f][0] = r->v.lambda;
+    if (sys->type->model == SP_STEP_MODEL_PROP7) out[f][0] = r->v.lambda;
 }
 
 /* The stepper of a run: fields q, p; (R, μ) for lie_rattle; the contact multiplier λ. */
@@ -292,14 +188,14 @@ static sp_stepper hol_stepper(hol_stepping *r)
 {
     const sp_hol_system *sys = r->sys;
     sp_stepper s = {.self = r, .begin = hol_begin, .advance = hol_advance, .row = hol_row};
-    s.work_kind = sys->erk ? SP_WORK_EXPLICIT : sys->splitting ? SP_WORK_SPLITTING : SP_WORK_IMPLICIT;
+    s.work_kind = sp_step_work_kind(sys->type);
     s.fields[s.n_fields++] = (sp_run_field){"q", sys->n, 0, 0};
     s.fields[s.n_fields++] = (sp_run_field){"p", sys->n, 0, 0};
     if (sys->lie) {
         s.fields[s.n_fields++] = (sp_run_field){"R", 9, 0, 0};
         s.fields[s.n_fields++] = (sp_run_field){"mu", 3, 0, 0};
     }
-    if (sys->prop7) s.fields[s.n_fields++] = (sp_run_field){"lambda", 1, 1, 1};
+    if (sys->type->model == SP_STEP_MODEL_PROP7) s.fields[s.n_fields++] = (sp_run_field){"lambda", 1, 1, 1};
     if (sys->bound.type->coordinates) {
         s.coordinates = sys->bound.type->coordinates;
         s.n_coordinates = sys->n;
@@ -315,16 +211,17 @@ static void take_outcome(const sp_hol_system *sys, sp_run *loop, sp_hol_run *run
     run->seconds = loop->seconds;
     run->rejected = loop->work.rejected_steps;
     run->max_iterations = loop->work.max_iterations;
-    run->work = sys->erk         ? loop->work.rhs_evaluations
-                : sys->splitting ? loop->work.exact_flows
-                                 : loop->work.newton_iterations;
+    const sp_work_kind kind = sp_step_work_kind(sys->type);
+    run->work = kind == SP_WORK_EXPLICIT    ? loop->work.rhs_evaluations
+                : kind == SP_WORK_SPLITTING ? loop->work.exact_flows
+                                            : loop->work.newton_iterations;
     run->rows = loop->rows;
     run->t = loop->t;
     int f = 0;
     run->q = loop->field[f++];
     run->p = loop->field[f++];
     if (sys->lie) run->R = loop->field[f++], run->mu = loop->field[f++];
-    if (sys->prop7) run->lam = loop->field[f];
+    if (sys->type->model == SP_STEP_MODEL_PROP7) run->lam = loop->field[f];
     sp_run_disown(loop);
 }
 

@@ -9,12 +9,8 @@
 #include <cjson/cJSON.h>
 
 #include "planner/sp_family.h"
-#include "integrators/sp_explicit_rk.h"
-#include "integrators/sp_feedback.h"
-#include "integrators/sp_holonomic.h"
-#include "integrators/sp_lie_rattle.h"
-#include "integrators/sp_prop7.h"
 #include "integrators/sp_splitting.h"
+#include "integrators/sp_step.h"
 #include "problems/sp_problem.h"
 
 /* A problem's model bound to its parameters with the stepper of its scheme. It points
@@ -23,26 +19,21 @@ typedef struct sp_hol_system {
     const sp_problem *pb;
     sp_hol_bound bound;
     const sp_hol_scheme *scheme;
-    int n;             /* q and p have n numbers each; the heavy top's are its matrix form */
-    int native;        /* numbers of the stepper's own state: 2n, or 12 = (R, μ) for lie_rattle */
-    sp_holonomic *hol; /* constrained schemes */
-    sp_feedback *fb;   /* feedback schemes */
-    sp_erk *erk;
-    sp_erk_control control; /* feedback_dop853 */
-    double h_proposal;      /* feedback_dop853: the next step the error control proposes */
-    const sp_splitting_method *splitting;
-    sp_split_system split;
-    sp_lie_rattle *lie;
-    const sp_holonomic_method *lie_composition; /* lie_rattle_*: the coefficients, else NULL */
-    sp_prop7 *prop7;
+    int n;      /* q and p have n numbers each; the heavy top's are its matrix form */
+    int native; /* numbers of the stepper's own state: 2n, or 12 = (R, μ) for RATTLE on SO(3) */
+    int lie;    /* the stepper's state is (R, μ) */
+    const sp_step_type *type; /* the scheme's step type (integrators/sp_step.h) */
+    sp_step *step;
+    sp_split_system split;  /* splitting schemes: the exact flows of the model */
+    double h_proposal;      /* adaptive schemes: the next step the error control proposes */
     const sp_progress *progress; /* its stop flag is checked every step, and adaptive sub-steps (NULL: none) */
 } sp_hol_system;
 
 sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb);
 void sp_hol_system_release(sp_hol_system *sys);
 
-/* One step of size h from the state (q, p) ∈ T*Q, in place (for lie_rattle through the
- * embedding (R, μ) ↔ (Q, P); feedback_dop853 takes one fixed step of its order-8
+/* One step of size h from the state (q, p) ∈ T*Q, in place (for RATTLE on SO(3) through
+ * the embedding (R, μ) ↔ (Q, P); an adaptive scheme takes one fixed step of its main
  * solution). For the symplecticity defect and for tests. */
 sp_status sp_hol_step_qp(sp_hol_system *sys, double h, double *z);
 

@@ -6,6 +6,7 @@
 
 #include "planner/sp_family.h"
 #include "planner/sp_run.h"
+#include "planner/sp_step_advance.h"
 #include "planner/nonholonomic/sp_nh_run.h"
 #include "lie/sp_linalg.h"
 #include "problems/sp_result_file.h"
@@ -15,38 +16,41 @@ sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb)
     memset(sys, 0, sizeof *sys);
     sys->pb = pb;
     const sp_nh_problem *np = &pb->nh;
-    const double tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15;
+    sp_step_options opt = sp_step_options_default();
+    opt.newton.tol = pb->solver_tol > 0.0 ? pb->solver_tol : 1e-15;
+    opt.nh_lambda1 = np->recompute; /* carry (0) or recompute (1), on groups as on vector spaces */
+    opt.retraction = np->retraction;
+    const void *model;
+    char name[32];
     if (pb->kind == SP_KIND_NONHOLONOMIC_LIE) {
         sys->lie = 1;
         sp_status st = np->lie_type->bind(&np->lie_params, &sys->bound);
         if (st != SP_OK) return st;
-        sp_nh_lie_options opt = sp_nh_lie_options_default();
-        opt.lambda1 = np->recompute ? SP_NH_LIE_LAMBDA_RECOMPUTE : SP_NH_LIE_LAMBDA_CARRY;
-        opt.newton.tol = tol, opt.newton.max_iter = 50;
         sys->n = sys->bound.model.group->elem_size;
         sys->dim = sys->bound.model.group->dim;
         sys->m = sys->bound.model.m;
-        sys->lie_stepper = sp_nh_lie_alloc(&sys->bound.model, np->retraction, np->stages, &opt);
-        return sys->lie_stepper ? SP_OK : SP_ERR_NOMEM;
+        model = &sys->bound.model;
+        snprintf(name, sizeof name, "nh_lie_lobatto%d", np->stages);
+    } else {
+        if (pb->kind != SP_KIND_NONHOLONOMIC || !np->type) return SP_ERR_INVALID;
+        sp_nh_model_bind(np->type, &np->params, &sys->model);
+        opt.newton.warm_start = pb->stage_solver == SP_STAGE_SIMPLIFIED_NEWTON;
+        sys->n = sys->dim = np->type->n;
+        sys->m = np->type->m;
+        model = &sys->model;
+        snprintf(name, sizeof name, "nh_lobatto%d", np->stages);
     }
-    if (pb->kind != SP_KIND_NONHOLONOMIC || !np->type) return SP_ERR_INVALID;
-    sp_nh_model_bind(np->type, &np->params, &sys->model);
-    sp_nh_options opt = sp_nh_options_default();
-    opt.lambda1 = np->recompute ? SP_NH_LAMBDA_RECOMPUTE : SP_NH_LAMBDA_CARRY;
-    opt.newton.tol = tol, opt.newton.max_iter = 50;
-    opt.newton.warm_start = pb->stage_solver == SP_STAGE_SIMPLIFIED_NEWTON;
-    sys->n = sys->dim = np->type->n;
-    sys->m = np->type->m;
-    sys->stepper = sp_nh_alloc(&sys->model, np->stages, &opt);
-    return sys->stepper ? SP_OK : SP_ERR_NOMEM;
+    const sp_step_type *type = sp_step_type_named(name);
+    if (!type) return SP_ERR_INVALID;
+    sp_status st;
+    sys->step = sp_step_alloc(type, model, &opt, &st);
+    return st;
 }
 
 void sp_nh_system_release(sp_nh_system *sys)
 {
-    sp_nh_free(sys->stepper);
-    sp_nh_lie_free(sys->lie_stepper);
-    sys->stepper = NULL;
-    sys->lie_stepper = NULL;
+    sp_step_free(sys->step);
+    sys->step = NULL;
 }
 
 /* ---- the invariants at one state */
@@ -91,7 +95,8 @@ static void coordinates(const sp_nh_system *sys, const double *g, const double *
  * sleigh's coordinates, and the maxima of the invariants' deviation over every step. */
 typedef struct nh_stepping {
     sp_nh_system *sys;
-    double x[SP_LIE_MAX_ELEM], y[SP_LIE_MAX_ELEM], lam[SP_NH_MAX_M];
+    double z[SP_STEP_MAX_DIM]; /* the stepper's state: x, y and λ one after another */
+    double *x, *y, *lam;
     double qc[SP_LIE_MAX_ELEM], pc[SP_LIE_MAX_ELEM];
     double H0; /* energy at t = 0 */
     double energy_error, constraint_residual, stage_residual, group_error;
@@ -107,6 +112,9 @@ static sp_status nh_begin(void *self)
     const sp_nh_system *sys = r->sys;
     const sp_nh_problem *np = &sys->pb->nh;
     sp_status st;
+    r->x = r->z;
+    r->y = r->z + sys->n;
+    r->lam = r->z + sys->n + sys->dim;
     if (sys->lie) {
         sp_vec_copy(sys->n, np->g0, r->x);
         sp_vec_copy(sys->dim, np->mu0, r->y);
@@ -137,23 +145,8 @@ static sp_status nh_advance(void *self, const sp_run_interval *iv, sp_run_work *
 {
     nh_stepping *r = self;
     const sp_nh_system *sys = r->sys;
-    int it, lu = 0;
-    double stage;
-    sp_status st;
-    if (sys->lie) {
-        st = sp_nh_lie_step(sys->lie_stepper, iv->h, r->x, r->y, r->lam);
-        sp_nh_lie_step_info info = sp_nh_lie_last_step(sys->lie_stepper);
-        it = info.iterations, stage = info.stage_residual;
-    } else {
-        st = sp_nh_step(sys->stepper, iv->h, r->x, r->y, r->lam);
-        sp_nh_step_info info = sp_nh_last_step(sys->stepper);
-        it = info.iterations, lu = info.factorizations, stage = info.stage_residual;
-        work->counts_factorizations = 1;
-    }
-    work->attempts += 1;
-    work->newton_iterations += it;
-    if (it > work->max_iterations) work->max_iterations = it;
-    work->factorizations += lu;
+    sp_status st = sp_step_advance(sys->step, iv, NULL, r->z, work);
+    const double stage = sp_step_stage_residual(sys->step);
     point_values v;
     if (st == SP_OK) st = values_at(sys, r->x, r->y, &v);
     if (st != SP_OK) return st;

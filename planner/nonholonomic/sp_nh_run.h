@@ -12,6 +12,7 @@
 #include "planner/sp_family.h"
 #include "integrators/sp_nh_lie.h"
 #include "integrators/sp_nonholonomic.h"
+#include "integrators/sp_step.h"
 #include "problems/sp_problem.h"
 
 /* A problem's model bound to its parameters with its stepper. It points into itself:
@@ -19,10 +20,9 @@
 typedef struct sp_nh_system {
     const sp_problem *pb;
     int lie;           /* kind SP_KIND_NONHOLONOMIC_LIE */
-    sp_nh_model model; /* vector spaces */
-    sp_nh *stepper;
+    sp_nh_model model;     /* vector spaces */
     sp_nh_lie_bound bound; /* Lie groups */
-    sp_nh_lie *lie_stepper;
+    sp_step *step;         /* the problem's Lobatto IIIA–IIIB step type (integrators/sp_step.h) */
     int n;                             /* numbers of the configuration: n, or the group's elem_size */
     int dim;                           /* numbers of the momentum: n, or the algebra dimension */
     int m;                             /* constraints */

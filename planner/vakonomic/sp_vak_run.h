@@ -8,6 +8,7 @@
 
 #include "planner/sp_family.h"
 #include "integrators/sp_index1.h"
+#include "integrators/sp_step.h"
 #include "problems/sp_problem.h"
 
 /* A model bound to a problem's parameters with its stepper; the problem must outlive it. */
@@ -15,7 +16,7 @@ typedef struct sp_vak_system {
     const sp_problem *pb;
     sp_vakonomic_model model;
     double mass[SP_VAK_MAX_N];
-    sp_index1 *stepper;
+    sp_step *step;                     /* the Gauss–Legendre step type of the problem (integrators/sp_step.h) */
     sp_vakonomic_point *point;         /* for λ(q, p), Ĥ and diagnostics */
     const sp_progress *progress; /* its stop flag is checked every step (NULL: none) */
 } sp_vak_system;

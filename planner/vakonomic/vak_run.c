@@ -1,10 +1,12 @@
 /* Integration of vakonomic models with their diagnostics. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/sp_family.h"
 #include "planner/sp_run.h"
+#include "planner/sp_step_advance.h"
 #include "planner/vakonomic/sp_vak_run.h"
 #include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
@@ -29,24 +31,27 @@ sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb)
     memset(sys, 0, sizeof *sys);
     sys->pb = pb;
     sp_vak_model_bind(pb->vak.type, &pb->vak.params, sys->mass, &sys->model);
-    sp_tableau tab;
-    if (sp_tableau_get("gauss", pb->vak.stages, &tab) != SP_OK) return SP_ERR_INVALID;
-    sys->stepper = sp_index1_alloc(&sys->model, &tab);
+    char name[32];
+    snprintf(name, sizeof name, "index1_gauss%d", pb->vak.stages);
+    const sp_step_type *type = sp_step_type_named(name);
+    if (!type) return SP_ERR_INVALID;
+    sp_step_options opt = sp_step_options_default();
+    opt.newton.tol = pb->solver_tol;
+    opt.index1_solver = (int)index1_solver(pb->stage_solver);
+    sys->step = sp_step_alloc(type, &sys->model, &opt, NULL);
     sys->point = sp_vakonomic_point_alloc(&sys->model);
-    if (!sys->stepper || !sys->point) {
+    if (!sys->step || !sys->point) {
         sp_vak_system_release(sys);
         return SP_ERR_NOMEM;
     }
-    sp_index1_set_options(sys->stepper, &(sp_newton_options){.tol = pb->solver_tol, .max_iter = 50});
-    sp_index1_set_solver(sys->stepper, index1_solver(pb->stage_solver));
     return SP_OK;
 }
 
 void sp_vak_system_release(sp_vak_system *sys)
 {
-    sp_index1_free(sys->stepper);
+    sp_step_free(sys->step);
     sp_vakonomic_point_free(sys->point);
-    sys->stepper = NULL;
+    sys->step = NULL;
     sys->point = NULL;
 }
 
@@ -81,7 +86,8 @@ typedef struct vak_stepping {
     sp_vak_run *run;
     const double *q0, *p0;
     int sensitivity;
-    double q[SP_VAK_MAX_N], p[SP_VAK_MAX_N], lam[SP_VAK_MAX_M];
+    double z[2 * SP_VAK_MAX_N + SP_VAK_MAX_M]; /* the stepper's state: q, p and λ one after another */
+    double *q, *p, *lam;
     double kinetic;                            /* ½ q̇ᵀMq̇ at the last step point */
     double S[2 * SP_VAK_MAX_N * SP_VAK_MAX_N]; /* ∂z/∂p0, when asked */
 } vak_stepping;
@@ -112,14 +118,8 @@ static sp_status vak_advance(void *self, const sp_run_interval *iv, sp_run_work 
     const int n = sys->model.n, n2 = 2 * n;
     const double h = iv->h;
     double Phi[4 * SP_VAK_MAX_N * SP_VAK_MAX_N], H, residual, kinetic, I[SP_VAK_MAX_INTEGRALS];
-    sp_status st = sp_index1_step(sys->stepper, h, r->q, r->p, r->q, r->p, NULL);
-    const int it = sp_index1_iterations(sys->stepper);
-    work->attempts += 1;
-    work->newton_iterations += it;
-    if (it > work->max_iterations) work->max_iterations = it;
-    work->factorizations += sp_index1_factorizations(sys->stepper);
-    work->counts_factorizations = 1;
-    if (st == SP_OK && r->sensitivity) st = sp_index1_step_jacobian(sys->stepper, Phi);
+    sp_status st = sp_step_advance(sys->step, iv, NULL, r->z, work);
+    if (st == SP_OK && r->sensitivity) st = sp_step_jacobian(sys->step, Phi);
     if (st == SP_OK) st = point_values(sys, r->q, r->p, &H, r->lam, &residual, &kinetic);
     if (st != SP_OK) return st;
     if (r->sensitivity) { /* S ← Φ S */
@@ -150,6 +150,9 @@ static void vak_row(const void *self, double *const *out)
 static sp_stepper vak_stepper(vak_stepping *r)
 {
     const sp_vak_system *sys = r->sys;
+    r->q = r->z;
+    r->p = r->z + sys->model.n;
+    r->lam = r->z + 2 * sys->model.n;
     sp_stepper s = {
         .self = r, .work_kind = SP_WORK_IMPLICIT, .begin = vak_begin, .advance = vak_advance, .row = vak_row};
     s.fields[s.n_fields++] = (sp_run_field){"q", sys->model.n, 0, 0};
@@ -206,7 +209,11 @@ static sp_status vak_step_map(void *ctx, double *z)
 {
     vak_defect_ctx *c = ctx;
     const int n = c->sys->model.n;
-    return sp_index1_step(c->sys->stepper, c->h, z, z + n, z, z + n, NULL);
+    double x[2 * SP_VAK_MAX_N + SP_VAK_MAX_M] = {0};
+    sp_vec_copy(2 * n, z, x);
+    sp_status st = sp_step_apply(c->sys->step, c->h, x);
+    if (st == SP_OK) sp_vec_copy(2 * n, x, z);
+    return st;
 }
 
 /* The vakonomic flow is symplectic on all of R²ⁿ: the defect with U = I (no constraint rows). */
