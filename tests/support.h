@@ -42,6 +42,11 @@ void finish(const char *dir, pid_t pid, run_result *r);
 void run(const char *dir, const char *const *args, run_result *r);
 void run_free(run_result *r);
 
+/* Members of a result object, asserted to be there: any member, a number, a string. */
+const cJSON *result_member(const cJSON *obj, const char *key);
+double number_at(const cJSON *obj, const char *key);
+const char *string_at(const cJSON *obj, const char *key);
+
 /* Exactly one line: text ends in its only newline. */
 int is_one_line(const char *text);
 int starts_with(const char *text, const char *prefix);

@@ -26,20 +26,6 @@
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }
 static void remove_dir(const char *dir) { remove_tree(dir); }
 
-static double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
-    return v->valuedouble;
-}
-
-static const char *string_at(const cJSON *obj, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-    cr_assert_not_null(s, "no string '%s' in the result", key);
-    return s;
-}
-
 /* --------------------------------------------------------------------- list -- */
 
 Test(cli, list_names_everything_a_file_can_name)

@@ -22,6 +22,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/sp_solve.h"
 #include "problems/sp_problem.h"
+#include "tests/support.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 #include "problems/vakonomic/sp_vak_models.h"
 
@@ -307,17 +308,10 @@ Test(implicit_speed, nh_stale_jacobian_on_a_hard_step_refactors)
 
 /* ------------------------------------------------------------ problem files -- */
 
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert_not_null(x, "no member %s", key);
-    return x;
-}
-
 /* The last row of a trajectory column into out (n values); returns n. */
 static int last_row(const cJSON *res, const char *column, double *out)
 {
-    const cJSON *rows = member(member(res, "trajectory"), column);
+    const cJSON *rows = result_member(result_member(res, "trajectory"), column);
     const cJSON *row = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
     int n = 0;
     for (const cJSON *x = row->child; x; x = x->next) out[n++] = x->valuedouble;
@@ -345,11 +339,11 @@ Test(implicit_speed, problem_files_choose_the_solver, .timeout = 60)
             if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
-            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")),
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(result_member(res, "settings"), "solver")),
                              v ? "simplified_newton" : "newton");
-            const cJSON *work = member(res, "work");
-            lu[v] = member(work, "factorizations")->valuedouble, it[v] = member(work, "newton_iterations")->valuedouble;
+            const cJSON *work = result_member(res, "work");
+            lu[v] = result_member(work, "factorizations")->valuedouble, it[v] = result_member(work, "newton_iterations")->valuedouble;
             n = last_row(res, "q", end[v]);
             n += last_row(res, "p", end[v] + n);
             cJSON_Delete(res);
@@ -657,9 +651,9 @@ Test(implicit_speed, vakonomic_files_take_the_fixed_point_and_auto, .timeout = 6
             if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
-            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")), sp_stage_solver_at(v));
-            lu[v] = member(member(res, "work"), "factorizations")->valuedouble;
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(result_member(res, "settings"), "solver")), sp_stage_solver_at(v));
+            lu[v] = result_member(result_member(res, "work"), "factorizations")->valuedouble;
             n = last_row(res, "q", end[v]);
             n += last_row(res, "p", end[v] + n);
             cJSON_Delete(res);

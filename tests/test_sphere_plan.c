@@ -286,6 +286,16 @@ Test(sphere_plan, weighted_walks_converge_below_the_exact_plan, .timeout = 120)
     }
 }
 
+/* The distance between point k of the first samples turned by the rotation ctx (3 x 3)
+ * and point k of the second. */
+static double rotated_apart(const cJSON *Ya, const cJSON *Yb, int k, const void *ctx)
+{
+    double ya[3], yb[3], qa[3];
+    row3(Ya, k, ya), row3(Yb, k, yb);
+    sp_mat_vec(3, 3, ctx, ya, qa);
+    return sp_vec_dist(3, qa, yb);
+}
+
 /* The cost ½∫|ξ̇|² is invariant under g → Q g Qᵀ, which takes y0 to Q y0 and the curve
  * g y0 to Q g y0: rotating the start and every point by Q rotates the plan's samples and
  * leaves its cost. */
@@ -312,16 +322,7 @@ Test(sphere_plan, a_rotated_problem_gives_the_rotated_plan, .timeout = 60)
     cr_assert_str_eq(string(b, "status"), "converged");
     const double ca = number(a, "cost"), cb = number(b, "cost");
     cr_expect_leq(fabs(ca - cb), 1e-9 * ca, "costs %.12g and %.12g", ca, cb);
-    const cJSON *Ya = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "samples"), "y");
-    const cJSON *Yb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "samples"), "y");
-    cr_assert_eq(cJSON_GetArraySize(Ya), cJSON_GetArraySize(Yb));
-    double worst = 0.0;
-    for (int k = 0; k < cJSON_GetArraySize(Ya); ++k) {
-        double ya[3], yb[3], qa[3];
-        row3(Ya, k, ya), row3(Yb, k, yb);
-        sp_mat_vec(3, 3, Q, ya, qa);
-        worst = fmax(worst, sp_vec_dist(3, qa, yb));
-    }
+    const double worst = samples_worst(a, b, "y", rotated_apart, Q);
     cr_expect_leq(worst, 1e-7, "samples differ by %g after the rotation", worst);
     cr_log_info("rotated problem: costs %.12g and %.12g, samples within %.2g", ca, cb, worst);
     cJSON_Delete(a), cJSON_Delete(b);

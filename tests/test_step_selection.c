@@ -36,13 +36,6 @@ static cJSON *solve_text(const char *text)
     return result;
 }
 
-static double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert(cJSON_IsNumber(v), "no number '%s'", key);
-    return v->valuedouble;
-}
-
 /* The last row of field `name` into z (returns its width). */
 static int last_row(const cJSON *result, const char *name, double *z)
 {

@@ -23,6 +23,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/vakonomic/sp_vak_run.h"
 #include "problems/sp_problem.h"
+#include "tests/support.h"
 
 /* ------------------------------------------------------------------ helpers -- */
 
@@ -31,20 +32,6 @@ static void parse(const char *text, sp_problem *pb)
     sp_input_error err;
     sp_status st = sp_problem_parse(text, strlen(text), pb, &err);
     cr_assert_eq(st, SP_OK, "problem refused: %s: %s\n%s", err.path, err.message, text);
-}
-
-static double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
-    return v->valuedouble;
-}
-
-static const char *string_at(const cJSON *obj, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-    cr_assert_not_null(s, "no string '%s' in the result", key);
-    return s;
 }
 
 /* The n numbers of the array `key`, as stored (cJSON keeps the doubles it was given). */
