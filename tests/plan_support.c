@@ -32,6 +32,13 @@ cJSON *solve_doc(const char *doc)
     return res;
 }
 
+void solve_converged_pair(const char *what, const char *doc_a, const char *doc_b, cJSON **ra, cJSON **rb)
+{
+    *ra = solve_doc(doc_a), *rb = solve_doc(doc_b);
+    cr_assert_str_eq(string(*ra, "status"), "converged", "%s: the first plan", what);
+    cr_assert_str_eq(string(*rb, "status"), "converged", "%s: the second plan", what);
+}
+
 char *sphere_doc(const kf_schedule *s, const char *metric, const char *extra)
 {
     cJSON *d = cJSON_CreateObject();

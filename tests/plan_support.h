@@ -13,6 +13,9 @@ const char *string(const cJSON *o, const char *key);
 void row3(const cJSON *rows, int k, double *out);
 /* The result of a problem text (asserts that it is accepted); cJSON_Delete it. */
 cJSON *solve_doc(const char *doc);
+/* The results of two problem texts that must both converge (asserted, naming `what`);
+ * cJSON_Delete them. */
+void solve_converged_pair(const char *what, const char *doc_a, const char *doc_b, cJSON **ra, cJSON **rb);
 /* A sphere plan through the schedule's points (exact, natural ends unless `extra` says
  * otherwise), in the metric given (NULL: the default), with the extra members; cJSON_free
  * the text. */
