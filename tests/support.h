@@ -47,6 +47,16 @@ const cJSON *result_member(const cJSON *obj, const char *key);
 double number_at(const cJSON *obj, const char *key);
 const char *string_at(const cJSON *obj, const char *key);
 
+/* The parameters of a table-driven test (criterion/parameterized.h): the indices 0 to
+ * count − 1 of its table, which stays in static storage. */
+#define SP_TABLE_PARAMETERS(suite, test, count)                                                                        \
+    ParameterizedTestParameters(suite, test)                                                                           \
+    {                                                                                                                  \
+        static size_t index[count];                                                                                    \
+        for (size_t i = 0; i < (count); ++i) index[i] = i;                                                             \
+        return cr_make_param_array(size_t, index, (count));                                                            \
+    }
+
 /* Exactly one line: text ends in its only newline. */
 int is_one_line(const char *text);
 int starts_with(const char *text, const char *prefix);
