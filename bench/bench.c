@@ -57,6 +57,13 @@ typedef struct solve_figures {
     char status[32];
 } solve_figures;
 
+sp_plan *bench_plan_solved(const sp_problem *pb, sp_plan_result *res)
+{
+    sp_plan *plan = sp_plan_new(pb);
+    if (plan) sp_plan_solve(plan, res);
+    return plan;
+}
+
 static solve_figures time_solve(sp_problem *pb, int central_differences)
 {
     pb->optimizer.central_differences = central_differences;

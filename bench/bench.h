@@ -83,6 +83,12 @@ double bench_clock(void);
  * of memory); the document is deleted. */
 struct cJSON;
 char *bench_json_text(struct cJSON *doc);
+/* A plan of the problem (borrowed) solved into *res (sp_plan_new, then sp_plan_solve,
+ * whose outcome *res holds); NULL when out of memory. The caller frees it (sp_plan_free). */
+struct sp_problem;
+struct sp_plan;
+struct sp_plan_result;
+struct sp_plan *bench_plan_solved(const struct sp_problem *pb, struct sp_plan_result *res);
 double bench_best_time(void (*f)(void *), void *ctx, int repeats, double min_batch);
 double bench_max_abs_diff(int n, const double *a, const double *b);
 

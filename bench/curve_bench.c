@@ -247,10 +247,9 @@ static curve_row solve(const kf_schedule *s)
     double best = INFINITY, spent = 0.0;
     for (int r = 0; r < RUNS_MAX; ++r) {
         const double t0 = bench_clock();
-        sp_plan *plan = sp_plan_new(&pb);
-        if (!plan) break;
         sp_plan_result res;
-        sp_plan_solve(plan, &res);
+        sp_plan *plan = bench_plan_solved(&pb, &res);
+        if (!plan) break;
         cJSON *json = sp_plan_result_json(plan, &res);
         sp_plan_free(plan);
         spent += bench_clock() - t0;

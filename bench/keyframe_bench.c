@@ -146,10 +146,9 @@ static solve_row solve(const char *text)
     double best = INFINITY, spent = 0.0;
     for (int r = 0; r < REPEAT_MAX; ++r) {
         const double t0 = bench_clock();
-        sp_plan *plan = sp_plan_new(&pb);
-        if (!plan) break;
         sp_plan_result res;
-        sp_plan_solve(plan, &res);
+        sp_plan *plan = bench_plan_solved(&pb, &res);
+        if (!plan) break;
         const double dt = bench_clock() - t0;
         best = fmin(best, dt);
         spent += dt;
@@ -447,10 +446,9 @@ static void big_child(int n, int per_unit, big_report *rep)
         return;
     }
     const double t0 = bench_clock();
-    sp_plan *plan = sp_plan_new(&pb);
+    sp_plan_result res;
+    sp_plan *plan = bench_plan_solved(&pb, &res);
     if (plan) {
-        sp_plan_result res;
-        sp_plan_solve(plan, &res);
         rep->seconds = bench_clock() - t0;
         cJSON *json = sp_plan_result_json(plan, &res);
         struct rusage ru;
