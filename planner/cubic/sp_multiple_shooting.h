@@ -93,6 +93,8 @@ typedef struct sp_ms_report {
     double initial_velocity[SP_LIE_MAX_DIM], final_velocity[SP_LIE_MAX_DIM];
     double terminal[2 * SP_LIE_MAX_DIM]; /* (ν_N⁺, p_N) */
 } sp_ms_report;
+/* Records every record_every-th row into *out, whose arrays the caller frees with
+ * sp_ms_report_free; a non-OK status when a step fails or memory runs out. */
 sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out);
 
 /* The state at every grid node, nodes[0..N] (after the momentum kick at a keyframe), from

@@ -42,6 +42,7 @@ const double *sp_shooting_kicks(const sp_shooting *s);
 double sp_shooting_running_cost(const sp_shooting *s);
 void sp_shooting_terminal_residual(const sp_shooting *s, double *residual);
 
+/* The time spent in, and the number of, forward and adjoint sweeps so far. */
 sp_shooting_timing sp_shooting_get_timing(const sp_shooting *s);
 
 #endif
