@@ -1,13 +1,14 @@
 /* The cubic family's plan task. sp_plan_new borrows the problem (which must outlive the
  * plan); sp_plan_solve solves it and puts every outcome into the caller's sp_plan_result.
- * The solver follows the problem (docs/methods.md §3): exact interpolation, and sphere plans
- * exact or weighted, by the condensed solver (sp_exact.h; sp_round.h in the round metric)
- * checked by the general system; every other plan, and any plan the condensed solver does
- * not finish, by multiple shooting (sp_multiple_shooting.h) from curves built through the
- * keyframes; `"method": "direct"` and `"single_shooting"` by NLopt on the direct form
- * (sp_direct.h) or on the initial momenta (sp_shooting.h). sp_plan_result_json builds the
- * result tree of docs/results.md, owned by the caller. The family table and the trajectory
- * block shared with the simulate task are declared here too. */
+ * The solver follows the problem (docs/methods.md §3): exact interpolation on SO(3), SE(3)
+ * and Rⁿ, and sphere plans in the rotation metric, by the condensed solver (sp_exact.h),
+ * its solution checked by the general system; sphere plans in the round metric by
+ * sp_round.h alone; every other plan, and any the condensed solver does not finish, by
+ * multiple shooting (sp_multiple_shooting.h) from curves built through the keyframes;
+ * `"method": "direct"` by NLopt on the direct form (sp_direct.h), finished by that Newton
+ * iteration, and `"single_shooting"` by NLopt on the initial momenta (sp_shooting.h).
+ * sp_plan_result_json builds the result tree of docs/results.md, owned by the caller. The
+ * family table and the trajectory block shared with the simulate task are declared here. */
 #ifndef SP_PLAN_H
 #define SP_PLAN_H
 
