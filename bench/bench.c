@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "planner/cubic/sp_plan.h"
 #include "bench/bench.h"
@@ -56,6 +57,43 @@ typedef struct solve_figures {
     int evaluations;
     char status[32];
 } solve_figures;
+
+sp_plan *bench_plan_solved(const sp_problem *pb, sp_plan_result *res)
+{
+    sp_plan *plan = sp_plan_new(pb);
+    if (plan) sp_plan_solve(plan, res);
+    return plan;
+}
+
+int bench_python_numbers(const char *script, void (*write)(FILE *f, const void *ctx), const void *ctx, double *out,
+                         int max)
+{
+    if (access(BENCH_PYTHON, X_OK) != 0 || access(script, R_OK) != 0) return -1;
+    char path[] = "/tmp/symplan-bench-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    write(f, ctx);
+    int got = -1;
+    if (fclose(f) == 0) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s %s < %s 2>/dev/null", BENCH_PYTHON, script, path);
+        fflush(stdout);
+        FILE *p = popen(cmd, "r");
+        if (p) {
+            got = 0;
+            while (got < max && fscanf(p, "%lf", &out[got]) == 1) ++got;
+            if (pclose(p) != 0) got = -1;
+        }
+    }
+    unlink(path);
+    return got;
+}
 
 static solve_figures time_solve(sp_problem *pb, int central_differences)
 {

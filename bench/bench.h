@@ -2,6 +2,8 @@
 #ifndef SP_BENCH_H
 #define SP_BENCH_H
 
+#include <stdio.h>
+
 /* Gauss–Legendre on index-1 (vakonomic) constraints (bench/index1_bench.c): cost per step
  * for s = 1 … 6 with each stage solver, a work-precision table on the Heisenberg problem,
  * and classical RK4 on the eliminated ODE as the non-geometric baseline. Prints; asserts
@@ -83,6 +85,18 @@ double bench_clock(void);
  * of memory); the document is deleted. */
 struct cJSON;
 char *bench_json_text(struct cJSON *doc);
+/* A plan of the problem (borrowed) solved into *res (sp_plan_new, then sp_plan_solve,
+ * whose outcome *res holds); NULL when out of memory. The caller frees it (sp_plan_free). */
+struct sp_problem;
+struct sp_plan;
+struct sp_plan_result;
+struct sp_plan *bench_plan_solved(const struct sp_problem *pb, struct sp_plan_result *res);
+/* The numbers a Python script prints (up to max, into out) when it reads on stdin what
+ * `write` puts into a temporary file: how many were read; -1 when BENCH_PYTHON or the
+ * script is missing, the file cannot be written or the script fails. */
+#define BENCH_PYTHON "/usr/bin/python3"
+int bench_python_numbers(const char *script, void (*write)(FILE *f, const void *ctx), const void *ctx, double *out,
+                         int max);
 double bench_best_time(void (*f)(void *), void *ctx, int repeats, double min_batch);
 double bench_max_abs_diff(int n, const double *a, const double *b);
 

@@ -30,7 +30,6 @@
 #define CAMERA_NUMBER 7UL          /* the camera path's generator */
 #define STEP_ANGLE 0.7
 #define SPLINE_SCRIPT "bench/rotation_spline_bench.py"
-#define PYTHON "/usr/bin/python3"
 #define RUNS_MIN 2    /* solves of each schedule: at least this many … */
 #define RUNS_MAX 7    /* … at most this many … */
 #define RUNS_BUDGET 3.0 /* … and more than RUNS_MIN only while they stay under this (s) */
@@ -152,40 +151,33 @@ static char *problem_text(const kf_schedule *s)
 
 /* ------------------------------------------------------------ RotationSpline -- */
 
+typedef struct schedule_list {
+    const kf_schedule *s;
+    int count;
+} schedule_list;
+
+/* The script's input: every schedule's rotations. */
+static void write_schedules(FILE *f, const void *ctx)
+{
+    const schedule_list *l = ctx;
+    fprintf(f, "{\"schedules\": [");
+    for (int q = 0; q < l->count; ++q) {
+        if (q) fprintf(f, ", ");
+        kf_schedule_write_rotations(f, &l->s[q]);
+    }
+    fprintf(f, "]}\n");
+}
+
 /* RotationSpline's construction seconds and energy for every schedule (NaN where python3,
  * scipy or the script is not available); 0 when the script answered for all. */
 static int rotation_spline(const kf_schedule *s, int count, double *seconds, double *energy)
 {
     for (int q = 0; q < count; ++q) seconds[q] = energy[q] = NAN;
-    if (access(PYTHON, X_OK) != 0 || access(SPLINE_SCRIPT, R_OK) != 0) return -1;
-    char path[] = "/tmp/symplan-curve-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(path);
-        return -1;
-    }
-    fprintf(f, "{\"schedules\": [");
-    for (int q = 0; q < count; ++q) {
-        if (q) fprintf(f, ", ");
-        kf_schedule_write_rotations(f, &s[q]);
-    }
-    fprintf(f, "]}\n");
-    int got = 0;
-    if (fclose(f) == 0) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "%s %s < %s 2>/dev/null", PYTHON, SPLINE_SCRIPT, path);
-        fflush(stdout);
-        FILE *p = popen(cmd, "r");
-        if (p) {
-            while (got < count && fscanf(p, "%lf %lf", &seconds[got], &energy[got]) == 2) ++got;
-            if (pclose(p) != 0) got = -1;
-        }
-    }
-    unlink(path);
-    return got == count ? 0 : -1;
+    const schedule_list list = {s, count};
+    double read[2 * N_ROWS];
+    const int n = count <= N_ROWS ? bench_python_numbers(SPLINE_SCRIPT, write_schedules, &list, read, 2 * count) : -1;
+    for (int q = 0; q < n / 2; ++q) seconds[q] = read[2 * q], energy[q] = read[2 * q + 1];
+    return n == 2 * count ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ our solves -- */
@@ -247,10 +239,9 @@ static curve_row solve(const kf_schedule *s)
     double best = INFINITY, spent = 0.0;
     for (int r = 0; r < RUNS_MAX; ++r) {
         const double t0 = bench_clock();
-        sp_plan *plan = sp_plan_new(&pb);
-        if (!plan) break;
         sp_plan_result res;
-        sp_plan_solve(plan, &res);
+        sp_plan *plan = bench_plan_solved(&pb, &res);
+        if (!plan) break;
         cJSON *json = sp_plan_result_json(plan, &res);
         sp_plan_free(plan);
         spent += bench_clock() - t0;
@@ -349,7 +340,7 @@ void bench_curve(void)
                ratio, r.energy, r.running_cost, theirs, vs, est, r.steps, r.status);
     }
     if (!spline_ok)
-        printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", PYTHON, SPLINE_SCRIPT);
+        printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", BENCH_PYTHON, SPLINE_SCRIPT);
     for (int q = 0; q < N_ROWS; ++q) kf_schedule_free(&s[q]);
     printf("  (curve part: %.1f s, of which RotationSpline %.1f s)\n", bench_clock() - t_part, t_spline);
 }

@@ -48,7 +48,6 @@
 #define REPEAT_BUDGET 1.0    /* … while the repeats together stay under this (s) */
 #define REPEAT_MAX 9
 #define SPLINE_SCRIPT "tests/rotation_spline_cost.py"
-#define PYTHON "/usr/bin/python3"
 
 /* A child process with a pipe back to the parent: fds[0] stays open in the parent and
  * fds[1] in the child. −1 when the pipe or the fork fails (nothing is left open). */
@@ -146,10 +145,9 @@ static solve_row solve(const char *text)
     double best = INFINITY, spent = 0.0;
     for (int r = 0; r < REPEAT_MAX; ++r) {
         const double t0 = bench_clock();
-        sp_plan *plan = sp_plan_new(&pb);
-        if (!plan) break;
         sp_plan_result res;
-        sp_plan_solve(plan, &res);
+        sp_plan *plan = bench_plan_solved(&pb, &res);
+        if (!plan) break;
         const double dt = bench_clock() - t0;
         best = fmin(best, dt);
         spent += dt;
@@ -311,36 +309,19 @@ static void reference_finish(reference_job *job, double deadline)
 
 /* ------------------------------------------------------------ scipy's RotationSpline -- */
 
+/* The script's input: one schedule's rotations. */
+static void write_rotations(FILE *f, const void *ctx)
+{
+    kf_schedule_write_rotations(f, ctx);
+    fprintf(f, "\n");
+}
+
 /* ½∫|ω̇|² of RotationSpline through the start g0 at t = 0 and the keyframes (rotation
  * schedules); NaN when python3, scipy or the script is not available. */
 static double rotation_spline_cost(const kf_schedule *s)
 {
-    if (access(PYTHON, X_OK) != 0 || access(SPLINE_SCRIPT, R_OK) != 0 || !s->R) return NAN;
-    char path[] = "/tmp/symplan-keyframes-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return NAN;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(path);
-        return NAN;
-    }
-    kf_schedule_write_rotations(f, s);
-    fprintf(f, "\n");
-    double value = NAN;
-    if (fclose(f) == 0) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "%s %s < %s 2>/dev/null", PYTHON, SPLINE_SCRIPT, path);
-        fflush(stdout);
-        FILE *p = popen(cmd, "r");
-        if (p) {
-            double v;
-            const int read = fscanf(p, "%lf", &v);
-            if (pclose(p) == 0 && read == 1) value = v;
-        }
-    }
-    unlink(path);
-    return value;
+    double value;
+    return s->R && bench_python_numbers(SPLINE_SCRIPT, write_rotations, s, &value, 1) == 1 ? value : NAN;
 }
 
 /* ------------------------------------------------------------ printing -- */
@@ -447,10 +428,9 @@ static void big_child(int n, int per_unit, big_report *rep)
         return;
     }
     const double t0 = bench_clock();
-    sp_plan *plan = sp_plan_new(&pb);
+    sp_plan_result res;
+    sp_plan *plan = bench_plan_solved(&pb, &res);
     if (plan) {
-        sp_plan_result res;
-        sp_plan_solve(plan, &res);
         rep->seconds = bench_clock() - t0;
         cJSON *json = sp_plan_result_json(plan, &res);
         struct rusage ru;
@@ -599,7 +579,7 @@ void bench_keyframes(void)
         free(ms);
     }
     if (spline_missing)
-        printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", PYTHON, SPLINE_SCRIPT);
+        printf("  (RotationSpline n/a: %s with scipy, or %s, is not available)\n", BENCH_PYTHON, SPLINE_SCRIPT);
     for (int q = 0; q < N_SIZES; ++q) {
         kf_schedule_free(&soft[q]);
         kf_schedule_free(&exact[q]);

@@ -45,20 +45,19 @@ const char *sp_quaternion_order_at(size_t i) { return i == 0 ? "wxyz" : i == 1 ?
 
 const char *sp_quaternion_order_layout(int xyzw) { return xyzw ? "[x, y, z, w]" : "[w, x, y, z]"; }
 
+/* The component of q = (w, x, y, z) written at each place of an order: wxyz, xyzw. */
+static const int order_component[2][4] = {{0, 1, 2, 3}, {1, 2, 3, 0}};
+
 void sp_quaternion_to_order(const double *q, int xyzw, double *out)
 {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    if (xyzw)
-        out[0] = x, out[1] = y, out[2] = z, out[3] = w;
-    else
-        out[0] = w, out[1] = x, out[2] = y, out[3] = z;
+    const int *c = order_component[xyzw != 0];
+    const double t[4] = {q[c[0]], q[c[1]], q[c[2]], q[c[3]]}; /* out may alias q */
+    for (int k = 0; k < 4; ++k) out[k] = t[k];
 }
 
 void sp_quaternion_from_order(const double *in, int xyzw, double *q)
 {
-    const double a = in[0], b = in[1], c = in[2], d = in[3];
-    if (xyzw)
-        q[0] = d, q[1] = a, q[2] = b, q[3] = c;
-    else
-        q[0] = a, q[1] = b, q[2] = c, q[3] = d;
+    const int *c = order_component[xyzw != 0];
+    const double t[4] = {in[0], in[1], in[2], in[3]}; /* q may alias in */
+    for (int k = 0; k < 4; ++k) q[c[k]] = t[k];
 }

@@ -103,17 +103,13 @@ static void poly3(const double *w, double alpha, double beta, double gamma, doub
     M[6] -= beta * w[1], M[7] += beta * w[0];
 }
 
-/* Writes the 3x3 block B into the 6x6 matrix M at block (bi, bj). */
-static void put_block(double *M, int bi, int bj, const double *B)
+/* Writes the 6x6 matrix M = [B00 B01; B10 B11] from its 3x3 blocks (NULL: a zero block). */
+static void put_blocks(double *M, const double *B00, const double *B01, const double *B10, const double *B11)
 {
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) M[6 * (3 * bi + i) + 3 * bj + j] = B[3 * i + j];
-}
-
-static void zero_block(double *M, int bi, int bj)
-{
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) M[6 * (3 * bi + i) + 3 * bj + j] = 0.0;
+    const double *B[4] = {B00, B01, B10, B11};
+    for (int b = 0; b < 4; ++b)
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) M[6 * (3 * (b / 2) + i) + 3 * (b % 2) + j] = B[b] ? B[b][3 * i + j] : 0.0;
 }
 
 /* ----------------------------------------------------------------- coefficients -- */
@@ -387,10 +383,7 @@ static void se3_dexp(const sp_group *G, const double *x, double *M)
     const se3_coeffs k = coupling_coefficients(sp_vec_norm(3, x));
     SO3->dexp(SO3, x, A);
     coupling_block(x, x + 3, &k, Q);
-    put_block(M, 0, 0, A);
-    zero_block(M, 0, 1);
-    put_block(M, 1, 0, Q);
-    put_block(M, 1, 1, A);
+    put_blocks(M, A, NULL, Q, A);
 }
 
 static void se3_dexp_inv(const sp_group *G, const double *x, double *M)
@@ -403,10 +396,7 @@ static void se3_dexp_inv(const sp_group *G, const double *x, double *M)
     mul3(Ai, Q, P);
     mul3(P, Ai, P);
     for (int i = 0; i < 9; ++i) P[i] = -P[i];
-    put_block(M, 0, 0, Ai);
-    zero_block(M, 0, 1);
-    put_block(M, 1, 0, P);
-    put_block(M, 1, 1, Ai);
+    put_blocks(M, Ai, NULL, P, Ai);
 }
 
 static void se3_dcay(const sp_group *G, const double *x, double *M)
@@ -418,10 +408,7 @@ static void se3_dcay(const sp_group *G, const double *x, double *M)
     mul3(V, D, E);
     for (int i = 0; i < 9; ++i) E[i] *= 0.5;
     half_cayley_factor(x, 0, Li);
-    put_block(M, 0, 0, D);
-    zero_block(M, 0, 1);
-    put_block(M, 1, 0, E);
-    put_block(M, 1, 1, Li);
+    put_blocks(M, D, NULL, E, Li);
 }
 
 static void se3_dcay_inv(const sp_group *G, const double *x, double *M)
@@ -433,10 +420,7 @@ static void se3_dcay_inv(const sp_group *G, const double *x, double *M)
     hat3(x + 3, V);
     mul3(W, V, WV);
     for (int i = 0; i < 9; ++i) E[i] = -0.5 * V[i] + 0.25 * WV[i], L[i] = (i % 4 == 0) - 0.5 * W[i];
-    put_block(M, 0, 0, D);
-    zero_block(M, 0, 1);
-    put_block(M, 1, 0, E);
-    put_block(M, 1, 1, L);
+    put_blocks(M, D, NULL, E, L);
 }
 
 static void se3_dexp_T_deriv(const sp_group *G, const double *x, const double *u, double *M)
@@ -447,10 +431,7 @@ static void se3_dexp_T_deriv(const sp_group *G, const double *x, const double *u
     SO3->dexp_T_deriv(SO3, x, u + 3, Dv);
     const se3_word q = coupling_transpose_apply(x, x + 3, u + 3);
     for (int i = 0; i < 9; ++i) Dw[i] += q.Jw[i];
-    put_block(M, 0, 0, Dw);
-    put_block(M, 0, 1, q.Jv);
-    put_block(M, 1, 0, Dv);
-    zero_block(M, 1, 1);
+    put_blocks(M, Dw, q.Jv, Dv, NULL);
 }
 
 static void se3_dcay_T_deriv(const sp_group *G, const double *x, const double *u, double *M)
@@ -471,10 +452,7 @@ static void se3_dcay_T_deriv(const sp_group *G, const double *x, const double *u
     hat3(y, Y);
     mul3(Pi, Y, C);
     for (int i = 0; i < 9; ++i) C[i] *= 0.5;
-    put_block(M, 0, 0, Dtop);
-    put_block(M, 0, 1, B);
-    put_block(M, 1, 0, C);
-    zero_block(M, 1, 1);
+    put_blocks(M, Dtop, B, C, NULL);
 }
 
 /* ad_x y = (ω × η, ω × w + v × η) for y = (η, w). */

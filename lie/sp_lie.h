@@ -108,6 +108,8 @@ typedef struct sp_retraction {
 
 extern const sp_retraction *const sp_retraction_exp;
 extern const sp_retraction *const sp_retraction_cayley;
+/* The retraction named `name` (NULL when unknown); the i-th of the registry (NULL past
+ * the end). Both are static tables: nothing to free. */
 const sp_retraction *sp_retraction_by_name(const char *name);
 const sp_retraction *sp_retraction_at(size_t i);
 

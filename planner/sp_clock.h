@@ -4,6 +4,7 @@
 
 #include <time.h>
 
+/* Seconds on the monotonic clock (for durations only). */
 static inline double sp_clock_seconds(void)
 {
     struct timespec ts;
@@ -22,6 +23,7 @@ typedef struct sp_time_parts {
     double output;            /* the curve built from the solution */
 } sp_time_parts;
 
+/* to += from, part by part. */
 static inline void sp_time_parts_add(sp_time_parts *to, const sp_time_parts *from)
 {
     to->start += from->start, to->plain_sweeps += from->plain_sweeps;

@@ -26,16 +26,20 @@ int json_fail(const json_input *in, const char *key, const char *fmt, ...)
 json_input json_member(const json_input *in, const char *key);
 /* Element i of an array node (found from the array's head: O(i)). */
 json_input json_element(const json_input *in, int i);
-/* Element i given its node: a loop over a long array walks it with ->next and stays linear
- * (json_element in a loop is quadratic: 40 000 keyframes took 44 s to read). */
+/* Element i given its node: a loop over a long array walks it with ->next and stays
+ * linear, where json_element in a loop is quadratic in the array's length. */
 json_input json_element_node(const json_input *in, const cJSON *node, int i);
 
-/* Fails if the object has a member not listed in the NULL-terminated `allowed`. */
+/* Fails unless the node is an object. */
 int json_require_object(const json_input *in);
+/* Fails if the object has a member not listed in the NULL-terminated `allowed`. */
 int json_only_keys(const json_input *in, const char *const *allowed);
 /* The same with a second NULL-terminated list (NULL: none), for readers that extend another's. */
 int json_only_keys_of(const json_input *in, const char *const *allowed, const char *const *more);
 
+/* Scalars, strings, booleans, vectors of n numbers and n x n matrices (row-major) at `key`
+ * (required or optional, as above); json_positive wants > 0, json_integer [min, max]. A
+ * string read points into the document, which owns it. */
 int json_number(const json_input *in, const char *key, int required, double *out);
 int json_positive(const json_input *in, const char *key, int required, double *out);
 int json_integer(const json_input *in, const char *key, int required, long min, long max, int *out);

@@ -41,6 +41,7 @@ typedef struct sp_param_values {
     struct sp_custom_model *custom;
 } sp_param_values;
 
+/* Whether parameter i was given in the file (else it holds its default). */
 static inline int sp_param_given(const sp_param_values *v, size_t i) { return (int)((v->given >> i) & 1u); }
 
 /* A rule the bounds cannot say (one relating two parameters, or a vector's entries):

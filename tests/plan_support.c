@@ -32,6 +32,13 @@ cJSON *solve_doc(const char *doc)
     return res;
 }
 
+void solve_converged_pair(const char *what, const char *doc_a, const char *doc_b, cJSON **ra, cJSON **rb)
+{
+    *ra = solve_doc(doc_a), *rb = solve_doc(doc_b);
+    cr_assert_str_eq(string(*ra, "status"), "converged", "%s: the first plan", what);
+    cr_assert_str_eq(string(*rb, "status"), "converged", "%s: the second plan", what);
+}
+
 char *sphere_doc(const kf_schedule *s, const char *metric, const char *extra)
 {
     cJSON *d = cJSON_CreateObject();
@@ -63,10 +70,38 @@ char *sphere_doc(const kf_schedule *s, const char *metric, const char *extra)
     return text;
 }
 
+char *default_plan_doc(unsigned long seed, int n, const char *output)
+{
+    kf_schedule s;
+    kf_random_schedule(seed, 0, n, 0.7, 1, 0.0, &s);
+    s.xi0_free = 1;
+    char *doc = kf_schedule_json(&s);
+    kf_schedule_free(&s);
+    cr_assert_not_null(doc);
+    cJSON *d = cJSON_Parse(doc);
+    free(doc);
+    cJSON_DeleteItemFromObject(d, "steps");
+    cJSON_DeleteItemFromObject(d, "scheme");
+    if (output) cJSON_AddItemToObject(d, "output", cJSON_Parse(output));
+    char *text = cJSON_PrintUnformatted(d);
+    cJSON_Delete(d);
+    return text;
+}
+
 void knots_of(const kf_schedule *s, double *knots)
 {
     knots[0] = 0.0;
     for (int i = 0; i < s->n; ++i) knots[i + 1] = s->t[i];
+}
+
+double samples_worst(const cJSON *a, const cJSON *b, const char *name, row_distance_fn apart, const void *ctx)
+{
+    const cJSON *rows_a = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "samples"), name);
+    const cJSON *rows_b = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "samples"), name);
+    cr_assert_eq(cJSON_GetArraySize(rows_a), cJSON_GetArraySize(rows_b), "samples.%s differ in length", name);
+    double worst = 0.0;
+    for (int k = 0; k < cJSON_GetArraySize(rows_a); ++k) worst = fmax(worst, apart(rows_a, rows_b, k, ctx));
+    return worst;
 }
 
 double worst_miss(const cJSON *res)

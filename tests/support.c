@@ -181,6 +181,27 @@ void run_free(run_result *r)
     free(r->err);
 }
 
+const cJSON *result_member(const cJSON *obj, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert_not_null(x, "no member '%s' in the result", key);
+    return x;
+}
+
+double number_at(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
+    return v->valuedouble;
+}
+
+const char *string_at(const cJSON *obj, const char *key)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
+    cr_assert_not_null(s, "no string '%s' in the result", key);
+    return s;
+}
+
 int is_one_line(const char *text)
 {
     const char *nl = strchr(text, '\n');
@@ -201,17 +222,3 @@ int count_named(const char *dir, const char *part)
 }
 
 int count_temporaries(const char *dir) { return count_named(dir, ".tmp-"); }
-
-double number_at(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert(cJSON_IsNumber(v), "no number '%s' in the result", key);
-    return v->valuedouble;
-}
-
-const char *string_at(const cJSON *obj, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key));
-    cr_assert_not_null(s, "no string '%s' in the result", key);
-    return s;
-}

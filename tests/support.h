@@ -42,15 +42,26 @@ void finish(const char *dir, pid_t pid, run_result *r);
 void run(const char *dir, const char *const *args, run_result *r);
 void run_free(run_result *r);
 
+/* Members of a result object, asserted to be there: any member, a number, a string. */
+const cJSON *result_member(const cJSON *obj, const char *key);
+double number_at(const cJSON *obj, const char *key);
+const char *string_at(const cJSON *obj, const char *key);
+
+/* The parameters of a table-driven test (criterion/parameterized.h): the indices 0 to
+ * count − 1 of its table, which stays in static storage. */
+#define SP_TABLE_PARAMETERS(suite, test, count)                                                                        \
+    ParameterizedTestParameters(suite, test)                                                                           \
+    {                                                                                                                  \
+        static size_t index[count];                                                                                    \
+        for (size_t i = 0; i < (count); ++i) index[i] = i;                                                             \
+        return cr_make_param_array(size_t, index, (count));                                                            \
+    }
+
 /* Exactly one line: text ends in its only newline. */
 int is_one_line(const char *text);
 int starts_with(const char *text, const char *prefix);
 /* Entries of dir whose name contains `part`; abandoned temporaries (NAME.tmp-XXXXXX). */
 int count_named(const char *dir, const char *part);
 int count_temporaries(const char *dir);
-
-/* The member `key` of a JSON object, asserted to be there as a number, as a string. */
-double number_at(const cJSON *obj, const char *key);
-const char *string_at(const cJSON *obj, const char *key);
 
 #endif

@@ -40,19 +40,12 @@ static void parse(const char *text, sp_problem *pb)
     cr_assert_eq(sp_problem_parse(text, strlen(text), pb, &err), SP_OK, "%s: %s\n%s", err.path, err.message, text);
 }
 
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert_not_null(x, "no member %s", key);
-    return x;
-}
-
 /* Runs a problem through the library; the result must be ok. */
 static cJSON *solve(const sp_problem *pb)
 {
     cJSON *res = sp_solve_json(pb, NULL);
     cr_assert_not_null(res);
-    cr_assert_str_eq(cJSON_GetStringValue(member(res, "status")), "ok");
+    cr_assert_str_eq(cJSON_GetStringValue(result_member(res, "status")), "ok");
     return res;
 }
 
@@ -70,7 +63,7 @@ static double max_json_diff(const cJSON *a, const cJSON *b)
 /* The last row of trajectory field `key` into out (n values). */
 static void last_row(const cJSON *res, const char *key, int n, double *out)
 {
-    const cJSON *rows = member(member(res, "trajectory"), key);
+    const cJSON *rows = result_member(result_member(res, "trajectory"), key);
     const cJSON *row = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
     cr_assert_eq(cJSON_GetArraySize(row), n);
     for (int i = 0; i < n; ++i) out[i] = cJSON_GetArrayItem(row, i)->valuedouble;
@@ -92,14 +85,14 @@ static void expect_equal_runs(const char *name)
     read_data(builtin_file, &b);
     cr_assert_eq(a.kind, SP_KIND_NONHOLONOMIC);
     cJSON *ra = solve(&a), *rb = solve(&b);
-    const cJSON *ta = member(ra, "trajectory"), *tb = member(rb, "trajectory");
+    const cJSON *ta = result_member(ra, "trajectory"), *tb = result_member(rb, "trajectory");
     static const char *const fields[] = {"t", "q", "p", "lambda"};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i) {
-        const double d = max_json_diff(member(ta, fields[i]), member(tb, fields[i]));
+        const double d = max_json_diff(result_member(ta, fields[i]), result_member(tb, fields[i]));
         cr_log_info("%s as expressions: max |Δ%s| = %.3g", name, fields[i], d);
         cr_expect_leq(d, EQUAL_TOL, "%s: %s differs by %.3g", name, fields[i], d);
     }
-    const cJSON *da = member(ra, "diagnostics"), *db = member(rb, "diagnostics");
+    const cJSON *da = result_member(ra, "diagnostics"), *db = result_member(rb, "diagnostics");
     cr_expect_eq(cJSON_GetArraySize(da), cJSON_GetArraySize(db), "%s: not the same diagnostics", name);
     for (const cJSON *x = db->child; x; x = x->next) {
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(da, x->string);
@@ -111,7 +104,7 @@ static void expect_equal_runs(const char *name)
     }
     static const char *const more[] = {"initial_energy", "energy_error_quarters"};
     for (size_t i = 0; i < sizeof more / sizeof *more; ++i)
-        cr_expect_leq(max_json_diff(member(ra, more[i]), member(rb, more[i])), EQUAL_TOL, "%s: %s", name, more[i]);
+        cr_expect_leq(max_json_diff(result_member(ra, more[i]), result_member(rb, more[i])), EQUAL_TOL, "%s: %s", name, more[i]);
     cJSON_Delete(ra);
     cJSON_Delete(rb);
     sp_problem_free(&a);
@@ -210,14 +203,14 @@ Test(custom_nh, q_dependent_mass_keeps_the_constraint_and_a_bounded_energy_error
     sp_problem pb;
     particle(3, 0.05, 10000, &pb);
     cJSON *res = solve(&pb);
-    const cJSON *diag = member(res, "diagnostics"), *quarters = member(res, "energy_error_quarters");
-    const double energy = member(diag, "energy_error")->valuedouble;
-    const double constraint = member(diag, "constraint_residual")->valuedouble;
+    const cJSON *diag = result_member(res, "diagnostics"), *quarters = result_member(res, "energy_error_quarters");
+    const double energy = result_member(diag, "energy_error")->valuedouble;
+    const double constraint = result_member(diag, "constraint_residual")->valuedouble;
     double q[4];
     for (int i = 0; i < 4; ++i) q[i] = cJSON_GetArrayItem(quarters, i)->valuedouble;
     cr_log_info("particle T = 500, h = 0.05, s = 3: max|ΔH| %.3e, per quarter %.2e %.2e %.2e %.2e; constraint %.2e; "
                 "slip drift %.2e",
-                energy, q[0], q[1], q[2], q[3], constraint, member(diag, "slip_drift")->valuedouble);
+                energy, q[0], q[1], q[2], q[3], constraint, result_member(diag, "slip_drift")->valuedouble);
     cr_expect_leq(constraint, 1e-13);
     cr_expect_leq(energy, 1e-6);
     cr_expect_leq(q[3], 1.2 * q[0], "the energy error grows: %.3e then %.3e", q[0], q[3]);
@@ -302,8 +295,8 @@ Test(custom_nh, a_mass_that_stops_being_positive_definite_fails_the_run)
     parse(changed, &pb);
     cJSON *res = sp_solve_json(&pb, NULL);
     cr_assert_not_null(res);
-    cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "model_failed");
-    const double at = cJSON_GetNumberValue(member(res, "failed_at_step"));
+    cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "model_failed");
+    const double at = cJSON_GetNumberValue(result_member(res, "failed_at_step"));
     cr_expect(at >= 25 && at <= 30, "failed at step %g, not where φ reaches 1.5 (step 30)", at);
     cJSON_Delete(res);
     sp_problem_free(&pb);

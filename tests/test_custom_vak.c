@@ -41,13 +41,6 @@ static cJSON *solve_data(const char *name)
     return res;
 }
 
-static const cJSON *item(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert_not_null(v, "no '%s' in the result", key);
-    return v;
-}
-
 /* max |a − b| over two arrays of numbers or of rows of numbers, of the same shape. */
 static double max_difference(const cJSON *a, const cJSON *b)
 {
@@ -70,12 +63,12 @@ static double max_difference(const cJSON *a, const cJSON *b)
 static void same_as_builtin(const char *custom, const char *builtin)
 {
     cJSON *a = solve_data(custom), *b = solve_data(builtin);
-    const cJSON *ta = item(a, "trajectory"), *tb = item(b, "trajectory");
-    const double dq = max_difference(item(ta, "q"), item(tb, "q")), dp = max_difference(item(ta, "p"), item(tb, "p"));
+    const cJSON *ta = result_member(a, "trajectory"), *tb = result_member(b, "trajectory");
+    const double dq = max_difference(result_member(ta, "q"), result_member(tb, "q")), dp = max_difference(result_member(ta, "p"), result_member(tb, "p"));
     cr_log_info("%s against %s: max |dq| %.3g, max |dp| %.3g", custom, builtin, dq, dp);
     cr_expect_leq(dq, 1e-12, "%s: max |dq| = %.3g", custom, dq);
     cr_expect_leq(dp, 1e-12, "%s: max |dp| = %.3g", custom, dp);
-    const cJSON *da = item(a, "diagnostics"), *db = item(b, "diagnostics");
+    const cJSON *da = result_member(a, "diagnostics"), *db = result_member(b, "diagnostics");
     cr_expect_eq(cJSON_GetArraySize(da), cJSON_GetArraySize(db), "%s: %d diagnostics, the built-in %d", custom,
                  cJSON_GetArraySize(da), cJSON_GetArraySize(db));
     for (const cJSON *x = da->child, *y = db->child; x && y; x = x->next, y = y->next) {
@@ -101,9 +94,9 @@ Test(custom_vak, parking_as_expressions_runs_as_the_builtin)
 Test(custom_vak, parking_plan_as_expressions_finds_the_builtin_momenta, .timeout = 120)
 {
     cJSON *a = solve_data("custom/parallel_parking.json"), *b = solve_data("parallel_parking.json");
-    cr_assert_str_eq(cJSON_GetStringValue(item(a, "status")), "converged");
-    cr_assert_str_eq(cJSON_GetStringValue(item(b, "status")), "converged");
-    const double d = max_difference(item(a, "initial_momenta"), item(b, "initial_momenta"));
+    cr_assert_str_eq(cJSON_GetStringValue(result_member(a, "status")), "converged");
+    cr_assert_str_eq(cJSON_GetStringValue(result_member(b, "status")), "converged");
+    const double d = max_difference(result_member(a, "initial_momenta"), result_member(b, "initial_momenta"));
     cr_log_info("parallel parking as expressions: max |dp0| %.3g from the built-in's, residual %.3g", d,
                 number_at(a, "residual"));
     cr_expect_leq(d, 1e-8, "p0 differs from the built-in's by %.3g", d);
@@ -239,11 +232,11 @@ Test(custom_vak, car_with_trailer_is_parked_sideways, .timeout = 180)
 {
     cJSON *res = solve_data("custom/car_trailer_plan.json");
     const double residual = number_at(res, "residual");
-    const cJSON *diag = item(res, "diagnostics");
+    const cJSON *diag = result_member(res, "diagnostics");
     cr_log_info("car with trailer: status %s, residual %.3g after %g starts, constraint residual %.3g",
-                cJSON_GetStringValue(item(res, "status")), residual, number_at(res, "starts"),
+                cJSON_GetStringValue(result_member(res, "status")), residual, number_at(res, "starts"),
                 number_at(diag, "constraint_residual"));
-    cr_expect_str_eq(cJSON_GetStringValue(item(res, "status")), "converged");
+    cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "converged");
     cr_expect_leq(residual, 1e-8);
     cr_expect_leq(number_at(diag, "constraint_residual"), 1e-12);
     cJSON_Delete(res);

@@ -22,6 +22,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/sp_solve.h"
 #include "problems/sp_problem.h"
+#include "tests/support.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 #include "problems/vakonomic/sp_vak_models.h"
 
@@ -226,98 +227,88 @@ static nh_run_out nh_integrate(const nh_inst *I, sp_nh *st, double h, int N)
     return r;
 }
 
-Test(implicit_speed, nh_warm_start_reaches_the_full_newton_solution)
+/* Runs `check` on every nonholonomic model and stage count with a full-Newton stepper and
+ * a warm-started one, freed after it. */
+typedef void (*nh_pair_check)(const nh_inst *I, const char *name, int s, sp_nh *full, sp_nh *warm);
+
+static void for_each_nh_pair(nh_pair_check check)
 {
     for (size_t t = 0; t < sizeof nh_types / sizeof *nh_types; ++t) {
         nh_inst I;
         bind_nh(&I, nh_types[t]);
         for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
             sp_nh *full = nh_stepper(&I, s, 0), *warm = nh_stepper(&I, s, 1);
-            /* one step after a continued one: the warm stepper predicts the second step */
-            nh_state a = nh_start(&I), b = nh_start(&I);
-            for (int k = 0; k < 2; ++k) {
-                cr_assert_eq(sp_nh_step(full, 0.1, a.q, a.p, a.lam), SP_OK);
-                cr_assert_eq(sp_nh_step(warm, 0.1, b.q, b.p, b.lam), SP_OK);
-            }
-            /* the solver's tolerance is 1e-15 relative to |x|, the size of all stages together:
-             * about 6 on the disk at s = 4 and 10 at s = 6, so 1.5e-14 is still round-off */
-            const double d1 = nh_distance(&I, &a, &b);
-            cr_log_info("%s s=%d: two steps differ by %.2e", nh_types[t]->name, s, d1);
-            cr_expect_leq(d1, 3e-14, "%s s=%d: two steps differ by %.2e", nh_types[t]->name, s, d1);
-            /* a whole run, T = 10 */
-            nh_run_out x = nh_integrate(&I, full, 0.1, 100), y = nh_integrate(&I, warm, 0.1, 100);
-            const double d = nh_distance(&I, &x.z, &y.z);
-            cr_log_info("%s s=%d h=0.1 T=10: |warm − full| %.1e; per step: full %.2f it %.2f LU, warm %.2f it "
-                        "%.2f LU",
-                        nh_types[t]->name, s, d, x.iterations, x.factorizations, y.iterations, y.factorizations);
-            cr_expect_leq(d, 1e-12, "%s s=%d: the runs differ by %.2e", nh_types[t]->name, s, d);
+            check(&I, nh_types[t]->name, s, full, warm);
             sp_nh_free(full), sp_nh_free(warm);
         }
     }
 }
+
+static void warm_reaches_full(const nh_inst *I, const char *name, int s, sp_nh *full, sp_nh *warm)
+{
+    /* one step after a continued one: the warm stepper predicts the second step */
+    nh_state a = nh_start(I), b = nh_start(I);
+    for (int k = 0; k < 2; ++k) {
+        cr_assert_eq(sp_nh_step(full, 0.1, a.q, a.p, a.lam), SP_OK);
+        cr_assert_eq(sp_nh_step(warm, 0.1, b.q, b.p, b.lam), SP_OK);
+    }
+    /* the solver's tolerance is 1e-15 relative to |x|, the size of all stages together:
+     * about 6 on the disk at s = 4 and 10 at s = 6, so 1.5e-14 is still round-off */
+    const double d1 = nh_distance(I, &a, &b);
+    cr_log_info("%s s=%d: two steps differ by %.2e", name, s, d1);
+    cr_expect_leq(d1, 3e-14, "%s s=%d: two steps differ by %.2e", name, s, d1);
+    /* a whole run, T = 10 */
+    nh_run_out x = nh_integrate(I, full, 0.1, 100), y = nh_integrate(I, warm, 0.1, 100);
+    const double d = nh_distance(I, &x.z, &y.z);
+    cr_log_info("%s s=%d h=0.1 T=10: |warm − full| %.1e; per step: full %.2f it %.2f LU, warm %.2f it %.2f LU", name,
+                s, d, x.iterations, x.factorizations, y.iterations, y.factorizations);
+    cr_expect_leq(d, 1e-12, "%s s=%d: the runs differ by %.2e", name, s, d);
+}
+
+Test(implicit_speed, nh_warm_start_reaches_the_full_newton_solution) { for_each_nh_pair(warm_reaches_full); }
 
 /* At h = 0.1 and tolerance 1e-15 full Newton factors at every iteration (3 to 5 a step);
  * the warm start factors about once a step, at the predicted stages, from where Newton
  * needs fewer iterations (a kept Jacobian contracts at θ ≈ 1e-2 here and is refreshed as
  * soon as it would need more than three updates: sp_nh_options_default). */
-Test(implicit_speed, nh_warm_start_factors_less)
+static void warm_factors_less(const nh_inst *I, const char *name, int s, sp_nh *full, sp_nh *warm)
 {
-    for (size_t t = 0; t < sizeof nh_types / sizeof *nh_types; ++t) {
-        nh_inst I;
-        bind_nh(&I, nh_types[t]);
-        for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
-            sp_nh *full = nh_stepper(&I, s, 0), *warm = nh_stepper(&I, s, 1);
-            nh_run_out a = nh_integrate(&I, full, 0.1, 200), b = nh_integrate(&I, warm, 0.1, 200);
-            cr_log_info("%s s=%d: warm %.2f it/step %.2f LU/step; full %.2f it/step %.2f LU/step", nh_types[t]->name, s,
-                        b.iterations, b.factorizations, a.iterations, a.factorizations);
-            cr_expect_leq(b.factorizations, 1.1, "%s s=%d: %.2f factorisations per step", nh_types[t]->name, s,
-                          b.factorizations);
-            cr_expect_geq(a.factorizations, 3.0, "%s s=%d: full Newton %.2f", nh_types[t]->name, s, a.factorizations);
-            sp_nh_free(full), sp_nh_free(warm);
-        }
-    }
+    nh_run_out a = nh_integrate(I, full, 0.1, 200), b = nh_integrate(I, warm, 0.1, 200);
+    cr_log_info("%s s=%d: warm %.2f it/step %.2f LU/step; full %.2f it/step %.2f LU/step", name, s, b.iterations,
+                b.factorizations, a.iterations, a.factorizations);
+    cr_expect_leq(b.factorizations, 1.1, "%s s=%d: %.2f factorisations per step", name, s, b.factorizations);
+    cr_expect_geq(a.factorizations, 3.0, "%s s=%d: full Newton %.2f", name, s, a.factorizations);
 }
+
+Test(implicit_speed, nh_warm_start_factors_less) { for_each_nh_pair(warm_factors_less); }
 
 /* A kept factorisation from steps of h = 0.1 on a continued step of h = 1: the old
  * Jacobian (h enters it) does not carry the solve, which refactors and lands where full
  * Newton from the plain start lands. */
-Test(implicit_speed, nh_stale_jacobian_on_a_hard_step_refactors)
+static void stale_jacobian_refactors(const nh_inst *I, const char *name, int s, sp_nh *full, sp_nh *warm)
 {
-    for (size_t t = 0; t < sizeof nh_types / sizeof *nh_types; ++t) {
-        nh_inst I;
-        bind_nh(&I, nh_types[t]);
-        for (int s = 2; s <= SP_NH_MAX_STAGES; ++s) {
-            sp_nh *warm = nh_stepper(&I, s, 1), *full = nh_stepper(&I, s, 0);
-            nh_state z = nh_start(&I);
-            for (int k = 0; k < 5; ++k) cr_assert_eq(sp_nh_step(warm, 0.1, z.q, z.p, z.lam), SP_OK);
-            nh_state zf = z;
-            cr_assert_eq(sp_nh_step(full, 1.0, zf.q, zf.p, zf.lam), SP_OK);
-            sp_status rc = sp_nh_step(warm, 1.0, z.q, z.p, z.lam);
-            const sp_nh_step_info info = sp_nh_last_step(warm);
-            cr_log_info("%s s=%d h=1 after h=0.1: %s, %d iterations, %d factorisations", nh_types[t]->name, s,
-                        sp_status_name(rc), info.iterations, info.factorizations);
-            cr_expect_eq(rc, SP_OK, "%s s=%d: the hard step failed", nh_types[t]->name, s);
-            cr_expect_geq(info.factorizations, 1, "%s s=%d: the hard step never refactored", nh_types[t]->name, s);
-            const double d = nh_distance(&I, &z, &zf);
-            cr_expect_leq(d, 1e-12, "%s s=%d: |warm − full| = %.2e on the hard step", nh_types[t]->name, s, d);
-            sp_nh_free(warm), sp_nh_free(full);
-        }
-    }
+    nh_state z = nh_start(I);
+    for (int k = 0; k < 5; ++k) cr_assert_eq(sp_nh_step(warm, 0.1, z.q, z.p, z.lam), SP_OK);
+    nh_state zf = z;
+    cr_assert_eq(sp_nh_step(full, 1.0, zf.q, zf.p, zf.lam), SP_OK);
+    sp_status rc = sp_nh_step(warm, 1.0, z.q, z.p, z.lam);
+    const sp_nh_step_info info = sp_nh_last_step(warm);
+    cr_log_info("%s s=%d h=1 after h=0.1: %s, %d iterations, %d factorisations", name, s, sp_status_name(rc),
+                info.iterations, info.factorizations);
+    cr_expect_eq(rc, SP_OK, "%s s=%d: the hard step failed", name, s);
+    cr_expect_geq(info.factorizations, 1, "%s s=%d: the hard step never refactored", name, s);
+    const double d = nh_distance(I, &z, &zf);
+    cr_expect_leq(d, 1e-12, "%s s=%d: |warm − full| = %.2e on the hard step", name, s, d);
 }
+
+Test(implicit_speed, nh_stale_jacobian_on_a_hard_step_refactors) { for_each_nh_pair(stale_jacobian_refactors); }
 
 /* ------------------------------------------------------------ problem files -- */
-
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert_not_null(x, "no member %s", key);
-    return x;
-}
 
 /* The last row of a trajectory column into out (n values); returns n. */
 static int last_row(const cJSON *res, const char *column, double *out)
 {
-    const cJSON *rows = member(member(res, "trajectory"), column);
+    const cJSON *rows = result_member(result_member(res, "trajectory"), column);
     const cJSON *row = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
     int n = 0;
     for (const cJSON *x = row->child; x; x = x->next) out[n++] = x->valuedouble;
@@ -345,11 +336,11 @@ Test(implicit_speed, problem_files_choose_the_solver, .timeout = 60)
             if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
-            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")),
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(result_member(res, "settings"), "solver")),
                              v ? "simplified_newton" : "newton");
-            const cJSON *work = member(res, "work");
-            lu[v] = member(work, "factorizations")->valuedouble, it[v] = member(work, "newton_iterations")->valuedouble;
+            const cJSON *work = result_member(res, "work");
+            lu[v] = result_member(work, "factorizations")->valuedouble, it[v] = result_member(work, "newton_iterations")->valuedouble;
             n = last_row(res, "q", end[v]);
             n += last_row(res, "p", end[v] + n);
             cJSON_Delete(res);
@@ -657,9 +648,9 @@ Test(implicit_speed, vakonomic_files_take_the_fixed_point_and_auto, .timeout = 6
             if (pb.steps > 2000) pb.T *= 2000.0 / pb.steps, pb.steps = 2000;
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(cJSON_GetStringValue(member(res, "status")), "ok", "%s", files[f]);
-            cr_expect_str_eq(cJSON_GetStringValue(member(member(res, "settings"), "solver")), sp_stage_solver_at(v));
-            lu[v] = member(member(res, "work"), "factorizations")->valuedouble;
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(res, "status")), "ok", "%s", files[f]);
+            cr_expect_str_eq(cJSON_GetStringValue(result_member(result_member(res, "settings"), "solver")), sp_stage_solver_at(v));
+            lu[v] = result_member(result_member(res, "work"), "factorizations")->valuedouble;
             n = last_row(res, "q", end[v]);
             n += last_row(res, "p", end[v] + n);
             cJSON_Delete(res);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/keyframe_reference.h"
+#include "tests/plan_support.h"
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_direct.h"
 #include "planner/cubic/sp_plan.h"
@@ -49,21 +50,6 @@ static cJSON *solve_text(const char *doc)
     cJSON *res = solve(&pb);
     sp_problem_free(&pb);
     return res;
-}
-
-static double number(const cJSON *o, const char *key) { return cJSON_GetNumberValue(cJSON_GetObjectItem(o, key)); }
-static const char *string(const cJSON *o, const char *key)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
-    return s ? s : "";
-}
-
-static double worst_miss(const cJSON *res)
-{
-    double worst = 0.0;
-    const cJSON *t;
-    cJSON_ArrayForEach(t, cJSON_GetObjectItem(res, "targets")) worst = fmax(worst, number(t, "distance"));
-    return worst;
 }
 
 /* A problem file with `extra` fields inserted after the opening brace. */
@@ -120,31 +106,49 @@ static const char *const small_plans[] = {
 };
 #define SMALL_PLANS (sizeof small_plans / sizeof small_plans[0])
 
-/* A point away from any solution, where every term of the Jacobian is at work. */
-static sp_ms *perturbed_system(const sp_problem *pb)
+/* Small plan q at a point away from any solution, where every term of the Jacobian is at
+ * work: the problem, its system, its number of unknowns and its dense Jacobian. */
+typedef struct perturbed {
+    sp_problem pb;
+    sp_ms *ms;
+    int nx;
+    double *J;
+} perturbed;
+
+static void perturbed_system(size_t q, perturbed *p)
 {
-    sp_ms *ms = sp_ms_alloc(pb, pb->cubic.sigma);
+    parse(small_plans[q], &p->pb);
+    sp_ms *ms = p->ms = sp_ms_alloc(&p->pb, p->pb.cubic.sigma);
     cr_assert_not_null(ms);
     cr_assert_eq(sp_ms_start(ms, SP_START_SPLINE), SP_OK);
-    int nx = sp_ms_unknowns(ms);
+    const int nx = p->nx = sp_ms_unknowns(ms);
     double *dx = malloc((size_t)nx * sizeof *dx);
     for (int c = 0; c < nx; ++c) dx[c] = 0.05 * sin(1.3 * c + 0.7);
     sp_ms_move(ms, dx, 1.0);
     free(dx);
-    return ms;
+    p->J = malloc((size_t)nx * nx * sizeof *p->J);
+    cr_assert_not_null(p->J);
+    cr_assert_eq(sp_ms_jacobian_dense(ms, p->J), SP_OK);
+}
+
+static void perturbed_free(perturbed *p)
+{
+    free(p->J);
+    sp_ms_free(p->ms);
+    sp_problem_free(&p->pb);
 }
 
 /* The banded Jacobian against central differences of the residual, column by column. */
 Test(keyframes, newton_jacobian_against_central_differences)
 {
     for (size_t q = 0; q < SMALL_PLANS; ++q) {
-        sp_problem pb;
-        parse(small_plans[q], &pb);
-        sp_ms *ms = perturbed_system(&pb);
-        const int nx = sp_ms_unknowns(ms);
-        double *J = malloc((size_t)nx * nx * sizeof *J), *Fp = malloc((size_t)nx * sizeof *Fp),
-               *Fm = malloc((size_t)nx * sizeof *Fm), *e = calloc((size_t)nx, sizeof *e);
-        cr_assert_eq(sp_ms_jacobian_dense(ms, J), SP_OK);
+        perturbed p;
+        perturbed_system(q, &p);
+        sp_ms *ms = p.ms;
+        const int nx = p.nx;
+        const double *J = p.J;
+        double *Fp = malloc((size_t)nx * sizeof *Fp), *Fm = malloc((size_t)nx * sizeof *Fm),
+               *e = calloc((size_t)nx, sizeof *e);
         double worst = 0.0, scale = 0.0;
         for (int i = 0; i < nx * nx; ++i) scale = fmax(scale, fabs(J[i]));
         for (int c = 0; c < nx; ++c) {
@@ -160,9 +164,8 @@ Test(keyframes, newton_jacobian_against_central_differences)
                 worst = fmax(worst, fabs((Fp[r] - Fm[r]) / (2.0 * eps) - J[(size_t)r * nx + c]));
         }
         cr_expect_leq(worst, 1e-7 * scale, "plan %zu: Jacobian off by %.2e (scale %.2e)", q, worst, scale);
-        free(J), free(Fp), free(Fm), free(e);
-        sp_ms_free(ms);
-        sp_problem_free(&pb);
+        free(Fp), free(Fm), free(e);
+        perturbed_free(&p);
     }
 }
 
@@ -195,22 +198,18 @@ static void dense_solve(int n, double *A, double *b)
 Test(keyframes, banded_newton_step_equals_a_dense_solve)
 {
     for (size_t q = 0; q < SMALL_PLANS; ++q) {
-        sp_problem pb;
-        parse(small_plans[q], &pb);
-        sp_ms *ms = perturbed_system(&pb);
-        const int nx = sp_ms_unknowns(ms);
-        double *J = malloc((size_t)nx * nx * sizeof *J), *F = malloc((size_t)nx * sizeof *F),
-               *dx = malloc((size_t)nx * sizeof *dx);
-        cr_assert_eq(sp_ms_jacobian_dense(ms, J), SP_OK);
-        cr_assert_eq(sp_ms_residual(ms, F), SP_OK);
+        perturbed p;
+        perturbed_system(q, &p);
+        const int nx = p.nx;
+        double *F = malloc((size_t)nx * sizeof *F), *dx = malloc((size_t)nx * sizeof *dx);
+        cr_assert_eq(sp_ms_residual(p.ms, F), SP_OK);
         for (int r = 0; r < nx; ++r) F[r] = -F[r];
-        dense_solve(nx, J, F);
-        cr_assert_eq(sp_ms_correction(ms, dx), SP_OK);
+        dense_solve(nx, p.J, F);
+        cr_assert_eq(sp_ms_correction(p.ms, dx), SP_OK);
         cr_expect_leq(sp_vec_dist(nx, dx, F), 1e-10 * fmax(1.0, sp_vec_norm(nx, F)), "plan %zu: banded %.3e", q,
                       sp_vec_dist(nx, dx, F));
-        free(J), free(F), free(dx);
-        sp_ms_free(ms);
-        sp_problem_free(&pb);
+        free(F), free(dx);
+        perturbed_free(&p);
     }
 }
 
@@ -546,25 +545,6 @@ Test(keyframes, quaternion_output_and_record_every)
 
 /* ------------------------------------------------------ curves read at any time -- */
 
-/* A random walk of n keyframes 0.7 rad apart (σ = 0, natural ends, no step count: the
- * planner picks the grid), with `output` as its output block. */
-static char *curve_problem(unsigned long seed, int n, const char *output)
-{
-    kf_schedule s;
-    kf_random_schedule(seed, 0, n, 0.7, 1, 0.0, &s);
-    s.xi0_free = 1;
-    char *doc = kf_schedule_json(&s);
-    kf_schedule_free(&s);
-    cJSON *d = cJSON_Parse(doc);
-    free(doc);
-    cJSON_DeleteItemFromObject(d, "steps");
-    cJSON_DeleteItemFromObject(d, "scheme");
-    if (output) cJSON_AddItemToObject(d, "output", cJSON_Parse(output));
-    char *text = cJSON_PrintUnformatted(d);
-    cJSON_Delete(d);
-    return text;
-}
-
 static void matrix_at(const cJSON *rows, int k, double *R)
 {
     const cJSON *m = cJSON_GetArrayItem(rows, k);
@@ -586,20 +566,20 @@ static void relative_log(const double *A, const double *B, double *x)
     cr_assert_eq(sp_group_so3->log(sp_group_so3, X, x), SP_OK);
 }
 
+/* The rotation angle between the sampled orientations k of two results. */
+static double orientations_apart(const cJSON *Ra, const cJSON *Rb, int k, const void *ctx)
+{
+    (void)ctx;
+    double A[9], B[9], x[3];
+    matrix_at(Ra, k, A), matrix_at(Rb, k, B);
+    relative_log(A, B, x);
+    return sp_vec_norm(3, x);
+}
+
 /* The largest rotation angle between the sampled orientations of two results. */
 static double samples_apart(const cJSON *a, const cJSON *b)
 {
-    const cJSON *Ra = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "samples"), "R");
-    const cJSON *Rb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "samples"), "R");
-    cr_assert_eq(cJSON_GetArraySize(Ra), cJSON_GetArraySize(Rb));
-    double worst = 0.0;
-    for (int q = 0; q < cJSON_GetArraySize(Ra); ++q) {
-        double A[9], B[9], x[3];
-        matrix_at(Ra, q, A), matrix_at(Rb, q, B);
-        relative_log(A, B, x);
-        worst = fmax(worst, sp_vec_norm(3, x));
-    }
-    return worst;
+    return samples_worst(a, b, "R", orientations_apart, NULL);
 }
 
 /* Samples of a plan of 20 keyframes: through the keyframes, ω against central
@@ -632,7 +612,7 @@ static void check_samples(double accuracy)
     cJSON_AddItemToObject(output, "sample_times", times);
     char *out_text = cJSON_PrintUnformatted(output);
     cJSON_Delete(output);
-    char *plain = curve_problem(11, N, out_text), extra[64];
+    char *plain = default_plan_doc(11, N, out_text), extra[64];
     free(out_text);
     snprintf(extra, sizeof extra, "\"accuracy\": %g", accuracy);
     char *doc = with_fields(plain, extra);
@@ -721,7 +701,7 @@ static void check_accuracy(unsigned long seed, int n, double accuracy)
 {
     char output[128];
     snprintf(output, sizeof output, "{\"sample_rate\": %g}", 200.0 / n);
-    char *doc = curve_problem(seed, n, output);
+    char *doc = default_plan_doc(seed, n, output);
     char extra[64];
     snprintf(extra, sizeof extra, "\"accuracy\": %g", accuracy);
     char *asked = with_fields(doc, extra);
@@ -816,7 +796,7 @@ Test(keyframes, euclidean_curve_is_the_clamped_cubic_spline)
 Test(keyframes, condensed_exact_solver_matches_the_general_system, .timeout = 120)
 {
     for (int ends = 0; ends < 2; ++ends) {
-        char *plain = curve_problem(31 + ends, 25, "{\"sample_rate\": 4}");
+        char *plain = default_plan_doc(31 + ends, 25, "{\"sample_rate\": 4}");
         char *doc = ends ? with_fields(plain, "\"xiT\": [0.1, -0.2, 0.3]") : with_fields(plain, "\"tolerance\": 1e-11");
         cJSON *a = solve_text(doc);
         cr_assert_str_eq(string(a, "status"), "converged");
@@ -842,7 +822,7 @@ Test(keyframes, condensed_exact_solver_matches_the_general_system, .timeout = 12
  * the accuracy, and its energy is below RotationSpline's through the same keyframes. */
 Test(keyframes, two_hundred_keyframes_with_default_settings, .timeout = 300)
 {
-    char *doc = curve_problem(41, 200, NULL);
+    char *doc = default_plan_doc(41, 200, NULL);
     cJSON *problem = cJSON_Parse(doc);
     cJSON *res = solve_text(doc);
     cr_assert_str_eq(string(res, "status"), "converged");

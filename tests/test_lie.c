@@ -752,66 +752,80 @@ static void dtau_fd(const sp_group *G, const sp_retraction *T, const double *x, 
     vee_ld(G, Dq, out);
 }
 
-Test(lie_conformance, dtau_matches_finite_differences)
+/* The worst of `error` over NPOINTS points x with |x| ≤ RMAX, drawn by the generator of
+ * `seed` (from which the check may draw more), for group G and retraction T. */
+typedef double (*point_error)(const sp_group *G, const sp_retraction *T, rng *r, const double *x);
+
+static worst sweep_points(const sp_group *G, const sp_retraction *T, uint64_t seed, point_error error)
+{
+    rng r = {seed};
+    worst w = {0, 0};
+    for (int t = 0; t < NPOINTS; ++t) {
+        double x[MAXD];
+        rng_vector(&r, G->dim, RMAX, x);
+        worst_note(&w, error(G, T, &r, x), sp_vec_norm(G->dim, x));
+    }
+    return w;
+}
+
+/* sweep_points over every group and retraction: the worst error `what` at most tol. */
+static void expect_sweep(uint64_t seed, point_error error, double tol, const char *what)
 {
     const sp_group *G;
     const sp_retraction *T;
     FOR_EACH_GROUP(G)
     FOR_EACH_RETRACTION(T)
     {
-        rng r = {20};
-        int n = G->dim;
-        worst w = {0, 0};
-        for (int t = 0; t < NPOINTS; ++t) {
-            double x[MAXD], D[MAXD * MAXD], F[MAXD * MAXD];
-            rng_vector(&r, n, RMAX, x);
-            T->dtau(G, x, D);
-            for (int j = 0; j < n; ++j) {
-                double e[MAXD] = {0}, col[MAXD];
-                e[j] = 1.0;
-                dtau_fd(G, T, x, e, col);
-                for (int i = 0; i < n; ++i) F[i * n + j] = col[i];
-            }
-            worst_note(&w, sp_mat_dist(n * n, D, F) / sp_vec_norm(n * n, D), sp_vec_norm(n, x));
-        }
-        cr_log_info("%s %s: dτ vs central FD ≤ %.1e", G->name, T->name, w.err);
-        cr_assert_leq(w.err, 1e-8, "%s %s: |dτ − FD|/|dτ| = %.3e at |x| = %g", G->name, T->name, w.err, w.at);
+        const worst w = sweep_points(G, T, seed, error);
+        cr_log_info("%s %s: %s ≤ %.1e", G->name, T->name, what, w.err);
+        cr_assert_leq(w.err, tol, "%s %s: %s = %.3e at |x| = %g", G->name, T->name, what, w.err, w.at);
     }
 }
 
-/* D_τ(x, v) = ∂ₓ[dτ_xᵀ v] against central differences of dτ. */
+/* |dτ_x − FD|/|dτ_x|, column by column. */
+static double dtau_fd_error(const sp_group *G, const sp_retraction *T, rng *r, const double *x)
+{
+    (void)r;
+    const int n = G->dim;
+    double D[MAXD * MAXD], F[MAXD * MAXD];
+    T->dtau(G, x, D);
+    for (int j = 0; j < n; ++j) {
+        double e[MAXD] = {0}, col[MAXD];
+        e[j] = 1.0;
+        dtau_fd(G, T, x, e, col);
+        for (int i = 0; i < n; ++i) F[i * n + j] = col[i];
+    }
+    return sp_mat_dist(n * n, D, F) / sp_vec_norm(n * n, D);
+}
+
+Test(lie_conformance, dtau_matches_finite_differences) { expect_sweep(20, dtau_fd_error, 1e-8, "|dτ − FD|/|dτ|"); }
+
+/* |D_τ(x, v) − FD|/max(|D|, |v|) for a v drawn after x, D_τ(x, v) = ∂ₓ[dτ_xᵀ v] against
+ * central differences of dτ. */
+static double dtau_T_deriv_fd_error(const sp_group *G, const sp_retraction *T, rng *r, const double *x)
+{
+    const int n = G->dim;
+    double v[MAXD], M[MAXD * MAXD], F[MAXD * MAXD];
+    rng_vector(r, n, 2.0, v);
+    T->dtau_T_deriv(G, x, v, M);
+    for (int j = 0; j < n; ++j) {
+        double xp[MAXD], xm[MAXD], Bp[MAXD * MAXD], Bm[MAXD * MAXD], fp[MAXD], fm[MAXD];
+        sp_vec_copy(n, x, xp);
+        sp_vec_copy(n, x, xm);
+        xp[j] += FD_EPS, xm[j] -= FD_EPS;
+        T->dtau(G, xp, Bp);
+        T->dtau(G, xm, Bm);
+        sp_mat_tvec(n, n, Bp, v, fp);
+        sp_mat_tvec(n, n, Bm, v, fm);
+        for (int i = 0; i < n; ++i) F[i * n + j] = (fp[i] - fm[i]) / (2.0 * FD_EPS);
+    }
+    double scale = worse(sp_vec_norm(n * n, M), sp_vec_norm(n, v));
+    return sp_mat_dist(n * n, M, F) / scale;
+}
+
 Test(lie_conformance, dtau_T_deriv_matches_finite_differences)
 {
-    const sp_group *G;
-    const sp_retraction *T;
-    FOR_EACH_GROUP(G)
-    FOR_EACH_RETRACTION(T)
-    {
-        rng r = {21};
-        int n = G->dim;
-        worst w = {0, 0};
-        for (int t = 0; t < NPOINTS; ++t) {
-            double x[MAXD], v[MAXD], M[MAXD * MAXD], F[MAXD * MAXD];
-            rng_vector(&r, n, RMAX, x);
-            rng_vector(&r, n, 2.0, v);
-            T->dtau_T_deriv(G, x, v, M);
-            for (int j = 0; j < n; ++j) {
-                double xp[MAXD], xm[MAXD], Bp[MAXD * MAXD], Bm[MAXD * MAXD], fp[MAXD], fm[MAXD];
-                sp_vec_copy(n, x, xp);
-                sp_vec_copy(n, x, xm);
-                xp[j] += FD_EPS, xm[j] -= FD_EPS;
-                T->dtau(G, xp, Bp);
-                T->dtau(G, xm, Bm);
-                sp_mat_tvec(n, n, Bp, v, fp);
-                sp_mat_tvec(n, n, Bm, v, fm);
-                for (int i = 0; i < n; ++i) F[i * n + j] = (fp[i] - fm[i]) / (2.0 * FD_EPS);
-            }
-            double scale = worse(sp_vec_norm(n * n, M), sp_vec_norm(n, v));
-            worst_note(&w, sp_mat_dist(n * n, M, F) / scale, sp_vec_norm(n, x));
-        }
-        cr_log_info("%s %s: D_τ vs central FD ≤ %.1e", G->name, T->name, w.err);
-        cr_assert_leq(w.err, 1e-8, "%s %s: |D_τ − FD|/max(|D|,|v|) = %.3e at |x| = %g", G->name, T->name, w.err, w.at);
-    }
+    expect_sweep(21, dtau_T_deriv_fd_error, 1e-8, "|D_τ − FD|/max(|D|,|v|)");
 }
 
 /* ================================================== adjoint and coadjoint maps == */

@@ -26,6 +26,7 @@
 #include "planner/plot/sp_plot.h"
 #include "planner/sp_solve.h"
 #include "problems/sp_problem.h"
+#include "tests/support.h"
 
 #define CONTACT                                                                                                        \
     "{\"task\": \"simulate\", \"model\": \"contact_oscillator\", \"q0\": [1.18133634311129, 1, 0.5],"                  \
@@ -45,22 +46,6 @@ static void read_data(const char *name, sp_problem *pb)
     sp_input_error err;
     cr_assert_eq(sp_problem_read_file(path, pb, &err), SP_OK, "%s: %s: %s", name, err.path, err.message);
 }
-
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
-    cr_assert_not_null(x, "no member %s", key);
-    return x;
-}
-
-static double number(const cJSON *obj, const char *key)
-{
-    const cJSON *x = member(obj, key);
-    cr_assert(cJSON_IsNumber(x), "%s is not a number", key);
-    return x->valuedouble;
-}
-
-static const char *string(const cJSON *obj, const char *key) { return cJSON_GetStringValue(member(obj, key)); }
 
 static double max_abs_diff(int n, const double *a, const double *b)
 {
@@ -265,16 +250,16 @@ Test(nh_run, contact_oscillator_file_matches_the_integrator, .timeout = 120)
             pb.nh.recompute = recompute;
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(string(res, "status"), "ok");
-            const cJSON *diag = member(res, "diagnostics"), *quarters = member(res, "energy_error_quarters");
-            const double energy = number(diag, "energy_error"), constraint = number(diag, "constraint_residual");
+            cr_expect_str_eq(string_at(res, "status"), "ok");
+            const cJSON *diag = result_member(res, "diagnostics"), *quarters = result_member(res, "energy_error_quarters");
+            const double energy = number_at(diag, "energy_error"), constraint = number_at(diag, "constraint_residual");
             double q[4];
             for (int i = 0; i < 4; ++i) q[i] = cJSON_GetArrayItem(quarters, i)->valuedouble;
             direct_figures d = direct_contact(s, recompute, 0.1, 20000);
             cr_log_info("contact oscillator T = 2000, h = 0.1, s = %d, %s Λ1: max|ΔH| %.3e (direct %.3e), per quarter "
                         "%.2e %.2e %.2e %.2e; constraint %.2e (direct: steps %.2e, stages %.2e); H_y drift %.2e",
                         s, recompute ? "recomputed" : "carried", energy, d.energy, q[0], q[1], q[2], q[3], constraint,
-                        d.constraint, d.stage, number(diag, "H_y_drift"));
+                        d.constraint, d.stage, number_at(diag, "H_y_drift"));
             cr_expect_leq(fabs(energy - d.energy), 1e-15, "energy_error %.17g, the integrator's %.17g", energy,
                           d.energy);
             cr_expect_leq(fabs(constraint - fmax(d.constraint, d.stage)), 1e-18);
@@ -315,18 +300,18 @@ Test(nh_run, lie_sleigh_agrees_with_the_coordinate_sleigh_to_the_method_order, .
             cJSON *ra = sp_solve_json(&a, NULL), *rb = sp_solve_json(&b, NULL);
             cr_assert_not_null(ra);
             cr_assert_not_null(rb);
-            const cJSON *ta = member(ra, "trajectory"), *tb = member(rb, "trajectory");
+            const cJSON *ta = result_member(ra, "trajectory"), *tb = result_member(rb, "trajectory");
             diff[r] = 0.0;
             for (int k = 0; k <= N; ++k)
                 for (int i = 0; i < 3; ++i) {
                     const char *f[2] = {"q", "p"};
                     for (int j = 0; j < 2; ++j) {
-                        double x = cJSON_GetArrayItem(cJSON_GetArrayItem(member(ta, f[j]), k), i)->valuedouble,
-                               y = cJSON_GetArrayItem(cJSON_GetArrayItem(member(tb, f[j]), k), i)->valuedouble;
+                        double x = cJSON_GetArrayItem(cJSON_GetArrayItem(result_member(ta, f[j]), k), i)->valuedouble,
+                               y = cJSON_GetArrayItem(cJSON_GetArrayItem(result_member(tb, f[j]), k), i)->valuedouble;
                         diff[r] = fmax(diff[r], fabs(x - y));
                     }
                 }
-            cr_expect_leq(number(member(rb, "diagnostics"), "group_error"), 1e-14);
+            cr_expect_leq(number_at(result_member(rb, "diagnostics"), "group_error"), 1e-14);
             cJSON_Delete(ra);
             cJSON_Delete(rb);
         }
@@ -347,26 +332,26 @@ Test(nh_run, rows_every_record_every_steps_and_the_last)
     parse(CONTACT ", \"h\": 0.1, \"steps\": 20, \"record_every\": 7}", &pb);
     cJSON *res = sp_solve_json(&pb, NULL);
     cr_assert_not_null(res);
-    const cJSON *tr = member(res, "trajectory"), *t = member(tr, "t");
+    const cJSON *tr = result_member(res, "trajectory"), *t = result_member(tr, "t");
     const double expect[4] = {0.0, 0.7, 1.4, 2.0};
     cr_assert_eq(cJSON_GetArraySize(t), 4);
     for (int k = 0; k < 4; ++k) cr_expect_float_eq(cJSON_GetArrayItem(t, k)->valuedouble, expect[k], 1e-14);
     static const char *const fields[] = {"q", "p", "lambda"};
-    for (int i = 0; i < 3; ++i) cr_expect_eq(cJSON_GetArraySize(member(tr, fields[i])), 4, "%s", fields[i]);
-    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(member(tr, "lambda"), 0)), 1);
-    cr_expect_eq(number(res, "steps"), 20);
+    for (int i = 0; i < 3; ++i) cr_expect_eq(cJSON_GetArraySize(result_member(tr, fields[i])), 4, "%s", fields[i]);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(result_member(tr, "lambda"), 0)), 1);
+    cr_expect_eq(number_at(res, "steps"), 20);
     cJSON_Delete(res);
 
     /* Suslov: the rotation rows, the body momentum and the multiplier, the entries named */
     parse("{\"task\": \"simulate\", \"model\": \"suslov\", \"xi0\": [0.8, 0, -0.3], \"h\": 0.1, \"steps\": 5}", &pb);
     res = sp_solve_json(&pb, NULL);
-    tr = member(res, "trajectory");
-    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(member(tr, "g"), 5)), 9);
-    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(member(tr, "mu"), 5)), 3);
+    tr = result_member(res, "trajectory");
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(result_member(tr, "g"), 5)), 9);
+    cr_expect_eq(cJSON_GetArraySize(cJSON_GetArrayItem(result_member(tr, "mu"), 5)), 3);
     cr_expect_null(cJSON_GetObjectItem(tr, "q"), "Suslov has no coordinates");
-    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(member(tr, "coordinates"), 8)), "R33");
-    cr_expect_str_eq(string(member(res, "settings"), "lambda1"), "recompute");
-    cr_expect_str_eq(string(member(res, "settings"), "retraction"), "cayley");
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(result_member(tr, "coordinates"), 8)), "R33");
+    cr_expect_str_eq(string_at(result_member(res, "settings"), "lambda1"), "recompute");
+    cr_expect_str_eq(string_at(result_member(res, "settings"), "retraction"), "cayley");
     cJSON_Delete(res);
 }
 
@@ -378,9 +363,9 @@ Test(nh_run, a_stop_ends_the_run_with_what_it_has)
     sp_progress progress = {.stop = &stop};
     cJSON *res = sp_solve_json(&pb, &progress);
     cr_assert_not_null(res);
-    cr_expect_str_eq(string(res, "status"), "interrupted");
-    cr_expect_eq(number(res, "interrupted_at_step"), 0);
-    cr_expect_eq(cJSON_GetArraySize(member(member(res, "trajectory"), "t")), 1, "the initial row");
+    cr_expect_str_eq(string_at(res, "status"), "interrupted");
+    cr_expect_eq(number_at(res, "interrupted_at_step"), 0);
+    cr_expect_eq(cJSON_GetArraySize(result_member(result_member(res, "trajectory"), "t")), 1, "the initial row");
     cr_expect_eq(sp_result_outcome(res), SP_OUTCOME_INTERRUPTED);
     cJSON_Delete(res);
 }
@@ -393,8 +378,8 @@ Test(nh_run, a_failed_solve_is_a_status)
     parse(CONTACT ", \"stages\": 4, \"h\": 100, \"steps\": 3}", &pb);
     cJSON *res = sp_solve_json(&pb, NULL);
     cr_assert_not_null(res);
-    cr_expect_str_eq(string(res, "status"), "newton_failed");
-    cr_expect_eq(number(res, "failed_at_step"), 1);
+    cr_expect_str_eq(string_at(res, "status"), "newton_failed");
+    cr_expect_eq(number_at(res, "failed_at_step"), 1);
     cr_expect_eq(sp_result_outcome(res), SP_OUTCOME_FAILED);
     cJSON_Delete(res);
 }
@@ -456,15 +441,15 @@ Test(nh_run, rolling_disk_file_with_five_and_six_stages)
             parse(text, &pb);
             cJSON *res = sp_solve_json(&pb, NULL);
             cr_assert_not_null(res);
-            cr_expect_str_eq(string(res, "status"), "ok");
-            const cJSON *settings = member(res, "settings");
-            cr_expect_eq(number(settings, "stages"), s);
-            cr_expect_eq(number(settings, "order"), 2 * s - 2);
-            cr_expect_str_eq(string(settings, "solver"), "simplified_newton");
-            const cJSON *tr = member(res, "trajectory");
+            cr_expect_str_eq(string_at(res, "status"), "ok");
+            const cJSON *settings = result_member(res, "settings");
+            cr_expect_eq(number_at(settings, "stages"), s);
+            cr_expect_eq(number_at(settings, "order"), 2 * s - 2);
+            cr_expect_str_eq(string_at(settings, "solver"), "simplified_newton");
+            const cJSON *tr = result_member(res, "trajectory");
             err[r] = 0.0;
             for (int j = 0; j < 2; ++j) {
-                const cJSON *rows = member(tr, j ? "p" : "q");
+                const cJSON *rows = result_member(tr, j ? "p" : "q");
                 const cJSON *last = cJSON_GetArrayItem(rows, cJSON_GetArraySize(rows) - 1);
                 for (int i = 0; i < 4; ++i)
                     err[r] = fmax(err[r], fabs(cJSON_GetArrayItem(last, i)->valuedouble - exact[4 * j + i]));

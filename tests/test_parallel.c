@@ -14,6 +14,7 @@
 #include "planner/sp_parallel.h"
 #include "planner/sp_solve.h"
 #include "tests/keyframe_reference.h"
+#include "tests/plan_support.h"
 
 #define ITEMS 1000
 
@@ -118,19 +119,7 @@ static void same_on_any_threads(const char *doc)
 
 Test(parallel, exact_plan_same_on_any_threads, .timeout = 120)
 {
-    kf_schedule s;
-    kf_random_schedule(20261126UL, 0, 300, 0.7, 1, 0.0, &s);
-    s.xi0_free = 1;
-    char *text = kf_schedule_json(&s);
-    kf_schedule_free(&s);
-    cr_assert_not_null(text);
-    /* without a step count and scheme: the planner's default, the exact solver of order 8 */
-    cJSON *root = cJSON_Parse(text);
-    cJSON_DeleteItemFromObject(root, "steps");
-    cJSON_DeleteItemFromObject(root, "scheme");
-    char *doc = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    free(text);
+    char *doc = default_plan_doc(20261126UL, 300, NULL); /* the exact solver of order 8 */
     same_on_any_threads(doc);
     free(doc);
 }

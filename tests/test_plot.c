@@ -250,6 +250,16 @@ static void expect_well_formed(const char *svg, const char *what)
     cr_expect_geq(count(svg, "class=\"legend-entry\""), 1, "%s: no legend", what);
 }
 
+/* Solves the data file `file` into result (its tree in *res, to cJSON_Delete) and plots it:
+ * the picture, asserted well-formed (named `what`), to free. */
+static char *solve_and_plot(const char *dir, const char *file, char *result, cJSON **res, const char *what)
+{
+    *res = solve(dir, file, result);
+    char *svg = plot(dir, result);
+    expect_well_formed(svg, what);
+    return svg;
+}
+
 /* A data series named `name` (its <title>) is drawn. */
 static int has_series(const char *svg, const char *name)
 {
@@ -263,6 +273,15 @@ static int has_legend(const char *svg, const char *label)
     char needle[256];
     snprintf(needle, sizeof needle, "class=\"legend-label\">%s</text>", label);
     return strstr(svg, needle) != NULL;
+}
+
+/* A line and a legend entry for every name. */
+static void expect_lines_with_legend(const char *svg, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        cr_expect(has_series(svg, names[i]), "no line for %s", names[i]);
+        cr_expect(has_legend(svg, names[i]), "no legend entry for %s", names[i]);
+    }
 }
 
 /* A decade tick label 1e-10 … 1e-19 on a log axis. */
@@ -306,9 +325,8 @@ Test(plot, sphere_plan_shows_path_targets_reached_points_and_kicks)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "sphere");
-    cJSON *res = solve(dir, "sphere_interpolation.json", result);
-    char *svg = plot(dir, result);
-    expect_well_formed(svg, "sphere plan");
+    cJSON *res;
+    char *svg = solve_and_plot(dir, "sphere_interpolation.json", result, &res, "sphere plan");
     int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
     int kicks = cJSON_GetArraySize(cJSON_GetObjectItem(res, "kicks"));
     cr_assert_eq(targets, 4);
@@ -336,9 +354,8 @@ Test(plot, orientation_plan_shows_frames_and_target_frames)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "so3");
-    cJSON *res = solve(dir, "so3_orientations.json", result);
-    char *svg = plot(dir, result);
-    expect_well_formed(svg, "orientation plan");
+    cJSON *res;
+    char *svg = solve_and_plot(dir, "so3_orientations.json", result, &res, "orientation plan");
     int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
     cr_assert_gt(targets, 0);
     cr_expect_eq(count(svg, "<g class=\"target\">"), targets);
@@ -389,15 +406,11 @@ Test(plot, cubic_simulation_shows_components_and_invariant_drift)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "cubic-sim");
-    cJSON *res = solve(dir, "sphere_simulate.json", result);
-    char *svg = plot(dir, result);
-    expect_well_formed(svg, "cubic simulation");
+    cJSON *res;
+    char *svg = solve_and_plot(dir, "sphere_simulate.json", result, &res, "cubic simulation");
     /* the orientation as its rotation angle and axis, not the nine matrix entries */
     static const char *const config[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
-    for (size_t i = 0; i < sizeof config / sizeof config[0]; ++i) {
-        cr_expect(has_series(svg, config[i]), "no line for %s", config[i]);
-        cr_expect(has_legend(svg, config[i]), "no legend entry for %s", config[i]);
-    }
+    expect_lines_with_legend(svg, config, sizeof config / sizeof config[0]);
     cr_expect(!has_series(svg, "q_11"), "matrix entries drawn");
     static const char *const drift[] = {"momentum map Ad*(g⁻¹)ν", "right momentum −ad*(ξ)p − ν", "Casimir |ν|"};
     for (size_t i = 0; i < sizeof drift / sizeof drift[0]; ++i)
@@ -424,9 +437,8 @@ Test(plot, vakonomic_simulations_show_coordinates_energy_and_integrals)
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "vak-sim");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        cJSON *res = solve(dir, cases[c].file, result);
-        char *svg = plot(dir, result);
-        expect_well_formed(svg, cases[c].file);
+        cJSON *res;
+        char *svg = solve_and_plot(dir, cases[c].file, result, &res, cases[c].file);
         for (int i = 0; i < 4 && cases[c].coordinates[i]; ++i)
             cr_expect(has_series(svg, cases[c].coordinates[i]), "%s: no line for %s", cases[c].file,
                       cases[c].coordinates[i]);
@@ -464,9 +476,8 @@ Test(plot, holonomic_simulations_show_the_feedback_paper_figures_quantities)
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "hol-sim");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        cJSON *res = solve(dir, cases[c].file, result);
-        char *svg = plot(dir, result);
-        expect_well_formed(svg, cases[c].file);
+        cJSON *res;
+        char *svg = solve_and_plot(dir, cases[c].file, result, &res, cases[c].file);
         for (int i = 0; i < 4; ++i)
             cr_expect(has_series(svg, cases[c].lines[i]), "%s: no drift line for %s", cases[c].file, cases[c].lines[i]);
         cr_expect(strstr(svg, "Drift of the invariants") != NULL, "%s", cases[c].file);
@@ -483,9 +494,8 @@ Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
     scratch_dir(dir, "vak-plan");
-    cJSON *res = solve(dir, "parallel_parking.json", result);
-    char *svg = plot(dir, result);
-    expect_well_formed(svg, "parking plan");
+    cJSON *res;
+    char *svg = solve_and_plot(dir, "parallel_parking.json", result, &res, "parking plan");
     cr_expect_eq(count(svg, "class=\"target\""), 1);
     cr_expect(has_legend(svg, "target"));
     static const char *const names[] = {"x", "y", "theta", "phi", "path", "energy |Ĥ − Ĥ0|"};
@@ -908,6 +918,14 @@ static char *plot_doc(const char *dir, const char *name, const cJSON *doc)
     return plot(dir, path);
 }
 
+/* plot_doc, the picture asserted well-formed (named `what`). */
+static char *plot_checked(const char *dir, const char *name, const cJSON *doc, const char *what)
+{
+    char *svg = plot_doc(dir, name, doc);
+    expect_well_formed(svg, what);
+    return svg;
+}
+
 /* The value of attribute `name` in the tag starting at `tag` (which ends at the first
  * '>'), or NULL; copied into out. */
 static const char *attribute(const char *tag, const char *name, char *out, size_t size)
@@ -992,8 +1010,7 @@ Test(plot, sphere_plan_with_30_keyframes_stays_readable)
     char dir[PATH_SIZE];
     scratch_dir(dir, "sphere30");
     cJSON *doc = sphere_plan_30();
-    char *svg = plot_doc(dir, "sphere30.json", doc);
-    expect_well_formed(svg, "30-keyframe sphere plan");
+    char *svg = plot_checked(dir, "sphere30.json", doc, "30-keyframe sphere plan");
     cr_expect_eq(count(svg, "class=\"target\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"reached\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"miss\""), KEYFRAMES);
@@ -1050,8 +1067,7 @@ Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
     char dir[PATH_SIZE];
     scratch_dir(dir, "so3-30");
     cJSON *doc = orientation_plan_30(0);
-    char *svg = plot_doc(dir, "so3_30.json", doc);
-    expect_well_formed(svg, "30-keyframe orientation plan");
+    char *svg = plot_checked(dir, "so3_30.json", doc, "30-keyframe orientation plan");
     int targets = count(svg, "<g class=\"target\">");
     cr_expect(targets >= 8 && targets < KEYFRAMES, "%d of %d target frames drawn", targets, KEYFRAMES);
     cr_expect_eq(count(svg, "<g class=\"reached\">"), targets);
@@ -1140,8 +1156,7 @@ Test(plot, orientation_plan_from_quaternions_matches_matrices)
     cJSON_Delete(xyzw);
 
     cJSON_DeleteItemFromObject(cJSON_GetObjectItem(with_quaternions, "trajectory"), "xi");
-    char *c = plot_doc(dir, "no-xi.json", with_quaternions);
-    expect_well_formed(c, "quaternion plan without xi");
+    char *c = plot_checked(dir, "no-xi.json", with_quaternions, "quaternion plan without xi");
     const char *speed = element_by_id(c, "angular-speed");
     cr_assert_not_null(speed);
     cr_expect(strstr(speed, "from the rotations") != NULL);
@@ -1185,13 +1200,9 @@ Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
     char dir[PATH_SIZE];
     scratch_dir(dir, "angle-axis");
     cJSON *doc = orientation_result(0);
-    char *svg = plot_doc(dir, "rotation.json", doc);
-    expect_well_formed(svg, "rotation trajectory");
+    char *svg = plot_checked(dir, "rotation.json", doc, "rotation trajectory");
     static const char *const names[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
-    for (int i = 0; i < 4; ++i) {
-        cr_expect(has_series(svg, names[i]), "no line for %s", names[i]);
-        cr_expect(has_legend(svg, names[i]), "no legend entry for %s", names[i]);
-    }
+    expect_lines_with_legend(svg, names, 4);
     cr_expect(!has_series(svg, "q_11") && !has_legend(svg, "q_11"), "matrix entries drawn");
     cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
     cr_expect(strstr(svg, "rotation angle and axis") != NULL);
@@ -1214,15 +1225,13 @@ Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
     cJSON_Delete(doc);
 
     doc = orientation_result(1);
-    svg = plot_doc(dir, "quaternion.json", doc);
-    expect_well_formed(svg, "quaternion trajectory");
+    svg = plot_checked(dir, "quaternion.json", doc, "quaternion trajectory");
     static const char *const parts[] = {"quaternion w", "quaternion x", "quaternion y", "quaternion z"};
     for (int i = 0; i < 4; ++i) cr_expect(has_series(svg, parts[i]) && has_legend(svg, parts[i]), "%s", parts[i]);
     cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
     /* written [x, y, z, w]: each component drawn where it was, under its own name */
     cJSON *xyzw = quaternions_xyzw(doc);
-    char *moved = plot_doc(dir, "quaternion-xyzw.json", xyzw);
-    expect_well_formed(moved, "quaternion trajectory in xyzw");
+    char *moved = plot_checked(dir, "quaternion-xyzw.json", xyzw, "quaternion trajectory in xyzw");
     for (int i = 0; i < 4; ++i) {
         char title[64];
         snprintf(title, sizeof title, "<title>%s</title>", parts[i]);
@@ -1620,10 +1629,7 @@ Test(plot, study_along_a_categorical_parameter_places_the_categories_evenly)
     cr_expect_eq(count(svg, "class=\"tick-label\" text-anchor=\"middle\">"), 2);
     /* one line per step count (the failed case at 800 has no figure), two points each */
     static const char *const lines[] = {"steps=50", "steps=100", "steps=200", "steps=400"};
-    for (int i = 0; i < 4; ++i) {
-        cr_expect(has_series(svg, lines[i]), "no line for %s", lines[i]);
-        cr_expect(has_legend(svg, lines[i]), "no legend entry for %s", lines[i]);
-    }
+    expect_lines_with_legend(svg, lines, 4);
     cr_expect_eq(count(svg, "<g class=\"series\">"), 4);
     cr_expect_eq(count(svg, "<circle class=\"point\""), 8);
     cr_expect(strstr(svg, "scheme = hohp_sv, energy_error") != NULL, "points do not name their category");

@@ -18,6 +18,7 @@
 #include "problems/sp_limits.h"
 #include "problems/sp_problem.h"
 #include "problems/vakonomic/sp_vak_models.h"
+#include "tests/support.h"
 
 /* Valid base documents: a plan through sphere targets, a plan through rotations, and a
  * simulation. Targets are at 0.25, 0.5 and 1 so that targets[2] is the last one. */
@@ -1439,12 +1440,7 @@ static const bad_case bad_cases[] = {
 #define N_BAD_CASES (sizeof bad_cases / sizeof bad_cases[0])
 
 /* Criterion passes the index; the table itself stays in static storage. */
-ParameterizedTestParameters(problem_file, malformed)
-{
-    static size_t index[N_BAD_CASES];
-    for (size_t i = 0; i < N_BAD_CASES; ++i) index[i] = i;
-    return cr_make_param_array(size_t, index, N_BAD_CASES);
-}
+SP_TABLE_PARAMETERS(problem_file, malformed, N_BAD_CASES)
 
 ParameterizedTest(size_t *i, problem_file, malformed)
 {

@@ -307,9 +307,8 @@ Test(round_sphere, cost_is_below_the_rotation_metric_curve_and_a_c2_spline, .tim
         enum { HALF = 60 };
         char *output = simpson_output(knots, s.n, HALF);
         char *round_doc = sphere_doc(&s, "round", output), *rotation_doc = sphere_doc(&s, NULL, output);
-        cJSON *round = solve_doc(round_doc), *rotation = solve_doc(rotation_doc);
-        cr_assert_str_eq(string(round, "status"), "converged");
-        cr_assert_str_eq(string(rotation, "status"), "converged");
+        cJSON *round, *rotation;
+        solve_converged_pair("round and rotation metrics", round_doc, rotation_doc, &round, &rotation);
         const double ours = number(round, "cost");
         const double sampled = round_cost_of_samples(round, knots, s.n, HALF);
         const double theirs = round_cost_of_samples(rotation, knots, s.n, HALF);
@@ -339,9 +338,8 @@ Test(round_sphere, error_estimate_is_honest, .timeout = 60)
         snprintf(a, sizeof a, "\"accuracy\": %g, \"output\": {\"sample_rate\": 40}", accuracy[q]);
         snprintf(b, sizeof b, "\"accuracy\": %g, \"output\": {\"sample_rate\": 40}", accuracy[q] / 10);
         char *da = sphere_doc(&s, "round", a), *db = sphere_doc(&s, "round", b);
-        cJSON *ra = solve_doc(da), *rb = solve_doc(db);
-        cr_assert_str_eq(string(ra, "status"), "converged");
-        cr_assert_str_eq(string(rb, "status"), "converged");
+        cJSON *ra, *rb;
+        solve_converged_pair("two accuracies", da, db, &ra, &rb);
         const double estimate = number(cJSON_GetObjectItem(ra, "resolution"), "error_estimate");
         const double finer = number(cJSON_GetObjectItem(rb, "resolution"), "error_estimate");
         const double dist = samples_apart(ra, rb);

@@ -270,9 +270,10 @@ Test(sphere_plan, weighted_walks_converge_below_the_exact_plan, .timeout = 120)
         char *exact = sphere_doc(&s, NULL, extra[q]);
         s.sigma = sigma[q];
         char *weighted = sphere_doc(&s, NULL, extra[q]);
-        cJSON *w = solve_doc(weighted), *x = solve_doc(exact);
-        cr_expect_str_eq(string(w, "status"), "converged", "σ = %g", sigma[q]);
-        cr_expect_str_eq(string(x, "status"), "converged", "exact, for σ = %g", sigma[q]);
+        cJSON *w, *x;
+        char what[64];
+        snprintf(what, sizeof what, "weighted (σ = %g) and exact", sigma[q]);
+        solve_converged_pair(what, weighted, exact, &w, &x);
         cr_expect_leq(number(w, "optimality_residual"), 1e-10, "σ = %g", sigma[q]);
         cr_expect_leq(number(w, "sweeps"), 400, "σ = %g: %g sweeps", sigma[q], number(w, "sweeps"));
         cr_expect_leq(number(w, "cost"), number(x, "cost"), "σ = %g: %.10g above exact interpolation's %.10g",
@@ -284,6 +285,16 @@ Test(sphere_plan, weighted_walks_converge_below_the_exact_plan, .timeout = 120)
         cJSON_free(weighted), cJSON_free(exact);
         kf_schedule_free(&s);
     }
+}
+
+/* The distance between point k of the first samples turned by the rotation ctx (3 x 3)
+ * and point k of the second. */
+static double rotated_apart(const cJSON *Ya, const cJSON *Yb, int k, const void *ctx)
+{
+    double ya[3], yb[3], qa[3];
+    row3(Ya, k, ya), row3(Yb, k, yb);
+    sp_mat_vec(3, 3, ctx, ya, qa);
+    return sp_vec_dist(3, qa, yb);
 }
 
 /* The cost ½∫|ξ̇|² is invariant under g → Q g Qᵀ, which takes y0 to Q y0 and the curve
@@ -307,21 +318,11 @@ Test(sphere_plan, a_rotated_problem_gives_the_rotated_plan, .timeout = 60)
     r.y = y;
     const char *out = "\"output\": {\"sample_rate\": 4}";
     char *da = sphere_doc(&s, NULL, out), *db = sphere_doc(&r, NULL, out);
-    cJSON *a = solve_doc(da), *b = solve_doc(db);
-    cr_assert_str_eq(string(a, "status"), "converged");
-    cr_assert_str_eq(string(b, "status"), "converged");
+    cJSON *a, *b;
+    solve_converged_pair("rotated", da, db, &a, &b);
     const double ca = number(a, "cost"), cb = number(b, "cost");
     cr_expect_leq(fabs(ca - cb), 1e-9 * ca, "costs %.12g and %.12g", ca, cb);
-    const cJSON *Ya = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "samples"), "y");
-    const cJSON *Yb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "samples"), "y");
-    cr_assert_eq(cJSON_GetArraySize(Ya), cJSON_GetArraySize(Yb));
-    double worst = 0.0;
-    for (int k = 0; k < cJSON_GetArraySize(Ya); ++k) {
-        double ya[3], yb[3], qa[3];
-        row3(Ya, k, ya), row3(Yb, k, yb);
-        sp_mat_vec(3, 3, Q, ya, qa);
-        worst = fmax(worst, sp_vec_dist(3, qa, yb));
-    }
+    const double worst = samples_worst(a, b, "y", rotated_apart, Q);
     cr_expect_leq(worst, 1e-7, "samples differ by %g after the rotation", worst);
     cr_log_info("rotated problem: costs %.12g and %.12g, samples within %.2g", ca, cb, worst);
     cJSON_Delete(a), cJSON_Delete(b);

@@ -344,12 +344,7 @@ static const target_case target_cases[] = {
 
 #define N_TARGET_CASES (sizeof target_cases / sizeof target_cases[0])
 
-ParameterizedTestParameters(vak_plan, unseen_targets)
-{
-    static size_t index[N_TARGET_CASES];
-    for (size_t i = 0; i < N_TARGET_CASES; ++i) index[i] = i;
-    return cr_make_param_array(size_t, index, N_TARGET_CASES);
-}
+SP_TABLE_PARAMETERS(vak_plan, unseen_targets, N_TARGET_CASES)
 
 ParameterizedTest(size_t *i, vak_plan, unseen_targets)
 {

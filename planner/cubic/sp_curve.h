@@ -37,6 +37,7 @@ void sp_curve_free(sp_curve *c);
  * from sp_curve_state its momenta. Set once the solver is done with the curve. */
 void sp_curve_read_weighted(sp_curve *c, const sp_se3_scaling *k);
 
+/* The curve's group and the interval [start, end] it is defined on. */
 const sp_group *sp_curve_group(const sp_curve *c);
 double sp_curve_start(const sp_curve *c);
 double sp_curve_end(const sp_curve *c);
@@ -56,6 +57,7 @@ sp_status sp_curve_eval_many(sp_curve *c, size_t n, const double *t, sp_curve_po
 typedef struct sp_curve_pose {
     double R[9], x[3], omega[3], omega_dot[3], velocity[3], acceleration[3];
 } sp_curve_pose;
+/* The pose of a point read on an SE(3) curve, into *out. */
 void sp_curve_point_pose(const sp_curve_point *p, sp_curve_pose *out);
 
 /* Largest |ω| and |ω̇| along the whole curve and the times where they occur: every
@@ -66,6 +68,7 @@ typedef struct sp_curve_extremes {
     int has_position; /* SE(3): velocity and acceleration are set */
     double velocity, t_velocity, acceleration, t_acceleration;
 } sp_curve_extremes;
+/* Fills *out; a non-OK status when a step between nodes fails or memory runs out. */
 sp_status sp_curve_find_extremes(sp_curve *c, sp_curve_extremes *out);
 
 /* Largest distance between a and b at the nodes of b and halfway between them, per

@@ -1,12 +1,9 @@
-/* The direct form of a cubic-spline plan: the unknowns are the body velocities ξ_k at
- * the grid nodes (ξ_0 when it is free, ξ_N unless it is prescribed), the curve follows
- * by g_{k+1} = g_k τ(h_k((1−θ)ξ_k + θξ_{k+1})), and
- *     J_d = Σ_k h_k/2 |(ξ_{k+1} − ξ_k)/h_k|² + Σ_i E_i(g_{k_i}),
- * the same discrete problem as shooting and multiple shooting solve (the controls are
- * η_k = (ξ_{k+1} − ξ_k)/h_k = π_k). Its exact gradient comes from one backward sweep of
- * the costates (a_g, a_ξ), which at a stationary point are the HOHP momenta (−ν⁻, −p):
- * the discrete HOHP equations with kicks are this problem's Pontryagin conditions.
- * Weighted plans only (σ > 0). */
+/* The direct form of a cubic-spline plan (docs/methods.md §3.5): the unknowns are the
+ * body velocities ξ_k at the grid nodes (ξ_0 when it is free, ξ_N unless it is
+ * prescribed), the curve follows from them step by step, and the discrete cost J_d — the
+ * same discrete problem as shooting and multiple shooting solve — comes with its exact
+ * gradient from one backward sweep of two costates (at a stationary point the HOHP momenta).
+ * Weighted plans only (σ > 0). An sp_direct borrows its problem and owns its sweep records. */
 #ifndef SP_DIRECT_H
 #define SP_DIRECT_H
 

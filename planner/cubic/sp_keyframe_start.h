@@ -20,6 +20,8 @@
 
 typedef struct sp_start_curve sp_start_curve;
 
+/* The start curve of that kind through the problem's keyframes (the problem is borrowed);
+ * NULL when out of memory. Freed with sp_start_curve_free. */
 sp_start_curve *sp_start_curve_new(const sp_problem *pb, sp_start_kind kind);
 void sp_start_curve_free(sp_start_curve *c);
 /* The HOHP node state (g, ξ, ν ≈ −ξ̈, p ≈ ξ̇) of the curve at time t (right-sided at a

@@ -1,19 +1,9 @@
-/* Multiple shooting for cubic-spline plans: the horizon is cut into blocks (at every
- * keyframe, and long stretches into blocks of at most `block_steps` steps); each block
- * starts from its own HOHP node state s_j = (g_j, ξ_j, ν_j, p_j), and Newton's method
- * solves the discrete optimality system of the whole plan:
- *   - the HOHP step map inside every block (so each block is a short, well-conditioned
- *     shot: no kick multiplies perturbations inside it);
- *   - continuity of g, ξ, p at every join, and ν_{j+1} = ν_end + κ with the momentum
- *     kick κ = ∇E_i(g) at a keyframe (σ > 0), or κ = a free multiplier with the
- *     interpolation condition g·y0 = y_i / g = R_i (σ = 0);
- *   - the end conditions: g_0 and ξ_0 given (or p_0 = 0 when ξ_0 is free); ν_N⁺ = 0 and
- *     p_N = 0 (or ξ_N = ξ_T when the final velocity is prescribed).
- * These are the discrete Pontryagin conditions of J_d over the control sequence, so a
- * root is a stationary point of the whole discrete problem. Every join couples two
- * neighbouring blocks only: the Jacobian is banded, factored by LAPACK's dgbtrf in
- * O(blocks). Newton is damped by the affine-invariant natural monotonicity test (the
- * simplified correction J⁻¹F(x + αΔx) must shrink), which needs no merit scaling. */
+/* Multiple shooting for cubic-spline plans (docs/methods.md §3.4): the horizon cut into
+ * blocks (at every keyframe, long stretches into blocks of at most `block_steps` steps),
+ * each started from its own HOHP node state s_j = (g_j, ξ_j, ν_j, p_j), and the discrete
+ * optimality system of the whole plan (the step map in every block, continuity and kicks at
+ * the joins, the end conditions) solved by damped Newton on its banded Jacobian. An sp_ms
+ * borrows its problem and owns its block states, grid and factors. */
 #ifndef SP_MULTIPLE_SHOOTING_H
 #define SP_MULTIPLE_SHOOTING_H
 
@@ -103,6 +93,8 @@ typedef struct sp_ms_report {
     double initial_velocity[SP_LIE_MAX_DIM], final_velocity[SP_LIE_MAX_DIM];
     double terminal[2 * SP_LIE_MAX_DIM]; /* (ν_N⁺, p_N) */
 } sp_ms_report;
+/* Records every record_every-th row into *out, whose arrays the caller frees with
+ * sp_ms_report_free; a non-OK status when a step fails or memory runs out. */
 sp_status sp_ms_report_build(sp_ms *ms, int record_every, sp_ms_report *out);
 
 /* The state at every grid node, nodes[0..N] (after the momentum kick at a keyframe), from

@@ -1,11 +1,14 @@
 /* The cubic family's plan task. sp_plan_new borrows the problem (which must outlive the
- * plan); sp_plan_solve solves it — by default the discrete optimality system of the whole
- * plan by multiple shooting with a banded Newton solver (sp_multiple_shooting.h, with the
- * exact, round-sphere, pose and weighted forms where the problem asks for them), or by
- * single shooting when the file asks (NLopt over the initial momenta, sp_shooting.h) —
- * and puts every outcome into the caller's sp_plan_result. sp_plan_result_json builds the
- * result tree of docs/results.md, owned by the caller. The family table and the
- * trajectory block shared with the simulate task are declared here too. */
+ * plan); sp_plan_solve solves it and puts every outcome into the caller's sp_plan_result.
+ * The solver follows the problem (docs/methods.md §3): exact interpolation on SO(3), SE(3)
+ * and Rⁿ, and sphere plans in the rotation metric, by the condensed solver (sp_exact.h),
+ * its solution checked by the general system; sphere plans in the round metric by
+ * sp_round.h alone; every other plan, and any the condensed solver does not finish, by
+ * multiple shooting (sp_multiple_shooting.h) from curves built through the keyframes;
+ * `"method": "direct"` by NLopt on the direct form (sp_direct.h), finished by that Newton
+ * iteration, and `"single_shooting"` by NLopt on the initial momenta (sp_shooting.h).
+ * sp_plan_result_json builds the result tree of docs/results.md, owned by the caller. The
+ * family table and the trajectory block shared with the simulate task are declared here. */
 #ifndef SP_PLAN_H
 #define SP_PLAN_H
 
@@ -17,7 +20,7 @@
 
 typedef struct sp_plan_result {
     char status[32];         /* "converged", "maxeval_reached", "newton_failed", … */
-    char optimizer_code[40]; /* NLopt's own result name */
+    char optimizer_code[40]; /* NLopt's own result name, or "newton" for the Newton solvers */
     sp_status failure;       /* SP_OK unless an evaluation failed */
     double cost, gradient_norm, residual_norm;
     int evaluations;
@@ -30,7 +33,7 @@ sp_plan *sp_plan_new(const sp_problem *problem);
 void sp_plan_free(sp_plan *plan);
 /* Reports every evaluation of the optimiser to `progress` (copied; NULL: none). */
 void sp_plan_set_progress(sp_plan *plan, const sp_progress *progress);
-/* Runs the optimiser; never fails silently: every outcome lands in *result. */
+/* Solves the plan; never fails silently: every outcome lands in *result. */
 sp_status sp_plan_solve(sp_plan *plan, sp_plan_result *result);
 /* The result tree of a solved plan (NULL when out of memory). */
 cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
@@ -40,7 +43,8 @@ cJSON *sp_plan_result_json(sp_plan *plan, const sp_plan_result *result);
  * NULL where the solve produced none (single shooting, a failure that left no solution).
  * The result tree is to be built first: it reads its samples and extremes on the curve. */
 void sp_plan_take_curves(sp_plan *plan, sp_curve *curves[2]);
-/* The shooting object behind the plan (for benchmarks and tests). */
+/* The shooting object behind a single-shooting plan (for benchmarks and tests); NULL for
+ * the other methods. Owned by the plan. */
 sp_shooting *sp_plan_shooting(sp_plan *plan);
 
 /* For pictures (sp_family.h): the HOHP invariants along a result's trajectory, relative

@@ -1,48 +1,11 @@
 /* Cubics of the round sphere through keyframes: the curve y(t) on S² of least
- * ½∫|∇ₜẏ|² + Σ_i E_i(y(t_i)) (sp_round_sphere.h), E_i = |y − y_i|²/(2σ²) the target term of
- * every sphere plan (exact interpolation at σ = 0), in the condensed multiple-shooting form
- * of sp_exact.h.
- *
- * The curve is integrated in the embedding R³ (y, v = ẏ, a = ∇ₜẏ, j = ∇ₜ²ẏ) by DOP853's
- * order-8 table, each segment between knots started on the sphere. The knots are the start,
- * every keyframe and, when the last keyframe is before T, the end T of a free tail.
- *
- * Pinned knots (σ = 0, the last keyframe at T): y_i is the keyframe, the unknowns at knot i
- * are w_i = (v_i, a_i), tangent vectors in an orthonormal basis (e1, e2) of T_{y_i}S²,
- * continuous across the knot, and μ_i = j_i, the third derivative leaving it (its jump at a
- * keyframe is the multiplier of the interpolation condition). Conditions: each segment ends
- * at y_{i+1} (two rows: the mismatch in the basis at y_{i+1}), with the velocity and
- * covariant acceleration w_{i+1} (four rows); the start (prescribed v_0, or a_0 = 0 for a
- * free start) and the end (a_K = 0 natural, or v_K = 0 at rest). Newton's system is
- * condensed segment by segment as in sp_exact.h: the two position rows give δμ_i from δw_i,
- * leaving the recurrence δw_{i+1} = Φ_i δw_i + c_i, a band of four unknowns per knot.
- *
- * Free knots (σ > 0, or a tail): the knot's point is an unknown too, y(p) = (ŷ + P)/|ŷ + P|
- * for P = p1 e1 + p2 e2 in the basis at a reference point ŷ, and w_i = (v, a, p, μ) with μ
- * the j leaving the knot: eight unknowns, nothing condensed. Each segment's eight rows match
- * v, a and the point at the next knot, and either pin it (p = 0, an exact keyframe before a
- * tail) or set the jump of j: μ_{i+1} = j_end + P_y(y_i)/σ² at a weighted keyframe, μ = j_end
- * at the tail's end (methods §3.4e). The start adds p_0 = 0, the end μ_K = 0. The Jacobian
- * is taken at p = 0: after every Newton step the references move onto the knots (ŷ ← y(p),
- * the basis turned with them, p ← 0).
- *
- * In both the Jacobian is exact: the tangent map of the discrete step. Newton is simplified
- * (factors kept while steps contract), with step halving when a step does not reduce the
- * residual.
- *
- * The start is the C² cubic spline of R³ through the points (natural or clamped ends as
- * the plan's; a tail continues its last velocity), its derivatives at the knots projected
- * onto the tangent planes; a weighted plan that does not converge from it starts over at
- * σ = min(σ, 0.1) and doubles σ a stage. The resolution is that of sp_exact.h: coarse grid, a grid twice
- * as fine from its solution, the distance between the two curves' points over 2^(p−4) as
- * the error estimate of the finer (exact.c's 2^(p−2) fell short of the true error at the
- * few steps per segment that these plans take), refinement where the estimate misses the
- * accuracy. A step count given fixes the grid (the keyframes on its nodes, as every plan's
- * grid): it is solved once, its estimate the distance to the solution on twice the steps.
- *
- * A velocity prescribed at T other than rest is not taken: the body velocity of the
- * horizontal lift at T depends on the holonomy of the whole curve, and its optimum is no
- * longer a cubic between keyframes (methods §3.4e). */
+ * ½∫|∇ₜẏ|² + Σ_i E_i(y(t_i)), E_i = |y − y_i|²/(2σ²) the target term of every sphere plan
+ * (exact interpolation at σ = 0), by the condensed multiple shooting of sp_exact.h with
+ * knots pinned (σ = 0, last keyframe at T) or free (σ > 0, or a tail after the last
+ * keyframe), refined until the error estimate meets the accuracy, or on the fixed grid of
+ * a step count. The formulation, the knot unknowns and rows, the start and the estimate
+ * are in docs/methods.md §3.4e. A velocity prescribed at T other than rest is not taken
+ * (the reader refuses it, for the reason given there). */
 #ifndef SP_ROUND_H
 #define SP_ROUND_H
 
@@ -57,7 +20,7 @@ int sp_round_applies(const sp_problem *pb);
 typedef struct sp_round_solution {
     int converged;
     double residual;       /* scaled optimality residual of the returned grid */
-    double error_estimate; /* see above; HUGE_VAL when unknown */
+    double error_estimate; /* of the returned grid (docs/methods.md §3.4e); HUGE_VAL when unknown */
     double cost;           /* ½∫|∇ₜẏ|² + Σ E_i of the returned grid's curve */
     double running;        /* ½∫|∇ₜẏ|² alone */
     int rounds, iterations, jacobians, sweeps;
@@ -77,6 +40,9 @@ typedef struct sp_round_solution {
     double start_velocity[3], end_velocity[3]; /* ẏ at 0 and T, in R³ */
 } sp_round_solution;
 
+/* Solves from the spline start into *out, whose arrays the caller frees with
+ * sp_round_solution_free. Not converging is reported in out->converged; a non-OK status
+ * is an allocation failure or an interruption. */
 sp_status sp_round_solve(const sp_problem *pb, const sp_progress *progress, sp_round_solution *out);
 void sp_round_solution_free(sp_round_solution *s);
 

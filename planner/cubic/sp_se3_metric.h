@@ -1,14 +1,8 @@
-/* SE(3) plans in the weighted left-invariant metric a|ω|² + b|v|² (docs/methods.md §3.4d).
- * φ(R, x) = (R, s x) with s = √(b/a) is an automorphism of SE(3): it commutes with exp,
- * the Cayley map and Ad, and maps the body twist (ω, v) to (ω, s v). With the targets
- * weighted alike, E = (a|R − R_i|²_F + b|x − x_i|²)/(2σ²), the weighted cost of a curve
- * g is a times the unit-metric cost of φ(g), so the weighted plan is φ⁻¹ of the unit
- * plan through the scaled keyframes φ(g_i). Read back, its quantities are:
- *
- *   positions x = x'/s; twists ξ = (ω', v'/s), ξ̇ likewise;
- *   covectors (momenta ν and p, kicks, end residuals) μ = a (μ'_ω, s μ'_v), the
- *   derivative of the weighted cost a J'(φ(·)); so p = (a ω̇, b v̇);
- *   costs a J'. */
+/* SE(3) plans in the weighted left-invariant metric a|ω|² + b|v|²: the weighted plan is
+ * the automorphism φ(R, x) = (R, √(b/a) x) taken back from the unit-metric plan through
+ * the scaled keyframes (docs/methods.md §3.4d, which also says how each quantity reads
+ * back: positions and linear velocities divided by the scale, covectors and costs
+ * multiplied back by the weights). */
 #ifndef SP_SE3_METRIC_H
 #define SP_SE3_METRIC_H
 

@@ -1,12 +1,9 @@
-/* Shooting for cubic-spline plans: the unknowns are the initial
- * momenta x = (ν0, p0); a forward sweep integrates the HOHP scheme from (g0, ξ0, x)
- * with a momentum kick ν ← ν + ∇E_i(g) at every target, accumulating
+/* Single shooting for cubic-spline plans (docs/methods.md §3.6): the unknowns are the
+ * initial momenta x = (ν0, p0); a forward sweep integrates the HOHP scheme with the
+ * momentum kick ν ← ν + ∇E_i(g) at every target, accumulating
  *     J_d(x) = Σ_k h_k/2 |π_k|² + Σ_i E_i(g_{k_i}),
- * and a backward sweep through the recorded steps gives the exact gradient of J_d
- * (the discrete adjoint, for every θ and retraction).
- *
- * Targets at multiples of T/steps give a uniform grid; otherwise each segment between
- * targets gets its own even step, with steps shared out in proportion to its length. */
+ * and a backward sweep through the recorded steps gives its exact gradient (the discrete
+ * adjoint). The grid is the plan's (sp_plan_grid). The object owns the sweeps' records. */
 #ifndef SP_SHOOTING_H
 #define SP_SHOOTING_H
 
@@ -45,6 +42,7 @@ const double *sp_shooting_kicks(const sp_shooting *s);
 double sp_shooting_running_cost(const sp_shooting *s);
 void sp_shooting_terminal_residual(const sp_shooting *s, double *residual);
 
+/* The time spent in, and the number of, forward and adjoint sweeps so far. */
 sp_shooting_timing sp_shooting_get_timing(const sp_shooting *s);
 
 #endif

@@ -29,6 +29,9 @@ typedef struct sp_hol_system {
     const sp_progress *progress; /* its stop flag is checked every step, and adaptive sub-steps (NULL: none) */
 } sp_hol_system;
 
+/* Binds the problem's model (the problem is borrowed and must outlive sys) and allocates
+ * its stepper; a non-OK status when the problem is not of this family or memory runs out.
+ * The release function frees what a bound system holds. */
 sp_status sp_hol_system_init(sp_hol_system *sys, const sp_problem *pb);
 void sp_hol_system_release(sp_hol_system *sys);
 

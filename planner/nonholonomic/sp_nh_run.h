@@ -28,6 +28,9 @@ typedef struct sp_nh_system {
     int m;                             /* constraints */
 } sp_nh_system;
 
+/* Binds the problem's model (the problem is borrowed and must outlive sys) and allocates
+ * its stepper; a non-OK status when the problem is not of this family or memory runs out.
+ * The release function frees what a bound system holds. */
 sp_status sp_nh_system_init(sp_nh_system *sys, const sp_problem *pb);
 void sp_nh_system_release(sp_nh_system *sys);
 

@@ -70,6 +70,7 @@ sp_status sp_study_parse_file_text(const char *path, const char *text, size_t le
                                    sp_study **out, sp_study_error *err);
 void sp_study_free(sp_study *s);
 
+/* The study's name (owned by the study) and its number of cases. */
 const char *sp_study_name(const sp_study *s);
 size_t sp_study_case_count(const sp_study *s);
 /* The varied field paths, in the order of their first appearance (array of strings). */

@@ -21,6 +21,9 @@ typedef struct sp_vak_system {
     const sp_progress *progress; /* its stop flag is checked every step (NULL: none) */
 } sp_vak_system;
 
+/* Binds the problem's model (the problem is borrowed and must outlive sys) and allocates
+ * its stepper; a non-OK status when the problem is not of this family or memory runs out.
+ * The release function frees what a bound system holds. */
 sp_status sp_vak_system_init(sp_vak_system *sys, const sp_problem *pb);
 void sp_vak_system_release(sp_vak_system *sys);
 

@@ -43,7 +43,9 @@ typedef struct sp_car_problem {
     sp_car_settings settings;
 } sp_car_problem;
 
+/* The settings a file leaves out, into *s. */
 void sp_car_settings_defaults(sp_car_settings *s);
+/* Frees what the problem owns (its scene's arrays), not the struct itself. */
 void sp_car_problem_free(sp_car_problem *c);
 
 #endif

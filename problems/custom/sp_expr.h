@@ -56,6 +56,7 @@ sp_expr *sp_expr_constant(double c);
 sp_expr *sp_expr_derivative(const sp_expr *e, const sp_expr_symbols *symbols, int symbol);
 void sp_expr_free(sp_expr *e);
 
+/* The value of e at the symbols' values (values[i] is symbol i); allocates nothing. */
 double sp_expr_eval(sp_expr *e, const double *values);
 /* Whether e is the constant 0 (its derivatives need not be formed or evaluated). */
 int sp_expr_is_zero(const sp_expr *e);

@@ -107,6 +107,7 @@ typedef struct sp_hol_values {
     double lambda; /* s3_contact: the contact multiplier λ(q, p); 0 otherwise */
 } sp_hol_values;
 
+/* Every value above at (q, p) into *v; a non-OK status when the model fails there. */
 sp_status sp_hol_values_at(const sp_hol_bound *b, const double *q, const double *p, sp_hol_values *v);
 
 /* DC (2m x 2n) of the constraint manifold T*Q at (q, p), for the symplecticity defect;

@@ -196,18 +196,27 @@ def test_points_are_the_natural_cubic_spline():
             assert np.abs(curve(s, k) - spline(s, k)).max() < 1e-9 * max(1, np.abs(spline(s, k)).max()), k
 
 
+def read_pose_curve(curve):
+    """A pose curve read inside its steps: the times, q, x and the derivatives (w, v),
+    (wd, a), after checking its kind, the shapes and that v and the body rate w are the
+    derivatives of the position and orientation read."""
+    assert curve.kind == "pose"
+    t = inside_steps(curve)
+    q, x = curve(t)
+    (w, v), (wd, a) = curve(t, 1), curve(t, 2)
+    assert q.shape == (len(t), 4) and x.shape == v.shape == a.shape == (len(t), 3)
+    assert np.abs(richardson(lambda s: curve(s).position, t, 1e-3) - v).max() < 1e-8
+    omega = body_rate(q, richardson(lambda s: curve(s).orientation, t, 1e-3))
+    assert np.abs(omega - w).max() < 1e-8
+    return t, q, x, w, v, wd, a
+
+
 def test_pose_curve(data, load):
     problem = without_steps(load(data / "keyframes_pose.json"))
     with symplan.plan(problem) as curve:
-        assert curve.kind == "pose"
-        t = inside_steps(curve)
-        q, x = curve(t)
-        (w, v), (wd, a) = curve(t, 1), curve(t, 2)
-        assert q.shape == (len(t), 4) and x.shape == w.shape == v.shape == wd.shape == a.shape == (len(t), 3)
+        t, q, x, w, v, wd, a = read_pose_curve(curve)
+        assert w.shape == wd.shape == (len(t), 3)
         assert curve(t, as_matrix=True).orientation.shape == (len(t), 3, 3)
-        assert np.abs(richardson(lambda s: curve(s).position, t, 1e-3) - v).max() < 1e-8
-        omega = body_rate(q, richardson(lambda s: curve(s).orientation, t, 1e-3))
-        assert np.abs(omega - w).max() < 1e-8
         # at the grid's nodes: the result's rows, ξ = (ω, v) stacked
         tr = curve.result["trajectory"]
         R, x = curve(tr["t"], as_matrix=True)
@@ -222,15 +231,8 @@ def test_se3_curve_reads_as_a_pose(data, load):
     acceleration, each the derivative of the one before."""
     problem = without_steps(load(data / "keyframes_se3.json"))
     with symplan.plan(problem) as curve:
-        assert curve.kind == "pose"
-        t = inside_steps(curve)
-        q, x = curve(t)
-        (w, v), (wd, a) = curve(t, 1), curve(t, 2)
-        assert q.shape == (len(t), 4) and x.shape == v.shape == a.shape == (len(t), 3)
-        assert np.abs(richardson(lambda s: curve(s).position, t, 1e-3) - v).max() < 1e-8
+        t, q, x, w, v, wd, a = read_pose_curve(curve)
         assert np.abs(richardson(lambda s: curve(s, 1).position, t, 1e-3) - a).max() < 1e-7
-        omega = body_rate(q, richardson(lambda s: curve(s).orientation, t, 1e-3))
-        assert np.abs(omega - w).max() < 1e-8
         assert np.abs(richardson(lambda s: curve(s, 1).orientation, t, 1e-3) - wd).max() < 1e-7
         # the keyframes are passed through
         for target in problem["targets"]:
