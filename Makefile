@@ -33,7 +33,7 @@ DEPFLAGS = -MMD -MP
 # the problem and result objects (sp_api.h), the text API the Python package binds, the
 # holonomic steppers a program (and the Python package) drives with a model of its own,
 # and what those include. None includes cJSON. The rest is internal and not installed.
-PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h planner/sp_api.h planner/sp_text_api.h \
+PUBLIC_HEADERS = lie/sp_status.h lie/sp_version.h planner/api/sp_api.h planner/api/sp_text_api.h \
 	integrators/sp_holonomic.h integrators/sp_newton.h
 
 # The version, from lie/sp_version.h (one place).
@@ -152,7 +152,7 @@ $(PY_STAMP): Makefile | $(DEPS_STAMP)
 # (the MPI command too, once `make mpi` has built it: its test must not run a stale one);
 # then the layering of the library's and the command's files (tests/check_layering.py: no
 # circles, no call against lie <- integrators <- problems <- planner, nor inside
-# planner/ against planning <- plot <- study <- text_api.c <- cli), every symplan command
+# planner/ against draw <- planning <- plot <- study <- api <- cli), every symplan command
 # of a sh block in README.md and docs/*.md (tests/check_doc_commands.py, about 2 s), the Python
 # package's tests over the shared library just built (python/tests/), the install, the
 # Python package as installed, which must load the installed library, and the package as a wheel
@@ -396,7 +396,7 @@ $(filter-out $(DEP_FILES:.d=.o),$(wildcard $(DEP_OBJ))): $(HEADERS)
 
 # The command, both libraries with the soname's links, the public headers under
 # include/symplan/ (their "lie/…" includes become "symplan/lie/…", so the one folder
-# include/ is searched: <symplan/symplan.h>, <symplan/planner/sp_api.h>) and symplan.pc.
+# include/ is searched: <symplan/symplan.h>, <symplan/planner/api/sp_api.h>) and symplan.pc.
 # The Python package (python/symplan/) goes to PREFIX/lib/python3/dist-packages/symplan,
 # where it finds PREFIX/lib/libsymplan.so by its own place (python/symplan/_lib.py): no
 # path is recorded, so a DESTDIR or a moved PREFIX keeps working.

@@ -16,11 +16,11 @@
 #include "lie/sp_status.h"
 
 /* problems built by setters or read from files, solved into results read by getters */
-#include "planner/sp_api.h"
+#include "planner/api/sp_api.h"
 
 /* the same as JSON text in and out, for foreign callers (Python's ctypes), and a plan's
  * curve read at any time */
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 
 /* a model of one's own stepped by the holonomic methods (RATTLE and its compositions,
  * Lobatto IIIA–IIIB), through callbacks */

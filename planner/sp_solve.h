@@ -9,7 +9,7 @@
 
 #include "planner/sp_progress.h"
 #include "planner/sp_result.h"
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 #include "problems/sp_problem.h"
 
 /* Runs the problem's task (plan or simulate) for its model and returns the result tree

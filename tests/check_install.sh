@@ -51,9 +51,9 @@ done
 
 # 2. internal headers stay in the source tree
 for h in lie/sp_linalg.h lie/sp_registry.h lie/sp_lie.h planner/cli/sp_commands.h planner/result_view.h \
-    planner/sp_family.h planner/sp_solve.h planner/sp_result.h planner/sp_api_internal.h integrators/sp_hohp.h \
+    planner/sp_family.h planner/sp_solve.h planner/sp_result.h planner/api/sp_api_internal.h integrators/sp_hohp.h \
     problems/sp_problem.h problems/sp_result_file.h problems/json_input.h problems/problem_readers.h \
-    problems/problem_family.h planner/plot/svg.h; do
+    problems/problem_family.h planner/draw/svg.h; do
     [ ! -e "$prefix/include/symplan/$h" ] || fail "internal header $h was installed"
 done
 ! pkg-config --print-requires symplan | grep -q . || fail "symplan.pc requires $(pkg-config --print-requires symplan)"

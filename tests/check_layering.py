@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The library's files and the command's call each other one way only: lie <- integrators
-<- problems <- planner, and inside planner/ the planning (cubic/, car/, holonomic/,
-nonholonomic/, vakonomic/ and the top-level files) <- plot/ <- study/ <- the text front
-end (text_api.c, for foreign callers) <- cli/ (the command, which may call everything and
-which nothing calls); no group of files calls each other in a circle. Reads the object
+<- problems <- planner, and inside planner/ draw/ (the SVG writer) <- the planning
+(cubic/, car/, holonomic/, nonholonomic/, vakonomic/ and the top-level files) <- plot/ <-
+study/ <- api/ (the public objects and the JSON text front end for foreign callers) <-
+cli/ (the command, which may call everything and which nothing calls); no group of files calls each other in a circle. Reads the object
 files of a build with nm: a file's undefined symbols are the calls it makes, the file
 defining one is the file it calls. Prints each circle and each call against the layers;
 exits 1 if any.
@@ -18,8 +18,10 @@ import sys
 
 LAYERS = ["lie", "integrators", "problems", "planner"]
 # The roles inside planner/, lowest first: a file is of its sub-folder's role, or of the
-# planning when its sub-folder (or the file, at the top) is not named here.
-PLANNER_ROLES = ["planning", "plot", "study", "text_api.c", "cli"]
+# planning when its sub-folder is not named here. draw/ is the SVG writer every picture
+# uses (a family draws its own figure with it); plot/ turns results into pictures; api/
+# is the library's public face (objects, and JSON text for foreign callers).
+PLANNER_ROLES = ["draw", "planning", "plot", "study", "api", "cli"]
 
 
 def layer(path):
@@ -28,8 +30,8 @@ def layer(path):
     top = LAYERS.index(parts[0])
     if parts[0] != "planner":
         return (top, 0)
-    name = parts[1] if len(parts) > 2 else os.path.splitext(parts[1])[0] + ".c"
-    return (top, PLANNER_ROLES.index(name) if name in PLANNER_ROLES else 0)
+    name = parts[1] if len(parts) > 2 else "planning"
+    return (top, PLANNER_ROLES.index(name) if name in PLANNER_ROLES else PLANNER_ROLES.index("planning"))
 
 
 def call_graph(objects):

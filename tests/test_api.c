@@ -1,4 +1,4 @@
-/* The public problem and result objects (planner/sp_api.h): names to and from strings,
+/* The public problem and result objects (planner/api/sp_api.h): names to and from strings,
  * every setter and getter, bad arguments as statuses with the object unchanged, copying
  * setters and borrowed getters (ownership is checked by the sanitizers of `make asan`), a
  * problem built by setters solved exactly as the same file, for a plan and for the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_api.h"
+#include "planner/api/sp_api.h"
 #include "planner/sp_result.h"
 #include "problems/sp_result_file.h"
 

@@ -16,7 +16,7 @@
 #include "lie/sp_linalg.h"
 #include "planner/cubic/sp_plan.h"
 #include "planner/sp_solve.h"
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 #include "tests/plan_support.h"
 #include "tests/support.h"
 

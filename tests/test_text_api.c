@@ -1,4 +1,4 @@
-/* The JSON text entry points for foreign callers (planner/sp_text_api.h): their codes,
+/* The JSON text entry points for foreign callers (planner/api/sp_text_api.h): their codes,
  * the one error line (and its truncation), problems and studies told apart by check, the
  * stop flag of solve and study; a plan's curve (sp_plan_curve_text): through the result's
  * rows at the grid's nodes, ω the derivative of its rotations, bad input and bad times. The Python package's tests (python/tests/) drive them
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 
 #include "tests/support.h"
 

@@ -1,6 +1,6 @@
 /* The car family's table: a plan task only (sp_car_plan.h). */
 #include "planner/car/sp_car_plan.h"
-#include "planner/plot/sp_figure.h"
+#include "planner/car/car_figure.h"
 #include "planner/sp_family.h"
 
 static int car_planar(const char *model)

@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/plot/sp_figure.h"
+#include "planner/draw/sp_figure.h"
 #include "planner/result_view.h"
 
 /* An orthographic camera looking at the origin from direction `depth`, z up on screen

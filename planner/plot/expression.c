@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/sp_figure.h"
+#include "planner/draw/sp_figure.h"
+#include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
 #include "problems/custom/sp_expr.h"
 

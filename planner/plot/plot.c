@@ -18,7 +18,7 @@
 #include "planner/sp_family.h"
 #include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
-#include "planner/plot/sp_figure.h"
+#include "planner/draw/sp_figure.h"
 #include "integrators/sp_hohp.h"
 #include "lie/sp_lie.h"
 #include "lie/sp_linalg.h"

@@ -13,7 +13,7 @@
 
 #include "planner/result_view.h"
 #include "planner/plot/sp_plot.h"
-#include "planner/plot/svg.h"
+#include "planner/draw/svg.h"
 
 #define MAX_PARAMS 32
 

@@ -1,5 +1,5 @@
 """solve, check, study and version: documents to the library as JSON text
-(planner/sp_text_api.h) and results back as dicts with numpy arrays."""
+(planner/api/sp_text_api.h) and results back as dicts with numpy arrays."""
 from __future__ import annotations
 
 import ctypes

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-# The codes of planner/sp_text_api.h.
+# The codes of planner/api/sp_text_api.h.
 TEXT_OK, TEXT_INTERNAL, TEXT_BAD_INPUT, TEXT_INTERRUPTED = 0, 1, 2, 3
 ERROR_SIZE = 1024
 

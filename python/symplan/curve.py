@@ -1,5 +1,5 @@
 """plan: a cubic-spline plan solved, and its curve read at any time like scipy's
-RotationSpline (planner/sp_text_api.h, sp_plan_curve_text and sp_plan_curve_sample).
+RotationSpline (planner/api/sp_text_api.h, sp_plan_curve_text and sp_plan_curve_sample).
 
     curve = symplan.plan("data/keyframes_so3.json")
     omega = curve(np.linspace(0, curve.T, 200), 1)         # (200, 3)

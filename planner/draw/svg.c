@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/svg.h"
+#include "planner/draw/svg.h"
 
 /* ---- the text buffer */
 

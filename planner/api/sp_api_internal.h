@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/sp_api.h"
+#include "planner/api/sp_api.h"
 
 /* A problem: its document, as a problem file holds it (owned). */
 struct symplan_problem {

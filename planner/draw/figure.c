@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "planner/plot/sp_figure.h"
+#include "planner/draw/sp_figure.h"
 
 const char *sp_figure_string(const cJSON *obj, const char *key)
 {
@@ -84,7 +84,8 @@ sp_status sp_figure_finish(sp_svg *s, char **svg, sp_input_error *err)
 {
     *svg = sp_svg_end(s);
     if (!*svg) {
-        sp_input_fail(err, "", "out of memory while drawing");
+        snprintf(err->path, sizeof err->path, "%s", "");
+        snprintf(err->message, sizeof err->message, "%s", "out of memory while drawing");
         return SP_ERR_NOMEM;
     }
     return SP_OK;

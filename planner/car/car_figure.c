@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plot/sp_figure.h"
+#include "planner/car/car_figure.h"
+#include "planner/draw/sp_figure.h"
 
 /* The footprint's corners at pose (x, y, θ): the rectangle from −rear to wheelbase + front
  * along the heading, ±width/2 across, about the rear-axle midpoint. */

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "lie/sp_status.h"
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 
 typedef struct symplan_problem symplan_problem;
 typedef struct symplan_result symplan_result;

@@ -10,7 +10,7 @@
 #include "planner/sp_clock.h"
 #include "planner/sp_family.h"
 #include "planner/sp_solve.h"
-#include "planner/sp_text_api.h"
+#include "planner/api/sp_text_api.h"
 #include "planner/study/sp_study.h"
 #include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"

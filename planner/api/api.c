@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_api.h"
-#include "planner/sp_api_internal.h"
+#include "planner/api/sp_api.h"
+#include "planner/api/sp_api_internal.h"
 #include "planner/sp_solve.h"
 #include "problems/sp_limits.h"
 #include "problems/sp_result_file.h"

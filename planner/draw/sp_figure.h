@@ -1,12 +1,11 @@
 /* The parts every picture of a result shares, for plot.c and the families' figures
- * (sp_family.h). Internal to planner/. */
+ * (sp_family.h): the SVG writer's frame of a result. Internal to planner/. */
 #ifndef SP_FIGURE_H
 #define SP_FIGURE_H
 
 #include <cjson/cJSON.h>
 
-#include "planner/plot/svg.h"
-#include "planner/result_view.h"
+#include "planner/draw/svg.h"
 #include "problems/sp_problem.h"
 
 /* The string member `key` of obj (NULL when it is missing or no string). */
@@ -20,9 +19,5 @@ void sp_figure_begin(sp_svg *s, double width, double height, const char *title, 
 /* Closes the document and hands its text to *svg; SP_ERR_NOMEM, with err filled, when
  * memory ran out while drawing. */
 sp_status sp_figure_finish(sp_svg *s, char **svg, sp_input_error *err);
-
-/* The car family's figure (car_figure.c): a plan's scene from above, obstacles, path by
- * gear, footprints and cusps; SP_OK with *svg NULL for any other task. */
-sp_status sp_car_figure(const cJSON *result, const sp_traj *tr, char **svg, sp_input_error *err);
 
 #endif

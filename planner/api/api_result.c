@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/sp_api.h"
-#include "planner/sp_api_internal.h"
+#include "planner/api/sp_api.h"
+#include "planner/api/sp_api_internal.h"
 #include "planner/sp_result.h"
 #include "problems/sp_json_packed.h"
 #include "problems/sp_result_file.h"
