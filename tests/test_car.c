@@ -243,7 +243,8 @@ static void check_plan(const cJSON *r, const cJSON *input)
     sp_problem_free(&pb);
 }
 
-static void plan_file(const char *name, double length, int gears)
+/* The plan of data/car/<name>, checked by check_plan; the result is the caller's. */
+static cJSON *plan_result(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/car/%s", SP_TEST_DATA, name);
@@ -253,11 +254,17 @@ static void plan_file(const char *name, double length, int gears)
     cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
     check_plan(r, input);
+    cJSON_Delete(input);
+    free(text);
+    return r;
+}
+
+static void plan_file(const char *name, double length, int gears)
+{
+    cJSON *r = plan_result(name);
     if (length > 0) cr_expect_leq(fabs(num(r, "length") - length), 1e-9);
     if (gears >= 0) cr_expect_eq((int)num(r, "gear_changes"), gears);
     cJSON_Delete(r);
-    cJSON_Delete(input);
-    free(text);
 }
 
 Test(car, a_straight_drive_is_the_straight_line) { plan_file("straight.json", 10.0, 0); }
@@ -405,21 +412,12 @@ Test(car, a_smoothing_budget_of_evaluations_that_runs_out_is_reported)
  * at the goal (check_plan), with the gear changes the manoeuvre needs. */
 Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/car/narrow_slot.json", SP_TEST_DATA);
-    char *text = slurp(path);
-    sp_input_error err;
-    sp_status st;
-    cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
-    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
-    check_plan(r, input);
+    cJSON *r = plan_result("narrow_slot.json");
     const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
     cr_expect_gt(num(route, "escape_nodes"), 0);
     cr_expect_geq(num(r, "gear_changes"), 4);
     cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
     cJSON_Delete(r);
-    cJSON_Delete(input);
-    free(text);
 }
 
 /* The smoothing stage's transcription (planner/car/car_tx.c): its energy, defects and
