@@ -7,7 +7,8 @@
  * grid path of the rear-axle midpoint around the obstacles (both never far from the
  * truth, so the search goes straight for the goal). Every so often, and at every node
  * near the goal, the shortest collision-free Reeds–Shepp path to the goal is tried: the
- * route ends exactly at the goal through it. */
+ * route ends exactly at the goal through it. A root too confined for the search's arcs
+ * (a tight slot) first gets the way out car_escape.c finds. */
 #include <float.h>
 #include <stdio.h>
 #include <math.h>
