@@ -6,21 +6,15 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
-#include <time.h>
 
 #include "planner/sp_progress.h"
 #include "problems/car/sp_car.h"
 #include "problems/sp_problem.h"
 
-/* The processor time of the calling thread in seconds: the budgets max_seconds of the
- * route and the smoothing count it, so that a machine loaded by other work does not cut
- * a plan short (the wall time is reported beside it). */
-static inline double car_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* The processor time of the calling thread in seconds (car_clock.c): the budgets
+ * max_seconds of the route and the smoothing count it, so that a machine loaded by other
+ * work does not cut a plan short (the wall time is reported beside it). */
+double car_cpu_seconds(void);
 
 /* The obstacles with the bounds as four walls, each with its bounding box. */
 typedef struct car_world {
