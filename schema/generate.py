@@ -587,8 +587,8 @@ def custom(kind, task):
 
 
 def car():
-    """The car among obstacles (problems/car/car_problem_file.c). vehicle, obstacles and
-    search may not be null (the reader looks at the member itself); the rest may."""
+    """The car among obstacles (problems/car/car_problem_file.c). vehicle, obstacles,
+    search and smoothing may not be null (the reader looks at the member itself); the rest may."""
     props = common("car", "plan")
     size = lambda what: d(positive(), what + ", m")
     props.update({
@@ -623,9 +623,15 @@ def car():
         "smooth": nullable(d({"type": "boolean"}, "false: return the route itself (stalled)", True)),
         "search": d({"type": "object", "additionalProperties": False, "properties": {
             "max_nodes": nullable(d(integer(1, 100000000), "nodes the route search may expand", 300000)),
-            "max_seconds": nullable(d(positive(), "seconds the route search may take (and the smoothing, at least "
-                                                  "2)", 8.0))}},
+            "max_seconds": nullable(d(positive(), "processor seconds the route search may take (and the smoothing, "
+                                                  "at least 2)", 8.0))}},
                     "the budget of the route search (hybrid A*)"),
+        "smoothing": d({"type": "object", "additionalProperties": False, "properties": {
+            "max_evaluations": nullable(d(integer(1, 100000000), "evaluations of the energy over all the smoothing's "
+                                                                  "solves", 3600)),
+            "max_unknowns": nullable(d(integer(1, 100000000), "larger transcriptions are not smoothed (the route "
+                                                               "stands)", 600))}},
+                       "the work budget of the smoothing"),
     })
     return {"type": "object", "additionalProperties": False, "required": ["task", "model", "vehicle", "start", "goal"],
             "properties": props}

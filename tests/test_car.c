@@ -243,7 +243,8 @@ static void check_plan(const cJSON *r, const cJSON *input)
     sp_problem_free(&pb);
 }
 
-static void plan_file(const char *name, double length, int gears)
+/* The plan of data/car/<name>, checked by check_plan; the result is the caller's. */
+static cJSON *plan_result(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/car/%s", SP_TEST_DATA, name);
@@ -253,11 +254,17 @@ static void plan_file(const char *name, double length, int gears)
     cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
     check_plan(r, input);
+    cJSON_Delete(input);
+    free(text);
+    return r;
+}
+
+static void plan_file(const char *name, double length, int gears)
+{
+    cJSON *r = plan_result(name);
     if (length > 0) cr_expect_leq(fabs(num(r, "length") - length), 1e-9);
     if (gears >= 0) cr_expect_eq((int)num(r, "gear_changes"), gears);
     cJSON_Delete(r);
-    cJSON_Delete(input);
-    free(text);
 }
 
 Test(car, a_straight_drive_is_the_straight_line) { plan_file("straight.json", 10.0, 0); }
@@ -316,8 +323,9 @@ Test(car, bad_files_name_their_json_path)
 
 /* TPCAP case k through `import tpcap`; `budget` (not 0) replaces the 8 s of the search
  * and the smoothing, so that only their counted limits (nodes, SLSQP's evaluations)
- * bind. The result, checked by check_plan, is the caller's. */
-static cJSON *tpcap_result(int k, double budget)
+ * bind; `evaluations` (not 0) replaces the smoothing's budget of evaluations. The
+ * result, checked by check_plan, is the caller's. */
+static cJSON *tpcap_result_within(int k, double budget, long evaluations)
 {
     char path[512], name[16];
     snprintf(path, sizeof path, "%s/tpcap/Case%d.csv", SP_TEST_DATA, k);
@@ -330,6 +338,8 @@ static cJSON *tpcap_result(int k, double budget)
         cJSON *search = cJSON_AddObjectToObject(doc, "search");
         cJSON_AddNumberToObject(search, "max_seconds", budget);
     }
+    if (evaluations > 0)
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(doc, "smoothing"), "max_evaluations", (double)evaluations);
     char *json = cJSON_PrintUnformatted(doc);
     sp_status st;
     cJSON *r = solve_text(json, &err, &st);
@@ -340,6 +350,8 @@ static cJSON *tpcap_result(int k, double budget)
     free(text);
     return r;
 }
+
+static cJSON *tpcap_result(int k, double budget) { return tpcap_result_within(k, budget, 0); }
 
 static void tpcap_case(int k) { cJSON_Delete(tpcap_result(k, 0)); }
 
@@ -362,6 +374,49 @@ Test(car, tpcap_case_12_converges_with_newton_steps_after_slsqp)
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
     cr_expect_geq(num(sw, "newton_steps"), 1);
     cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cJSON_Delete(r);
+}
+
+/* Case 11 (31 m along a kerb, 173 unknowns): the smoothing converges within a budget
+ * of 400 evaluations of the energy (it needs about 240), with no time limit that could
+ * bind; the budget and what was used are reported. */
+Test(car, tpcap_case_11_converges_within_a_budget_of_evaluations)
+{
+    cJSON *r = tpcap_result_within(11, 1000, 400);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_eq(num(sw, "max_evaluations"), 400);
+    cr_expect_leq(num(sw, "evaluations"), 400);
+    cr_expect_geq(num(sw, "evaluations"), 1);
+    cr_expect_null(cJSON_GetObjectItem(sw, "budget_used_up"));
+    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cJSON_Delete(r);
+}
+
+/* The same case with 20 evaluations: the budget runs out, says so, and the plan is still
+ * a collision-free path to the goal (check_plan). */
+Test(car, a_smoothing_budget_of_evaluations_that_runs_out_is_reported)
+{
+    cJSON *r = tpcap_result_within(11, 1000, 20);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_leq(num(sw, "evaluations"), 20);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(sw, "budget_used_up")), "max_evaluations");
+    cr_expect_str_neq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged");
+    cJSON_Delete(r);
+}
+
+/* A parallel slot 0.6 m longer than the car and 0.23 m from the kerb: at the goal none
+ * of the search's arcs is free, so the way out of the slot (car_escape.c) starts the
+ * search from the goal; the plan keeps the clearance along its swept footprint and ends
+ * at the goal (check_plan), with the gear changes the manoeuvre needs. */
+Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
+{
+    cJSON *r = plan_result("narrow_slot.json");
+    const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
+    cr_expect_gt(num(route, "escape_nodes"), 0);
+    cr_expect_geq(num(r, "gear_changes"), 4);
+    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
     cJSON_Delete(r);
 }
 

@@ -125,9 +125,11 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
     cJSON *rw = cJSON_AddObjectToObject(work, "route");
     cJSON_AddNumberToObject(rw, "expanded_nodes", (double)r.expanded);
     cJSON_AddNumberToObject(rw, "generated_nodes", (double)r.generated);
+    cJSON_AddNumberToObject(rw, "escape_nodes", (double)r.escape_nodes);
     cJSON_AddNumberToObject(rw, "max_nodes", (double)c->settings.max_nodes);
     cJSON_AddNumberToObject(rw, "max_seconds", c->settings.max_seconds);
     cJSON_AddNumberToObject(timing, "route_seconds", r.seconds);
+    cJSON_AddNumberToObject(timing, "route_cpu_seconds", r.cpu_seconds);
     car_path path = {0};
     if (st == SP_ERR_INTERRUPTED) {
         cJSON_SetValuestring(status, "interrupted");
@@ -162,12 +164,17 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(sw, "constraints", so.constraints);
             cJSON_AddNumberToObject(sw, "solves", so.solves);
             cJSON_AddNumberToObject(sw, "evaluations", so.iterations);
+            cJSON_AddNumberToObject(sw, "max_evaluations", (double)c->settings.max_evaluations);
+            cJSON_AddNumberToObject(sw, "max_unknowns", (double)c->settings.max_unknowns);
+            cJSON_AddNumberToObject(sw, "max_seconds", fmax(2.0, c->settings.max_seconds));
+            if (so.budget) cJSON_AddStringToObject(sw, "budget_used_up", so.budget);
             cJSON_AddNumberToObject(sw, "newton_steps", so.newton_steps);
             cJSON_AddNumberToObject(sw, "stationarity", so.stationarity);
             cJSON_AddNumberToObject(sw, "violation", so.violation);
             cJSON_AddNumberToObject(sw, "clearance_margin", so.margin);
             cJSON_AddNumberToObject(sw, "route_energy", route_energy);
             cJSON_AddNumberToObject(timing, "smooth_seconds", so.seconds);
+            cJSON_AddNumberToObject(timing, "smooth_cpu_seconds", so.cpu_seconds);
             const double hs = car_path_length(&path) / c->settings.speed / (double)(smooth.K ? smooth.K : 1);
             /* never worse than the route: the smoothed path is kept only when its energy
              * (measured as the route's) is no larger */

@@ -7,7 +7,8 @@
  * grid path of the rear-axle midpoint around the obstacles (both never far from the
  * truth, so the search goes straight for the goal). Every so often, and at every node
  * near the goal, the shortest collision-free Reeds–Shepp path to the goal is tried: the
- * route ends exactly at the goal through it. */
+ * route ends exactly at the goal through it. A root too confined for the search's arcs
+ * (a tight slot) first gets the way out car_escape.c finds. */
 #include <float.h>
 #include <stdio.h>
 #include <math.h>
@@ -21,6 +22,8 @@
 
 #define HEADINGS 72
 #define STEERS 7
+/* the escape search's node budget (a slot holds a few thousand of its cells) */
+#define ESCAPE_NODES 20000
 
 typedef struct node {
     double q[3];
@@ -50,6 +53,7 @@ typedef struct search {
     long n_nodes, cap_nodes;
     heap_item *heap;
     long n_heap, cap_heap;
+    long n_seeds; /* nodes 0 … n_seeds − 1: the root and its escape chains, never closed */
 } search;
 
 static void heap_push(search *s, double f, long id)
@@ -208,16 +212,31 @@ static double hol_at(const search *s, const double q[3])
     return h == FLT_MAX ? HUGE_VAL : h;
 }
 
-/* Whether the footprint keeps its clearance (and margin) along an arc from q, sampled
- * every s->step of travel; the end pose in end. */
+/* Whether the footprint keeps its clearance (and margin) along an arc from q; the end
+ * pose in end. No point of the footprint moves faster than nu = √(1 + κ² reach²) per
+ * metre of travel, and the distance to the obstacles is 1-Lipschitz in the points, so a
+ * pose at distance clearance + margin + nu·ρ keeps the clearance for ρ of travel either
+ * side: poses s->step apart that pass with nu·step/2 to spare cover the arc; where one
+ * does not, its neighbourhood is checked at the spacing that margin alone covers. */
 static int arc_free(const search *s, const double q[3], double kappa, double travel, double end[3])
 {
-    const int n = (int)ceil(fabs(travel) / s->step);
-    const double need = s->w->clearance + s->margin;
+    const sp_car_vehicle *v = &s->c->vehicle;
+    const double reach = hypot(fmax(v->wheelbase + v->front_overhang, v->rear_overhang), 0.5 * v->width);
+    const double nu = sqrt(1.0 + kappa * kappa * reach * reach), total = fabs(travel), sign = travel < 0 ? -1.0 : 1.0;
+    const double need = s->w->clearance + s->margin, fine = 2.0 * s->margin / nu;
+    const int n = (int)ceil(total / s->step);
     double r[3] = {q[0], q[1], q[2]};
     for (int j = 1; j <= n; ++j) {
-        car_arc(q, kappa, travel * j / n, r);
+        const double u = total * j / n, half = 0.5 * total / n;
+        car_arc(q, kappa, sign * u, r);
+        if (car_world_clear(s->w, r, need + nu * half)) continue;
         if (!car_world_clear(s->w, r, need)) return 0;
+        const int m = (int)ceil(2.0 * half / fine);
+        for (int i = 0; i <= m; ++i) {
+            double p[3];
+            car_arc(q, kappa, sign * fmin(total, u - half + 2.0 * half * i / m), p);
+            if (!car_world_clear(s->w, p, need)) return 0;
+        }
     }
     end[0] = r[0], end[1] = r[1], end[2] = r[2];
     return 1;
@@ -272,6 +291,66 @@ static sp_status build_route(const search *s, long last, const car_rs_path *rs, 
     return ok ? SP_OK : SP_ERR_NOMEM;
 }
 
+/* Whether fewer than 4 of the search's 14 arcs of length len are free at q: then the
+ * search's own moves cannot leave q, and car_escape's finer ones are tried. */
+static int confined_len(const search *s, const double q[3], double len)
+{
+    const sp_car_vehicle *v = &s->c->vehicle;
+    int free_arcs = 0;
+    double end[3];
+    for (int gear = -1; gear <= 1; gear += 2)
+        for (int k = 0; k < STEERS; ++k) {
+            const float delta = (float)(v->max_steering * (2.0 * k / (STEERS - 1) - 1.0));
+            free_arcs += arc_free(s, q, tan((double)delta) / v->wheelbase, gear * (double)(float)len, end);
+        }
+    return free_arcs < 4;
+}
+
+typedef struct escape_ctx {
+    const search *s;
+    double len;
+} escape_ctx;
+
+static int escaped(void *ctx, const double q[3])
+{
+    const escape_ctx *e = ctx;
+    return !confined_len(e->s, q, e->len);
+}
+
+/* When the root is confined, the way out car_escape finds joins the open set as the
+ * root's descendants (never closed, so that the cells of the slot do not hide them). */
+static sp_status escape_seeds(search *s, car_route *r, long root, double len, const double goal[3], double gear_cost,
+                              double steer_cost, double reverse_factor, double weight)
+{
+    const sp_car_vehicle *v = &s->c->vehicle;
+    s->n_seeds = s->n_nodes;
+    if (!confined_len(s, s->nodes[root].q, len)) return SP_OK;
+    escape_ctx ctx = {s, 2.0 * len};
+    car_route way;
+    if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
+    r->escape_nodes += way.expanded;
+    long parent = root;
+    for (size_t i = 0; i < way.n; ++i) {
+        const node *p = &s->nodes[parent];
+        const car_piece *m = &way.pieces[i];
+        node child = {.parent = parent, .delta = (float)m->delta, .length = (float)m->length, .gear = (signed char)m->gear};
+        car_arc(p->q, tan((double)child.delta) / v->wheelbase, m->gear * (double)child.length, child.q);
+        child.g = p->g + m->length * (m->gear < 0 ? reverse_factor : 1.0) + gear_cost * (p->gear != 0 && p->gear != m->gear);
+        if (p->parent >= 0) child.g += steer_cost * fabs((double)child.delta - (double)p->delta);
+        const long id = new_node(s, &child);
+        if (id < 0) {
+            car_route_free(&way);
+            return SP_ERR_NOMEM;
+        }
+        const double h = fmax(hol_at(s, child.q), car_reeds_shepp_length(child.q, goal, s->radius));
+        if (isfinite(h)) heap_push(s, child.g + weight * h, id);
+        parent = id;
+    }
+    car_route_free(&way);
+    s->n_seeds = s->n_nodes;
+    return SP_OK;
+}
+
 static void release(search *s)
 {
     free(s->hol);
@@ -281,7 +360,7 @@ static void release(search *s)
 }
 
 /* One search from start to goal with cells of size res, within max_nodes and until the
- * clock reads deadline. */
+ * thread's processor time (car_cpu_seconds) reaches deadline. */
 static sp_status search_once(const car_world *w, const sp_car_problem *c, const double *start, const double *goal,
                              double res, long max_nodes, double deadline, const sp_progress *progress, car_route *r)
 {
@@ -323,6 +402,10 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
         return SP_ERR_NOMEM;
     }
     heap_push(&s, 0.0, id);
+    if (escape_seeds(&s, r, id, len, goal, gear_cost, steer_cost, reverse_factor, weight) != SP_OK) {
+        release(&s);
+        return SP_ERR_NOMEM;
+    }
     car_rs_path rs[6];
     sp_status out = SP_OK;
     while (s.n_heap > 0) {
@@ -331,7 +414,7 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
                 out = SP_ERR_INTERRUPTED;
                 break;
             }
-            if (sp_clock_seconds() > deadline) {
+            if (car_cpu_seconds() > deadline) {
                 snprintf(r->message, sizeof r->message, "route: the search used its time budget of %g s (%ld nodes)",
                          set->max_seconds, r->expanded);
                 break;
@@ -344,7 +427,7 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
         const heap_item top = heap_pop(&s);
         node cur = s.nodes[top.node];
         const long cell = cell_of(&s, cur.q, cur.gear);
-        if (cell >= 0 && cur.parent >= 0) {
+        if (cell >= 0 && top.node >= s.n_seeds) {
             if (s.best[cell] < 0) continue; /* closed */
             s.best[cell] = -1.0f;
         }
@@ -401,22 +484,24 @@ done:
 sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp_progress *progress,
                            car_route *r)
 {
-    const double t0 = sp_clock_seconds(), budget = c->settings.max_seconds;
+    const double t0 = sp_clock_seconds(), c0 = car_cpu_seconds(), budget = c->settings.max_seconds;
     const long nodes = c->settings.max_nodes;
     memset(r, 0, sizeof *r);
     /* First from the start with cells of 0.3 m, which finds most routes in a few hundred
      * nodes; then, for a tight slot, from the goal outwards with cells and arcs half as
      * large: leaving a slot is the hard part, and it is easier searched from inside it.
      * The second route is driven backwards: reversed in order and in gear. */
-    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, t0 + budget / 3, progress, r);
+    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / 3, progress, r);
     if (st != SP_OK || r->found || strstr(r->message, "no way")) {
         r->seconds = sp_clock_seconds() - t0;
+        r->cpu_seconds = car_cpu_seconds() - c0;
         return st;
     }
     car_route back;
     memset(&back, 0, sizeof back);
-    st = search_once(w, c, c->scene.goal, c->scene.start, 0.15, nodes - r->expanded, t0 + budget, progress, &back);
+    st = search_once(w, c, c->scene.goal, c->scene.start, 0.15, nodes - r->expanded, c0 + budget, progress, &back);
     back.expanded += r->expanded;
+    back.escape_nodes += r->escape_nodes;
     back.generated += r->generated;
     car_route_free(r);
     *r = back;
@@ -427,6 +512,7 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
     }
     for (size_t i = 0; i < r->n; ++i) r->pieces[i].gear = -r->pieces[i].gear;
     r->seconds = sp_clock_seconds() - t0;
+    r->cpu_seconds = car_cpu_seconds() - c0;
     return st;
 }
 

@@ -27,6 +27,8 @@ typedef struct smooth_ctx {
     const sp_progress *progress;
     nlopt_opt opt;
     int evaluations;
+    double deadline; /* of car_cpu_seconds */
+    int out_of_time;
 } smooth_ctx;
 
 static double objective(unsigned n, const double *x, double *grad, void *data)
@@ -36,6 +38,10 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     ++s->evaluations;
     /* the caller's stop flag, checked before each evaluation (sp_progress.h) */
     if (sp_progress_stopped(s->progress)) nlopt_force_stop(s->opt);
+    if (car_cpu_seconds() > s->deadline) {
+        s->out_of_time = 1;
+        nlopt_force_stop(s->opt);
+    }
     return car_tx_energy(s->t, x, grad);
 }
 
@@ -107,7 +113,7 @@ static int path_ok(const car_tx *t, const double *x, double *least, double *dip,
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out)
 {
-    const double t0 = sp_clock_seconds();
+    const double t0 = sp_clock_seconds(), c0 = car_cpu_seconds();
     *out = (car_smooth_out){0};
     if (r->n == 0) { /* the start is the goal: nothing to smooth (and no intervals to do it on) */
         snprintf(out->message, sizeof out->message, "smooth: the route is empty");
@@ -131,6 +137,15 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     memcpy(x0, x, n * sizeof *x);
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
     out->unknowns = (int)n;
+    if ((long)n > c->settings.max_unknowns) {
+        /* SLSQP's dense subproblem grows with the unknowns squared times the constraints:
+         * a route of many short moves (the way out of a tight slot) would take minutes an
+         * iteration. The route stands. */
+        snprintf(out->message, sizeof out->message,
+                 "smooth: not tried: %zu unknowns, above the budget max_unknowns = %ld", n, c->settings.max_unknowns);
+        out->budget = "max_unknowns";
+        goto done;
+    }
     int have = 0;
     /* Where the swept footprint dips inside the clearance between the checked points (a
      * corner of the car passing a vertex of an obstacle: between two points d apart the
@@ -138,13 +153,23 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
      * and the problem is solved again from where it stopped. */
     /* Then, while the KKT residual is above the tolerance, SLSQP starts again from its
      * last point (with a fresh quasi-Newton matrix, which often takes it the rest of the
-     * way), up to twice. All of it within the search's time budget max_seconds (at
-     * least 2 s; SLSQP's iterations take ~20 ms at 200 unknowns and 800 constraints). */
+     * way), up to twice. All of it within the work budget max_evaluations (energy
+     * evaluations over all solves: the same result on a loaded machine) and the search's
+     * time budget max_seconds (at least 2 s; SLSQP's iterations take ~20 ms at 200
+     * unknowns and 800 constraints); whichever ran out is reported. */
     const double budget = fmax(2.0, c->settings.max_seconds);
     int polish = 0;
     for (int attempt = 0; attempt < 6; ++attempt) {
-        const double left = budget - (sp_clock_seconds() - t0);
-        if (left <= 0.2) break;
+        const double left = budget - (car_cpu_seconds() - c0);
+        const long evals_left = c->settings.max_evaluations - out->iterations;
+        if (left <= 0.2) {
+            out->budget = "max_seconds";
+            break;
+        }
+        if (evals_left <= 0) {
+            out->budget = "max_evaluations";
+            break;
+        }
         if (car_tx_select(&t, x, NEAR) != SP_OK) {
             st = SP_ERR_NOMEM;
             goto done;
@@ -154,7 +179,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             st = SP_ERR_NOMEM;
             goto done;
         }
-        smooth_ctx ctx = {.t = &t, .progress = progress, .opt = opt};
+        smooth_ctx ctx = {.t = &t, .progress = progress, .opt = opt, .deadline = c0 + budget};
         nlopt_set_min_objective(opt, objective, &ctx);
         nlopt_set_lower_bounds(opt, lb);
         nlopt_set_upper_bounds(opt, ub);
@@ -171,10 +196,12 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             nlopt_add_inequality_mconstraint(opt, (unsigned)(2 * t.N), rate_cb, &ctx, itol);
         nlopt_set_ftol_rel(opt, 1e-14);
         nlopt_set_xtol_rel(opt, 1e-12);
-        nlopt_set_maxeval(opt, 600);
-        nlopt_set_maxtime(opt, left);
+        nlopt_set_maxeval(opt, (int)(evals_left < 600 ? evals_left : 600));
         double fval = 0.0;
-        const nlopt_result res = nlopt_optimize(opt, x, &fval);
+        nlopt_result res = nlopt_optimize(opt, x, &fval);
+        if (ctx.out_of_time && res == NLOPT_FORCED_STOP) res = NLOPT_MAXTIME_REACHED; /* as NLopt's own time limit */
+        if (ctx.out_of_time) out->budget = "max_seconds";
+        if (res == NLOPT_MAXEVAL_REACHED && ctx.evaluations >= evals_left) out->budget = "max_evaluations";
         nlopt_destroy(opt);
         free(itol);
         out->iterations += ctx.evaluations;
@@ -262,6 +289,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     }
 done:
     out->seconds = sp_clock_seconds() - t0;
+    out->cpu_seconds = car_cpu_seconds() - c0;
     free(x), free(best), free(lb), free(ub), free(tol), free(dip), free(x0), free(x0n);
     car_tx_free(&t);
     return st;

@@ -11,6 +11,11 @@
 #include "problems/car/sp_car.h"
 #include "problems/sp_problem.h"
 
+/* The processor time of the calling thread in seconds (car_clock.c): the budgets
+ * max_seconds of the route and the smoothing count it, so that a machine loaded by other
+ * work does not cut a plan short (the wall time is reported beside it). */
+double car_cpu_seconds(void);
+
 /* The obstacles with the bounds as four walls, each with its bounding box. */
 typedef struct car_world {
     const sp_car_vehicle *vehicle;
@@ -88,7 +93,8 @@ typedef struct car_route {
     car_piece *pieces;
     size_t n, cap;
     long expanded, generated;
-    double seconds;
+    long escape_nodes; /* poses car_escape expanded on the way out of a confined start */
+    double seconds, cpu_seconds;
     int found;
     char message[200];
 } car_route;
@@ -99,6 +105,14 @@ typedef struct car_route {
 sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp_progress *progress,
                            car_route *r);
 void car_route_free(car_route *r);
+
+/* The way out of a confined pose (car_escape.c): breadth first over moves of one gear
+ * and steering value as long as the clearance allows (or half that), at most max_nodes
+ * poses, until out(ctx, pose) says a pose is out. Fills *r with the moves (found 0 when
+ * none leads out), owned by r (car_route_free). SP_ERR_NOMEM or SP_OK. */
+typedef int (*car_escape_out_fn)(void *ctx, const double pose[3]);
+sp_status car_escape(const car_world *w, const double from[3], long max_nodes, car_escape_out_fn out, void *ctx,
+                     car_route *r);
 
 /* The energy Σ (w_v s_k² + w_s (δ_k − δ_{k−1})²)/h + gear_change_cost · gear changes of a
  * path whose intervals last h each. */
@@ -200,7 +214,8 @@ typedef struct car_smooth_out {
     double margin;    /* the largest clearance margin of the last solve */
     int iterations, solves, unknowns, constraints;
     int newton_steps; /* kept steps of car_kkt_polish */
-    double seconds;
+    double seconds, cpu_seconds;
+    const char *budget; /* the budget that ran out (max_seconds, max_evaluations, max_unknowns), or NULL */
     char message[240];
 } car_smooth_out;
 

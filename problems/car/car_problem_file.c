@@ -17,6 +17,8 @@ void sp_car_settings_defaults(sp_car_settings *s)
                            .speed = 1.0,
                            .max_nodes = 300000,
                            .max_seconds = 8.0,
+                           .max_evaluations = 3600,
+                           .max_unknowns = 600,
                            .tolerance = 1e-6,
                            .smooth = 1};
 }
@@ -148,6 +150,16 @@ static int read_settings(const json_input *root, sp_car_settings *s)
         return -1;
     if (s->gear_change_cost < 0)
         return json_fail(root, "gear_change_cost", "must not be negative (got %.17g)", s->gear_change_cost);
+    json_input sm = json_member(root, "smoothing");
+    if (sm.node) {
+        static const char *const skeys[] = {"max_evaluations", "max_unknowns", NULL};
+        int evals = (int)s->max_evaluations, unknowns = (int)s->max_unknowns;
+        if (json_require_object(&sm) != 1 || json_only_keys(&sm, skeys) != 1 ||
+            json_integer(&sm, "max_evaluations", 0, 1, 100000000, &evals) < 0 ||
+            json_integer(&sm, "max_unknowns", 0, 1, 100000000, &unknowns) < 0)
+            return -1;
+        s->max_evaluations = evals, s->max_unknowns = unknowns;
+    }
     json_input in = json_member(root, "search");
     if (!in.node) return 1;
     static const char *const keys[] = {"max_nodes", "max_seconds", NULL};
@@ -164,7 +176,7 @@ static int read_car(const json_input *root, sp_problem *p)
 {
     static const char *const keys[] = {"task", "model", "description", "vehicle", "start", "goal", "obstacles",
                                        "clearance", "bounds", "travel_weight", "steering_weight", "gear_change_cost",
-                                       "speed", "tolerance", "smooth", "search", NULL};
+                                       "speed", "tolerance", "smooth", "search", "smoothing", NULL};
     if (json_only_keys(root, keys) != 1) return -1;
     p->kind = SP_KIND_CAR;
     sp_car_problem *c = &p->car;

@@ -32,7 +32,9 @@ typedef struct sp_car_settings {
     double gear_change_cost;
     double speed;           /* nominal speed timing the path: T = route length / speed */
     long max_nodes;         /* route search budget: expanded nodes */
-    double max_seconds;     /* and wall time */
+    double max_seconds;     /* and wall time (the smoothing's too) */
+    long max_evaluations;   /* smoothing budget: energy evaluations over all its solves */
+    long max_unknowns;      /* larger transcriptions are not smoothed (the dense solver's cost) */
     double tolerance;       /* scaled optimality residual that counts as converged */
     int smooth;             /* 0: return the route itself (status stalled) */
 } sp_car_settings;

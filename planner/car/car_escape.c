@@ -1,0 +1,185 @@
+/* Leaving a confined pose (sp_car_plan.h): a breadth-first search over moves of one gear
+ * and one steering value, each driven as far as the clearance allows or half as far, so
+ * that the fewest gear changes come first. In a slot little longer than the car the
+ * search's arcs of fixed length do not fit at all; moves whose length is the room
+ * itself do, and every pair of them turns the car a little out of the slot. Poses are
+ * kept one per cell of 3 cm and 1°, which bounds the search by the slot's size. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lie/sp_linalg.h"
+#include "planner/car/sp_car_plan.h"
+
+#define STEP 0.02     /* travel between the checked poses of a move */
+#define ROOM 0.6      /* the longest move looked at */
+#define MARGIN 0.005  /* beyond the clearance: the sampled dip between checks is below 3 mm */
+#define STEERS 5
+#define CELL 0.01
+#define DEPTH_COST 0.002
+#define HEADING_CELL (SP_PI / 720.0)
+
+typedef struct enode {
+    double q[3];
+    long parent;
+    float delta, length;
+    signed char gear;
+    int depth;
+} enode;
+
+/* A hash set of cells (open addressing; the key is never 0). */
+typedef struct cellset {
+    unsigned long long *key;
+    size_t cap;
+} cellset;
+
+static int cell_insert(cellset *h, const double q[3])
+{
+    const long long ix = (long long)floor(q[0] / CELL), iy = (long long)floor(q[1] / CELL),
+                    it = (long long)floor(remainder(q[2], 2.0 * SP_PI) / HEADING_CELL);
+    const unsigned long long k = ((unsigned long long)(ix & 0xfffff) << 40 | (unsigned long long)(iy & 0xfffff) << 20 |
+                                  (unsigned long long)(it & 0xfffff)) + 1;
+    size_t i = (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 20) & (h->cap - 1);
+    while (h->key[i]) {
+        if (h->key[i] == k) return 0;
+        i = (i + 1) & (h->cap - 1);
+    }
+    h->key[i] = k;
+    return 1;
+}
+
+/* The travel (a multiple of STEP, at most ROOM) along the arc from q over which the
+ * footprint keeps the clearance and MARGIN. */
+static double room(const car_world *w, const double q[3], double kappa, int gear)
+{
+    const double need = w->clearance + MARGIN;
+    double r[3];
+    int j = 1;
+    for (; j * STEP <= ROOM + 1e-12; ++j) {
+        car_arc(q, kappa, gear * j * STEP, r);
+        if (!car_world_clear(w, r, need)) break;
+    }
+    return (j - 1) * STEP;
+}
+
+/* The rooms of the 2 × STEERS moves from q (gear −1 first). */
+static double rooms(const car_world *w, const double q[3], float room_of[2 * STEERS])
+{
+    const sp_car_vehicle *v = w->vehicle;
+    double sum = 0.0;
+    for (int gi = 0; gi < 2; ++gi)
+        for (int k = 0; k < STEERS; ++k) {
+            const float delta = (float)(v->max_steering * (2.0 * k / (STEERS - 1) - 1.0));
+            const double r = room(w, q, tan((double)delta) / v->wheelbase, gi ? 1 : -1);
+            room_of[gi * STEERS + k] = (float)r;
+            sum += r;
+        }
+    return sum;
+}
+
+/* How far q has turned from `from`, times the wheelbase (a length): leaving a slot
+ * little longer than the car is turning out of it a little at each move. The room of
+ * the moves is no guide, as it shrinks while the car turns until the nose has passed
+ * the obstacle ahead; nor is the displacement, which the slot bounds. */
+static double progress(const sp_car_vehicle *v, const double from[3], const double q[3])
+{
+    return v->wheelbase * fabs(remainder(q[2] - from[2], 2.0 * SP_PI));
+}
+
+typedef struct eitem {
+    double f;
+    long node;
+} eitem;
+
+static void push(eitem *heap, long *n, double f, long id)
+{
+    long i = (*n)++;
+    while (i > 0 && heap[(i - 1) / 2].f > f) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = (eitem){f, id};
+}
+
+static long pop(eitem *heap, long *n)
+{
+    const long top = heap[0].node;
+    const eitem last = heap[--*n];
+    long i = 0;
+    for (;;) {
+        long c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && heap[c + 1].f < heap[c].f) ++c;
+        if (heap[c].f >= last.f) break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (*n > 0) heap[i] = last;
+    return top;
+}
+
+sp_status car_escape(const car_world *w, const double from[3], long max_nodes, car_escape_out_fn out, void *ctx,
+                     car_route *r)
+{
+    const sp_car_vehicle *v = w->vehicle;
+    memset(r, 0, sizeof *r);
+    cellset set = {.cap = 1};
+    while (set.cap < 4 * (size_t)max_nodes) set.cap *= 2;
+    set.key = calloc(set.cap, sizeof *set.key);
+    enode *nodes = malloc((size_t)max_nodes * sizeof *nodes);
+    float *room_of = malloc((size_t)max_nodes * 2 * STEERS * sizeof *room_of);
+    eitem *heap = malloc((size_t)max_nodes * sizeof *heap);
+    if (!set.key || !nodes || !room_of || !heap) {
+        free(set.key), free(nodes), free(room_of), free(heap);
+        return SP_ERR_NOMEM;
+    }
+    long n = 1, last = -1, nh = 0;
+    nodes[0] = (enode){.q = {from[0], from[1], from[2]}, .parent = -1};
+    cell_insert(&set, from);
+    push(heap, &nh, 0.0, 0);
+    while (nh > 0 && last < 0) {
+        const long head = pop(heap, &nh);
+        ++r->expanded;
+        rooms(w, nodes[head].q, room_of + head * 2 * STEERS);
+        for (int gi = 0; gi < 2 && last < 0; ++gi) {
+            const int gear = gi ? 1 : -1;
+            if (gear == nodes[head].gear) continue; /* a move of the same gear would only lengthen the last one */
+            for (int k = 0; k < STEERS && last < 0; ++k) {
+                const float delta = (float)(v->max_steering * (2.0 * k / (STEERS - 1) - 1.0));
+                const double kappa = tan((double)delta) / v->wheelbase, most = room_of[head * 2 * STEERS + gi * STEERS + k];
+                for (int half = 0; half < 2 && last < 0; ++half) {
+                    const double len = half ? STEP * floor(0.5 * most / STEP) : most;
+                    if (len < STEP) break;
+                    enode c = {.parent = head, .delta = delta, .length = (float)len, .gear = (signed char)gear,
+                               .depth = nodes[head].depth + 1};
+                    car_arc(nodes[head].q, kappa, gear * (double)c.length, c.q);
+                    ++r->generated;
+                    if (!cell_insert(&set, c.q)) continue;
+                    if (n == max_nodes) goto done;
+                    nodes[n] = c;
+                    if (out(ctx, c.q)) last = n;
+                    /* the most room first: every pair of moves that turns the car out
+                     * of the slot adds to it; among equals the fewer moves */
+                    push(heap, &nh, -progress(v, from, c.q) + DEPTH_COST * c.depth, n);
+                    ++n;
+                }
+            }
+        }
+    }
+done:
+    if (last >= 0) {
+        long count = 0;
+        for (long i = last; i > 0; i = nodes[i].parent) ++count;
+        r->pieces = malloc((size_t)count * sizeof *r->pieces);
+        if (!r->pieces) {
+            free(set.key), free(nodes), free(room_of), free(heap);
+            return SP_ERR_NOMEM;
+        }
+        r->n = r->cap = (size_t)count;
+        for (long i = last; i > 0; i = nodes[i].parent)
+            r->pieces[--count] = (car_piece){.delta = nodes[i].delta, .length = nodes[i].length, .gear = nodes[i].gear};
+        r->found = 1;
+    }
+    free(set.key), free(nodes), free(room_of), free(heap);
+    return SP_OK;
+}
