@@ -141,6 +141,18 @@ Test(cli, check_accepts_every_data_file)
 
 /* -------------------------------------------------------------------- solve -- */
 
+/* Runs `solve in -o out` (no -o when out is NULL) in dir into *r, which the caller frees,
+ * and asserts its exit status. */
+static void solve_expecting_exit(const char *dir, const char *in, const char *out, int code, run_result *r)
+{
+    if (out)
+        run(dir, (const char *[]){"solve", in, "-o", out, NULL}, r);
+    else
+        run(dir, (const char *[]){"solve", in, NULL}, r);
+    cr_assert_eq(r->status, code, "solve %s -o %s: exit %d, expected %d: %s", in, out ? out : "(stdout)", r->status,
+                 code, r->err);
+}
+
 /* Solves a data file into dir/name and returns the parsed result. */
 static cJSON *solve_data(const char *dir, const char *file, const char *name)
 {
@@ -148,8 +160,7 @@ static cJSON *solve_data(const char *dir, const char *file, const char *name)
     join(in, SP_TEST_DATA, file);
     join(out, dir, name);
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s: %s", file, r.err);
+    solve_expecting_exit(dir, in, out, 0, &r);
     cr_expect_str_empty(r.err);
     cr_expect_str_empty(r.out, "with -o nothing goes to stdout");
     run_free(&r);
@@ -231,8 +242,7 @@ Test(cli, solve_without_o_writes_the_result_to_stdout)
     scratch_dir(dir, "stdout");
     join(in, SP_TEST_DATA, "sphere_simulate.json");
     run_result r;
-    run(dir, (const char *[]){"solve", in, NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    solve_expecting_exit(dir, in, NULL, 0, &r);
     cJSON *res = cJSON_Parse(r.out);
     cr_assert_not_null(res, "stdout is not one JSON document");
     cr_expect_str_eq(string_at(res, "task"), "simulate");
@@ -707,8 +717,7 @@ Test(cli, missing_input_file_exits_2)
     scratch_dir(dir, "missing-input");
     join(missing, dir, "does-not-exist.json");
     run_result r;
-    run(dir, (const char *[]){"solve", missing, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_expecting_exit(dir, missing, NULL, 2, &r);
     expect_error_line(r.err, missing, "", "missing input");
     cr_expect(strstr(r.err, "cannot read") != NULL, "got %s", r.err);
     run_free(&r);
@@ -723,8 +732,7 @@ Test(cli, output_in_missing_directory_exits_2)
     join(in, SP_TEST_DATA, "sphere_simulate.json");
     join(out, dir, "no-such-dir/result.json");
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_expecting_exit(dir, in, out, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(starts_with(r.err, out), "the error must name the output path: %s", r.err);
     cr_expect(strstr(r.err, "No such file or directory") != NULL, "got %s", r.err);
@@ -743,8 +751,7 @@ Test(cli, output_that_is_a_directory_exits_2)
     join(sub, dir, "results");
     cr_assert_eq(mkdir(sub, 0755), 0);
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", sub, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_expecting_exit(dir, in, sub, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(strstr(r.err, "Is a directory") != NULL, "got %s", r.err);
     cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left beside the directory");
@@ -869,8 +876,7 @@ Test(cli, escaped_control_characters_are_kept_and_written_escaped)
     join(file, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json");
     join(out, dir, "result.json");
     run_result r;
-    run(dir, (const char *[]){"solve", file, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    solve_expecting_exit(dir, file, out, 0, &r);
     run_free(&r);
     char *text = slurp(out);
     cr_expect(strstr(text, "bell \\u0007 and \\u001f escaped") != NULL, "not written back escaped");
@@ -998,8 +1004,7 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
     run_free(&r);
     cr_expect_eq(count_temporaries(dir), 0);
 
-    run(dir, (const char *[]){"solve", in, "-o", result, NULL}, &r);
-    cr_expect_eq(r.status, 0);
+    solve_expecting_exit(dir, in, result, 0, &r);
     run_free(&r);
     char *before = slurp(result);
     run(dir, (const char *[]){"export", result, "--csv", result, NULL}, &r);
@@ -1026,8 +1031,7 @@ Test(cli, output_names_up_to_the_file_system_limit_work)
         name[lengths[i]] = '\0';
         join(out, dir, name);
         run_result r;
-        run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-        cr_expect_eq(r.status, 0, "a name of %zu bytes: exit %d, %s", lengths[i], r.status, r.err);
+        solve_expecting_exit(dir, in, out, 0, &r);
         run_free(&r);
         struct stat st;
         cr_expect_eq(stat(out, &st), 0, "no output of %zu bytes", lengths[i]);
@@ -1060,8 +1064,7 @@ Test(cli, temporaries_of_killed_writers_are_removed)
     write_text(live, "");
     write_text(other, "");
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 0);
+    solve_expecting_exit(dir, in, out, 0, &r);
     run_free(&r);
     cr_expect_neq(access(stale, F_OK), 0, "the dead writer's temporary is still there");
     cr_expect_eq(access(live, F_OK), 0, "a live writer's temporary was removed");

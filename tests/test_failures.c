@@ -504,8 +504,8 @@ static int stderr_says(const char *dir, const char *part)
  * more (a simulation's steps take well under a second: it is signalled soon after its
  * first progress line), sends `sig` `count` times in a row, and expects exit 128 + sig,
  * one line, and a whole result with status "interrupted". */
-static cJSON *interrupt_times(const char *dir, const char *problem, const char *ready, double delay, int sig, int count,
-                              const char *what)
+static cJSON *interrupt_times(const char *dir, const char *problem, const char *ready, double delay, int sig,
+                              int count, const char *what)
 {
     char out[PATH_SIZE];
     join(out, dir, "result.json");

@@ -33,6 +33,7 @@
 
 /* ----------------------------------------------------------------- helpers -- */
 
+
 /* A model type bound to parameter values; binding keeps pointers into the struct, so an
  * instance is initialised in place and never copied. */
 typedef struct inst {
@@ -306,18 +307,20 @@ static const double heis_yref_T10[6] = {-0.023095615819168702, -0.06010596167553
 static const double heis_one_step[3][6] = {
     {0.012871287128712897, 0.0287128712871287, 2.2204460492503132e-17, 0.12871287128712872, 0.28712871287128711, 1},
     {0.012922502902460753, 0.0288041287838889, 3.3202993313802276e-05, 0.12879477935916858, 0.28708226566910722, 1},
-    {0.012922535111714043, 0.028804186894354471, 3.3246847049134277e-05, 0.12879482822366095, 0.28708223820709272, 1}};
+    {0.012922535111714043, 0.028804186894354471, 3.3246847049134277e-05, 0.12879482822366095, 0.28708223820709272,
+     1}};
 
 /* The data of Fig. 3 of McLachlan, Modin, Verdier & Wilkins (2013), completed:
  * φ0 = π, p = (0, 0, 1.09, 1), α = β = 1, L = 0.3 */
 static const double fig3_q0[4] = {0.3, 0, 0, 3.141592653589793}, fig3_p0[4] = {0, 0, 1.09, 1};
 /* reference values computed independently: one step h = 0.1 with V = 0 and V = −cos r */
-static const double fig3_V0_one_step[3][8] = {{0.317150577508934, 0.00083135303564536584, 0.0026941635271238162,
-                                               3.2384643544611884, 0, 0, 1.1525659825720977, 0.93743401742790244},
-                                              {0.31720660288946173, 0.0011209510239823307, 0.0036498762005661377,
-                                               3.239489894456828, 0, 0, 1.1512159389153536, 0.93878406108464652},
-                                              {0.31720809843760656, 0.0011229130304902604, 0.0036586792871609328,
-                                               3.2394921509472328, 0, 0, 1.1512354049655504, 0.93876459503444964}};
+static const double fig3_V0_one_step[3][8] = {
+    {0.317150577508934, 0.00083135303564536584, 0.0026941635271238162, 3.2384643544611884, 0, 0, 1.1525659825720977,
+     0.93743401742790244},
+    {0.31720660288946173, 0.0011209510239823307, 0.0036498762005661377, 3.239489894456828, 0, 0, 1.1512159389153536,
+     0.93878406108464652},
+    {0.31720809843760656, 0.0011229130304902604, 0.0036586792871609328, 3.2394921509472328, 0, 0, 1.1512354049655504,
+     0.93876459503444964}};
 static const double fig3_mcosr_one_step[3][8] = {
     {0.31571738153749418, 0.00076394587267547293, 0.0024814803432977373, 3.2387265336236553, -0.030301869054389027,
      -3.7596774904502006e-05, 1.1473111202902824, 0.94267760067724626},
@@ -349,8 +352,7 @@ static void golden_one_step(const char *what, sp_vakonomic_model *model, const d
                     what, s, e, dl, res, sp_index1_iterations(st));
         cr_expect_leq(e, tol, "%s s=%d: one step differs from the golden values by %.3e (tolerance %.0e)", what, s, e,
                       tol);
-        cr_expect_leq(dl, 1e-15 * (1.0 + fixture_max_abs(m, lam1)), "%s s=%d: λ1 differs from λ(q1, p1) by %.3e", what,
-                      s, dl);
+        cr_expect_leq(dl, 1e-15 * (1.0 + fixture_max_abs(m, lam1)), "%s s=%d: λ1 differs from λ(q1, p1) by %.3e", what, s, dl);
         cr_expect_leq(res, 1e-15, "%s s=%d: G(q1) v1 = %.3e", what, s, res);
         sp_index1_free(st);
     }
@@ -416,8 +418,8 @@ static void A2_with(sp_index1_solver solver)
         }
         cr_log_info("A2 Heisenberg s=%d %s: errors %.4e %.4e %.4e %.4e, orders %.3f %.3f %.3f", s, solver_name(solver),
                     err[0], err[1], err[2], err[3], ord[0], ord[1], ord[2]);
-        cr_expect(ord[2] >= 2 * s - 0.1 && ord[2] <= 2 * s + 0.2,
-                  "A2 s=%d: last observed order %.4f not in [%.1f, %.1f]", s, ord[2], 2 * s - 0.1, 2 * s + 0.2);
+        cr_expect(ord[2] >= 2 * s - 0.1 && ord[2] <= 2 * s + 0.2, "A2 s=%d: last observed order %.4f not in [%.1f, %.1f]",
+                  s, ord[2], 2 * s - 0.1, 2 * s + 0.2);
         for (int k = 0; k < 4; ++k) {
             double ratio = err[k] / table[s - 1][k];
             cr_expect(ratio >= 1 / 1.5 && ratio <= 1.5, "A2 s=%d h=%g: error %.4e vs table %.4e (ratio %.3f)", s,
@@ -655,8 +657,8 @@ Test(index1_acceptance, A5_relative_equilibrium_orders)
                 cr_expect_leq(err[2], 2e-13, "A5 α=%g β=%g s=3: error at N=16 %.3e > 2e-13", alpha, beta, err[2]);
                 cr_expect_geq(o1, 2 * s - 0.1, "A5 α=%g β=%g s=3: observed order %.4f between N=4 and 8", alpha, beta,
                               o1);
-                cr_expect_geq(o2, 2 * s - 0.1, "A5 α=%g β=%g s=3: observed order %.4f between N=8 and 16", alpha, beta,
-                              o2);
+                cr_expect_geq(o2, 2 * s - 0.1, "A5 α=%g β=%g s=3: observed order %.4f between N=8 and 16", alpha,
+                              beta, o2);
             }
             if (mi == 0) /* the independent table is for α = β = 1 */
                 for (int k = 0; k < (s < 3 ? 4 : 3); ++k) {
@@ -761,14 +763,11 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
     double v0[NMAX], Hq0[NMAX], Hl0[MMAX];
     sp_vec_copy(n, pt->v, v0), sp_vec_copy(n, pt->Hq, Hq0), sp_vec_copy(m, pt->Hl, Hl0);
     cr_assert_eq(sp_vakonomic_eval(model, pt, q, p, lam, 1), SP_OK);
-    double same =
-        fixture_worse(fixture_max_abs_diff(n, v0, pt->v),
-                      fixture_worse(fixture_max_abs_diff(n, Hq0, pt->Hq), fixture_max_abs_diff(m, Hl0, pt->Hl)));
+    double same = fixture_worse(fixture_max_abs_diff(n, v0, pt->v), fixture_worse(fixture_max_abs_diff(n, Hq0, pt->Hq), fixture_max_abs_diff(m, Hl0, pt->Hl)));
     cr_expect_eq(same, 0.0, "%s: values differ with derivatives on (%.3e)", what, same);
     double vi[NMAX], Hqi[NMAX], Hli[MMAX];
     ode_eval(o, q, p, lam, vi, Hqi, Hli);
-    double val = fixture_worse(fixture_max_abs_diff(n, vi, pt->v), fixture_worse(fixture_max_abs_diff(n, Hqi, pt->Hq),
-                                                                                 fixture_max_abs_diff(m, Hli, pt->Hl)));
+    double val = fixture_worse(fixture_max_abs_diff(n, vi, pt->v), fixture_worse(fixture_max_abs_diff(n, Hqi, pt->Hq), fixture_max_abs_diff(m, Hli, pt->Hl)));
     cr_expect_leq(val, 1e-15, "%s: v, H_q, H_λ differ from the written-out formulas by %.3e", what, val);
 
     /* blocks against central differences; each block's error relative to max(1, |block|) */
@@ -785,8 +784,7 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
         for (int j = 0; j < m; ++j) err_Cq = fixture_worse(err_Cq, fabs(pt->Cq[j * n + c] - dHl[j]) / sCq);
         fd_eval(model, fd, q, p, lam, 1, c, eps, dv, dHq, dHl); /* ∂/∂p_c: ∂v/∂p = M⁻¹, ∂H_λ/∂p = G M⁻¹ */
         for (int i = 0; i < n; ++i) err_Hqp = fixture_worse(err_Hqp, fabs(pt->Hqp[i * n + c] - dHq[i]) / sHqp);
-        for (int i = 0; i < n; ++i)
-            err_implicit = fixture_worse(err_implicit, fabs((i == c ? pt->minv[i] : 0.0) - dv[i]));
+        for (int i = 0; i < n; ++i) err_implicit = fixture_worse(err_implicit, fabs((i == c ? pt->minv[i] : 0.0) - dv[i]));
         for (int j = 0; j < m; ++j)
             err_implicit = fixture_worse(err_implicit, fabs(pt->G[j * n + c] * pt->minv[c] - dHl[j]));
     }
@@ -795,8 +793,7 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
         fd_eval(model, fd, q, p, lam, 2, c, eps, dv, dHq, dHl); /* ∂/∂λ_c: ∂v/∂λ = M⁻¹Gᵀ */
         for (int i = 0; i < n; ++i) err_Hql = fixture_worse(err_Hql, fabs(pt->Hql[i * m + c] - dHq[i]) / sHql);
         for (int j = 0; j < m; ++j) err_Cl = fixture_worse(err_Cl, fabs(pt->Cl[j * m + c] - dHl[j]) / sCl);
-        for (int i = 0; i < n; ++i)
-            err_implicit = fixture_worse(err_implicit, fabs(pt->minv[i] * pt->G[c * n + i] - dv[i]));
+        for (int i = 0; i < n; ++i) err_implicit = fixture_worse(err_implicit, fabs(pt->minv[i] * pt->G[c * n + i] - dv[i]));
     }
     /* ∇²V alone: at λ = 0 the blocks reduce to the potential's Hessian (H_q = ∇V) */
     double err_hess = 0.0;
@@ -809,9 +806,8 @@ static double check_blocks(const char *what, const sp_vakonomic_model *model, co
             for (int i = 0; i < n; ++i) err_hess = fixture_worse(err_hess, fabs(pt->Hqq[i * n + c] - dHq[i]));
         }
     }
-    const double worst =
-        fixture_worse(fixture_worse(fixture_worse(err_Vq, err_Hqq), fixture_worse(err_Hqp, err_Hql)),
-                      fixture_worse(fixture_worse(err_Cq, err_Cl), fixture_worse(err_implicit, err_hess)));
+    const double worst = fixture_worse(fixture_worse(fixture_worse(err_Vq, err_Hqq), fixture_worse(err_Hqp, err_Hql)),
+                               fixture_worse(fixture_worse(err_Cq, err_Cl), fixture_worse(err_implicit, err_hess)));
     cr_log_info("%s: |values − formulas| %.1e; FD errors Vq %.1e Hqq %.1e Hqp %.1e Hql %.1e Cq %.1e Cl %.1e, implicit "
                 "blocks %.1e, ∇²V %.1e",
                 what, val, err_Vq, err_Hqq, err_Hqp, err_Hql, err_Cq, err_Cl, err_implicit, err_hess);
@@ -931,8 +927,7 @@ Test(index1_model, step_jacobian_matches_central_differences)
                 zp[c] += eps, zm[c] -= eps;
                 step_ok(st, cases[k].h, zp, zp + n, fp, fp + n);
                 step_ok(st, cases[k].h, zm, zm + n, fm, fm + n);
-                for (int r = 0; r < n2; ++r)
-                    err = fixture_worse(err, fabs(Phi[r * n2 + c] - (fp[r] - fm[r]) / (2 * eps)));
+                for (int r = 0; r < n2; ++r) err = fixture_worse(err, fabs(Phi[r * n2 + c] - (fp[r] - fm[r]) / (2 * eps)));
             }
             const double rel = err / fmax(1.0, fixture_max_abs(n2 * n2, Phi)), sym = jtj_defect(n, Phi);
             cr_log_info("step Jacobian %s s=%d h=%g: |Φ − FD| / max(1, |Φ|) = %.2e, |ΦᵀJΦ − J| = %.1e", cases[k].what,
@@ -971,7 +966,8 @@ static void expect_failed_step(const char *what, sp_index1 *st, double h, const 
     sp_status rc = sp_index1_step(st, h, q0, p0, q1, p1, lam1);
     const int it = sp_index1_iterations(st);
     cr_log_info("%s: %s after %d iterations", what, sp_status_name(rc), it);
-    if (expected == SP_ERR_NO_CONVERGENCE) cr_expect_gt(it, 0, "%s: Newton failed after %d iterations", what, it);
+    if (expected == SP_ERR_NO_CONVERGENCE)
+        cr_expect_gt(it, 0, "%s: Newton failed after %d iterations", what, it);
     cr_expect_eq(rc, expected, "%s: %s, expected %s", what, sp_status_name(rc), sp_status_name(expected));
     cr_expect(all_equal(n, q1, SENTINEL) && all_equal(n, p1, SENTINEL) && all_equal(m, lam1, SENTINEL),
               "%s: the outputs were written", what);
@@ -982,8 +978,7 @@ static void expect_failed_step(const char *what, sp_index1 *st, double h, const 
     sp_vec_copy(n, q0, q), sp_vec_copy(n, p0, p);
     rc = sp_index1_step(st, h, q, p, q, p, NULL);
     cr_expect_neq(rc, SP_OK);
-    cr_expect_eq(fixture_max_abs_diff(n, q, q0) + fixture_max_abs_diff(n, p, p0), 0.0,
-                 "%s: the aliased state was changed", what);
+    cr_expect_eq(fixture_max_abs_diff(n, q, q0) + fixture_max_abs_diff(n, p, p0), 0.0, "%s: the aliased state was changed", what);
 }
 
 Test(index1_failures, newton_failure_is_a_status_and_outputs_are_untouched)
@@ -1186,9 +1181,8 @@ static double trajectory_distance(const sp_vak_run *a, const sp_vak_run *b, int 
 {
     cr_assert_eq(a->steps_done, b->steps_done);
     const int rows = a->steps_done + 1;
-    return fixture_worse(
-        fixture_worse(fixture_max_abs_diff(rows * n, a->q, b->q), fixture_max_abs_diff(rows * n, a->p, b->p)),
-        fixture_max_abs_diff(rows * m, a->lam, b->lam));
+    return fixture_worse(fixture_worse(fixture_max_abs_diff(rows * n, a->q, b->q), fixture_max_abs_diff(rows * n, a->p, b->p)),
+                 fixture_max_abs_diff(rows * m, a->lam, b->lam));
 }
 
 /* p = M v − Gᵀλ: a file giving (v0, λ0) runs the same trajectory as the file giving the
@@ -1308,9 +1302,8 @@ static void unseen_runs(int config)
             double err[UNSEEN_LEVELS], ord[UNSEEN_LEVELS];
             int levels = 0, N = N0[s - 1];
             char line[512];
-            int len = snprintf(line, sizeof line,
-                               "unseen %s #%d (|λ0| %.2f, reference error %.0e) s=%d, T=%g, N0=%d:", names[config], ic,
-                               fixture_max_abs(I.model.m, lam0), ref_err, s, T, N0[s - 1]);
+            int len = snprintf(line, sizeof line, "unseen %s #%d (|λ0| %.2f, reference error %.0e) s=%d, T=%g, N0=%d:",
+                               names[config], ic, fixture_max_abs(I.model.m, lam0), ref_err, s, T, N0[s - 1]);
             for (; levels < UNSEEN_LEVELS; ++levels, N *= 2) {
                 double z[8];
                 integrate(st, n, T / N, N, y0, y0 + n, z, z + n);
@@ -1324,8 +1317,8 @@ static void unseen_runs(int config)
             cr_expect_geq(levels, 3, "%s: fewer than 3 errors above %.0e", line, floor_err);
             if (levels >= 3) {
                 const double last = ord[levels - 1];
-                cr_expect(last >= 2 * s - 0.15 && last <= 2 * s + 0.3,
-                          "%s: last observed order %.3f not in [%.2f, %.2f]", line, last, 2 * s - 0.15, 2 * s + 0.3);
+                cr_expect(last >= 2 * s - 0.15 && last <= 2 * s + 0.3, "%s: last observed order %.3f not in [%.2f, %.2f]",
+                          line, last, 2 * s - 0.15, 2 * s + 0.3);
                 cr_expect_geq(ord[levels - 2], 2 * s - 0.5, "%s: observed order %.3f before the last", line,
                               ord[levels - 2]);
             }
