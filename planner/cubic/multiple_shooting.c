@@ -64,10 +64,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     ms->G = pb->cubic.group;
     ms->n = ms->G->dim;
     ms->nz = 4 * ms->n;
-    if (sp_plan_setup(pb, sigma, segment_steps, &ms->cubic, &ms->N, &ms->grid) != SP_OK) {
-        free(ms);
-        return NULL;
-    }
+    if (sp_plan_setup(pb, sigma, segment_steps, &ms->cubic, &ms->N, &ms->grid) != SP_OK) goto fail;
     ms->exact = sigma == 0.0;
     ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
