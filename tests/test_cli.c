@@ -26,6 +26,15 @@
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }
 static void remove_dir(const char *dir) { remove_tree(dir); }
 
+/* Runs the command with args in dir into *r, which the caller frees, and asserts its
+ * exit status. */
+static void run_expecting(const char *dir, const char *const *args, int code, run_result *r)
+{
+    run(dir, args, r);
+    const char *command = args[0] ? args[0] : "(no command)", *first = args[0] && args[1] ? args[1] : "";
+    cr_assert_eq(r->status, code, "%s %s: exit %d, expected %d: %s", command, first, r->status, code, r->err);
+}
+
 /* --------------------------------------------------------------------- list -- */
 
 Test(cli, list_names_everything_a_file_can_name)
@@ -33,8 +42,7 @@ Test(cli, list_names_everything_a_file_can_name)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     cr_expect_str_empty(r.err);
     static const char *const names[] = {
         "groups:",  "SO3",     "R3",         "retractions:", "cayley",       "exp",
@@ -67,8 +75,7 @@ Test(cli, list_names_the_vakonomic_models)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-vak");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     const char *models = strstr(r.out, "models:");
     cr_assert_not_null(models, "no models section:\n%s", r.out);
     static const char *const names[] = {"heisenberg", "parking", "gauss"};
@@ -84,8 +91,7 @@ Test(cli, list_names_the_holonomic_models_and_schemes)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-hol");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     static const char *const names[] = {"spherical_pendulum", "planar_pendulum", "heavy_top", "s3_contact",
                                         "holonomic schemes:", "rattle_tj6", "feedback_dop853", "lie_trotter",
                                         "strang", "lie_rattle", "prop7", "shake", "se_ab"};
@@ -101,8 +107,7 @@ Test(cli, list_names_the_nonholonomic_models)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-nh");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     static const char *const names[] = {"knife_edge", "rolling_disk", "contact_oscillator", "chaplygin_sleigh",
                                         "sleigh_se2", "suslov",       "lobatto",            "lambda1"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -127,8 +132,7 @@ Test(cli, check_accepts_every_data_file)
         char path[PATH_SIZE];
         join(path, SP_TEST_DATA, de->d_name);
         run_result r;
-        run(dir, (const char *[]){"check", path, NULL}, &r);
-        cr_expect_eq(r.status, 0, "%s: %s", de->d_name, r.err);
+        run_expecting(dir, (const char *[]){"check", path, NULL}, 0, &r);
         cr_expect_str_eq(r.out, "ok\n", "%s", de->d_name);
         cr_expect_str_empty(r.err, "%s", de->d_name);
         run_free(&r);
@@ -141,16 +145,13 @@ Test(cli, check_accepts_every_data_file)
 
 /* -------------------------------------------------------------------- solve -- */
 
-/* Runs `solve in -o out` (no -o when out is NULL) in dir into *r, which the caller frees,
- * and asserts its exit status. */
+/* Runs `solve in -o out` (no -o when out is NULL) in dir, as run_expecting. */
 static void solve_expecting_exit(const char *dir, const char *in, const char *out, int code, run_result *r)
 {
     if (out)
-        run(dir, (const char *[]){"solve", in, "-o", out, NULL}, r);
+        run_expecting(dir, (const char *[]){"solve", in, "-o", out, NULL}, code, r);
     else
-        run(dir, (const char *[]){"solve", in, NULL}, r);
-    cr_assert_eq(r->status, code, "solve %s -o %s: exit %d, expected %d: %s", in, out ? out : "(stdout)", r->status,
-                 code, r->err);
+        run_expecting(dir, (const char *[]){"solve", in, NULL}, code, r);
 }
 
 /* Solves a data file into dir/name and returns the parsed result. */
@@ -686,8 +687,7 @@ Test(cli, bad_input_exits_2_with_one_line_and_leaves_output_alone)
         expect_refused_keeping_output(dir, bad, out, c->path, what, &r);
         run_free(&r);
 
-        run(dir, (const char *[]){"check", bad, NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: check exited %d", what, r.status);
+        run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
         expect_error_line(r.err, bad, c->path, what);
         cr_expect_null(strstr(r.out, "ok"), "%s: check said ok", what);
         run_free(&r);
@@ -703,8 +703,7 @@ Test(cli, error_line_escapes_control_characters_in_the_file_name)
     join(bad, dir, "bad\nname.json");
     write_text(bad, "{\"task\": 1}");
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(strstr(r.err, "bad\\nname.json: task: must be a string") != NULL, "got %s", r.err);
     run_free(&r);
@@ -765,13 +764,11 @@ Test(cli, unknown_subcommand_exits_2)
     char dir[PATH_SIZE];
     scratch_dir(dir, "unknown-command");
     run_result r;
-    run(dir, (const char *[]){"optimise", "data.json", NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"optimise", "data.json", NULL}, 2, &r);
     cr_expect(strstr(r.err, "unknown command 'optimise'") != NULL, "got %s", r.err);
     cr_expect_str_empty(r.out);
     run_free(&r);
-    run(dir, (const char *[]){NULL}, &r);
-    cr_expect_eq(r.status, 2, "no subcommand at all");
+    run_expecting(dir, (const char *[]){NULL}, 2, &r);
     cr_expect(strstr(r.err, "usage") != NULL, "got %s", r.err);
     run_free(&r);
     remove_dir(dir);
@@ -901,8 +898,7 @@ Test(cli, a_file_too_large_for_the_memory_limit_is_refused_at_once)
     fputs("]}", f);
     fclose(f);
     run_result r;
-    run(dir, (const char *[]){"check", file, "--max-memory", "16M", NULL}, &r);
-    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    run_expecting(dir, (const char *[]){"check", file, "--max-memory", "16M", NULL}, 2, &r);
     expect_error_line(r.err, file, "", "memory limit");
     cr_expect(strstr(r.err, "more than the memory limit 16 MiB (raise it with --max-memory)") != NULL, "got %s",
               r.err);
@@ -985,8 +981,7 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
     for (size_t i = 0; i < 2; ++i) {
         set_old_mtime(in);
         run_result r;
-        run(dir, (const char *[]){"solve", in, "-o", outs[i], NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: exit %d", outs[i], r.status);
+        run_expecting(dir, (const char *[]){"solve", in, "-o", outs[i], NULL}, 2, &r);
         cr_expect(is_one_line(r.err) && starts_with(r.err, outs[i]), "got %s", r.err);
         cr_expect(strstr(r.err, "is the input file") != NULL, "got %s", r.err);
         run_free(&r);
@@ -998,8 +993,7 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
         cr_expect_eq(st.st_mtim.tv_sec, 1000000000, "the input was rewritten");
     }
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", "", NULL}, &r);
-    cr_expect_eq(r.status, 2, "-o '': exit %d", r.status);
+    run_expecting(dir, (const char *[]){"solve", in, "-o", "", NULL}, 2, &r);
     cr_expect(is_one_line(r.err) && strstr(r.err, "the output path is empty"), "got %s", r.err);
     run_free(&r);
     cr_expect_eq(count_temporaries(dir), 0);
@@ -1007,8 +1001,7 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
     solve_expecting_exit(dir, in, result, 0, &r);
     run_free(&r);
     char *before = slurp(result);
-    run(dir, (const char *[]){"export", result, "--csv", result, NULL}, &r);
-    cr_expect_eq(r.status, 2, "export onto its result: exit %d", r.status);
+    run_expecting(dir, (const char *[]){"export", result, "--csv", result, NULL}, 2, &r);
     cr_expect(is_one_line(r.err) && strstr(r.err, "is the input file"), "got %s", r.err);
     run_free(&r);
     char *after = slurp(result);
@@ -1081,8 +1074,7 @@ Test(cli, decreasing_keyframe_times_name_both_times)
     join(bad, dir, "bad.json");
     write_text(bad, replaced(&(cli_case){plan_doc, "\"t\": 1,", "\"t\": 0.25,", "targets[1].t"}));
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     expect_error_line(r.err, bad, "targets[1].t", "decreasing");
     cr_expect(strstr(r.err, "targets[1].t: must be later than targets[0].t = 0.5: keyframe times must increase (got 0.25)") != NULL, "got %s",
               r.err);
@@ -1101,15 +1093,13 @@ Test(cli, a_long_json_path_keeps_the_reason_whole)
     snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"%s\": 1}}", key);
     write_text(bad, doc);
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(is_one_line(r.err), "got %s", r.err);
     cr_expect(strstr(r.err, "\xe2\x80\xa6: unknown field\n") != NULL, "got %s", r.err);
     run_free(&r);
     snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"%s\"}", key);
     write_text(bad, doc);
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(strstr(r.err, "custom)\n") != NULL, "the list of models was cut: %s", r.err);
     run_free(&r);
     remove_dir(dir);
