@@ -154,14 +154,21 @@ static void solve_expecting_exit(const char *dir, const char *in, const char *ou
         run_expecting(dir, (const char *[]){"solve", in, NULL}, code, r);
 }
 
+/* in = folder/<file> and out = dir/<out_name>, then `solve in -o out` as solve_expecting_exit. */
+static void solve_paths(const char *dir, const char *folder, const char *file, char *in, const char *out_name,
+                        char *out, int code, run_result *r)
+{
+    join(in, folder, file);
+    join(out, dir, out_name);
+    solve_expecting_exit(dir, in, out, code, r);
+}
+
 /* Solves a data file into dir/name and returns the parsed result. */
 static cJSON *solve_data(const char *dir, const char *file, const char *name)
 {
     char in[PATH_SIZE], out[PATH_SIZE];
-    join(in, SP_TEST_DATA, file);
-    join(out, dir, name);
     run_result r;
-    solve_expecting_exit(dir, in, out, 0, &r);
+    solve_paths(dir, SP_TEST_DATA, file, in, name, out, 0, &r);
     cr_expect_str_empty(r.err);
     cr_expect_str_empty(r.out, "with -o nothing goes to stdout");
     run_free(&r);
@@ -728,10 +735,8 @@ Test(cli, output_in_missing_directory_exits_2)
 {
     char dir[PATH_SIZE], in[PATH_SIZE], out[PATH_SIZE];
     scratch_dir(dir, "missing-dir");
-    join(in, SP_TEST_DATA, "sphere_simulate.json");
-    join(out, dir, "no-such-dir/result.json");
     run_result r;
-    solve_expecting_exit(dir, in, out, 2, &r);
+    solve_paths(dir, SP_TEST_DATA, "sphere_simulate.json", in, "no-such-dir/result.json", out, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(starts_with(r.err, out), "the error must name the output path: %s", r.err);
     cr_expect(strstr(r.err, "No such file or directory") != NULL, "got %s", r.err);
@@ -870,10 +875,8 @@ Test(cli, escaped_control_characters_are_kept_and_written_escaped)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE];
     scratch_dir(dir, "escaped");
-    join(file, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json");
-    join(out, dir, "result.json");
     run_result r;
-    solve_expecting_exit(dir, file, out, 0, &r);
+    solve_paths(dir, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json", file, "result.json", out, 0, &r);
     run_free(&r);
     char *text = slurp(out);
     cr_expect(strstr(text, "bell \\u0007 and \\u001f escaped") != NULL, "not written back escaped");
