@@ -176,14 +176,22 @@ static cJSON *solve_data(const char *dir, const char *file, const char *name)
     return read_json(out);
 }
 
+/* The opening of a solve test: the scratch folder dir for `test`, data/<file> solved into
+ * dir/result.json (solve_data) and, when status is not NULL, its status expected. */
+static cJSON *scratch_solve(char *dir, const char *test, const char *file, const char *status)
+{
+    scratch_dir(dir, test);
+    cJSON *res = solve_data(dir, file, "result.json");
+    if (status) cr_expect_str_eq(string_at(res, "status"), status, "%s", file);
+    return res;
+}
+
 /* Instance A: J_d* = 2.06590801846492 (Cayley, θ = ½, N = 100), the optimum an independent
  * Python implementation finds. */
 Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-sphere");
-    cJSON *res = solve_data(dir, "sphere_interpolation.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "converged");
+    cJSON *res = scratch_solve(dir, "solve-sphere", "sphere_interpolation.json", "converged");
     double cost = number_at(res, "cost");
     cr_expect_leq(fabs(cost - 2.06590801846492), 1e-6 * 2.06590801846492, "cost %.15g", cost);
     const cJSON *targets = cJSON_GetObjectItem(res, "targets");
@@ -206,9 +214,7 @@ Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
 Test(cli, solve_so3_orientations_converges)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-so3");
-    cJSON *res = solve_data(dir, "so3_orientations.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "converged");
+    cJSON *res = scratch_solve(dir, "solve-so3", "so3_orientations.json", "converged");
     cr_expect_float_eq(number_at(res, "cost"), 7.10360003567475, 1e-6 * 7.1036);
     const cJSON *target;
     int n = 0;
@@ -228,9 +234,7 @@ Test(cli, solve_so3_orientations_converges)
 Test(cli, solve_simulate_reports_invariants)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "simulate");
-    cJSON *res = solve_data(dir, "sphere_simulate.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "ok");
+    cJSON *res = scratch_solve(dir, "simulate", "sphere_simulate.json", "ok");
     const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
     cr_expect_leq(number_at(diag, "momentum_map_drift"), 1e-12);
     cr_expect_leq(number_at(diag, "casimir_drift"), 1e-12);
@@ -360,8 +364,7 @@ Test(cli, solve_vakonomic_examples_reports_their_invariants)
 Test(cli, solve_parking_straight_drives_straight)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-straight");
-    cJSON *res = solve_data(dir, "parking_straight.json", "result.json");
+    cJSON *res = scratch_solve(dir, "solve-straight", "parking_straight.json", NULL);
     const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "q");
     const cJSON *last = cJSON_GetArrayItem(q, cJSON_GetArraySize(q) - 1);
     const double T = 10.0, v = 1.3, theta = 0.7;
