@@ -926,6 +926,14 @@ static char *plot_checked(const char *dir, const char *name, const cJSON *doc, c
     return svg;
 }
 
+/* The opening of a picture test: the scratch folder dir for `test`, and doc plotted there
+ * as plot_checked does. */
+static char *scratch_plot(char *dir, const char *test, const char *name, const cJSON *doc, const char *what)
+{
+    scratch_dir(dir, test);
+    return plot_checked(dir, name, doc, what);
+}
+
 /* The value of attribute `name` in the tag starting at `tag` (which ends at the first
  * '>'), or NULL; copied into out. */
 static const char *attribute(const char *tag, const char *name, char *out, size_t size)
@@ -1008,9 +1016,8 @@ static void expect_labels_apart(const char *svg, int at_least, const char *what)
 Test(plot, sphere_plan_with_30_keyframes_stays_readable)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "sphere30");
     cJSON *doc = sphere_plan_30();
-    char *svg = plot_checked(dir, "sphere30.json", doc, "30-keyframe sphere plan");
+    char *svg = scratch_plot(dir, "sphere30", "sphere30.json", doc, "30-keyframe sphere plan");
     cr_expect_eq(count(svg, "class=\"target\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"reached\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"miss\""), KEYFRAMES);
@@ -1065,9 +1072,8 @@ static int polyline_points(const char *from, double *x, double *y, int max)
 Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "so3-30");
     cJSON *doc = orientation_plan_30(0);
-    char *svg = plot_checked(dir, "so3_30.json", doc, "30-keyframe orientation plan");
+    char *svg = scratch_plot(dir, "so3-30", "so3_30.json", doc, "30-keyframe orientation plan");
     int targets = count(svg, "<g class=\"target\">");
     cr_expect(targets >= 8 && targets < KEYFRAMES, "%d of %d target frames drawn", targets, KEYFRAMES);
     cr_expect_eq(count(svg, "<g class=\"reached\">"), targets);
@@ -1198,9 +1204,8 @@ static cJSON *orientation_result(int quaternions)
 Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "angle-axis");
     cJSON *doc = orientation_result(0);
-    char *svg = plot_checked(dir, "rotation.json", doc, "rotation trajectory");
+    char *svg = scratch_plot(dir, "angle-axis", "rotation.json", doc, "rotation trajectory");
     static const char *const names[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
     expect_lines_with_legend(svg, names, 4);
     cr_expect(!has_series(svg, "q_11") && !has_legend(svg, "q_11"), "matrix entries drawn");
