@@ -24,7 +24,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 # (the keyframes part measures the planner against the tests' independent reference solver)
-BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c
+BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c tests/step_fixtures.c
 HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
 # Every object depends on the headers it includes, as the compiler lists them (-MMD -MP:
 # build/…/x.d beside build/…/x.o, read at the end): a header change rebuilds its includers only.

@@ -18,6 +18,7 @@
 #include "bench/bench.h"
 #include "integrators/sp_holonomic.h"
 #include "lie/sp_linalg.h"
+#include "tests/step_fixtures.h"
 
 #define ROUNDS 7
 #define MIN_BATCH 0.02
@@ -43,28 +44,6 @@ static int sphere_constraint(const double *q, double *g, double *G, double *d2g,
     return 0;
 }
 
-static int double_potential(const double *q, double *V, double *grad, double *hess, void *params)
-{
-    ++*(long *)params;
-    (void)hess;
-    if (V) *V = q[1] + 2.0 * q[3];
-    if (grad) grad[0] = 0.0, grad[1] = 1.0, grad[2] = 0.0, grad[3] = 2.0;
-    return 0;
-}
-
-static int double_constraints(const double *q, double *g, double *G, double *d2g, void *params)
-{
-    ++*(long *)params;
-    (void)d2g;
-    const double dx = q[2] - q[0], dy = q[3] - q[1];
-    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0), g[1] = 0.5 * (dx * dx + dy * dy - 1.0);
-    if (G) {
-        const double rows[8] = {q[0], q[1], 0.0, 0.0, -dx, -dy, dx, dy};
-        memcpy(G, rows, sizeof rows);
-    }
-    return 0;
-}
-
 typedef struct problem {
     const char *name;
     int n;
@@ -73,7 +52,7 @@ typedef struct problem {
     int (*constraints)(const double *, double *, double *, double *, void *);
 } problem;
 
-static const double unit_mass[3] = {1, 1, 1}, double_mass[4] = {1, 1, 2, 2};
+static const double unit_mass[3] = {1, 1, 1};
 static const double sphere_z0[6] = {0, 1, 0, 1, 0, 1};
 static const double double_z0[8] = {0.479425538604203, -0.8775825618903728, 0.7749457452655426, -1.8329190510159787,
                                     0, 0, 0, 0};
@@ -189,7 +168,8 @@ static void compare(const problem *pb)
 void bench_holonomic_lobatto(void)
 {
     static const problem sphere = {"spherical pendulum", 3, unit_mass, sphere_z0, sphere_potential, sphere_constraint};
-    static const problem dbl = {"double pendulum", 4, double_mass, double_z0, double_potential, double_constraints};
+    static const problem dbl = {"double pendulum",         4, fixture_double_mass, double_z0, fixture_double_potential,
+                                fixture_double_constraints};
     compare(&sphere);
     compare(&dbl);
 }

@@ -238,6 +238,12 @@ typedef struct sp_problem {
     struct sp_custom_model *custom;
 } sp_problem;
 
+/* What every formulation of a cubic plan starts from: the problem's spline with the
+ * smoothing sigma (*cubic), the plan's steps (*N, sp_plan_grid_steps) and its grid
+ * (sp_plan_grid_init_steps). SP_ERR_NOMEM leaves nothing to free. */
+sp_status sp_plan_setup(const sp_problem *pb, double sigma, const int *segment_steps, sp_cubic_spline *cubic, int *N,
+                        sp_plan_grid *grid);
+
 /* Largest problem file read (64 MiB). */
 #define SP_PROBLEM_FILE_MAX_BYTES (64L << 20)
 

@@ -3,10 +3,41 @@
 #include <math.h>
 #include <string.h>
 
+#include "integrators/sp_symplecticity.h"
 #include "lie/sp_linalg.h"
 #include "problems/nonholonomic/sp_nh_models.h"
 #include "problems/vakonomic/sp_vak_models.h"
 #include "step_fixtures.h"
+
+static void count_call(void *params)
+{
+    if (params) ++*(long *)params;
+}
+
+int fixture_double_potential(const double *q, double *V, double *grad, double *hess, void *params)
+{
+    (void)hess;
+    count_call(params);
+    if (V) *V = q[1] + 2.0 * q[3];
+    if (grad) grad[0] = 0.0, grad[1] = 1.0, grad[2] = 0.0, grad[3] = 2.0;
+    return 0;
+}
+
+int fixture_double_constraints(const double *q, double *g, double *G, double *d2g, void *params)
+{
+    (void)d2g;
+    count_call(params);
+    const double dx = q[2] - q[0], dy = q[3] - q[1];
+    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0), g[1] = 0.5 * (dx * dx + dy * dy - 1.0);
+    if (G) {
+        const double rows[8] = {q[0], q[1], 0.0, 0.0, -dx, -dy, dx, dy};
+        memcpy(G, rows, sizeof rows);
+    }
+    return 0;
+}
+
+const double fixture_double_mass[4] = {1, 1, 2, 2};
+const double fixture_double_q0[4] = {0.479425538604203, -0.8775825618903728, 0.7749457452655426, -1.8329190510159787};
 
 double fixture_worse(double a, double b) { return isnan(a) || isnan(b) ? NAN : fmax(a, b); }
 
@@ -22,6 +53,25 @@ double fixture_max_abs(int n, const double *a)
     double m = 0.0;
     for (int i = 0; i < n; ++i) m = fixture_worse(m, fabs(a[i]));
     return m;
+}
+
+typedef struct ts2_map {
+    fixture_step_map map;
+    void *ctx;
+    double h;
+} ts2_map;
+
+static sp_status ts2_step(void *ctx, double *z)
+{
+    ts2_map *c = ctx;
+    return c->map(c->ctx, c->h, z) == 0 ? SP_OK : SP_ERR_CALLBACK;
+}
+
+sp_status fixture_ts2_defect(fixture_step_map map, void *ctx, double h, const double *z0, const double *DC,
+                             double *defect, int *dim)
+{
+    ts2_map c = {map, ctx, h};
+    return sp_symplecticity_defect(ts2_step, &c, 3, z0, 2, DC, 1e-6, defect, dim);
 }
 
 static int failing(const void *params) { return params ? *(const int *)params : 0; }

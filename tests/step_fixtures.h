@@ -25,11 +25,27 @@ int fixture_sphere_constraint(const double *q, double *g, double *G, double *d2g
 extern const sp_holonomic_model fixture_pendulum;
 extern const double fixture_pendulum_q0[3], fixture_pendulum_p0[3];
 
+/* A planar double pendulum in Cartesian coordinates q = (x1, y1, x2, y2), masses 1 and 2
+ * (M = fixture_double_mass), unit rods, unit gravity along −y: V = y1 + 2 y2,
+ * g1 = ½(x1² + y1² − 1), g2 = ½(|r2 − r1|² − 1); q0 at rest with the rods at 0.5 and 0.3 rad
+ * from the downward vertical. params NULL, or a long that counts the calls (the model
+ * evaluations a benchmark reports). */
+int fixture_double_potential(const double *q, double *V, double *grad, double *hess, void *params);
+int fixture_double_constraints(const double *q, double *g, double *G, double *d2g, void *params);
+extern const double fixture_double_mass[4], fixture_double_q0[4];
+
 /* fmax that lets a NaN through, so that a NaN error cannot pass as a small one; the
  * largest |a_i − b_i| and |a_i| with the same rule. */
 double fixture_worse(double a, double b);
 double fixture_max_abs_diff(int n, const double *a, const double *b);
 double fixture_max_abs(int n, const double *a);
+
+/* The symplecticity defect (integrators/sp_symplecticity.h) on T*S² ⊂ R⁶ of the map
+ * z ↦ map(ctx, h, z), which returns 0 when it steps, at z0 = (q, p), with DC the 2 x 6
+ * Jacobian of the two constraints there; *dim receives the dimension of ker DC found. */
+typedef int (*fixture_step_map)(void *ctx, double h, double *z);
+sp_status fixture_ts2_defect(fixture_step_map map, void *ctx, double h, const double *z0, const double *DC,
+                             double *defect, int *dim);
 
 /* A model of one kind bound in place (it points into itself: never copy it). */
 typedef struct step_fixture {

@@ -26,6 +26,15 @@
 static void scratch_dir(char *dir, const char *test) { sp_test_scratch_dir(dir, "cli", test); }
 static void remove_dir(const char *dir) { remove_tree(dir); }
 
+/* Runs the command with args in dir into *r, which the caller frees, and asserts its
+ * exit status. */
+static void run_expecting(const char *dir, const char *const *args, int code, run_result *r)
+{
+    run(dir, args, r);
+    const char *command = args[0] ? args[0] : "(no command)", *first = args[0] && args[1] ? args[1] : "";
+    cr_assert_eq(r->status, code, "%s %s: exit %d, expected %d: %s", command, first, r->status, code, r->err);
+}
+
 /* --------------------------------------------------------------------- list -- */
 
 Test(cli, list_names_everything_a_file_can_name)
@@ -33,8 +42,7 @@ Test(cli, list_names_everything_a_file_can_name)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     cr_expect_str_empty(r.err);
     static const char *const names[] = {
         "groups:",  "SO3",     "R3",         "retractions:", "cayley",       "exp",
@@ -67,8 +75,7 @@ Test(cli, list_names_the_vakonomic_models)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-vak");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     const char *models = strstr(r.out, "models:");
     cr_assert_not_null(models, "no models section:\n%s", r.out);
     static const char *const names[] = {"heisenberg", "parking", "gauss"};
@@ -84,8 +91,7 @@ Test(cli, list_names_the_holonomic_models_and_schemes)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-hol");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     static const char *const names[] = {"spherical_pendulum", "planar_pendulum", "heavy_top", "s3_contact",
                                         "holonomic schemes:", "rattle_tj6", "feedback_dop853", "lie_trotter",
                                         "strang", "lie_rattle", "prop7", "shake", "se_ab"};
@@ -101,8 +107,7 @@ Test(cli, list_names_the_nonholonomic_models)
     char dir[PATH_SIZE];
     scratch_dir(dir, "list-nh");
     run_result r;
-    run(dir, (const char *[]){"list", NULL}, &r);
-    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    run_expecting(dir, (const char *[]){"list", NULL}, 0, &r);
     static const char *const names[] = {"knife_edge", "rolling_disk", "contact_oscillator", "chaplygin_sleigh",
                                         "sleigh_se2", "suslov",       "lobatto",            "lambda1"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -127,8 +132,7 @@ Test(cli, check_accepts_every_data_file)
         char path[PATH_SIZE];
         join(path, SP_TEST_DATA, de->d_name);
         run_result r;
-        run(dir, (const char *[]){"check", path, NULL}, &r);
-        cr_expect_eq(r.status, 0, "%s: %s", de->d_name, r.err);
+        run_expecting(dir, (const char *[]){"check", path, NULL}, 0, &r);
         cr_expect_str_eq(r.out, "ok\n", "%s", de->d_name);
         cr_expect_str_empty(r.err, "%s", de->d_name);
         run_free(&r);
@@ -141,15 +145,30 @@ Test(cli, check_accepts_every_data_file)
 
 /* -------------------------------------------------------------------- solve -- */
 
+/* Runs `solve in -o out` (no -o when out is NULL) in dir, as run_expecting. */
+static void solve_expecting_exit(const char *dir, const char *in, const char *out, int code, run_result *r)
+{
+    if (out)
+        run_expecting(dir, (const char *[]){"solve", in, "-o", out, NULL}, code, r);
+    else
+        run_expecting(dir, (const char *[]){"solve", in, NULL}, code, r);
+}
+
+/* in = folder/<file> and out = dir/<out_name>, then `solve in -o out` as solve_expecting_exit. */
+static void solve_paths(const char *dir, const char *folder, const char *file, char *in, const char *out_name,
+                        char *out, int code, run_result *r)
+{
+    join(in, folder, file);
+    join(out, dir, out_name);
+    solve_expecting_exit(dir, in, out, code, r);
+}
+
 /* Solves a data file into dir/name and returns the parsed result. */
 static cJSON *solve_data(const char *dir, const char *file, const char *name)
 {
     char in[PATH_SIZE], out[PATH_SIZE];
-    join(in, SP_TEST_DATA, file);
-    join(out, dir, name);
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s: %s", file, r.err);
+    solve_paths(dir, SP_TEST_DATA, file, in, name, out, 0, &r);
     cr_expect_str_empty(r.err);
     cr_expect_str_empty(r.out, "with -o nothing goes to stdout");
     run_free(&r);
@@ -157,14 +176,22 @@ static cJSON *solve_data(const char *dir, const char *file, const char *name)
     return read_json(out);
 }
 
+/* The opening of a solve test: the scratch folder dir for `test`, data/<file> solved into
+ * dir/result.json (solve_data) and, when status is not NULL, its status expected. */
+static cJSON *scratch_solve(char *dir, const char *test, const char *file, const char *status)
+{
+    scratch_dir(dir, test);
+    cJSON *res = solve_data(dir, file, "result.json");
+    if (status) cr_expect_str_eq(string_at(res, "status"), status, "%s", file);
+    return res;
+}
+
 /* Instance A: J_d* = 2.06590801846492 (Cayley, θ = ½, N = 100), the optimum an independent
  * Python implementation finds. */
 Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-sphere");
-    cJSON *res = solve_data(dir, "sphere_interpolation.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "converged");
+    cJSON *res = scratch_solve(dir, "solve-sphere", "sphere_interpolation.json", "converged");
     double cost = number_at(res, "cost");
     cr_expect_leq(fabs(cost - 2.06590801846492), 1e-6 * 2.06590801846492, "cost %.15g", cost);
     const cJSON *targets = cJSON_GetObjectItem(res, "targets");
@@ -187,9 +214,7 @@ Test(cli, solve_sphere_interpolation_reaches_the_reference_optimum)
 Test(cli, solve_so3_orientations_converges)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-so3");
-    cJSON *res = solve_data(dir, "so3_orientations.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "converged");
+    cJSON *res = scratch_solve(dir, "solve-so3", "so3_orientations.json", "converged");
     cr_expect_float_eq(number_at(res, "cost"), 7.10360003567475, 1e-6 * 7.1036);
     const cJSON *target;
     int n = 0;
@@ -209,9 +234,7 @@ Test(cli, solve_so3_orientations_converges)
 Test(cli, solve_simulate_reports_invariants)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "simulate");
-    cJSON *res = solve_data(dir, "sphere_simulate.json", "result.json");
-    cr_expect_str_eq(string_at(res, "status"), "ok");
+    cJSON *res = scratch_solve(dir, "simulate", "sphere_simulate.json", "ok");
     const cJSON *diag = cJSON_GetObjectItem(res, "diagnostics");
     cr_expect_leq(number_at(diag, "momentum_map_drift"), 1e-12);
     cr_expect_leq(number_at(diag, "casimir_drift"), 1e-12);
@@ -231,8 +254,7 @@ Test(cli, solve_without_o_writes_the_result_to_stdout)
     scratch_dir(dir, "stdout");
     join(in, SP_TEST_DATA, "sphere_simulate.json");
     run_result r;
-    run(dir, (const char *[]){"solve", in, NULL}, &r);
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    solve_expecting_exit(dir, in, NULL, 0, &r);
     cJSON *res = cJSON_Parse(r.out);
     cr_assert_not_null(res, "stdout is not one JSON document");
     cr_expect_str_eq(string_at(res, "task"), "simulate");
@@ -342,8 +364,7 @@ Test(cli, solve_vakonomic_examples_reports_their_invariants)
 Test(cli, solve_parking_straight_drives_straight)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "solve-straight");
-    cJSON *res = solve_data(dir, "parking_straight.json", "result.json");
+    cJSON *res = scratch_solve(dir, "solve-straight", "parking_straight.json", NULL);
     const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "trajectory"), "q");
     const cJSON *last = cJSON_GetArrayItem(q, cJSON_GetArraySize(q) - 1);
     const double T = 10.0, v = 1.3, theta = 0.7;
@@ -676,8 +697,7 @@ Test(cli, bad_input_exits_2_with_one_line_and_leaves_output_alone)
         expect_refused_keeping_output(dir, bad, out, c->path, what, &r);
         run_free(&r);
 
-        run(dir, (const char *[]){"check", bad, NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: check exited %d", what, r.status);
+        run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
         expect_error_line(r.err, bad, c->path, what);
         cr_expect_null(strstr(r.out, "ok"), "%s: check said ok", what);
         run_free(&r);
@@ -693,8 +713,7 @@ Test(cli, error_line_escapes_control_characters_in_the_file_name)
     join(bad, dir, "bad\nname.json");
     write_text(bad, "{\"task\": 1}");
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(strstr(r.err, "bad\\nname.json: task: must be a string") != NULL, "got %s", r.err);
     run_free(&r);
@@ -707,8 +726,7 @@ Test(cli, missing_input_file_exits_2)
     scratch_dir(dir, "missing-input");
     join(missing, dir, "does-not-exist.json");
     run_result r;
-    run(dir, (const char *[]){"solve", missing, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_expecting_exit(dir, missing, NULL, 2, &r);
     expect_error_line(r.err, missing, "", "missing input");
     cr_expect(strstr(r.err, "cannot read") != NULL, "got %s", r.err);
     run_free(&r);
@@ -720,11 +738,8 @@ Test(cli, output_in_missing_directory_exits_2)
 {
     char dir[PATH_SIZE], in[PATH_SIZE], out[PATH_SIZE];
     scratch_dir(dir, "missing-dir");
-    join(in, SP_TEST_DATA, "sphere_simulate.json");
-    join(out, dir, "no-such-dir/result.json");
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_paths(dir, SP_TEST_DATA, "sphere_simulate.json", in, "no-such-dir/result.json", out, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(starts_with(r.err, out), "the error must name the output path: %s", r.err);
     cr_expect(strstr(r.err, "No such file or directory") != NULL, "got %s", r.err);
@@ -743,8 +758,7 @@ Test(cli, output_that_is_a_directory_exits_2)
     join(sub, dir, "results");
     cr_assert_eq(mkdir(sub, 0755), 0);
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", sub, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    solve_expecting_exit(dir, in, sub, 2, &r);
     cr_expect(is_one_line(r.err), "not one line:\n%s", r.err);
     cr_expect(strstr(r.err, "Is a directory") != NULL, "got %s", r.err);
     cr_expect_eq(count_temporaries(dir), 0, "a temporary file was left beside the directory");
@@ -758,13 +772,11 @@ Test(cli, unknown_subcommand_exits_2)
     char dir[PATH_SIZE];
     scratch_dir(dir, "unknown-command");
     run_result r;
-    run(dir, (const char *[]){"optimise", "data.json", NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"optimise", "data.json", NULL}, 2, &r);
     cr_expect(strstr(r.err, "unknown command 'optimise'") != NULL, "got %s", r.err);
     cr_expect_str_empty(r.out);
     run_free(&r);
-    run(dir, (const char *[]){NULL}, &r);
-    cr_expect_eq(r.status, 2, "no subcommand at all");
+    run_expecting(dir, (const char *[]){NULL}, 2, &r);
     cr_expect(strstr(r.err, "usage") != NULL, "got %s", r.err);
     run_free(&r);
     remove_dir(dir);
@@ -866,11 +878,8 @@ Test(cli, escaped_control_characters_are_kept_and_written_escaped)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE];
     scratch_dir(dir, "escaped");
-    join(file, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json");
-    join(out, dir, "result.json");
     run_result r;
-    run(dir, (const char *[]){"solve", file, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    solve_paths(dir, SP_TEST_FUZZ, "corpus/hostile-escaped-control.json", file, "result.json", out, 0, &r);
     run_free(&r);
     char *text = slurp(out);
     cr_expect(strstr(text, "bell \\u0007 and \\u001f escaped") != NULL, "not written back escaped");
@@ -895,8 +904,7 @@ Test(cli, a_file_too_large_for_the_memory_limit_is_refused_at_once)
     fputs("]}", f);
     fclose(f);
     run_result r;
-    run(dir, (const char *[]){"check", file, "--max-memory", "16M", NULL}, &r);
-    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    run_expecting(dir, (const char *[]){"check", file, "--max-memory", "16M", NULL}, 2, &r);
     expect_error_line(r.err, file, "", "memory limit");
     cr_expect(strstr(r.err, "more than the memory limit 16 MiB (raise it with --max-memory)") != NULL, "got %s",
               r.err);
@@ -979,8 +987,7 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
     for (size_t i = 0; i < 2; ++i) {
         set_old_mtime(in);
         run_result r;
-        run(dir, (const char *[]){"solve", in, "-o", outs[i], NULL}, &r);
-        cr_expect_eq(r.status, 2, "%s: exit %d", outs[i], r.status);
+        run_expecting(dir, (const char *[]){"solve", in, "-o", outs[i], NULL}, 2, &r);
         cr_expect(is_one_line(r.err) && starts_with(r.err, outs[i]), "got %s", r.err);
         cr_expect(strstr(r.err, "is the input file") != NULL, "got %s", r.err);
         run_free(&r);
@@ -992,18 +999,15 @@ Test(cli, output_that_is_the_input_or_empty_is_refused_at_once)
         cr_expect_eq(st.st_mtim.tv_sec, 1000000000, "the input was rewritten");
     }
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", "", NULL}, &r);
-    cr_expect_eq(r.status, 2, "-o '': exit %d", r.status);
+    run_expecting(dir, (const char *[]){"solve", in, "-o", "", NULL}, 2, &r);
     cr_expect(is_one_line(r.err) && strstr(r.err, "the output path is empty"), "got %s", r.err);
     run_free(&r);
     cr_expect_eq(count_temporaries(dir), 0);
 
-    run(dir, (const char *[]){"solve", in, "-o", result, NULL}, &r);
-    cr_expect_eq(r.status, 0);
+    solve_expecting_exit(dir, in, result, 0, &r);
     run_free(&r);
     char *before = slurp(result);
-    run(dir, (const char *[]){"export", result, "--csv", result, NULL}, &r);
-    cr_expect_eq(r.status, 2, "export onto its result: exit %d", r.status);
+    run_expecting(dir, (const char *[]){"export", result, "--csv", result, NULL}, 2, &r);
     cr_expect(is_one_line(r.err) && strstr(r.err, "is the input file"), "got %s", r.err);
     run_free(&r);
     char *after = slurp(result);
@@ -1026,8 +1030,7 @@ Test(cli, output_names_up_to_the_file_system_limit_work)
         name[lengths[i]] = '\0';
         join(out, dir, name);
         run_result r;
-        run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-        cr_expect_eq(r.status, 0, "a name of %zu bytes: exit %d, %s", lengths[i], r.status, r.err);
+        solve_expecting_exit(dir, in, out, 0, &r);
         run_free(&r);
         struct stat st;
         cr_expect_eq(stat(out, &st), 0, "no output of %zu bytes", lengths[i]);
@@ -1060,8 +1063,7 @@ Test(cli, temporaries_of_killed_writers_are_removed)
     write_text(live, "");
     write_text(other, "");
     run_result r;
-    run(dir, (const char *[]){"solve", in, "-o", out, NULL}, &r);
-    cr_expect_eq(r.status, 0);
+    solve_expecting_exit(dir, in, out, 0, &r);
     run_free(&r);
     cr_expect_neq(access(stale, F_OK), 0, "the dead writer's temporary is still there");
     cr_expect_eq(access(live, F_OK), 0, "a live writer's temporary was removed");
@@ -1078,8 +1080,7 @@ Test(cli, decreasing_keyframe_times_name_both_times)
     join(bad, dir, "bad.json");
     write_text(bad, replaced(&(cli_case){plan_doc, "\"t\": 1,", "\"t\": 0.25,", "targets[1].t"}));
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     expect_error_line(r.err, bad, "targets[1].t", "decreasing");
     cr_expect(strstr(r.err, "targets[1].t: must be later than targets[0].t = 0.5: keyframe times must increase (got 0.25)") != NULL, "got %s",
               r.err);
@@ -1098,15 +1099,13 @@ Test(cli, a_long_json_path_keeps_the_reason_whole)
     snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"parking\", \"params\": {\"%s\": 1}}", key);
     write_text(bad, doc);
     run_result r;
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(is_one_line(r.err), "got %s", r.err);
     cr_expect(strstr(r.err, "\xe2\x80\xa6: unknown field\n") != NULL, "got %s", r.err);
     run_free(&r);
     snprintf(doc, sizeof doc, "{\"task\": \"simulate\", \"model\": \"%s\"}", key);
     write_text(bad, doc);
-    run(dir, (const char *[]){"check", bad, NULL}, &r);
-    cr_expect_eq(r.status, 2);
+    run_expecting(dir, (const char *[]){"check", bad, NULL}, 2, &r);
     cr_expect(strstr(r.err, "custom)\n") != NULL, "the list of models was cut: %s", r.err);
     run_free(&r);
     remove_dir(dir);

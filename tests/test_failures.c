@@ -119,6 +119,16 @@ static cJSON *solve_expecting(const char *dir, const char *problem, const char *
     return whole_result(out, status, what);
 }
 
+/* data/<file> with `changes` as dir/<name>, solved by solve_expecting; NULL when the
+ * example is not in data/ (a test that needs it asserts the result). */
+static cJSON *derived_failure(const char *dir, const char *file, const char *changes, const char *name,
+                              const char *status, int code, const char *what)
+{
+    char problem[PATH_SIZE];
+    if (!derived_problem(dir, file, changes, name, problem)) return NULL;
+    return solve_expecting(dir, problem, status, code, what);
+}
+
 /* A run refused before anything is written: exit code, one line starting with
  * `prefix` and containing `part`, the existing output untouched, no temporary. */
 static void expect_refused(const char *dir, const char *const *args, const char *out, int code, const char *prefix,
@@ -167,12 +177,12 @@ static const newton_case newton_cases[] = {
 
 Test(failures, newton_fails_with_a_step_too_large_in_every_implicit_family, .timeout = 120)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "newton");
     for (size_t i = 0; i < sizeof newton_cases / sizeof newton_cases[0]; ++i) {
         const newton_case *c = &newton_cases[i];
-        if (!derived_problem(dir, c->file, c->changes, "problem.json", problem)) continue;
-        cJSON *res = solve_expecting(dir, problem, "newton_failed", EXIT_FAILED, c->family);
+        cJSON *res = derived_failure(dir, c->file, c->changes, "problem.json", "newton_failed", EXIT_FAILED, c->family);
+        if (!res) continue;
         const cJSON *step = cJSON_GetObjectItem(res, "failed_at_step");
         cr_expect(cJSON_IsNumber(step), "%s: no failed_at_step", c->family);
         cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "message")),
@@ -191,11 +201,12 @@ Test(failures, newton_fails_with_a_step_too_large_in_every_implicit_family, .tim
  * 0) to round-off when θ = φ, and G M⁻¹ Gᵀ is singular. */
 Test(failures, a_singular_constraint_matrix_is_reported)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "singular");
-    cr_assert(derived_problem(dir, "parking_straight.json", "{\"params\": {\"L\": 1e-200, \"alpha\": 1, \"beta\": 1}}",
-                              "problem.json", problem));
-    cJSON *res = solve_expecting(dir, problem, "singular_matrix", EXIT_FAILED, "parking with L = 1e-200");
+    cJSON *res =
+        derived_failure(dir, "parking_straight.json", "{\"params\": {\"L\": 1e-200, \"alpha\": 1, \"beta\": 1}}",
+                        "problem.json", "singular_matrix", EXIT_FAILED, "parking with L = 1e-200");
+    cr_assert_not_null(res);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "message")), "a linear system was singular");
     cJSON_Delete(res);
     remove_tree(dir);
@@ -207,17 +218,15 @@ Test(failures, a_singular_constraint_matrix_is_reported)
  * double, and the planner's target potential |g y0 − y_i|²/(2σ²) with σ = 1e-200. */
 Test(failures, an_overflowing_potential_gives_non_finite)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "overflow");
-    if (derived_problem(dir, "spherical_pendulum.json",
-                        "{\"params\": {\"m\": 1e10, \"g\": 1e308, \"l\": 1e10}, \"q0\": [0, 1e10, 0], \"steps\": 10,"
-                        " \"record_every\": null, \"symplecticity_defect\": null}",
-                        "problem.json", problem)) {
-        cJSON *res = solve_expecting(dir, problem, "non_finite", EXIT_FAILED, "pendulum, g = 1e308");
-        cJSON_Delete(res);
-    }
-    cr_assert(derived_problem(dir, "sphere_interpolation.json", "{\"sigma\": 1e-200}", "plan.json", problem));
-    cJSON *res = solve_expecting(dir, problem, "non_finite", EXIT_FAILED, "plan, sigma = 1e-200");
+    cJSON_Delete(derived_failure(dir, "spherical_pendulum.json",
+                                 "{\"params\": {\"m\": 1e10, \"g\": 1e308, \"l\": 1e10}, \"q0\": [0, 1e10, 0], "
+                                 "\"steps\": 10, \"record_every\": null, \"symplecticity_defect\": null}",
+                                 "problem.json", "non_finite", EXIT_FAILED, "pendulum, g = 1e308"));
+    cJSON *res = derived_failure(dir, "sphere_interpolation.json", "{\"sigma\": 1e-200}", "plan.json", "non_finite",
+                                 EXIT_FAILED, "plan, sigma = 1e-200");
+    cr_assert_not_null(res);
     cJSON_Delete(res);
     remove_tree(dir);
 }
@@ -226,13 +235,13 @@ Test(failures, an_overflowing_potential_gives_non_finite)
  * error over an energy of 1e-320) is written as null and the result says "non_finite". */
 Test(failures, a_non_finite_number_never_reaches_the_file)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "nonfinite");
-    cr_assert(derived_problem(dir, "sphere_simulate.json",
-                              "{\"xi0\": [1e-310, 2, 0], \"p0\": [0, 0, 0], \"nu0\": [1e-10, 0, 1.5], \"T\": 10, "
-                              "\"steps\": 10}",
-                              "problem.json", problem));
-    cJSON *res = solve_expecting(dir, problem, "non_finite", EXIT_FAILED, "energy 1e-320");
+    cJSON *res = derived_failure(dir, "sphere_simulate.json",
+                                 "{\"xi0\": [1e-310, 2, 0], \"p0\": [0, 0, 0], \"nu0\": [1e-10, 0, 1.5], \"T\": 10, "
+                                 "\"steps\": 10}",
+                                 "problem.json", "non_finite", EXIT_FAILED, "energy 1e-320");
+    cr_assert_not_null(res);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "non_finite_at")),
                      "diagnostics.energy_error_relative");
     cr_expect(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "diagnostics"), "energy_error_relative")));
@@ -245,20 +254,20 @@ Test(failures, a_non_finite_number_never_reaches_the_file)
 
 Test(failures, the_optimiser_stops_on_its_evaluation_limit)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "maxeval");
-    cr_assert(derived_problem(dir, "sphere_interpolation.json",
-                              "{\"optimizer\": {\"maxeval\": 3}, \"method\": \"single_shooting\"}", "plan.json",
-                              problem));
-    cJSON *res = solve_expecting(dir, problem, "maxeval_reached", EXIT_NOT_CONVERGED, "cubic plan, maxeval 3");
+    cJSON *res = derived_failure(dir, "sphere_interpolation.json",
+                                 "{\"optimizer\": {\"maxeval\": 3}, \"method\": \"single_shooting\"}", "plan.json",
+                                 "maxeval_reached", EXIT_NOT_CONVERGED, "cubic plan, maxeval 3");
+    cr_assert_not_null(res);
     cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "iterations")), 3, "the budget is kept exactly");
     cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(res, "cost")), "the best point is reported");
     cr_expect_not_null(cJSON_GetObjectItem(res, "trajectory"));
     cJSON_Delete(res);
     /* an endpoint plan with one start and two evaluations does not reach its target */
-    if (derived_problem(dir, "parallel_parking.json", "{\"starts\": 1, \"optimizer\": {\"maxeval\": 2}}", "park.json",
-                        problem)) {
-        res = solve_expecting(dir, problem, "target_not_reached", EXIT_NOT_CONVERGED, "parking, one start");
+    res = derived_failure(dir, "parallel_parking.json", "{\"starts\": 1, \"optimizer\": {\"maxeval\": 2}}", "park.json",
+                          "target_not_reached", EXIT_NOT_CONVERGED, "parking, one start");
+    if (res) {
         cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(res, "starts")), 1);
         cJSON_Delete(res);
     }
@@ -269,13 +278,13 @@ Test(failures, the_optimiser_stops_on_its_evaluation_limit)
  * INVALID_ARGS. */
 Test(failures, the_optimiser_fails)
 {
-    char dir[PATH_SIZE], problem[PATH_SIZE];
+    char dir[PATH_SIZE];
     scratch_dir(dir, "optimizer");
-    cr_assert(derived_problem(dir, "sphere_interpolation.json",
-                              "{\"optimizer\": {\"algorithm\": \"AUGLAG\", \"local_algorithm\": \"GN_CRS2_LM\"},"
-                              " \"method\": \"single_shooting\"}",
-                              "plan.json", problem));
-    cJSON *res = solve_expecting(dir, problem, "optimizer_failed", EXIT_FAILED, "AUGLAG + GN_CRS2_LM");
+    cJSON *res = derived_failure(dir, "sphere_interpolation.json",
+                                 "{\"optimizer\": {\"algorithm\": \"AUGLAG\", \"local_algorithm\": \"GN_CRS2_LM\"},"
+                                 " \"method\": \"single_shooting\"}",
+                                 "plan.json", "optimizer_failed", EXIT_FAILED, "AUGLAG + GN_CRS2_LM");
+    cr_assert_not_null(res);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(res, "optimizer_result")), "INVALID_ARGS");
     cJSON_Delete(res);
     remove_tree(dir);

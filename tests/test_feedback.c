@@ -825,26 +825,13 @@ Test(feedback, feedback_with_rk4_and_dop853)
  * Symplecticity on T*S² at h = 0.05: an orthonormal basis U of ker DC(z0),
  * C = (|q|² − 1, q·p), then ‖(DΦU)ᵀJ(DΦU) − UᵀJU‖∞ with DΦU by central differences. */
 
-typedef struct map_ctx {
-    step_map map;
-    void *ctx;
-    double h;
-} map_ctx;
-
-static sp_status adapt_map(void *ctx, double *z)
-{
-    map_ctx *c = ctx;
-    return c->map(c->ctx, c->h, z) == 0 ? SP_OK : SP_ERR_CALLBACK;
-}
-
 /* The library's one implementation (integrators/sp_symplecticity.h). */
 static double symplecticity_defect(step_map map, void *ctx, const double *z0, double h)
 {
     const double DC[12] = {2 * z0[0], 2 * z0[1], 2 * z0[2], 0, 0, 0, z0[3], z0[4], z0[5], z0[0], z0[1], z0[2]};
-    map_ctx c = {map, ctx, h};
     double defect;
     int dim;
-    cr_assert_eq(sp_symplecticity_defect(adapt_map, &c, 3, z0, 2, DC, 1e-6, &defect, &dim), SP_OK);
+    cr_assert_eq(fixture_ts2_defect(map, ctx, h, z0, DC, &defect, &dim), SP_OK);
     cr_assert_eq(dim, 4);
     return defect;
 }

@@ -27,35 +27,11 @@ static const double full_M[9] = {2.0, 0.5, 0.0, 0.5, 1.0, 0.2, 0.0, 0.2, 1.5};
 static const sp_holonomic_model anisotropic = {3, 1, unit_mass, fixture_pendulum_potential, fixture_sphere_constraint, NULL, full_M};
 static const double anisotropic_p0[3] = {2.0, 0.7, 1.5}; /* M (1, 0, 1) */
 
-/* ---- a planar double pendulum in Cartesian coordinates q = (x1, y1, x2, y2), masses
- * 1 and 2, unit rods, unit gravity along −y: g1 = ½(x1² + y1² − 1), g2 = ½(|r2 − r1|² − 1) */
+/* ---- the planar double pendulum of the shared fixtures (step_fixtures.h) */
 
-static int double_potential(const double *q, double *V, double *grad, double *hess, void *params)
-{
-    (void)params, (void)hess;
-    if (V) *V = q[1] + 2.0 * q[3];
-    if (grad) grad[0] = 0.0, grad[1] = 1.0, grad[2] = 0.0, grad[3] = 2.0;
-    return 0;
-}
-
-static int double_constraints(const double *q, double *g, double *G, double *d2g, void *params)
-{
-    (void)params, (void)d2g;
-    const double dx = q[2] - q[0], dy = q[3] - q[1];
-    if (g) g[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0), g[1] = 0.5 * (dx * dx + dy * dy - 1.0);
-    if (G) {
-        const double rows[8] = {q[0], q[1], 0.0, 0.0, -dx, -dy, dx, dy};
-        memcpy(G, rows, sizeof rows);
-    }
-    return 0;
-}
-
-static const double double_mass[4] = {1, 1, 2, 2};
-static const sp_holonomic_model double_pendulum = {4, 2, double_mass, double_potential, double_constraints, NULL,
-                                                   NULL};
-/* at rest, the rods at 0.8 and −0.5 rad from the downward vertical */
-static const double double_q0[4] = {0.479425538604203, -0.8775825618903728, 0.7749457452655426, -1.8329190510159787},
-                    double_p0[4] = {0, 0, 0, 0};
+static const sp_holonomic_model double_pendulum = {
+    4, 2, fixture_double_mass, fixture_double_potential, fixture_double_constraints, NULL, NULL};
+static const double double_p0[4] = {0, 0, 0, 0};
 
 typedef struct problem {
     const char *name;
@@ -66,7 +42,7 @@ typedef struct problem {
 
 static const problem problems[] = {
     {"spherical pendulum", &fixture_pendulum, fixture_pendulum_q0, fixture_pendulum_p0, 5.0},
-    {"double pendulum", &double_pendulum, double_q0, double_p0, 3.0},
+    {"double pendulum", &double_pendulum, fixture_double_q0, double_p0, 3.0},
     {"anisotropic pendulum", &anisotropic, fixture_pendulum_q0, anisotropic_p0, 5.0},
 };
 
@@ -209,7 +185,7 @@ Test(holonomic_lobatto, double_pendulum_constraints_and_energy, .timeout = 60)
         snprintf(name, sizeof name, "lobatto%d", st);
         sp_holonomic *s = stepper(&double_pendulum, name);
         double q[4], p[4], H0, H, worst_g = 0.0, worst_hidden = 0.0, first = 0.0, second = 0.0;
-        memcpy(q, double_q0, sizeof q);
+        memcpy(q, fixture_double_q0, sizeof q);
         memcpy(p, double_p0, sizeof p);
         cr_assert_eq(sp_holonomic_energy(s, q, p, &H0), SP_OK);
         const int N = (int)lround(T / h);
@@ -302,7 +278,7 @@ Test(holonomic_lobatto, full_mass_matrix_of_a_diagonal_one)
     full.mass_matrix = M;
     sp_holonomic *a = stepper(&double_pendulum, "lobatto4"), *b = stepper(&full, "lobatto4");
     double za[8], zb[8], worst = 0.0;
-    sp_vec_copy(4, double_q0, za), sp_vec_copy(4, double_p0, za + 4);
+    sp_vec_copy(4, fixture_double_q0, za), sp_vec_copy(4, double_p0, za + 4);
     sp_vec_copy(8, za, zb);
     for (int k = 0; k < 200; ++k) {
         cr_assert_eq(sp_holonomic_step(a, 0.05, za, za + 4), SP_OK);

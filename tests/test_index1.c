@@ -506,24 +506,54 @@ static long_run run_long(const sp_vak_model_type *type, inst *I, int s, sp_index
     return r;
 }
 
+/* A long run of one model and what it must keep: its declared integrals within their
+ * bounds, and the energy error Ĥ below its bound for s = 1, 2, 3, yet not implausibly far
+ * below it (a run that measured nothing), and not growing from the first half to the second. */
+typedef struct long_case {
+    const char *tag;
+    const sp_vak_model_type *type;
+    double h;
+    int N;
+    const double *q0, *p0;
+    size_t n_integrals;
+    const char *integral[SP_VAK_MAX_INTEGRALS];
+    double integral_bound[SP_VAK_MAX_INTEGRALS];
+    double energy_bound[3];
+} long_case;
+
+static void expect_long_run(const long_case *c, inst *I, int s, sp_index1_solver solver)
+{
+    long_run r = run_long(c->type, I, s, solver, c->h, c->N, c->q0, c->p0);
+    cr_assert_eq(r.n_integrals, c->n_integrals);
+    const double dH = fmax(r.dH_first, r.dH_second), bound = c->energy_bound[s - 1];
+    cr_log_info("%s s=%d %s h=%g N=%d: max|ΔĤ| %.3e (first half %.3e, second %.3e), %.2f iterations/step", c->tag, s,
+                solver_name(solver), c->h, c->N, dH, r.dH_first, r.dH_second, r.mean_iterations);
+    for (size_t i = 0; i < c->n_integrals; ++i) {
+        cr_log_info("%s s=%d: |Δ%s| %.1e", c->tag, s, c->integral[i], r.drift[i]);
+        cr_expect_leq(r.drift[i], c->integral_bound[i], "%s s=%d: |Δ%s| = %.3e", c->tag, s, c->integral[i], r.drift[i]);
+    }
+    cr_expect_leq(dH, bound, "%s s=%d: max|ΔĤ| = %.3e > %.1e", c->tag, s, dH, bound);
+    cr_expect_gt(dH, 1e-3 * bound, "%s s=%d: max|ΔĤ| = %.3e is implausibly small", c->tag, s, dH);
+    cr_expect_leq(r.dH_second, 1.1 * r.dH_first, "%s s=%d: energy error grows: %.3e then %.3e", c->tag, s, r.dH_first,
+                  r.dH_second);
+}
+
 /* A3: Heisenberg, T = 1000, h = 0.1 */
 static void A3_for(int s, sp_index1_solver solver)
 {
-    static const double bound[3] = {6e-5, 6e-8, 5e-11};
+    static const long_case c = {.tag = "A3 Heisenberg T=1000",
+                                .type = &sp_vak_heisenberg,
+                                .h = 0.1,
+                                .N = 10000,
+                                .q0 = heis_q0,
+                                .p0 = heis_p0,
+                                .n_integrals = 2,
+                                .integral = {"p_z", "L_z"},
+                                .integral_bound = {1e-14, 1e-11},
+                                .energy_bound = {6e-5, 6e-8, 5e-11}};
     inst I;
     bind_heisenberg(&I);
-    long_run r = run_long(&sp_vak_heisenberg, &I, s, solver, 0.1, 10000, heis_q0, heis_p0);
-    cr_assert_eq(r.n_integrals, 2); /* p_z, L_z */
-    const double dH = fmax(r.dH_first, r.dH_second);
-    cr_log_info("A3 Heisenberg s=%d %s T=1000 h=0.1: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δp_z| %.1e, "
-                "|ΔL_z| %.1e, %.2f iterations/step",
-                s, solver_name(solver), dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.mean_iterations);
-    cr_expect_leq(r.drift[0], 1e-14, "A3 s=%d: |Δp_z| = %.3e", s, r.drift[0]);
-    cr_expect_leq(r.drift[1], 1e-11, "A3 s=%d: |ΔL_z| = %.3e", s, r.drift[1]);
-    cr_expect_leq(dH, bound[s - 1], "A3 s=%d: max|ΔĤ| = %.3e > %.0e", s, dH, bound[s - 1]);
-    cr_expect_gt(dH, 1e-3 * bound[s - 1], "A3 s=%d: max|ΔĤ| = %.3e is implausibly small", s, dH);
-    cr_expect_leq(r.dH_second, 1.1 * r.dH_first, "A3 s=%d: energy error grows: %.3e then %.3e", s, r.dH_first,
-                  r.dH_second);
+    expect_long_run(&c, &I, s, solver);
 }
 
 Test(index1_long, A3_heisenberg_T1000_s1) { A3_for(1, SP_INDEX1_NEWTON); }
@@ -537,23 +567,19 @@ Test(index1_long, A3_heisenberg_T1000_fixed_point)
 /* A7: Fig.-3 data, V = 0, T = 1000, h = 0.05 */
 static void A7_for(int s, sp_index1_solver solver)
 {
-    static const double bound[3] = {1.2e-2, 6e-5, 8e-7};
+    static const long_case c = {.tag = "A7 Fig.3 V=0 T=1000",
+                                .type = &sp_vak_parking,
+                                .h = 0.05,
+                                .N = 20000,
+                                .q0 = fig3_q0,
+                                .p0 = fig3_p0,
+                                .n_integrals = 3,
+                                .integral = {"𝒥", "p_x", "p_y"},
+                                .integral_bound = {1e-12, 1e-15, 1e-15},
+                                .energy_bound = {1.2e-2, 6e-5, 8e-7}};
     inst I;
     bind_parking(&I, 0.3, 1.0, 1.0, POT_NONE);
-    long_run r = run_long(&sp_vak_parking, &I, s, solver, 0.05, 20000, fig3_q0, fig3_p0);
-    cr_assert_eq(r.n_integrals, 3); /* 𝒥, p_x, p_y */
-    const double dH = fmax(r.dH_first, r.dH_second);
-    cr_log_info("A7 Fig.3 V=0 s=%d %s T=1000 h=0.05: max|ΔĤ| %.3e (first half %.3e, second %.3e), |Δ𝒥| %.1e, "
-                "|p_x| %.1e, |p_y| %.1e, %.2f iterations/step",
-                s, solver_name(solver), dH, r.dH_first, r.dH_second, r.drift[0], r.drift[1], r.drift[2],
-                r.mean_iterations);
-    cr_expect_leq(r.drift[1], 1e-15, "A7 s=%d: |p_x| = %.3e", s, r.drift[1]);
-    cr_expect_leq(r.drift[2], 1e-15, "A7 s=%d: |p_y| = %.3e", s, r.drift[2]);
-    cr_expect_leq(r.drift[0], 1e-12, "A7 s=%d: |Δ𝒥| = %.3e", s, r.drift[0]);
-    cr_expect_leq(dH, bound[s - 1], "A7 s=%d: max|ΔĤ| = %.3e > %.1e", s, dH, bound[s - 1]);
-    cr_expect_gt(dH, 1e-3 * bound[s - 1], "A7 s=%d: max|ΔĤ| = %.3e is implausibly small", s, dH);
-    cr_expect_leq(r.dH_second, 1.1 * r.dH_first, "A7 s=%d: energy error grows: %.3e then %.3e", s, r.dH_first,
-                  r.dH_second);
+    expect_long_run(&c, &I, s, solver);
 }
 
 Test(index1_long, A7_fig3_free_T1000_s1) { A7_for(1, SP_INDEX1_NEWTON); }

@@ -260,6 +260,23 @@ static char *solve_and_plot(const char *dir, const char *file, char *result, cJS
     return svg;
 }
 
+/* The close of a picture test: the picture and the document freed, the scratch folder removed. */
+static void close_picture_test(const char *dir, char *svg, cJSON *doc)
+{
+    free(svg);
+    cJSON_Delete(doc);
+    remove_tree(dir);
+}
+
+/* The opening of a test of a solved example: the scratch folder dir for `test`, then
+ * solve_and_plot. */
+static char *scratch_solve_plot(char *dir, const char *test, const char *file, char *result, cJSON **res,
+                                const char *what)
+{
+    scratch_dir(dir, test);
+    return solve_and_plot(dir, file, result, res, what);
+}
+
 /* A data series named `name` (its <title>) is drawn. */
 static int has_series(const char *svg, const char *name)
 {
@@ -324,9 +341,8 @@ Test(plot, svg_checker_rejects_broken_documents)
 Test(plot, sphere_plan_shows_path_targets_reached_points_and_kicks)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
-    scratch_dir(dir, "sphere");
     cJSON *res;
-    char *svg = solve_and_plot(dir, "sphere_interpolation.json", result, &res, "sphere plan");
+    char *svg = scratch_solve_plot(dir, "sphere", "sphere_interpolation.json", result, &res, "sphere plan");
     int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
     int kicks = cJSON_GetArraySize(cJSON_GetObjectItem(res, "kicks"));
     cr_assert_eq(targets, 4);
@@ -344,18 +360,15 @@ Test(plot, sphere_plan_shows_path_targets_reached_points_and_kicks)
         cr_expect(has_legend(svg, legend[i]), "no legend entry '%s'", legend[i]);
     cr_expect(strstr(svg, "Momentum kicks") != NULL);
     cr_expect(strstr(svg, "status converged") != NULL, "the subtitle gives the status");
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* Orientations: frames along the path, and per target the target frame and the reached one. */
 Test(plot, orientation_plan_shows_frames_and_target_frames)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
-    scratch_dir(dir, "so3");
     cJSON *res;
-    char *svg = solve_and_plot(dir, "so3_orientations.json", result, &res, "orientation plan");
+    char *svg = scratch_solve_plot(dir, "so3", "so3_orientations.json", result, &res, "orientation plan");
     int targets = cJSON_GetArraySize(cJSON_GetObjectItem(res, "targets"));
     cr_assert_gt(targets, 0);
     cr_expect_eq(count(svg, "<g class=\"target\">"), targets);
@@ -373,9 +386,7 @@ Test(plot, orientation_plan_shows_frames_and_target_frames)
     static const char *const legend[] = {"body x-axis", "body y-axis", "body z-axis", "target frame"};
     for (size_t i = 0; i < sizeof legend / sizeof legend[0]; ++i)
         cr_expect(has_legend(svg, legend[i]), "no legend entry '%s'", legend[i]);
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* A result whose numbers are anything JSON holds (rotations of entries ±1.79e308, whose
@@ -394,9 +405,7 @@ Test(plot, huge_numbers_in_a_result_give_finite_coordinates)
     char *svg = plot(dir, result);
     expect_well_formed(svg, "orientation plan of huge numbers");
     cr_expect_eq(count(svg, "inf\""), 0, "an attribute is infinite");
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* A cubic simulation: the nine entries of g(t) against time, and the drift of the
@@ -405,9 +414,8 @@ Test(plot, huge_numbers_in_a_result_give_finite_coordinates)
 Test(plot, cubic_simulation_shows_components_and_invariant_drift)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
-    scratch_dir(dir, "cubic-sim");
     cJSON *res;
-    char *svg = solve_and_plot(dir, "sphere_simulate.json", result, &res, "cubic simulation");
+    char *svg = scratch_solve_plot(dir, "cubic-sim", "sphere_simulate.json", result, &res, "cubic simulation");
     /* the orientation as its rotation angle and axis, not the nine matrix entries */
     static const char *const config[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
     expect_lines_with_legend(svg, config, sizeof config / sizeof config[0]);
@@ -418,9 +426,7 @@ Test(plot, cubic_simulation_shows_components_and_invariant_drift)
     cr_expect(strstr(svg, "Drift of the invariants") != NULL);
     cr_expect(has_round_off_ticks(svg), "the drift axis does not reach round-off (1e-1x ticks)");
     cr_expect_eq(count(svg, "class=\"floor-note\""), 1);
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* Vakonomic simulations: components named by the model's coordinates, Ĥ and every first
@@ -493,17 +499,14 @@ Test(plot, holonomic_simulations_show_the_feedback_paper_figures_quantities)
 Test(plot, vakonomic_plan_shows_the_target_in_the_plane)
 {
     char dir[PATH_SIZE], result[PATH_SIZE];
-    scratch_dir(dir, "vak-plan");
     cJSON *res;
-    char *svg = solve_and_plot(dir, "parallel_parking.json", result, &res, "parking plan");
+    char *svg = scratch_solve_plot(dir, "vak-plan", "parallel_parking.json", result, &res, "parking plan");
     cr_expect_eq(count(svg, "class=\"target\""), 1);
     cr_expect(has_legend(svg, "target"));
     static const char *const names[] = {"x", "y", "theta", "phi", "path", "energy |Ĥ − Ĥ0|"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         cr_expect(has_series(svg, names[i]), "no line for %s", names[i]);
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* A car's plan is drawn as its scene: every obstacle filled, the footprint every 0.5 m of
@@ -537,9 +540,7 @@ Test(plot, a_car_plan_is_its_scene)
     cr_expect_eq(count(svg, "class=\"start\""), 1);
     cr_expect_eq(count(svg, "class=\"goal\""), 1);
     cr_expect(has_legend(svg, "path, forward") && has_legend(svg, "obstacle"));
-    free(svg);
-    cJSON_Delete(res);
-    remove_tree(dir);
+    close_picture_test(dir, svg, res);
 }
 
 /* --y EXPR on one result: the expression of the columns `symplan export` writes, drawn
@@ -926,6 +927,14 @@ static char *plot_checked(const char *dir, const char *name, const cJSON *doc, c
     return svg;
 }
 
+/* The opening of a picture test: the scratch folder dir for `test`, and doc plotted there
+ * as plot_checked does. */
+static char *scratch_plot(char *dir, const char *test, const char *name, const cJSON *doc, const char *what)
+{
+    scratch_dir(dir, test);
+    return plot_checked(dir, name, doc, what);
+}
+
 /* The value of attribute `name` in the tag starting at `tag` (which ends at the first
  * '>'), or NULL; copied into out. */
 static const char *attribute(const char *tag, const char *name, char *out, size_t size)
@@ -1008,9 +1017,8 @@ static void expect_labels_apart(const char *svg, int at_least, const char *what)
 Test(plot, sphere_plan_with_30_keyframes_stays_readable)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "sphere30");
     cJSON *doc = sphere_plan_30();
-    char *svg = plot_checked(dir, "sphere30.json", doc, "30-keyframe sphere plan");
+    char *svg = scratch_plot(dir, "sphere30", "sphere30.json", doc, "30-keyframe sphere plan");
     cr_expect_eq(count(svg, "class=\"target\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"reached\""), KEYFRAMES);
     cr_expect_eq(count(svg, "class=\"miss\""), KEYFRAMES);
@@ -1032,9 +1040,7 @@ Test(plot, sphere_plan_with_30_keyframes_stays_readable)
     const char *miss = element_by_id(svg, "miss-distance");
     cr_assert_not_null(miss, "no panel of the misses");
     cr_expect_eq(count(miss, "class=\"miss-point\""), KEYFRAMES);
-    free(svg);
-    cJSON_Delete(doc);
-    remove_tree(dir);
+    close_picture_test(dir, svg, doc);
 }
 
 /* The points of the first polyline after `from`. */
@@ -1065,9 +1071,8 @@ static int polyline_points(const char *from, double *x, double *y, int max)
 Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "so3-30");
     cJSON *doc = orientation_plan_30(0);
-    char *svg = plot_checked(dir, "so3_30.json", doc, "30-keyframe orientation plan");
+    char *svg = scratch_plot(dir, "so3-30", "so3_30.json", doc, "30-keyframe orientation plan");
     int targets = count(svg, "<g class=\"target\">");
     cr_expect(targets >= 8 && targets < KEYFRAMES, "%d of %d target frames drawn", targets, KEYFRAMES);
     cr_expect_eq(count(svg, "<g class=\"reached\">"), targets);
@@ -1096,9 +1101,7 @@ Test(plot, orientation_plan_with_30_keyframes_has_time_plots)
         cr_expect_gt(x[k], x[k - 1], "time runs to the right");
         cr_expect_lt(fabs(y[k] - y[0]), 0.02, "|ξ| is constant: row %d drawn at %g, row 0 at %g", k, y[k], y[0]);
     }
-    free(svg);
-    cJSON_Delete(doc);
-    remove_tree(dir);
+    close_picture_test(dir, svg, doc);
 }
 
 /* A quaternion written [w, x, y, z] rewritten in place as [x, y, z, w]. */
@@ -1198,9 +1201,8 @@ static cJSON *orientation_result(int quaternions)
 Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
 {
     char dir[PATH_SIZE];
-    scratch_dir(dir, "angle-axis");
     cJSON *doc = orientation_result(0);
-    char *svg = plot_checked(dir, "rotation.json", doc, "rotation trajectory");
+    char *svg = scratch_plot(dir, "angle-axis", "rotation.json", doc, "rotation trajectory");
     static const char *const names[] = {"rotation angle (rad)", "axis x", "axis y", "axis z"};
     expect_lines_with_legend(svg, names, 4);
     cr_expect(!has_series(svg, "q_11") && !has_legend(svg, "q_11"), "matrix entries drawn");
@@ -1246,9 +1248,7 @@ Test(plot, orientation_trajectories_are_drawn_as_angle_and_axis)
     }
     free(moved);
     cJSON_Delete(xyzw);
-    free(svg);
-    cJSON_Delete(doc);
-    remove_tree(dir);
+    close_picture_test(dir, svg, doc);
 }
 
 /* The rolling disk of data/rolling_disk.json, which goes round one circle (radius R/2,

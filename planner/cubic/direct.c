@@ -27,11 +27,12 @@ sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const in
     sp_direct *d = calloc(1, sizeof *d);
     if (!d) return NULL;
     d->pb = pb;
-    d->cubic = pb->cubic;
-    d->cubic.sigma = sigma;
     d->G = pb->cubic.group;
-    d->N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
     d->n = d->G->dim;
+    if (sp_plan_setup(pb, sigma, segment_steps, &d->cubic, &d->N, &d->grid) != SP_OK) {
+        free(d);
+        return NULL;
+    }
     d->theta = pb->scheme->theta;
     d->k_lo = pb->plan.xi0_free ? 0 : 1;
     d->k_hi = pb->plan.has_xiT ? d->N - 1 : d->N;
@@ -41,8 +42,7 @@ sp_direct *sp_direct_alloc_segments(const sp_problem *pb, double sigma, const in
     d->B = malloc(N * n * n * sizeof *d->B);
     d->g = malloc((N + 1) * e * sizeof *d->g);
     d->full = malloc((N + 1) * n * sizeof *d->full);
-    if (sp_plan_grid_init_steps(&d->grid, &pb->cubic, pb->T, d->N, segment_steps) != SP_OK ||
-        !d->xi || !d->R || !d->B || !d->g || !d->full) {
+    if (!d->xi || !d->R || !d->B || !d->g || !d->full) {
         sp_direct_free(d);
         return NULL;
     }

@@ -61,12 +61,10 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
     sp_ms *ms = calloc(1, sizeof *ms);
     if (!ms) return NULL;
     ms->pb = pb;
-    ms->cubic = pb->cubic;
-    ms->cubic.sigma = sigma;
     ms->G = pb->cubic.group;
     ms->n = ms->G->dim;
     ms->nz = 4 * ms->n;
-    ms->N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
+    if (sp_plan_setup(pb, sigma, segment_steps, &ms->cubic, &ms->N, &ms->grid) != SP_OK) goto fail;
     ms->exact = sigma == 0.0;
     ms->max_iterations = pb->plan.max_iterations > 0 ? pb->plan.max_iterations : 100;
     ms->nc = pb->cubic.space == SP_SPACE_SPHERE ? 2 : ms->n;
@@ -82,8 +80,7 @@ sp_ms *sp_ms_alloc_segments(const sp_problem *pb, double sigma, const int *segme
                                          : (ms->stepper[w] = sp_hohp_alloc(&cfg)) != NULL;
     size_t N = (size_t)ms->N, m = pb->cubic.n_targets;
     ms->off_lam = malloc((m ? m : 1) * sizeof *ms->off_lam);
-    if (!steppers || !ms->off_lam || sp_plan_grid_init_steps(&ms->grid, &ms->cubic, pb->T, ms->N, segment_steps) != SP_OK)
-        goto fail;
+    if (!steppers || !ms->off_lam) goto fail;
 
     /* blocks: cut at every keyframe, long stretches into even blocks */
     int B = pb->plan.block_steps > 0 ? pb->plan.block_steps : 64, M = 0;

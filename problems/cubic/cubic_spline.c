@@ -273,6 +273,15 @@ sp_status sp_plan_grid_init_steps(sp_plan_grid *g, const sp_cubic_spline *c, dou
     return segment_steps ? sp_plan_grid_init_segments(g, c, T, segment_steps) : sp_plan_grid_init(g, c, T, N);
 }
 
+sp_status sp_plan_setup(const sp_problem *pb, double sigma, const int *segment_steps, sp_cubic_spline *cubic, int *N,
+                        sp_plan_grid *grid)
+{
+    *cubic = pb->cubic;
+    cubic->sigma = sigma;
+    *N = sp_plan_grid_steps(&pb->cubic, pb->T, pb->steps, segment_steps);
+    return sp_plan_grid_init_steps(grid, &pb->cubic, pb->T, *N, segment_steps);
+}
+
 void sp_plan_grid_free(sp_plan_grid *g)
 {
     free(g->h), free(g->t), free(g->target_step), free(g->target_at);

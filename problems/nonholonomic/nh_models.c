@@ -14,8 +14,12 @@ static void zero(double *x, int count)
     if (x) memset(x, 0, (size_t)count * sizeof *x);
 }
 
-static void diagonal_mass(int n, const double *d, double *M)
+/* M = diag(d) with d from the model's masses (n ≤ 4 here) */
+static void diagonal_mass(int n, void (*masses)(const sp_param_values *, double *), const sp_param_values *prm,
+                          double *M)
 {
+    double d[4];
+    masses(prm, d);
     memset(M, 0, (size_t)(n * n) * sizeof *M);
     for (int i = 0; i < n; ++i) M[i * n + i] = d[i];
 }
@@ -49,6 +53,15 @@ static size_t p_phi_names(const sp_param_values *prm, const char **names)
     energy_names(prm, names);
     names[1] = "p_phi";
     return 2;
+}
+
+/* The energy H(q, p) of a model, the first of its integrals. */
+static double energy_of(int (*hamiltonian)(const double *, const double *, const sp_nh_hamiltonian_out *, void *),
+                        const double *q, const double *p, const sp_param_values *prm)
+{
+    double H = 0.0;
+    hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
+    return H;
 }
 
 /* max |Ψ| small against the size of the data */
@@ -101,16 +114,12 @@ static int knife_constraints(const double *q, double *mu, double *dmu, void *par
 static void knife_mass(const double *q, const sp_param_values *prm, double *M)
 {
     (void)q;
-    double d[3];
-    knife_masses(prm, d);
-    diagonal_mass(3, d, M);
+    diagonal_mass(3, knife_masses, prm, M);
 }
 
 static size_t knife_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
-    double H = 0.0;
-    knife_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
-    out[0] = H;
+    out[0] = energy_of(knife_hamiltonian, q, p, prm);
     out[1] = p[2];
     return 2;
 }
@@ -218,16 +227,12 @@ static int disk_constraints(const double *q, double *mu, double *dmu, void *para
 static void disk_mass(const double *q, const sp_param_values *prm, double *M)
 {
     (void)q;
-    double d[4];
-    disk_masses(prm, d);
-    diagonal_mass(4, d, M);
+    diagonal_mass(4, disk_masses, prm, M);
 }
 
 static size_t disk_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
-    double H = 0.0;
-    disk_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
-    out[0] = H;
+    out[0] = energy_of(disk_hamiltonian, q, p, prm);
     out[1] = p[2];
     return 2;
 }
@@ -332,9 +337,7 @@ static size_t contact_integral_names(const sp_param_values *prm, const char **na
 
 static size_t contact_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
-    double H = 0.0;
-    contact_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
-    out[0] = H;
+    out[0] = energy_of(contact_hamiltonian, q, p, prm);
     out[1] = 0.5 * (q[1] * q[1] + p[1] * p[1]);
     return 2;
 }
@@ -453,9 +456,7 @@ static void sleigh_mass(const double *q, const sp_param_values *prm, double *M)
 
 static size_t sleigh_integrals(const double *q, const double *p, const sp_param_values *prm, double *out)
 {
-    double H = 0.0;
-    sleigh_hamiltonian(q, p, &(sp_nh_hamiltonian_out){.H = &H}, (void *)prm);
-    out[0] = H;
+    out[0] = energy_of(sleigh_hamiltonian, q, p, prm);
     return 1;
 }
 
