@@ -2,8 +2,9 @@
  * ∫ (w_v v² + w_s δ̇²) dt over paths of the kinematic bicycle that keep the clearance and
  * join start and goal, minimised locally from the route by a direct transcription
  * (car_tx.c) solved with SLSQP (D. Kraft, A software package for sequential quadratic
- * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP) and finished by Newton's method on
- * the KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
+ * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP), or above AL_ABOVE unknowns with
+ * the augmented Lagrangian of car_al.c, and finished by Newton's method on the KKT
+ * conditions (car_kkt.c). The swept footprint is checked densely after each solve;
  * where it dips below the clearance between the checked points, the constraints are
  * tightened by a margin and the problem solved again from there. */
 #include <math.h>
@@ -22,8 +23,9 @@
 #define NEAR 0.3
 
 /* Above this many unknowns the augmented Lagrangian (car_al.c) solves instead of SLSQP,
- * whose dense subproblem's cost grows with their square; it stops at this violation and
- * inner stationarity, for car_kkt_polish to finish. */
+ * whose dense subproblem's cost grows with their square (TPCAP case 19: 273 unknowns);
+ * below it SLSQP converges on more of the TPCAP cases. The augmented Lagrangian stops at
+ * this violation, for car_kkt_polish to finish. */
 #define AL_ABOVE 250
 #define AL_TOLERANCE 1e-11
 
