@@ -524,6 +524,24 @@ static void expect_smoothed(const cJSON *r, const cJSON *input, double rate)
     cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
 }
 
+/* Case 19 (45 m, 5 gear changes, 273 unknowns): above the size where SLSQP's dense
+ * subproblem fits the budget, the augmented Lagrangian (planner/car/car_al.c) smooths the
+ * route to its KKT conditions. A budget of 1000 s: only the evaluation limits bind (it
+ * needs about 1100 of the 3600). */
+Test(car, tpcap_case_19_converges_with_the_augmented_lagrangian)
+{
+    cJSON *r = tpcap_result(19, 1000);
+    const char *message = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s", message);
+    cr_expect(strstr(message, "augmented Lagrangian") != NULL, "%s", message);
+    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_gt(num(sw, "unknowns"), 250);
+    cr_expect_null(cJSON_GetObjectItem(sw, "budget_used_up"));
+    cr_expect_lt(num(r, "energy"), 0.8 * num(sw, "route_energy"));
+    cJSON_Delete(r);
+}
+
 Test(car, a_smoothed_parallel_slot_plan_converges_clear_of_the_cars)
 {
     cJSON *input;

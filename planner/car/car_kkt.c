@@ -21,9 +21,7 @@
 /* last: it brings complex.h, whose macro I the project headers must not see */
 #include <lapacke.h>
 
-/* All constraints at x: defects (3N), clearance (n_obs), rate (2N when bounded), with
- * their Jacobians when jac is given (rows in that order). */
-static void constraints(const car_tx *t, const double *x, double *f, double *jac)
+void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac)
 {
     const size_t n = t->n, me = 3 * t->N, mi = t->n_obs;
     car_tx_defects(t, x, f, jac);
@@ -31,7 +29,7 @@ static void constraints(const car_tx *t, const double *x, double *f, double *jac
     if (t->c->vehicle.max_steering_rate > 0) car_tx_rate(t, x, f + me + mi, jac ? jac + (me + mi) * n : NULL);
 }
 
-static size_t n_constraints(const car_tx *t)
+size_t car_tx_n_constraints(const car_tx *t)
 {
     return 3 * t->N + t->n_obs + (t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0);
 }
@@ -44,7 +42,7 @@ void car_kkt_free(car_kkt *k)
 
 sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const double *ub, car_kkt *k)
 {
-    const size_t n = t->n, me = 3 * t->N, m = n_constraints(t), mall = m + n;
+    const size_t n = t->n, me = 3 * t->N, m = car_tx_n_constraints(t), mall = m + n;
     *k = (car_kkt){.n = n};
     double *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
     double *sv = malloc((mall < n ? mall : n) * sizeof *sv), *Mc = NULL;
@@ -56,7 +54,7 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
     sp_status st = SP_ERR_NOMEM;
     if (!f || !jac || !sv || !k->g || !k->M || !k->mu || !k->c || !k->row) goto done;
     car_tx_energy(t, x, k->g);
-    constraints(t, x, f, jac);
+    car_tx_constraints(t, x, f, jac);
     /* the active columns of M (column-major n × na): every equality, the inequalities
      * within `active` of their bound, the bounds x sits on */
     const double active = 1e-6;
@@ -119,7 +117,7 @@ static void lagrangian_gradient(const car_tx *t, const car_kkt *k, const double 
 {
     const size_t n = t->n;
     car_tx_energy(t, x, out);
-    constraints(t, x, fc, jac);
+    car_tx_constraints(t, x, fc, jac);
     for (size_t a = 0; a < k->na; ++a) {
         if (k->row[a] < 0) { /* a bound: linear */
             out[(size_t)(-1 - k->row[a])] += k->M[a * n + (size_t)(-1 - k->row[a])] * k->mu[a];
@@ -134,7 +132,7 @@ static void lagrangian_gradient(const car_tx *t, const car_kkt *k, const double 
 static void active_values(const car_tx *t, const car_kkt *k, const double *x, const double *lb, const double *ub,
                           double *fc, double *out)
 {
-    constraints(t, x, fc, NULL);
+    car_tx_constraints(t, x, fc, NULL);
     for (size_t a = 0; a < k->na; ++a) {
         if (k->row[a] >= 0) {
             out[a] = fc[k->row[a]];
@@ -149,7 +147,7 @@ static void active_values(const car_tx *t, const car_kkt *k, const double *x, co
 static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x, const double *lb,
                              const double *ub, double *y)
 {
-    const size_t n = t->n, na = k->na, dim = n + na, m = n_constraints(t);
+    const size_t n = t->n, na = k->na, dim = n + na, m = car_tx_n_constraints(t);
     double *K = calloc(dim * dim, sizeof *K), *rhs = malloc(dim * sizeof *rhs), *xp = malloc(n * sizeof *xp);
     double *gp = malloc(n * sizeof *gp), *gm = malloc(n * sizeof *gm), *fc = malloc((m ? m : 1) * sizeof *fc);
     double *jac = malloc((m ? m : 1) * n * sizeof *jac), *cv = malloc((na ? na : 1) * sizeof *cv);

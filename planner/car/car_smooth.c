@@ -2,8 +2,9 @@
  * ∫ (w_v v² + w_s δ̇²) dt over paths of the kinematic bicycle that keep the clearance and
  * join start and goal, minimised locally from the route by a direct transcription
  * (car_tx.c) solved with SLSQP (D. Kraft, A software package for sequential quadratic
- * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP) and finished by Newton's method on
- * the KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
+ * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP), or above AL_ABOVE unknowns with
+ * the augmented Lagrangian of car_al.c, and finished by Newton's method on the KKT
+ * conditions (car_kkt.c). The swept footprint is checked densely after each solve;
  * where it dips below the clearance between the checked points, the constraints are
  * tightened by a margin and the problem solved again from there. */
 #include <math.h>
@@ -20,6 +21,13 @@
 /* Pairs of a checked point and a polygon nearer than this beyond the clearance are
  * constrained; pairs found near a failed point are added later. */
 #define NEAR 0.3
+
+/* Above this many unknowns the augmented Lagrangian (car_al.c) solves instead of SLSQP,
+ * whose dense subproblem's cost grows with their square (TPCAP case 19: 273 unknowns);
+ * below it SLSQP converges on more of the TPCAP cases. The augmented Lagrangian stops at
+ * this violation, for car_kkt_polish to finish. */
+#define AL_ABOVE 250
+#define AL_TOLERANCE 1e-11
 
 /* NLopt's callbacks */
 typedef struct smooth_ctx {
@@ -65,6 +73,44 @@ static void rate_cb(unsigned m, double *f, unsigned n, const double *x, double *
     (void)m, (void)n;
     smooth_ctx *s = data;
     car_tx_rate(s->t, x, f, grad);
+}
+
+/* One SLSQP solve from x (in place) within the processor time `deadline` and
+ * evals_left evaluations: *res NLopt's result (NLOPT_MAXTIME_REACHED when the deadline
+ * stopped it), *evaluations, *out_of_time. SP_ERR_NOMEM or SP_OK. */
+static sp_status slsqp(car_tx *t, double *x, const double *lb, const double *ub, const double *tol,
+                       const sp_progress *progress, double deadline, long evals_left, nlopt_result *res,
+                       int *evaluations, int *out_of_time)
+{
+    const size_t n = t->n;
+    nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, (unsigned)n);
+    if (!opt) {
+        return SP_ERR_NOMEM;
+    }
+    smooth_ctx ctx = {.t = t, .progress = progress, .opt = opt, .deadline = deadline};
+    nlopt_set_min_objective(opt, objective, &ctx);
+    nlopt_set_lower_bounds(opt, lb);
+    nlopt_set_upper_bounds(opt, ub);
+    nlopt_add_equality_mconstraint(opt, (unsigned)(3 * t->N), defects_cb, &ctx, tol);
+    double *itol = calloc(t->n_obs + 2 * t->N + 1, sizeof *itol);
+    if (!itol) {
+        nlopt_destroy(opt);
+        return SP_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < t->n_obs + 2 * t->N; ++i) itol[i] = 1e-10;
+    if (t->n_obs) nlopt_add_inequality_mconstraint(opt, (unsigned)t->n_obs, clearance_cb, &ctx, itol);
+    if (t->c->vehicle.max_steering_rate > 0)
+        nlopt_add_inequality_mconstraint(opt, (unsigned)(2 * t->N), rate_cb, &ctx, itol);
+    nlopt_set_ftol_rel(opt, 1e-14);
+    nlopt_set_xtol_rel(opt, 1e-12);
+    nlopt_set_maxeval(opt, (int)(evals_left < 600 ? evals_left : 600));
+    double fval = 0.0;
+    *res = nlopt_optimize(opt, x, &fval);
+    if (ctx.out_of_time && *res == NLOPT_FORCED_STOP) *res = NLOPT_MAXTIME_REACHED; /* as NLopt's own time limit */
+    *evaluations = ctx.evaluations, *out_of_time = ctx.out_of_time;
+    nlopt_destroy(opt);
+    free(itol);
+    return SP_OK;
 }
 
 /* The KKT residual at x (car_kkt_eval). */
@@ -147,6 +193,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
         goto done;
     }
     int have = 0;
+    const int use_al = n > AL_ABOVE;
     /* Where the swept footprint dips inside the clearance between the checked points (a
      * corner of the car passing a vertex of an obstacle: between two points d apart the
      * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
@@ -174,37 +221,31 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             st = SP_ERR_NOMEM;
             goto done;
         }
-        nlopt_opt opt = nlopt_create(NLOPT_LD_SLSQP, (unsigned)n);
-        if (!opt) {
+        int evaluations = 0, out_of_time = 0;
+        nlopt_result res;
+        if (use_al) {
+            /* a solve after the first starts near a solution: a large penalty keeps it there */
+            const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = c0 + budget, .near = NEAR,
+                                       .rho = out->solves ? 1e5 : 1e2, .max_outer = 60, .max_inner = 60,
+                                       .max_evaluations = (int)evals_left, .progress = progress};
+            car_al_out ao;
+            if (car_al_solve(&t, x, lb, ub, &lim, &ao) != SP_OK) {
+                st = SP_ERR_NOMEM;
+                goto done;
+            }
+            evaluations = ao.evaluations;
+            out_of_time = ao.out_of_budget && car_cpu_seconds() > c0 + budget;
+            res = ao.converged ? NLOPT_SUCCESS
+                  : ao.out_of_budget ? (out_of_time ? NLOPT_MAXTIME_REACHED : NLOPT_MAXEVAL_REACHED)
+                                     : NLOPT_FAILURE;
+        } else if (slsqp(&t, x, lb, ub, tol, progress, c0 + budget, evals_left, &res, &evaluations, &out_of_time) !=
+                   SP_OK) {
             st = SP_ERR_NOMEM;
             goto done;
         }
-        smooth_ctx ctx = {.t = &t, .progress = progress, .opt = opt, .deadline = c0 + budget};
-        nlopt_set_min_objective(opt, objective, &ctx);
-        nlopt_set_lower_bounds(opt, lb);
-        nlopt_set_upper_bounds(opt, ub);
-        nlopt_add_equality_mconstraint(opt, (unsigned)(3 * t.N), defects_cb, &ctx, tol);
-        double *itol = calloc(t.n_obs + 2 * t.N + 1, sizeof *itol);
-        if (!itol) {
-            nlopt_destroy(opt);
-            st = SP_ERR_NOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < t.n_obs + 2 * t.N; ++i) itol[i] = 1e-10;
-        if (t.n_obs) nlopt_add_inequality_mconstraint(opt, (unsigned)t.n_obs, clearance_cb, &ctx, itol);
-        if (c->vehicle.max_steering_rate > 0)
-            nlopt_add_inequality_mconstraint(opt, (unsigned)(2 * t.N), rate_cb, &ctx, itol);
-        nlopt_set_ftol_rel(opt, 1e-14);
-        nlopt_set_xtol_rel(opt, 1e-12);
-        nlopt_set_maxeval(opt, (int)(evals_left < 600 ? evals_left : 600));
-        double fval = 0.0;
-        nlopt_result res = nlopt_optimize(opt, x, &fval);
-        if (ctx.out_of_time && res == NLOPT_FORCED_STOP) res = NLOPT_MAXTIME_REACHED; /* as NLopt's own time limit */
-        if (ctx.out_of_time) out->budget = "max_seconds";
-        if (res == NLOPT_MAXEVAL_REACHED && ctx.evaluations >= evals_left) out->budget = "max_evaluations";
-        nlopt_destroy(opt);
-        free(itol);
-        out->iterations += ctx.evaluations;
+        if (out_of_time) out->budget = "max_seconds";
+        if (res == NLOPT_MAXEVAL_REACHED && evaluations >= evals_left) out->budget = "max_evaluations";
+        out->iterations += evaluations;
         out->solves++;
         out->constraints = (int)(3 * t.N + t.n_obs + (c->vehicle.max_steering_rate > 0 ? 2 * t.N : 0));
         if (sp_progress_stopped(progress)) {
@@ -245,8 +286,8 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             for (size_t k = 0; k < t.N; ++k) out->margin = fmax(out->margin, t.margin[k]);
             out->stationarity = stat, out->violation = viol, out->residual = resid;
             out->converged = res > 0 && out->residual <= c->settings.tolerance;
-            snprintf(out->message, sizeof out->message, "smooth: SLSQP %s after %d evaluations; KKT residual %.2e%s",
-                     res > 0 ? "stopped" : "failed", ctx.evaluations, out->residual,
+            snprintf(out->message, sizeof out->message, "smooth: %s %s after %d evaluations; KKT residual %.2e%s",
+                     use_al ? "the augmented Lagrangian" : "SLSQP", res > 0 ? "stopped" : "failed", evaluations, out->residual,
                      out->converged ? "" : " (above the tolerance)");
             if (out->converged || res <= 0 || ++polish > 2) break;
         } else if (have) {
@@ -255,7 +296,7 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
             break;
         } else {
             snprintf(out->message, sizeof out->message,
-                     "smooth: SLSQP (code %d) left a path %s (least swept clearance %.4f m)", (int)res,
+                     "smooth: %s (code %d) left a path %s (least swept clearance %.4f m)", use_al ? "the augmented Lagrangian" : "SLSQP", (int)res,
                      least < w->clearance - 1e-9 ? "that dips below the clearance between the checked points"
                                                   : "off the goal",
                      least);

@@ -177,6 +177,10 @@ void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac);
 /* The 2N steering-rate constraints ±(δ_{k+1} − δ_k) − h · max_steering_rate ≤ 0; jac
  * (2N × n, may be NULL). */
 void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac);
+/* All constraints at x: the defects (3N, = 0), then clearance (n_obs) and rate (2N when
+ * the rate is bounded), ≤ 0; jac (rows in that order, × n row-major, may be NULL). */
+size_t car_tx_n_constraints(const car_tx *t);
+void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac);
 /* The bounds: |δ_k| ≤ max_steering, s_k of the route's sign (at least 1 mm) and at most smax. */
 void car_tx_bounds(const car_tx *t, double *lb, double *ub);
 /* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
@@ -205,6 +209,28 @@ void car_kkt_free(car_kkt *k);
  * SP_ERR_NOMEM or SP_OK. */
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
                          int max_steps, int *steps);
+
+/* The solver for large transcriptions (car_al.c): an augmented Lagrangian with Newton
+ * inner steps, on x from its value in place, the bounds lb ≤ x ≤ ub as inequalities, the
+ * clearance pairs within `near` picked again (car_tx_select) after each multiplier
+ * update. It stops when the violation is at most `tolerance` with the inner problem
+ * solved (converged 1), after max_outer updates, when the caller's stop flag is set, or
+ * when a step would pass max_evaluations evaluations of its merit function or the
+ * processor time `deadline` (of car_cpu_seconds; out_of_budget 1). The KKT residual is
+ * car_kkt_eval's to judge. SP_ERR_NOMEM or SP_OK. */
+typedef struct car_al_limits {
+    double tolerance, deadline;
+    double near; /* beyond the clearance */
+    double rho;  /* the first penalty weight */
+    int max_outer, max_inner, max_evaluations;
+    const sp_progress *progress;
+} car_al_limits;
+typedef struct car_al_out {
+    int converged, out_of_budget, iterations, evaluations;
+    double violation;
+} car_al_out;
+sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
+                       car_al_out *out);
 
 typedef struct car_smooth_out {
     int converged;    /* KKT conditions hold to the tolerance */

@@ -1,0 +1,299 @@
+/* The smoothing's solver for large routes (sp_car_plan.h, car_al_solve): an augmented
+ * Lagrangian (M. R. Hestenes, Multiplier and gradient methods, 1969; M. J. D. Powell, A
+ * method for nonlinear constraints in minimization problems, 1969; for inequalities R. T.
+ * Rockafellar, The multiplier method of Hestenes and Powell applied to convex
+ * programming, 1973) whose inner problems are solved by damped Newton steps.
+ *
+ * Why. SLSQP's subproblem is dense: at 273 unknowns and some 800 constraints an iteration
+ * costs 25 to 70 ms, most of it in its least-squares factorisation, and its quasi-Newton
+ * matrix learns the curvature slowly, so a route of 45 m does not converge in the budget.
+ * Here the curvature is computed: each term of the transcription (energy, defect,
+ * clearance) touches the unknowns of two neighbouring intervals only, so the Hessian of
+ * the Lagrangian E + Σ λ c comes from differences of its exact gradient for 15 groups of
+ * unknowns at a time, whatever the number of intervals, and is kept for a few steps while
+ * they are taken whole. The penalty's part ρ Σ ∇c ∇cᵀ (Gauss–Newton: with ρ c ∇²c the
+ * matrix is indefinite far from feasibility) is formed from the Jacobian rows' few
+ * nonzeros. A step is one Cholesky factorisation (Levenberg damping τ when it fails),
+ * at most 5 cm or 0.05 rad in any unknown, since the clearance pairs were picked near
+ * the current path; they are picked again after each multiplier update. The bounds on x
+ * enter as inequalities like the others. What is left at the end (a stationarity of
+ * 1e-4) car_kkt_polish finishes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/car/sp_car_plan.h"
+/* last: it brings complex.h, whose macro I the project headers must not see */
+#include <lapacke.h>
+
+/* The inner problems' last tolerance on |∇L_A|∞: what is left is Newton's on the KKT
+ * conditions (car_kkt_polish); tighter, the differenced Hessian's noise keeps the inner
+ * steps from reaching it. */
+#define STATIONARITY 1e-4
+/* whole steps taken with one differenced Hessian of the Lagrangian */
+#define REUSE 3
+
+typedef struct al {
+    const car_tx *t;
+    const double *lb, *ub;
+    size_t n, me, m;  /* unknowns, equalities, all constraints of the transcription */
+    double *lam;      /* m + 2n multipliers: constraints, then x ≥ lb, x ≤ ub */
+    double rho;
+    double *f, *jac;  /* m values, m × n Jacobian at the last point evaluated with derivatives */
+    int evaluations;  /* of L_A (the Hessian's differences are not counted: they are the steps' cost) */
+} al;
+
+/* c_i(x) for the bounds: lb − x ≤ 0 (i < n) and x − ub ≤ 0 */
+static double bound_value(const al *a, const double *x, size_t i)
+{
+    return i < a->n ? a->lb[i] - x[i] : x[i - a->n] - a->ub[i - a->n];
+}
+
+/* The multiplier a term i of value c contributes: λ + ρ c for an equality, max(0, λ + ρ c)
+ * for an inequality. */
+static double weight(const al *a, size_t i, double c)
+{
+    const double v = a->lam[i] + a->rho * c;
+    return i < a->me ? v : fmax(0.0, v);
+}
+
+/* L_A(x) = E + Σ_eq (λ c + ρ c²/2) + Σ_ineq (max(0, λ + ρ c)² − λ²)/(2ρ); grad (n) and the
+ * constraint values and Jacobian in a->f, a->jac when grad is given. */
+static double merit(al *a, const double *x, double *grad)
+{
+    const size_t n = a->n, m = a->m;
+    ++a->evaluations;
+    double v = car_tx_energy(a->t, x, grad);
+    car_tx_constraints(a->t, x, a->f, grad ? a->jac : NULL);
+    for (size_t i = 0; i < m + 2 * n; ++i) {
+        const double c = i < m ? a->f[i] : bound_value(a, x, i - m), w = weight(a, i, c);
+        v += i < a->me ? a->lam[i] * c + 0.5 * a->rho * c * c : (w * w - a->lam[i] * a->lam[i]) / (2.0 * a->rho);
+        if (!grad || w == 0.0) continue;
+        if (i < m)
+            for (size_t j = 0; j < n; ++j) grad[j] += w * a->jac[i * n + j];
+        else
+            grad[(i - m) % n] += w * (i - m < n ? -1.0 : 1.0);
+    }
+    return v;
+}
+
+/* The gradient of E + Σ λ_i c_i (the multipliers of the last update) into grad; a->f and
+ * a->jac are overwritten. */
+static void lagrangian_gradient(al *a, const double *x, double *grad)
+{
+    const size_t n = a->n;
+    car_tx_energy(a->t, x, grad);
+    car_tx_constraints(a->t, x, a->f, a->jac);
+    for (size_t i = 0; i < a->m; ++i)
+        if (a->lam[i] != 0.0)
+            for (size_t j = 0; j < n; ++j) grad[j] += a->lam[i] * a->jac[i * n + j];
+}
+
+/* The largest violation of the constraints and bounds at the values in a->f. */
+static double violation(const al *a, const double *x)
+{
+    double v = 0.0;
+    for (size_t i = 0; i < a->m + 2 * a->n; ++i) {
+        const double c = i < a->m ? a->f[i] : bound_value(a, x, i - a->m);
+        v = fmax(v, i < a->me ? fabs(c) : c);
+    }
+    return v;
+}
+
+/* The interval that owns unknown j (δ_k, s_k and the pose of node k belong to interval
+ * k, δ_N to N − 1): a constraint or energy term of interval k touches the unknowns of
+ * intervals k − 1 to k + 1 only, so unknowns whose owners are 3 apart do not share a
+ * term, and their Hessian columns can be differenced together. */
+static size_t owner(const car_tx *t, size_t j)
+{
+    const size_t N = t->N;
+    if (j <= N) return j < N ? j : N - 1;
+    if (j < 2 * N + 1) return j - (N + 1);
+    return (j - (2 * N + 1)) / 3 + 1;
+}
+
+/* The place of unknown j among its owner's (0…4). */
+static size_t slot(const car_tx *t, size_t j)
+{
+    const size_t N = t->N;
+    if (j <= N) return j < N ? 0 : 4;
+    if (j < 2 * N + 1) return 1;
+    return 2 + (j - (2 * N + 1)) % 3;
+}
+
+/* A Newton step d on L_A at x (gradient g; a->f, a->jac at x): (H + τ I) d = −g with H the
+ * penalty's Gauss–Newton part plus HL, the Lagrangian's Hessian, differenced anew (15
+ * groups of unknowns at a time: owner mod 3, slot; symmetrised) when `fresh`. H, y, g0,
+ * g1, idx work space; a->f, a->jac are left at another point. 0 when the factorisation
+ * fails. */
+static int newton_step(al *a, const double *x, const double *g, double tau, double *H, double *HL, int fresh,
+                       double *y, double *g0, double *g1, size_t *idx, double *d)
+{
+    const car_tx *t = a->t;
+    const size_t n = a->n;
+    /* the penalty's part first, from the Jacobian at x (in a->f, a->jac from the caller) */
+    memset(H, 0, n * n * sizeof *H);
+    for (size_t i = 0; i < a->m; ++i) {
+        if (weight(a, i, a->f[i]) == 0.0) continue;
+        const double *r = a->jac + i * n;
+        size_t nz = 0;
+        for (size_t j = 0; j < n; ++j)
+            if (r[j] != 0.0) idx[nz++] = j;
+        for (size_t p = 0; p < nz; ++p)
+            for (size_t q = 0; q < nz; ++q) H[idx[p] * n + idx[q]] += a->rho * r[idx[p]] * r[idx[q]];
+    }
+    for (size_t j = 0; j < n; ++j) {
+        if (weight(a, a->m + j, bound_value(a, x, j)) > 0.0) H[j * n + j] += a->rho;
+        if (weight(a, a->m + n + j, bound_value(a, x, n + j)) > 0.0) H[j * n + j] += a->rho;
+    }
+    /* then the Lagrangian's Hessian by differences of its gradient */
+    if (fresh) {
+        memset(HL, 0, n * n * sizeof *HL);
+        lagrangian_gradient(a, x, g0);
+        for (size_t color = 0; color < 15; ++color) {
+            memcpy(y, x, n * sizeof *y);
+            int any = 0;
+            for (size_t j = 0; j < n; ++j)
+                if (owner(t, j) % 3 == color / 5 && slot(t, j) == color % 5) {
+                    y[j] += 1e-7 * fmax(1.0, fabs(x[j]));
+                    any = 1;
+                }
+            if (!any) continue;
+            lagrangian_gradient(a, y, g1);
+            for (size_t j = 0; j < n; ++j) {
+                if (y[j] == x[j]) continue;
+                const double hj = y[j] - x[j];
+                const size_t o = owner(t, j);
+                for (size_t i = 0; i < n; ++i) {
+                    const size_t oi = owner(t, i);
+                    if (oi + 1 >= o && oi <= o + 1) HL[i * n + j] += 0.5 * (g1[i] - g0[i]) / hj, HL[j * n + i] += 0.5 * (g1[i] - g0[i]) / hj;
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < n * n; ++i) H[i] += HL[i];
+    for (size_t i = 0; i < n; ++i) {
+        H[i * n + i] += tau;
+        d[i] = -g[i];
+    }
+    return LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, H, (lapack_int)n, d, 1) == 0;
+}
+
+/* Picks the clearance pairs near x again (car_tx_select): the new rows come after the
+ * old clearance rows, with multipliers 0, and the arrays grow to match. SP_ERR_NOMEM or
+ * SP_OK. */
+static sp_status reselect(al *a, car_tx *t, const double *x, double near)
+{
+    const size_t n = a->n, old_obs = t->n_obs;
+    if (car_tx_select(t, x, near) != SP_OK) return SP_ERR_NOMEM;
+    const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t);
+    if (!added) return SP_OK;
+    double *lam = calloc(m + 2 * n, sizeof *lam), *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
+    if (!lam || !f || !jac) {
+        free(lam), free(f), free(jac);
+        return SP_ERR_NOMEM;
+    }
+    const size_t head = a->me + old_obs;
+    memcpy(lam, a->lam, head * sizeof *lam);
+    memcpy(lam + head + added, a->lam + head, (a->m + 2 * n - head) * sizeof *lam);
+    free(a->lam), free(a->f), free(a->jac);
+    a->lam = lam, a->f = f, a->jac = jac, a->m = m;
+    return SP_OK;
+}
+
+sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
+                       car_al_out *out)
+{
+    const size_t n = t->n;
+    size_t m = car_tx_n_constraints(t);
+    al a = {.t = t, .lb = lb, .ub = ub, .n = n, .me = 3 * t->N, .m = m, .rho = lim->rho};
+    *out = (car_al_out){0};
+    a.lam = calloc(m + 2 * n, sizeof *a.lam);
+    a.f = malloc(m * sizeof *a.f);
+    a.jac = malloc((m ? m : 1) * n * sizeof *a.jac);
+    double *H = malloc(n * n * sizeof *H), *HL = malloc(n * n * sizeof *HL), *g = malloc(n * sizeof *g),
+           *g1 = malloc(n * sizeof *g1), *g0 = malloc(n * sizeof *g0), *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
+    size_t *idx = malloc(n * sizeof *idx);
+    sp_status st = SP_ERR_NOMEM;
+    if (!idx || !HL || !g0 || !a.lam || !a.f || !a.jac || !H || !g || !g1 || !d || !y) goto done;
+    st = SP_OK;
+    double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6;
+    for (int outer = 0; outer < lim->max_outer; ++outer) {
+        double v = merit(&a, x, g);
+        int inner_ok = 0, fresh = 1, age = 0;
+        tau = 1e-6;
+        /* the inner problem: Newton with a backtracking line search on L_A, the damping τ
+         * raised when a step fails and lowered when it is taken whole */
+        for (int inner = 0; inner < lim->max_inner; ++inner) {
+            double gn = 0.0;
+            for (size_t j = 0; j < n; ++j) gn = fmax(gn, fabs(g[j]));
+            if (gn <= omega) {
+                inner_ok = 1;
+                break;
+            }
+            if (sp_progress_stopped(lim->progress)) goto finish;
+            if (a.evaluations >= lim->max_evaluations || car_cpu_seconds() > lim->deadline) {
+                out->out_of_budget = 1;
+                goto finish;
+            }
+            if (!newton_step(&a, x, g, tau, H, HL, fresh, y, g0, g1, idx, d)) {
+                fresh = 1;
+                v = merit(&a, x, g);
+                tau = fmax(1e-6, 10.0 * tau);
+                continue;
+            }
+            /* steps of at most 5 cm or 0.05 rad: the clearance pairs were picked near x */
+            double big = 0.0;
+            for (size_t j = 0; j < n; ++j) big = fmax(big, fabs(d[j]));
+            if (big > 0.05)
+                for (size_t j = 0; j < n; ++j) d[j] *= 0.05 / big;
+            double slope = 0.0;
+            for (size_t j = 0; j < n; ++j) slope += g[j] * d[j];
+            double step = 1.0, v1 = v;
+            int taken = 0;
+            for (int ls = 0; ls < 20; ++ls, step *= 0.5) {
+                for (size_t j = 0; j < n; ++j) y[j] = x[j] + step * d[j];
+                v1 = merit(&a, y, NULL);
+                taken = isfinite(v1) && v1 <= v + 1e-4 * step * slope;
+                if (taken) break;
+            }
+            if (!taken) {
+                fresh = 1;
+                tau = 10.0 * tau;
+                if (tau > 1e8) break;
+                v = merit(&a, x, g); /* a->f, a->jac back at x */
+                continue;
+            }
+            tau = step == 1.0 ? fmax(1e-9, 0.3 * tau) : tau;
+            /* the Lagrangian's Hessian is kept for REUSE steps while they are taken whole */
+            fresh = step < 1.0 || ++age % REUSE == 0;
+            memcpy(x, y, n * sizeof *x);
+            v = merit(&a, x, g);
+            ++out->iterations;
+        }
+        if (reselect(&a, t, x, lim->near) != SP_OK) {
+            st = SP_ERR_NOMEM;
+            goto finish;
+        }
+        m = a.m;
+        merit(&a, x, g); /* the constraints at x */
+        /* the multipliers' update; ρ grows when the violation did not fall enough */
+        const double viol = violation(&a, x);
+        for (size_t i = 0; i < m + 2 * n; ++i) a.lam[i] = weight(&a, i, i < m ? a.f[i] : bound_value(&a, x, i - m));
+        out->violation = viol;
+        if (viol <= lim->tolerance && inner_ok && omega <= STATIONARITY) {
+            out->converged = 1;
+            break;
+        }
+        if (viol <= viol_goal) {
+            viol_goal = fmax(0.1 * viol_goal, 0.1 * lim->tolerance);
+            omega = fmax(0.1 * omega, STATIONARITY);
+        } else
+            a.rho = fmin(1e9, 10.0 * a.rho);
+    }
+finish:
+    out->evaluations = a.evaluations;
+done:
+    free(a.lam), free(a.f), free(a.jac), free(H), free(HL), free(g), free(g1), free(g0), free(idx), free(d), free(y);
+    return st;
+}
