@@ -20,17 +20,19 @@ typedef struct timed_run {
     sp_status status;
 } timed_run;
 
-/* TIMED_STEPS steps from the problem's initial state. */
+/* TIMED_STEPS steps from the problem's initial state, through the run's step type: its
+ * state is q, p and λ one after another. */
 static void steps(void *ctx)
 {
     timed_run *r = ctx;
     const sp_nh_problem *np = &r->sys.pb->nh;
-    double q[SP_NH_MAX_N], p[SP_NH_MAX_N], lam[SP_NH_MAX_M];
+    double z[SP_STEP_MAX_DIM];
+    double *q = z, *p = z + r->sys.n, *lam = z + 2 * r->sys.n;
     sp_vec_copy(r->sys.n, np->q0, q);
     sp_vec_copy(r->sys.n, np->p0, p);
     r->status = sp_nh_multiplier(&r->sys.model, q, p, lam);
     const double h = r->sys.pb->T / r->sys.pb->steps;
-    for (int k = 0; k < TIMED_STEPS && r->status == SP_OK; ++k) r->status = sp_nh_step(r->sys.stepper, h, q, p, lam);
+    for (int k = 0; k < TIMED_STEPS && r->status == SP_OK; ++k) r->status = sp_step_apply(r->sys.step, h, z);
 }
 
 /* Seconds per step of the problem in `path`; a negative number when it cannot run. */
