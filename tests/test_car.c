@@ -243,12 +243,18 @@ static void check_plan(const cJSON *r, const cJSON *input)
     sp_problem_free(&pb);
 }
 
-/* The plan of data/car/<name>, checked by check_plan; the result is the caller's. */
-static cJSON *plan_result(const char *name)
+/* The text of data/car/<name>, the caller's to free. */
+static char *car_file_text(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/car/%s", SP_TEST_DATA, name);
-    char *text = slurp(path);
+    return slurp(path);
+}
+
+/* The plan of data/car/<name>, checked by check_plan; the result is the caller's. */
+static cJSON *plan_result(const char *name)
+{
+    char *text = car_file_text(name);
     sp_input_error err;
     sp_status st;
     cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
@@ -273,9 +279,7 @@ Test(car, parallel_parking_between_two_cars_keeps_the_clearance) { plan_file("pa
 
 Test(car, a_goal_walled_in_is_target_not_reached_at_once)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/car/walled_in.json", SP_TEST_DATA);
-    char *text = slurp(path);
+    char *text = car_file_text("walled_in.json");
     sp_input_error err;
     sp_status st;
     cJSON *r = solve_text(text, &err, &st);
@@ -425,9 +429,7 @@ Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
  * a little off it (so that the defects are not all zero). */
 Test(car, the_transcriptions_gradients_match_central_differences)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
-    char *text = slurp(path);
+    char *text = car_file_text("parallel_slot.json");
     sp_problem pb;
     sp_input_error err;
     cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
@@ -493,9 +495,7 @@ Test(car, the_transcriptions_gradients_match_central_differences)
  * route's, its steering rate finite and, with a bound given, within it. */
 static cJSON *smoothed_slot(const char *rate, cJSON **input)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
-    char *text = slurp(path);
+    char *text = car_file_text("parallel_slot.json");
     cJSON *doc = cJSON_Parse(text);
     free(text);
     if (rate) cJSON_AddItemToObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering_rate", cJSON_Parse(rate));
@@ -563,9 +563,7 @@ Test(car, a_steering_rate_bound_is_kept)
 /* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
 Test(car, without_smoothing_the_route_is_returned_stalled)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/car/parallel_slot.json", SP_TEST_DATA);
-    char *text = slurp(path);
+    char *text = car_file_text("parallel_slot.json");
     cJSON *doc = cJSON_Parse(text);
     free(text);
     cJSON_AddFalseToObject(doc, "smooth");

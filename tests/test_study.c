@@ -52,6 +52,18 @@ static void case_path(char *out, const char *dir, size_t i)
     join(out, dir, name);
 }
 
+/* Case i's file is the same, byte for byte, in two output folders (`runs` names them). */
+static void expect_same_case_file(const char *out1, const char *out2, size_t i, const char *runs)
+{
+    char p1[PATH_SIZE], p2[PATH_SIZE];
+    case_path(p1, out1, i);
+    case_path(p2, out2, i);
+    char *a = slurp(p1), *b = slurp(p2);
+    cr_expect_str_eq(a, b, "case %zu differs between %s", i, runs);
+    free(a);
+    free(b);
+}
+
 /* The 12-case sweep of data/sphere_interpolation.json, written into dir/name. */
 static void write_sweep(const char *dir, const char *name, char *path)
 {
@@ -332,14 +344,16 @@ static void run_study(const char *dir, const char *file, const char *out, const 
 
 /* Runs the example study data/studies/NAME with two workers in a scratch folder `dir`
  * for `test`, into the folder `out` (DIR/out). */
-static void run_example_study(char *dir, const char *test, const char *name, char *out)
+static cJSON *run_example_study(char *dir, const char *test, const char *name, char *out)
 {
-    char file[PATH_SIZE], studies[PATH_SIZE];
+    char file[PATH_SIZE], studies[PATH_SIZE], summary[PATH_SIZE];
     scratch_dir(dir, test);
     join(studies, SP_TEST_DATA, "studies");
     join(file, studies, name);
     join(out, dir, "out");
     run_study(dir, file, out, "2");
+    join(summary, out, "summary.json");
+    return read_json(summary);
 }
 
 Test(study, twelve_cases_equal_twelve_solves_for_any_j, .timeout = 120)
@@ -357,13 +371,9 @@ Test(study, twelve_cases_equal_twelve_solves_for_any_j, .timeout = 120)
     static const int steps[] = {20, 40, 80};
     static const char *const schemes[] = {"hohp_euler", "hohp_sv"}, *const retractions[] = {"cayley", "exp"};
     for (size_t i = 0; i < 12; ++i) {
-        char p1[PATH_SIZE], p2[PATH_SIZE];
+        expect_same_case_file(out1, out2, i, "-j 1 and -j 2");
+        char p1[PATH_SIZE];
         case_path(p1, out1, i);
-        case_path(p2, out2, i);
-        char *a = slurp(p1), *b = slurp(p2);
-        cr_expect_str_eq(a, b, "case %zu differs between -j 1 and -j 2", i);
-        free(a);
-        free(b);
 
         /* the same case by hand, solved on its own */
         cJSON *problem = read_json(base_path);
@@ -490,15 +500,23 @@ static const char resume_study[] =
     "{\"base\": \"%s/sphere_interpolation.json\", \"cases\": [{\"steps\": 20}, {\"steps\": 24}, {\"steps\": 28}, "
     "{\"steps\": 32}, {\"steps\": 36}, {\"steps\": %d}]}";
 
+/* The resume study (last case of `last` steps) written into a scratch folder `test` and
+ * run with `jobs` workers into dir/out. */
+static void run_resume_study(char *dir, const char *test, char *file, char *out, int last, const char *jobs)
+{
+    char text[1024];
+    scratch_dir(dir, test);
+    join(file, dir, "cases.json");
+    join(out, dir, "out");
+    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, last);
+    write_text(file, text);
+    run_study(dir, file, out, jobs);
+}
+
 Test(study, resume_recomputes_only_missing_corrupt_and_stale_cases, .timeout = 120)
 {
     char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[1024], path[PATH_SIZE];
-    scratch_dir(dir, "resume");
-    join(file, dir, "cases.json");
-    join(out, dir, "out");
-    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, 40);
-    write_text(file, text);
-    run_study(dir, file, out, "2");
+    run_resume_study(dir, "resume", file, out, 40, "2");
 
     file_id before[6], after[6];
     char *original[6];
@@ -831,10 +849,8 @@ Test(study, progress_only_when_asked)
  * costs converge at the order of each scheme. */
 Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .timeout = 120)
 {
-    char dir[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
-    run_example_study(dir, "convergence", "convergence.json", out);
-    join(path, out, "summary.json");
-    cJSON *summary = read_json(path);
+    char dir[PATH_SIZE], out[PATH_SIZE];
+    cJSON *summary = run_example_study(dir, "convergence", "convergence.json", out);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(summary, "study")), "convergence");
     cr_assert_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "done")), 10);
     const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
@@ -865,7 +881,7 @@ Test(study, the_convergence_example_converges_at_the_orders_of_the_schemes, .tim
 Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
 {
     char dir[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
-    run_example_study(dir, "pendulum", "pendulum_comparison.json", out);
+    cJSON *summary = run_example_study(dir, "pendulum", "pendulum_comparison.json", out);
     join(path, out, "summary.csv");
     char *csv = slurp(path);
     static const char *const columns[] = {"q_squared_drift", "q_dot_p_drift", "energy_error", "L3_drift"};
@@ -883,8 +899,6 @@ Test(study, the_pendulum_comparison_gives_the_four_column_table, .timeout = 120)
         cr_expect_geq(col[c], 0, "summary.csv has no column %s: %s", columns[c], csv);
     }
     free(csv);
-    join(path, out, "summary.json");
-    cJSON *summary = read_json(path);
     const cJSON *rows = cJSON_GetObjectItem(summary, "rows");
     cr_assert_eq(cJSON_GetArraySize(rows), 4);
     /* bounds: D4 (feedback + Euler ≤ 1e-4 each) and D5 of test_feedback.c, energy as measured ×1.5 */
@@ -1012,13 +1026,8 @@ Test(study, bookkeeping_appends_one_record_per_case_and_writes_the_summary_twice
  * cuts it off, and decides that case from its file (there: kept; gone: computed again). */
 Test(study, a_record_torn_by_a_kill_is_ignored_on_resume, .timeout = 120)
 {
-    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], text[1024], path[PATH_SIZE];
-    scratch_dir(dir, "torn");
-    join(file, dir, "cases.json");
-    join(out, dir, "out");
-    snprintf(text, sizeof text, resume_study, SP_TEST_DATA, 40);
-    write_text(file, text);
-    run_study(dir, file, out, "1");
+    char dir[PATH_SIZE], file[PATH_SIZE], out[PATH_SIZE], path[PATH_SIZE];
+    run_resume_study(dir, "torn", file, out, 40, "1");
     join(path, out, "summary.json");
     cJSON *reference = read_json(path);
     cJSON *row;
@@ -1209,15 +1218,7 @@ Test(study, mpi_run_equals_the_serial_run, .timeout = 180)
     cr_assert_eq(r.status, 0, "mpirun failed (%d): %s\n%s", r.status, r.err, r.out);
     run_free(&r);
 
-    for (size_t i = 0; i < 12; ++i) {
-        char a[PATH_SIZE], b[PATH_SIZE];
-        case_path(a, serial, i);
-        case_path(b, mpi, i);
-        char *x = slurp(a), *y = slurp(b);
-        cr_expect_str_eq(x, y, "case %zu differs between the serial and the MPI run", i);
-        free(x);
-        free(y);
-    }
+    for (size_t i = 0; i < 12; ++i) expect_same_case_file(serial, mpi, i, "the serial and the MPI run");
     /* the summaries agree but for the wall times */
     char a[PATH_SIZE], b[PATH_SIZE];
     join(a, serial, "summary.json");
