@@ -48,6 +48,25 @@ void sp_band_add(sp_band *b, int r, int c, double v)
     b->ab[(size_t)c * b->ldab + (size_t)(b->kl + b->ku + r - c)] += v;
 }
 
+void sp_band_add_transfer(sp_band *b, int row, int col, int n, int nw, const double *Ainv, const double *Aw,
+                          const double *Bmu, const double *Bw)
+{
+    double y[SP_BAND_TRANSFER_MAX_N]; /* column c of A⁻¹ A_w */
+    for (int c = 0; c < nw; ++c) {
+        for (int q = 0; q < n; ++q) {
+            double s = 0.0;
+            for (int r = 0; r < n; ++r) s += Ainv[q * n + r] * Aw[r * nw + c];
+            y[q] = s;
+        }
+        for (int a = 0; a < nw; ++a) {
+            double s = Bw[a * nw + c];
+            for (int q = 0; q < n; ++q) s -= Bmu[a * n + q] * y[q];
+            sp_band_add(b, row + a, col + c, -s);
+        }
+    }
+    for (int a = 0; a < nw; ++a) sp_band_add(b, row + a, col + nw + a, 1.0);
+}
+
 double sp_band_get(const sp_band *b, int r, int c)
 {
     if (r - c > b->kl || c - r > b->ku) return 0.0;

@@ -19,6 +19,13 @@ int sp_band_copy(sp_band *dst, const sp_band *src);
 void sp_band_zero(sp_band *b);
 /* A(r, c) += v; (r, c) must lie in the band. */
 void sp_band_add(sp_band *b, int r, int c, double v);
+/* The block row of one segment of a condensed shooting system, added at rows row … row+nw−1:
+ * −Φ at columns col … col+nw−1 and the identity at columns col+nw …, where
+ * Φ = B_w − B_μ A⁻¹ A_w eliminates the segment's inner unknowns (A⁻¹ n×n, A_w n×nw,
+ * B_μ nw×n, B_w nw×nw, row-major; n ≤ SP_BAND_TRANSFER_MAX_N). */
+#define SP_BAND_TRANSFER_MAX_N 64
+void sp_band_add_transfer(sp_band *b, int row, int col, int n, int nw, const double *Ainv, const double *Aw,
+                          const double *Bmu, const double *Bw);
 /* A(r, c), 0 outside the band (before factoring). */
 double sp_band_get(const sp_band *b, int r, int c);
 /* LU in place; SP_ERR_SINGULAR when a pivot is exactly zero. */

@@ -280,3 +280,33 @@ Test(band_lm, singular_stalled_and_invalid_come_back_as_statuses)
     cr_assert_null(sp_band_lm_alloc(4, -1, 1));
     sp_band_free(J), sp_band_lm_free(lm), lm_problem_free(&p);
 }
+
+/* The block row of a condensed segment: −Φ = −(B_w − B_μ A⁻¹ A_w) beside the identity, entry
+ * by entry against Φ written out as sums, with the rest of the band untouched. */
+Test(band, the_transfer_rows_are_minus_phi_beside_the_identity)
+{
+    enum { N = 3, NW = 2, ROW = 2, COL = 1 };
+    double Ainv[N * N], Aw[N * NW], Bmu[NW * N], Bw[NW * NW];
+    for (int k = 0; k < N * N; ++k) Ainv[k] = sin(1.0 + k);
+    for (int k = 0; k < N * NW; ++k) Aw[k] = cos(2.0 + k);
+    for (int k = 0; k < NW * N; ++k) Bmu[k] = sin(3.0 * k + 0.5);
+    for (int k = 0; k < NW * NW; ++k) Bw[k] = 0.25 * k - 0.4;
+    sp_band *b = sp_band_alloc(8, 4, 4);
+    cr_assert_not_null(b);
+    sp_band_zero(b);
+    sp_band_add_transfer(b, ROW, COL, N, NW, Ainv, Aw, Bmu, Bw);
+    for (int a = 0; a < NW; ++a)
+        for (int c = 0; c < NW; ++c) {
+            double phi = Bw[a * NW + c];
+            for (int q = 0; q < N; ++q)
+                for (int r = 0; r < N; ++r) phi -= Bmu[a * N + q] * Ainv[q * N + r] * Aw[r * NW + c];
+            cr_expect_float_eq(sp_band_get(b, ROW + a, COL + c), -phi, 1e-14, "(%d, %d)", a, c);
+            cr_expect_eq(sp_band_get(b, ROW + a, COL + NW + c), a == c ? 1.0 : 0.0, "(%d, %d)", a, c);
+        }
+    double rest = 0.0;
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 8; ++c)
+            if (r < ROW || r >= ROW + NW || c < COL || c >= COL + 2 * NW) rest += fabs(sp_band_get(b, r, c));
+    cr_expect_eq(rest, 0.0, "entries outside the block row");
+    sp_band_free(b);
+}

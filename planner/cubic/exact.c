@@ -12,8 +12,6 @@
 #include "planner/sp_parallel.h"
 #include "planner/sp_trust_region.h"
 
-#define MAXN SP_LIE_MAX_DIM
-#define MAXW (2 * SP_LIE_MAX_DIM)
 #include "planner/cubic/exact_internal.h"
 
 

@@ -129,18 +129,8 @@ static sp_status sweep_segment(const sweep_job *job, int i, sp_hohp_rk *rk)
         }
         for (int k = 0; k < cols; ++k) sg->Kend[c * cols + k] = sp_vec_dot(n, e->dir[c], dz + k * nz + 2 * n);
     }
-    /* Φ = B_w − B_μ Ainv Aw; rows n + nw·i …: −Φ δw_i + δw_{i+1} */
-    double Y[MAXN * MAXW];
-    sp_mat_mul(n, n, nw, sg->Ainv, sg->Aw, Y);
-    const int row = n + nw * i;
-    for (int a = 0; a < nw; ++a) {
-        for (int c = 0; c < nw; ++c) {
-            double s = Bw[a * nw + c];
-            for (int q = 0; q < n; ++q) s -= sg->Bmu[a * n + q] * Y[q * nw + c];
-            sp_band_add(e->band, row + a, nw * i + c, -s);
-        }
-        sp_band_add(e->band, row + a, nw * (i + 1) + a, 1.0);
-    }
+    /* rows n + nw·i …: −Φ δw_i + δw_{i+1} */
+    sp_band_add_transfer(e->band, n + nw * i, nw * i, n, nw, sg->Ainv, sg->Aw, sg->Bmu, Bw);
     return SP_OK;
 }
 

@@ -130,18 +130,8 @@ static sp_status pinned_rows(const sweep_job *job, int i, const double *x, const
         for (int c = 0; c < NG; ++c) sg->Ainv[a * NG + c] = A[a * COLS + NW + c];
     }
     if (invert2(sg->Ainv) != 0) return SP_ERR_SINGULAR;
-    /* Φ = B_w − B_μ Ainv Aw; rows NG + NW·i …: −Φ δw_i + δw_{i+1} */
-    double Y[NG * NW];
-    sp_mat_mul(NG, NG, NW, sg->Ainv, sg->Aw, Y);
-    const int row = NG + NW * i;
-    for (int a = 0; a < NW; ++a) {
-        for (int c = 0; c < NW; ++c) {
-            double s = Bw[a * NW + c];
-            for (int q = 0; q < NG; ++q) s -= sg->Bmu[a * NG + q] * Y[q * NW + c];
-            sp_band_add(e->band, row + a, NW * i + c, -s);
-        }
-        sp_band_add(e->band, row + a, NW * (i + 1) + a, 1.0);
-    }
+    /* rows NG + NW·i …: −Φ δw_i + δw_{i+1} */
+    sp_band_add_transfer(e->band, NG + NW * i, NW * i, NG, NW, sg->Ainv, sg->Aw, sg->Bmu, Bw);
     return SP_OK;
 }
 
