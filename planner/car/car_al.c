@@ -290,14 +290,17 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 tau = fmax(1e-6, 10.0 * tau);
                 continue;
             }
-            /* steps of at most 5 cm or 0.05 rad: the clearance pairs were picked near x */
+            /* steps of at most 5 cm or 0.05 rad: the clearance pairs were picked near x; cut
+             * at most 10 times (to 0.1 mm): a direction no shorter step improves calls for
+             * more damping, not more evaluations (case 19: 1100 evaluations in one outer
+             * iteration with 20 cuts, 714 in all with 10) */
             double big = 0.0;
             for (size_t j = 0; j < n; ++j) big = fmax(big, fabs(d[j]));
             if (big > 0.05)
                 for (size_t j = 0; j < n; ++j) d[j] *= 0.05 / big;
             double step = 1.0, v1 = v;
             int taken = 0, grown = 0;
-            for (int ls = 0; ls < 20 && !grown; ++ls, step *= 0.5) {
+            for (int ls = 0; ls < 10 && !grown; ++ls, step *= 0.5) {
                 double slope = 0.0;
                 for (size_t j = 0; j < n; ++j) {
                     y[j] = fmin(ub[j], fmax(lb[j], x[j] + step * d[j]));

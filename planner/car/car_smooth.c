@@ -22,15 +22,21 @@
  * constrained; pairs found near a failed point are added later. */
 #define NEAR 0.3
 
-/* The augmented Lagrangian (car_al.c) solves first, its steps kept within GUARD of the
- * clearance; where it fails, SLSQP solves again from the route up to AL_ABOVE unknowns
- * (its dense subproblem's cost grows with their square: TPCAP case 19, 273 unknowns,
- * took 50 to 70 ms an iteration) and, above, the augmented Lagrangian without the guard.
- * The first method may use FIRST_SHARE of the budgets. The augmented Lagrangian stops at
- * AL_TOLERANCE, for car_kkt_polish to finish. */
+/* The augmented Lagrangian (car_al.c) solves first, its steps kept near the clearance
+ * (guarded); where it fails, SLSQP solves again from the route. Above AL_ABOVE unknowns
+ * SLSQP is not tried (its dense subproblem's cost grows with their square: TPCAP case
+ * 19, 273 unknowns, took 50 to 70 ms an iteration): the augmented Lagrangian without
+ * the guard solves first and the guarded one second. The first method may use
+ * FIRST_SHARE of the budgets. The augmented Lagrangian stops at AL_TOLERANCE, for
+ * car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11 with the inner
+ * problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
 #define AL_ABOVE 250
-#define AL_TOLERANCE 1e-11
+#define AL_TOLERANCE 1e-10
 #define FIRST_SHARE 0.5
+/* Newton's steps on the KKT conditions go on below the tolerance, to POLISH times it:
+ * they converge quadratically, and the defects the augmented Lagrangian leaves (up to
+ * AL_TOLERANCE) are the goal's error and the path's length's */
+#define POLISH 1e-6
 
 /* NLopt's callbacks */
 typedef struct smooth_ctx {
@@ -232,7 +238,7 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             /* Newton's method finishes on the solver's active set; its path is checked again */
             memcpy(x0n, x, n * sizeof *x);
             int steps = 0;
-            if (car_kkt_polish(t, x, lb, ub, c->settings.tolerance, 4, &steps) != SP_OK) return SP_ERR_NOMEM;
+            if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, &steps) != SP_OK) return SP_ERR_NOMEM;
             out->newton_steps += steps;
             if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
             if (nomem) return SP_ERR_NOMEM;
@@ -326,7 +332,12 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     const long evals = c->settings.max_evaluations;
     int have = 0;
     const int alone = how != CAR_SMOOTH_AUTO;
-    st = run(&t, how == CAR_SMOOTH_SLSQP ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress,
+    /* above AL_ABOVE the unguarded solve comes first: on TPCAP case 19 (273 unknowns) it
+     * converged in 1300 evaluations and 2.3 s where the guarded one, its Hessian needing
+     * a damping τ of about 5 throughout, had not in 1800; below, the unguarded one left
+     * 3 of the 6 routes the guarded one converges on to SLSQP */
+    const method first = how == CAR_SMOOTH_SLSQP ? SLSQP : how == CAR_SMOOTH_AUTO && n > AL_ABOVE ? AL_FREE : AL_GUARDED;
+    st = run(&t, first, x0, lb, ub, tol, progress,
              c0 + (alone ? 1.0 : FIRST_SHARE) * budget, alone ? evals : (long)(FIRST_SHARE * (double)evals), x, best,
              x0n, dip, &have, out);
     if (st == SP_OK && !out->converged && !alone) {
@@ -344,7 +355,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         }
         out->budget = NULL, out->converged = 0, out->residual = 0.0;
         int have2 = 0;
-        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_FREE, x0, lb, ub, tol, progress, c0 + budget, evals - out->iterations, x,
+        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress, c0 + budget, evals - out->iterations, x,
                  best, scratch, dip, &have2, out);
         free(scratch);
         if (st == SP_OK && !have2 && kept) {

@@ -249,10 +249,11 @@ typedef struct car_smooth_out {
 } car_smooth_out;
 
 /* Smooths the route r (found) into *p (allocated here when out->used): the augmented
- * Lagrangian first, its steps kept near the clearance, with half the budgets; where it
- * does not converge, from the route again with the rest, SLSQP up to 250 unknowns and
- * above them the augmented Lagrangian unguarded (out->message names the solver of the
- * result). SP_ERR_NOMEM, SP_ERR_INTERRUPTED or SP_OK. */
+ * Lagrangian first with half the budgets, its steps kept near the clearance (above 250
+ * unknowns: not); where it does not converge, from the route again with the rest, SLSQP
+ * up to 250 unknowns, above them the augmented Lagrangian with its steps kept near the
+ * clearance (out->message names the solver of the result). SP_ERR_NOMEM,
+ * SP_ERR_INTERRUPTED or SP_OK. */
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out);
 /* The same with one solver alone, with the whole budgets (CAR_SMOOTH_AUTO: car_smooth). */
