@@ -55,7 +55,7 @@ static void note_of(const cJSON *r, const char *status, char *out, size_t size)
         cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"), "budget_used_up"));
     const char *message = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
     if (!strcmp(status, "converged")) *out = '\0';
-    else if (stage) snprintf(out, size, "%s: %.70s", stage, message ? message : "");
+    else if (stage) snprintf(out, size, "%.90s", message ? message : stage);
     else if (budget) snprintf(out, size, "budget %s", budget);
     else snprintf(out, size, "%.80s", message ? message : "");
 }
@@ -69,7 +69,7 @@ void bench_scenes(int n, unsigned long seed)
     }
     printf("symplan bench: %d random parking scenes (tests/car_scenes.c), seed %lu, model car%s%s\n\n", n, seed,
            dir ? ", files in " : "", dir ? dir : "");
-    printf("%5s %-18s %6s %4s %3s %8s %5s %9s %8s %7s %6s %8s %8s  %-18s %s\n", "seed", "kind", "play", "in", "rev",
+    printf("%6s %-22s %6s %4s %3s %5s %8s %5s %9s %8s %7s %6s %8s %8s  %-18s %s\n", "seed", "kind", "play", "in", "rev", "far",
            "length", "gears", "clearance", "KKT", "nodes", "escape", "route s", "smooth s", "status", "note");
     double *cpu[CAR_SCENE_KINDS];
     int count[CAR_SCENE_KINDS] = {0}, converged[CAR_SCENE_KINDS] = {0}, planned[CAR_SCENE_KINDS] = {0};
@@ -87,7 +87,7 @@ void bench_scenes(int n, unsigned long seed)
         sp_problem pb;
         sp_input_error err;
         if (!text || sp_problem_parse(text, strlen(text), &pb, &err) != SP_OK) {
-            printf("%5lu %-18s refused: %s: %s\n", s, car_scene_kind_name(kind), err.path, err.message);
+            printf("%6lu %-22s refused: %s: %s\n", s, car_scene_kind_name(kind), err.path, err.message);
             cJSON_free(text);
             continue;
         }
@@ -107,8 +107,8 @@ void bench_scenes(int n, unsigned long seed)
         snprintf(label, sizeof label, "%s%s%s%s", car_scene_kind_name(kind),
                  kind == CAR_SCENE_CLUTTER ? "/" : "", kind == CAR_SCENE_CLUTTER ? car_scene_kind_name(info.slot) : "",
                  info.angle > 0 && info.angle < 90 ? (info.angle < 50 ? " 45" : info.angle < 70 ? " 60" : " 75") : "");
-        printf("%5lu %-18s %6.2f %4s %3s %8.2f %5.0f %9.3f %8.1e %7.0f %6.0f %8.3f %8.3f  %-18s %s\n", s, label, info.play,
-               info.slot == CAR_SCENE_PARALLEL ? "-" : info.facing_out ? "out" : "in", info.reverse_job ? "yes" : "no",
+        printf("%6lu %-22s %6.2f %4s %3s %5.0e %8.2f %5.0f %9.3f %8.1e %7.0f %6.0f %8.3f %8.3f  %-18s %s\n", s, label, info.play,
+               info.slot == CAR_SCENE_PARALLEL ? "-" : info.facing_out ? "out" : "in", info.reverse_job ? "yes" : "no", info.distance,
                member(r, "length"), member(r, "gear_changes"), member(r, "min_clearance"),
                member(r, "optimality_residual"), member(route, "expanded_nodes"), member(route, "escape_nodes"), rc,
                sc, status, note);

@@ -95,13 +95,14 @@ typedef struct rng {
     uint64_t s;
 } rng;
 
-static double uniform01(rng *r)
+static uint64_t mix(uint64_t z)
 {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
+    return z ^ (z >> 31);
 }
+
+static double uniform01(rng *r) { return (double)(mix(r->s += 0x9E3779B97F4A7C15ull) >> 11) * 0x1p-53; }
 
 static double draw(rng *r, range a) { return a.lo + (a.hi - a.lo) * uniform01(r); }
 static int chance(rng *r, double p) { return uniform01(r) < p; }
@@ -423,7 +424,8 @@ static cJSON *document(const scene *sc, const car_scene_info *info, unsigned lon
 
 cJSON *car_scene_draw(unsigned long seed, car_scene_kind kind, int moderate, car_scene_info *info)
 {
-    rng r = {0x5CE4E5u ^ ((uint64_t)seed * 0xD1B54A32D192ED03ull)};
+    /* the state mixed from the seed: neighbouring seeds start far apart */
+    rng r = {mix((uint64_t)seed ^ 0x5CE4E5ull)};
     car_scene_info own;
     if (!info) info = &own;
     *info = (car_scene_info){.kind = kind < CAR_SCENE_KINDS ? kind : (car_scene_kind)(4 * uniform01(&r))};
