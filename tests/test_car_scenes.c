@@ -5,6 +5,7 @@
  * (tests/car_support.h): at the goal to 1e-6, the bicycle's arcs between rows at most
  * 0.1 m apart, |δ| within its bound, the swept footprint clear. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,15 +87,21 @@ static void plan_scene(car_scene_kind kind, unsigned long seed)
     cJSON_Delete(doc);
 }
 
-Test(car_scenes, parallel_1) { plan_scene(CAR_SCENE_PARALLEL, 1); }
-Test(car_scenes, parallel_2) { plan_scene(CAR_SCENE_PARALLEL, 2); }
-Test(car_scenes, parallel_3) { plan_scene(CAR_SCENE_PARALLEL, 3); }
-Test(car_scenes, perpendicular_1) { plan_scene(CAR_SCENE_PERPENDICULAR, 1); }
-Test(car_scenes, perpendicular_2) { plan_scene(CAR_SCENE_PERPENDICULAR, 2); }
-Test(car_scenes, perpendicular_3) { plan_scene(CAR_SCENE_PERPENDICULAR, 3); }
-Test(car_scenes, angled_1) { plan_scene(CAR_SCENE_ANGLED, 1); }
-Test(car_scenes, angled_2) { plan_scene(CAR_SCENE_ANGLED, 2); }
-Test(car_scenes, angled_3) { plan_scene(CAR_SCENE_ANGLED, 3); }
-Test(car_scenes, clutter_1) { plan_scene(CAR_SCENE_CLUTTER, 1); }
-Test(car_scenes, clutter_2) { plan_scene(CAR_SCENE_CLUTTER, 2); }
-Test(car_scenes, clutter_3) { plan_scene(CAR_SCENE_CLUTTER, 3); }
+/* every kind, seeds 1, 2, 3 */
+typedef struct scene_case {
+    car_scene_kind kind;
+    unsigned long seed;
+} scene_case;
+
+ParameterizedTestParameters(car_scenes, a_scene_of_our_own_converges_and_passes_the_plan_checks)
+{
+    static scene_case cases[3 * CAR_SCENE_KINDS];
+    for (int k = 0; k < CAR_SCENE_KINDS; ++k)
+        for (int j = 0; j < 3; ++j) cases[3 * k + j] = (scene_case){(car_scene_kind)k, (unsigned long)j + 1};
+    return cr_make_param_array(scene_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(scene_case *c, car_scenes, a_scene_of_our_own_converges_and_passes_the_plan_checks)
+{
+    plan_scene(c->kind, c->seed);
+}
