@@ -424,8 +424,9 @@ static cJSON *document(const scene *sc, const car_scene_info *info, unsigned lon
 
 cJSON *car_scene_draw(unsigned long seed, car_scene_kind kind, int moderate, car_scene_info *info)
 {
-    /* the state mixed from the seed: neighbouring seeds start far apart */
-    rng r = {mix((uint64_t)seed ^ 0x5CE4E5ull)};
+    /* the state mixed from the seed and the kind: neighbouring seeds start far apart, and
+     * the kinds of one seed draw apart too */
+    rng r = {mix(((uint64_t)seed << 3 | (uint64_t)kind) ^ 0x5CE4E5ull)};
     car_scene_info own;
     if (!info) info = &own;
     *info = (car_scene_info){.kind = kind < CAR_SCENE_KINDS ? kind : (car_scene_kind)(4 * uniform01(&r))};

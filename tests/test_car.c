@@ -519,3 +519,27 @@ Test(car, without_smoothing_the_route_is_returned_stalled)
     cJSON_Delete(r);
     cJSON_Delete(doc);
 }
+
+/* A steering limit that single precision rounds up (0.6 as a float is 0.600000024): the
+ * route, returned unsmoothed, drives at full lock and keeps |δ| ≤ max_steering to the
+ * last digit (car_check_plan), and its largest steering is the limit. */
+Test(car, a_route_at_full_lock_keeps_a_steering_limit_that_a_float_rounds_up)
+{
+    cr_assert_gt((double)(float)0.6, 0.6);
+    char *text = car_file_text("parallel_slot.json");
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering", cJSON_CreateNumber(0.6));
+    cJSON_AddFalseToObject(doc, "smooth");
+    char *json = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    sp_status st;
+    cJSON *r = solve_text(json, &err, &st);
+    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    car_check_plan(r, doc);
+    cr_expect_leq(car_result_number(r, "largest_steering"), 0.6);
+    cr_expect_geq(car_result_number(r, "largest_steering"), 0.6 - 1e-12);
+    free(json);
+    cJSON_Delete(r);
+    cJSON_Delete(doc);
+}
