@@ -69,8 +69,8 @@ void bench_scenes(int n, unsigned long seed)
     }
     printf("symplan bench: %d random parking scenes (tests/car_scenes.c), seed %lu, model car%s%s\n\n", n, seed,
            dir ? ", files in " : "", dir ? dir : "");
-    printf("%6s %-22s %6s %4s %3s %5s %8s %5s %9s %8s %7s %6s %8s %8s  %-18s %s\n", "seed", "kind", "play", "in", "rev", "far",
-           "length", "gears", "clearance", "KKT", "nodes", "escape", "route s", "smooth s", "status", "note");
+    printf("%6s %-22s %6s %4s %3s %5s %8s %5s %9s %8s %7s %6s %9s %10s  %-18s %s\n", "seed", "kind", "play", "in", "rev", "far",
+           "length", "gears", "clearance", "KKT", "nodes", "escape", "route cpu", "smooth cpu", "status", "note");
     double *cpu[CAR_SCENE_KINDS];
     int count[CAR_SCENE_KINDS] = {0}, converged[CAR_SCENE_KINDS] = {0}, planned[CAR_SCENE_KINDS] = {0};
     for (int k = 0; k < CAR_SCENE_KINDS; ++k) cpu[k] = calloc((size_t)n + 1, sizeof *cpu[k]);
@@ -107,7 +107,7 @@ void bench_scenes(int n, unsigned long seed)
         snprintf(label, sizeof label, "%s%s%s%s", car_scene_kind_name(kind),
                  kind == CAR_SCENE_CLUTTER ? "/" : "", kind == CAR_SCENE_CLUTTER ? car_scene_kind_name(info.slot) : "",
                  info.angle > 0 && info.angle < 90 ? (info.angle < 50 ? " 45" : info.angle < 70 ? " 60" : " 75") : "");
-        printf("%6lu %-22s %6.2f %4s %3s %5.0e %8.2f %5.0f %9.3f %8.1e %7.0f %6.0f %8.3f %8.3f  %-18s %s\n", s, label, info.play,
+        printf("%6lu %-22s %6.2f %4s %3s %5.0e %8.2f %5.0f %9.3f %8.1e %7.0f %6.0f %9.3f %10.3f  %-18s %s\n", s, label, info.play,
                info.slot == CAR_SCENE_PARALLEL ? "-" : info.facing_out ? "out" : "in", info.reverse_job ? "yes" : "no", info.distance,
                member(r, "length"), member(r, "gear_changes"), member(r, "min_clearance"),
                member(r, "optimality_residual"), member(route, "expanded_nodes"), member(route, "escape_nodes"), rc,
