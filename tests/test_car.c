@@ -499,23 +499,35 @@ Test(car, a_steering_rate_bound_is_kept)
     cJSON_Delete(input);
 }
 
-/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
-Test(car, without_smoothing_the_route_is_returned_stalled)
+/* The parallel slot with "smooth": false (and the steering limit given, when not NULL):
+ * the route itself, checked by car_check_plan; the result and *input are the caller's. */
+static cJSON *unsmoothed_slot(const char *max_steering, cJSON **input)
 {
     char *text = car_file_text("parallel_slot.json");
     cJSON *doc = cJSON_Parse(text);
     free(text);
+    if (max_steering)
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering", cJSON_Parse(max_steering));
     cJSON_AddFalseToObject(doc, "smooth");
     char *json = cJSON_PrintUnformatted(doc);
     sp_input_error err;
     sp_status st;
     cJSON *r = solve_text(json, &err, &st);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
+    free(json);
     car_check_plan(r, doc);
+    *input = doc;
+    return r;
+}
+
+/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
+Test(car, without_smoothing_the_route_is_returned_stalled)
+{
+    cJSON *doc;
+    cJSON *r = unsmoothed_slot(NULL, &doc);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "stalled");
     cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"));
     cr_expect_null(cJSON_GetObjectItem(r, "optimality_residual"));
-    free(json);
     cJSON_Delete(r);
     cJSON_Delete(doc);
 }
@@ -526,20 +538,10 @@ Test(car, without_smoothing_the_route_is_returned_stalled)
 Test(car, a_route_at_full_lock_keeps_a_steering_limit_that_a_float_rounds_up)
 {
     cr_assert_gt((double)(float)0.6, 0.6);
-    char *text = car_file_text("parallel_slot.json");
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering", cJSON_CreateNumber(0.6));
-    cJSON_AddFalseToObject(doc, "smooth");
-    char *json = cJSON_PrintUnformatted(doc);
-    sp_input_error err;
-    sp_status st;
-    cJSON *r = solve_text(json, &err, &st);
-    cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
-    car_check_plan(r, doc);
+    cJSON *doc;
+    cJSON *r = unsmoothed_slot("0.6", &doc);
     cr_expect_leq(car_result_number(r, "largest_steering"), 0.6);
     cr_expect_geq(car_result_number(r, "largest_steering"), 0.6 - 1e-12);
-    free(json);
     cJSON_Delete(r);
     cJSON_Delete(doc);
 }
