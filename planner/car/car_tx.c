@@ -40,8 +40,12 @@ static double dsinc(double phi)
     return fabs(phi) < 1e-3 ? -phi / 3.0 + phi * phi * phi / 30.0 : (phi * cos(phi) - sin(phi)) / (phi * phi);
 }
 
-void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
-                     double J[18])
+/* car_tx_interval, and when trail is given the pose after each of the arcs with its
+ * derivative (CAR_TRAIL values an arc: pose, then J as car_tx_interval's; J only when
+ * `jac`). */
+#define CAR_TRAIL 21
+static void interval_steps(const double pose[3], double d0, double d1, double s, int upto, double wheelbase,
+                           double out[3], double J[18], double *trail, int jac)
 {
     double p[3] = {pose[0], pose[1], pose[2]}, G[18] = {0};
     G[0] = G[7] = G[14] = 1.0;
@@ -50,7 +54,7 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
         const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
         const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
         const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
-        if (J) {
+        if (J || (trail && jac)) {
             /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
             const double dx = q[0] - p[0], dy = q[1] - p[1];
             const double dc_dk = 0.5 * ss * ss * dsinc(phi);
@@ -70,9 +74,19 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
             }
         }
         p[0] = q[0], p[1] = q[1], p[2] = q[2];
+        if (trail) {
+            memcpy(trail + CAR_TRAIL * j, p, sizeof p);
+            if (jac) memcpy(trail + CAR_TRAIL * j + 3, G, sizeof G);
+        }
     }
     out[0] = p[0], out[1] = p[1], out[2] = p[2];
     if (J) memcpy(J, G, sizeof G);
+}
+
+void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
+                     double J[18])
+{
+    interval_steps(pose, d0, d1, s, upto, wheelbase, out, J, NULL, 0);
 }
 
 static void node_pose(const car_tx *t, const double *x, size_t k, double pose[3])
@@ -127,13 +141,19 @@ double car_tx_energy(const car_tx *t, const double *x, double *grad)
 
 /* The three rows of interval k's defects (interval end minus next node): values f, and
  * when col is given their nonzeros, CAR_TX_NZ places a row (col −1: unused). */
-static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3], long *col, double *val)
+static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3], long *col, double *val,
+                        const double *trail)
 {
     double p[3], q[3], end[3], J[18];
     node_pose(t, x, k, p);
     node_pose(t, x, k + 1, q);
-    car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
-                    t->c->vehicle.wheelbase, end, col ? J : NULL);
+    if (trail) {
+        const double *e = trail + ((k + 1) * CAR_SUB - 1) * CAR_TRAIL;
+        memcpy(end, e, sizeof end);
+        if (col) memcpy(J, e + 3, sizeof J);
+    } else
+        car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                        t->c->vehicle.wheelbase, end, col ? J : NULL);
     for (int r = 0; r < 3; ++r) f[r] = end[r] - q[r];
     if (!col) return;
     for (int r = 0; r < 3; ++r) {
@@ -150,12 +170,18 @@ static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3],
 }
 
 /* Clearance constraint i: its value, and when col is given its row as defect_rows'. */
-static double clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val)
+static double clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val,
+                            const double *trail)
 {
     const size_t p = t->obs_point[i], k = p / CAR_SUB;
     const int inner = p % CAR_SUB != 0;
     double pose[3], J[18], g[3];
-    car_tx_point(t, x, p, pose, col ? J : NULL);
+    if (trail && inner) {
+        const double *e = trail + (p - 1) * CAR_TRAIL;
+        memcpy(pose, e, sizeof pose);
+        if (col) memcpy(J, e + 3, sizeof J);
+    } else
+        car_tx_point(t, x, p, pose, col ? J : NULL);
     const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
     const double f = t->w->clearance + margin -
                      car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL);
@@ -201,7 +227,7 @@ void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac)
     long col[3 * CAR_TX_NZ];
     double val[3 * CAR_TX_NZ];
     for (size_t k = 0; k < t->N; ++k) {
-        defect_rows(t, x, k, f + 3 * k, jac ? col : NULL, val);
+        defect_rows(t, x, k, f + 3 * k, jac ? col : NULL, val, NULL);
         if (jac) scatter(3, t->n, col, val, jac + 3 * k * t->n);
     }
 }
@@ -211,7 +237,7 @@ void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac)
     long col[CAR_TX_NZ];
     double val[CAR_TX_NZ];
     for (size_t i = 0; i < t->n_obs; ++i) {
-        f[i] = clearance_row(t, x, i, jac ? col : NULL, val);
+        f[i] = clearance_row(t, x, i, jac ? col : NULL, val, NULL);
         if (jac) scatter(1, t->n, col, val, jac + i * t->n);
     }
 }
@@ -234,10 +260,23 @@ size_t car_tx_n_constraints(const car_tx *t)
 void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val)
 {
     const size_t me = 3 * t->N, mi = t->n_obs;
+    /* every arc of every interval once, with its derivative: a point carries some five
+     * clearance constraints in a tight slot, each of which would drive the interval to
+     * it again (without the memory, each row as the dense functions do) */
+    double *trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *trail);
+    if (trail)
+        for (size_t k = 0; k < t->N; ++k) {
+            double p[3], end[3];
+            node_pose(t, x, k, p);
+            interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                           t->c->vehicle.wheelbase, end, NULL, trail + k * CAR_SUB * CAR_TRAIL, col != NULL);
+        }
     for (size_t k = 0; k < t->N; ++k)
-        defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL);
+        defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL, trail);
     for (size_t i = 0; i < mi; ++i)
-        f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL, col ? val + (me + i) * CAR_TX_NZ : NULL);
+        f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL, col ? val + (me + i) * CAR_TX_NZ : NULL,
+                                  trail);
+    free(trail);
     if (t->c->vehicle.max_steering_rate > 0)
         for (size_t k = 0; k < t->N; ++k) {
             const size_t i = me + mi + 2 * k;
