@@ -837,3 +837,63 @@ Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
     car_world_free(&w);
     sp_problem_free(&pb);
 }
+
+/* A route of some 160 m through a lot (903 unknowns, above the dense solvers' reach):
+ * smoothed on the band, converged to the KKT tolerance (the residual itself found on the
+ * band) within the work budget, where it used to be returned unsmoothed. */
+Test(car, a_long_route_through_a_lot_is_smoothed_on_the_band)
+{
+    cJSON *r = plan_result("long_lot.json");
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
+    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    cr_expect_gt(num(r, "length"), 150.0);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_gt(num(sw, "unknowns"), 600);
+    cr_expect_leq(num(sw, "evaluations"), 1500);
+    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cJSON_Delete(r);
+}
+
+/* Newton's steps on the KKT conditions on the band (above 600 unknowns): from where the
+ * augmented Lagrangian stops short (violation 1e-6), they lower the full KKT residual. */
+Test(car, newtons_kkt_steps_on_the_band_lower_the_residual_of_a_long_route)
+{
+    char *text = car_file_text("long_lot.json");
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
+    free(text);
+    const sp_car_problem *c = &pb.car;
+    car_world w;
+    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
+    cr_assert(r.found);
+    car_tx t;
+    cr_assert_eq(car_tx_init(&t, &w, c, &r, c->scene.goal), SP_OK);
+    const size_t n = t.n;
+    cr_assert_gt(n, 600);
+    double *x = calloc(n, sizeof *x), *lb = malloc(n * sizeof *lb), *ub = malloc(n * sizeof *ub);
+    car_tx_guess(&t, &r, x);
+    car_tx_bounds(&t, lb, ub);
+    cr_assert_eq(car_tx_select(&t, x, 0.3), SP_OK);
+    const car_al_limits lim = {.tolerance = 1e-6, .deadline = HUGE_VAL, .near = 0.3, .rho = 1e2, .guard = HUGE_VAL,
+                               .max_outer = 60, .max_inner = 60, .max_evaluations = 100000};
+    car_al_out ao;
+    cr_assert_eq(car_al_solve(&t, x, lb, ub, &lim, &ao), SP_OK);
+    car_kkt k0, k1;
+    cr_assert_eq(car_kkt_eval(&t, x, lb, ub, &k0), SP_OK);
+    int steps = 0;
+    cr_assert_eq(car_kkt_polish(&t, x, lb, ub, 1e-12, 4, &steps), SP_OK);
+    cr_assert_eq(car_kkt_eval(&t, x, lb, ub, &k1), SP_OK);
+    cr_expect_gt(k0.residual, 1e-10, "the augmented Lagrangian left nothing to do (%.2e)", k0.residual);
+    cr_expect_geq(steps, 1);
+    cr_expect_lt(k1.residual, 0.1 * k0.residual, "residual %.2e -> %.2e", k0.residual, k1.residual);
+    car_kkt_free(&k0), car_kkt_free(&k1);
+    free(x), free(lb), free(ub);
+    car_tx_free(&t);
+    car_route_free(&r);
+    car_world_free(&w);
+    sp_problem_free(&pb);
+}
