@@ -12,9 +12,12 @@
  * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from differences of
  * its exact gradient for 15 groups of unknowns at a time, whatever the number of
  * intervals, and is kept for a few steps while they are taken whole. The penalty's part
- * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros. A step is one Cholesky
- * factorisation (Levenberg damping τ when it fails, on the same Hessian), at most 5 cm or
- * 0.05 rad in any unknown.
+ * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros (kept sparse). With the
+ * unknowns numbered interval by interval (car_tx_place) all of it is a band of half-width
+ * CAR_TX_BAND, and a step is one banded Cholesky factorisation (Levenberg damping τ when
+ * it fails, on the same Hessian), at most 5 cm or 0.05 rad in any unknown: an iteration
+ * costs work in proportion to the intervals (dense, at 1613 unknowns and 4000
+ * constraints, an evaluation alone took 0.2 s).
  *
  * What made it stall, and what holds it now (A. R. Conn, N. I. M. Gould & Ph. L. Toint,
  * LANCELOT, 1992, for the first two):
