@@ -630,7 +630,7 @@ def car():
             "max_evaluations": nullable(d(integer(1, 100000000), "evaluations of the energy over all the smoothing's "
                                                                   "solves", 3600)),
             "max_unknowns": nullable(d(integer(1, 100000000), "larger transcriptions are not smoothed (the route "
-                                                               "stands)", 600))}},
+                                                               "stands)", 5000))}},
                        "the work budget of the smoothing"),
     })
     return {"type": "object", "additionalProperties": False, "required": ["task", "model", "vehicle", "start", "goal"],

@@ -442,50 +442,67 @@ Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
     cJSON_Delete(r);
 }
 
+/* The transcription of the route of data/car/<name>, and what it rests on. */
+typedef struct tx_fixture {
+    sp_problem pb;
+    car_world w;
+    car_route r;
+    car_tx t;
+} tx_fixture;
+
+static void tx_setup(const char *name, tx_fixture *fx)
+{
+    char *text = car_file_text(name);
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &fx->pb, &err), SP_OK, "%s", err.message);
+    free(text);
+    cr_assert_eq(car_world_init(&fx->w, &fx->pb.car), SP_OK);
+    cr_assert_eq(car_route_search(&fx->w, &fx->pb.car, NULL, &fx->r), SP_OK);
+    cr_assert(fx->r.found);
+    cr_assert_eq(car_tx_init(&fx->t, &fx->w, &fx->pb.car, &fx->r, fx->pb.car.scene.goal), SP_OK);
+}
+
+static void tx_teardown(tx_fixture *fx)
+{
+    car_tx_free(&fx->t);
+    car_route_free(&fx->r);
+    car_world_free(&fx->w);
+    sp_problem_free(&fx->pb);
+}
+
 /* The smoothing stage's transcription (planner/car/car_tx.c): its energy, defects and
  * clearance constraints against central differences, at the route's starting point moved
  * a little off it (so that the defects are not all zero). */
 Test(car, the_transcriptions_gradients_match_central_differences)
 {
-    char *text = car_file_text("parallel_slot.json");
-    sp_problem pb;
-    sp_input_error err;
-    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
-    free(text);
-    const sp_car_problem *c = &pb.car;
-    car_world w;
-    cr_assert_eq(car_world_init(&w, c), SP_OK);
-    car_route r;
-    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
-    cr_assert(r.found);
-    car_tx t;
-    cr_assert_eq(car_tx_init(&t, &w, c, &r, c->scene.goal), SP_OK);
-    const size_t n = t.n, me = 3 * t.N;
+    tx_fixture fx;
+    tx_setup("parallel_slot.json", &fx);
+    const size_t n = fx.t.n, me = 3 * fx.t.N;
     double *x = calloc(n, sizeof *x), *g = calloc(n, sizeof *g);
-    car_tx_guess(&t, &r, x);
+    car_tx_guess(&fx.t, &fx.r, x);
     unsigned state = 11;
     for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
     /* near: every polygon within 0.5 m of a checked point gives a constraint */
-    cr_assert_eq(car_tx_select(&t, x, 0.5), SP_OK);
-    const size_t mi = t.n_obs;
+    cr_assert_eq(car_tx_select(&fx.t, x, 0.5), SP_OK);
+    const size_t mi = fx.t.n_obs;
     cr_assert_gt(mi, 10);
     double *jd = calloc(me * n, sizeof *jd), *jc = calloc(mi * n, sizeof *jc);
     double *fp = calloc(me + mi, sizeof *fp), *fm = calloc(me + mi, sizeof *fm), *f0 = calloc(me + mi, sizeof *f0);
-    car_tx_energy(&t, x, g);
-    car_tx_defects(&t, x, f0, jd);
-    car_tx_clearance(&t, x, f0 + me, jc);
+    car_tx_energy(&fx.t, x, g);
+    car_tx_defects(&fx.t, x, f0, jd);
+    car_tx_clearance(&fx.t, x, f0 + me, jc);
     double worst_d = 0, worst_c = 0, worst_e = 0;
     const double eps = 1e-6;
     for (size_t j = 0; j < n; ++j) {
         const double keep = x[j];
         x[j] = keep + eps;
-        const double ep = car_tx_energy(&t, x, NULL);
-        car_tx_defects(&t, x, fp, NULL);
-        car_tx_clearance(&t, x, fp + me, NULL);
+        const double ep = car_tx_energy(&fx.t, x, NULL);
+        car_tx_defects(&fx.t, x, fp, NULL);
+        car_tx_clearance(&fx.t, x, fp + me, NULL);
         x[j] = keep - eps;
-        const double em = car_tx_energy(&t, x, NULL);
-        car_tx_defects(&t, x, fm, NULL);
-        car_tx_clearance(&t, x, fm + me, NULL);
+        const double em = car_tx_energy(&fx.t, x, NULL);
+        car_tx_defects(&fx.t, x, fm, NULL);
+        car_tx_clearance(&fx.t, x, fm + me, NULL);
         x[j] = keep;
         worst_e = fmax(worst_e, fabs((ep - em) / (2 * eps) - g[j]) / (1 + fabs(g[j])));
         for (size_t i = 0; i < me; ++i)
@@ -501,11 +518,43 @@ Test(car, the_transcriptions_gradients_match_central_differences)
     cr_expect_leq(worst_e, 1e-6, "energy gradient off by %.2e", worst_e);
     cr_expect_leq(worst_d, 1e-6, "defect Jacobian off by %.2e", worst_d);
     cr_expect_leq(worst_c, 1e-6, "clearance Jacobian off by %.2e", worst_c);
+    /* the sparse rows (car_tx_constraints_sparse) are the dense Jacobian's, and every row
+     * lies within the band of the unknowns numbered interval by interval */
+    const size_t m = car_tx_n_constraints(&fx.t);
+    double *fs = calloc(m, sizeof *fs), *fd = calloc(m, sizeof *fd), *jall = calloc(m * n, sizeof *jall);
+    double *val = calloc(m * CAR_TX_NZ, sizeof *val);
+    long *col = calloc(m * CAR_TX_NZ, sizeof *col);
+    car_tx_constraints(&fx.t, x, fd, jall);
+    car_tx_constraints_sparse(&fx.t, x, fs, col, val);
+    double worst_s = 0.0;
+    size_t width = 0, nonzeros = 0;
+    for (size_t i = 0; i < m; ++i) {
+        worst_s = fmax(worst_s, fabs(fs[i] - fd[i]));
+        size_t lo = n, hi = 0;
+        for (int e = 0; e < CAR_TX_NZ; ++e) {
+            const long j = col[i * CAR_TX_NZ + (size_t)e];
+            if (j < 0) continue;
+            cr_assert_lt((size_t)j, n);
+            jall[i * n + (size_t)j] -= val[i * CAR_TX_NZ + (size_t)e];
+            const size_t pj = car_tx_place(&fx.t, (size_t)j);
+            lo = pj < lo ? pj : lo, hi = pj > hi ? pj : hi;
+            ++nonzeros;
+        }
+        if (hi >= lo) width = hi - lo > width ? hi - lo : width;
+    }
+    for (size_t i = 0; i < m * n; ++i) worst_s = fmax(worst_s, fabs(jall[i]));
+    cr_expect_leq(worst_s, 1e-12, "sparse rows off the dense ones by %.2e", worst_s);
+    cr_expect_leq(width, CAR_TX_BAND);
+    cr_expect_gt(nonzeros, 3 * m);
+    /* car_tx_place numbers the unknowns once each */
+    char *seen = calloc(n, 1);
+    for (size_t j = 0; j < n; ++j) {
+        cr_assert_lt(car_tx_place(&fx.t, j), n);
+        cr_expect_eq(seen[car_tx_place(&fx.t, j)]++, 0);
+    }
+    free(seen), free(fs), free(fd), free(jall), free(val), free(col);
     free(x), free(g), free(jd), free(jc), free(fp), free(fm), free(f0);
-    car_tx_free(&t);
-    car_route_free(&r);
-    car_world_free(&w);
-    sp_problem_free(&pb);
+    tx_teardown(&fx);
 }
 
 /* Smoothing the parallel-slot plan: converged (KKT to the tolerance), collision-free on
@@ -623,4 +672,179 @@ Test(car, a_route_at_full_lock_keeps_a_steering_limit_that_a_float_rounds_up)
     cr_expect_geq(car_result_number(r, "largest_steering"), 0.6 - 1e-12);
     cJSON_Delete(r);
     cJSON_Delete(doc);
+}
+
+/* A dense solve with partial pivoting, the band solve's reference (A row-major, b in place). */
+static int dense_solve(size_t n, double *A, double *b)
+{
+    for (size_t k = 0; k < n; ++k) {
+        size_t piv = k;
+        for (size_t i = k + 1; i < n; ++i)
+            if (fabs(A[i * n + k]) > fabs(A[piv * n + k])) piv = i;
+        if (A[piv * n + k] == 0.0) return -1;
+        for (size_t j = 0; j < n; ++j) {
+            const double a = A[k * n + j];
+            A[k * n + j] = A[piv * n + j], A[piv * n + j] = a;
+        }
+        const double bb = b[k];
+        b[k] = b[piv], b[piv] = bb;
+        for (size_t i = k + 1; i < n; ++i) {
+            const double l = A[i * n + k] / A[k * n + k];
+            for (size_t j = k; j < n; ++j) A[i * n + j] -= l * A[k * n + j];
+            b[i] -= l * b[k];
+        }
+    }
+    for (size_t k = n; k-- > 0;) {
+        for (size_t j = k + 1; j < n; ++j) b[k] -= A[k * n + j] * b[j];
+        b[k] /= A[k * n + k];
+    }
+    return 0;
+}
+
+/* The band solve (planner/car/car_band.c) against a dense one, on random systems that are
+ * banded once the variables are renumbered (unequal bandwidths, small diagonals that need
+ * pivoting, entries given in two parts), and a singular one that it must refuse. */
+Test(car, the_band_solve_matches_a_dense_one)
+{
+    unsigned state = 5;
+    for (int trial = 0; trial < 6; ++trial) {
+        const size_t n = 40 + 7 * (size_t)trial, kl = 1 + (size_t)trial % 3, ku = 2 + (size_t)trial % 4;
+        size_t *order = malloc(n * sizeof *order), *place_of = malloc(n * sizeof *place_of);
+        size_t *ri = malloc(4 * n * (kl + ku + 1) * sizeof *ri), *ci = malloc(4 * n * (kl + ku + 1) * sizeof *ci);
+        double *v = malloc(4 * n * (kl + ku + 1) * sizeof *v), *A = calloc(n * n, sizeof *A);
+        double *b = malloc(n * sizeof *b), *z = malloc(n * sizeof *z), *b0 = malloc(n * sizeof *b0);
+        double *A0 = malloc(n * n * sizeof *A0);
+        /* a random numbering: variable i sits at place order[i] */
+        for (size_t i = 0; i < n; ++i) place_of[i] = i;
+        for (size_t i = n - 1; i > 0; --i) {
+            const size_t j = (size_t)uniform(&state, 0, (double)i + 0.999);
+            const size_t a = place_of[i];
+            place_of[i] = place_of[j], place_of[j] = a;
+        }
+        for (size_t i = 0; i < n; ++i) order[place_of[i]] = i; /* variable at place p: place_of[p] */
+        size_t nz = 0;
+        for (size_t p = 0; p < n; ++p)
+            for (size_t q = p > kl ? p - kl : 0; q <= p + ku && q < n; ++q) {
+                if (p != q && uniform(&state, 0, 1) < 0.3) continue;
+                const double a = p == q && trial % 2 ? uniform(&state, -0.1, 0.1) : uniform(&state, -1, 1);
+                const size_t r = place_of[p], c = place_of[q];
+                ri[nz] = r, ci[nz] = c, v[nz++] = 0.25 * a;
+                ri[nz] = r, ci[nz] = c, v[nz++] = 0.75 * a;
+                A[r * n + c] += a;
+            }
+        for (size_t i = 0; i < n; ++i) b[i] = z[i] = b0[i] = uniform(&state, -1, 1);
+        memcpy(A0, A, n * n * sizeof *A);
+        cr_assert_eq(dense_solve(n, A, b), 0);
+        cr_assert_eq(car_band_solve(n, nz, ri, ci, v, order, z), 0);
+        /* the same solution (to the system's condition) and a residual at rounding level */
+        double worst = 0.0, resid = 0.0, scale = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            double r = -b0[i], s = fabs(b0[i]);
+            for (size_t j = 0; j < n; ++j) r += A0[i * n + j] * z[j], s += fabs(A0[i * n + j] * z[j]);
+            resid = fmax(resid, fabs(r)), scale = fmax(scale, s);
+            worst = fmax(worst, fabs(z[i] - b[i]) / (1.0 + fabs(b[i])));
+        }
+        cr_expect_leq(resid, 1e-12 * scale, "trial %d: residual %.2e", trial, resid);
+        cr_expect_leq(worst, 1e-4, "trial %d: off the dense solution by %.2e", trial, worst);
+        /* a variable no entry touches: singular */
+        size_t kept = 0;
+        for (size_t e = 0; e < nz; ++e)
+            if (ri[e] != 3 && ci[e] != 3) ri[kept] = ri[e], ci[kept] = ci[e], v[kept++] = v[e];
+        cr_expect_eq(car_band_solve(n, kept, ri, ci, v, order, z), -1);
+        free(order), free(place_of), free(ri), free(ci), free(v), free(A), free(b), free(z), free(b0), free(A0);
+    }
+}
+
+/* The Lagrangian of the transcription with fixed random weights (car_band_grad_fn). */
+typedef struct weighted {
+    const car_tx *t;
+    const double *w;
+    double *f, *val;
+    long *col;
+    size_t m;
+} weighted;
+
+static void weighted_gradient(void *ctx, const double *x, double *g)
+{
+    const weighted *a = ctx;
+    car_tx_energy(a->t, x, g);
+    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
+    for (size_t i = 0; i < a->m * CAR_TX_NZ; ++i)
+        if (a->col[i] >= 0) g[a->col[i]] += a->w[i / CAR_TX_NZ] * a->val[i];
+}
+
+/* The Hessian differenced in 15 groups of unknowns (car_band_hessian) is the one
+ * differenced column by column: no two unknowns of a group share a term (the last
+ * steering and the last node's heading once did). */
+Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
+{
+    tx_fixture fx;
+    tx_setup("parallel_slot.json", &fx);
+    const size_t n = fx.t.n, ld = CAR_TX_BAND + 1;
+    double *x = calloc(n, sizeof *x);
+    car_tx_guess(&fx.t, &fx.r, x);
+    unsigned state = 3;
+    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
+    const size_t m = car_tx_n_constraints(&fx.t);
+    double *wt = malloc(m * sizeof *wt), *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val);
+    long *col = malloc(m * CAR_TX_NZ * sizeof *col);
+    for (size_t i = 0; i < m; ++i) wt[i] = uniform(&state, -2, 2);
+    weighted a = {.t = &fx.t, .w = wt, .f = f, .val = val, .col = col, .m = m};
+    double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2), *y = malloc(n * sizeof *y);
+    double *g1 = malloc(n * sizeof *g1), *g2 = malloc(n * sizeof *g2);
+    car_band_hessian(&fx.t, x, weighted_gradient, &a, 1e-5, 1, NULL, h1, y, g1, g2);
+    car_band_hessian(&fx.t, x, weighted_gradient, &a, 1e-5, 0, NULL, h2, y, g1, g2);
+    double worst = 0.0, big = 0.0;
+    for (size_t i = 0; i < ld * n; ++i) worst = fmax(worst, fabs(h1[i] - h2[i])), big = fmax(big, fabs(h2[i]));
+    cr_expect_gt(big, 1.0);
+    cr_expect_leq(worst, 1e-6 * big, "grouped Hessian off by %.2e (largest entry %.2e)", worst, big);
+    free(wt), free(f), free(val), free(col), free(h1), free(h2), free(y), free(g1), free(g2), free(x);
+    tx_teardown(&fx);
+}
+
+/* A route of some 160 m through a lot (903 unknowns, above the dense solvers' reach):
+ * smoothed on the band, converged to the KKT tolerance (the residual itself found on the
+ * band) within the work budget, where it used to be returned unsmoothed. */
+Test(car, a_long_route_through_a_lot_is_smoothed_on_the_band)
+{
+    cJSON *r = plan_result("long_lot.json");
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
+    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    cr_expect_gt(num(r, "length"), 150.0);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_gt(num(sw, "unknowns"), 600);
+    cr_expect_leq(num(sw, "evaluations"), 1500);
+    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cJSON_Delete(r);
+}
+
+/* Newton's steps on the KKT conditions on the band (above 600 unknowns): from where the
+ * augmented Lagrangian stops short (violation 1e-6), they lower the full KKT residual. */
+Test(car, newtons_kkt_steps_on_the_band_lower_the_residual_of_a_long_route)
+{
+    tx_fixture fx;
+    tx_setup("long_lot.json", &fx);
+    const size_t n = fx.t.n;
+    cr_assert_gt(n, 600);
+    double *x = calloc(n, sizeof *x), *lb = malloc(n * sizeof *lb), *ub = malloc(n * sizeof *ub);
+    car_tx_guess(&fx.t, &fx.r, x);
+    car_tx_bounds(&fx.t, lb, ub);
+    cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
+    const car_al_limits lim = {.tolerance = 1e-6, .deadline = HUGE_VAL, .near = 0.3, .rho = 1e2, .guard = HUGE_VAL,
+                               .max_outer = 60, .max_inner = 60, .max_evaluations = 100000};
+    car_al_out ao;
+    cr_assert_eq(car_al_solve(&fx.t, x, lb, ub, &lim, &ao), SP_OK);
+    car_kkt k0, k1;
+    cr_assert_eq(car_kkt_eval(&fx.t, x, lb, ub, &k0), SP_OK);
+    int steps = 0;
+    cr_assert_eq(car_kkt_polish(&fx.t, x, lb, ub, 1e-12, 4, &steps), SP_OK);
+    cr_assert_eq(car_kkt_eval(&fx.t, x, lb, ub, &k1), SP_OK);
+    cr_expect_gt(k0.residual, 1e-10, "the augmented Lagrangian left nothing to do (%.2e)", k0.residual);
+    cr_expect_geq(steps, 1);
+    cr_expect_lt(k1.residual, 0.1 * k0.residual, "residual %.2e -> %.2e", k0.residual, k1.residual);
+    car_kkt_free(&k0), car_kkt_free(&k1);
+    free(x), free(lb), free(ub);
+    tx_teardown(&fx);
 }

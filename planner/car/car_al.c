@@ -12,9 +12,12 @@
  * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from differences of
  * its exact gradient for 15 groups of unknowns at a time, whatever the number of
  * intervals, and is kept for a few steps while they are taken whole. The penalty's part
- * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros. A step is one Cholesky
- * factorisation (Levenberg damping τ when it fails, on the same Hessian), at most 5 cm or
- * 0.05 rad in any unknown.
+ * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros (kept sparse). With the
+ * unknowns numbered interval by interval (car_tx_place) all of it is a band of half-width
+ * CAR_TX_BAND, and a step is one banded Cholesky factorisation (Levenberg damping τ when
+ * it fails, on the same Hessian), at most 5 cm or 0.05 rad in any unknown: an iteration
+ * costs work in proportion to the intervals (dense, at 1613 unknowns and 4000
+ * constraints, an evaluation alone took 0.2 s).
  *
  * What made it stall, and what holds it now (A. R. Conn, N. I. M. Gould & Ph. L. Toint,
  * LANCELOT, 1992, for the first two):
@@ -57,7 +60,9 @@ typedef struct al {
     double *lam;      /* m multipliers */
     double *w;        /* m: the terms' weights in L_A at the point the Hessian is taken */
     double rho;
-    double *f, *jac;  /* m values, m × n Jacobian at the last point evaluated with derivatives */
+    double *f;        /* m values at the last point evaluated */
+    long *col;        /* m × CAR_TX_NZ: the Jacobian's sparse rows there (car_tx_constraints_sparse) */
+    double *val;
     int evaluations;  /* of L_A (the Hessian's differences are not counted: they are the steps' cost) */
 } al;
 
@@ -69,33 +74,38 @@ static double weight(const al *a, size_t i, double c)
     return i < a->me ? v : fmax(0.0, v);
 }
 
+/* grad += w · row i of the Jacobian in a->col, a->val */
+static void add_row(const al *a, size_t i, double w, double *grad)
+{
+    for (size_t e = i * CAR_TX_NZ; e < (i + 1) * CAR_TX_NZ; ++e)
+        if (a->col[e] >= 0) grad[a->col[e]] += w * a->val[e];
+}
+
 /* L_A(x) = E + Σ_eq (λ c + ρ c²/2) + Σ_ineq (max(0, λ + ρ c)² − λ²)/(2ρ); grad (n) and the
- * constraint values and Jacobian in a->f, a->jac when grad is given. */
+ * constraint values and Jacobian in a->f, a->col, a->val when grad is given. */
 static double merit(al *a, const double *x, double *grad)
 {
-    const size_t n = a->n, m = a->m;
+    const size_t m = a->m;
     ++a->evaluations;
     double v = car_tx_energy(a->t, x, grad);
-    car_tx_constraints(a->t, x, a->f, grad ? a->jac : NULL);
+    car_tx_constraints_sparse(a->t, x, a->f, grad ? a->col : NULL, a->val);
     for (size_t i = 0; i < m; ++i) {
         const double c = a->f[i], w = weight(a, i, c);
         v += i < a->me ? a->lam[i] * c + 0.5 * a->rho * c * c : (w * w - a->lam[i] * a->lam[i]) / (2.0 * a->rho);
-        if (grad && w != 0.0)
-            for (size_t j = 0; j < n; ++j) grad[j] += w * a->jac[i * n + j];
+        if (grad && w != 0.0) add_row(a, i, w, grad);
     }
     return v;
 }
 
-/* The gradient of E + Σ w_i c_i (the weights a->w, frozen) into grad; a->f and a->jac are
- * overwritten. */
-static void lagrangian_gradient(al *a, const double *x, double *grad)
+/* The gradient of E + Σ w_i c_i (the weights a->w, frozen) into grad; a->f, a->col and
+ * a->val are overwritten (car_band_grad_fn). */
+static void lagrangian_gradient(void *ctx, const double *x, double *grad)
 {
-    const size_t n = a->n;
+    al *a = ctx;
     car_tx_energy(a->t, x, grad);
-    car_tx_constraints(a->t, x, a->f, a->jac);
+    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
     for (size_t i = 0; i < a->m; ++i)
-        if (a->w[i] != 0.0)
-            for (size_t j = 0; j < n; ++j) grad[j] += a->w[i] * a->jac[i * n + j];
+        if (a->w[i] != 0.0) add_row(a, i, a->w[i], grad);
 }
 
 /* The largest violation of the constraints at the values in a->f (x keeps its bounds). */
@@ -135,86 +145,55 @@ static double depth(const car_tx *t, const double *x)
     return worst;
 }
 
-/* The interval that owns unknown j (δ_k, s_k and the pose of node k belong to interval
- * k, δ_N to N − 1): a constraint or energy term of interval k touches the unknowns of
- * intervals k − 1 to k + 1 only, so unknowns whose owners are 3 apart do not share a
- * term, and their Hessian columns can be differenced together. */
-static size_t owner(const car_tx *t, size_t j)
-{
-    const size_t N = t->N;
-    if (j <= N) return j < N ? j : N - 1;
-    if (j < 2 * N + 1) return j - (N + 1);
-    return (j - (2 * N + 1)) / 3 + 1;
-}
-
-/* The place of unknown j among its owner's (0…4). */
-static size_t slot(const car_tx *t, size_t j)
-{
-    const size_t N = t->N;
-    if (j <= N) return j < N ? 0 : 4;
-    if (j < 2 * N + 1) return 1;
-    return 2 + (j - (2 * N + 1)) % 3;
-}
-
-/* A Newton step d on L_A at x (gradient g; a->f, a->jac at x): (H + τ I) d = −g with H the
- * penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the weights at x,
- * differenced anew (15 groups of unknowns at a time: owner mod 3, slot; symmetrised) when
- * `fresh`; the unknowns held on a bound keep d = 0. H, y, g0, g1, idx work space; a->f,
- * a->jac are left at another point when `fresh`. 0 when the factorisation fails. */
+/* A Newton step d on L_A at x (gradient g; a->f, a->col, a->val at x): (H + τ I) d = −g
+ * with H the penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the
+ * weights at x, differenced anew (car_band_hessian) when `fresh`; the unknowns held on a
+ * bound keep d = 0. H and HL are lower bands in car_tx_place order (CAR_TX_BAND + 1 rows,
+ * column-major), so a step costs work in proportion to the intervals. y, g0, g1, b work
+ * space; a->f, a->col, a->val are left at another point when `fresh`. 0 when the
+ * factorisation fails. */
 static int newton_step(al *a, const double *x, const double *g, double tau, double *H, double *HL, int fresh,
-                       double *y, double *g0, double *g1, size_t *idx, double *d)
+                       double *y, double *g0, double *g1, double *b, double *d)
 {
     const car_tx *t = a->t;
-    const size_t n = a->n;
-    /* the penalty's part first, from the Jacobian at x (in a->f, a->jac from the caller) */
-    memset(H, 0, n * n * sizeof *H);
+    const size_t n = a->n, ld = CAR_TX_BAND + 1;
+    /* the penalty's part first, from the Jacobian at x (in a->f, a->col, a->val from the caller) */
+    memset(H, 0, ld * n * sizeof *H);
     for (size_t i = 0; i < a->m; ++i) {
         if (weight(a, i, a->f[i]) == 0.0) continue;
-        const double *r = a->jac + i * n;
-        size_t nz = 0;
-        for (size_t j = 0; j < n; ++j)
-            if (r[j] != 0.0) idx[nz++] = j;
-        for (size_t p = 0; p < nz; ++p)
-            for (size_t q = 0; q < nz; ++q) H[idx[p] * n + idx[q]] += a->rho * r[idx[p]] * r[idx[q]];
+        const long *c = a->col + i * CAR_TX_NZ;
+        const double *r = a->val + i * CAR_TX_NZ;
+        for (int p = 0; p < CAR_TX_NZ && c[p] >= 0; ++p)
+            for (int q = 0; q < CAR_TX_NZ && c[q] >= 0; ++q) {
+                const size_t pp = car_tx_place(t, (size_t)c[p]), pq = car_tx_place(t, (size_t)c[q]);
+                if (pp >= pq) H[(pp - pq) + pq * ld] += a->rho * r[p] * r[q];
+            }
     }
     /* then the Lagrangian's Hessian by differences of its gradient */
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
-        memset(HL, 0, n * n * sizeof *HL);
+        memset(HL, 0, ld * n * sizeof *HL);
         lagrangian_gradient(a, x, g0);
-        for (size_t color = 0; color < 15; ++color) {
-            memcpy(y, x, n * sizeof *y);
-            int any = 0;
-            for (size_t j = 0; j < n; ++j)
-                if (owner(t, j) % 3 == color / 5 && slot(t, j) == color % 5) {
-                    y[j] += 1e-7 * fmax(1.0, fabs(x[j]));
-                    any = 1;
-                }
-            if (!any) continue;
-            lagrangian_gradient(a, y, g1);
-            for (size_t j = 0; j < n; ++j) {
-                if (y[j] == x[j]) continue;
-                const double hj = y[j] - x[j];
-                const size_t o = owner(t, j);
-                for (size_t i = 0; i < n; ++i) {
-                    const size_t oi = owner(t, i);
-                    if (oi + 1 >= o && oi <= o + 1) HL[i * n + j] += 0.5 * (g1[i] - g0[i]) / hj, HL[j * n + i] += 0.5 * (g1[i] - g0[i]) / hj;
-                }
-            }
-        }
+        car_band_hessian(t, x, lagrangian_gradient, a, 1e-7, 1, g0, HL, y, g1, NULL);
     }
-    for (size_t i = 0; i < n * n; ++i) H[i] += HL[i];
-    for (size_t i = 0; i < n; ++i) {
-        H[i * n + i] += tau;
-        d[i] = -g[i];
+    for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
+    for (size_t j = 0; j < n; ++j) {
+        const size_t p = car_tx_place(t, j);
+        H[p * ld] += tau;
+        b[p] = -g[j];
     }
     /* the unknowns held on their bounds drop out of the system */
     for (size_t j = 0; j < n; ++j)
         if (binding(a, x, g, j)) {
-            for (size_t i = 0; i < n; ++i) H[i * n + j] = H[j * n + i] = 0.0;
-            H[j * n + j] = 1.0, d[j] = 0.0;
+            const size_t p = car_tx_place(t, j);
+            for (size_t q = p > CAR_TX_BAND ? p - CAR_TX_BAND : 0; q < p; ++q) H[(p - q) + q * ld] = 0.0;
+            for (size_t r = 1; r < ld && p + r < n; ++r) H[r + p * ld] = 0.0;
+            H[p * ld] = 1.0, b[p] = 0.0;
         }
-    return LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, H, (lapack_int)n, d, 1) == 0;
+    if (LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', (lapack_int)n, CAR_TX_BAND, 1, H, (lapack_int)ld, b, (lapack_int)n) != 0)
+        return 0;
+    for (size_t j = 0; j < n; ++j) d[j] = b[car_tx_place(t, j)];
+    return 1;
 }
 
 /* Picks the clearance pairs near x again (car_tx_select): the new rows come after the
@@ -222,14 +201,15 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
  * SP_OK. */
 static sp_status reselect(al *a, car_tx *t, const double *x, double near)
 {
-    const size_t n = a->n, old_obs = t->n_obs;
+    const size_t old_obs = t->n_obs;
     if (car_tx_select(t, x, near) != SP_OK) return SP_ERR_NOMEM;
     const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t);
     if (!added) return SP_OK;
-    double *lam = calloc(m, sizeof *lam), *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
+    double *lam = calloc(m, sizeof *lam), *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val);
     double *w = malloc(m * sizeof *w);
-    if (!lam || !f || !jac || !w) {
-        free(lam), free(f), free(jac), free(w);
+    long *col = malloc(m * CAR_TX_NZ * sizeof *col);
+    if (!lam || !f || !val || !w || !col) {
+        free(lam), free(f), free(val), free(w), free(col);
         return SP_ERR_NOMEM;
     }
     free(a->w);
@@ -237,8 +217,8 @@ static sp_status reselect(al *a, car_tx *t, const double *x, double near)
     const size_t head = a->me + old_obs;
     memcpy(lam, a->lam, head * sizeof *lam);
     memcpy(lam + head + added, a->lam + head, (a->m - head) * sizeof *lam);
-    free(a->lam), free(a->f), free(a->jac);
-    a->lam = lam, a->f = f, a->jac = jac, a->m = m;
+    free(a->lam), free(a->f), free(a->col), free(a->val);
+    a->lam = lam, a->f = f, a->col = col, a->val = val, a->m = m;
     return SP_OK;
 }
 
@@ -251,13 +231,15 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
     *out = (car_al_out){0};
     a.lam = calloc(m ? m : 1, sizeof *a.lam);
     a.f = malloc((m ? m : 1) * sizeof *a.f);
-    a.jac = malloc((m ? m : 1) * n * sizeof *a.jac);
+    a.col = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *a.col);
+    a.val = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *a.val);
     a.w = malloc((m ? m : 1) * sizeof *a.w);
-    double *H = malloc(n * n * sizeof *H), *HL = malloc(n * n * sizeof *HL), *g = malloc(n * sizeof *g),
+    const size_t band = (CAR_TX_BAND + 1) * n;
+    double *H = malloc(band * sizeof *H), *HL = malloc(band * sizeof *HL), *g = malloc(n * sizeof *g),
            *g1 = malloc(n * sizeof *g1), *g0 = malloc(n * sizeof *g0), *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
-    size_t *idx = malloc(n * sizeof *idx);
+    double *b = malloc(n * sizeof *b);
     sp_status st = SP_ERR_NOMEM;
-    if (!idx || !HL || !g0 || !a.w || !a.lam || !a.f || !a.jac || !H || !g || !g1 || !d || !y) goto done;
+    if (!b || !HL || !g0 || !a.w || !a.lam || !a.f || !a.col || !a.val || !H || !g || !g1 || !d || !y) goto done;
     st = SP_OK;
     for (size_t j = 0; j < n; ++j) x[j] = fmin(ub[j], fmax(lb[j], x[j]));
     /* No step may take the footprint at a checked point further inside the clearance than
@@ -283,8 +265,8 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 out->out_of_budget = 1;
                 goto finish;
             }
-            if (!newton_step(&a, x, g, tau, H, HL, fresh, y, g0, g1, idx, d)) {
-                /* the same Hessian with more damping (a->f, a->jac back at x first) */
+            if (!newton_step(&a, x, g, tau, H, HL, fresh, y, g0, g1, b, d)) {
+                /* the same Hessian with more damping (a->f, a->col, a->val back at x first) */
                 fresh = 0;
                 v = merit(&a, x, g);
                 tau = fmax(1e-6, 10.0 * tau);
@@ -330,7 +312,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 fresh = 1;
                 tau = 10.0 * tau;
                 if (tau > 1e8) break;
-                v = merit(&a, x, g); /* a->f, a->jac back at x */
+                v = merit(&a, x, g); /* a->f, a->col, a->val back at x */
                 continue;
             }
             tau = step == 1.0 ? fmax(1e-9, 0.3 * tau) : tau;
@@ -364,6 +346,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
 finish:
     out->evaluations = a.evaluations;
 done:
-    free(a.lam), free(a.w), free(a.f), free(a.jac), free(H), free(HL), free(g), free(g1), free(g0), free(idx), free(d), free(y);
+    free(a.lam), free(a.w), free(a.f), free(a.col), free(a.val), free(H), free(HL), free(g), free(g1), free(g0), free(b),
+        free(d), free(y);
     return st;
 }

@@ -11,7 +11,19 @@
  * of the active constraints (as equalities) is solved, and each step is followed by a
  * second-order correction back onto those constraints (J. Nocedal & S. J. Wright,
  * Numerical Optimization, 2nd ed., 2006, §18.3 and §15.6): quadratic convergence once the
- * active set is SLSQP's. A step is kept only when the residual falls. */
+ * active set is SLSQP's. A step is kept only when the residual falls.
+ *
+ * Up to DENSE unknowns the systems are dense (LAPACK's least squares by the SVD, and a
+ * symmetric indefinite factorisation). Above, their cost (the cube of the unknowns plus
+ * active constraints: minutes a step at 1613 unknowns) gives way to the band: the
+ * unknowns and the active constraints are numbered interval by interval, each constraint
+ * after the last unknown it touches, so that [W M; Mᵀ 0] and the least-squares systems
+ * lie within a band as wide as the constraints of two intervals, and are solved by
+ * Gaussian elimination on it (car_band_solve); the least squares then go by the
+ * augmented system [I M; Mᵀ −εI] (Å. Björck, Numerical Methods for Least Squares
+ * Problems, 1996, §2.5), whose small ε stands in for the SVD's cut of a rank-deficient
+ * M. The residual is the same full one either way: the stationarity is that of the
+ * multipliers found, measured over all unknowns. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,49 +33,145 @@
 /* last: it brings complex.h, whose macro I the project headers must not see */
 #include <lapacke.h>
 
-void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac)
-{
-    const size_t n = t->n, me = 3 * t->N, mi = t->n_obs;
-    car_tx_defects(t, x, f, jac);
-    car_tx_clearance(t, x, f + me, jac ? jac + me * n : NULL);
-    if (t->c->vehicle.max_steering_rate > 0) car_tx_rate(t, x, f + me + mi, jac ? jac + (me + mi) * n : NULL);
-}
-
-size_t car_tx_n_constraints(const car_tx *t)
-{
-    return 3 * t->N + t->n_obs + (t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0);
-}
+/* Up to this many unknowns the systems are dense (see above). */
+#define DENSE 600
+/* the regularisation of the augmented least-squares systems */
+#define EPS 1e-12
 
 void car_kkt_free(car_kkt *k)
 {
-    free(k->g), free(k->M), free(k->mu), free(k->c), free(k->row);
+    free(k->g), free(k->mcol), free(k->mval), free(k->mu), free(k->c), free(k->row);
     *k = (car_kkt){0};
+}
+
+/* The active constraints' gradients as a dense n × na column-major matrix (zeroed here). */
+static void dense_columns(const car_kkt *k, double *M)
+{
+    const size_t n = k->n;
+    memset(M, 0, k->na * n * sizeof *M);
+    for (size_t a = 0; a < k->na; ++a)
+        for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e)
+            if (k->mcol[e] >= 0) M[a * n + (size_t)k->mcol[e]] += k->mval[e];
+}
+
+typedef struct keyed {
+    size_t key, index;
+} keyed;
+static int by_key(const void *a, const void *b)
+{
+    const keyed *p = a, *q = b;
+    return p->key != q->key ? (p->key < q->key ? -1 : 1) : (p->index < q->index ? -1 : p->index > q->index);
+}
+
+/* The augmented system [A M; Mᵀ D] (n + na unknowns: x's, then the active constraints')
+ * on the band: A the band hb (car_band_hessian's layout) or, when hb is NULL, the
+ * identity; D = −eps I. Its variables are numbered interval by interval, a constraint
+ * right after the last unknown it touches. rhs (n + na) is replaced by the solution.
+ * 0, or −1 when singular or out of memory. */
+static int augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs)
+{
+    const size_t n = k->n, na = k->na, dim = n + na, ld = CAR_TX_BAND + 1;
+    const size_t cap = (hb ? n * (2 * CAR_TX_BAND + 1) : n) + 2 * na * CAR_TX_NZ + na;
+    size_t *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci), *order = malloc(dim * sizeof *order);
+    double *v = malloc(cap * sizeof *v);
+    keyed *keys = malloc(dim * sizeof *keys);
+    int ok = -1;
+    if (!ri || !ci || !order || !v || !keys) goto done;
+    size_t nz = 0;
+    for (size_t j = 0; j < n; ++j) keys[j] = (keyed){2 * car_tx_place(t, j), j};
+    if (!hb)
+        for (size_t j = 0; j < n; ++j) ri[nz] = ci[nz] = j, v[nz++] = 1.0;
+    if (hb) {
+        /* the band's entries, from places back to unknowns */
+        size_t *at = malloc(n * sizeof *at);
+        if (!at) goto done;
+        for (size_t j = 0; j < n; ++j) at[car_tx_place(t, j)] = j;
+        for (size_t q = 0; q < n; ++q)
+            for (size_t r = 0; r < ld && q + r < n; ++r) {
+                const double h = hb[r + q * ld];
+                if (h == 0.0) continue;
+                ri[nz] = at[q + r], ci[nz] = at[q], v[nz++] = h;
+                if (r) ri[nz] = at[q], ci[nz] = at[q + r], v[nz++] = h;
+            }
+        free(at);
+    }
+    for (size_t a = 0; a < na; ++a) {
+        size_t last = 0;
+        for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e) {
+            if (k->mcol[e] < 0) continue;
+            const size_t j = (size_t)k->mcol[e], pj = car_tx_place(t, j);
+            last = pj > last ? pj : last;
+            ri[nz] = j, ci[nz] = n + a, v[nz++] = k->mval[e];
+            ri[nz] = n + a, ci[nz] = j, v[nz++] = k->mval[e];
+        }
+        if (eps != 0.0) ri[nz] = ci[nz] = n + a, v[nz++] = -eps;
+        keys[n + a] = (keyed){2 * last + 1, n + a};
+    }
+    qsort(keys, dim, sizeof *keys, by_key);
+    for (size_t i = 0; i < dim; ++i) order[keys[i].index] = i;
+    ok = car_band_solve(dim, nz, ri, ci, v, order, rhs);
+done:
+    free(ri), free(ci), free(order), free(v), free(keys);
+    return ok;
+}
+
+/* The least-squares multipliers of ∇f + M μ = 0 into k->mu; 0, or −1 when they cannot be
+ * found (or out of memory). */
+static int multipliers(const car_tx *t, car_kkt *k)
+{
+    const size_t n = k->n, na = k->na;
+    if (n > DENSE) {
+        double *rhs = malloc((n + na) * sizeof *rhs);
+        if (!rhs) return -1;
+        memcpy(rhs, k->g, n * sizeof *rhs);
+        memset(rhs + n, 0, na * sizeof *rhs);
+        /* [I M; Mᵀ −εI] (r; z) = (∇f; 0): r = ∇f − M z with Mᵀ r = ε z, so μ = −z */
+        const int ok = augmented_solve(t, k, NULL, EPS, rhs);
+        for (size_t a = 0; a < na && ok == 0; ++a) k->mu[a] = -rhs[n + a];
+        free(rhs);
+        return ok;
+    }
+    double *Mc = malloc((na ? na : 1) * n * sizeof *Mc), *sv = malloc((n + na) * sizeof *sv);
+    int ok = -1;
+    if (Mc && sv) {
+        dense_columns(k, Mc);
+        for (size_t j = 0; j < n; ++j) k->mu[j] = -k->g[j];
+        for (size_t j = n; j < na; ++j) k->mu[j] = 0.0;
+        lapack_int rank = 0;
+        ok = LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)na, 1, Mc, (lapack_int)n, k->mu,
+                            (lapack_int)(na > n ? na : n), sv, 1e-12, &rank) == 0 ? 0 : -1;
+    }
+    free(Mc), free(sv);
+    return ok;
 }
 
 sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const double *ub, car_kkt *k)
 {
     const size_t n = t->n, me = 3 * t->N, m = car_tx_n_constraints(t), mall = m + n;
     *k = (car_kkt){.n = n};
-    double *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
-    double *sv = malloc((mall < n ? mall : n) * sizeof *sv), *Mc = NULL;
+    double *f = malloc((m ? m : 1) * sizeof *f), *r = malloc(n * sizeof *r);
+    long *col = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *col);
+    double *val = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *val);
     k->g = malloc(n * sizeof *k->g);
-    k->M = malloc(mall * n * sizeof *k->M);
+    k->mcol = malloc(mall * CAR_TX_NZ * sizeof *k->mcol);
+    k->mval = malloc(mall * CAR_TX_NZ * sizeof *k->mval);
     k->mu = malloc((mall > n ? mall : n) * sizeof *k->mu);
     k->c = malloc(mall * sizeof *k->c);
     k->row = malloc(mall * sizeof *k->row);
     sp_status st = SP_ERR_NOMEM;
-    if (!f || !jac || !sv || !k->g || !k->M || !k->mu || !k->c || !k->row) goto done;
+    if (!f || !r || !col || !val || !k->g || !k->mcol || !k->mval || !k->mu || !k->c || !k->row) goto done;
     car_tx_energy(t, x, k->g);
-    car_tx_constraints(t, x, f, jac);
-    /* the active columns of M (column-major n × na): every equality, the inequalities
-     * within `active` of their bound, the bounds x sits on */
+    car_tx_constraints_sparse(t, x, f, col, val);
+    /* the active rows of M: every equality, the inequalities within `active` of their
+     * bound, the bounds x sits on */
     const double active = 1e-6;
     double v = 0.0;
     size_t na = 0;
     for (size_t i = 0; i < m; ++i) {
         v = fmax(v, i < me ? fabs(f[i]) : f[i]);
         if (i >= me && f[i] < -active) continue;
-        memcpy(k->M + na * n, jac + i * n, n * sizeof *k->M);
+        memcpy(k->mcol + na * CAR_TX_NZ, col + i * CAR_TX_NZ, CAR_TX_NZ * sizeof *col);
+        memcpy(k->mval + na * CAR_TX_NZ, val + i * CAR_TX_NZ, CAR_TX_NZ * sizeof *val);
         k->c[na] = f[i];
         k->row[na++] = (long)i;
     }
@@ -71,33 +179,28 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
         v = fmax(v, fmax(lb[j] - x[j], x[j] - ub[j]));
         const int at_lb = x[j] - lb[j] <= 1e-9, at_ub = ub[j] - x[j] <= 1e-9;
         if (!at_lb && !at_ub) continue;
-        memset(k->M + na * n, 0, n * sizeof *k->M);
-        k->M[na * n + j] = at_ub ? 1.0 : -1.0;
+        long *c = k->mcol + na * CAR_TX_NZ;
+        double *w = k->mval + na * CAR_TX_NZ;
+        for (int e = 0; e < CAR_TX_NZ; ++e) c[e] = -1, w[e] = 0.0;
+        c[0] = (long)j, w[0] = at_ub ? 1.0 : -1.0;
         k->c[na] = at_ub ? x[j] - ub[j] : lb[j] - x[j];
         k->row[na++] = -1 - (long)j;
     }
     k->na = na;
     k->m_eq = me;
-    /* least-squares multipliers of ∇f + M μ = 0 */
     double gmax = 0.0;
-    for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(k->g[j])), k->mu[j] = -k->g[j];
-    for (size_t j = n; j < na; ++j) k->mu[j] = 0.0;
-    Mc = malloc((na ? na : 1) * n * sizeof *Mc);
-    if (!Mc) goto done;
-    memcpy(Mc, k->M, na * n * sizeof *Mc);
-    lapack_int rank = 0;
-    const lapack_int info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)na, 1, Mc, (lapack_int)n,
-                                           k->mu, (lapack_int)(na > n ? na : n), sv, 1e-12, &rank);
+    for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(k->g[j]));
     const double scale = fmax(1.0, gmax);
     double s = 0.0, dual = 0.0;
-    if (info != 0) {
+    if (multipliers(t, k) != 0) {
         s = HUGE_VAL;
     } else {
-        for (size_t j = 0; j < n; ++j) {
-            double r = k->g[j];
-            for (size_t i = 0; i < na; ++i) r += k->M[i * n + j] * k->mu[i];
-            s = fmax(s, fabs(r));
-        }
+        /* the stationarity of these multipliers over all unknowns */
+        memcpy(r, k->g, n * sizeof *r);
+        for (size_t a = 0; a < na; ++a)
+            for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e)
+                if (k->mcol[e] >= 0) r[k->mcol[e]] += k->mval[e] * k->mu[a];
+        for (size_t j = 0; j < n; ++j) s = fmax(s, fabs(r[j]));
         for (size_t i = me; i < na; ++i) dual = fmax(dual, -k->mu[i]);
     }
     k->stationarity = fmax(s, dual) / scale;
@@ -105,26 +208,31 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
     k->residual = fmax(k->stationarity, v);
     st = SP_OK;
 done:
-    free(f), free(jac), free(sv), free(Mc);
+    free(f), free(r), free(col), free(val);
     if (st != SP_OK) car_kkt_free(k);
     return st;
 }
 
-/* The gradient of the Lagrangian f + Σ μ_a c_a over the active constraints of k, at x
- * (fc, jac: scratch for all constraints). */
-static void lagrangian_gradient(const car_tx *t, const car_kkt *k, const double *x, double *fc, double *jac,
-                                double *out)
+/* The Lagrangian f + Σ μ_a c_a over the active constraints of k (car_band_grad_fn). */
+typedef struct lagrangian {
+    const car_tx *t;
+    const car_kkt *k;
+    double *fc, *val; /* scratch for all constraints */
+    long *col;
+} lagrangian;
+
+static void lagrangian_gradient(void *ctx, const double *x, double *out)
 {
-    const size_t n = t->n;
-    car_tx_energy(t, x, out);
-    car_tx_constraints(t, x, fc, jac);
+    const lagrangian *l = ctx;
+    const car_kkt *k = l->k;
+    car_tx_energy(l->t, x, out);
+    car_tx_constraints_sparse(l->t, x, l->fc, l->col, l->val);
     for (size_t a = 0; a < k->na; ++a) {
-        if (k->row[a] < 0) { /* a bound: linear */
-            out[(size_t)(-1 - k->row[a])] += k->M[a * n + (size_t)(-1 - k->row[a])] * k->mu[a];
-            continue;
-        }
-        const double *r = jac + (size_t)k->row[a] * n;
-        for (size_t j = 0; j < n; ++j) out[j] += k->mu[a] * r[j];
+        /* a bound is linear: its row in k; a constraint's at x */
+        const long *c = k->row[a] < 0 ? k->mcol + a * CAR_TX_NZ : l->col + (size_t)k->row[a] * CAR_TX_NZ;
+        const double *w = k->row[a] < 0 ? k->mval + a * CAR_TX_NZ : l->val + (size_t)k->row[a] * CAR_TX_NZ;
+        for (int e = 0; e < CAR_TX_NZ; ++e)
+            if (c[e] >= 0) out[c[e]] += k->mu[a] * w[e];
     }
 }
 
@@ -132,13 +240,13 @@ static void lagrangian_gradient(const car_tx *t, const car_kkt *k, const double 
 static void active_values(const car_tx *t, const car_kkt *k, const double *x, const double *lb, const double *ub,
                           double *fc, double *out)
 {
-    car_tx_constraints(t, x, fc, NULL);
+    car_tx_constraints_sparse(t, x, fc, NULL, NULL);
     for (size_t a = 0; a < k->na; ++a) {
         if (k->row[a] >= 0) {
             out[a] = fc[k->row[a]];
         } else {
             const size_t j = (size_t)(-1 - k->row[a]);
-            out[a] = k->M[a * t->n + j] > 0 ? x[j] - ub[j] : lb[j] - x[j];
+            out[a] = k->mval[a * CAR_TX_NZ] > 0 ? x[j] - ub[j] : lb[j] - x[j];
         }
     }
 }
@@ -147,55 +255,72 @@ static void active_values(const car_tx *t, const car_kkt *k, const double *x, co
 static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x, const double *lb,
                              const double *ub, double *y)
 {
-    const size_t n = t->n, na = k->na, dim = n + na, m = car_tx_n_constraints(t);
-    double *K = calloc(dim * dim, sizeof *K), *rhs = malloc(dim * sizeof *rhs), *xp = malloc(n * sizeof *xp);
+    const size_t n = t->n, na = k->na, dim = n + na, m = car_tx_n_constraints(t), ld = CAR_TX_BAND + 1;
+    const int dense = n <= DENSE;
+    double *K = dense ? calloc(dim * dim, sizeof *K) : NULL, *rhs = malloc(dim * sizeof *rhs);
+    double *hb = calloc(ld * n, sizeof *hb), *yw = malloc(n * sizeof *yw);
     double *gp = malloc(n * sizeof *gp), *gm = malloc(n * sizeof *gm), *fc = malloc((m ? m : 1) * sizeof *fc);
-    double *jac = malloc((m ? m : 1) * n * sizeof *jac), *cv = malloc((na ? na : 1) * sizeof *cv);
-    double *A = malloc((na ? na : 1) * n * sizeof *A), *b = malloc((dim > n ? dim : n) * sizeof *b);
-    double *sv = malloc(dim * sizeof *sv);
-    lapack_int *piv = malloc(dim * sizeof *piv);
+    double *val = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *val), *cv = malloc((na ? na : 1) * sizeof *cv);
+    long *col = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *col);
+    double *M = dense ? malloc((na ? na : 1) * n * sizeof *M) : NULL, *A = dense ? malloc((na ? na : 1) * n * sizeof *A) : NULL;
+    double *b = malloc((dim > n ? dim : n) * sizeof *b), *sv = dense ? malloc(dim * sizeof *sv) : NULL;
+    lapack_int *piv = dense ? malloc(dim * sizeof *piv) : NULL;
     sp_status st = SP_ERR_NOMEM;
-    if (!K || !rhs || !xp || !gp || !gm || !fc || !jac || !cv || !A || !b || !sv || !piv) goto done;
-    /* W = ∇²L by central differences of ∇L, symmetrised; K = [W M; Mᵀ 0] (column-major) */
-    memcpy(xp, x, n * sizeof *xp);
-    for (size_t j = 0; j < n; ++j) {
-        const double e = 1e-6 * fmax(1.0, fabs(x[j]));
-        xp[j] = x[j] + e;
-        lagrangian_gradient(t, k, xp, fc, jac, gp);
-        xp[j] = x[j] - e;
-        lagrangian_gradient(t, k, xp, fc, jac, gm);
-        xp[j] = x[j];
-        for (size_t i = 0; i < n; ++i) K[j * dim + i] = (gp[i] - gm[i]) / (2.0 * e);
-    }
-    for (size_t j = 0; j < n; ++j)
-        for (size_t i = 0; i < j; ++i) K[j * dim + i] = K[i * dim + j] = 0.5 * (K[j * dim + i] + K[i * dim + j]);
-    for (size_t a = 0; a < na; ++a)
-        for (size_t i = 0; i < n; ++i) K[(n + a) * dim + i] = K[i * dim + n + a] = k->M[a * n + i];
+    if (!rhs || !hb || !yw || !gp || !gm || !fc || !val || !cv || !col || !b ||
+        (dense && (!K || !M || !A || !sv || !piv)))
+        goto done;
+    /* W = ∇²L by central differences of ∇L (one column at a time when dense, as before;
+     * on the band, 15 groups of them) */
+    lagrangian l = {.t = t, .k = k, .fc = fc, .val = val, .col = col};
+    car_band_hessian(t, x, lagrangian_gradient, &l, 1e-6, !dense, NULL, hb, yw, gp, gm);
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */
-    for (size_t i = 0; i < n; ++i) {
-        double r = k->g[i];
-        for (size_t a = 0; a < na; ++a) r += k->M[a * n + i] * k->mu[a];
-        rhs[i] = -r;
-    }
+    memcpy(rhs, k->g, n * sizeof *rhs);
+    for (size_t a = 0; a < na; ++a)
+        for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e)
+            if (k->mcol[e] >= 0) rhs[k->mcol[e]] += k->mval[e] * k->mu[a];
+    for (size_t i = 0; i < n; ++i) rhs[i] = -rhs[i];
     for (size_t a = 0; a < na; ++a) rhs[n + a] = -k->c[a];
-    if (LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', (lapack_int)dim, 1, K, (lapack_int)dim, piv, rhs, (lapack_int)dim) != 0) {
+    if (dense) {
+        /* K = [W M; Mᵀ 0] (column-major) */
+        for (size_t i = 0; i < n; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                const size_t pi = car_tx_place(t, i), pj = car_tx_place(t, j);
+                const size_t hi = pi > pj ? pi : pj, lo = pi > pj ? pj : pi;
+                K[j * dim + i] = hi - lo <= CAR_TX_BAND ? hb[(hi - lo) + lo * ld] : 0.0;
+            }
+        dense_columns(k, M);
+        for (size_t a = 0; a < na; ++a)
+            for (size_t i = 0; i < n; ++i) K[(n + a) * dim + i] = K[i * dim + n + a] = M[a * n + i];
+        if (LAPACKE_dsysv(LAPACK_COL_MAJOR, 'L', (lapack_int)dim, 1, K, (lapack_int)dim, piv, rhs, (lapack_int)dim) != 0) {
+            st = SP_ERR_SINGULAR;
+            goto done;
+        }
+    } else if (augmented_solve(t, k, hb, 0.0, rhs) != 0) {
         st = SP_ERR_SINGULAR;
         goto done;
     }
     for (size_t i = 0; i < n; ++i) y[i] = fmin(ub[i], fmax(lb[i], x[i] + rhs[i]));
     /* second-order correction: the least-norm move back onto the active constraints */
     active_values(t, k, y, lb, ub, fc, cv);
-    for (size_t a = 0; a < na; ++a)
-        for (size_t i = 0; i < n; ++i) A[i * na + a] = k->M[a * n + i];
-    for (size_t a = 0; a < na; ++a) b[a] = -cv[a];
-    lapack_int rank = 0;
-    if (na && LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)na, (lapack_int)n, 1, A, (lapack_int)na, b,
-                             (lapack_int)(dim > n ? dim : n), sv, 1e-12, &rank) == 0)
-        for (size_t i = 0; i < n; ++i) y[i] = fmin(ub[i], fmax(lb[i], y[i] + b[i]));
+    if (dense) {
+        for (size_t a = 0; a < na; ++a)
+            for (size_t i = 0; i < n; ++i) A[i * na + a] = M[a * n + i];
+        for (size_t a = 0; a < na; ++a) b[a] = -cv[a];
+        lapack_int rank = 0;
+        if (na && LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)na, (lapack_int)n, 1, A, (lapack_int)na, b,
+                                 (lapack_int)(dim > n ? dim : n), sv, 1e-12, &rank) == 0)
+            for (size_t i = 0; i < n; ++i) y[i] = fmin(ub[i], fmax(lb[i], y[i] + b[i]));
+    } else if (na) {
+        /* [I M; Mᵀ −εI] (b; z) = (0; −c): b = −M z with Mᵀ b = −c + ε z */
+        memset(b, 0, n * sizeof *b);
+        for (size_t a = 0; a < na; ++a) b[n + a] = -cv[a];
+        if (augmented_solve(t, k, NULL, EPS, b) == 0)
+            for (size_t i = 0; i < n; ++i) y[i] = fmin(ub[i], fmax(lb[i], y[i] + b[i]));
+    }
     st = SP_OK;
 done:
-    free(K), free(rhs), free(xp), free(gp), free(gm), free(fc), free(jac), free(cv), free(A), free(b), free(sv),
-        free(piv);
+    free(K), free(rhs), free(hb), free(yw), free(gp), free(gm), free(fc), free(val), free(cv), free(col), free(M), free(A),
+        free(b), free(sv), free(piv);
     return st;
 }
 

@@ -181,11 +181,12 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(timing, "smooth_cpu_seconds", so.cpu_seconds);
             const double hs = car_path_length(&path) / c->settings.speed / (double)(smooth.K ? smooth.K : 1);
             /* never worse than the route: the smoothed path is kept only when its energy
-             * (measured as the route's) is no larger */
+             * (measured as the route's) is no larger, but for rounding (a straight route is
+             * already optimal, and its smoothing may come out 1e-15 above it) */
             if (st == SP_ERR_INTERRUPTED) {
                 cJSON_SetValuestring(status, "interrupted");
                 cJSON_AddStringToObject(root, "message", "interrupted during the smoothing; the path is the route");
-            } else if (so.used && car_path_energy(&smooth, &c->settings, hs) <= route_energy) {
+            } else if (so.used && car_path_energy(&smooth, &c->settings, hs) <= route_energy * (1.0 + 1e-12)) {
                 car_path_free(&path);
                 path = smooth;
                 smooth = (car_path){0};

@@ -319,9 +319,9 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
     out->unknowns = (int)n;
     if ((long)n > c->settings.max_unknowns) {
-        /* the dense subproblems grow with the unknowns squared times the constraints: a
-         * route of many short moves (the way out of a tight slot) would take minutes an
-         * iteration. The route stands. */
+        /* a work budget: the augmented Lagrangian's and the KKT finish's work grows with
+         * the intervals (car_band.c), but a route longer still is left as it is. The
+         * route stands. */
         snprintf(out->message, sizeof out->message,
                  "smooth: not tried: %zu unknowns, above the budget max_unknowns = %ld", n, c->settings.max_unknowns);
         out->budget = "max_unknowns";

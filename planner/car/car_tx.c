@@ -40,8 +40,12 @@ static double dsinc(double phi)
     return fabs(phi) < 1e-3 ? -phi / 3.0 + phi * phi * phi / 30.0 : (phi * cos(phi) - sin(phi)) / (phi * phi);
 }
 
-void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
-                     double J[18])
+/* car_tx_interval, and when trail is given the pose after each of the arcs with its
+ * derivative (CAR_TRAIL values an arc: pose, then J as car_tx_interval's; J only when
+ * `jac`). */
+#define CAR_TRAIL 21
+static void interval_steps(const double pose[3], double d0, double d1, double s, int upto, double wheelbase,
+                           double out[3], double J[18], double *trail, int jac)
 {
     double p[3] = {pose[0], pose[1], pose[2]}, G[18] = {0};
     G[0] = G[7] = G[14] = 1.0;
@@ -50,7 +54,7 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
         const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
         const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
         const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
-        if (J) {
+        if (J || (trail && jac)) {
             /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
             const double dx = q[0] - p[0], dy = q[1] - p[1];
             const double dc_dk = 0.5 * ss * ss * dsinc(phi);
@@ -70,9 +74,19 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
             }
         }
         p[0] = q[0], p[1] = q[1], p[2] = q[2];
+        if (trail) {
+            memcpy(trail + CAR_TRAIL * j, p, sizeof p);
+            if (jac) memcpy(trail + CAR_TRAIL * j + 3, G, sizeof G);
+        }
     }
     out[0] = p[0], out[1] = p[1], out[2] = p[2];
     if (J) memcpy(J, G, sizeof G);
+}
+
+void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
+                     double J[18])
+{
+    interval_steps(pose, d0, d1, s, upto, wheelbase, out, J, NULL, 0);
 }
 
 static void node_pose(const car_tx *t, const double *x, size_t k, double pose[3])
@@ -125,49 +139,179 @@ double car_tx_energy(const car_tx *t, const double *x, double *grad)
     return e;
 }
 
+/* The three rows of interval k's defects (interval end minus next node): values f, and
+ * when col is given their nonzeros, CAR_TX_NZ places a row (col −1: unused). */
+static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3], long *col, double *val,
+                        const double *trail)
+{
+    double p[3], q[3], end[3], J[18];
+    node_pose(t, x, k, p);
+    node_pose(t, x, k + 1, q);
+    if (trail) {
+        const double *e = trail + ((k + 1) * CAR_SUB - 1) * CAR_TRAIL;
+        memcpy(end, e, sizeof end);
+        if (col) memcpy(J, e + 3, sizeof J);
+    } else
+        car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                        t->c->vehicle.wheelbase, end, col ? J : NULL);
+    for (int r = 0; r < 3; ++r) f[r] = end[r] - q[r];
+    if (!col) return;
+    for (int r = 0; r < 3; ++r) {
+        long *cr = col + r * CAR_TX_NZ;
+        double *vr = val + r * CAR_TX_NZ;
+        int e = 0;
+        for (int c = 0; c < 6; ++c) {
+            const long v = column_var(t, k, c);
+            if (v >= 0) cr[e] = v, vr[e++] = J[6 * r + c];
+        }
+        if (k + 1 < t->N) cr[e] = (long)(car_tx_pose(t, k + 1) + (size_t)r), vr[e++] = -1.0;
+        for (; e < CAR_TX_NZ; ++e) cr[e] = -1, vr[e] = 0.0;
+    }
+}
+
+/* Clearance constraint i: its value, and when col is given its row as defect_rows'. */
+static double clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val,
+                            const double *trail)
+{
+    const size_t p = t->obs_point[i], k = p / CAR_SUB;
+    const int inner = p % CAR_SUB != 0;
+    double pose[3], J[18], g[3];
+    if (trail && inner) {
+        const double *e = trail + (p - 1) * CAR_TRAIL;
+        memcpy(pose, e, sizeof pose);
+        if (col) memcpy(J, e + 3, sizeof J);
+    } else
+        car_tx_point(t, x, p, pose, col ? J : NULL);
+    const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
+    const double f = t->w->clearance + margin -
+                     car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL);
+    if (!col) return f;
+    int e = 0;
+    for (int c = 0; c < (inner ? 6 : 3); ++c) {
+        const long v = inner ? column_var(t, k, c) : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)c));
+        if (v >= 0) col[e] = v, val[e++] = -(g[0] * J[c] + g[1] * J[6 + c] + g[2] * J[12 + c]);
+    }
+    for (; e < CAR_TX_NZ; ++e) col[e] = -1, val[e] = 0.0;
+    return f;
+}
+
+/* The two rate rows of interval k, as defect_rows'. */
+static void rate_rows(const car_tx *t, const double *x, size_t k, double f[2], long *col, double *val)
+{
+    const double bound = t->h * t->c->vehicle.max_steering_rate;
+    const size_t a = car_tx_delta(t, k + 1), b = car_tx_delta(t, k);
+    const double dd = x[a] - x[b];
+    f[0] = dd - bound;
+    f[1] = -dd - bound;
+    if (!col) return;
+    for (int r = 0; r < 2; ++r) {
+        long *cr = col + r * CAR_TX_NZ;
+        double *vr = val + r * CAR_TX_NZ;
+        cr[0] = (long)a, vr[0] = r ? -1.0 : 1.0;
+        cr[1] = (long)b, vr[1] = r ? 1.0 : -1.0;
+        for (int e = 2; e < CAR_TX_NZ; ++e) cr[e] = -1, vr[e] = 0.0;
+    }
+}
+
+/* Rows of CAR_TX_NZ nonzeros into a dense row-major matrix of n columns (zeroed here). */
+static void scatter(size_t rows, size_t n, const long *col, const double *val, double *dense)
+{
+    memset(dense, 0, rows * n * sizeof *dense);
+    for (size_t i = 0; i < rows; ++i)
+        for (int e = 0; e < CAR_TX_NZ; ++e)
+            if (col[i * CAR_TX_NZ + (size_t)e] >= 0) dense[i * n + (size_t)col[i * CAR_TX_NZ + (size_t)e]] += val[i * CAR_TX_NZ + (size_t)e];
+}
+
 void car_tx_defects(const car_tx *t, const double *x, double *f, double *jac)
 {
-    const size_t n = t->n;
-    if (jac) memset(jac, 0, 3 * t->N * n * sizeof *jac);
+    long col[3 * CAR_TX_NZ];
+    double val[3 * CAR_TX_NZ];
     for (size_t k = 0; k < t->N; ++k) {
-        double p[3], q[3], end[3], J[18];
-        node_pose(t, x, k, p);
-        node_pose(t, x, k + 1, q);
-        car_tx_interval(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
-                        t->c->vehicle.wheelbase, end, jac ? J : NULL);
-        for (int r = 0; r < 3; ++r) f[3 * k + (size_t)r] = end[r] - q[r];
-        if (!jac) continue;
-        for (int r = 0; r < 3; ++r) {
-            double *row = jac + (3 * k + (size_t)r) * n;
-            for (int col = 0; col < 6; ++col) {
-                const long v = column_var(t, k, col);
-                if (v >= 0) row[v] += J[6 * r + col];
-            }
-            if (k + 1 < t->N) row[car_tx_pose(t, k + 1) + (size_t)r] -= 1.0;
-        }
+        defect_rows(t, x, k, f + 3 * k, jac ? col : NULL, val, NULL);
+        if (jac) scatter(3, t->n, col, val, jac + 3 * k * t->n);
     }
 }
 
 void car_tx_clearance(const car_tx *t, const double *x, double *f, double *jac)
 {
-    const size_t n = t->n;
-    if (jac) memset(jac, 0, t->n_obs * n * sizeof *jac);
+    long col[CAR_TX_NZ];
+    double val[CAR_TX_NZ];
     for (size_t i = 0; i < t->n_obs; ++i) {
-        const size_t p = t->obs_point[i], k = p / CAR_SUB;
-        const int inner = p % CAR_SUB != 0;
-        double pose[3], J[18], g[3];
-        car_tx_point(t, x, p, pose, jac ? J : NULL);
-        const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
-        f[i] = t->w->clearance + margin -
-               car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, jac ? g : NULL);
-        if (!jac) continue;
-        double *row = jac + i * n;
-        for (int col = 0; col < (inner ? 6 : 3); ++col) {
-            const long v = inner ? column_var(t, k, col)
-                                 : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)col));
-            if (v >= 0) row[v] -= g[0] * J[col] + g[1] * J[6 + col] + g[2] * J[12 + col];
-        }
+        f[i] = clearance_row(t, x, i, jac ? col : NULL, val, NULL);
+        if (jac) scatter(1, t->n, col, val, jac + i * t->n);
     }
+}
+
+void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac)
+{
+    long col[2 * CAR_TX_NZ];
+    double val[2 * CAR_TX_NZ];
+    for (size_t k = 0; k < t->N; ++k) {
+        rate_rows(t, x, k, f + 2 * k, jac ? col : NULL, val);
+        if (jac) scatter(2, t->n, col, val, jac + 2 * k * t->n);
+    }
+}
+
+size_t car_tx_n_constraints(const car_tx *t)
+{
+    return 3 * t->N + t->n_obs + (t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0);
+}
+
+void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val)
+{
+    const size_t me = 3 * t->N, mi = t->n_obs;
+    /* every arc of every interval once, with its derivative: a point carries some five
+     * clearance constraints in a tight slot, each of which would drive the interval to
+     * it again (without the memory, each row as the dense functions do) */
+    double *trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *trail);
+    if (trail)
+        for (size_t k = 0; k < t->N; ++k) {
+            double p[3], end[3];
+            node_pose(t, x, k, p);
+            interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                           t->c->vehicle.wheelbase, end, NULL, trail + k * CAR_SUB * CAR_TRAIL, col != NULL);
+        }
+    for (size_t k = 0; k < t->N; ++k)
+        defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL, trail);
+    for (size_t i = 0; i < mi; ++i)
+        f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL, col ? val + (me + i) * CAR_TX_NZ : NULL,
+                                  trail);
+    free(trail);
+    if (t->c->vehicle.max_steering_rate > 0)
+        for (size_t k = 0; k < t->N; ++k) {
+            const size_t i = me + mi + 2 * k;
+            rate_rows(t, x, k, f + i, col ? col + i * CAR_TX_NZ : NULL, col ? val + i * CAR_TX_NZ : NULL);
+        }
+}
+
+void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac)
+{
+    const size_t n = t->n, me = 3 * t->N, mi = t->n_obs;
+    car_tx_defects(t, x, f, jac);
+    car_tx_clearance(t, x, f + me, jac ? jac + me * n : NULL);
+    if (t->c->vehicle.max_steering_rate > 0) car_tx_rate(t, x, f + me + mi, jac ? jac + (me + mi) * n : NULL);
+}
+
+size_t car_tx_owner(const car_tx *t, size_t j)
+{
+    const size_t N = t->N;
+    if (j <= N) return j;
+    if (j < 2 * N + 1) return j - (N + 1);
+    return (j - (2 * N + 1)) / 3 + 1;
+}
+
+size_t car_tx_slot(const car_tx *t, size_t j)
+{
+    const size_t N = t->N;
+    if (j <= N) return 0;
+    if (j < 2 * N + 1) return 1;
+    return 2 + (j - (2 * N + 1)) % 3;
+}
+
+size_t car_tx_place(const car_tx *t, size_t j)
+{
+    const size_t o = car_tx_owner(t, j), s = car_tx_slot(t, j);
+    return o == 0 ? s : 5 * o - 3 + s;
 }
 
 static sp_status grow_constraints(car_tx *t)
@@ -189,12 +333,25 @@ static sp_status grow_constraints(car_tx *t)
 sp_status car_tx_select(car_tx *t, const double *x, double near)
 {
     const car_world *w = t->w;
-    const size_t had = t->n_obs;
-    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
+    const size_t had = t->n_obs, points = CAR_SUB * t->N;
+    /* the pairs there already, by point (a counting sort): looking each candidate up
+     * among all of them made a selection quadratic in the intervals */
+    size_t *first = calloc(points + 1, sizeof *first), *by = malloc((had ? had : 1) * sizeof *by);
+    if (!first || !by) {
+        free(first), free(by);
+        return SP_ERR_NOMEM;
+    }
+    for (size_t e = 0; e < had; ++e) ++first[t->obs_point[e] + 1];
+    for (size_t p = 0; p < points; ++p) first[p + 1] += first[p];
+    for (size_t e = 0; e < had; ++e) by[first[t->obs_point[e]]++] = e;
+    for (size_t p = points; p > 0; --p) first[p] = first[p - 1];
+    first[0] = 0;
+    sp_status st = SP_OK;
+    for (size_t p = 1; p < points && st == SP_OK; ++p) {
         double pose[3], c[2];
         car_tx_point(t, x, p, pose, NULL);
         sp_car_footprint_centre(w->vehicle, pose, c);
-        for (size_t i = 0; i < w->n; ++i) {
+        for (size_t i = 0; i < w->n && st == SP_OK; ++i) {
             const double *b = w->box + 4 * i;
             const double dx = fmax(0.0, fmax(b[0] - c[0], c[0] - b[2])), dy = fmax(0.0, fmax(b[1] - c[1], c[1] - b[3]));
             if (sqrt(dx * dx + dy * dy) - w->radius >= w->clearance + near) continue;
@@ -209,17 +366,21 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
                 if (f >= 0 && car_world_feature_distance(w, i, f, pose, NULL) >= fmin(dmin + TIE, w->clearance + near))
                     continue;
                 int there = 0;
-                for (size_t e = 0; e < had && !there; ++e)
-                    there = t->obs_point[e] == p && t->obs_poly[e] == i && t->obs_feature[e] == f;
+                for (size_t e = first[p]; e < first[p + 1] && !there; ++e)
+                    there = t->obs_poly[by[e]] == i && t->obs_feature[by[e]] == f;
                 if (there) continue;
-                if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) return SP_ERR_NOMEM;
+                if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) {
+                    st = SP_ERR_NOMEM;
+                    break;
+                }
                 t->obs_point[t->n_obs] = p;
                 t->obs_poly[t->n_obs] = i;
                 t->obs_feature[t->n_obs++] = f;
             }
         }
     }
-    return SP_OK;
+    free(first), free(by);
+    return st;
 }
 
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
@@ -344,23 +505,6 @@ sp_status car_tx_path(const car_tx *t, const double *x, car_path *p)
         }
     }
     return SP_OK;
-}
-
-void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac)
-{
-    const size_t n = t->n;
-    const double bound = t->h * t->c->vehicle.max_steering_rate;
-    if (jac) memset(jac, 0, 2 * t->N * n * sizeof *jac);
-    for (size_t k = 0; k < t->N; ++k) {
-        const size_t a = car_tx_delta(t, k + 1), b = car_tx_delta(t, k);
-        const double dd = x[a] - x[b];
-        f[2 * k] = dd - bound;
-        f[2 * k + 1] = -dd - bound;
-        if (jac) {
-            jac[2 * k * n + a] = 1.0, jac[2 * k * n + b] = -1.0;
-            jac[(2 * k + 1) * n + a] = -1.0, jac[(2 * k + 1) * n + b] = 1.0;
-        }
-    }
 }
 
 void car_tx_bounds(const car_tx *t, double *lb, double *ub)

@@ -181,6 +181,22 @@ void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac);
  * the rate is bounded), ≤ 0; jac (rows in that order, × n row-major, may be NULL). */
 size_t car_tx_n_constraints(const car_tx *t);
 void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac);
+/* The same with the Jacobian's rows sparse: each constraint touches one interval's
+ * unknowns and the next node's, at most CAR_TX_NZ of them; row i's are col[i·CAR_TX_NZ +
+ * e] with values val[…] (col −1: an unused place). col, val may be NULL. */
+#define CAR_TX_NZ 7
+void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val);
+/* The unknowns by interval. Unknown j belongs to interval car_tx_owner (δ_k, s_k and node
+ * k's pose to k; δ_N to N) at car_tx_slot (δ 0, s 1, pose 2–4); car_tx_place numbers them
+ * interval by interval (δ_0, s_0, then δ_k, s_k, x_k, y_k, θ_k for k = 1…N−1, then δ_N).
+ * The goal is no unknown, so every term of the transcription (energy, defect, clearance,
+ * rate) touches the unknowns of two neighbouring intervals only, whose places are at
+ * most CAR_TX_BAND apart: the Hessians of the energy and of any weighted sum of the
+ * constraints are banded in this order, with half-bandwidth CAR_TX_BAND. */
+#define CAR_TX_BAND 9
+size_t car_tx_owner(const car_tx *t, size_t j);
+size_t car_tx_slot(const car_tx *t, size_t j);
+size_t car_tx_place(const car_tx *t, size_t j);
 /* The bounds: |δ_k| ≤ max_steering, s_k of the route's sign (at least 1 mm) and at most smax. */
 void car_tx_bounds(const car_tx *t, double *lb, double *ub);
 /* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
@@ -194,7 +210,8 @@ sp_status car_tx_path(const car_tx *t, const double *x, car_path *p);
 typedef struct car_kkt {
     size_t n, na, m_eq;
     double *g;   /* n: the energy's gradient */
-    double *M;   /* n × na, column-major: the active constraints' gradients (equalities first) */
+    long *mcol;  /* na × CAR_TX_NZ: the active constraints' gradients (equalities first), */
+    double *mval; /* sparse as car_tx_constraints_sparse's rows */
     double *mu;  /* na multipliers */
     double *c;   /* na: the active constraints' values */
     long *row;   /* na: the constraint (defects, clearance, rate in turn), or −1 − j for a bound on x_j */
@@ -209,6 +226,28 @@ void car_kkt_free(car_kkt *k);
  * SP_ERR_NOMEM or SP_OK. */
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
                          int max_steps, int *steps);
+
+/* Banded linear algebra for the smoothing (car_band.c).
+ *
+ * The Hessian of a gradient whose terms each touch the unknowns of two neighbouring
+ * intervals (car_tx_place), by differences of grad(ctx, x, g) at x: columns whose owners
+ * are three intervals apart share no term and are differenced together, 15 groups in all
+ * whatever the number of intervals (A. R. Curtis, M. J. D. Powell & J. K. Reid, On the
+ * estimation of sparse Jacobian matrices, 1974), or one column at a time when `grouped`
+ * is 0. Forward differences from g0 (the gradient at x) of step `step`·max(1, |x_j|), or
+ * central ones when g0 is NULL; symmetrised. Into hb, the lower band in car_tx_place
+ * order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q (CAR_TX_BAND + 1)] the
+ * entry of places p ≥ q), added to what is there. y, g1, g2: n each of work space. */
+typedef void (*car_band_grad_fn)(void *ctx, const double *x, double *g);
+void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, double step, int grouped,
+                      const double *g0, double *hb, double *y, double *g1, double *g2);
+/* Solves A z = rhs in place for the dim × dim matrix A given by its nz entries (ri, ci,
+ * v; repeated entries add up), after renumbering the variables by `order` (order[i]: the
+ * place of variable i, a permutation), by Gaussian elimination with partial pivoting on
+ * the band the entries span in that order (LAPACK's dgbsv): the work grows with dim
+ * times the bandwidth squared. 0, or −1 when A is singular or out of memory. */
+int car_band_solve(size_t dim, size_t nz, const size_t *ri, const size_t *ci, const double *v, const size_t *order,
+                   double *rhs);
 
 /* The augmented Lagrangian (car_al.c): projected Newton inner steps on x from its value
  * in place, within the bounds lb ≤ x ≤ ub throughout, the clearance pairs within `near`

@@ -18,7 +18,7 @@ void sp_car_settings_defaults(sp_car_settings *s)
                            .max_nodes = 300000,
                            .max_seconds = 8.0,
                            .max_evaluations = 3600,
-                           .max_unknowns = 600,
+                           .max_unknowns = 5000,
                            .tolerance = 1e-6,
                            .smooth = 1};
 }

@@ -34,7 +34,7 @@ typedef struct sp_car_settings {
     long max_nodes;         /* route search budget: expanded nodes */
     double max_seconds;     /* and wall time (the smoothing's too) */
     long max_evaluations;   /* smoothing budget: energy evaluations over all its solves */
-    long max_unknowns;      /* larger transcriptions are not smoothed (the dense solver's cost) */
+    long max_unknowns;      /* larger transcriptions are not smoothed (a work budget) */
     double tolerance;       /* scaled optimality residual that counts as converged */
     int smooth;             /* 0: return the route itself (status stalled) */
 } sp_car_settings;
