@@ -811,12 +811,12 @@ Test(car, a_long_route_through_a_lot_is_smoothed_on_the_band)
     cJSON *r = plan_result("long_lot.json");
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
                      cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
-    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
-    cr_expect_gt(num(r, "length"), 150.0);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    cr_expect_gt(car_result_number(r, "length"), 150.0);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
-    cr_expect_gt(num(sw, "unknowns"), 600);
-    cr_expect_leq(num(sw, "evaluations"), 1500);
-    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cr_expect_gt(car_result_number(sw, "unknowns"), 600);
+    cr_expect_leq(car_result_number(sw, "evaluations"), 1500);
+    cr_expect_lt(car_result_number(r, "energy"), car_result_number(sw, "route_energy"));
     cJSON_Delete(r);
 }
 
