@@ -22,8 +22,9 @@
 
 #define HEADINGS 72
 #define STEERS 7
-/* the escape search's node budget (a slot holds a few thousand of its cells) */
-#define ESCAPE_NODES 20000
+/* the escape search's node budget (a slot holds some ten thousand of its cells; the
+ * search's processor time budget binds first) */
+#define ESCAPE_NODES 200000
 
 typedef struct node {
     double q[3];
@@ -320,14 +321,14 @@ static int escaped(void *ctx, const double q[3])
 /* When the root is confined, the way out car_escape finds joins the open set as the
  * root's descendants (never closed, so that the cells of the slot do not hide them). */
 static sp_status escape_seeds(search *s, car_route *r, long root, double len, const double goal[3], double gear_cost,
-                              double steer_cost, double reverse_factor, double weight)
+                              double steer_cost, double reverse_factor, double weight, double deadline)
 {
     const sp_car_vehicle *v = &s->c->vehicle;
     s->n_seeds = s->n_nodes;
     if (!confined_len(s, s->nodes[root].q, len)) return SP_OK;
     escape_ctx ctx = {s, 2.0 * len};
     car_route way;
-    if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
+    if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, deadline, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
     r->escape_nodes += way.expanded;
     long parent = root;
     for (size_t i = 0; i < way.n; ++i) {
@@ -402,7 +403,7 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
         return SP_ERR_NOMEM;
     }
     heap_push(&s, 0.0, id);
-    if (escape_seeds(&s, r, id, len, goal, gear_cost, steer_cost, reverse_factor, weight) != SP_OK) {
+    if (escape_seeds(&s, r, id, len, goal, gear_cost, steer_cost, reverse_factor, weight, deadline) != SP_OK) {
         release(&s);
         return SP_ERR_NOMEM;
     }
