@@ -493,13 +493,12 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
      * large: leaving a slot is the hard part, and it is easier searched from inside it.
      * The second route is driven backwards: reversed in order and in gear. A goal that
      * the second search's own arcs cannot leave (a slot little longer than the car) is
-     * reached by no arc of the first search either: the search from the goal then has
-     * the whole budget. */
+     * seldom reached from the start: the first search then has an eighth of the budget,
+     * the search from the goal the rest. */
     const search probe = {.w = w, .c = c, .margin = 0.02, .step = 0.1};
     const int tight = confined_len(&probe, c->scene.goal, 1.5 * 0.15 * 1.4142135623730951);
-    sp_status st = SP_OK;
-    if (!tight)
-        st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / 3, progress, r);
+    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / (tight ? 8 : 3),
+                               progress, r);
     if (st != SP_OK || r->found || strstr(r->message, "no way")) {
         r->seconds = sp_clock_seconds() - t0;
         r->cpu_seconds = car_cpu_seconds() - c0;
