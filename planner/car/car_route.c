@@ -318,15 +318,18 @@ static int escaped(void *ctx, const double q[3])
     return !confined_len(e->s, q, e->len);
 }
 
-/* When the root is confined, the way out car_escape finds joins the open set as the
- * root's descendants (never closed, so that the cells of the slot do not hide them). */
-static sp_status escape_seeds(search *s, car_route *r, long root, double len, const double goal[3], double gear_cost,
-                              double steer_cost, double reverse_factor, double weight, double deadline)
+/* When the root is confined (or, with `force`, when the search's own arcs ran dry near
+ * it), the way out car_escape finds, to a pose where arcs of length `reach` are free,
+ * joins the open set as the root's descendants (never closed, so that the cells of the
+ * slot do not hide them). */
+static sp_status escape_seeds(search *s, car_route *r, long root, double len, double reach, const double goal[3],
+                              double gear_cost, double steer_cost, double reverse_factor, double weight, double deadline,
+                              int force)
 {
     const sp_car_vehicle *v = &s->c->vehicle;
     s->n_seeds = s->n_nodes;
-    if (!confined_len(s, s->nodes[root].q, len)) return SP_OK;
-    escape_ctx ctx = {s, 2.0 * len};
+    if (!force && !confined_len(s, s->nodes[root].q, len)) return SP_OK;
+    escape_ctx ctx = {s, reach};
     car_route way;
     if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, deadline, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
     r->escape_nodes += way.expanded;
@@ -403,13 +406,27 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
         return SP_ERR_NOMEM;
     }
     heap_push(&s, 0.0, id);
-    if (escape_seeds(&s, r, id, len, goal, gear_cost, steer_cost, reverse_factor, weight, deadline) != SP_OK) {
+    if (escape_seeds(&s, r, id, len, 2.0 * len, goal, gear_cost, steer_cost, reverse_factor, weight, deadline, 0) !=
+        SP_OK) {
         release(&s);
         return SP_ERR_NOMEM;
     }
+    /* When the open set runs dry (the root's few free arcs, or the end of the way out,
+     * lead only where the search's arcs are not free or their cells are closed), a way
+     * out to where arcs twice as long are free, then four and eight times, is tried. */
+    int escapes = r->escape_nodes > 0;
     car_rs_path rs[6];
     sp_status out = SP_OK;
-    while (s.n_heap > 0) {
+    for (;;) {
+        if (s.n_heap == 0) {
+            if (escapes == 3) break;
+            ++escapes;
+            if (escape_seeds(&s, r, id, len, (2 << escapes) * len, goal, gear_cost, steer_cost, reverse_factor, weight,
+                             deadline, 1) != SP_OK) {
+                out = SP_ERR_NOMEM;
+                goto done;
+            }
+        }
         if ((r->expanded & 63) == 0) {
             if (sp_progress_stopped(progress)) {
                 out = SP_ERR_INTERRUPTED;
