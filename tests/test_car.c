@@ -251,6 +251,16 @@ static char *car_file_text(const char *name)
     return slurp(path);
 }
 
+/* The problem of data/car/<name> and its world, both the caller's to free. */
+static void car_file_world(const char *name, sp_problem *pb, car_world *w)
+{
+    char *text = car_file_text(name);
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), pb, &err), SP_OK, "%s", err.message);
+    free(text);
+    cr_assert_eq(car_world_init(w, &pb->car), SP_OK);
+}
+
 /* The plan of data/car/<name>, checked by check_plan; the result is the caller's. */
 static cJSON *plan_result(const char *name)
 {
@@ -467,14 +477,10 @@ static int can_drive_out(void *ctx, const double q[3])
  * already past leaves it found 0, never a partial way. */
 Test(car, the_way_out_of_a_slot_is_clear_along_its_whole_sweep)
 {
-    char *text = car_file_text("narrow_slot.json");
     sp_problem pb;
-    sp_input_error err;
-    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
-    free(text);
-    const sp_car_problem *c = &pb.car;
     car_world w;
-    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_file_world("narrow_slot.json", &pb, &w);
+    const sp_car_problem *c = &pb.car;
     const double *from = c->scene.goal;
     cr_assert(!can_drive_out(&w, from));
     car_route r;
@@ -513,14 +519,10 @@ Test(car, the_way_out_of_a_slot_is_clear_along_its_whole_sweep)
  * a little off it (so that the defects are not all zero). */
 Test(car, the_transcriptions_gradients_match_central_differences)
 {
-    char *text = car_file_text("parallel_slot.json");
     sp_problem pb;
-    sp_input_error err;
-    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
-    free(text);
-    const sp_car_problem *c = &pb.car;
     car_world w;
-    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_file_world("parallel_slot.json", &pb, &w);
+    const sp_car_problem *c = &pb.car;
     car_route r;
     cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
     cr_assert(r.found);
