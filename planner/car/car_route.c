@@ -426,6 +426,7 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
                 out = SP_ERR_NOMEM;
                 goto done;
             }
+            continue; /* the way out may have added nothing */
         }
         if ((r->expanded & 63) == 0) {
             if (sp_progress_stopped(progress)) {
