@@ -438,12 +438,13 @@ Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
 
 /* TPCAP case 7, a parallel slot 0.5 m longer than the car and 0.17 m from the kerb, at
  * the default clearance of 0.05 m (0.4 m of play along the car, 0.12 m towards the
- * kerb): the way out of the slot is found within the default budget and the plan keeps
- * the clearance to the goal (check_plan); whether the smoothing takes a route of this
- * many pieces, the status says. */
+ * kerb): the way out of the slot is found and the plan keeps the clearance to the goal
+ * (check_plan); whether the smoothing takes a route of this many pieces, the status
+ * says. It takes about 2 s of the default budget of 8 s; the budget here is 30 s, so
+ * that a slower build (the sanitizers') finds it too. */
 Test(car, tpcap_case_7_leaves_its_slot_at_the_default_clearance)
 {
-    cJSON *r = tpcap_result(7, 0);
+    cJSON *r = tpcap_result(7, 30);
     const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
     cr_expect_gt(num(route, "escape_nodes"), 0);
     cr_expect_geq(num(r, "gear_changes"), 4);
