@@ -23,8 +23,9 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 # tests/*.c, and the fuzz harness (tests/fuzz/), whose regression corpus the suite replays
 TEST_SRC = $(wildcard tests/*.c) tests/fuzz/fuzz_problem.c
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
-# (the keyframes part measures the planner against the tests' independent reference solver)
-BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c tests/step_fixtures.c
+# (the keyframes part measures the planner against the tests' independent reference solver,
+# the scenes part plans the tests' random parking scenes)
+BENCH_SRC = $(wildcard bench/*.c) tests/keyframe_reference.c tests/step_fixtures.c tests/car_scenes.c
 HEADERS  = $(shell find $(MODULES) -name '*.h' | sort)
 # Every object depends on the headers it includes, as the compiler lists them (-MMD -MP:
 # build/…/x.d beside build/…/x.o, read at the end): a header change rebuilds its includers only.

@@ -118,13 +118,27 @@ static solve_figures time_solve(sp_problem *pb, int central_differences)
 
 /* With arguments, only the named parts run: adjoint, index1, custom_vak, nonholonomic,
  * custom_nh, holonomic, holonomic_lobatto, custom_hol, keyframes, curve, warm_start,
- * study, parking, sphere (build/symplan-bench index1 custom_hol). */
+ * study, parking, scenes, sphere (build/symplan-bench index1 custom_hol); numbers after
+ * a part's name are its own (build/symplan-bench scenes 100 7). */
 static int wanted(int argc, char **argv, const char *part)
 {
     if (argc < 2) return 1;
     for (int i = 1; i < argc; ++i)
         if (!strcmp(argv[i], part)) return 1;
     return 0;
+}
+
+/* The k-th number after the part's name on the command line, or `otherwise`. */
+static unsigned long part_number(int argc, char **argv, const char *part, int k, unsigned long otherwise)
+{
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], part)) {
+            if (i + k >= argc) return otherwise;
+            char *end;
+            const unsigned long v = strtoul(argv[i + k], &end, 10);
+            return *end == '\0' && end != argv[i + k] ? v : otherwise;
+        }
+    return otherwise;
 }
 
 static int bench_adjoint(void)
@@ -165,6 +179,8 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "adjoint") && bench_adjoint()) return 1;
     if (wanted(argc, argv, "index1")) bench_index1();
     if (wanted(argc, argv, "parking")) bench_parking();
+    if (wanted(argc, argv, "scenes"))
+        bench_scenes((int)part_number(argc, argv, "scenes", 1, 60), part_number(argc, argv, "scenes", 2, 1));
     if (wanted(argc, argv, "custom_vak")) bench_custom_vak();
     if (wanted(argc, argv, "nonholonomic")) bench_nonholonomic();
     if (wanted(argc, argv, "custom_nh")) bench_custom_nh();

@@ -11,6 +11,9 @@
 void bench_index1(void);
 /* The TPCAP parking cases with the car model (bench/parking_bench.c). */
 void bench_parking(void);
+/* Random parking scenes of our own (bench/scenes_bench.c, tests/car_scenes.c): n scenes
+ * from `seed`, the kinds in turn. Prints; asserts nothing. */
+void bench_scenes(int n, unsigned long seed);
 
 /* Lobatto IIIA–IIIB on nonholonomic constraints (bench/nh_bench.c): cost per step for
  * s = 2, 3, 4, work-precision on the contact oscillator and the rolling disk, and the

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lie/sp_linalg.h"
 #include "planner/car/sp_car_plan.h"
 #include "planner/sp_solve.h"
 #include "problems/car/sp_car_geometry.h"
 #include "problems/car/sp_car_tpcap.h"
+#include "tests/car_support.h"
 
 static const sp_car_vehicle tpcap_car = {2.8, 0.96, 0.929, 1.942, 0.75, 0.0};
 
@@ -181,68 +183,6 @@ static char *slurp(const char *path)
     return text;
 }
 
-static double num(const cJSON *r, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(r, key);
-    cr_assert(cJSON_IsNumber(v), "no number %s", key);
-    return v->valuedouble;
-}
-
-/* The rows against the kinematics, the clearance between rows, the goal. */
-static void check_plan(const cJSON *r, const cJSON *input)
-{
-    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
-    cr_assert(status && (strcmp(status, "converged") == 0 || strcmp(status, "stalled") == 0), "status %s", status);
-    cr_expect_leq(num(r, "goal_error"), 1e-6);
-    sp_problem pb;
-    sp_input_error err;
-    char *text = cJSON_PrintUnformatted(input);
-    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s: %s", err.path, err.message);
-    free(text);
-    const sp_car_problem *c = &pb.car;
-    const double L = c->vehicle.wheelbase, *o = c->scene.origin;
-    const cJSON *traj = cJSON_GetObjectItem(r, "trajectory"), *q = cJSON_GetObjectItem(traj, "q"),
-                *gear = cJSON_GetObjectItem(traj, "gear");
-    const int n = cJSON_GetArraySize(q);
-    cr_assert_gt(n, 2);
-    cr_assert_eq(cJSON_GetArraySize(gear), n);
-    double row[4], next[4], least = HUGE_VAL;
-    for (int k = 0; k < 4; ++k) row[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(q, 0), k)->valuedouble;
-    cr_expect_leq(hypot(row[0] - o[0] - c->scene.start[0], row[1] - o[1] - c->scene.start[1]), 1e-9);
-    for (int i = 1; i < n; ++i) {
-        for (int k = 0; k < 4; ++k) next[k] = cJSON_GetArrayItem(cJSON_GetArrayItem(q, i), k)->valuedouble;
-        const int g = cJSON_GetArrayItem(gear, i - 1)->valueint;
-        cr_assert(g == 1 || g == -1);
-        cr_expect_leq(fabs(row[3]), c->vehicle.max_steering + 1e-12);
-        /* the arc of curvature tan δ / L from this row through the next one's heading */
-        const double kappa = tan(row[3]) / L, dth = next[2] - row[2], chord = hypot(next[0] - row[0], next[1] - row[1]);
-        const double phi = 0.5 * dth, s = g * chord / (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi);
-        cr_expect_leq(fabs(s), 0.1 + 1e-12, "rows %d, %d are %.3f m of travel apart", i - 1, i, fabs(s));
-        cr_expect_leq(fabs(dth - kappa * s), 1e-9, "row %d: heading change %.3e, the bicycle's %.3e", i, dth, kappa * s);
-        /* the chord leaves at half the turn, along the gear */
-        const double a = row[2] + phi;
-        cr_expect_leq(fabs((next[0] - row[0]) - s * (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi) * cos(a)) +
-                          fabs((next[1] - row[1]) - s * (fabs(phi) < 1e-8 ? 1.0 : sin(phi) / phi) * sin(a)),
-                      1e-9, "row %d: sideways slip", i);
-        /* clearance on 20 poses of the arc between the rows */
-        for (int j = 0; j <= 20; ++j) {
-            const double u = s * j / 20.0, ph = 0.5 * kappa * u, ch = u * (fabs(ph) < 1e-8 ? 1.0 : sin(ph) / ph);
-            const double pose[3] = {row[0] - o[0] + ch * cos(row[2] + ph), row[1] - o[1] + ch * sin(row[2] + ph),
-                                    row[2] + 2 * ph};
-            for (size_t b = 0; b < c->scene.n_obstacles; ++b)
-                least = fmin(least, sp_car_polygon_distance(&c->vehicle, pose, c->scene.vertices + 2 * c->scene.first[b],
-                                                            c->scene.first[b + 1] - c->scene.first[b], NULL));
-        }
-        memcpy(row, next, sizeof row);
-    }
-    cr_expect_geq(least, c->scene.clearance - 1e-3, "least clearance between rows %.4f", least);
-    cr_expect_leq(fabs(least - num(r, "min_clearance")), 0.02);
-    const double *goal = c->scene.goal;
-    cr_expect_leq(hypot(row[0] - o[0] - goal[0], row[1] - o[1] - goal[1]), 1e-6);
-    cr_expect_leq(fabs(remainder(row[2] - goal[2], 2 * 3.14159265358979323846)), 1e-6);
-    sp_problem_free(&pb);
-}
-
 /* The text of data/car/<name>, the caller's to free. */
 static char *car_file_text(const char *name)
 {
@@ -269,7 +209,7 @@ static cJSON *plan_result(const char *name)
     sp_status st;
     cJSON *r = solve_text(text, &err, &st), *input = cJSON_Parse(text);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
-    check_plan(r, input);
+    car_check_plan(r, input);
     cJSON_Delete(input);
     free(text);
     return r;
@@ -278,8 +218,8 @@ static cJSON *plan_result(const char *name)
 static void plan_file(const char *name, double length, int gears)
 {
     cJSON *r = plan_result(name);
-    if (length > 0) cr_expect_leq(fabs(num(r, "length") - length), 1e-9);
-    if (gears >= 0) cr_expect_eq((int)num(r, "gear_changes"), gears);
+    if (length > 0) cr_expect_leq(fabs(car_result_number(r, "length") - length), 1e-9);
+    if (gears >= 0) cr_expect_eq((int)car_result_number(r, "gear_changes"), gears);
     cJSON_Delete(r);
 }
 
@@ -296,7 +236,7 @@ Test(car, a_goal_walled_in_is_target_not_reached_at_once)
     cr_assert_not_null(r);
     /* at once: refused before the search expands a node */
     const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
-    cr_expect_eq(num(route, "expanded_nodes"), 0);
+    cr_expect_eq(car_result_number(route, "expanded_nodes"), 0);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "target_not_reached");
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "failed_stage")), "route");
     cJSON_Delete(r);
@@ -335,11 +275,11 @@ Test(car, bad_files_name_their_json_path)
                    "goal", "out of bounds");
 }
 
-/* TPCAP case k through `import tpcap`; `budget` (not 0) replaces the 8 s of the search
- * and the smoothing, so that only their counted limits (nodes, SLSQP's evaluations)
- * bind; `evaluations` (not 0) replaces the smoothing's budget of evaluations. The
- * result, checked by check_plan, is the caller's. */
-static cJSON *tpcap_result_within(int k, double budget, long evaluations)
+/* TPCAP case k through `import tpcap`, as a problem file (the caller frees it); `budget`
+ * (not 0) replaces the 8 s of the search and the smoothing, so that only their counted
+ * limits (nodes, the smoothing's evaluations) bind; `evaluations` (not 0) replaces the
+ * smoothing's budget of evaluations. *doc (may be NULL) gets the problem as a tree. */
+static char *tpcap_text(int k, double budget, long evaluations, cJSON **doc_out)
 {
     char path[512], name[16];
     snprintf(path, sizeof path, "%s/tpcap/Case%d.csv", SP_TEST_DATA, k);
@@ -355,13 +295,27 @@ static cJSON *tpcap_result_within(int k, double budget, long evaluations)
     if (evaluations > 0)
         cJSON_AddNumberToObject(cJSON_AddObjectToObject(doc, "smoothing"), "max_evaluations", (double)evaluations);
     char *json = cJSON_PrintUnformatted(doc);
+    free(text);
+    if (doc_out)
+        *doc_out = doc;
+    else
+        cJSON_Delete(doc);
+    return json;
+}
+
+/* The plan of TPCAP case k (tpcap_text), checked by check_plan; the result is the
+ * caller's. */
+static cJSON *tpcap_result_within(int k, double budget, long evaluations)
+{
+    cJSON *doc;
+    char *json = tpcap_text(k, budget, evaluations, &doc);
+    sp_input_error err;
     sp_status st;
     cJSON *r = solve_text(json, &err, &st);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
-    check_plan(r, doc);
+    car_check_plan(r, doc);
     cJSON_Delete(doc);
     free(json);
-    free(text);
     return r;
 }
 
@@ -375,36 +329,100 @@ Test(car, tpcap_case_5) { tpcap_case(5); }
 Test(car, tpcap_case_13) { tpcap_case(13); }
 Test(car, tpcap_case_16) { tpcap_case(16); }
 
+/* The route of the problem file `text` smoothed by one solver alone (car_smooth_by), as
+ * the plan does it: the goal's heading unwrapped to the route's end. */
+static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out *out)
+{
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
+    const sp_car_problem *c = &pb.car;
+    car_world w;
+    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
+    cr_assert(r.found, "%s", r.message);
+    double end[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]};
+    for (size_t i = 0; i < r.n; ++i)
+        car_arc(end, tan(r.pieces[i].delta) / c->vehicle.wheelbase, r.pieces[i].gear * r.pieces[i].length, end);
+    const double g = c->scene.goal[2], goal[3] = {c->scene.goal[0], c->scene.goal[1],
+                                                  g + 2.0 * SP_PI * round((end[2] - g) / (2.0 * SP_PI))};
+    car_path p = {0};
+    cr_assert_eq(car_smooth_by(&w, c, &r, goal, NULL, how, &p, out), SP_OK);
+    car_path_free(&p);
+    car_route_free(&r);
+    car_world_free(&w);
+    sp_problem_free(&pb);
+}
+
 /* Case 12 (23 m along a kerb): SLSQP stops on its step test with the stationarity near
  * 1e-5 (its merit function rejects full steps near the solution); Newton's steps on the
- * KKT conditions of its active set take the residual below the tolerance. A budget of
- * 1000 s: only the evaluation limits bind. */
+ * KKT conditions of its active set take the residual below the tolerance. The plan (the
+ * augmented Lagrangian first) converges too. A budget of 1000 s: only the evaluation
+ * limits bind. */
 Test(car, tpcap_case_12_converges_with_newton_steps_after_slsqp)
 {
     cJSON *r = tpcap_result(12, 1000);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
                      cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
-    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
-    cr_expect_geq(num(sw, "newton_steps"), 1);
-    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cr_expect_lt(car_result_number(r, "energy"), car_result_number(sw, "route_energy"));
     cJSON_Delete(r);
+    char *text = tpcap_text(12, 1000, 0, NULL);
+    car_smooth_out so;
+    smooth_alone(text, CAR_SMOOTH_SLSQP, &so);
+    free(text);
+    cr_expect(so.converged, "%s", so.message);
+    cr_expect(strstr(so.message, "SLSQP") != NULL, "%s", so.message);
+    cr_expect_leq(so.residual, 1e-6);
+    cr_expect_geq(so.newton_steps, 1);
+}
+
+/* The augmented Lagrangian alone, on routes where it used to stall (the bounds penalised,
+ * the multipliers moved from far outside, the footprint pushed into an obstacle before
+ * its pair held): converged to the KKT tolerance, with no other solver's help. */
+static void al_alone_converges(const char *text)
+{
+    car_smooth_out so;
+    smooth_alone(text, CAR_SMOOTH_AL, &so);
+    cr_expect(so.used && so.converged, "%s", so.message);
+    cr_expect(strstr(so.message, "augmented Lagrangian") != NULL, "%s", so.message);
+    cr_expect_leq(so.residual, 1e-6);
+    cr_expect_null(so.budget);
+}
+
+Test(car, the_augmented_lagrangian_alone_converges_on_tpcap_cases_1_and_13)
+{
+    for (int k = 1; k <= 13; k += 12) {
+        char *text = tpcap_text(k, 1000, 0, NULL);
+        al_alone_converges(text);
+        free(text);
+    }
+}
+
+Test(car, the_augmented_lagrangian_alone_converges_on_the_parallel_slot)
+{
+    char *text = car_file_text("parallel_slot.json");
+    al_alone_converges(text);
+    free(text);
 }
 
 /* Case 11 (31 m along a kerb, 173 unknowns): the smoothing converges within a budget
- * of 400 evaluations of the energy (it needs about 240), with no time limit that could
- * bind; the budget and what was used are reported. */
+ * of 400 evaluations of the energy (it needs about 190, the augmented Lagrangian given
+ * half of them first), with no time limit that could bind; the budget and what was used
+ * are reported. */
 Test(car, tpcap_case_11_converges_within_a_budget_of_evaluations)
 {
     cJSON *r = tpcap_result_within(11, 1000, 400);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
                      cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
-    cr_expect_eq(num(sw, "max_evaluations"), 400);
-    cr_expect_leq(num(sw, "evaluations"), 400);
-    cr_expect_geq(num(sw, "evaluations"), 1);
+    cr_expect_eq(car_result_number(sw, "max_evaluations"), 400);
+    cr_expect_leq(car_result_number(sw, "evaluations"), 400);
+    cr_expect_geq(car_result_number(sw, "evaluations"), 1);
     cr_expect_null(cJSON_GetObjectItem(sw, "budget_used_up"));
-    cr_expect_lt(num(r, "energy"), num(sw, "route_energy"));
+    cr_expect_lt(car_result_number(r, "energy"), car_result_number(sw, "route_energy"));
     cJSON_Delete(r);
 }
 
@@ -414,7 +432,7 @@ Test(car, a_smoothing_budget_of_evaluations_that_runs_out_is_reported)
 {
     cJSON *r = tpcap_result_within(11, 1000, 20);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
-    cr_expect_leq(num(sw, "evaluations"), 20);
+    cr_expect_leq(car_result_number(sw, "evaluations"), 20);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(sw, "budget_used_up")), "max_evaluations");
     cr_expect_str_neq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged");
     cJSON_Delete(r);
@@ -428,11 +446,11 @@ Test(car, a_narrow_parallel_slot_is_left_by_short_moves_at_full_lock)
 {
     cJSON *r = plan_result("narrow_slot.json");
     const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
-    cr_expect_gt(num(route, "escape_nodes"), 0);
-    cr_expect_geq(num(r, "gear_changes"), 4);
+    cr_expect_gt(car_result_number(route, "escape_nodes"), 0);
+    cr_expect_geq(car_result_number(r, "gear_changes"), 4);
     /* S-bends within one gear and gear changes counted first: 18 (once 156) */
-    cr_expect_leq(num(r, "gear_changes"), 30);
-    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
+    cr_expect_leq(car_result_number(r, "gear_changes"), 30);
+    cr_expect_geq(car_result_number(r, "min_clearance"), 0.05 - 1e-9);
     cJSON_Delete(r);
 }
 
@@ -446,10 +464,10 @@ Test(car, tpcap_case_7_leaves_its_slot_at_the_default_clearance)
 {
     cJSON *r = tpcap_result(7, 30);
     const cJSON *route = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "route");
-    cr_expect_gt(num(route, "escape_nodes"), 0);
-    cr_expect_geq(num(r, "gear_changes"), 4);
-    cr_expect_leq(num(r, "gear_changes"), 120); /* 69 */
-    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
+    cr_expect_gt(car_result_number(route, "escape_nodes"), 0);
+    cr_expect_geq(car_result_number(r, "gear_changes"), 4);
+    cr_expect_leq(car_result_number(r, "gear_changes"), 120); /* 69 */
+    cr_expect_geq(car_result_number(r, "min_clearance"), 0.05 - 1e-9);
     cJSON_Delete(r);
 }
 
@@ -598,34 +616,34 @@ static cJSON *smoothed_slot(const char *rate, cJSON **input)
 
 static void expect_smoothed(const cJSON *r, const cJSON *input, double rate)
 {
-    check_plan(r, input);
+    car_check_plan(r, input);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s",
                      cJSON_GetStringValue(cJSON_GetObjectItem(r, "message")));
-    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
     cr_assert_not_null(sw);
-    cr_expect_leq(num(r, "energy"), num(sw, "route_energy"));
-    const double largest = num(r, "largest_steering_rate");
+    cr_expect_leq(car_result_number(r, "energy"), car_result_number(sw, "route_energy"));
+    const double largest = car_result_number(r, "largest_steering_rate");
     cr_expect(isfinite(largest));
     if (rate > 0) cr_expect_leq(largest, rate + 1e-9);
-    cr_expect_geq(num(r, "min_clearance"), 0.05 - 1e-9);
+    cr_expect_geq(car_result_number(r, "min_clearance"), 0.05 - 1e-9);
 }
 
 /* Case 19 (45 m, 5 gear changes, 273 unknowns): above the size where SLSQP's dense
  * subproblem fits the budget, the augmented Lagrangian (planner/car/car_al.c) smooths the
  * route to its KKT conditions. A budget of 1000 s: only the evaluation limits bind (it
- * needs about 1100 of the 3600). */
+ * needs about 2900 of the 3600, the guarded solve's 1800 included). */
 Test(car, tpcap_case_19_converges_with_the_augmented_lagrangian)
 {
     cJSON *r = tpcap_result(19, 1000);
     const char *message = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "converged", "%s", message);
     cr_expect(strstr(message, "augmented Lagrangian") != NULL, "%s", message);
-    cr_expect_leq(num(r, "optimality_residual"), 1e-6);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
-    cr_expect_gt(num(sw, "unknowns"), 250);
+    cr_expect_gt(car_result_number(sw, "unknowns"), 250);
     cr_expect_null(cJSON_GetObjectItem(sw, "budget_used_up"));
-    cr_expect_lt(num(r, "energy"), 0.8 * num(sw, "route_energy"));
+    cr_expect_lt(car_result_number(r, "energy"), 0.8 * car_result_number(sw, "route_energy"));
     cJSON_Delete(r);
 }
 
@@ -647,23 +665,49 @@ Test(car, a_steering_rate_bound_is_kept)
     cJSON_Delete(input);
 }
 
-/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
-Test(car, without_smoothing_the_route_is_returned_stalled)
+/* The parallel slot with "smooth": false (and the steering limit given, when not NULL):
+ * the route itself, checked by car_check_plan; the result and *input are the caller's. */
+static cJSON *unsmoothed_slot(const char *max_steering, cJSON **input)
 {
     char *text = car_file_text("parallel_slot.json");
     cJSON *doc = cJSON_Parse(text);
     free(text);
+    if (max_steering)
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "vehicle"), "max_steering", cJSON_Parse(max_steering));
     cJSON_AddFalseToObject(doc, "smooth");
     char *json = cJSON_PrintUnformatted(doc);
     sp_input_error err;
     sp_status st;
     cJSON *r = solve_text(json, &err, &st);
     cr_assert_eq(st, SP_OK, "%s: %s", err.path, err.message);
-    check_plan(r, doc);
+    free(json);
+    car_check_plan(r, doc);
+    *input = doc;
+    return r;
+}
+
+/* "smooth": false returns the route itself: stalled, its steering jumping between arcs. */
+Test(car, without_smoothing_the_route_is_returned_stalled)
+{
+    cJSON *doc;
+    cJSON *r = unsmoothed_slot(NULL, &doc);
     cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "stalled");
     cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"));
     cr_expect_null(cJSON_GetObjectItem(r, "optimality_residual"));
-    free(json);
+    cJSON_Delete(r);
+    cJSON_Delete(doc);
+}
+
+/* A steering limit that single precision rounds up (0.6 as a float is 0.600000024): the
+ * route, returned unsmoothed, drives at full lock and keeps |δ| ≤ max_steering to the
+ * last digit (car_check_plan), and its largest steering is the limit. */
+Test(car, a_route_at_full_lock_keeps_a_steering_limit_that_a_float_rounds_up)
+{
+    cr_assert_gt((double)(float)0.6, 0.6);
+    cJSON *doc;
+    cJSON *r = unsmoothed_slot("0.6", &doc);
+    cr_expect_leq(car_result_number(r, "largest_steering"), 0.6);
+    cr_expect_geq(car_result_number(r, "largest_steering"), 0.6 - 1e-12);
     cJSON_Delete(r);
     cJSON_Delete(doc);
 }

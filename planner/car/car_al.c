@@ -1,23 +1,40 @@
-/* The smoothing's solver for large routes (sp_car_plan.h, car_al_solve): an augmented
- * Lagrangian (M. R. Hestenes, Multiplier and gradient methods, 1969; M. J. D. Powell, A
- * method for nonlinear constraints in minimization problems, 1969; for inequalities R. T.
+/* The smoothing's first solver (sp_car_plan.h, car_al_solve): an augmented Lagrangian
+ * (M. R. Hestenes, Multiplier and gradient methods, 1969; M. J. D. Powell, A method for
+ * nonlinear constraints in minimization problems, 1969; for inequalities R. T.
  * Rockafellar, The multiplier method of Hestenes and Powell applied to convex
- * programming, 1973) whose inner problems are solved by damped Newton steps.
+ * programming, 1973) whose inner problems are solved by projected Newton steps.
  *
  * Why. SLSQP's subproblem is dense: at 273 unknowns and some 800 constraints an iteration
  * costs 25 to 70 ms, most of it in its least-squares factorisation, and its quasi-Newton
- * matrix learns the curvature slowly, so a route of 45 m does not converge in the budget.
- * Here the curvature is computed: each term of the transcription (energy, defect,
- * clearance) touches the unknowns of two neighbouring intervals only, so the Hessian of
- * the Lagrangian E + Σ λ c comes from differences of its exact gradient for 15 groups of
- * unknowns at a time, whatever the number of intervals, and is kept for a few steps while
- * they are taken whole. The penalty's part ρ Σ ∇c ∇cᵀ (Gauss–Newton: with ρ c ∇²c the
- * matrix is indefinite far from feasibility) is formed from the Jacobian rows' few
- * nonzeros. A step is one Cholesky factorisation (Levenberg damping τ when it fails),
- * at most 5 cm or 0.05 rad in any unknown, since the clearance pairs were picked near
- * the current path; they are picked again after each multiplier update. The bounds on x
- * enter as inequalities like the others. What is left at the end (a stationarity of
- * 1e-4) car_kkt_polish finishes. */
+ * matrix learns the curvature slowly. Here the curvature is computed: each term of the
+ * transcription (energy, defect, clearance) touches the unknowns of two neighbouring
+ * intervals only, so the Hessian of E + Σ w c, with w the weights the terms have in L_A at
+ * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from differences of
+ * its exact gradient for 15 groups of unknowns at a time, whatever the number of
+ * intervals, and is kept for a few steps while they are taken whole. The penalty's part
+ * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros. A step is one Cholesky
+ * factorisation (Levenberg damping τ when it fails, on the same Hessian), at most 5 cm or
+ * 0.05 rad in any unknown.
+ *
+ * What made it stall, and what holds it now (A. R. Conn, N. I. M. Gould & Ph. L. Toint,
+ * LANCELOT, 1992, for the first two):
+ * - the bounds on x (the steering limit, the travel's sign) were penalised like the other
+ *   constraints: the path ended at full lock a little past the limit with the goal out of
+ *   reach (the parallel slot: a heading defect of 0.02 rad that ρ = 10⁹ did not remove).
+ *   They are kept exactly now, by projection (D. P. Bertsekas, Projected Newton methods
+ *   for optimization problems with simple constraints, 1982);
+ * - the multipliers were moved after every inner solve, also from far outside: they grew
+ *   with ρ to 10⁹, the Hessian went indefinite and τ to 10¹⁸. They move now only when the
+ *   violation fell below its goal; otherwise ρ grows;
+ * - with λ = 0 and ρ = 10² the first inner solve pushed the footprint 1 m into an
+ *   obstacle (TPCAP case 1), whose pair was picked too late or held too weakly: a path
+ *   across an obstacle is a local minimum of the violation that no penalty undoes. No
+ *   step may now take a checked point more than `guard` deeper than at the start; a step
+ *   that would, brings the pairs near its end in, and is made again;
+ * - the Hessian took λ where the merit has the weights w: an inequality inactive in L_A
+ *   with λ > 0 put curvature that is not there, and the inner steps crawled (case 19:
+ *   |∇L_A| 3e-4 after 60 steps).
+ * What is left at the end (a stationarity of 1e-4) car_kkt_polish finishes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +54,12 @@ typedef struct al {
     const car_tx *t;
     const double *lb, *ub;
     size_t n, me, m;  /* unknowns, equalities, all constraints of the transcription */
-    double *lam;      /* m + 2n multipliers: constraints, then x ≥ lb, x ≤ ub */
+    double *lam;      /* m multipliers */
+    double *w;        /* m: the terms' weights in L_A at the point the Hessian is taken */
     double rho;
     double *f, *jac;  /* m values, m × n Jacobian at the last point evaluated with derivatives */
     int evaluations;  /* of L_A (the Hessian's differences are not counted: they are the steps' cost) */
 } al;
-
-/* c_i(x) for the bounds: lb − x ≤ 0 (i < n) and x − ub ≤ 0 */
-static double bound_value(const al *a, const double *x, size_t i)
-{
-    return i < a->n ? a->lb[i] - x[i] : x[i - a->n] - a->ub[i - a->n];
-}
 
 /* The multiplier a term i of value c contributes: λ + ρ c for an equality, max(0, λ + ρ c)
  * for an inequality. */
@@ -65,39 +77,62 @@ static double merit(al *a, const double *x, double *grad)
     ++a->evaluations;
     double v = car_tx_energy(a->t, x, grad);
     car_tx_constraints(a->t, x, a->f, grad ? a->jac : NULL);
-    for (size_t i = 0; i < m + 2 * n; ++i) {
-        const double c = i < m ? a->f[i] : bound_value(a, x, i - m), w = weight(a, i, c);
+    for (size_t i = 0; i < m; ++i) {
+        const double c = a->f[i], w = weight(a, i, c);
         v += i < a->me ? a->lam[i] * c + 0.5 * a->rho * c * c : (w * w - a->lam[i] * a->lam[i]) / (2.0 * a->rho);
-        if (!grad || w == 0.0) continue;
-        if (i < m)
+        if (grad && w != 0.0)
             for (size_t j = 0; j < n; ++j) grad[j] += w * a->jac[i * n + j];
-        else
-            grad[(i - m) % n] += w * (i - m < n ? -1.0 : 1.0);
     }
     return v;
 }
 
-/* The gradient of E + Σ λ_i c_i (the multipliers of the last update) into grad; a->f and
- * a->jac are overwritten. */
+/* The gradient of E + Σ w_i c_i (the weights a->w, frozen) into grad; a->f and a->jac are
+ * overwritten. */
 static void lagrangian_gradient(al *a, const double *x, double *grad)
 {
     const size_t n = a->n;
     car_tx_energy(a->t, x, grad);
     car_tx_constraints(a->t, x, a->f, a->jac);
     for (size_t i = 0; i < a->m; ++i)
-        if (a->lam[i] != 0.0)
-            for (size_t j = 0; j < n; ++j) grad[j] += a->lam[i] * a->jac[i * n + j];
+        if (a->w[i] != 0.0)
+            for (size_t j = 0; j < n; ++j) grad[j] += a->w[i] * a->jac[i * n + j];
 }
 
-/* The largest violation of the constraints and bounds at the values in a->f. */
-static double violation(const al *a, const double *x)
+/* The largest violation of the constraints at the values in a->f (x keeps its bounds). */
+static double violation(const al *a)
 {
     double v = 0.0;
-    for (size_t i = 0; i < a->m + 2 * a->n; ++i) {
-        const double c = i < a->m ? a->f[i] : bound_value(a, x, i - a->m);
-        v = fmax(v, i < a->me ? fabs(c) : c);
-    }
+    for (size_t i = 0; i < a->m; ++i) v = fmax(v, i < a->me ? fabs(a->f[i]) : a->f[i]);
     return v;
+}
+
+/* The projected gradient's size: how far x − g moves within the bounds. */
+static double projected_gradient(const al *a, const double *x, const double *g)
+{
+    double gn = 0.0;
+    for (size_t j = 0; j < a->n; ++j) gn = fmax(gn, fabs(fmin(a->ub[j], fmax(a->lb[j], x[j] - g[j])) - x[j]));
+    return gn;
+}
+
+/* Whether unknown j sits on a bound that the gradient g pushes it against: it stays there
+ * for the step (D. P. Bertsekas, Projected Newton methods for optimization problems with
+ * simple constraints, 1982). */
+static int binding(const al *a, const double *x, const double *g, size_t j)
+{
+    return (x[j] <= a->lb[j] && g[j] > 0.0) || (x[j] >= a->ub[j] && g[j] < 0.0);
+}
+
+/* How far the footprint at the checked points of x comes inside the clearance, against
+ * every polygon, not only the pairs constrained (0 when it keeps it). */
+static double depth(const car_tx *t, const double *x)
+{
+    double worst = 0.0;
+    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
+        double pose[3];
+        car_tx_point(t, x, p, pose, NULL);
+        worst = fmax(worst, t->w->clearance - car_world_distance(t->w, pose, t->w->clearance, NULL));
+    }
+    return worst;
 }
 
 /* The interval that owns unknown j (δ_k, s_k and the pose of node k belong to interval
@@ -122,10 +157,10 @@ static size_t slot(const car_tx *t, size_t j)
 }
 
 /* A Newton step d on L_A at x (gradient g; a->f, a->jac at x): (H + τ I) d = −g with H the
- * penalty's Gauss–Newton part plus HL, the Lagrangian's Hessian, differenced anew (15
- * groups of unknowns at a time: owner mod 3, slot; symmetrised) when `fresh`. H, y, g0,
- * g1, idx work space; a->f, a->jac are left at another point. 0 when the factorisation
- * fails. */
+ * penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the weights at x,
+ * differenced anew (15 groups of unknowns at a time: owner mod 3, slot; symmetrised) when
+ * `fresh`; the unknowns held on a bound keep d = 0. H, y, g0, g1, idx work space; a->f,
+ * a->jac are left at another point when `fresh`. 0 when the factorisation fails. */
 static int newton_step(al *a, const double *x, const double *g, double tau, double *H, double *HL, int fresh,
                        double *y, double *g0, double *g1, size_t *idx, double *d)
 {
@@ -142,12 +177,9 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
         for (size_t p = 0; p < nz; ++p)
             for (size_t q = 0; q < nz; ++q) H[idx[p] * n + idx[q]] += a->rho * r[idx[p]] * r[idx[q]];
     }
-    for (size_t j = 0; j < n; ++j) {
-        if (weight(a, a->m + j, bound_value(a, x, j)) > 0.0) H[j * n + j] += a->rho;
-        if (weight(a, a->m + n + j, bound_value(a, x, n + j)) > 0.0) H[j * n + j] += a->rho;
-    }
     /* then the Lagrangian's Hessian by differences of its gradient */
     if (fresh) {
+        for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, n * n * sizeof *HL);
         lagrangian_gradient(a, x, g0);
         for (size_t color = 0; color < 15; ++color) {
@@ -176,6 +208,12 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
         H[i * n + i] += tau;
         d[i] = -g[i];
     }
+    /* the unknowns held on their bounds drop out of the system */
+    for (size_t j = 0; j < n; ++j)
+        if (binding(a, x, g, j)) {
+            for (size_t i = 0; i < n; ++i) H[i * n + j] = H[j * n + i] = 0.0;
+            H[j * n + j] = 1.0, d[j] = 0.0;
+        }
     return LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, H, (lapack_int)n, d, 1) == 0;
 }
 
@@ -188,14 +226,17 @@ static sp_status reselect(al *a, car_tx *t, const double *x, double near)
     if (car_tx_select(t, x, near) != SP_OK) return SP_ERR_NOMEM;
     const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t);
     if (!added) return SP_OK;
-    double *lam = calloc(m + 2 * n, sizeof *lam), *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
-    if (!lam || !f || !jac) {
-        free(lam), free(f), free(jac);
+    double *lam = calloc(m, sizeof *lam), *f = malloc(m * sizeof *f), *jac = malloc(m * n * sizeof *jac);
+    double *w = malloc(m * sizeof *w);
+    if (!lam || !f || !jac || !w) {
+        free(lam), free(f), free(jac), free(w);
         return SP_ERR_NOMEM;
     }
+    free(a->w);
+    a->w = w;
     const size_t head = a->me + old_obs;
     memcpy(lam, a->lam, head * sizeof *lam);
-    memcpy(lam + head + added, a->lam + head, (a->m + 2 * n - head) * sizeof *lam);
+    memcpy(lam + head + added, a->lam + head, (a->m - head) * sizeof *lam);
     free(a->lam), free(a->f), free(a->jac);
     a->lam = lam, a->f = f, a->jac = jac, a->m = m;
     return SP_OK;
@@ -205,29 +246,35 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                        car_al_out *out)
 {
     const size_t n = t->n;
-    size_t m = car_tx_n_constraints(t);
+    const size_t m = car_tx_n_constraints(t);
     al a = {.t = t, .lb = lb, .ub = ub, .n = n, .me = 3 * t->N, .m = m, .rho = lim->rho};
     *out = (car_al_out){0};
-    a.lam = calloc(m + 2 * n, sizeof *a.lam);
-    a.f = malloc(m * sizeof *a.f);
+    a.lam = calloc(m ? m : 1, sizeof *a.lam);
+    a.f = malloc((m ? m : 1) * sizeof *a.f);
     a.jac = malloc((m ? m : 1) * n * sizeof *a.jac);
+    a.w = malloc((m ? m : 1) * sizeof *a.w);
     double *H = malloc(n * n * sizeof *H), *HL = malloc(n * n * sizeof *HL), *g = malloc(n * sizeof *g),
            *g1 = malloc(n * sizeof *g1), *g0 = malloc(n * sizeof *g0), *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
     size_t *idx = malloc(n * sizeof *idx);
     sp_status st = SP_ERR_NOMEM;
-    if (!idx || !HL || !g0 || !a.lam || !a.f || !a.jac || !H || !g || !g1 || !d || !y) goto done;
+    if (!idx || !HL || !g0 || !a.w || !a.lam || !a.f || !a.jac || !H || !g || !g1 || !d || !y) goto done;
     st = SP_OK;
+    for (size_t j = 0; j < n; ++j) x[j] = fmin(ub[j], fmax(lb[j], x[j]));
+    /* No step may take the footprint at a checked point further inside the clearance than
+     * `guard` beyond where it starts, against any polygon: a path pushed across an obstacle
+     * (a pair not yet picked, or a penalty still small) sits in a local minimum of the
+     * violation that no penalty undoes, and the pieces of the distance are smooth only
+     * near the clearance. */
+    const double guard = isfinite(lim->guard) ? depth(t, x) + lim->guard : HUGE_VAL;
     double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         double v = merit(&a, x, g);
         int inner_ok = 0, fresh = 1, age = 0;
         tau = 1e-6;
-        /* the inner problem: Newton with a backtracking line search on L_A, the damping τ
-         * raised when a step fails and lowered when it is taken whole */
+        /* the inner problem: projected Newton with a backtracking line search on L_A, the
+         * damping τ raised when a step fails and lowered when it is taken whole */
         for (int inner = 0; inner < lim->max_inner; ++inner) {
-            double gn = 0.0;
-            for (size_t j = 0; j < n; ++j) gn = fmax(gn, fabs(g[j]));
-            if (gn <= omega) {
+            if (projected_gradient(&a, x, g) <= omega) {
                 inner_ok = 1;
                 break;
             }
@@ -237,25 +284,47 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 goto finish;
             }
             if (!newton_step(&a, x, g, tau, H, HL, fresh, y, g0, g1, idx, d)) {
-                fresh = 1;
+                /* the same Hessian with more damping (a->f, a->jac back at x first) */
+                fresh = 0;
                 v = merit(&a, x, g);
                 tau = fmax(1e-6, 10.0 * tau);
                 continue;
             }
-            /* steps of at most 5 cm or 0.05 rad: the clearance pairs were picked near x */
+            /* steps of at most 5 cm or 0.05 rad: the clearance pairs were picked near x; cut
+             * at most 10 times (to 0.1 mm): a direction no shorter step improves calls for
+             * more damping, not more evaluations (case 19: 1100 evaluations in one outer
+             * iteration with 20 cuts, 714 in all with 10) */
             double big = 0.0;
             for (size_t j = 0; j < n; ++j) big = fmax(big, fabs(d[j]));
             if (big > 0.05)
                 for (size_t j = 0; j < n; ++j) d[j] *= 0.05 / big;
-            double slope = 0.0;
-            for (size_t j = 0; j < n; ++j) slope += g[j] * d[j];
             double step = 1.0, v1 = v;
-            int taken = 0;
-            for (int ls = 0; ls < 20; ++ls, step *= 0.5) {
-                for (size_t j = 0; j < n; ++j) y[j] = x[j] + step * d[j];
+            int taken = 0, grown = 0;
+            for (int ls = 0; ls < 10 && !grown; ++ls, step *= 0.5) {
+                double slope = 0.0;
+                for (size_t j = 0; j < n; ++j) {
+                    y[j] = fmin(ub[j], fmax(lb[j], x[j] + step * d[j]));
+                    slope += g[j] * (y[j] - x[j]);
+                }
                 v1 = merit(&a, y, NULL);
-                taken = isfinite(v1) && v1 <= v + 1e-4 * step * slope;
+                const int armijo = isfinite(v1) && v1 <= v + 1e-4 * slope;
+                taken = armijo && (guard == HUGE_VAL || depth(t, y) <= guard);
                 if (taken) break;
+                if (armijo) {
+                    /* the step goes too deep against a pair not yet picked (or not held
+                     * yet): the pairs near the trial point join, and the step is made again */
+                    const size_t had = a.m;
+                    if (reselect(&a, t, y, lim->near) != SP_OK) {
+                        st = SP_ERR_NOMEM;
+                        goto finish;
+                    }
+                    grown = a.m > had;
+                }
+            }
+            if (grown) {
+                fresh = 1;
+                v = merit(&a, x, g);
+                continue;
             }
             if (!taken) {
                 fresh = 1;
@@ -275,17 +344,18 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
             st = SP_ERR_NOMEM;
             goto finish;
         }
-        m = a.m;
         merit(&a, x, g); /* the constraints at x */
-        /* the multipliers' update; ρ grows when the violation did not fall enough */
-        const double viol = violation(&a, x);
-        for (size_t i = 0; i < m + 2 * n; ++i) a.lam[i] = weight(&a, i, i < m ? a.f[i] : bound_value(&a, x, i - m));
+        /* LANCELOT's rule (A. R. Conn, N. I. M. Gould & Ph. L. Toint, LANCELOT, 1992): the
+         * multipliers move only when the violation fell enough, else ρ grows and they
+         * stay; moved from far outside, they grow with ρ and make the Hessian indefinite */
+        const double viol = violation(&a);
         out->violation = viol;
         if (viol <= lim->tolerance && inner_ok && omega <= STATIONARITY) {
             out->converged = 1;
             break;
         }
         if (viol <= viol_goal) {
+            for (size_t i = 0; i < a.m; ++i) a.lam[i] = weight(&a, i, a.f[i]);
             viol_goal = fmax(0.1 * viol_goal, 0.1 * lim->tolerance);
             omega = fmax(0.1 * omega, STATIONARITY);
         } else
@@ -294,6 +364,6 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
 finish:
     out->evaluations = a.evaluations;
 done:
-    free(a.lam), free(a.f), free(a.jac), free(H), free(HL), free(g), free(g1), free(g0), free(idx), free(d), free(y);
+    free(a.lam), free(a.w), free(a.f), free(a.jac), free(H), free(HL), free(g), free(g1), free(g0), free(idx), free(d), free(y);
     return st;
 }

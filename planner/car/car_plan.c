@@ -16,7 +16,11 @@
 #define CAR_INTERVAL 0.5
 #define CAR_ROW 0.04
 
-static sp_status route_path(const car_route *r, car_path *p)
+/* The route's pieces as a path. The search and the way out of a slot keep their steering
+ * in single precision, whose rounding of ±max_steering can pass the bound by a few 1e-8
+ * rad; the path keeps the bound (the arcs move by less than 1e-6 m, far inside the
+ * margin the search kept from the obstacles). */
+static sp_status route_path(const car_route *r, const sp_car_vehicle *v, car_path *p)
 {
     size_t K = 0;
     for (size_t i = 0; i < r->n; ++i) K += (size_t)ceil(r->pieces[i].length / CAR_INTERVAL);
@@ -25,7 +29,7 @@ static sp_status route_path(const car_route *r, car_path *p)
     for (size_t i = 0; i < r->n; ++i) {
         const int n = (int)ceil(r->pieces[i].length / CAR_INTERVAL);
         for (int j = 0; j < n; ++j, ++K) {
-            p->delta[K] = r->pieces[i].delta;
+            p->delta[K] = fmax(-v->max_steering, fmin(v->max_steering, r->pieces[i].delta));
             p->s[K] = r->pieces[i].gear * r->pieces[i].length / n;
             p->m[K] = (int)ceil(fabs(p->s[K]) / CAR_ROW);
             if (p->m[K] < 1) p->m[K] = 1;
@@ -137,7 +141,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
         cJSON_SetValuestring(status, "target_not_reached");
         cJSON_AddStringToObject(root, "failed_stage", "route");
         cJSON_AddStringToObject(root, "message", r.message);
-    } else if (route_path(&r, &path) != SP_OK) {
+    } else if (route_path(&r, &c->vehicle, &path) != SP_OK) {
         cJSON_Delete(root), cJSON_Delete(work), cJSON_Delete(timing);
         car_route_free(&r), car_world_free(&w);
         return NULL;

@@ -22,12 +22,21 @@
  * constrained; pairs found near a failed point are added later. */
 #define NEAR 0.3
 
-/* Above this many unknowns the augmented Lagrangian (car_al.c) solves instead of SLSQP,
- * whose dense subproblem's cost grows with their square (TPCAP case 19: 273 unknowns);
- * below it SLSQP converges on more of the TPCAP cases. The augmented Lagrangian stops at
- * this violation, for car_kkt_polish to finish. */
+/* The augmented Lagrangian (car_al.c) solves first, its steps kept near the clearance
+ * (guarded); where it fails, SLSQP solves again from the route. Above AL_ABOVE unknowns
+ * SLSQP is not tried (its dense subproblem's cost grows with their square: TPCAP case
+ * 19, 273 unknowns, took 50 to 70 ms an iteration): the augmented Lagrangian without
+ * the guard solves first and the guarded one second. The first method may use
+ * FIRST_SHARE of the budgets. The augmented Lagrangian stops at AL_TOLERANCE, for
+ * car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11 with the inner
+ * problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
 #define AL_ABOVE 250
-#define AL_TOLERANCE 1e-11
+#define AL_TOLERANCE 1e-10
+#define FIRST_SHARE 0.5
+/* Newton's steps on the KKT conditions go on below the tolerance, to POLISH times it:
+ * they converge quadratically, and the defects the augmented Lagrangian leaves (up to
+ * AL_TOLERANCE) are the goal's error and the path's length's */
+#define POLISH 1e-6
 
 /* NLopt's callbacks */
 typedef struct smooth_ctx {
@@ -156,8 +165,135 @@ static int path_ok(const car_tx *t, const double *x, double *least, double *dip,
     return err <= 1e-7 && *least >= t->w->clearance - 1e-9;
 }
 
+typedef enum { AL_GUARDED, SLSQP, AL_FREE } method;
+static const char *const method_name[] = {"the augmented Lagrangian", "SLSQP", "the augmented Lagrangian (unguarded)"};
+
+/* The solves of one method from the starting point x0 into best, within the processor
+ * time `until` and `evals` evaluations; out's counters add up over the methods. *have 1
+ * when best holds a path that keeps the clearance. SP_ERR_NOMEM, SP_ERR_INTERRUPTED or
+ * SP_OK. */
+static sp_status run(car_tx *t, method how, const double *x0, const double *lb, const double *ub, const double *tol,
+                     const sp_progress *progress, double until, long evals, double *x, double *best, double *x0n,
+                     double *dip, int *have, car_smooth_out *out)
+{
+    const size_t n = t->n;
+    const sp_car_problem *c = t->c;
+    const car_world *w = t->w;
+    const long evals0 = out->iterations;
+    *have = 0;
+    memcpy(x, x0, n * sizeof *x);
+    memset(t->margin, 0, t->N * sizeof *t->margin);
+    int polish = 0, solves = 0;
+    /* Where the swept footprint dips inside the clearance between the checked points (a
+     * corner of the car passing a vertex of an obstacle: between two points d apart the
+     * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
+     * and the problem is solved again from where it stopped. */
+    /* Then, while the KKT residual is above the tolerance, the solver starts again from
+     * its last point (SLSQP with a fresh quasi-Newton matrix, which often takes it the
+     * rest of the way), up to twice. All of it within the work budget (energy evaluations
+     * over all solves: the same result on a loaded machine) and the processor time; the
+     * one that ran out is reported. */
+    for (int attempt = 0; attempt < 6; ++attempt) {
+        const double left = until - car_cpu_seconds();
+        const long evals_left = evals - (out->iterations - evals0);
+        if (left <= 0.2) {
+            out->budget = "max_seconds";
+            break;
+        }
+        if (evals_left <= 0) {
+            out->budget = "max_evaluations";
+            break;
+        }
+        if (car_tx_select(t, x, NEAR) != SP_OK) return SP_ERR_NOMEM;
+        int evaluations = 0, out_of_time = 0;
+        nlopt_result res;
+        if (how != SLSQP) {
+            /* a solve after the first starts near a solution: a large penalty keeps it there */
+            const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = until, .near = NEAR,
+                                       .rho = solves ? 1e5 : how == AL_GUARDED ? 1e3 : 1e2,
+                                       .guard = how == AL_GUARDED ? fmax(1e-3, 0.4 * w->clearance) : HUGE_VAL,
+                                       .max_outer = 60, .max_inner = 60, .max_evaluations = (int)evals_left,
+                                       .progress = progress};
+            car_al_out ao;
+            if (car_al_solve(t, x, lb, ub, &lim, &ao) != SP_OK) return SP_ERR_NOMEM;
+            evaluations = ao.evaluations;
+            out_of_time = ao.out_of_budget && car_cpu_seconds() > until;
+            res = ao.converged ? NLOPT_SUCCESS
+                  : ao.out_of_budget ? (out_of_time ? NLOPT_MAXTIME_REACHED : NLOPT_MAXEVAL_REACHED)
+                                     : NLOPT_FAILURE;
+        } else if (slsqp(t, x, lb, ub, tol, progress, until, evals_left, &res, &evaluations, &out_of_time) != SP_OK) {
+            return SP_ERR_NOMEM;
+        }
+        if (out_of_time) out->budget = "max_seconds";
+        if (res == NLOPT_MAXEVAL_REACHED && evaluations >= evals_left) out->budget = "max_evaluations";
+        out->iterations += evaluations;
+        out->solves++, solves++;
+        out->constraints = (int)(3 * t->N + t->n_obs + (c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0));
+        if (sp_progress_stopped(progress)) return SP_ERR_INTERRUPTED;
+        double least = 0.0;
+        int nomem = 0;
+        const int ok = path_ok(t, x, &least, dip, &nomem);
+        if (nomem) return SP_ERR_NOMEM;
+        if (ok) {
+            /* Newton's method finishes on the solver's active set; its path is checked again */
+            memcpy(x0n, x, n * sizeof *x);
+            int steps = 0;
+            if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, &steps) != SP_OK) return SP_ERR_NOMEM;
+            out->newton_steps += steps;
+            if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
+            if (nomem) return SP_ERR_NOMEM;
+            double stat, viol, resid;
+            if (kkt_residual(t, x, lb, ub, &stat, &viol, &resid) != SP_OK) return SP_ERR_NOMEM;
+            /* a restart that did not lower the residual: keep the path before it */
+            if (*have && resid >= out->residual) break;
+            *have = 1;
+            memcpy(best, x, n * sizeof *x);
+            out->margin = 0.0;
+            for (size_t k = 0; k < t->N; ++k) out->margin = fmax(out->margin, t->margin[k]);
+            out->stationarity = stat, out->violation = viol, out->residual = resid;
+            out->converged = res > 0 && out->residual <= c->settings.tolerance;
+            snprintf(out->message, sizeof out->message, "smooth: %s %s after %d evaluations; KKT residual %.2e%s",
+                     method_name[how], res > 0 ? "stopped" : "failed", evaluations, out->residual,
+                     out->converged ? "" : " (above the tolerance)");
+            if (out->converged || res <= 0 || ++polish > 2) break;
+        } else if (*have) {
+            /* a restart that lost the clearance: keep the path before it */
+            memcpy(x, best, n * sizeof *x);
+            break;
+        } else {
+            snprintf(out->message, sizeof out->message, "smooth: %s (code %d) left a path %s (least swept clearance %.4f m)",
+                     method_name[how], (int)res,
+                     least < w->clearance - 1e-9 ? "that dips below the clearance between the checked points"
+                                                  : "off the goal",
+                     least);
+            /* (no margin where a checked point itself is inside the clearance: there a
+             * pair was not constrained) */
+            int deep = !sp_vec_isfinite((int)n, x);
+            for (size_t k = 0; k < t->N; ++k) {
+                if (dip[k] > -1e-9 && isfinite(dip[k])) t->margin[k] += dip[k] + 2e-3;
+                deep |= !isfinite(dip[k]);
+            }
+            /* After shallow dips the solve goes on from where it stopped; after a deep one
+             * the pairs near the failed point join those near the start (a pair the solver
+             * did not know it may have driven straight through) and it starts again from
+             * the route. */
+            if (deep) {
+                if (sp_vec_isfinite((int)n, x) && car_tx_select(t, x, NEAR) != SP_OK) return SP_ERR_NOMEM;
+                memcpy(x, x0, n * sizeof *x);
+            }
+        }
+    }
+    return SP_OK;
+}
+
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out)
+{
+    return car_smooth_by(w, c, r, goal, progress, CAR_SMOOTH_AUTO, p, out);
+}
+
+sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
+                        const sp_progress *progress, car_smooth_method how, car_path *p, car_smooth_out *out)
 {
     const double t0 = sp_clock_seconds(), c0 = car_cpu_seconds();
     *out = (car_smooth_out){0};
@@ -177,149 +313,64 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
         st = SP_ERR_NOMEM;
         goto done;
     }
-    car_tx_guess(&t, r, x);
+    car_tx_guess(&t, r, x0);
     car_tx_bounds(&t, lb, ub);
-    for (size_t i = 0; i < n; ++i) x[i] = fmin(ub[i], fmax(lb[i], x[i]));
-    memcpy(x0, x, n * sizeof *x);
+    for (size_t i = 0; i < n; ++i) x0[i] = fmin(ub[i], fmax(lb[i], x0[i]));
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
     out->unknowns = (int)n;
     if ((long)n > c->settings.max_unknowns) {
-        /* SLSQP's dense subproblem grows with the unknowns squared times the constraints:
-         * a route of many short moves (the way out of a tight slot) would take minutes an
+        /* the dense subproblems grow with the unknowns squared times the constraints: a
+         * route of many short moves (the way out of a tight slot) would take minutes an
          * iteration. The route stands. */
         snprintf(out->message, sizeof out->message,
                  "smooth: not tried: %zu unknowns, above the budget max_unknowns = %ld", n, c->settings.max_unknowns);
         out->budget = "max_unknowns";
         goto done;
     }
-    int have = 0;
-    const int use_al = n > AL_ABOVE;
-    /* Where the swept footprint dips inside the clearance between the checked points (a
-     * corner of the car passing a vertex of an obstacle: between two points d apart the
-     * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
-     * and the problem is solved again from where it stopped. */
-    /* Then, while the KKT residual is above the tolerance, SLSQP starts again from its
-     * last point (with a fresh quasi-Newton matrix, which often takes it the rest of the
-     * way), up to twice. All of it within the work budget max_evaluations (energy
-     * evaluations over all solves: the same result on a loaded machine) and the search's
-     * time budget max_seconds (at least 2 s; SLSQP's iterations take ~20 ms at 200
-     * unknowns and 800 constraints); whichever ran out is reported. */
+    /* the time budget: the search's max_seconds, at least 2 s */
     const double budget = fmax(2.0, c->settings.max_seconds);
-    int polish = 0;
-    for (int attempt = 0; attempt < 6; ++attempt) {
-        const double left = budget - (car_cpu_seconds() - c0);
-        const long evals_left = c->settings.max_evaluations - out->iterations;
-        if (left <= 0.2) {
-            out->budget = "max_seconds";
-            break;
-        }
-        if (evals_left <= 0) {
-            out->budget = "max_evaluations";
-            break;
-        }
-        if (car_tx_select(&t, x, NEAR) != SP_OK) {
+    const long evals = c->settings.max_evaluations;
+    int have = 0;
+    const int alone = how != CAR_SMOOTH_AUTO;
+    /* above AL_ABOVE the unguarded solve comes first: on TPCAP case 19 (273 unknowns) it
+     * converged in 1300 evaluations and 2.3 s where the guarded one, its Hessian needing
+     * a damping τ of about 5 throughout, had not in 1800; below, the unguarded one left
+     * 3 of the 6 routes the guarded one converges on to SLSQP */
+    const method first = how == CAR_SMOOTH_SLSQP ? SLSQP : how == CAR_SMOOTH_AUTO && n > AL_ABOVE ? AL_FREE : AL_GUARDED;
+    st = run(&t, first, x0, lb, ub, tol, progress,
+             c0 + (alone ? 1.0 : FIRST_SHARE) * budget, alone ? evals : (long)(FIRST_SHARE * (double)evals), x, best,
+             x0n, dip, &have, out);
+    if (st == SP_OK && !out->converged && !alone) {
+        /* the fallback starts again from the route with the rest of the budgets; the first
+         * method's path stands if the fallback finds none that keeps the clearance */
+        char first[sizeof out->message];
+        const car_smooth_out keep = *out;
+        memcpy(first, out->message, sizeof first);
+        double *kept = have ? x0n : NULL;
+        if (kept) memcpy(kept, best, n * sizeof *kept);
+        double *scratch = malloc(n * sizeof *scratch);
+        if (!scratch) {
             st = SP_ERR_NOMEM;
             goto done;
         }
-        int evaluations = 0, out_of_time = 0;
-        nlopt_result res;
-        if (use_al) {
-            /* a solve after the first starts near a solution: a large penalty keeps it there */
-            const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = c0 + budget, .near = NEAR,
-                                       .rho = out->solves ? 1e5 : 1e2, .max_outer = 60, .max_inner = 60,
-                                       .max_evaluations = (int)evals_left, .progress = progress};
-            car_al_out ao;
-            if (car_al_solve(&t, x, lb, ub, &lim, &ao) != SP_OK) {
-                st = SP_ERR_NOMEM;
-                goto done;
-            }
-            evaluations = ao.evaluations;
-            out_of_time = ao.out_of_budget && car_cpu_seconds() > c0 + budget;
-            res = ao.converged ? NLOPT_SUCCESS
-                  : ao.out_of_budget ? (out_of_time ? NLOPT_MAXTIME_REACHED : NLOPT_MAXEVAL_REACHED)
-                                     : NLOPT_FAILURE;
-        } else if (slsqp(&t, x, lb, ub, tol, progress, c0 + budget, evals_left, &res, &evaluations, &out_of_time) !=
-                   SP_OK) {
-            st = SP_ERR_NOMEM;
-            goto done;
+        out->budget = NULL, out->converged = 0, out->residual = 0.0;
+        int have2 = 0;
+        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress, c0 + budget, evals - out->iterations, x,
+                 best, scratch, dip, &have2, out);
+        free(scratch);
+        if (st == SP_OK && !have2 && kept) {
+            /* the first method's path it is, with its figures */
+            const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
+            const char *budget_used = out->budget;
+            *out = keep;
+            out->iterations = iterations, out->solves = solves, out->newton_steps = newton;
+            out->budget = budget_used ? budget_used : keep.budget;
+            memcpy(best, kept, n * sizeof *best);
+            memcpy(out->message, first, sizeof first);
         }
-        if (out_of_time) out->budget = "max_seconds";
-        if (res == NLOPT_MAXEVAL_REACHED && evaluations >= evals_left) out->budget = "max_evaluations";
-        out->iterations += evaluations;
-        out->solves++;
-        out->constraints = (int)(3 * t.N + t.n_obs + (c->vehicle.max_steering_rate > 0 ? 2 * t.N : 0));
-        if (sp_progress_stopped(progress)) {
-            st = SP_ERR_INTERRUPTED;
-            goto done;
-        }
-        double least = 0.0;
-        int nomem = 0;
-        const int ok = path_ok(&t, x, &least, dip, &nomem);
-        if (nomem) {
-            st = SP_ERR_NOMEM;
-            goto done;
-        }
-        if (ok) {
-            /* Newton's method finishes on SLSQP's active set; its path is checked again */
-            memcpy(x0n, x, n * sizeof *x);
-            int steps = 0;
-            if (car_kkt_polish(&t, x, lb, ub, c->settings.tolerance, 4, &steps) != SP_OK) {
-                st = SP_ERR_NOMEM;
-                goto done;
-            }
-            out->newton_steps += steps;
-            if (steps > 0 && !path_ok(&t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
-            if (nomem) {
-                st = SP_ERR_NOMEM;
-                goto done;
-            }
-            double stat, viol, resid;
-            if (kkt_residual(&t, x, lb, ub, &stat, &viol, &resid) != SP_OK) {
-                st = SP_ERR_NOMEM;
-                goto done;
-            }
-            /* a restart that did not lower the residual: keep the path before it */
-            if (have && resid >= out->residual) break;
-            have = 1;
-            memcpy(best, x, n * sizeof *x);
-            out->margin = 0.0;
-            for (size_t k = 0; k < t.N; ++k) out->margin = fmax(out->margin, t.margin[k]);
-            out->stationarity = stat, out->violation = viol, out->residual = resid;
-            out->converged = res > 0 && out->residual <= c->settings.tolerance;
-            snprintf(out->message, sizeof out->message, "smooth: %s %s after %d evaluations; KKT residual %.2e%s",
-                     use_al ? "the augmented Lagrangian" : "SLSQP", res > 0 ? "stopped" : "failed", evaluations, out->residual,
-                     out->converged ? "" : " (above the tolerance)");
-            if (out->converged || res <= 0 || ++polish > 2) break;
-        } else if (have) {
-            /* a restart that lost the clearance: keep the path before it */
-            memcpy(x, best, n * sizeof *x);
-            break;
-        } else {
-            snprintf(out->message, sizeof out->message,
-                     "smooth: %s (code %d) left a path %s (least swept clearance %.4f m)", use_al ? "the augmented Lagrangian" : "SLSQP", (int)res,
-                     least < w->clearance - 1e-9 ? "that dips below the clearance between the checked points"
-                                                  : "off the goal",
-                     least);
-            /* (no margin where a checked point itself is inside the clearance: there a
-             * pair was not constrained) */
-            int deep = !sp_vec_isfinite((int)n, x);
-            for (size_t k = 0; k < t.N; ++k) {
-                if (dip[k] > -1e-9 && isfinite(dip[k])) t.margin[k] += dip[k] + 2e-3;
-                deep |= !isfinite(dip[k]);
-            }
-            /* After shallow dips the solve goes on from where it stopped; after a deep one
-             * the pairs near the failed point join those near the start (a pair SLSQP did
-             * not know it may have driven straight through) and it starts again from the
-             * route. */
-            if (deep) {
-                if (sp_vec_isfinite((int)n, x) && car_tx_select(&t, x, NEAR) != SP_OK) {
-                    st = SP_ERR_NOMEM;
-                    goto done;
-                }
-                memcpy(x, x0, n * sizeof *x);
-            }
-        }
+        have = have2 || kept;
     }
+    if (st != SP_OK) goto done;
     if (have) {
         out->energy = car_tx_energy(&t, best, NULL);
         if (car_tx_path(&t, best, p) != SP_OK) {

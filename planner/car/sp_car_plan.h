@@ -214,18 +214,21 @@ void car_kkt_free(car_kkt *k);
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
                          int max_steps, int *steps);
 
-/* The solver for large transcriptions (car_al.c): an augmented Lagrangian with Newton
- * inner steps, on x from its value in place, the bounds lb ≤ x ≤ ub as inequalities, the
- * clearance pairs within `near` picked again (car_tx_select) after each multiplier
- * update. It stops when the violation is at most `tolerance` with the inner problem
- * solved (converged 1), after max_outer updates, when the caller's stop flag is set, or
- * when a step would pass max_evaluations evaluations of its merit function or the
- * processor time `deadline` (of car_cpu_seconds; out_of_budget 1). The KKT residual is
- * car_kkt_eval's to judge. SP_ERR_NOMEM or SP_OK. */
+/* The augmented Lagrangian (car_al.c): projected Newton inner steps on x from its value
+ * in place, within the bounds lb ≤ x ≤ ub throughout, the clearance pairs within `near`
+ * picked again (car_tx_select) after each multiplier update, and no step taking the
+ * footprint at a checked point more than `guard` further inside the clearance than at
+ * the start (against any polygon; HUGE_VAL: no such limit). It stops when the violation
+ * is at most `tolerance` with the inner problem solved (converged 1), after max_outer
+ * updates, when the caller's stop flag is set, or when a step would pass
+ * max_evaluations evaluations of its merit function or the processor time `deadline`
+ * (of car_cpu_seconds; out_of_budget 1). The KKT residual is car_kkt_eval's to judge.
+ * SP_ERR_NOMEM or SP_OK. */
 typedef struct car_al_limits {
     double tolerance, deadline;
-    double near; /* beyond the clearance */
-    double rho;  /* the first penalty weight */
+    double near;  /* beyond the clearance */
+    double rho;   /* the first penalty weight */
+    double guard; /* metres */
     int max_outer, max_inner, max_evaluations;
     const sp_progress *progress;
 } car_al_limits;
@@ -249,10 +252,18 @@ typedef struct car_smooth_out {
     char message[240];
 } car_smooth_out;
 
-/* Smooths the route r (found) into *p (allocated here when out->used). SP_ERR_NOMEM,
+/* Smooths the route r (found) into *p (allocated here when out->used): the augmented
+ * Lagrangian first with half the budgets, its steps kept near the clearance (above 250
+ * unknowns: not); where it does not converge, from the route again with the rest, SLSQP
+ * up to 250 unknowns, above them the augmented Lagrangian with its steps kept near the
+ * clearance (out->message names the solver of the result). SP_ERR_NOMEM,
  * SP_ERR_INTERRUPTED or SP_OK. */
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out);
+/* The same with one solver alone, with the whole budgets (CAR_SMOOTH_AUTO: car_smooth). */
+typedef enum car_smooth_method { CAR_SMOOTH_AUTO, CAR_SMOOTH_SLSQP, CAR_SMOOTH_AL } car_smooth_method;
+sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
+                        const sp_progress *progress, car_smooth_method how, car_path *p, car_smooth_out *out);
 
 extern const struct sp_family sp_car_family;
 

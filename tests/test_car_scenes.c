@@ -1,0 +1,109 @@
+/* Parking scenes no one tuned the planner for (tests/car_scenes.h): the generator is
+ * reproducible and writes valid problem files whose start and goal keep clear of every
+ * obstacle; four scenes of every kind, their seeds fixed beforehand (1 to 4) and slots of
+ * moderate size, are planned to convergence and pass the checks every car plan passes
+ * (tests/car_support.h): at the goal to 1e-6, the bicycle's arcs between rows at most
+ * 0.1 m apart, |δ| within its bound, the swept footprint clear. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/sp_solve.h"
+#include "problems/car/sp_car_geometry.h"
+#include "tests/car_scenes.h"
+#include "tests/car_support.h"
+#include "tests/plan_support.h"
+
+/* The problem of a scene, asserted valid; sp_problem_free it. */
+static void parse_scene(const cJSON *doc, sp_problem *pb)
+{
+    char *text = cJSON_PrintUnformatted(doc);
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), pb, &err), SP_OK, "%s: %s", err.path, err.message);
+    free(text);
+}
+
+static double least_distance(const sp_car_problem *c, const double pose[3])
+{
+    double d = HUGE_VAL;
+    for (size_t i = 0; i < c->scene.n_obstacles; ++i)
+        d = fmin(d, sp_car_polygon_distance(&c->vehicle, pose, c->scene.vertices + 2 * c->scene.first[i],
+                                            c->scene.first[i + 1] - c->scene.first[i], NULL));
+    return d;
+}
+
+Test(car_scenes, the_generator_is_reproducible_and_its_scenes_are_valid_problem_files)
+{
+    int kinds[CAR_SCENE_KINDS] = {0}, far = 0, reverse = 0, others = 0, clutter = 0;
+    for (unsigned long seed = 1; seed <= 160; ++seed) {
+        car_scene_info a, b;
+        cJSON *da = car_scene_draw(seed, CAR_SCENE_KINDS, 0, &a), *db = car_scene_draw(seed, CAR_SCENE_KINDS, 0, &b);
+        char *ta = cJSON_PrintUnformatted(da), *tb = cJSON_PrintUnformatted(db);
+        cr_expect_str_eq(ta, tb, "seed %lu drawn twice differs", seed);
+        cr_expect_eq(memcmp(&a, &b, sizeof a), 0);
+        ++kinds[a.kind], far += a.distance > 1e3, reverse += a.reverse_job, others += a.other_vehicle;
+        clutter += a.clutter;
+        sp_problem pb;
+        parse_scene(da, &pb);
+        const sp_car_problem *c = &pb.car;
+        cr_expect_geq(least_distance(c, c->scene.start), c->scene.clearance + 0.1 - 1e-6, "seed %lu: start", seed);
+        cr_expect_geq(least_distance(c, c->scene.goal), c->scene.clearance + 0.1 - 1e-6, "seed %lu: goal", seed);
+        /* the slot is a slot: its pose has an obstacle (kerb, back wall, neighbour) within 1.5 m */
+        const double *slot = a.reverse_job ? c->scene.start : c->scene.goal;
+        cr_expect_leq(least_distance(c, slot), 1.5, "seed %lu: the slot is open space", seed);
+        if (a.slot == CAR_SCENE_PARALLEL) cr_expect_geq(a.play, 0.8 - 0.1, "seed %lu: play %.3f", seed, a.play);
+        else cr_expect(a.play >= 0.35 && a.play <= 1.2, "seed %lu: play %.3f", seed, a.play);
+        sp_problem_free(&pb);
+        if (seed <= 20) {
+            /* another seed, another scene */
+            cJSON *dn = car_scene_draw(seed + 1000, CAR_SCENE_KINDS, 0, NULL);
+            char *tn = cJSON_PrintUnformatted(dn);
+            cr_expect_str_neq(ta, tn);
+            cJSON_free(tn);
+            cJSON_Delete(dn);
+        }
+        cJSON_free(ta), cJSON_free(tb);
+        cJSON_Delete(da), cJSON_Delete(db);
+    }
+    for (int k = 0; k < CAR_SCENE_KINDS; ++k) cr_expect_gt(kinds[k], 20, "%s: %d", car_scene_kind_name(k), kinds[k]);
+    cr_expect(far > 10 && reverse > 10 && others > 10 && clutter > 20, "far %d, reverse %d, other vehicles %d, clutter %d",
+              far, reverse, others, clutter);
+}
+
+/* Scene `seed` of `kind`, moderate, planned: converged, and the checks of every plan. */
+static void plan_scene(car_scene_kind kind, unsigned long seed)
+{
+    car_scene_info info;
+    cJSON *doc = car_scene_draw(seed, kind, 1, &info);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON *r = solve_doc(text);
+    cr_expect_str_eq(string(r, "status"), "converged", "%s %lu: %s", car_scene_kind_name(kind), seed, string(r, "message"));
+    car_check_plan(r, doc);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    const cJSON *veh = cJSON_GetObjectItem(doc, "vehicle");
+    cr_expect_leq(car_result_number(r, "largest_steering"), car_result_number(veh, "max_steering") + 1e-12);
+    cJSON_Delete(r);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+}
+
+/* every kind, seeds 1 to 4 */
+typedef struct scene_case {
+    car_scene_kind kind;
+    unsigned long seed;
+} scene_case;
+
+ParameterizedTestParameters(car_scenes, a_scene_of_our_own_converges_and_passes_the_plan_checks)
+{
+    static scene_case cases[4 * CAR_SCENE_KINDS];
+    for (int k = 0; k < CAR_SCENE_KINDS; ++k)
+        for (int j = 0; j < 4; ++j) cases[4 * k + j] = (scene_case){(car_scene_kind)k, (unsigned long)j + 1};
+    return cr_make_param_array(scene_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(scene_case *c, car_scenes, a_scene_of_our_own_converges_and_passes_the_plan_checks)
+{
+    plan_scene(c->kind, c->seed);
+}
