@@ -22,8 +22,9 @@
 
 #define HEADINGS 72
 #define STEERS 7
-/* the escape search's node budget (a slot holds a few thousand of its cells) */
-#define ESCAPE_NODES 20000
+/* the escape search's node budget (a slot holds some ten thousand of its cells; the
+ * search's processor time budget binds first) */
+#define ESCAPE_NODES 200000
 
 typedef struct node {
     double q[3];
@@ -317,17 +318,20 @@ static int escaped(void *ctx, const double q[3])
     return !confined_len(e->s, q, e->len);
 }
 
-/* When the root is confined, the way out car_escape finds joins the open set as the
- * root's descendants (never closed, so that the cells of the slot do not hide them). */
-static sp_status escape_seeds(search *s, car_route *r, long root, double len, const double goal[3], double gear_cost,
-                              double steer_cost, double reverse_factor, double weight)
+/* When the root is confined (or, with `force`, when the search's own arcs ran dry near
+ * it), the way out car_escape finds, to a pose where arcs of length `reach` are free,
+ * joins the open set as the root's descendants (never closed, so that the cells of the
+ * slot do not hide them). */
+static sp_status escape_seeds(search *s, car_route *r, long root, double len, double reach, const double goal[3],
+                              double gear_cost, double steer_cost, double reverse_factor, double weight, double deadline,
+                              int force)
 {
     const sp_car_vehicle *v = &s->c->vehicle;
     s->n_seeds = s->n_nodes;
-    if (!confined_len(s, s->nodes[root].q, len)) return SP_OK;
-    escape_ctx ctx = {s, 2.0 * len};
+    if (!force && !confined_len(s, s->nodes[root].q, len)) return SP_OK;
+    escape_ctx ctx = {s, reach};
     car_route way;
-    if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
+    if (car_escape(s->w, s->nodes[root].q, ESCAPE_NODES, deadline, escaped, &ctx, &way) != SP_OK) return SP_ERR_NOMEM;
     r->escape_nodes += way.expanded;
     long parent = root;
     for (size_t i = 0; i < way.n; ++i) {
@@ -402,13 +406,28 @@ static sp_status search_once(const car_world *w, const sp_car_problem *c, const 
         return SP_ERR_NOMEM;
     }
     heap_push(&s, 0.0, id);
-    if (escape_seeds(&s, r, id, len, goal, gear_cost, steer_cost, reverse_factor, weight) != SP_OK) {
+    if (escape_seeds(&s, r, id, len, 2.0 * len, goal, gear_cost, steer_cost, reverse_factor, weight, deadline, 0) !=
+        SP_OK) {
         release(&s);
         return SP_ERR_NOMEM;
     }
+    /* When the open set runs dry (the root's few free arcs, or the end of the way out,
+     * lead only where the search's arcs are not free or their cells are closed), a way
+     * out to where arcs twice as long are free, then four and eight times, is tried. */
+    int escapes = r->escape_nodes > 0;
     car_rs_path rs[6];
     sp_status out = SP_OK;
-    while (s.n_heap > 0) {
+    for (;;) {
+        if (s.n_heap == 0) {
+            if (escapes == 3) break;
+            ++escapes;
+            if (escape_seeds(&s, r, id, len, (2 << escapes) * len, goal, gear_cost, steer_cost, reverse_factor, weight,
+                             deadline, 1) != SP_OK) {
+                out = SP_ERR_NOMEM;
+                goto done;
+            }
+            continue; /* the way out may have added nothing */
+        }
         if ((r->expanded & 63) == 0) {
             if (sp_progress_stopped(progress)) {
                 out = SP_ERR_INTERRUPTED;
@@ -490,8 +509,14 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
     /* First from the start with cells of 0.3 m, which finds most routes in a few hundred
      * nodes; then, for a tight slot, from the goal outwards with cells and arcs half as
      * large: leaving a slot is the hard part, and it is easier searched from inside it.
-     * The second route is driven backwards: reversed in order and in gear. */
-    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / 3, progress, r);
+     * The second route is driven backwards: reversed in order and in gear. A goal that
+     * the second search's own arcs cannot leave (a slot little longer than the car) is
+     * seldom reached from the start: the first search then has an eighth of the budget,
+     * the search from the goal the rest. */
+    const search probe = {.w = w, .c = c, .margin = 0.02, .step = 0.1};
+    const int tight = confined_len(&probe, c->scene.goal, 1.5 * 0.15 * 1.4142135623730951);
+    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / (tight ? 8 : 3),
+                               progress, r);
     if (st != SP_OK || r->found || strstr(r->message, "no way")) {
         r->seconds = sp_clock_seconds() - t0;
         r->cpu_seconds = car_cpu_seconds() - c0;

@@ -106,13 +106,17 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
                            car_route *r);
 void car_route_free(car_route *r);
 
-/* The way out of a confined pose (car_escape.c): breadth first over moves of one gear
- * and steering value as long as the clearance allows (or half that), at most max_nodes
- * poses, until out(ctx, pose) says a pose is out. Fills *r with the moves (found 0 when
- * none leads out), owned by r (car_route_free). SP_ERR_NOMEM or SP_OK. */
+/* The way out of a confined pose (car_escape.c): best first over moves of one gear and
+ * steering value as long as the clearance allows (or half that), a move of the same gear
+ * as the last at another steering allowed, fewest gear changes first against the
+ * rotation gained; at most max_nodes poses and until the processor time
+ * (car_cpu_seconds) reaches deadline, until out(ctx, pose) says a pose is out. Fills *r
+ * with the moves (found 0 when none leads out within the budget), owned by r
+ * (car_route_free); every move keeps the clearance at poses 0.02 m of travel apart.
+ * SP_ERR_NOMEM or SP_OK. */
 typedef int (*car_escape_out_fn)(void *ctx, const double pose[3]);
-sp_status car_escape(const car_world *w, const double from[3], long max_nodes, car_escape_out_fn out, void *ctx,
-                     car_route *r);
+sp_status car_escape(const car_world *w, const double from[3], long max_nodes, double deadline, car_escape_out_fn out,
+                     void *ctx, car_route *r);
 
 /* The energy Σ (w_v s_k² + w_s (δ_k − δ_{k−1})²)/h + gear_change_cost · gear changes of a
  * path whose intervals last h each. */
