@@ -305,6 +305,8 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     if (dense) {
         for (size_t a = 0; a < na; ++a)
             for (size_t i = 0; i < n; ++i) A[i * na + a] = M[a * n + i];
+        /* LAPACKE reads all max(na, n) rows of b, not only the na it solves for */
+        memset(b, 0, (dim > n ? dim : n) * sizeof *b);
         for (size_t a = 0; a < na; ++a) b[a] = -cv[a];
         lapack_int rank = 0;
         if (na && LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)na, (lapack_int)n, 1, A, (lapack_int)na, b,
