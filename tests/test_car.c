@@ -330,8 +330,9 @@ Test(car, tpcap_case_13) { tpcap_case(13); }
 Test(car, tpcap_case_16) { tpcap_case(16); }
 
 /* The route of the problem file `text` smoothed by one solver alone (car_smooth_by), as
- * the plan does it: the goal's heading unwrapped to the route's end. */
-static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out *out)
+ * the plan does it: the goal's heading unwrapped to the route's end; with route_cpu ≥ 0
+ * as if the route search had taken that much processor time. */
+static void smooth_after(const char *text, car_smooth_method how, double route_cpu, car_smooth_out *out)
 {
     sp_problem pb;
     sp_input_error err;
@@ -342,6 +343,7 @@ static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out
     car_route r;
     cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
     cr_assert(r.found, "%s", r.message);
+    if (route_cpu >= 0) r.cpu_seconds = route_cpu;
     double end[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]};
     for (size_t i = 0; i < r.n; ++i)
         car_arc(end, tan(r.pieces[i].delta) / c->vehicle.wheelbase, r.pieces[i].gear * r.pieces[i].length, end);
@@ -353,6 +355,31 @@ static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out
     car_route_free(&r);
     car_world_free(&w);
     sp_problem_free(&pb);
+}
+
+static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out *out)
+{
+    smooth_after(text, how, -1.0, out);
+}
+
+/* A plan takes about search.max_seconds + 2 of processor time at most: the smoothing
+ * gets search.max_seconds, less what the route took beyond 2 s, and at least 2 s. */
+Test(car, the_smoothing_gets_the_time_the_route_left)
+{
+    char *text = car_file_text("straight.json");
+    const double took[] = {0.0, 1.5, 4.0, 7.5, 9.0}, given[] = {8.0, 8.0, 6.0, 2.5, 2.0};
+    for (int i = 0; i < 5; ++i) {
+        car_smooth_out out;
+        smooth_after(text, CAR_SMOOTH_AUTO, took[i], &out);
+        cr_expect_float_eq(out.max_seconds, given[i], 1e-12, "route %.1f s: smoothing given %g s", took[i], out.max_seconds);
+        cr_expect(out.used && out.converged, "%s", out.message);
+    }
+    free(text);
+    cJSON *r = plan_result("parallel_slot.json");
+    const double route = car_result_number(cJSON_GetObjectItem(r, "timing"), "route_cpu_seconds");
+    const double smooth = car_result_number(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth"), "max_seconds");
+    cr_expect_float_eq(smooth, fmax(2.0, fmin(8.0, 10.0 - route)), 1e-12);
+    cJSON_Delete(r);
 }
 
 /* Case 12 (23 m along a kerb): SLSQP stops on its step test with the stationarity near

@@ -170,7 +170,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(sw, "evaluations", so.iterations);
             cJSON_AddNumberToObject(sw, "max_evaluations", (double)c->settings.max_evaluations);
             cJSON_AddNumberToObject(sw, "max_unknowns", (double)c->settings.max_unknowns);
-            cJSON_AddNumberToObject(sw, "max_seconds", fmax(2.0, c->settings.max_seconds));
+            cJSON_AddNumberToObject(sw, "max_seconds", so.max_seconds);
             if (so.budget) cJSON_AddStringToObject(sw, "budget_used_up", so.budget);
             cJSON_AddNumberToObject(sw, "newton_steps", so.newton_steps);
             cJSON_AddNumberToObject(sw, "stationarity", so.stationarity);

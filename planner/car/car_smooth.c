@@ -317,6 +317,12 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     car_tx_bounds(&t, lb, ub);
     for (size_t i = 0; i < n; ++i) x0[i] = fmin(ub[i], fmax(lb[i], x0[i]));
     for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
+    /* the time budget: the search's max_seconds, but no more than what the route left of
+     * max_seconds + 2 (so that a plan takes about 10 s of processor time at most by
+     * default: a route found late, out of a tight slot, would otherwise add a whole
+     * smoothing budget to its own), at least 2 s */
+    const double budget = fmax(2.0, fmin(c->settings.max_seconds, c->settings.max_seconds + 2.0 - r->cpu_seconds));
+    out->max_seconds = budget;
     out->unknowns = (int)n;
     if ((long)n > c->settings.max_unknowns) {
         /* a work budget: the augmented Lagrangian's and the KKT finish's work grows with
@@ -327,8 +333,6 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         out->budget = "max_unknowns";
         goto done;
     }
-    /* the time budget: the search's max_seconds, at least 2 s */
-    const double budget = fmax(2.0, c->settings.max_seconds);
     const long evals = c->settings.max_evaluations;
     int have = 0;
     const int alone = how != CAR_SMOOTH_AUTO;

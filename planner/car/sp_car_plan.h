@@ -287,11 +287,14 @@ typedef struct car_smooth_out {
     int iterations, solves, unknowns, constraints;
     int newton_steps; /* kept steps of car_kkt_polish */
     double seconds, cpu_seconds;
+    double max_seconds; /* the processor time it was given: search.max_seconds, less what the route took
+                         * beyond 2 s (car_route.cpu_seconds), at least 2 */
     const char *budget; /* the budget that ran out (max_seconds, max_evaluations, max_unknowns), or NULL */
     char message[240];
 } car_smooth_out;
 
-/* Smooths the route r (found) into *p (allocated here when out->used): the augmented
+/* Smooths the route r (found) into *p (allocated here when out->used) within the
+ * processor time out->max_seconds (see there): the augmented
  * Lagrangian first with half the budgets, its steps kept near the clearance (above 250
  * unknowns: not); where it does not converge, from the route again with the rest, SLSQP
  * up to 250 unknowns, above them the augmented Lagrangian with its steps kept near the
