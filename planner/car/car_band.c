@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "integrators/sp_band.h"
 #include "planner/car/sp_car_plan.h"
-/* last: it brings complex.h, whose macro I the project headers must not see */
-#include <lapacke.h>
 
 /* The unknown at place p (the inverse of car_tx_place). */
 static size_t unknown_at(const car_tx *t, size_t p)
@@ -76,22 +75,18 @@ int car_band_solve(size_t dim, size_t nz, const size_t *ri, const size_t *ci, co
         if (r > c && r - c > kl) kl = r - c;
         if (c > r && c - r > ku) ku = c - r;
     }
-    const size_t ld = 2 * kl + ku + 1;
-    double *ab = calloc(ld * (dim ? dim : 1), sizeof *ab), *b = malloc((dim ? dim : 1) * sizeof *b);
-    lapack_int *piv = malloc((dim ? dim : 1) * sizeof *piv);
+    sp_band *band = sp_band_alloc((int)dim, (int)kl, (int)ku);
+    double *b = malloc((dim ? dim : 1) * sizeof *b);
     int ok = -1;
-    if (ab && b && piv) {
-        for (size_t e = 0; e < nz; ++e) {
-            const size_t r = order[ri[e]], c = order[ci[e]];
-            ab[(kl + ku + r - c) + c * ld] += v[e];
-        }
+    if (band && b) {
+        for (size_t e = 0; e < nz; ++e) sp_band_add(band, (int)order[ri[e]], (int)order[ci[e]], v[e]);
         for (size_t i = 0; i < dim; ++i) b[order[i]] = rhs[i];
-        if (LAPACKE_dgbsv(LAPACK_COL_MAJOR, (lapack_int)dim, (lapack_int)kl, (lapack_int)ku, 1, ab, (lapack_int)ld, piv, b,
-                          (lapack_int)(dim ? dim : 1)) == 0) {
+        if (sp_band_factor(band) == SP_OK && sp_band_solve(band, b) == SP_OK) {
             for (size_t i = 0; i < dim; ++i) rhs[i] = b[order[i]];
             ok = 0;
         }
     }
-    free(ab), free(b), free(piv);
+    sp_band_free(band);
+    free(b);
     return ok;
 }

@@ -248,8 +248,8 @@ void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, v
 /* Solves A z = rhs in place for the dim × dim matrix A given by its nz entries (ri, ci,
  * v; repeated entries add up), after renumbering the variables by `order` (order[i]: the
  * place of variable i, a permutation), by Gaussian elimination with partial pivoting on
- * the band the entries span in that order (LAPACK's dgbsv): the work grows with dim
- * times the bandwidth squared. 0, or −1 when A is singular or out of memory. */
+ * the band the entries span in that order (sp_band.h): the work grows with dim
+ * times the bandwidth squared. 0, or −1 when A is singular, the solution not finite, or memory short. */
 int car_band_solve(size_t dim, size_t nz, const size_t *ri, const size_t *ci, const double *v, const size_t *order,
                    double *rhs);
 
