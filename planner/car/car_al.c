@@ -52,6 +52,8 @@
 #define STATIONARITY 1e-4
 /* whole steps taken with one differenced Hessian of the Lagrangian */
 #define REUSE 3
+/* the largest penalty weight */
+#define RHO_MAX 1e9
 
 typedef struct al {
     const car_tx *t;
@@ -248,7 +250,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
      * violation that no penalty undoes, and the pieces of the distance are smooth only
      * near the clearance. */
     const double guard = isfinite(lim->guard) ? depth(t, x) + lim->guard : HUGE_VAL;
-    double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, longest_step = 0.0;
+    double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, longest_step = 0.0, last_violation = HUGE_VAL;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         double v = merit(&a, x, g);
         int inner_ok = 0, fresh = 1, age = 0;
@@ -342,12 +344,20 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
             out->converged = 1;
             break;
         }
+        /* at the largest penalty, an outer iteration that lowered the violation by less
+         * than 1 % is followed by more of the same (a move the energy shrinks to its floor
+         * holds the path at a degenerate point: the caller may drop it) */
+        if (a.rho >= RHO_MAX && viol > 0.99 * last_violation) {
+            out->stalled = 1;
+            break;
+        }
+        last_violation = a.rho >= RHO_MAX ? viol : HUGE_VAL;
         if (viol <= viol_goal) {
             for (size_t i = 0; i < a.m; ++i) a.lam[i] = weight(&a, i, a.f[i]);
             viol_goal = fmax(0.1 * viol_goal, 0.1 * lim->tolerance);
             omega = fmax(0.1 * omega, STATIONARITY);
         } else
-            a.rho = fmin(1e9, 10.0 * a.rho);
+            a.rho = fmin(RHO_MAX, 10.0 * a.rho);
     }
 finish:
     out->evaluations = a.evaluations;

@@ -261,7 +261,8 @@ int car_band_solve(size_t dim, size_t nz, const size_t *ri, const size_t *ci, co
  * is at most `tolerance` with the inner problem solved (converged 1), after max_outer
  * updates, when the caller's stop flag is set, or when a step would pass
  * max_evaluations evaluations of its merit function or the processor time `deadline`
- * (of car_cpu_seconds; out_of_budget 1). The KKT residual is car_kkt_eval's to judge.
+ * (of car_cpu_seconds; out_of_budget 1), or when it stalls (stalled 1). The KKT residual is
+ * car_kkt_eval's to judge.
  * SP_ERR_NOMEM or SP_OK. */
 typedef struct car_al_limits {
     double tolerance, deadline;
@@ -273,6 +274,7 @@ typedef struct car_al_limits {
 } car_al_limits;
 typedef struct car_al_out {
     int converged, out_of_budget, iterations, evaluations;
+    int stalled; /* at the largest penalty, an outer iteration lowered the violation by less than 1 % */
     double violation;
 } car_al_out;
 sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
