@@ -1,4 +1,5 @@
-/* The car's plans: a solve, and the checks of tests/test_car.c and tests/test_car_scenes.c. */
+/* The car's plans: a solve, the checks of tests/test_car.c and tests/test_car_scenes.c, a
+ * route smoothed by one solver. */
 #include "tests/car_support.h"
 
 #include <criterion/criterion.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lie/sp_linalg.h"
 #include "planner/sp_solve.h"
 #include "problems/car/sp_car_geometry.h"
 
@@ -72,5 +74,30 @@ void car_check_plan(const cJSON *r, const cJSON *input)
     const double *goal = c->scene.goal;
     cr_expect_leq(hypot(row[0] - o[0] - goal[0], row[1] - o[1] - goal[1]), 1e-6);
     cr_expect_leq(fabs(remainder(row[2] - goal[2], 2 * 3.14159265358979323846)), 1e-6);
+    sp_problem_free(&pb);
+}
+
+void car_smooth_after(const char *text, car_smooth_method how, double route_cpu, car_smooth_out *out)
+{
+    sp_problem pb;
+    sp_input_error err;
+    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
+    const sp_car_problem *c = &pb.car;
+    car_world w;
+    cr_assert_eq(car_world_init(&w, c), SP_OK);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
+    cr_assert(r.found, "%s", r.message);
+    if (route_cpu >= 0) r.cpu_seconds = route_cpu;
+    double end[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]};
+    for (size_t i = 0; i < r.n; ++i)
+        car_arc(end, tan(r.pieces[i].delta) / c->vehicle.wheelbase, r.pieces[i].gear * r.pieces[i].length, end);
+    const double g = c->scene.goal[2], goal[3] = {c->scene.goal[0], c->scene.goal[1],
+                                                  g + 2.0 * SP_PI * round((end[2] - g) / (2.0 * SP_PI))};
+    car_path p = {0};
+    cr_assert_eq(car_smooth_by(&w, c, &r, goal, NULL, how, &p, out), SP_OK);
+    car_path_free(&p);
+    car_route_free(&r);
+    car_world_free(&w);
     sp_problem_free(&pb);
 }

@@ -334,37 +334,9 @@ Test(car, tpcap_case_5) { tpcap_case(5); }
 Test(car, tpcap_case_13) { tpcap_case(13); }
 Test(car, tpcap_case_16) { tpcap_case(16); }
 
-/* The route of the problem file `text` smoothed by one solver alone (car_smooth_by), as
- * the plan does it: the goal's heading unwrapped to the route's end; with route_cpu ≥ 0
- * as if the route search had taken that much processor time. */
-static void smooth_after(const char *text, car_smooth_method how, double route_cpu, car_smooth_out *out)
-{
-    sp_problem pb;
-    sp_input_error err;
-    cr_assert_eq(sp_problem_parse(text, strlen(text), &pb, &err), SP_OK, "%s", err.message);
-    const sp_car_problem *c = &pb.car;
-    car_world w;
-    cr_assert_eq(car_world_init(&w, c), SP_OK);
-    car_route r;
-    cr_assert_eq(car_route_search(&w, c, NULL, &r), SP_OK);
-    cr_assert(r.found, "%s", r.message);
-    if (route_cpu >= 0) r.cpu_seconds = route_cpu;
-    double end[3] = {c->scene.start[0], c->scene.start[1], c->scene.start[2]};
-    for (size_t i = 0; i < r.n; ++i)
-        car_arc(end, tan(r.pieces[i].delta) / c->vehicle.wheelbase, r.pieces[i].gear * r.pieces[i].length, end);
-    const double g = c->scene.goal[2], goal[3] = {c->scene.goal[0], c->scene.goal[1],
-                                                  g + 2.0 * SP_PI * round((end[2] - g) / (2.0 * SP_PI))};
-    car_path p = {0};
-    cr_assert_eq(car_smooth_by(&w, c, &r, goal, NULL, how, &p, out), SP_OK);
-    car_path_free(&p);
-    car_route_free(&r);
-    car_world_free(&w);
-    sp_problem_free(&pb);
-}
-
 static void smooth_alone(const char *text, car_smooth_method how, car_smooth_out *out)
 {
-    smooth_after(text, how, -1.0, out);
+    car_smooth_after(text, how, -1.0, out);
 }
 
 /* A plan ends within search.max_seconds + 2 of processor time: the smoothing gets
@@ -376,7 +348,7 @@ Test(car, the_smoothing_gets_the_time_the_route_left)
     const double took[] = {0.0, 1.5, 4.0, 7.5, 9.0}, given[] = {8.0, 8.0, 5.95, 2.45, 2.0};
     for (int i = 0; i < 5; ++i) {
         car_smooth_out out;
-        smooth_after(text, CAR_SMOOTH_AUTO, took[i], &out);
+        car_smooth_after(text, CAR_SMOOTH_AUTO, took[i], &out);
         cr_expect_float_eq(out.max_seconds, given[i], 1e-12, "route %.1f s: smoothing given %g s", took[i], out.max_seconds);
         cr_expect(out.used && out.converged, "%s", out.message);
     }
@@ -439,6 +411,59 @@ Test(car, the_augmented_lagrangian_alone_converges_on_the_parallel_slot)
     char *text = car_file_text("parallel_slot.json");
     al_alone_converges(text);
     free(text);
+}
+
+/* The route laid out by its pieces (car_tx_init_pieces) starts where the interior-point
+ * method needs it: on the route itself, every defect zero and every checked point at
+ * least the clearance from every polygon, with a joint wherever the steering or the gear
+ * changes. */
+Test(car, the_route_laid_out_by_its_pieces_is_the_route)
+{
+    sp_problem pb;
+    car_world w;
+    car_file_world("narrow_slot.json", &pb, &w);
+    car_route r;
+    cr_assert_eq(car_route_search(&w, &pb.car, NULL, &r), SP_OK);
+    cr_assert(r.found);
+    double goal[3] = {pb.car.scene.start[0], pb.car.scene.start[1], pb.car.scene.start[2]};
+    size_t changes = 0;
+    for (size_t i = 0; i < r.n; ++i) {
+        car_arc(goal, tan(r.pieces[i].delta) / pb.car.vehicle.wheelbase, r.pieces[i].gear * r.pieces[i].length, goal);
+        changes += i > 0 && (r.pieces[i].delta != r.pieces[i - 1].delta || r.pieces[i].gear != r.pieces[i - 1].gear);
+    }
+    car_tx t;
+    cr_assert_eq(car_tx_init_pieces(&t, &w, &pb.car, &r, goal), SP_OK);
+    size_t joints = 0;
+    for (size_t k = 0; k < t.N; ++k) joints += t.joint[k];
+    cr_expect_eq(joints, changes);
+    double *x = calloc(t.n, sizeof *x), *lb = calloc(t.n, sizeof *lb), *ub = calloc(t.n, sizeof *ub);
+    car_tx_guess(&t, &r, x);
+    car_tx_bounds(&t, lb, ub);
+    for (size_t j = 0; j < t.n; ++j) cr_expect(x[j] >= lb[j] - 1e-7 && x[j] <= ub[j] + 1e-7, "unknown %zu off its bounds", j);
+    double *f = calloc(3 * t.N, sizeof *f);
+    car_tx_defects(&t, x, f, NULL);
+    double worst = 0.0;
+    for (size_t i = 0; i < 3 * t.N; ++i) worst = fmax(worst, fabs(f[i]));
+    cr_expect_leq(worst, 1e-12, "defect %.2e", worst);
+    cr_expect_leq(car_tx_depth(&t, x), 1e-9);
+    free(x), free(lb), free(ub), free(f);
+    car_tx_free(&t);
+    car_route_free(&r);
+    car_world_free(&w);
+    sp_problem_free(&pb);
+}
+
+/* The interior-point method alone (from the route laid out by its pieces) converges on
+ * TPCAP case 1 to the KKT tolerance, on its own transcription. */
+Test(car, the_interior_point_method_alone_converges_on_tpcap_case_1)
+{
+    char *text = tpcap_text(1, 1000, 0, NULL);
+    car_smooth_out so;
+    smooth_alone(text, CAR_SMOOTH_IP, &so);
+    free(text);
+    cr_expect(so.used && so.converged, "%s", so.message);
+    cr_expect(strstr(so.message, "interior-point") != NULL, "%s", so.message);
+    cr_expect_leq(so.residual, 1e-6);
 }
 
 /* Case 11 (31 m along a kerb, 173 unknowns): the smoothing converges within a budget

@@ -107,3 +107,24 @@ ParameterizedTest(scene_case *c, car_scenes, a_scene_of_our_own_converges_and_pa
 {
     plan_scene(c->kind, c->seed);
 }
+
+/* A slot among clutter with three gear changes (scene 100116 of the bench): the
+ * interior-point method alone, from the route laid out by its pieces, converges; and the
+ * plan converges. */
+Test(car_scenes, a_slot_among_clutter_is_smoothed_by_the_interior_point_method_alone)
+{
+    car_scene_info info;
+    cJSON *doc = car_scene_draw(100116, CAR_SCENE_CLUTTER, 0, &info);
+    char *text = cJSON_PrintUnformatted(doc);
+    car_smooth_out ip;
+    car_smooth_after(text, CAR_SMOOTH_IP, -1.0, &ip);
+    cr_expect(ip.used && ip.converged, "%s", ip.message);
+    cr_expect(strstr(ip.message, "interior-point") != NULL, "%s", ip.message);
+    cr_expect_leq(ip.residual, 1e-6);
+    cJSON *r = solve_doc(text);
+    cr_expect_str_eq(string(r, "status"), "converged", "%s", string(r, "message"));
+    car_check_plan(r, doc);
+    cJSON_Delete(r);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+}

@@ -134,19 +134,6 @@ static int binding(const al *a, const double *x, const double *g, size_t j)
     return (x[j] <= a->lb[j] && g[j] > 0.0) || (x[j] >= a->ub[j] && g[j] < 0.0);
 }
 
-/* How far the footprint at the checked points of x comes inside the clearance, against
- * every polygon, not only the pairs constrained (0 when it keeps it). */
-static double depth(const car_tx *t, const double *x)
-{
-    double worst = 0.0;
-    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
-        double pose[3];
-        car_tx_point(t, x, p, pose, NULL);
-        worst = fmax(worst, t->w->clearance - car_world_distance(t->w, pose, t->w->clearance, NULL));
-    }
-    return worst;
-}
-
 /* A Newton step d on L_A at x (gradient g; a->f, a->col, a->val at x): (H + τ I) d = −g
  * with H the penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the
  * weights at x, differenced anew (car_band_hessian) when `fresh`; the unknowns held on a
@@ -161,16 +148,8 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     const size_t n = a->n, ld = CAR_TX_BAND + 1;
     /* the penalty's part first, from the Jacobian at x (in a->f, a->col, a->val from the caller) */
     memset(H, 0, ld * n * sizeof *H);
-    for (size_t i = 0; i < a->m; ++i) {
-        if (weight(a, i, a->f[i]) == 0.0) continue;
-        const long *c = a->col + i * CAR_TX_NZ;
-        const double *r = a->val + i * CAR_TX_NZ;
-        for (int p = 0; p < CAR_TX_NZ && c[p] >= 0; ++p)
-            for (int q = 0; q < CAR_TX_NZ && c[q] >= 0; ++q) {
-                const size_t pp = car_tx_place(t, (size_t)c[p]), pq = car_tx_place(t, (size_t)c[q]);
-                if (pp >= pq) H[(pp - pq) + pq * ld] += a->rho * r[p] * r[q];
-            }
-    }
+    for (size_t i = 0; i < a->m; ++i)
+        if (weight(a, i, a->f[i]) != 0.0) car_band_add_row(t, a->col + i * CAR_TX_NZ, a->val + i * CAR_TX_NZ, a->rho, H);
     /* then the Lagrangian's Hessian by differences of its gradient */
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
@@ -186,12 +165,7 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     }
     /* the unknowns held on their bounds drop out of the system */
     for (size_t j = 0; j < n; ++j)
-        if (binding(a, x, g, j)) {
-            const size_t p = car_tx_place(t, j);
-            for (size_t q = p > CAR_TX_BAND ? p - CAR_TX_BAND : 0; q < p; ++q) H[(p - q) + q * ld] = 0.0;
-            for (size_t r = 1; r < ld && p + r < n; ++r) H[r + p * ld] = 0.0;
-            H[p * ld] = 1.0, b[p] = 0.0;
-        }
+        if (binding(a, x, g, j)) car_band_hold(t, j, H), b[car_tx_place(t, j)] = 0.0;
     if (LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', (lapack_int)n, CAR_TX_BAND, 1, H, (lapack_int)ld, b, (lapack_int)n) != 0)
         return 0;
     for (size_t j = 0; j < n; ++j) d[j] = b[car_tx_place(t, j)];
@@ -249,7 +223,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
      * (a pair not yet picked, or a penalty still small) sits in a local minimum of the
      * violation that no penalty undoes, and the pieces of the distance are smooth only
      * near the clearance. */
-    const double guard = isfinite(lim->guard) ? depth(t, x) + lim->guard : HUGE_VAL;
+    const double guard = isfinite(lim->guard) ? car_tx_depth(t, x) + lim->guard : HUGE_VAL;
     double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, longest_step = 0.0, last_violation = HUGE_VAL;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         double v = merit(&a, x, g);
@@ -298,7 +272,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 }
                 v1 = merit(&a, y, NULL);
                 const int armijo = isfinite(v1) && v1 <= v + 1e-4 * slope;
-                taken = armijo && (guard == HUGE_VAL || depth(t, y) <= guard);
+                taken = armijo && (guard == HUGE_VAL || car_tx_depth(t, y) <= guard);
                 if (taken) break;
                 if (armijo) {
                     /* the step goes too deep against a pair not yet picked (or not held
@@ -345,8 +319,8 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
             break;
         }
         /* at the largest penalty, an outer iteration that lowered the violation by less
-         * than 1 % is followed by more of the same (a move the energy shrinks to its floor
-         * holds the path at a degenerate point: the caller may drop it) */
+         * than 1 % is followed by more of the same (in a tight slot, a point of least
+         * violation outside the route: the budget is the other methods') */
         if (a.rho >= RHO_MAX && viol > 0.99 * last_violation) {
             out->stalled = 1;
             break;

@@ -66,6 +66,24 @@ void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, v
     }
 }
 
+void car_band_add_row(const car_tx *t, const long *col, const double *val, double w, double *hb)
+{
+    const size_t ld = CAR_TX_BAND + 1;
+    for (int p = 0; p < CAR_TX_NZ && col[p] >= 0; ++p)
+        for (int q = 0; q < CAR_TX_NZ && col[q] >= 0; ++q) {
+            const size_t pp = car_tx_place(t, (size_t)col[p]), pq = car_tx_place(t, (size_t)col[q]);
+            if (pp >= pq) hb[(pp - pq) + pq * ld] += w * val[p] * val[q];
+        }
+}
+
+void car_band_hold(const car_tx *t, size_t j, double *hb)
+{
+    const size_t ld = CAR_TX_BAND + 1, n = t->n, p = car_tx_place(t, j);
+    for (size_t q = p > CAR_TX_BAND ? p - CAR_TX_BAND : 0; q < p; ++q) hb[(p - q) + q * ld] = 0.0;
+    for (size_t r = 1; r < ld && p + r < n; ++r) hb[r + p * ld] = 0.0;
+    hb[p * ld] = 1.0;
+}
+
 int car_band_solve(size_t dim, size_t nz, const size_t *ri, const size_t *ci, const double *v, const size_t *order,
                    double *rhs)
 {

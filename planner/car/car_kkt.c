@@ -63,12 +63,7 @@ static int by_key(const void *a, const void *b)
     return p->key != q->key ? (p->key < q->key ? -1 : 1) : (p->index < q->index ? -1 : p->index > q->index);
 }
 
-/* The augmented system [A M; Mᵀ D] (n + na unknowns: x's, then the active constraints')
- * on the band: A the band hb (car_band_hessian's layout) or, when hb is NULL, the
- * identity; D = −eps I. Its variables are numbered interval by interval, a constraint
- * right after the last unknown it touches. rhs (n + na) is replaced by the solution.
- * 0, or −1 when singular or out of memory. */
-static int augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs)
+int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs)
 {
     const size_t n = k->n, na = k->na, dim = n + na, ld = CAR_TX_BAND + 1;
     const size_t cap = (hb ? n * (2 * CAR_TX_BAND + 1) : n) + 2 * na * CAR_TX_NZ + na;
@@ -126,7 +121,7 @@ static int multipliers(const car_tx *t, car_kkt *k)
         memcpy(rhs, k->g, n * sizeof *rhs);
         memset(rhs + n, 0, na * sizeof *rhs);
         /* [I M; Mᵀ −εI] (r; z) = (∇f; 0): r = ∇f − M z with Mᵀ r = ε z, so μ = −z */
-        const int ok = augmented_solve(t, k, NULL, EPS, rhs);
+        const int ok = car_kkt_augmented_solve(t, k, NULL, EPS, rhs);
         for (size_t a = 0; a < na && ok == 0; ++a) k->mu[a] = -rhs[n + a];
         free(rhs);
         return ok;
@@ -192,16 +187,35 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
     for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(k->g[j]));
     const double scale = fmax(1.0, gmax);
     double s = 0.0, dual = 0.0;
-    if (multipliers(t, k) != 0) {
-        s = HUGE_VAL;
-    } else {
-        /* the stationarity of these multipliers over all unknowns */
-        memcpy(r, k->g, n * sizeof *r);
-        for (size_t a = 0; a < na; ++a)
-            for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e)
-                if (k->mcol[e] >= 0) r[k->mcol[e]] += k->mval[e] * k->mu[a];
-        for (size_t j = 0; j < n; ++j) s = fmax(s, fabs(r[j]));
-        for (size_t i = me; i < na; ++i) dual = fmax(dual, -k->mu[i]);
+    /* Where the active rows are degenerate (the points of a short interval crowd against
+     * one polygon, two pieces of a distance tie), the least-squares multipliers are one
+     * choice among many, and may give an inequality a negative multiplier where another
+     * choice would not. The inequalities given one are dropped and the multipliers found
+     * again, up to three times: KKT asks only that some nonnegative multipliers exist. */
+    for (int round = 0; round < 4; ++round) {
+        double s1 = 0.0, dual1 = 0.0;
+        if (multipliers(t, k) != 0) {
+            s1 = HUGE_VAL;
+        } else {
+            /* the stationarity of these multipliers over all unknowns */
+            memcpy(r, k->g, n * sizeof *r);
+            for (size_t a = 0; a < k->na; ++a)
+                for (size_t e = a * CAR_TX_NZ; e < (a + 1) * CAR_TX_NZ; ++e)
+                    if (k->mcol[e] >= 0) r[k->mcol[e]] += k->mval[e] * k->mu[a];
+            for (size_t j = 0; j < n; ++j) s1 = fmax(s1, fabs(r[j]));
+            for (size_t i = me; i < k->na; ++i) dual1 = fmax(dual1, -k->mu[i]);
+        }
+        s = s1, dual = dual1;
+        if (dual <= 1e-9 * scale || !isfinite(s)) break;
+        size_t kept = me;
+        for (size_t i = me; i < k->na; ++i) {
+            if (k->mu[i] < 0.0) continue;
+            memmove(k->mcol + kept * CAR_TX_NZ, k->mcol + i * CAR_TX_NZ, CAR_TX_NZ * sizeof *k->mcol);
+            memmove(k->mval + kept * CAR_TX_NZ, k->mval + i * CAR_TX_NZ, CAR_TX_NZ * sizeof *k->mval);
+            k->c[kept] = k->c[i], k->row[kept] = k->row[i], k->mu[kept] = k->mu[i];
+            ++kept;
+        }
+        k->na = kept;
     }
     k->stationarity = fmax(s, dual) / scale;
     k->violation = v;
@@ -295,7 +309,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
             st = SP_ERR_SINGULAR;
             goto done;
         }
-    } else if (augmented_solve(t, k, hb, 0.0, rhs) != 0) {
+    } else if (car_kkt_augmented_solve(t, k, hb, 0.0, rhs) != 0) {
         st = SP_ERR_SINGULAR;
         goto done;
     }
@@ -316,7 +330,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
         /* [I M; Mᵀ −εI] (b; z) = (0; −c): b = −M z with Mᵀ b = −c + ε z */
         memset(b, 0, n * sizeof *b);
         for (size_t a = 0; a < na; ++a) b[n + a] = -cv[a];
-        if (augmented_solve(t, k, NULL, EPS, b) == 0)
+        if (car_kkt_augmented_solve(t, k, NULL, EPS, b) == 0)
             for (size_t i = 0; i < n; ++i) y[i] = fmin(ub[i], fmax(lb[i], y[i] + b[i]));
     }
     st = SP_OK;

@@ -1,10 +1,11 @@
 /* The smoothing stage of the car's plan (sp_car_plan.h): the energy
  * ∫ (w_v v² + w_s δ̇²) dt over paths of the kinematic bicycle that keep the clearance and
  * join start and goal, minimised locally from the route by a direct transcription
- * (car_tx.c) solved with SLSQP (D. Kraft, A software package for sequential quadratic
- * programming, DFVLR-FB 88-28, 1988; NLopt's LD_SLSQP), or above AL_ABOVE unknowns with
- * the augmented Lagrangian of car_al.c, and finished by Newton's method on the KKT
- * conditions (car_kkt.c). The swept footprint is checked densely after each solve;
+ * (car_tx.c) solved by the augmented Lagrangian of car_al.c, by SLSQP (D. Kraft, A
+ * software package for sequential quadratic programming, DFVLR-FB 88-28, 1988; NLopt's
+ * LD_SLSQP) up to AL_ABOVE unknowns where it fails, and last by the interior-point method
+ * of car_ip.c from the route laid out by its pieces; finished by Newton's method on the
+ * KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
  * where it dips below the clearance between the checked points, the constraints are
  * tightened by a margin and the problem solved again from there. */
 #include <math.h>
@@ -33,6 +34,7 @@
 #define AL_ABOVE 250
 #define AL_TOLERANCE 1e-10
 #define FIRST_SHARE 0.5
+#define FALLBACK_SHARE 0.7
 /* Newton's steps on the KKT conditions go on below the tolerance, to POLISH times it:
  * they converge quadratically, and the defects the augmented Lagrangian leaves (up to
  * AL_TOLERANCE) are the goal's error and the path's length's */
@@ -169,8 +171,9 @@ static int path_ok(const car_tx *t, const double *x, double *least, double *dip,
     return err <= 1e-7 && *least >= t->w->clearance - 1e-9;
 }
 
-typedef enum { AL_GUARDED, SLSQP, AL_FREE } method;
-static const char *const method_name[] = {"the augmented Lagrangian", "SLSQP", "the augmented Lagrangian (unguarded)"};
+typedef enum { AL_GUARDED, SLSQP, AL_FREE, IP } method;
+static const char *const method_name[] = {"the augmented Lagrangian", "SLSQP", "the augmented Lagrangian (unguarded)",
+                                          "the interior-point method"};
 
 /* The solves of one method from the starting point x0 into best, within the processor
  * time `until` and `evals` evaluations; out's counters add up over the methods. *have 1
@@ -216,10 +219,11 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = until, .near = NEAR,
                                        .rho = solves ? 1e5 : how == AL_GUARDED ? 1e3 : 1e2,
                                        .guard = how == AL_GUARDED ? fmax(1e-3, 0.4 * w->clearance) : HUGE_VAL,
-                                       .max_outer = 60, .max_inner = 60, .max_evaluations = (int)evals_left,
+                                       .max_outer = 60, .max_inner = how == IP ? 400 : 60,
+                                       .max_evaluations = (int)evals_left,
                                        .progress = progress};
             car_al_out ao;
-            if (car_al_solve(t, x, lb, ub, &lim, &ao) != SP_OK) return SP_ERR_NOMEM;
+            if ((how == IP ? car_ip_solve : car_al_solve)(t, x, lb, ub, &lim, &ao) != SP_OK) return SP_ERR_NOMEM;
             evaluations = ao.evaluations;
             out_of_time = ao.out_of_budget && car_cpu_seconds() > until;
             res = ao.converged ? NLOPT_SUCCESS
@@ -290,6 +294,46 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
     return SP_OK;
 }
 
+/* The interior-point method on the route laid out by its pieces (car_tx_init_pieces),
+ * from the route itself, within the processor time `until` and `evals` evaluations. *done
+ * 1 when it converged: the path is in p (allocated here), out its figures; otherwise
+ * out's counters have grown and the rest of it is the caller's to restore. SP_ERR_NOMEM,
+ * SP_ERR_INTERRUPTED or SP_OK. */
+static sp_status by_pieces(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
+                           const sp_progress *progress, double until, long evals, car_path *p, car_smooth_out *out,
+                           int *done)
+{
+    *done = 0;
+    car_tx t;
+    if (car_tx_init_pieces(&t, w, c, r, goal) != SP_OK) {
+        car_tx_free(&t);
+        return SP_ERR_NOMEM;
+    }
+    const size_t n = t.n;
+    double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
+           *ub = malloc(n * sizeof *ub), *x0 = malloc(n * sizeof *x0), *x0n = malloc(n * sizeof *x0n),
+           *dip = malloc(t.N * sizeof *dip), *tol = malloc(3 * t.N * sizeof *tol);
+    sp_status st = SP_ERR_NOMEM;
+    int have = 0;
+    if (x && best && lb && ub && x0 && x0n && dip && tol) {
+        car_tx_guess(&t, r, x0);
+        car_tx_bounds(&t, lb, ub);
+        for (size_t i = 0; i < n; ++i) x0[i] = fmin(ub[i], fmax(lb[i], x0[i]));
+        for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
+        out->budget = NULL, out->converged = 0, out->residual = 0.0;
+        st = run(&t, IP, x0, lb, ub, tol, progress, until, evals, x, best, x0n, dip, &have, out);
+    }
+    if (st == SP_OK && have && out->converged) {
+        out->energy = car_tx_energy(&t, best, NULL);
+        out->unknowns = (int)n;
+        st = car_tx_path(&t, best, p);
+        *done = st == SP_OK;
+    }
+    free(x), free(best), free(lb), free(ub), free(x0), free(x0n), free(dip), free(tol);
+    car_tx_free(&t);
+    return st;
+}
+
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out)
 {
@@ -306,7 +350,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         return SP_OK;
     }
     car_tx t;
-    if (car_tx_init(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
+    if ((how == CAR_SMOOTH_IP ? car_tx_init_pieces : car_tx_init)(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
     const size_t n = t.n;
     double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
            *ub = malloc(n * sizeof *ub);
@@ -345,7 +389,10 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
      * converged in 1300 evaluations and 2.3 s where the guarded one, its Hessian needing
      * a damping τ of about 5 throughout, had not in 1800; below, the unguarded one left
      * 3 of the 6 routes the guarded one converges on to SLSQP */
-    const method first = how == CAR_SMOOTH_SLSQP ? SLSQP : how == CAR_SMOOTH_AUTO && n > AL_ABOVE ? AL_FREE : AL_GUARDED;
+    const method first = how == CAR_SMOOTH_SLSQP ? SLSQP
+                         : how == CAR_SMOOTH_IP ? IP
+                         : how == CAR_SMOOTH_AUTO && n > AL_ABOVE ? AL_FREE
+                                                                  : AL_GUARDED;
     st = run(&t, first, x0, lb, ub, tol, progress,
              c0 + (alone ? 1.0 : FIRST_SHARE) * budget, alone ? evals : (long)(FIRST_SHARE * (double)evals), x, best,
              x0n, dip, &have, out);
@@ -364,8 +411,8 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         }
         out->budget = NULL, out->converged = 0, out->residual = 0.0;
         int have2 = 0;
-        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress, c0 + budget, evals - out->iterations, x,
-                 best, scratch, dip, &have2, out);
+        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress, c0 + FALLBACK_SHARE * budget,
+                 (long)(FALLBACK_SHARE * (double)evals) - out->iterations, x, best, scratch, dip, &have2, out);
         free(scratch);
         if (st == SP_OK && !have2 && kept) {
             /* the first method's path it is, with its figures */
@@ -378,6 +425,24 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
             memcpy(out->message, first, sizeof first);
         }
         have = have2 || kept;
+    }
+    if (st == SP_OK && !out->converged && !alone) {
+        /* last the interior-point method, from the route laid out by its pieces, with
+         * the rest of the budgets: where the other methods left the route and could not
+         * find their way back (the tight slots), one that never leaves it */
+        const car_smooth_out keep = *out;
+        int done = 0;
+        st = by_pieces(w, c, r, goal, progress, c0 + budget, evals - out->iterations,
+                       p, out, &done);
+        if (st == SP_OK && done) {
+            out->used = 1;
+            goto done;
+        }
+        const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
+        const char *budget_used = out->budget;
+        *out = keep;
+        out->iterations = iterations, out->solves = solves, out->newton_steps = newton;
+        out->budget = budget_used ? budget_used : keep.budget;
     }
     if (st != SP_OK) goto done;
     if (have) {

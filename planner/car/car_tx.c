@@ -32,6 +32,8 @@
 /* Pieces of the footprint–polygon distance (car_world_feature_distance) this close to
  * the least one count as tied with it. */
 #define TIE 0.1
+/* the longest interval of car_tx_init_pieces, metres */
+#define PIECE_STEP 0.3
 
 /* sin φ / φ and its derivative, accurate near 0 */
 static double sinc(double phi) { return fabs(phi) < 1e-4 ? 1.0 - phi * phi / 6.0 : sin(phi) / phi; }
@@ -383,14 +385,36 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
     return st;
 }
 
-sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
-                      const double goal[3])
+/* What both layouts begin with: t cleared to its scene, start and goal; the route's
+ * length. */
+static double layout_begin(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                           const double goal[3])
 {
     *t = (car_tx){.w = w, .c = c};
     memcpy(t->start, c->scene.start, sizeof t->start);
     memcpy(t->goal, goal, sizeof t->goal);
     double total = 0.0;
     for (size_t i = 0; i < r->n; ++i) total += r->pieces[i].length;
+    return total;
+}
+
+/* N intervals over the route's length `total`: the sizes, h, and the arrays by interval
+ * (joint with `joints`). SP_ERR_NOMEM or SP_OK. */
+static sp_status layout_alloc(car_tx *t, size_t N, double total, int joints)
+{
+    t->N = N;
+    t->n = 5 * N - 2;
+    t->h = total / t->c->settings.speed / (double)N;
+    t->gear = malloc(N * sizeof *t->gear);
+    t->margin = calloc(N, sizeof *t->margin);
+    t->joint = joints ? calloc(N, 1) : NULL;
+    return t->gear && t->margin && (t->joint || !joints) ? SP_OK : SP_ERR_NOMEM;
+}
+
+sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                      const double goal[3])
+{
+    const double total = layout_begin(t, w, c, r, goal);
     /* intervals of about 0.6 m, about 24 of them, but none longer than about 0.9 m, and at
      * least two per gear. SLSQP's work grows with the cube of the unknowns: on the TPCAP
      * cases 36 intervals of 0.4 m took four times the processor time of 24 for an energy
@@ -407,12 +431,7 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
         N += m < 2 ? 2 : m;
         i = j;
     }
-    t->N = N;
-    t->n = 5 * N - 2;
-    t->h = total / c->settings.speed / (double)N;
-    t->gear = malloc(N * sizeof *t->gear);
-    t->margin = calloc(N, sizeof *t->margin);
-    if (!t->gear || !t->margin) return SP_ERR_NOMEM;
+    if (layout_alloc(t, N, total, 0) != SP_OK) return SP_ERR_NOMEM;
     N = 0;
     double longest = 0.0;
     for (size_t i = 0; i < r->n;) {
@@ -428,6 +447,44 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
     /* the travel of one interval may grow, but not so far that the points where the
      * clearance is checked drift far apart */
     t->smax = 1.5 * longest;
+    return SP_OK;
+}
+
+sp_status car_tx_init_pieces(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                             const double goal[3])
+{
+    const double total = layout_begin(t, w, c, r, goal);
+    /* intervals of at most PIECE_STEP: in a tight slot the path must keep the clearance
+     * between its checked points too, which lie CAR_SUB to an interval */
+    const double step = PIECE_STEP;
+    /* two passes: count, then fill. Pieces of one gear and steering in a row (none, as the
+     * search builds its routes, but a route given by hand may have them) join without a
+     * joint, their intervals counted for their sum. */
+    size_t N = 0;
+    double longest = 0.0;
+    for (int pass = 0; pass < 2; ++pass) {
+        N = 0;
+        for (size_t i = 0; i < r->n;) {
+            const car_piece *pc = r->pieces + i;
+            double len = 0.0;
+            size_t j = i;
+            for (; j < r->n && r->pieces[j].gear == pc->gear && r->pieces[j].delta == pc->delta; ++j)
+                len += r->pieces[j].length;
+            size_t m = (size_t)ceil(len / step - 1e-9);
+            if (m < 1) m = 1;
+            if (i > 0) {
+                if (pass) t->joint[N] = 1, t->gear[N] = r->pieces[i - 1].gear == pc->gear ? pc->gear : 0;
+                ++N;
+            }
+            for (size_t k = 0; k < m; ++k, ++N)
+                if (pass) t->gear[N] = pc->gear;
+            longest = fmax(longest, len / (double)m);
+            i = j;
+        }
+        if (pass) break;
+        if (layout_alloc(t, N, total, 1) != SP_OK) return SP_ERR_NOMEM;
+    }
+    t->smax = 1.5 * fmax(longest, 0.5 * step);
     return SP_OK;
 }
 
@@ -454,8 +511,41 @@ static void route_at(const car_route *r, const sp_car_problem *c, double tau, do
     }
 }
 
+/* car_tx_guess for car_tx_init_pieces' intervals: the route's pieces in order. */
+static void guess_pieces(const car_tx *t, const car_route *r, double *x)
+{
+    const double L = t->c->vehicle.wheelbase;
+    double q[3] = {t->start[0], t->start[1], t->start[2]};
+    size_t k = 0;
+    for (size_t i = 0; i < r->n && k < t->N;) {
+        const car_piece *pc = r->pieces + i;
+        double len = 0.0;
+        size_t j = i;
+        for (; j < r->n && r->pieces[j].gear == pc->gear && r->pieces[j].delta == pc->delta; ++j) len += r->pieces[j].length;
+        if (i > 0) { /* the joint: the wheel turns where the last piece ended */
+            memcpy(x + car_tx_pose(t, k), q, sizeof q);
+            x[car_tx_delta(t, k)] = r->pieces[i - 1].delta;
+            x[car_tx_s(t, k++)] = 0.0;
+        }
+        size_t m = 0;
+        while (k + m < t->N && !t->joint[k + m]) ++m;
+        for (size_t e = 0; e < m; ++e, ++k) {
+            if (k > 0) memcpy(x + car_tx_pose(t, k), q, sizeof q);
+            x[car_tx_delta(t, k)] = pc->delta;
+            x[car_tx_s(t, k)] = pc->gear * len / (double)m;
+            car_arc(q, tan(pc->delta) / L, pc->gear * len / (double)m, q);
+        }
+        i = j;
+    }
+    x[car_tx_delta(t, t->N)] = r->pieces[r->n - 1].delta;
+}
+
 void car_tx_guess(const car_tx *t, const car_route *r, double *x)
 {
+    if (t->joint) {
+        guess_pieces(t, r, x);
+        return;
+    }
     /* the gear segments of the route are the runs of one gear in t->gear, in order */
     size_t k = 0;
     double at = 0.0;
@@ -479,9 +569,22 @@ void car_tx_guess(const car_tx *t, const car_route *r, double *x)
     x[car_tx_delta(t, t->N)] = r->pieces[r->n - 1].delta;
 }
 
+double car_tx_depth(const car_tx *t, const double *x)
+{
+    double worst = 0.0;
+    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
+        double pose[3];
+        car_tx_point(t, x, p, pose, NULL);
+        worst = fmax(worst, t->w->clearance - car_world_distance(t->w, pose, t->w->clearance, NULL));
+    }
+    return worst;
+}
+
 void car_tx_free(car_tx *t)
 {
     free(t->gear);
+    free(t->joint);
+    t->joint = NULL;
     free(t->margin);
     t->margin = NULL;
     free(t->obs_point);
@@ -515,7 +618,9 @@ void car_tx_bounds(const car_tx *t, double *lb, double *ub)
     /* the gear stays the route's: travel at least 1 mm a side of zero */
     for (size_t k = 0; k < t->N; ++k) {
         const size_t i = car_tx_s(t, k);
-        if (t->gear[k] > 0) lb[i] = 1e-3, ub[i] = t->smax;
-        else lb[i] = -t->smax, ub[i] = -1e-3;
+        const double floor = t->joint && t->joint[k] ? 0.0 : 1e-3;
+        if (t->gear[k] > 0) lb[i] = floor, ub[i] = t->smax;
+        else if (t->gear[k] < 0) lb[i] = -t->smax, ub[i] = -floor;
+        else lb[i] = -t->smax, ub[i] = t->smax;
     }
 }

@@ -138,7 +138,8 @@ typedef struct car_tx {
     double start[3], goal[3];
     size_t N, n;      /* intervals, unknowns (5N − 2) */
     double h;         /* duration of one interval */
-    int *gear;        /* N: +1 / −1 */
+    int *gear;        /* N: +1 / −1; 0 for a joint at a gear change (car_tx_init_pieces) */
+    unsigned char *joint; /* N, or NULL: interval k joins two of the route's pieces (car_tx_init_pieces) */
     double smax;      /* |s_k| ≤ smax: rows at most 0.1 m apart */
     double *margin;   /* N: the clearance constraints of interval k ask clearance + margin[k] */
     /* clearance constraints: feature obs_feature of polygon obs_poly
@@ -164,6 +165,13 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                       const double goal[3]);
 void car_tx_guess(const car_tx *t, const car_route *r, double *x);
+/* The same with intervals that follow the route's pieces: each piece its own (of at most
+ * the same length as car_tx_init's), each at the piece's steering, and between two pieces
+ * of another steering a joint, an interval that starts with no travel while the wheel
+ * turns. car_tx_guess then gives the route itself: no defect, every clearance kept. A
+ * joint's travel may grow in its pieces' gear, or either way at a gear change. */
+sp_status car_tx_init_pieces(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
+                             const double goal[3]);
 /* Adds to the clearance constraints every point, polygon and feature nearer than `near`
  * (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
 sp_status car_tx_select(car_tx *t, const double *x, double near);
@@ -201,8 +209,12 @@ void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long
 size_t car_tx_owner(const car_tx *t, size_t j);
 size_t car_tx_slot(const car_tx *t, size_t j);
 size_t car_tx_place(const car_tx *t, size_t j);
-/* The bounds: |δ_k| ≤ max_steering, s_k of the route's sign (at least 1 mm) and at most smax. */
+/* The bounds: |δ_k| ≤ max_steering, s_k of the route's sign (at least 1 mm; a joint's from
+ * 0, or of either sign at a gear change) and at most smax. */
 void car_tx_bounds(const car_tx *t, double *lb, double *ub);
+/* How far the footprint at the checked points of x comes inside the clearance against
+ * any polygon, the pairs constrained or not (0 when it keeps it). */
+double car_tx_depth(const car_tx *t, const double *x);
 /* The path of the unknowns x: N·CAR_SUB arcs, read at rows ≤ 0.04 m apart. */
 sp_status car_tx_path(const car_tx *t, const double *x, car_path *p);
 
@@ -223,6 +235,13 @@ typedef struct car_kkt {
 } car_kkt;
 sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const double *ub, car_kkt *k);
 void car_kkt_free(car_kkt *k);
+/* The augmented system [A M; Mᵀ D] (n + na unknowns: x's, then the constraints'), M the
+ * columns k->mcol, k->mval (k->n, k->na: only these are read), on the band: A the band hb
+ * (car_band_hessian's layout) or, when hb is NULL, the identity; D = −eps I. Its variables
+ * are numbered interval by interval, a constraint right after the last unknown it
+ * touches. rhs (n + na) is replaced by the solution. 0, or −1 when singular or out of
+ * memory. */
+int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs);
 /* Newton's method on the KKT conditions of x's active set (the Lagrangian's Hessian from
  * central differences of its gradient, a second-order correction after each step), at
  * most max_steps steps while the residual is above tolerance; a step is kept only when
@@ -245,6 +264,11 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
 typedef void (*car_band_grad_fn)(void *ctx, const double *x, double *g);
 void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, double step, int grouped,
                       const double *g0, double *hb, double *y, double *g1, double *g2);
+/* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
+ * transcription's Jacobian, in hb's layout. */
+void car_band_add_row(const car_tx *t, const long *col, const double *val, double w, double *hb);
+/* Unknown j's row and column of hb become the identity's: it is held where it is. */
+void car_band_hold(const car_tx *t, size_t j, double *hb);
 /* Solves A z = rhs in place for the dim × dim matrix A given by its nz entries (ri, ci,
  * v; repeated entries add up), after renumbering the variables by `order` (order[i]: the
  * place of variable i, a permutation), by Gaussian elimination with partial pivoting on
@@ -280,6 +304,16 @@ typedef struct car_al_out {
 sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
                        car_al_out *out);
 
+/* The interior-point method (car_ip.c) from x in place, which keeps every clearance
+ * constraint strictly satisfied (a row the start breaks is relaxed to hold there) and the
+ * bounds throughout, the defects by Newton's steps: for tight slots, from the route laid
+ * out by car_tx_init_pieces. The limits and the figures as car_al_solve's (guard, rho
+ * unused; iterations: the steps taken; violation: the largest defect); converged when the
+ * barrier weight reached its last value with the defects within the tolerance. SP_ERR_NOMEM
+ * or SP_OK. */
+sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
+                       car_al_out *out);
+
 typedef struct car_smooth_out {
     int converged;    /* KKT conditions hold to the tolerance */
     int used;         /* 0: the smoothing failed; the caller keeps the route */
@@ -298,14 +332,15 @@ typedef struct car_smooth_out {
 /* Smooths the route r (found) into *p (allocated here when out->used) within the
  * processor time out->max_seconds (see there): the augmented
  * Lagrangian first with half the budgets, its steps kept near the clearance (above 250
- * unknowns: not); where it does not converge, from the route again with the rest, SLSQP
- * up to 250 unknowns, above them the augmented Lagrangian with its steps kept near the
- * clearance (out->message names the solver of the result). SP_ERR_NOMEM,
- * SP_ERR_INTERRUPTED or SP_OK. */
+ * unknowns: not); where it does not converge, from the route again up to 70 % of them,
+ * SLSQP up to 250 unknowns, above them the augmented Lagrangian with its steps kept near
+ * the clearance; where that does not converge either, the interior-point method with the
+ * rest, from the route laid out by its pieces (out->message names the solver of the
+ * result). SP_ERR_NOMEM, SP_ERR_INTERRUPTED or SP_OK. */
 sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                      const sp_progress *progress, car_path *p, car_smooth_out *out);
 /* The same with one solver alone, with the whole budgets (CAR_SMOOTH_AUTO: car_smooth). */
-typedef enum car_smooth_method { CAR_SMOOTH_AUTO, CAR_SMOOTH_SLSQP, CAR_SMOOTH_AL } car_smooth_method;
+typedef enum car_smooth_method { CAR_SMOOTH_AUTO, CAR_SMOOTH_SLSQP, CAR_SMOOTH_AL, CAR_SMOOTH_IP } car_smooth_method;
 sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                         const sp_progress *progress, car_smooth_method how, car_path *p, car_smooth_out *out);
 

@@ -1,0 +1,411 @@
+/* The smoothing's solver for tight slots (sp_car_plan.h, car_ip_solve): a primal–dual
+ * interior-point method that keeps every clearance constraint strictly satisfied from a
+ * start that satisfies them (the route, laid out by car_tx_init_pieces), the defects by
+ * Newton's steps on their linearisation, and the bounds by projection.
+ *
+ * Why. In a slot a few centimetres longer than the car the augmented Lagrangian leaves
+ * the route at once: with its first small penalty the energy shrinks the short moves the
+ * route needs to their floor, and once the path is outside, the penalty's minimiser under
+ * the bounds is a point of least violation that no larger penalty undoes (a tight parallel
+ * slot: the violation held at 2.4e-3 with ρ = 10⁹ while the inner problem was solved). A
+ * barrier never leaves: every iterate keeps the clearance, and the short moves shrink only
+ * as far as the obstacles let them.
+ *
+ * The method (A. Wächter & L. T. Biegler, On the implementation of an interior-point
+ * filter line-search algorithm for large-scale nonlinear programming, 2006, with a merit
+ * function in place of the filter; J. Nocedal & S. J. Wright, Numerical Optimization,
+ * 2006, ch. 19): for a barrier weight μ, Newton's steps on the conditions
+ * ∇E + Aᵀy + Cᵀz = 0, d = 0, s_i z_i = μ with the slacks s = r − c of the clearance rows
+ * c ≤ r (r = 0 but where the start breaks a row), the duals z eliminated:
+ *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ(μ/s)]
+ *   [A                    0 ] [y⁺]  = [−d            ],  dz = μ/s − z + (z/s) C dx,
+ * W the Hessian of E + yᵀd + zᵀc, differenced over the band of the transcription
+ * (car_band_hessian) and damped by τ I when the step is no descent; every row touches two
+ * neighbouring intervals, so the system is banded in car_tx_place order with each
+ * equality after its unknowns (car_kkt_augmented_solve). The steps are judged by
+ * E − μ Σ log s + ν ‖d‖₁ and cut so that every slack stays positive; μ falls tenfold
+ * (or to μ^1.5) once the barrier problem's conditions hold to KAPPA μ. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/car/sp_car_plan.h"
+
+/* the first barrier weight, the last, and how close each barrier problem is solved */
+#define MU0 1e-3
+#define MU_MIN 1e-11
+#define KAPPA 10.0
+/* a step moves no unknown by more than this (metres or radians): the clearance pairs are
+ * picked near the point */
+#define MAX_STEP 0.3
+/* a clearance row within this of its bound at the start (or broken there) is shifted to
+ * hold by this much: a slack much smaller would make its barrier's push μ/s dominate */
+#define SHIFT 1e-4
+
+typedef struct ip {
+    car_tx *t;
+    const double *lb, *ub;
+    size_t n, me, m;    /* unknowns, equalities (the defects), all constraints */
+    double *f;          /* m: the constraints' values at the point */
+    long *col;          /* m × CAR_TX_NZ: their sparse rows (car_tx_constraints_sparse) */
+    double *val;
+    double *y;          /* me: the defects' multipliers */
+    double *z;          /* m − me: the inequalities' duals */
+    double *r;          /* m − me: their shifts (c_i ≤ r_i) */
+    double *w;          /* m: the weights of the Hessian's terms (y, then z) */
+    int evaluations;
+} ip;
+
+static double slack(const ip *a, size_t i) { return a->r[i - a->me] - a->f[i]; }
+
+/* The constraints at x into a->f, and with jac their rows. A trial point (no rows) is an
+ * evaluation of the merit function and counted as one; the rows at a point taken are
+ * the step's cost, as the Hessian's differences are. */
+static void evaluate(ip *a, const double *x, int jac)
+{
+    a->evaluations += !jac;
+    car_tx_constraints_sparse(a->t, x, a->f, jac ? a->col : NULL, a->val);
+}
+
+static void add_row(const ip *a, size_t i, double w, double *g)
+{
+    for (size_t e = i * CAR_TX_NZ; e < (i + 1) * CAR_TX_NZ; ++e)
+        if (a->col[e] >= 0) g[a->col[e]] += w * a->val[e];
+}
+
+static double row_dot(const ip *a, size_t i, const double *v)
+{
+    double s = 0.0;
+    for (size_t e = i * CAR_TX_NZ; e < (i + 1) * CAR_TX_NZ; ++e)
+        if (a->col[e] >= 0) s += a->val[e] * v[a->col[e]];
+    return s;
+}
+
+/* The gradient of E + Σ w_i c_i (car_band_grad_fn; a->f, a->col, a->val overwritten). */
+static void weighted_gradient(void *ctx, const double *x, double *g)
+{
+    ip *a = ctx;
+    car_tx_energy(a->t, x, g);
+    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
+    for (size_t i = 0; i < a->m; ++i)
+        if (a->w[i] != 0.0) add_row(a, i, a->w[i], g);
+}
+
+/* E − μ Σ log s + ν ‖d‖₁ at the values in a->f (HUGE_VAL where a slack is not positive). */
+static double merit(const ip *a, double energy, double mu, double nu)
+{
+    double v = energy;
+    for (size_t i = a->me; i < a->m; ++i) {
+        const double s = slack(a, i);
+        if (!(s > 0.0)) return HUGE_VAL;
+        v -= mu * log(s);
+    }
+    for (size_t j = 0; j < a->me; ++j) v += nu * fabs(a->f[j]);
+    return v;
+}
+
+/* Picks the pairs near x again; the new clearance rows (inserted after the old ones,
+ * before the rate rows) get a shift that keeps them satisfied at x and the dual μ/s.
+ * a->f, a->col, a->val are left at x. SP_ERR_NOMEM or SP_OK. */
+static sp_status reselect(ip *a, const double *x, double near, double mu)
+{
+    car_tx *t = a->t;
+    const size_t old_obs = t->n_obs;
+    if (car_tx_select(t, x, near) != SP_OK) return SP_ERR_NOMEM;
+    const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t), mi = m - a->me;
+    if (added) {
+        double *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val), *w = malloc(m * sizeof *w);
+        double *z = malloc(mi * sizeof *z), *r = malloc(mi * sizeof *r);
+        long *col = malloc(m * CAR_TX_NZ * sizeof *col);
+        if (!f || !val || !w || !z || !r || !col) {
+            free(f), free(val), free(w), free(z), free(r), free(col);
+            return SP_ERR_NOMEM;
+        }
+        const size_t head = old_obs, tail = a->m - a->me - old_obs;
+        memcpy(z, a->z, head * sizeof *z), memcpy(z + head + added, a->z + head, tail * sizeof *z);
+        memcpy(r, a->r, head * sizeof *r), memcpy(r + head + added, a->r + head, tail * sizeof *r);
+        free(a->f), free(a->val), free(a->w), free(a->z), free(a->r), free(a->col);
+        a->f = f, a->val = val, a->w = w, a->z = z, a->r = r, a->col = col, a->m = m;
+        evaluate(a, x, 1);
+        for (size_t i = a->me + head; i < a->me + head + added; ++i) {
+            a->r[i - a->me] = a->f[i] > -SHIFT ? a->f[i] + SHIFT : 0.0;
+            a->z[i - a->me] = mu / slack(a, i);
+        }
+    }
+    evaluate(a, x, 1);
+    return SP_OK;
+}
+
+sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
+                       car_al_out *out)
+{
+    const size_t n = t->n, me = 3 * t->N, ld = CAR_TX_BAND + 1;
+    ip a = {.t = t, .lb = lb, .ub = ub, .n = n, .me = me, .m = me};
+    *out = (car_al_out){0};
+    double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
+           *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),
+           *g2 = malloc(n * sizeof *g2), *xt = malloc(n * sizeof *xt), *rhs = malloc((n + me) * sizeof *rhs),
+           *dx = malloc(n * sizeof *dx), *ynew = malloc(me * sizeof *ynew);
+    unsigned char *fixed = malloc(n);
+    double *hfree = malloc(ld * n * sizeof *hfree), *mval = malloc((me ? me : 1) * CAR_TX_NZ * sizeof *mval);
+    a.y = calloc(me, sizeof *a.y);
+    sp_status st = SP_ERR_NOMEM;
+    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !hfree || !mval) goto done;
+    /* (an unknown a hair inside its bound, the route's steering kept in single precision,
+     * sits on it: otherwise the first step to cross it would be a hair long) */
+    for (size_t j = 0; j < n; ++j) {
+        x[j] = fmin(ub[j], fmax(lb[j], x[j]));
+        if (x[j] - lb[j] < 1e-7) x[j] = lb[j];
+        if (ub[j] - x[j] < 1e-7) x[j] = ub[j];
+    }
+    double mu = MU0;
+    /* the constraints at the start: a row it breaks is shifted to hold there */
+    if (car_tx_select(t, x, lim->near) != SP_OK) goto done;
+    a.m = car_tx_n_constraints(t);
+    const size_t mi0 = a.m - me;
+    a.f = malloc(a.m * sizeof *a.f), a.w = malloc(a.m * sizeof *a.w), a.val = malloc(a.m * CAR_TX_NZ * sizeof *a.val);
+    a.col = malloc(a.m * CAR_TX_NZ * sizeof *a.col);
+    a.z = malloc((mi0 ? mi0 : 1) * sizeof *a.z), a.r = malloc((mi0 ? mi0 : 1) * sizeof *a.r);
+    if (!a.f || !a.w || !a.val || !a.col || !a.z || !a.r) goto done;
+    evaluate(&a, x, 1);
+    for (size_t i = me; i < a.m; ++i) {
+        a.r[i - me] = a.f[i] > -SHIFT ? a.f[i] + SHIFT : 0.0;
+        a.z[i - me] = mu / slack(&a, i);
+    }
+    st = SP_OK;
+    double *dz = NULL, *cdx = NULL;
+    double nu = 1.0, tau = 0.0;
+    const double allowed = car_tx_depth(t, x) + 1e-3;
+    int fresh = 1;
+    for (int outer = 0; outer < lim->max_outer; ++outer) {
+        int solved = 0;
+        for (int inner = 0; inner < lim->max_inner; ++inner) {
+            if (sp_progress_stopped(lim->progress)) goto finish;
+            if (a.evaluations >= lim->max_evaluations || car_cpu_seconds() > lim->deadline) {
+                out->out_of_budget = 1;
+                goto finish;
+            }
+            const size_t mi = a.m - me;
+            free(dz), free(cdx);
+            dz = malloc((mi ? mi : 1) * sizeof *dz), cdx = malloc((mi ? mi : 1) * sizeof *cdx);
+            if (!dz || !cdx) {
+                st = SP_ERR_NOMEM;
+                goto finish;
+            }
+            /* the conditions of the barrier problem at x (a.f, a.col, a.val are at x) */
+            const double energy = car_tx_energy(t, x, g);
+            memcpy(gb, g, n * sizeof *gb); /* ∇E + Cᵀ(μ/s): the barrier's gradient */
+            double gmax = 0.0, comp = 0.0, eq = 0.0;
+            for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(g[j]));
+            for (size_t i = me; i < a.m; ++i) {
+                const double s = slack(&a, i);
+                add_row(&a, i, mu / s, gb);
+                comp = fmax(comp, fabs(s * a.z[i - me] - mu));
+            }
+            for (size_t j = 0; j < me; ++j) eq = fmax(eq, fabs(a.f[j]));
+            /* stationarity with the multipliers: ∇E + Aᵀy + Cᵀz, projected on the bounds */
+            memcpy(g1, g, n * sizeof *g1);
+            for (size_t j = 0; j < me; ++j) add_row(&a, j, a.y[j], g1);
+            for (size_t i = me; i < a.m; ++i) add_row(&a, i, a.z[i - me], g1);
+            /* an unknown on its bound stays there for the step when the Lagrangian's
+             * gradient (with the barrier's duals μ/s) pushes it against the bound */
+            memcpy(g2, gb, n * sizeof *g2);
+            for (size_t j = 0; j < me; ++j) add_row(&a, j, a.y[j], g2);
+            double stat = 0.0;
+            for (size_t j = 0; j < n; ++j) {
+                fixed[j] = (x[j] <= lb[j] && g2[j] > 0.0) || (x[j] >= ub[j] && g2[j] < 0.0) || lb[j] == ub[j];
+                if (!((x[j] <= lb[j] && g1[j] > 0.0) || (x[j] >= ub[j] && g1[j] < 0.0))) stat = fmax(stat, fabs(g1[j]));
+            }
+            out->violation = eq;
+            if (fmax(stat / fmax(1.0, gmax), fmax(eq, comp)) <= KAPPA * mu) {
+                solved = 1;
+                break;
+            }
+            /* the Hessian of E + yᵀd + zᵀc by differences (a.f, a.col, a.val are at x after) */
+            if (fresh) {
+                for (size_t j = 0; j < me; ++j) a.w[j] = a.y[j];
+                for (size_t i = me; i < a.m; ++i) a.w[i] = a.z[i - me];
+                memset(hl, 0, ld * n * sizeof *hl);
+                weighted_gradient(&a, x, y0);
+                car_band_hessian(t, x, weighted_gradient, &a, 1e-7, 1, y0, hl, xt, g1, g2);
+                evaluate(&a, x, 1);
+            }
+            memcpy(hb, hl, ld * n * sizeof *hb);
+            /* + Cᵀ diag(z/s) C, from the rows' few nonzeros */
+            for (size_t i = me; i < a.m; ++i)
+                car_band_add_row(t, a.col + i * CAR_TX_NZ, a.val + i * CAR_TX_NZ, a.z[i - me] / slack(&a, i), hb);
+            for (size_t j = 0; j < n; ++j) hb[car_tx_place(t, j) * ld] += tau;
+            memcpy(hfree, hb, ld * n * sizeof *hfree);
+            car_kkt k = {.n = n, .na = me, .mcol = a.col, .mval = mval};
+            /* the unknowns held on their bounds drop out (their rows and columns the
+             * identity); where the step would take another one across its bound, that
+             * one is held too and the step made again */
+            int ok = -1;
+            for (int round = 0; round < 6; ++round) {
+                memcpy(hb, hfree, ld * n * sizeof *hb);
+                for (size_t j = 0; j < n; ++j) rhs[j] = -gb[j];
+                for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
+                for (size_t j = 0; j < n; ++j)
+                    if (fixed[j]) car_band_hold(t, j, hb), rhs[j] = 0.0;
+                memcpy(mval, a.val, me * CAR_TX_NZ * sizeof *mval);
+                for (size_t e = 0; e < me * CAR_TX_NZ; ++e)
+                    if (a.col[e] >= 0 && fixed[a.col[e]]) mval[e] = 0.0;
+                ok = car_kkt_augmented_solve(t, &k, hb, 0.0, rhs);
+                if (ok != 0) break;
+                int more = 0;
+                for (size_t j = 0; j < n; ++j)
+                    if (!fixed[j] && ((x[j] <= lb[j] && rhs[j] < 0.0) || (x[j] >= ub[j] && rhs[j] > 0.0))) fixed[j] = 1, more = 1;
+                if (!more) break;
+            }
+            fresh = 0;
+            if (ok != 0) {
+                tau = fmax(1e-6, 10.0 * tau);
+                if (tau > 1e8) break;
+                continue;
+            }
+            memcpy(dx, rhs, n * sizeof *dx);
+            memcpy(ynew, rhs + n, me * sizeof *ynew);
+            /* the model's curvature along the step: where it is not clearly positive, the
+             * Hessian is indefinite there and the step no Newton step of a minimum (an LU
+             * factorisation does not tell the inertia that would say so beforehand) */
+            double curv = 0.0, dd = 0.0;
+            for (size_t j = 0; j < n; ++j) xt[car_tx_place(t, j)] = dx[j], dd += dx[j] * dx[j];
+            for (size_t q = 0; q < n; ++q)
+                for (size_t r = 0; r < ld && q + r < n; ++r)
+                    curv += (r ? 2.0 : 1.0) * hb[r + q * ld] * xt[q + r] * xt[q];
+            if (!(curv > 1e-6 * dd)) {
+                tau = fmax(1e-4, 10.0 * tau);
+                if (tau > 1e8) break;
+                continue;
+            }
+            double big = 0.0;
+            for (size_t j = 0; j < n; ++j) big = fmax(big, fabs(dx[j]));
+            const double cap = big > MAX_STEP ? MAX_STEP / big : 1.0;
+            /* the merit's slope along dx, and the longest step that keeps the slacks positive
+             * to first order (fraction to the boundary 0.99) */
+            double ymax = 0.0, dnorm = 0.0, slope = 0.0, amax = cap;
+            for (size_t j = 0; j < me; ++j) ymax = fmax(ymax, fabs(ynew[j])), dnorm += fabs(a.f[j]);
+            nu = fmax(nu, 1.1 * ymax + 1.0);
+            for (size_t j = 0; j < n; ++j) {
+                slope += g[j] * dx[j];
+                /* no step past a bound: the slope is the step's own */
+                if (dx[j] > 0.0 && isfinite(ub[j])) amax = fmin(amax, fmax(0.0, ub[j] - x[j]) / dx[j]);
+                if (dx[j] < 0.0 && isfinite(lb[j])) amax = fmin(amax, fmax(0.0, x[j] - lb[j]) / -dx[j]);
+            }
+            for (size_t i = me; i < a.m; ++i) {
+                const double s = slack(&a, i), c = row_dot(&a, i, dx);
+                cdx[i - me] = c;
+                slope += mu * c / s;
+                if (c > 0.0) amax = fmin(amax, 0.99 * s / c);
+                dz[i - me] = mu / s - a.z[i - me] + a.z[i - me] / s * c;
+            }
+            slope -= nu * dnorm;
+            if (!(slope < 0.0)) {
+                tau = fmax(1e-6, 10.0 * tau);
+                if (tau > 1e8) break;
+                continue;
+            }
+            const double phi0 = merit(&a, energy, mu, nu);
+            double alpha = amax;
+            int taken = 0, grown = 0;
+            for (int ls = 0; ls < 30 && !taken && !grown; ++ls, alpha *= 0.5) {
+                for (size_t j = 0; j < n; ++j) xt[j] = fmin(ub[j], fmax(lb[j], x[j] + alpha * dx[j]));
+                evaluate(&a, xt, 0);
+                double phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
+                /* a second-order correction of the first trial (Nocedal & Wright, §15.6):
+                 * the least change that undoes the defects the step's curvature made,
+                 * with the Jacobian at x (a.col, a.val are still x's) */
+                for (int soc = 0; soc < 3 && ls == 0 && !(phi <= phi0 + 1e-4 * alpha * slope); ++soc) {
+                    memset(rhs, 0, n * sizeof *rhs);
+                    for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
+                    if (car_kkt_augmented_solve(t, &k, NULL, 0.0, rhs) != 0) break;
+                    for (size_t j = 0; j < n; ++j)
+                        if (!fixed[j]) xt[j] = fmin(ub[j], fmax(lb[j], xt[j] + rhs[j]));
+                    evaluate(&a, xt, 0);
+                    phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
+                }
+                if (!(phi <= phi0 + 1e-4 * alpha * slope)) continue;
+                if (car_tx_depth(t, xt) > allowed) {
+                    /* a pair not yet constrained comes into play: pick the pairs near
+                     * the trial point, and make the step again */
+                    const size_t had = a.m;
+                    if (reselect(&a, xt, lim->near, mu) != SP_OK) {
+                        st = SP_ERR_NOMEM;
+                        goto finish;
+                    }
+                    grown = a.m > had;
+                    continue;
+                }
+                taken = 1;
+            }
+            if (grown || !taken) {
+                if (!taken && !grown) tau = fmax(1e-6, 10.0 * tau);
+                if (tau > 1e8) break;
+                fresh = 1;
+                if (grown) {
+                    /* (the new rows were shifted to hold at the trial point; at x too) */
+                    evaluate(&a, x, 1);
+                    for (size_t i = me; i < a.m; ++i)
+                        if (!(slack(&a, i) > 0.0)) a.r[i - me] = a.f[i] + SHIFT;
+                }
+                evaluate(&a, x, 1);
+                continue;
+            }
+            const double used = alpha * 2.0; /* (the loop halved it once past the step taken) */
+            memcpy(x, xt, n * sizeof *x);
+            memcpy(a.y, ynew, me * sizeof *a.y);
+            evaluate(&a, x, 1);
+            /* the duals' step: as long as the primal one, but no dual falls below 1 % of
+             * its value */
+            double az = fmin(used, 1.0);
+            for (size_t i = me; i < a.m; ++i)
+                if (dz[i - me] < 0.0) az = fmin(az, -0.99 * a.z[i - me] / dz[i - me]);
+            for (size_t i = me; i < a.m; ++i) {
+                const double s = slack(&a, i);
+                double z = a.z[i - me] + az * dz[i - me];
+                /* the duals stay within a factor 10¹⁰ of μ/s (Wächter & Biegler, 2006) */
+                z = fmin(1e10 * mu / s, fmax(mu / (1e10 * s), z));
+                a.z[i - me] = z;
+                /* a shifted row's shift follows it down, halving its slack: the barrier
+                 * then pulls the row under its bound */
+                if (a.r[i - me] > 0.0) a.r[i - me] = fmax(0.0, a.r[i - me] - 0.5 * s);
+            }
+            tau = used >= cap ? 0.3 * tau : tau;
+            if (tau < 1e-9) tau = 0.0;
+            fresh = 1;
+            ++out->iterations;
+        }
+        if (!solved) break;
+        /* the shifts of rows the start broke come down with μ: each keeps a tenth of its
+         * row's slack, so the next barrier problem pulls the row further under */
+        int shifted = 0;
+        for (size_t i = me; i < a.m; ++i)
+            if (a.r[i - me] > 0.0) {
+                a.r[i - me] = fmax(0.0, a.f[i] + 0.1 * slack(&a, i));
+                a.z[i - me] = mu / slack(&a, i);
+                shifted = 1;
+            }
+        if (shifted) {
+            if (mu <= MU_MIN) mu = 10.0 * MU_MIN;
+            continue;
+        }
+        if (mu <= MU_MIN) {
+            out->converged = out->violation <= lim->tolerance;
+            break;
+        }
+        mu = fmax(MU_MIN, fmin(0.1 * mu, pow(mu, 1.5)));
+        /* the pairs near x again (after the path moved within the barrier problem) */
+        if (reselect(&a, x, lim->near, mu) != SP_OK) {
+            st = SP_ERR_NOMEM;
+            goto finish;
+        }
+    }
+finish:
+    out->evaluations = a.evaluations;
+    free(dz), free(cdx);
+done:
+    free(g), free(gb), free(hb), free(hl), free(y0), free(g1), free(g2), free(xt), free(rhs), free(dx), free(ynew),
+        free(fixed), free(hfree), free(mval);
+    free(a.y), free(a.z), free(a.r), free(a.w), free(a.f), free(a.col), free(a.val);
+    return st;
+}
