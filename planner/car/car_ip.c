@@ -20,11 +20,15 @@
  *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ(μ/s)]
  *   [A                    0 ] [y⁺]  = [−d            ],  dz = μ/s − z + (z/s) C dx,
  * W the Hessian of E + yᵀd + zᵀc, differenced over the band of the transcription
- * (car_band_hessian) and damped by τ I when the step is no descent; every row touches two
- * neighbouring intervals, so the system is banded in car_tx_place order with each
+ * (car_band_hessian) and damped by τ I where the step is no descent or its curvature not
+ * clearly positive (the LU factorisation does not tell the inertia); every row touches
+ * two neighbouring intervals, so the system is banded in car_tx_place order with each
  * equality after its unknowns (car_kkt_augmented_solve). The steps are judged by
- * E − μ Σ log s + ν ‖d‖₁ and cut so that every slack stays positive; μ falls tenfold
- * (or to μ^1.5) once the barrier problem's conditions hold to KAPPA μ. */
+ * E − μ Σ log s + ν ‖d‖₁, the first trial corrected back onto the defects, and cut so
+ * that no bound is crossed and every slack keeps a hundredth of its value; μ falls
+ * tenfold (or to μ^1.5) once the barrier problem's conditions hold to KAPPA μ. A row the
+ * start breaks (after a dip between the checked points, the margin tightened it) is
+ * shifted to hold, and the shift follows the row down at each step and each μ. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
