@@ -48,7 +48,6 @@
 
 typedef struct ip {
     car_tx *t;
-    const double *lb, *ub;
     size_t n, me, m;    /* unknowns, equalities (the defects), all constraints */
     double *f;          /* m: the constraints' values at the point */
     long *col;          /* m × CAR_TX_NZ: their sparse rows (car_tx_constraints_sparse) */
@@ -144,7 +143,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                        car_al_out *out)
 {
     const size_t n = t->n, me = 3 * t->N, ld = CAR_TX_BAND + 1;
-    ip a = {.t = t, .lb = lb, .ub = ub, .n = n, .me = me, .m = me};
+    ip a = {.t = t, .n = n, .me = me, .m = me};
     *out = (car_al_out){0};
     double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
            *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),

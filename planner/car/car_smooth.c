@@ -294,6 +294,46 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
     return SP_OK;
 }
 
+/* The arrays the solves of one transcription work in, and their start: the route
+ * (car_tx_guess) within the bounds. */
+typedef struct work {
+    double *x, *best, *lb, *ub, *x0, *x0n, *dip, *tol;
+} work;
+
+static void work_free(work *s)
+{
+    free(s->x), free(s->best), free(s->lb), free(s->ub), free(s->x0), free(s->x0n), free(s->dip), free(s->tol);
+    *s = (work){0};
+}
+
+static sp_status work_begin(const car_tx *t, const car_route *r, work *s)
+{
+    const size_t n = t->n;
+    *s = (work){.x = malloc(n * sizeof *s->x), .best = malloc(n * sizeof *s->best), .lb = malloc(n * sizeof *s->lb),
+                .ub = malloc(n * sizeof *s->ub), .x0 = malloc(n * sizeof *s->x0), .x0n = malloc(n * sizeof *s->x0n),
+                .dip = malloc(t->N * sizeof *s->dip), .tol = malloc(3 * t->N * sizeof *s->tol)};
+    if (!s->x || !s->best || !s->lb || !s->ub || !s->x0 || !s->x0n || !s->dip || !s->tol) {
+        work_free(s);
+        return SP_ERR_NOMEM;
+    }
+    car_tx_guess(t, r, s->x0);
+    car_tx_bounds(t, s->lb, s->ub);
+    for (size_t i = 0; i < n; ++i) s->x0[i] = fmin(s->ub[i], fmax(s->lb[i], s->x0[i]));
+    for (size_t i = 0; i < 3 * t->N; ++i) s->tol[i] = 1e-10;
+    return SP_OK;
+}
+
+/* out as it was before a stage that did not succeed (keep), but for the work counted
+ * over all stages and the budget that ran out last. */
+static void restore(car_smooth_out *out, const car_smooth_out *keep)
+{
+    const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
+    const char *budget_used = out->budget;
+    *out = *keep;
+    out->iterations = iterations, out->solves = solves, out->newton_steps = newton;
+    out->budget = budget_used ? budget_used : keep->budget;
+}
+
 /* The interior-point method on the route laid out by its pieces (car_tx_init_pieces),
  * from the route itself, within the processor time `until` and `evals` evaluations. *done
  * 1 when it converged: the path is in p (allocated here), out its figures; otherwise
@@ -305,31 +345,21 @@ static sp_status by_pieces(const car_world *w, const sp_car_problem *c, const ca
 {
     *done = 0;
     car_tx t;
-    if (car_tx_init_pieces(&t, w, c, r, goal) != SP_OK) {
-        car_tx_free(&t);
-        return SP_ERR_NOMEM;
-    }
-    const size_t n = t.n;
-    double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
-           *ub = malloc(n * sizeof *ub), *x0 = malloc(n * sizeof *x0), *x0n = malloc(n * sizeof *x0n),
-           *dip = malloc(t.N * sizeof *dip), *tol = malloc(3 * t.N * sizeof *tol);
-    sp_status st = SP_ERR_NOMEM;
-    int have = 0;
-    if (x && best && lb && ub && x0 && x0n && dip && tol) {
-        car_tx_guess(&t, r, x0);
-        car_tx_bounds(&t, lb, ub);
-        for (size_t i = 0; i < n; ++i) x0[i] = fmin(ub[i], fmax(lb[i], x0[i]));
-        for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
+    work s = {0};
+    sp_status st = car_tx_init_pieces(&t, w, c, r, goal);
+    /* (a layout larger than the work budget allows is not tried, as the even one's) */
+    if (st == SP_OK && (long)t.n <= c->settings.max_unknowns && (st = work_begin(&t, r, &s)) == SP_OK) {
+        int have = 0;
         out->budget = NULL, out->converged = 0, out->residual = 0.0;
-        st = run(&t, IP, x0, lb, ub, tol, progress, until, evals, x, best, x0n, dip, &have, out);
+        st = run(&t, IP, s.x0, s.lb, s.ub, s.tol, progress, until, evals, s.x, s.best, s.x0n, s.dip, &have, out);
+        if (st == SP_OK && have && out->converged) {
+            out->energy = car_tx_energy(&t, s.best, NULL);
+            out->unknowns = (int)t.n;
+            st = car_tx_path(&t, s.best, p);
+            *done = st == SP_OK;
+        }
     }
-    if (st == SP_OK && have && out->converged) {
-        out->energy = car_tx_energy(&t, best, NULL);
-        out->unknowns = (int)n;
-        st = car_tx_path(&t, best, p);
-        *done = st == SP_OK;
-    }
-    free(x), free(best), free(lb), free(ub), free(x0), free(x0n), free(dip), free(tol);
+    work_free(&s);
     car_tx_free(&t);
     return st;
 }
@@ -352,19 +382,10 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     car_tx t;
     if ((how == CAR_SMOOTH_IP ? car_tx_init_pieces : car_tx_init)(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
     const size_t n = t.n;
-    double *x = malloc(n * sizeof *x), *best = malloc(n * sizeof *best), *lb = malloc(n * sizeof *lb),
-           *ub = malloc(n * sizeof *ub);
-    double *tol = malloc(3 * t.N * sizeof *tol), *dip = malloc(t.N * sizeof *dip), *x0 = malloc(n * sizeof *x0);
-    double *x0n = malloc(n * sizeof *x0n);
-    sp_status st = SP_OK;
-    if (!x || !best || !lb || !ub || !tol || !dip || !x0 || !x0n) {
-        st = SP_ERR_NOMEM;
-        goto done;
-    }
-    car_tx_guess(&t, r, x0);
-    car_tx_bounds(&t, lb, ub);
-    for (size_t i = 0; i < n; ++i) x0[i] = fmin(ub[i], fmax(lb[i], x0[i]));
-    for (size_t i = 0; i < 3 * t.N; ++i) tol[i] = 1e-10;
+    work s;
+    sp_status st = work_begin(&t, r, &s);
+    if (st != SP_OK) goto done;
+    double *x = s.x, *best = s.best, *lb = s.lb, *ub = s.ub, *tol = s.tol, *dip = s.dip, *x0 = s.x0, *x0n = s.x0n;
     /* the time budget: the search's max_seconds, but no more than what the route left of
      * max_seconds + 2, less RESULT_RESERVE for the result's rows and figures (so that a
      * plan ends within 10 s of processor time by default: a route found late, out of a
@@ -399,9 +420,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     if (st == SP_OK && !out->converged && !alone) {
         /* the fallback starts again from the route with the rest of the budgets; the first
          * method's path stands if the fallback finds none that keeps the clearance */
-        char first[sizeof out->message];
         const car_smooth_out keep = *out;
-        memcpy(first, out->message, sizeof first);
         double *kept = have ? x0n : NULL;
         if (kept) memcpy(kept, best, n * sizeof *kept);
         double *scratch = malloc(n * sizeof *scratch);
@@ -416,13 +435,8 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         free(scratch);
         if (st == SP_OK && !have2 && kept) {
             /* the first method's path it is, with its figures */
-            const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
-            const char *budget_used = out->budget;
-            *out = keep;
-            out->iterations = iterations, out->solves = solves, out->newton_steps = newton;
-            out->budget = budget_used ? budget_used : keep.budget;
+            restore(out, &keep);
             memcpy(best, kept, n * sizeof *best);
-            memcpy(out->message, first, sizeof first);
         }
         have = have2 || kept;
     }
@@ -438,11 +452,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
             out->used = 1;
             goto done;
         }
-        const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
-        const char *budget_used = out->budget;
-        *out = keep;
-        out->iterations = iterations, out->solves = solves, out->newton_steps = newton;
-        out->budget = budget_used ? budget_used : keep.budget;
+        restore(out, &keep);
     }
     if (st != SP_OK) goto done;
     if (have) {
@@ -456,7 +466,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
 done:
     out->seconds = sp_clock_seconds() - t0;
     out->cpu_seconds = car_cpu_seconds() - c0;
-    free(x), free(best), free(lb), free(ub), free(tol), free(dip), free(x0), free(x0n);
+    work_free(&s);
     car_tx_free(&t);
     return st;
 }
