@@ -620,10 +620,13 @@ static void tx_teardown(tx_fixture *fx)
 /* The smoothing stage's transcription (planner/car/car_tx.c): its energy, defects and
  * clearance constraints against central differences, at the route's starting point moved
  * a little off it (so that the defects are not all zero). */
-Test(car, the_transcriptions_gradients_match_central_differences)
+/* The transcription's energy, defects and clearance rows against central differences, at
+ * points rows (swept 0) or with every interval's rows over their arcs (swept 1). */
+static void gradients_match(int swept)
 {
     tx_fixture fx;
     tx_setup("parallel_slot.json", &fx);
+    memset(fx.t.swept, swept, fx.t.N);
     const size_t n = fx.t.n, me = 3 * fx.t.N;
     double *x = calloc(n, sizeof *x), *g = calloc(n, sizeof *g);
     car_tx_guess(&fx.t, &fx.r, x);
@@ -701,6 +704,57 @@ Test(car, the_transcriptions_gradients_match_central_differences)
     }
     free(seen), free(fs), free(fd), free(jall), free(val), free(col);
     free(x), free(g), free(jd), free(jc), free(fp), free(fm), free(f0);
+    tx_teardown(&fx);
+}
+
+Test(car, the_transcriptions_gradients_match_central_differences) { gradients_match(0); }
+Test(car, the_swept_rows_gradients_match_central_differences) { gradients_match(1); }
+
+/* A swept row is the least distance of its feature along the whole arc after its point:
+ * 400 poses sampled along the arc come no nearer than the row says, and the nearest of
+ * them is within 1e-6 m of it (the minimum is found, not an end taken for it). Some of
+ * the minima lie inside the arcs, where a point row would miss them. */
+Test(car, a_swept_row_is_the_least_distance_along_its_arc)
+{
+    tx_fixture fx;
+    tx_setup("parallel_slot.json", &fx);
+    const size_t n = fx.t.n, me = 3 * fx.t.N;
+    double *x = calloc(n, sizeof *x);
+    car_tx_guess(&fx.t, &fx.r, x);
+    unsigned state = 5;
+    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    memset(fx.t.swept, 1, fx.t.N);
+    cr_assert_eq(car_tx_select(&fx.t, x, 0.5), SP_OK);
+    const size_t mi = fx.t.n_obs;
+    double *f = calloc(me + mi, sizeof *f);
+    car_tx_defects(&fx.t, x, f, NULL);
+    car_tx_clearance(&fx.t, x, f + me, NULL);
+    car_path path = {0};
+    cr_assert_eq(car_tx_path(&fx.t, x, &path), SP_OK);
+    const car_world *w = fx.t.w;
+    const double L = fx.t.c->vehicle.wheelbase;
+    double worst_below = 0.0, worst_above = 0.0;
+    int inside = 0;
+    for (size_t i = 0; i < mi; ++i) {
+        const size_t p = fx.t.obs_point[i];
+        const double row = w->clearance - f[me + i]; /* the row's distance (no margins here) */
+        double a[3], least = HUGE_VAL, at = 0.0;
+        car_tx_point(&fx.t, x, p, a, NULL);
+        for (int q = 0; q <= 400; ++q) {
+            double b[3];
+            car_arc(a, tan(path.delta[p]) / L, q / 400.0 * path.s[p], b);
+            const double d = car_world_feature_distance(w, fx.t.obs_poly[i], fx.t.obs_feature[i], b, NULL);
+            if (d < least) least = d, at = q / 400.0;
+        }
+        worst_below = fmax(worst_below, row - least);
+        worst_above = fmax(worst_above, least - row);
+        inside += at > 0.0 && at < 1.0;
+    }
+    cr_expect_leq(worst_below, 1e-12, "a sampled pose nearer than its row by %.2e m", worst_below);
+    cr_expect_leq(worst_above, 1e-6, "the nearest sample %.2e m beyond its row", worst_above);
+    cr_expect_geq(inside, 3, "%d of %zu rows with their minimum inside the arc", inside, mi);
+    car_path_free(&path);
+    free(x), free(f);
     tx_teardown(&fx);
 }
 

@@ -128,3 +128,24 @@ Test(car_scenes, a_slot_among_clutter_is_smoothed_by_the_interior_point_method_a
     cJSON_free(text);
     cJSON_Delete(doc);
 }
+
+/* A slot among clutter whose plan dips between checked points twice in one interval
+ * (scene 100095 of the bench): the second time that interval's constraints are made to
+ * hold along its arcs (work.smooth.swept_intervals), and the plan converges and keeps the
+ * clearance along its whole swept footprint. */
+Test(car_scenes, a_slot_whose_dip_recurs_converges_with_the_rows_of_that_interval_along_its_arcs)
+{
+    car_scene_info info;
+    cJSON *doc = car_scene_draw(100095, CAR_SCENE_CLUTTER, 0, &info);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON *r = solve_doc(text);
+    cr_expect_str_eq(string(r, "status"), "converged", "%s", string(r, "message"));
+    car_check_plan(r, doc);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_geq(car_result_number(sw, "swept_intervals"), 1.0);
+    cr_expect_geq(car_result_number(r, "min_clearance"), 0.05 - 1e-9);
+    cJSON_Delete(r);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+}

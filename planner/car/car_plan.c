@@ -176,6 +176,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(sw, "stationarity", so.stationarity);
             cJSON_AddNumberToObject(sw, "violation", so.violation);
             cJSON_AddNumberToObject(sw, "clearance_margin", so.margin);
+            cJSON_AddNumberToObject(sw, "swept_intervals", so.swept);
             cJSON_AddNumberToObject(sw, "route_energy", route_energy);
             cJSON_AddNumberToObject(timing, "smooth_seconds", so.seconds);
             cJSON_AddNumberToObject(timing, "smooth_cpu_seconds", so.cpu_seconds);

@@ -7,7 +7,8 @@
  * of car_ip.c from the route laid out by its pieces; finished by Newton's method on the
  * KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
  * where it dips below the clearance between the checked points, the constraints are
- * tightened by a margin and the problem solved again from there. */
+ * tightened by a margin, or where that was done before, made to hold over the arcs
+ * between the points, and the problem solved again from there. */
 #include <math.h>
 #include <nlopt.h>
 #include <stdio.h>
@@ -190,11 +191,15 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
     *have = 0;
     memcpy(x, x0, n * sizeof *x);
     memset(t->margin, 0, t->N * sizeof *t->margin);
+    memset(t->swept, 0, t->N);
     int polish = 0, solves = 0;
     /* Where the swept footprint dips inside the clearance between the checked points (a
      * corner of the car passing a vertex of an obstacle: between two points d apart the
      * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
-     * and the problem is solved again from where it stopped. */
+     * and the problem is solved again from where it stopped. Where the same interval dips
+     * again (in a tight slot the margin moves the dip rather than removing it), its rows
+     * hold over the whole of its arcs instead (car_tx's swept rows, exact but dearer: a
+     * one-dimensional search a row), and only a third dip there raises the margin again. */
     /* Then, while the KKT residual is above the tolerance, the solver starts again from
      * its last point (SLSQP with a fresh quasi-Newton matrix, which often takes it the
      * rest of the way), up to twice. All of it within the work budget (energy evaluations
@@ -256,8 +261,8 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             if (*have && resid >= out->residual) break;
             *have = 1;
             memcpy(best, x, n * sizeof *x);
-            out->margin = 0.0;
-            for (size_t k = 0; k < t->N; ++k) out->margin = fmax(out->margin, t->margin[k]);
+            out->margin = 0.0, out->swept = 0;
+            for (size_t k = 0; k < t->N; ++k) out->margin = fmax(out->margin, t->margin[k]), out->swept += t->swept[k];
             out->stationarity = stat, out->violation = viol, out->residual = resid;
             out->converged = res > 0 && out->residual <= c->settings.tolerance;
             snprintf(out->message, sizeof out->message, "smooth: %s %s after %d evaluations; KKT residual %.2e%s",
@@ -278,7 +283,10 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
              * pair was not constrained) */
             int deep = !sp_vec_isfinite((int)n, x);
             for (size_t k = 0; k < t->N; ++k) {
-                if (dip[k] > -1e-9 && isfinite(dip[k])) t->margin[k] += dip[k] + 2e-3;
+                if (dip[k] > -1e-9 && isfinite(dip[k])) {
+                    if (t->margin[k] > 0.0 && !t->swept[k]) t->swept[k] = 1;
+                    else t->margin[k] += dip[k] + 2e-3;
+                }
                 deep |= !isfinite(dip[k]);
             }
             /* After shallow dips the solve goes on from where it stopped; after a deep one

@@ -21,7 +21,10 @@
  * (problems/car/car_geometry.c), or, where two of its pieces (a corner against the
  * polygon, a vertex against the footprint) tie within TIE, with each piece: at the nodes
  * and midpoints alone, 0.2 m apart, a corner of the car swinging past a vertex of an
- * obstacle went 0.1 m into it between them. */
+ * obstacle went 0.1 m into it between them. An interval marked swept asks each of its
+ * rows over the whole arc after its point (the least distance along it, found by a search
+ * in one dimension), so that nothing dips between its points: smooth where the least
+ * distance is unique, as its gradient is the distance's at the minimiser. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,37 @@ static double dsinc(double phi)
     return fabs(phi) < 1e-3 ? -phi / 3.0 + phi * phi * phi / 30.0 : (phi * cos(phi) - sin(phi)) / (phi * phi);
 }
 
+/* Arc j of an interval (steering δ0 → δ1, travel s), driven for `frac` of its length from
+ * p (in place); with jac, G (3 × 6, the derivative of p in (x, y, θ, δ0, δ1, s)) follows. */
+static void arc_step(double p[3], double G[18], double d0, double d1, double s, int j, double frac, double wheelbase,
+                     int jac)
+{
+    const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
+    const double ss = frac * s / CAR_SUB;
+    const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
+    const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
+    if (jac) {
+        /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
+        const double dx = q[0] - p[0], dy = q[1] - p[1];
+        const double dc_dk = 0.5 * ss * ss * dsinc(phi);
+        const double pk[3] = {dc_dk * ca - c * sa * 0.5 * ss, dc_dk * sa + c * ca * 0.5 * ss, ss};
+        const double ps[3] = {cos(phi) * ca - c * sa * 0.5 * kappa, cos(phi) * sa + c * ca * 0.5 * kappa, kappa};
+        const double dk = (1.0 + t * t) / wheelbase;
+        for (int col = 0; col < 6; ++col) {
+            const double g0 = G[col], g1 = G[6 + col], g2 = G[12 + col];
+            G[col] = g0 - dy * g2;
+            G[6 + col] = g1 + dx * g2;
+            G[12 + col] = g2;
+        }
+        for (int r = 0; r < 3; ++r) {
+            G[6 * r + 3] += pk[r] * dk * (1.0 - u);
+            G[6 * r + 4] += pk[r] * dk * u;
+            G[6 * r + 5] += ps[r] * frac / CAR_SUB;
+        }
+    }
+    p[0] = q[0], p[1] = q[1], p[2] = q[2];
+}
+
 /* car_tx_interval, and when trail is given the pose after each of the arcs with its
  * derivative (CAR_TRAIL values an arc: pose, then J as car_tx_interval's; J only when
  * `jac`). */
@@ -51,31 +85,8 @@ static void interval_steps(const double pose[3], double d0, double d1, double s,
 {
     double p[3] = {pose[0], pose[1], pose[2]}, G[18] = {0};
     G[0] = G[7] = G[14] = 1.0;
-    const double ss = s / CAR_SUB;
     for (int j = 0; j < upto; ++j) {
-        const double u = (j + 0.5) / CAR_SUB, d = d0 + u * (d1 - d0), t = tan(d), kappa = t / wheelbase;
-        const double phi = 0.5 * kappa * ss, c = ss * sinc(phi), a = p[2] + phi, ca = cos(a), sa = sin(a);
-        const double q[3] = {p[0] + c * ca, p[1] + c * sa, p[2] + 2.0 * phi};
-        if (J || (trail && jac)) {
-            /* the arc's derivatives: in its start pose (a rigid motion), its curvature, its travel */
-            const double dx = q[0] - p[0], dy = q[1] - p[1];
-            const double dc_dk = 0.5 * ss * ss * dsinc(phi);
-            const double pk[3] = {dc_dk * ca - c * sa * 0.5 * ss, dc_dk * sa + c * ca * 0.5 * ss, ss};
-            const double ps[3] = {cos(phi) * ca - c * sa * 0.5 * kappa, cos(phi) * sa + c * ca * 0.5 * kappa, kappa};
-            const double dk = (1.0 + t * t) / wheelbase;
-            for (int col = 0; col < 6; ++col) {
-                const double g0 = G[col], g1 = G[6 + col], g2 = G[12 + col];
-                G[col] = g0 - dy * g2;
-                G[6 + col] = g1 + dx * g2;
-                G[12 + col] = g2;
-            }
-            for (int r = 0; r < 3; ++r) {
-                G[6 * r + 3] += pk[r] * dk * (1.0 - u);
-                G[6 * r + 4] += pk[r] * dk * u;
-                G[6 * r + 5] += ps[r] / CAR_SUB;
-            }
-        }
-        p[0] = q[0], p[1] = q[1], p[2] = q[2];
+        arc_step(p, G, d0, d1, s, j, 1.0, wheelbase, J || (trail && jac));
         if (trail) {
             memcpy(trail + CAR_TRAIL * j, p, sizeof p);
             if (jac) memcpy(trail + CAR_TRAIL * j + 3, G, sizeof G);
@@ -171,22 +182,94 @@ static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3],
     }
 }
 
-/* Clearance constraint i: its value, and when col is given its row as defect_rows'. */
+/* The least distance of a feature (car_world_feature_distance) over the arc from point p
+ * to the next, which the car drives at the steering of the arc's midpoint: at pose
+ * q(τ), τ ∈ [0, 1] of the arc's length, where dd/dτ = 0 inside or at an end. Its
+ * derivative in x is the feature's at that τ (a minimum's value moves with x as the
+ * function at its minimiser does), so q gets the pose there and, with jac, J (3 × 6 as
+ * car_tx_interval's) its derivative; g the distance's gradient in the pose. */
+static double swept_distance(const car_tx *t, const double *x, size_t p, size_t poly, int feature,
+                             const double *trail, double q[3], double J[18], double g[3])
+{
+    const size_t k = p / CAR_SUB;
+    const int j = (int)(p % CAR_SUB), jac = J != NULL;
+    const double L = t->c->vehicle.wheelbase, d0 = x[car_tx_delta(t, k)], d1 = x[car_tx_delta(t, k + 1)],
+                 s = x[car_tx_s(t, k)];
+    double a[3], G[18] = {0}; /* the arc's start and its derivative */
+    if (j == 0) {
+        node_pose(t, x, k, a);
+        G[0] = G[7] = G[14] = 1.0;
+    } else if (trail) {
+        const double *e = trail + (p - 1) * CAR_TRAIL;
+        memcpy(a, e, sizeof a);
+        if (jac) memcpy(G, e + 3, sizeof G);
+    } else
+        car_tx_point(t, x, p, a, jac ? G : NULL);
+    const double kappa = tan(d0 + (j + 0.5) / CAR_SUB * (d1 - d0)) / L, ss = s / CAR_SUB;
+    /* the distance at τ and its slope in τ (the pose moves by ss (cos θ, sin θ, κ) per unit τ) */
+    double slope[2], value[2], tau[2] = {0.0, 1.0};
+    for (int e = 0; e < 2; ++e) {
+        double r[3] = {a[0], a[1], a[2]}, gr[3];
+        arc_step(r, NULL, d0, d1, s, j, tau[e], L, 0);
+        value[e] = car_world_feature_distance(t->w, poly, feature, r, gr);
+        slope[e] = ss * (gr[0] * cos(r[2]) + gr[1] * sin(r[2]) + gr[2] * kappa);
+    }
+    double at = value[1] < value[0] ? 1.0 : 0.0;
+    if (slope[0] < 0.0 && slope[1] > 0.0) {
+        /* a minimum inside: the root of the slope by regula falsi (Illinois), safeguarded */
+        double lo = 0.0, hi = 1.0, flo = slope[0], fhi = slope[1];
+        int side = 0;
+        for (int it = 0; it < 60 && hi - lo > 1e-13; ++it) {
+            double m = (lo * fhi - hi * flo) / (fhi - flo);
+            if (!(m > lo && m < hi)) m = 0.5 * (lo + hi);
+            double r[3] = {a[0], a[1], a[2]}, gr[3];
+            arc_step(r, NULL, d0, d1, s, j, m, L, 0);
+            car_world_feature_distance(t->w, poly, feature, r, gr);
+            const double fm = ss * (gr[0] * cos(r[2]) + gr[1] * sin(r[2]) + gr[2] * kappa);
+            if (fm == 0.0) {
+                lo = hi = m;
+                break;
+            }
+            if (fm < 0.0) {
+                lo = m, flo = fm;
+                if (side == -1) fhi *= 0.5;
+                side = -1;
+            } else {
+                hi = m, fhi = fm;
+                if (side == 1) flo *= 0.5;
+                side = 1;
+            }
+        }
+        at = 0.5 * (lo + hi);
+    }
+    memcpy(q, a, sizeof a);
+    arc_step(q, jac ? G : NULL, d0, d1, s, j, at, L, jac);
+    if (jac) memcpy(J, G, sizeof G);
+    return car_world_feature_distance(t->w, poly, feature, q, g);
+}
+
+/* Clearance constraint i: its value, and when col is given its row as defect_rows'. In an
+ * interval marked swept the row asks the clearance over the whole arc from its point to
+ * the next, not at the point alone (swept_distance). */
 static double clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val,
                             const double *trail)
 {
     const size_t p = t->obs_point[i], k = p / CAR_SUB;
-    const int inner = p % CAR_SUB != 0;
-    double pose[3], J[18], g[3];
-    if (trail && inner) {
-        const double *e = trail + (p - 1) * CAR_TRAIL;
-        memcpy(pose, e, sizeof pose);
-        if (col) memcpy(J, e + 3, sizeof J);
-    } else
-        car_tx_point(t, x, p, pose, col ? J : NULL);
+    const int swept = t->swept[k], inner = swept || p % CAR_SUB != 0;
+    double pose[3], J[18], g[3], d;
+    if (swept)
+        d = swept_distance(t, x, p, t->obs_poly[i], t->obs_feature[i], trail, pose, col ? J : NULL, g);
+    else {
+        if (trail && inner) {
+            const double *e = trail + (p - 1) * CAR_TRAIL;
+            memcpy(pose, e, sizeof pose);
+            if (col) memcpy(J, e + 3, sizeof J);
+        } else
+            car_tx_point(t, x, p, pose, col ? J : NULL);
+        d = car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL);
+    }
     const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
-    const double f = t->w->clearance + margin -
-                     car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL);
+    const double f = t->w->clearance + margin - d;
     if (!col) return f;
     int e = 0;
     for (int c = 0; c < (inner ? 6 : 3); ++c) {
@@ -332,6 +415,19 @@ static sp_status grow_constraints(car_tx *t)
     return SP_OK;
 }
 
+/* Whether the pair (point p, polygon i, feature f) is a constraint already: among the
+ * `had` there before the selection began (indexed by point in first, by), or among those
+ * it added since (the last ones, their points ascending). */
+static int constrained(const car_tx *t, size_t had, const size_t *first, const size_t *by, size_t p, size_t i,
+                       int f)
+{
+    for (size_t e = first[p]; e < first[p + 1]; ++e)
+        if (t->obs_poly[by[e]] == i && t->obs_feature[by[e]] == f) return 1;
+    for (size_t e = t->n_obs; e > had && t->obs_point[e - 1] >= p; --e)
+        if (t->obs_point[e - 1] == p && t->obs_poly[e - 1] == i && t->obs_feature[e - 1] == f) return 1;
+    return 0;
+}
+
 sp_status car_tx_select(car_tx *t, const double *x, double near)
 {
     const car_world *w = t->w;
@@ -367,17 +463,18 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             for (int f = tied < 2 ? -1 : 0; f < (tied < 2 ? 0 : nf); ++f) {
                 if (f >= 0 && car_world_feature_distance(w, i, f, pose, NULL) >= fmin(dmin + TIE, w->clearance + near))
                     continue;
-                int there = 0;
-                for (size_t e = first[p]; e < first[p + 1] && !there; ++e)
-                    there = t->obs_poly[by[e]] == i && t->obs_feature[by[e]] == f;
-                if (there) continue;
-                if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) {
-                    st = SP_ERR_NOMEM;
-                    break;
+                /* in a swept interval a row covers the arc after its point: the pair on
+                 * the arc before the point too */
+                for (size_t q = t->swept[(p - 1) / CAR_SUB] ? p - 1 : p; q <= p && st == SP_OK; ++q) {
+                    if (constrained(t, had, first, by, q, i, f)) continue;
+                    if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) {
+                        st = SP_ERR_NOMEM;
+                        break;
+                    }
+                    t->obs_point[t->n_obs] = q;
+                    t->obs_poly[t->n_obs] = i;
+                    t->obs_feature[t->n_obs++] = f;
                 }
-                t->obs_point[t->n_obs] = p;
-                t->obs_poly[t->n_obs] = i;
-                t->obs_feature[t->n_obs++] = f;
             }
         }
     }
@@ -407,8 +504,9 @@ static sp_status layout_alloc(car_tx *t, size_t N, double total, int joints)
     t->h = total / t->c->settings.speed / (double)N;
     t->gear = malloc(N * sizeof *t->gear);
     t->margin = calloc(N, sizeof *t->margin);
+    t->swept = calloc(N, 1);
     t->joint = joints ? calloc(N, 1) : NULL;
-    return t->gear && t->margin && (t->joint || !joints) ? SP_OK : SP_ERR_NOMEM;
+    return t->gear && t->margin && t->swept && (t->joint || !joints) ? SP_OK : SP_ERR_NOMEM;
 }
 
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
@@ -587,6 +685,8 @@ void car_tx_free(car_tx *t)
     t->joint = NULL;
     free(t->margin);
     t->margin = NULL;
+    free(t->swept);
+    t->swept = NULL;
     free(t->obs_point);
     free(t->obs_poly);
     free(t->obs_feature);

@@ -142,6 +142,7 @@ typedef struct car_tx {
     unsigned char *joint; /* N, or NULL: interval k joins two of the route's pieces (car_tx_init_pieces) */
     double smax;      /* |s_k| ≤ smax: rows at most 0.1 m apart */
     double *margin;   /* N: the clearance constraints of interval k ask clearance + margin[k] */
+    unsigned char *swept; /* N: interval k's constraints hold over its arcs, not only at their ends */
     /* clearance constraints: feature obs_feature of polygon obs_poly
      * (car_world_feature_distance: the whole distance, or where two pieces of it are
      * nearly tied, each piece) at point obs_point, where point p = k·CAR_SUB + j is node k
@@ -320,6 +321,7 @@ typedef struct car_smooth_out {
     double residual;  /* scaled KKT residual: max of stationarity, sign of multipliers, violation */
     double stationarity, violation, energy;
     double margin;    /* the largest clearance margin of the last solve */
+    int swept;        /* its intervals whose constraints held over their arcs (car_tx.swept) */
     int iterations, solves, unknowns, constraints;
     int newton_steps; /* kept steps of car_kkt_polish */
     double seconds, cpu_seconds;
