@@ -240,7 +240,12 @@ static double swept_distance(const car_tx *t, const double *x, size_t p, size_t 
                 side = 1;
             }
         }
-        at = 0.5 * (lo + hi);
+        /* (where the distance along the arc has more than one minimum, the root found may
+         * not be the least: an end nearer still is taken) */
+        const double m = 0.5 * (lo + hi);
+        double r[3] = {a[0], a[1], a[2]};
+        arc_step(r, NULL, d0, d1, s, j, m, L, 0);
+        if (car_world_feature_distance(t->w, poly, feature, r, NULL) < fmin(value[0], value[1])) at = m;
     }
     memcpy(q, a, sizeof a);
     arc_step(q, jac ? G : NULL, d0, d1, s, j, at, L, jac);
