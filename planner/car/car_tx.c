@@ -182,6 +182,20 @@ static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3],
     }
 }
 
+/* A feature's distance at τ ∈ [0, 1] of arc j of an interval (steering δ0 → δ1, travel
+ * s) from pose a, and in *slope its derivative in τ: the pose moves by s/CAR_SUB · (cos θ,
+ * sin θ, κ) per unit of τ. */
+static double distance_along(const car_tx *t, const double a[3], double d0, double d1, double s, int j, double tau,
+                             size_t poly, int feature, double *slope)
+{
+    const double L = t->c->vehicle.wheelbase, kappa = tan(d0 + (j + 0.5) / CAR_SUB * (d1 - d0)) / L;
+    double r[3] = {a[0], a[1], a[2]}, g[3];
+    arc_step(r, NULL, d0, d1, s, j, tau, L, 0);
+    const double d = car_world_feature_distance(t->w, poly, feature, r, g);
+    *slope = s / CAR_SUB * (g[0] * cos(r[2]) + g[1] * sin(r[2]) + g[2] * kappa);
+    return d;
+}
+
 /* The least distance of a feature (car_world_feature_distance) over the arc from point p
  * to the next, which the car drives at the steering of the arc's midpoint: at pose
  * q(τ), τ ∈ [0, 1] of the arc's length, where dd/dτ = 0 inside or at an end. Its
@@ -193,8 +207,7 @@ static double swept_distance(const car_tx *t, const double *x, size_t p, size_t 
 {
     const size_t k = p / CAR_SUB;
     const int j = (int)(p % CAR_SUB), jac = J != NULL;
-    const double L = t->c->vehicle.wheelbase, d0 = x[car_tx_delta(t, k)], d1 = x[car_tx_delta(t, k + 1)],
-                 s = x[car_tx_s(t, k)];
+    const double d0 = x[car_tx_delta(t, k)], d1 = x[car_tx_delta(t, k + 1)], s = x[car_tx_s(t, k)];
     double a[3], G[18] = {0}; /* the arc's start and its derivative */
     if (j == 0) {
         node_pose(t, x, k, a);
@@ -205,27 +218,17 @@ static double swept_distance(const car_tx *t, const double *x, size_t p, size_t 
         if (jac) memcpy(G, e + 3, sizeof G);
     } else
         car_tx_point(t, x, p, a, jac ? G : NULL);
-    const double kappa = tan(d0 + (j + 0.5) / CAR_SUB * (d1 - d0)) / L, ss = s / CAR_SUB;
-    /* the distance at τ and its slope in τ (the pose moves by ss (cos θ, sin θ, κ) per unit τ) */
-    double slope[2], value[2], tau[2] = {0.0, 1.0};
-    for (int e = 0; e < 2; ++e) {
-        double r[3] = {a[0], a[1], a[2]}, gr[3];
-        arc_step(r, NULL, d0, d1, s, j, tau[e], L, 0);
-        value[e] = car_world_feature_distance(t->w, poly, feature, r, gr);
-        slope[e] = ss * (gr[0] * cos(r[2]) + gr[1] * sin(r[2]) + gr[2] * kappa);
-    }
+    double slope[2], value[2];
+    for (int e = 0; e < 2; ++e) value[e] = distance_along(t, a, d0, d1, s, j, e, poly, feature, &slope[e]);
     double at = value[1] < value[0] ? 1.0 : 0.0;
     if (slope[0] < 0.0 && slope[1] > 0.0) {
         /* a minimum inside: the root of the slope by regula falsi (Illinois), safeguarded */
         double lo = 0.0, hi = 1.0, flo = slope[0], fhi = slope[1];
         int side = 0;
         for (int it = 0; it < 60 && hi - lo > 1e-13; ++it) {
-            double m = (lo * fhi - hi * flo) / (fhi - flo);
+            double m = (lo * fhi - hi * flo) / (fhi - flo), fm;
             if (!(m > lo && m < hi)) m = 0.5 * (lo + hi);
-            double r[3] = {a[0], a[1], a[2]}, gr[3];
-            arc_step(r, NULL, d0, d1, s, j, m, L, 0);
-            car_world_feature_distance(t->w, poly, feature, r, gr);
-            const double fm = ss * (gr[0] * cos(r[2]) + gr[1] * sin(r[2]) + gr[2] * kappa);
+            distance_along(t, a, d0, d1, s, j, m, poly, feature, &fm);
             if (fm == 0.0) {
                 lo = hi = m;
                 break;
@@ -243,12 +246,11 @@ static double swept_distance(const car_tx *t, const double *x, size_t p, size_t 
         /* (where the distance along the arc has more than one minimum, the root found may
          * not be the least: an end nearer still is taken) */
         const double m = 0.5 * (lo + hi);
-        double r[3] = {a[0], a[1], a[2]};
-        arc_step(r, NULL, d0, d1, s, j, m, L, 0);
-        if (car_world_feature_distance(t->w, poly, feature, r, NULL) < fmin(value[0], value[1])) at = m;
+        double unused;
+        if (distance_along(t, a, d0, d1, s, j, m, poly, feature, &unused) < fmin(value[0], value[1])) at = m;
     }
     memcpy(q, a, sizeof a);
-    arc_step(q, jac ? G : NULL, d0, d1, s, j, at, L, jac);
+    arc_step(q, jac ? G : NULL, d0, d1, s, j, at, t->c->vehicle.wheelbase, jac);
     if (jac) memcpy(J, G, sizeof G);
     return car_world_feature_distance(t->w, poly, feature, q, g);
 }
