@@ -624,11 +624,11 @@ def car():
         "search": d({"type": "object", "additionalProperties": False, "properties": {
             "max_nodes": nullable(d(integer(1, 100000000), "nodes the route search may expand", 300000)),
             "max_seconds": nullable(d(positive(), "processor seconds the route search may take; the smoothing "
-                                                  "gets what the route left of this + 2, less 0.05 for the result (2 to this)", 8.0))}},
+                                                  "gets what the route left of this + 1.5, less 0.05 for the result (2 to this)", 8.0))}},
                     "the budget of the route search (hybrid A*)"),
         "smoothing": d({"type": "object", "additionalProperties": False, "properties": {
             "max_evaluations": nullable(d(integer(1, 100000000), "evaluations of the energy over all the smoothing's "
-                                                                  "solves", 3600)),
+                                                                  "solves", 20000)),
             "max_unknowns": nullable(d(integer(1, 100000000), "larger transcriptions are not smoothed (the route "
                                                                "stands)", 5000))}},
                        "the work budget of the smoothing"),

@@ -149,3 +149,28 @@ Test(car_scenes, a_slot_whose_dip_recurs_converges_with_the_rows_of_that_interva
     cJSON_free(text);
     cJSON_Delete(doc);
 }
+
+/* A tight parallel slot (scene 400072 of the bench: 0.99 m of play, 7 gear changes)
+ * whose first solve, the augmented Lagrangian's, converges after some 5100 evaluations:
+ * within the default budget of 20000 (it was left to the fallbacks, and the route
+ * returned, when the budget was 3600). A budget of 1000 s, so that only the counted
+ * limits bind. */
+Test(car_scenes, a_tight_parallel_slot_converges_within_the_default_evaluations)
+{
+    car_scene_info info;
+    cJSON *doc = car_scene_draw(400072, CAR_SCENE_PARALLEL, 0, &info);
+    cJSON *search = cJSON_GetObjectItem(doc, "search");
+    if (!search) search = cJSON_AddObjectToObject(doc, "search");
+    cJSON_DeleteItemFromObject(search, "max_seconds");
+    cJSON_AddNumberToObject(search, "max_seconds", 1000);
+    char *text = cJSON_PrintUnformatted(doc);
+    cJSON *r = solve_doc(text);
+    cr_expect_str_eq(string(r, "status"), "converged", "%s", string(r, "message"));
+    car_check_plan(r, doc);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
+    cr_expect_leq(car_result_number(sw, "evaluations"), 20000);
+    cJSON_Delete(r);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+}

@@ -44,6 +44,10 @@
 /* Processor time kept back from the smoothing for what the plan does after it (the rows
  * of the result, its swept clearance: 7 ms on TPCAP case 7's 27 m). */
 #define RESULT_RESERVE 0.05
+/* The route's processor time that leaves the smoothing its whole budget: beyond it, the
+ * smoothing gets that much less, so that a plan ends within search.max_seconds +
+ * ROUTE_GRACE (9.5 s by default: under 10 s of wall time with the process around it). */
+#define ROUTE_GRACE 1.5
 
 /* NLopt's callbacks */
 typedef struct smooth_ctx {
@@ -395,11 +399,11 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     if (st != SP_OK) goto done;
     double *x = s.x, *best = s.best, *lb = s.lb, *ub = s.ub, *tol = s.tol, *dip = s.dip, *x0 = s.x0, *x0n = s.x0n;
     /* the time budget: the search's max_seconds, but no more than what the route left of
-     * max_seconds + 2, less RESULT_RESERVE for the result's rows and figures (so that a
-     * plan ends within 10 s of processor time by default: a route found late, out of a
-     * tight slot, would otherwise add a whole smoothing budget to its own), at least 2 s */
-    const double budget =
-        fmax(2.0, fmin(c->settings.max_seconds, c->settings.max_seconds + 2.0 - RESULT_RESERVE - r->cpu_seconds));
+     * max_seconds + ROUTE_GRACE, less RESULT_RESERVE for the result's rows and figures (a
+     * route found late, out of a tight slot, would otherwise add a whole smoothing budget
+     * to its own), at least 2 s */
+    const double budget = fmax(
+        2.0, fmin(c->settings.max_seconds, c->settings.max_seconds + ROUTE_GRACE - RESULT_RESERVE - r->cpu_seconds));
     out->max_seconds = budget;
     out->unknowns = (int)n;
     if ((long)n > c->settings.max_unknowns) {

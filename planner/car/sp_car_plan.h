@@ -326,7 +326,7 @@ typedef struct car_smooth_out {
     int newton_steps; /* kept steps of car_kkt_polish */
     double seconds, cpu_seconds;
     double max_seconds; /* the processor time it was given: search.max_seconds, less what the route took
-                         * beyond 2 s (car_route.cpu_seconds) and 0.05 s for the result, at least 2 */
+                         * beyond 1.5 s (car_route.cpu_seconds) and 0.05 s for the result, at least 2 */
     const char *budget; /* the budget that ran out (max_seconds, max_evaluations, max_unknowns), or NULL */
     char message[240];
 } car_smooth_out;

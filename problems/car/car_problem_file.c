@@ -17,7 +17,7 @@ void sp_car_settings_defaults(sp_car_settings *s)
                            .speed = 1.0,
                            .max_nodes = 300000,
                            .max_seconds = 8.0,
-                           .max_evaluations = 3600,
+                           .max_evaluations = 20000,
                            .max_unknowns = 5000,
                            .tolerance = 1e-6,
                            .smooth = 1};
