@@ -197,6 +197,9 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
     memset(t->margin, 0, t->N * sizeof *t->margin);
     memset(t->swept, 0, t->N);
     int polish = 0, solves = 0;
+    /* the problem's version (margins, swept intervals, pairs), and the one the last solve
+     * from the route had */
+    unsigned version = 0, restarted = ~0u;
     /* Where the swept footprint dips inside the clearance between the checked points (a
      * corner of the car passing a vertex of an obstacle: between two points d apart the
      * dip can reach √(c² + d²/4) − c), that interval's constraints ask for the dip more,
@@ -290,15 +293,23 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
                 if (dip[k] > -1e-9 && isfinite(dip[k])) {
                     if (t->margin[k] > 0.0 && !t->swept[k]) t->swept[k] = 1;
                     else t->margin[k] += dip[k] + 2e-3;
+                    ++version;
                 }
                 deep |= !isfinite(dip[k]);
             }
             /* After shallow dips the solve goes on from where it stopped; after a deep one
              * the pairs near the failed point join those near the start (a pair the solver
              * did not know it may have driven straight through) and it starts again from
-             * the route. */
+             * the route. A solve from the route of the problem the last one had would
+             * repeat it step for step (the solver failed with every pair known: on tight
+             * slots, 3 mm inside the clearance at the checked points): the budget is left
+             * to the next method. */
             if (deep) {
+                const size_t known = t->n_obs;
                 if (sp_vec_isfinite((int)n, x) && car_tx_select(t, x, NEAR) != SP_OK) return SP_ERR_NOMEM;
+                version += t->n_obs != known;
+                if (version == restarted) break;
+                restarted = version;
                 memcpy(x, x0, n * sizeof *x);
             }
         }
