@@ -618,7 +618,7 @@ def car():
         "travel_weight": nullable(d(positive(), "w_v in the energy integral of (w_v v^2 + w_s delta'^2) dt", 1.0)),
         "steering_weight": nullable(d(positive(), "w_s in the energy", 1.0)),
         "gear_change_cost": nullable(d(number(minimum=0), "added to the energy per gear change", 0.0)),
-        "speed": nullable(d(positive(), "nominal speed timing the path: T = route length / speed, m/s", 1.0)),
+        "speed": nullable(d(positive(), "nominal speed timing the path: T = route length / speed (plus the route's steering changes at max_steering_rate when given), m/s", 1.0)),
         "tolerance": nullable(d(positive(), "the smoothing's KKT residual that counts as converged", 1e-6)),
         "smooth": nullable(d({"type": "boolean"}, "false: return the route itself (stalled)", True)),
         "search": d({"type": "object", "additionalProperties": False, "properties": {

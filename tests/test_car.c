@@ -828,6 +828,22 @@ Test(car, a_steering_rate_bound_is_kept)
     cJSON_Delete(input);
 }
 
+/* A bound on the steering rate too tight for the route's length at the speed (0.2 rad/s:
+ * the route turns the wheel through 4.75 rad, 24 s at the bound, in 10.6 s of travel):
+ * the time is the travel's and the turning's, and the plan converges within the bound (in
+ * the travel's time alone it ended stalled, the route returned with rates of 3.4 rad/s). */
+Test(car, a_tight_steering_rate_bound_is_met_with_the_time_to_turn_the_wheel)
+{
+    cJSON *input;
+    cJSON *r = smoothed_slot("0.2", &input);
+    expect_smoothed(r, input, 0.2);
+    const cJSON *t = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "trajectory"), "t");
+    const double end = cJSON_GetArrayItem(t, cJSON_GetArraySize(t) - 1)->valuedouble;
+    cr_expect_gt(end, 2.0 * car_result_number(r, "length") / 1.0); /* the speed: 1 m/s */
+    cJSON_Delete(r);
+    cJSON_Delete(input);
+}
+
 /* The parallel slot with "smooth": false (and the steering limit given, when not NULL):
  * the route itself, checked by car_check_plan; the result and *input are the caller's. */
 static cJSON *unsmoothed_slot(const char *max_steering, cJSON **input)

@@ -38,6 +38,17 @@ static sp_status route_path(const car_route *r, const sp_car_vehicle *v, car_pat
     return SP_OK;
 }
 
+double car_route_duration(const car_route *r, const sp_car_problem *c)
+{
+    double length = 0.0, turned = 0.0;
+    for (size_t i = 0; i < r->n; ++i) {
+        length += r->pieces[i].length;
+        if (i > 0) turned += fabs(r->pieces[i].delta - r->pieces[i - 1].delta);
+    }
+    const double rate = c->vehicle.max_steering_rate;
+    return length / c->settings.speed + (rate > 0.0 ? turned / rate : 0.0);
+}
+
 double car_path_energy(const car_path *p, const sp_car_settings *set, double h)
 {
     double e = set->gear_change_cost * car_path_gear_changes(p);
@@ -151,7 +162,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
         /* the goal's heading as the route reaches it, unwrapped */
         const double g = c->scene.goal[2], goal[3] = {c->scene.goal[0], c->scene.goal[1],
                                                       g + 2.0 * SP_PI * round((end[2] - g) / (2.0 * SP_PI))};
-        const double h = car_path_length(&path) / c->settings.speed / (double)(path.K ? path.K : 1);
+        const double duration = car_route_duration(&r, c), h = duration / (double)(path.K ? path.K : 1);
         const double route_energy = car_path_energy(&path, &c->settings, h);
         double hp = h;
         if (c->settings.smooth) {
@@ -180,7 +191,7 @@ cJSON *sp_car_plan_json(const sp_problem *pb, const sp_progress *progress)
             cJSON_AddNumberToObject(sw, "route_energy", route_energy);
             cJSON_AddNumberToObject(timing, "smooth_seconds", so.seconds);
             cJSON_AddNumberToObject(timing, "smooth_cpu_seconds", so.cpu_seconds);
-            const double hs = car_path_length(&path) / c->settings.speed / (double)(smooth.K ? smooth.K : 1);
+            const double hs = duration / (double)(smooth.K ? smooth.K : 1);
             /* never worse than the route: the smoothed path is kept only when its energy
              * (measured as the route's) is no larger, but for rounding (a straight route is
              * already optimal, and its smoothing may come out 1e-15 above it) */

@@ -3,8 +3,10 @@
  * derivatives, the constraints' selection, the starting point from the route and the path
  * of a solution. car_smooth.c solves it.
  *
- * The transcription. The travel time T = route length / speed is fixed (with T free the
- * energy would fall without bound as T grows) and cut into N intervals of equal duration
+ * The transcription. The travel time T (car_route_duration: the route's length at the
+ * speed, and with a rate bound the time to turn the wheel through the route's steering
+ * changes) is fixed (with T free the energy would fall without bound as T grows) and cut
+ * into N intervals of equal duration
  * h. Interval k carries one signed travel s_k (speed v_k = s_k / h, its sign the route's
  * gear, so the gear pattern is the route's while the cusps may move) and a steering rate
  * ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
@@ -502,13 +504,13 @@ static double layout_begin(car_tx *t, const car_world *w, const sp_car_problem *
     return total;
 }
 
-/* N intervals over the route's length `total`: the sizes, h, and the arrays by interval
- * (joint with `joints`). SP_ERR_NOMEM or SP_OK. */
-static sp_status layout_alloc(car_tx *t, size_t N, double total, int joints)
+/* N intervals over route r's duration: the sizes, h, and the arrays by interval (joint
+ * with `joints`). SP_ERR_NOMEM or SP_OK. */
+static sp_status layout_alloc(car_tx *t, const car_route *r, size_t N, int joints)
 {
     t->N = N;
     t->n = 5 * N - 2;
-    t->h = total / t->c->settings.speed / (double)N;
+    t->h = car_route_duration(r, t->c) / (double)N;
     t->gear = malloc(N * sizeof *t->gear);
     t->margin = calloc(N, sizeof *t->margin);
     t->swept = calloc(N, 1);
@@ -536,7 +538,7 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
         N += m < 2 ? 2 : m;
         i = j;
     }
-    if (layout_alloc(t, N, total, 0) != SP_OK) return SP_ERR_NOMEM;
+    if (layout_alloc(t, r, N, 0) != SP_OK) return SP_ERR_NOMEM;
     N = 0;
     double longest = 0.0;
     for (size_t i = 0; i < r->n;) {
@@ -558,7 +560,7 @@ sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, co
 sp_status car_tx_init_pieces(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                              const double goal[3])
 {
-    const double total = layout_begin(t, w, c, r, goal);
+    layout_begin(t, w, c, r, goal);
     /* intervals of at most PIECE_STEP: in a tight slot the path must keep the clearance
      * between its checked points too, which lie CAR_SUB to an interval */
     const double step = PIECE_STEP;
@@ -587,7 +589,7 @@ sp_status car_tx_init_pieces(car_tx *t, const car_world *w, const sp_car_problem
             i = j;
         }
         if (pass) break;
-        if (layout_alloc(t, N, total, 1) != SP_OK) return SP_ERR_NOMEM;
+        if (layout_alloc(t, r, N, 1) != SP_OK) return SP_ERR_NOMEM;
     }
     t->smax = 1.5 * fmax(longest, 0.5 * step);
     return SP_OK;
