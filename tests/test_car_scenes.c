@@ -72,20 +72,36 @@ Test(car_scenes, the_generator_is_reproducible_and_its_scenes_are_valid_problem_
               far, reverse, others, clutter);
 }
 
+/* Scene `seed` of `kind` (of the moderate ranges or not) planned, with search.max_seconds
+ * set when positive: converged to the tolerance, and the checks of every plan. The
+ * result; *doc gets the problem (both the caller's to delete). */
+static cJSON *converged_plan(car_scene_kind kind, unsigned long seed, int moderate, double max_seconds, cJSON **doc)
+{
+    car_scene_info info;
+    *doc = car_scene_draw(seed, kind, moderate, &info);
+    if (max_seconds > 0) {
+        cJSON *search = cJSON_GetObjectItem(*doc, "search");
+        if (!search) search = cJSON_AddObjectToObject(*doc, "search");
+        cJSON_DeleteItemFromObject(search, "max_seconds");
+        cJSON_AddNumberToObject(search, "max_seconds", max_seconds);
+    }
+    char *text = cJSON_PrintUnformatted(*doc);
+    cJSON *r = solve_doc(text);
+    cJSON_free(text);
+    cr_expect_str_eq(string(r, "status"), "converged", "%s %lu: %s", car_scene_kind_name(kind), seed, string(r, "message"));
+    car_check_plan(r, *doc);
+    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    return r;
+}
+
 /* Scene `seed` of `kind`, moderate, planned: converged, and the checks of every plan. */
 static void plan_scene(car_scene_kind kind, unsigned long seed)
 {
-    car_scene_info info;
-    cJSON *doc = car_scene_draw(seed, kind, 1, &info);
-    char *text = cJSON_PrintUnformatted(doc);
-    cJSON *r = solve_doc(text);
-    cr_expect_str_eq(string(r, "status"), "converged", "%s %lu: %s", car_scene_kind_name(kind), seed, string(r, "message"));
-    car_check_plan(r, doc);
-    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    cJSON *doc;
+    cJSON *r = converged_plan(kind, seed, 1, 0.0, &doc);
     const cJSON *veh = cJSON_GetObjectItem(doc, "vehicle");
     cr_expect_leq(car_result_number(r, "largest_steering"), car_result_number(veh, "max_steering") + 1e-12);
     cJSON_Delete(r);
-    cJSON_free(text);
     cJSON_Delete(doc);
 }
 
@@ -135,18 +151,12 @@ Test(car_scenes, a_slot_among_clutter_is_smoothed_by_the_interior_point_method_a
  * clearance along its whole swept footprint. */
 Test(car_scenes, a_slot_whose_dip_recurs_converges_with_the_rows_of_that_interval_along_its_arcs)
 {
-    car_scene_info info;
-    cJSON *doc = car_scene_draw(100095, CAR_SCENE_CLUTTER, 0, &info);
-    char *text = cJSON_PrintUnformatted(doc);
-    cJSON *r = solve_doc(text);
-    cr_expect_str_eq(string(r, "status"), "converged", "%s", string(r, "message"));
-    car_check_plan(r, doc);
-    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    cJSON *doc;
+    cJSON *r = converged_plan(CAR_SCENE_CLUTTER, 100095, 0, 0.0, &doc);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
     cr_expect_geq(car_result_number(sw, "swept_intervals"), 1.0);
     cr_expect_geq(car_result_number(r, "min_clearance"), 0.05 - 1e-9);
     cJSON_Delete(r);
-    cJSON_free(text);
     cJSON_Delete(doc);
 }
 
@@ -157,20 +167,10 @@ Test(car_scenes, a_slot_whose_dip_recurs_converges_with_the_rows_of_that_interva
  * limits bind. */
 Test(car_scenes, a_tight_parallel_slot_converges_within_the_default_evaluations)
 {
-    car_scene_info info;
-    cJSON *doc = car_scene_draw(400072, CAR_SCENE_PARALLEL, 0, &info);
-    cJSON *search = cJSON_GetObjectItem(doc, "search");
-    if (!search) search = cJSON_AddObjectToObject(doc, "search");
-    cJSON_DeleteItemFromObject(search, "max_seconds");
-    cJSON_AddNumberToObject(search, "max_seconds", 1000);
-    char *text = cJSON_PrintUnformatted(doc);
-    cJSON *r = solve_doc(text);
-    cr_expect_str_eq(string(r, "status"), "converged", "%s", string(r, "message"));
-    car_check_plan(r, doc);
-    cr_expect_leq(car_result_number(r, "optimality_residual"), 1e-6);
+    cJSON *doc;
+    cJSON *r = converged_plan(CAR_SCENE_PARALLEL, 400072, 0, 1000.0, &doc);
     const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "work"), "smooth");
     cr_expect_leq(car_result_number(sw, "evaluations"), 20000);
     cJSON_Delete(r);
-    cJSON_free(text);
     cJSON_Delete(doc);
 }
