@@ -38,17 +38,6 @@ static sp_status route_path(const car_route *r, const sp_car_vehicle *v, car_pat
     return SP_OK;
 }
 
-double car_route_duration(const car_route *r, const sp_car_problem *c)
-{
-    double length = 0.0, turned = 0.0;
-    for (size_t i = 0; i < r->n; ++i) {
-        length += r->pieces[i].length;
-        if (i > 0) turned += fabs(r->pieces[i].delta - r->pieces[i - 1].delta);
-    }
-    const double rate = c->vehicle.max_steering_rate;
-    return length / c->settings.speed + (rate > 0.0 ? turned / rate : 0.0);
-}
-
 double car_path_energy(const car_path *p, const sp_car_settings *set, double h)
 {
     double e = set->gear_change_cost * car_path_gear_changes(p);

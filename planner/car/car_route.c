@@ -547,3 +547,14 @@ void car_route_free(car_route *r)
     r->pieces = NULL;
     r->n = r->cap = 0;
 }
+
+double car_route_duration(const car_route *r, const sp_car_problem *c)
+{
+    double length = 0.0, turned = 0.0;
+    for (size_t i = 0; i < r->n; ++i) {
+        length += r->pieces[i].length;
+        if (i > 0) turned += fabs(r->pieces[i].delta - r->pieces[i - 1].delta);
+    }
+    const double rate = c->vehicle.max_steering_rate;
+    return length / c->settings.speed + (rate > 0.0 ? turned / rate : 0.0);
+}

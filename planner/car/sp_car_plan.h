@@ -105,6 +105,11 @@ typedef struct car_route {
 sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp_progress *progress,
                            car_route *r);
 void car_route_free(car_route *r);
+/* The travel time T the smoothing gives route r: its length at settings.speed and, with a
+ * bound on the steering rate, the time to turn the wheel through the route's steering
+ * changes at that rate (the route's steering jumps between its pieces; in the length's
+ * time alone a tight bound cannot be met). */
+double car_route_duration(const car_route *r, const sp_car_problem *c);
 
 /* The way out of a confined pose (car_escape.c): best first over moves of one gear and
  * steering value as long as the clearance allows (or half that), a move of the same gear
@@ -117,12 +122,6 @@ void car_route_free(car_route *r);
 typedef int (*car_escape_out_fn)(void *ctx, const double pose[3]);
 sp_status car_escape(const car_world *w, const double from[3], long max_nodes, double deadline, car_escape_out_fn out,
                      void *ctx, car_route *r);
-
-/* The travel time T the smoothing gives route r: its length at settings.speed and, with a
- * bound on the steering rate, the time to turn the wheel through the route's steering
- * changes at that rate (the route's steering jumps between its pieces; in the length's
- * time alone a tight bound cannot be met). */
-double car_route_duration(const car_route *r, const sp_car_problem *c);
 
 /* The energy Σ (w_v s_k² + w_s (δ_k − δ_{k−1})²)/h + gear_change_cost · gear changes of a
  * path whose intervals last h each. */
