@@ -271,8 +271,8 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             out->margin = 0.0, out->swept = 0;
             for (size_t k = 0; k < t->N; ++k) out->margin = fmax(out->margin, t->margin[k]), out->swept += t->swept[k];
             out->stationarity = stat, out->violation = viol, out->residual = resid;
-            /* the KKT conditions decide, whatever stopped the solver: a solve cut short by the
-             * time whose Newton steps then met them (scene 500051: 3e-11) has converged */
+            /* the KKT conditions decide, whatever stopped the solver: a solve that failed but
+             * whose Newton steps then met them (scene 500051: 3e-11) has converged */
             out->converged = out->residual <= c->settings.tolerance;
             snprintf(out->message, sizeof out->message, "smooth: %s %s after %d evaluations; KKT residual %.2e%s",
                      method_name[how], res > 0 || out->converged ? "stopped" : "failed", evaluations, out->residual,

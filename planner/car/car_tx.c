@@ -6,10 +6,9 @@
  * The transcription. The travel time T (car_route_duration: the route's length at the
  * speed, and with a rate bound the time to turn the wheel through the route's steering
  * changes) is fixed (with T free the energy would fall without bound as T grows) and cut
- * into N intervals of equal duration
- * h. Interval k carries one signed travel s_k (speed v_k = s_k / h, its sign the route's
- * gear, so the gear pattern is the route's while the cusps may move) and a steering rate
- * ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
+ * into N intervals of equal duration h. Interval k carries one signed travel s_k (speed
+ * v_k = s_k / h, its sign the route's gear, so the gear pattern is the route's while the
+ * cusps may move) and a steering rate ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
  * s_k/CAR_SUB each at the steering of their midpoints, δ_k + (j + ½)/CAR_SUB · (δ_{k+1} −
  * δ_k): a symmetric scheme (reversing the interval, s → −s, gives the same map) of second
  * order for the linear steering, whose discrete path is itself a path of the bicycle. So
