@@ -8,13 +8,13 @@
  * changes) is fixed (with T free the energy would fall without bound as T grows) and cut
  * into N intervals of equal duration h. Interval k carries one signed travel s_k (speed
  * v_k = s_k / h, its sign the route's gear, so the gear pattern is the route's while the
- * cusps may move) and a steering rate ω_k = (δ_{k+1} − δ_k)/h. Within the interval the car drives CAR_SUB exact arcs of
- * s_k/CAR_SUB each at the steering of their midpoints, δ_k + (j + ½)/CAR_SUB · (δ_{k+1} −
- * δ_k): a symmetric scheme (reversing the interval, s → −s, gives the same map) of second
- * order for the linear steering, whose discrete path is itself a path of the bicycle. So
- * the rows of the result are exact arcs of the model between the rows, the steering moves
- * in steps of ω h / CAR_SUB, and the goal is reached to the accuracy of the defect
- * constraints: nothing is re-projected after the solve.
+ * cusps may move) and a steering rate ω_k = (δ_{k+1} − δ_k)/h. Within the interval the
+ * car drives CAR_SUB exact arcs of s_k/CAR_SUB each at the steering of their midpoints,
+ * δ_k + (j + ½)/CAR_SUB · (δ_{k+1} − δ_k): a symmetric scheme (reversing the interval, s
+ * → −s, gives the same map) of second order for the linear steering, whose discrete path
+ * is itself a path of the bicycle. So the rows of the result are exact arcs of the model
+ * between the rows, the steering moves in steps of ω h / CAR_SUB, and the goal is reached
+ * to the accuracy of the defect constraints: nothing is re-projected after the solve.
  *
  * Clearance is required at every node and at every joint of the arcs within an interval
  * (the interval's midpoint among them), against each polygon that was near there when the
