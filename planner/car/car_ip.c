@@ -1,7 +1,7 @@
 /* The smoothing's solver for tight slots (sp_car_plan.h, car_ip_solve): a primal–dual
- * interior-point method that keeps every clearance constraint strictly satisfied from a
- * start that satisfies them (the route, laid out by car_tx_init_pieces), the defects by
- * Newton's steps on their linearisation, and the bounds by projection.
+ * interior-point method that keeps every clearance constraint and every bound strictly
+ * satisfied from a start that satisfies them (the route, laid out by
+ * car_tx_init_pieces), and the defects by Newton's steps on their linearisation.
  *
  * Why. In a slot a few centimetres longer than the car the augmented Lagrangian leaves
  * the route at once: with its first small penalty the energy shrinks the short moves the
@@ -15,20 +15,30 @@
  * filter line-search algorithm for large-scale nonlinear programming, 2006, with a merit
  * function in place of the filter; J. Nocedal & S. J. Wright, Numerical Optimization,
  * 2006, ch. 19): for a barrier weight μ, Newton's steps on the conditions
- * ∇E + Aᵀy + Cᵀz = 0, d = 0, s_i z_i = μ with the slacks s = r − c of the clearance rows
- * c ≤ r (r = 0 but where the start breaks a row), the duals z eliminated:
- *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ(μ/s)]
- *   [A                    0 ] [y⁺]  = [−d            ],  dz = μ/s − z + (z/s) C dx,
+ * ∇E + Aᵀy + Cᵀz = 0, d = 0, s_i z_i = μ with the slacks s = r − c of the inequality rows
+ * c ≤ r: the clearance rows, the rate rows and the bounds, each bound a row of its own
+ * (r = 0 but where the start breaks a row or sits on it: there r is a shift that makes
+ * it hold). The duals z eliminated, and the shifts taken to zero by the step:
+ *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ((μ + z r)/s)]
+ *   [A                    0 ] [y⁺]  = [−d                    ],
+ *   dz = μ/s − z + (z/s)(C dx + r),
  * W the Hessian of E + yᵀd + zᵀc, differenced over the band of the transcription
  * (car_band_hessian) and damped by τ I where the step is no descent or its curvature not
  * clearly positive (the LU factorisation does not tell the inertia); every row touches
  * two neighbouring intervals, so the system is banded in car_tx_place order with each
- * equality after its unknowns (car_kkt_augmented_solve). The steps are judged by
- * E − μ Σ log s + ν ‖d‖₁, the first trial corrected back onto the defects, and cut so
- * that no bound is crossed and every slack keeps a hundredth of its value; μ falls
- * tenfold (or to μ^1.5) once the barrier problem's conditions hold to KAPPA μ. A row the
- * start breaks (after a dip between the checked points, the margin tightened it) is
- * shifted to hold, and the shift follows the row down at each step and each μ. */
+ * equality after its unknowns (car_kkt_augmented_solve). A step α judges the point
+ * x + α dx with the shifts (1 − α) r by E − μ Σ log s + ν (‖d‖₁ + Σ r), the first trial
+ * corrected back onto the defects, and is cut so that every slack keeps a hundredth of
+ * its value; μ falls tenfold (or to μ^1.5) once the barrier problem's conditions, the
+ * shifts among them, hold to KAPPA μ.
+ *
+ * The bounds were held by projection before, a step cut where it met one: in a tight
+ * slot, where the steering is at its limit on most moves and the short moves at their
+ * floor, the path then met one bound a step, and a hair inside a bound the next step was
+ * a hair long (TPCAP case 7 at clearance 0: the first barrier problem unsolved after 400
+ * steps, most of them cut below 1 %). A shift that followed its row down by half its
+ * slack each step (rather than with the step) kept a row the margin broke outside for
+ * hundreds of steps. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,25 +59,43 @@
 typedef struct ip {
     car_tx *t;
     size_t n, me, m;    /* unknowns, equalities (the defects), all constraints */
+    const double *lb, *ub;
+    size_t nb;          /* the bounds' rows, after the transcription's: lb_j − x_j ≤ 0, x_j − ub_j ≤ 0 */
+    size_t *bj;         /* nb: their unknowns j, plus n for an upper bound */
     double *f;          /* m: the constraints' values at the point */
     long *col;          /* m × CAR_TX_NZ: their sparse rows (car_tx_constraints_sparse) */
     double *val;
     double *y;          /* me: the defects' multipliers */
     double *z;          /* m − me: the inequalities' duals */
     double *r;          /* m − me: their shifts (c_i ≤ r_i) */
+    double keep;        /* the share of the shifts at the point judged: 1, or 1 − α at a trial step α */
     double *w;          /* m: the weights of the Hessian's terms (y, then z) */
     int evaluations;
 } ip;
 
-static double slack(const ip *a, size_t i) { return a->r[i - a->me] - a->f[i]; }
+static double slack(const ip *a, size_t i) { return a->keep * a->r[i - a->me] - a->f[i]; }
 
 /* The constraints at x into a->f, and with jac their rows. A trial point (no rows) is an
  * evaluation of the merit function and counted as one; the rows at a point taken are
  * the step's cost, as the Hessian's differences are. */
+static void rows(const ip *a, const double *x, long *col, double *val)
+{
+    const size_t m0 = a->m - a->nb;
+    car_tx_constraints_sparse(a->t, x, a->f, col, val);
+    for (size_t b = 0; b < a->nb; ++b) {
+        const size_t j = a->bj[b] % a->n, i = m0 + b;
+        const int upper = a->bj[b] >= a->n;
+        a->f[i] = upper ? x[j] - a->ub[j] : a->lb[j] - x[j];
+        if (!col) continue;
+        for (int e = 0; e < CAR_TX_NZ; ++e) col[i * CAR_TX_NZ + e] = -1, val[i * CAR_TX_NZ + e] = 0.0;
+        col[i * CAR_TX_NZ] = (long)j, val[i * CAR_TX_NZ] = upper ? 1.0 : -1.0;
+    }
+}
+
 static void evaluate(ip *a, const double *x, int jac)
 {
     a->evaluations += !jac;
-    car_tx_constraints_sparse(a->t, x, a->f, jac ? a->col : NULL, a->val);
+    rows(a, x, jac ? a->col : NULL, a->val);
 }
 
 static void add_row(const ip *a, size_t i, double w, double *g)
@@ -89,7 +117,7 @@ static void weighted_gradient(void *ctx, const double *x, double *g)
 {
     ip *a = ctx;
     car_tx_energy(a->t, x, g);
-    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
+    rows(a, x, a->col, a->val);
     for (size_t i = 0; i < a->m; ++i)
         if (a->w[i] != 0.0) add_row(a, i, a->w[i], g);
 }
@@ -104,6 +132,7 @@ static double merit(const ip *a, double energy, double mu, double nu)
         v -= mu * log(s);
     }
     for (size_t j = 0; j < a->me; ++j) v += nu * fabs(a->f[j]);
+    for (size_t i = a->me; i < a->m; ++i) v += nu * a->keep * a->r[i - a->me];
     return v;
 }
 
@@ -115,7 +144,7 @@ static sp_status reselect(ip *a, const double *x, double near, double mu)
     car_tx *t = a->t;
     const size_t old_obs = t->n_obs;
     if (car_tx_select(t, x, near) != SP_OK) return SP_ERR_NOMEM;
-    const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t), mi = m - a->me;
+    const size_t added = t->n_obs - old_obs, m = car_tx_n_constraints(t) + a->nb, mi = m - a->me;
     if (added) {
         double *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val), *w = malloc(m * sizeof *w);
         double *z = malloc(mi * sizeof *z), *r = malloc(mi * sizeof *r);
@@ -143,17 +172,25 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                        car_al_out *out)
 {
     const size_t n = t->n, me = 3 * t->N, ld = CAR_TX_BAND + 1;
-    ip a = {.t = t, .n = n, .me = me, .m = me};
+    ip a = {.t = t, .n = n, .me = me, .m = me, .lb = lb, .ub = ub, .keep = 1.0};
+    a.bj = malloc(2 * n * sizeof *a.bj);
+    if (!a.bj) return SP_ERR_NOMEM;
+    for (size_t j = 0; j < n; ++j) {
+        if (lb[j] == ub[j]) continue; /* (held where it is) */
+        if (isfinite(lb[j])) a.bj[a.nb++] = j;
+        if (isfinite(ub[j])) a.bj[a.nb++] = j + n;
+    }
     *out = (car_al_out){0};
     double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
            *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),
            *g2 = malloc(n * sizeof *g2), *xt = malloc(n * sizeof *xt), *rhs = malloc((n + me) * sizeof *rhs),
            *dx = malloc(n * sizeof *dx), *ynew = malloc(me * sizeof *ynew);
     unsigned char *fixed = malloc(n);
-    double *hfree = malloc(ld * n * sizeof *hfree), *mval = malloc((me ? me : 1) * CAR_TX_NZ * sizeof *mval);
+    double *mval = malloc((me ? me : 1) * CAR_TX_NZ * sizeof *mval);
     a.y = calloc(me, sizeof *a.y);
     sp_status st = SP_ERR_NOMEM;
-    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !hfree || !mval) goto done;
+    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !mval) goto done;
+    for (size_t j = 0; j < n; ++j) fixed[j] = lb[j] == ub[j];
     /* (an unknown a hair inside its bound, the route's steering kept in single precision,
      * sits on it: otherwise the first step to cross it would be a hair long) */
     for (size_t j = 0; j < n; ++j) {
@@ -164,7 +201,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     double mu = MU0;
     /* the constraints at the start: a row it breaks is shifted to hold there */
     if (car_tx_select(t, x, lim->near) != SP_OK) goto done;
-    a.m = car_tx_n_constraints(t);
+    a.m = car_tx_n_constraints(t) + a.nb;
     const size_t mi0 = a.m - me;
     a.f = malloc(a.m * sizeof *a.f), a.w = malloc(a.m * sizeof *a.w), a.val = malloc(a.m * CAR_TX_NZ * sizeof *a.val);
     a.col = malloc(a.m * CAR_TX_NZ * sizeof *a.col);
@@ -197,28 +234,25 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             }
             /* the conditions of the barrier problem at x (a.f, a.col, a.val are at x) */
             const double energy = car_tx_energy(t, x, g);
-            memcpy(gb, g, n * sizeof *gb); /* ∇E + Cᵀ(μ/s): the barrier's gradient */
+            /* the barrier's gradient ∇E + Cᵀ(μ + z r)/s (the shifts' term: the step that
+             * takes them to zero) */
+            memcpy(gb, g, n * sizeof *gb);
             double gmax = 0.0, comp = 0.0, eq = 0.0;
             for (size_t j = 0; j < n; ++j) gmax = fmax(gmax, fabs(g[j]));
             for (size_t i = me; i < a.m; ++i) {
                 const double s = slack(&a, i);
-                add_row(&a, i, mu / s, gb);
+                add_row(&a, i, (mu + a.z[i - me] * a.r[i - me]) / s, gb);
                 comp = fmax(comp, fabs(s * a.z[i - me] - mu));
+                eq = fmax(eq, a.r[i - me]);
             }
             for (size_t j = 0; j < me; ++j) eq = fmax(eq, fabs(a.f[j]));
-            /* stationarity with the multipliers: ∇E + Aᵀy + Cᵀz, projected on the bounds */
+            /* stationarity with the multipliers: ∇E + Aᵀy + Cᵀz */
             memcpy(g1, g, n * sizeof *g1);
             for (size_t j = 0; j < me; ++j) add_row(&a, j, a.y[j], g1);
             for (size_t i = me; i < a.m; ++i) add_row(&a, i, a.z[i - me], g1);
-            /* an unknown on its bound stays there for the step when the Lagrangian's
-             * gradient (with the barrier's duals μ/s) pushes it against the bound */
-            memcpy(g2, gb, n * sizeof *g2);
-            for (size_t j = 0; j < me; ++j) add_row(&a, j, a.y[j], g2);
             double stat = 0.0;
-            for (size_t j = 0; j < n; ++j) {
-                fixed[j] = (x[j] <= lb[j] && g2[j] > 0.0) || (x[j] >= ub[j] && g2[j] < 0.0) || lb[j] == ub[j];
-                if (!((x[j] <= lb[j] && g1[j] > 0.0) || (x[j] >= ub[j] && g1[j] < 0.0))) stat = fmax(stat, fabs(g1[j]));
-            }
+            for (size_t j = 0; j < n; ++j)
+                if (!fixed[j]) stat = fmax(stat, fabs(g1[j]));
             out->violation = eq;
             if (fmax(stat / fmax(1.0, gmax), fmax(eq, comp)) <= KAPPA * mu) {
                 solved = 1;
@@ -238,28 +272,17 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             for (size_t i = me; i < a.m; ++i)
                 car_band_add_row(t, a.col + i * CAR_TX_NZ, a.val + i * CAR_TX_NZ, a.z[i - me] / slack(&a, i), hb);
             for (size_t j = 0; j < n; ++j) hb[car_tx_place(t, j) * ld] += tau;
-            memcpy(hfree, hb, ld * n * sizeof *hfree);
             car_kkt k = {.n = n, .na = me, .mcol = a.col, .mval = mval};
-            /* the unknowns held on their bounds drop out (their rows and columns the
-             * identity); where the step would take another one across its bound, that
-             * one is held too and the step made again */
-            int ok = -1;
-            for (int round = 0; round < 6; ++round) {
-                memcpy(hb, hfree, ld * n * sizeof *hb);
-                for (size_t j = 0; j < n; ++j) rhs[j] = -gb[j];
-                for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
-                for (size_t j = 0; j < n; ++j)
-                    if (fixed[j]) car_band_hold(t, j, hb), rhs[j] = 0.0;
-                memcpy(mval, a.val, me * CAR_TX_NZ * sizeof *mval);
-                for (size_t e = 0; e < me * CAR_TX_NZ; ++e)
-                    if (a.col[e] >= 0 && fixed[a.col[e]]) mval[e] = 0.0;
-                ok = car_kkt_augmented_solve(t, &k, hb, 0.0, rhs);
-                if (ok != 0) break;
-                int more = 0;
-                for (size_t j = 0; j < n; ++j)
-                    if (!fixed[j] && ((x[j] <= lb[j] && rhs[j] < 0.0) || (x[j] >= ub[j] && rhs[j] > 0.0))) fixed[j] = 1, more = 1;
-                if (!more) break;
-            }
+            /* the unknowns whose bounds are equal drop out (their rows and columns the
+             * identity) */
+            for (size_t j = 0; j < n; ++j) rhs[j] = -gb[j];
+            for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
+            for (size_t j = 0; j < n; ++j)
+                if (fixed[j]) car_band_hold(t, j, hb), rhs[j] = 0.0;
+            memcpy(mval, a.val, me * CAR_TX_NZ * sizeof *mval);
+            for (size_t e = 0; e < me * CAR_TX_NZ; ++e)
+                if (a.col[e] >= 0 && fixed[a.col[e]]) mval[e] = 0.0;
+            const int ok = car_kkt_augmented_solve(t, &k, hb, 0.0, rhs);
             fresh = 0;
             if (ok != 0) {
                 tau = fmax(1e-6, 10.0 * tau);
@@ -288,15 +311,17 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
              * to first order (fraction to the boundary 0.99) */
             double ymax = 0.0, dnorm = 0.0, slope = 0.0, amax = cap;
             for (size_t j = 0; j < me; ++j) ymax = fmax(ymax, fabs(ynew[j])), dnorm += fabs(a.f[j]);
-            nu = fmax(nu, 1.1 * ymax + 1.0);
-            for (size_t j = 0; j < n; ++j) {
-                slope += g[j] * dx[j];
-                /* no step past a bound: the slope is the step's own */
-                if (dx[j] > 0.0 && isfinite(ub[j])) amax = fmin(amax, fmax(0.0, ub[j] - x[j]) / dx[j]);
-                if (dx[j] < 0.0 && isfinite(lb[j])) amax = fmin(amax, fmax(0.0, x[j] - lb[j]) / -dx[j]);
-            }
+            for (size_t i = me; i < a.m; ++i)
+                if (a.r[i - me] > 0.0) ymax = fmax(ymax, a.z[i - me]), dnorm += a.r[i - me];
+            /* (the penalty follows the multipliers down as well as up: kept at its
+             * largest, 3100 from a shifted row's early dual on scene 500052, it made
+             * the defects' curvature outweigh the energy and cut the steps to 3 % for
+             * 400 iterations) */
+            nu = 1.1 * ymax + 1.0;
+            for (size_t j = 0; j < n; ++j) slope += g[j] * dx[j];
+            /* (a slack's rate of fall along the step: its row's, and its shift's) */
             for (size_t i = me; i < a.m; ++i) {
-                const double s = slack(&a, i), c = row_dot(&a, i, dx);
+                const double s = slack(&a, i), c = row_dot(&a, i, dx) + a.r[i - me];
                 cdx[i - me] = c;
                 slope += mu * c / s;
                 if (c > 0.0) amax = fmin(amax, 0.99 * s / c);
@@ -312,8 +337,9 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             double alpha = amax;
             int taken = 0, grown = 0;
             for (int ls = 0; ls < 30 && !taken && !grown; ++ls, alpha *= 0.5) {
-                for (size_t j = 0; j < n; ++j) xt[j] = fmin(ub[j], fmax(lb[j], x[j] + alpha * dx[j]));
+                for (size_t j = 0; j < n; ++j) xt[j] = fixed[j] ? x[j] : x[j] + alpha * dx[j];
                 evaluate(&a, xt, 0);
+                a.keep = 1.0 - alpha;
                 double phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
                 /* a second-order correction of the first trial (Nocedal & Wright, §15.6):
                  * the least change that undoes the defects the step's curvature made,
@@ -323,10 +349,11 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                     for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
                     if (car_kkt_augmented_solve(t, &k, NULL, 0.0, rhs) != 0) break;
                     for (size_t j = 0; j < n; ++j)
-                        if (!fixed[j]) xt[j] = fmin(ub[j], fmax(lb[j], xt[j] + rhs[j]));
+                        if (!fixed[j]) xt[j] += rhs[j];
                     evaluate(&a, xt, 0);
                     phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
                 }
+                a.keep = 1.0;
                 if (!(phi <= phi0 + 1e-4 * alpha * slope)) continue;
                 if (car_tx_depth(t, xt) > allowed) {
                     /* a pair not yet constrained comes into play: pick the pairs near
@@ -357,6 +384,10 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             const double used = alpha * 2.0; /* (the loop halved it once past the step taken) */
             memcpy(x, xt, n * sizeof *x);
             memcpy(a.y, ynew, me * sizeof *a.y);
+            for (size_t i = me; i < a.m; ++i) {
+                a.r[i - me] *= 1.0 - used;
+                if (a.r[i - me] < 1e-13) a.r[i - me] = 0.0;
+            }
             evaluate(&a, x, 1);
             /* the duals' step: as long as the primal one, but no dual falls below 1 % of
              * its value */
@@ -369,9 +400,6 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 /* the duals stay within a factor 10¹⁰ of μ/s (Wächter & Biegler, 2006) */
                 z = fmin(1e10 * mu / s, fmax(mu / (1e10 * s), z));
                 a.z[i - me] = z;
-                /* a shifted row's shift follows it down, halving its slack: the barrier
-                 * then pulls the row under its bound */
-                if (a.r[i - me] > 0.0) a.r[i - me] = fmax(0.0, a.r[i - me] - 0.5 * s);
             }
             tau = used >= cap ? 0.3 * tau : tau;
             if (tau < 1e-9) tau = 0.0;
@@ -379,19 +407,6 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             ++out->iterations;
         }
         if (!solved) break;
-        /* the shifts of rows the start broke come down with μ: each keeps a tenth of its
-         * row's slack, so the next barrier problem pulls the row further under */
-        int shifted = 0;
-        for (size_t i = me; i < a.m; ++i)
-            if (a.r[i - me] > 0.0) {
-                a.r[i - me] = fmax(0.0, a.f[i] + 0.1 * slack(&a, i));
-                a.z[i - me] = mu / slack(&a, i);
-                shifted = 1;
-            }
-        if (shifted) {
-            if (mu <= MU_MIN) mu = 10.0 * MU_MIN;
-            continue;
-        }
         if (mu <= MU_MIN) {
             out->converged = out->violation <= lim->tolerance;
             break;
@@ -404,11 +419,14 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
         }
     }
 finish:
+    /* (within the bounds: a bound's row may still have had a shift, or kept a slack of
+     * the order of μ) */
+    for (size_t j = 0; j < n; ++j) x[j] = fmin(ub[j], fmax(lb[j], x[j]));
     out->evaluations = a.evaluations;
     free(dz), free(cdx);
 done:
     free(g), free(gb), free(hb), free(hl), free(y0), free(g1), free(g2), free(xt), free(rhs), free(dx), free(ynew),
-        free(fixed), free(hfree), free(mval);
-    free(a.y), free(a.z), free(a.r), free(a.w), free(a.f), free(a.col), free(a.val);
+        free(fixed), free(mval);
+    free(a.bj), free(a.y), free(a.z), free(a.r), free(a.w), free(a.f), free(a.col), free(a.val);
     return st;
 }
