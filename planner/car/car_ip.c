@@ -214,14 +214,20 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     }
     st = SP_OK;
     double *dz = NULL, *cdx = NULL;
-    double nu = 1.0, tau = 0.0;
+    double nu = 1.0, tau = 0.0, longest_step = 0.0;
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         int solved = 0;
+        double last_began = -1.0;
         for (int inner = 0; inner < lim->max_inner; ++inner) {
             if (sp_progress_stopped(lim->progress)) goto finish;
-            if (a.evaluations >= lim->max_evaluations || car_cpu_seconds() > lim->deadline) {
+            /* no step is begun that would end past the deadline, judged by the longest
+             * one so far (as the augmented Lagrangian's) */
+            const double began = car_cpu_seconds();
+            if (last_began >= 0.0) longest_step = fmax(longest_step, began - last_began);
+            last_began = began;
+            if (a.evaluations >= lim->max_evaluations || began + longest_step > lim->deadline) {
                 out->out_of_budget = 1;
                 goto finish;
             }

@@ -29,13 +29,17 @@
  * SLSQP is not tried (its dense subproblem's cost grows with their square: TPCAP case
  * 19, 273 unknowns, took 50 to 70 ms an iteration): the augmented Lagrangian without
  * the guard solves first and the guarded one second. The first method may use
- * FIRST_SHARE of the budgets. The augmented Lagrangian stops at AL_TOLERANCE, for
+ * FIRST_SHARE of the budgets, the second up to FALLBACK_SHARE of them, and the
+ * interior-point method the rest (at least 40 %: on the tight slots it is the one that
+ * converges, in 1.5 to 4.5 s of the 8, where the second method rescues its few scenes
+ * within 10 %; with 30 % left, scenes 100079 and 700108 were lost to the time). The
+ * augmented Lagrangian stops at AL_TOLERANCE, for
  * car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11 with the inner
  * problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
 #define AL_ABOVE 250
 #define AL_TOLERANCE 1e-10
 #define FIRST_SHARE 0.5
-#define FALLBACK_SHARE 0.7
+#define FALLBACK_SHARE 0.6
 /* Newton's steps on the KKT conditions go on below the tolerance, to POLISH times it:
  * they converge quadratically, and the defects the augmented Lagrangian leaves (up to
  * AL_TOLERANCE) are the goal's error and the path's length's */

@@ -339,7 +339,7 @@ typedef struct car_smooth_out {
 /* Smooths the route r (found) into *p (allocated here when out->used) within the
  * processor time out->max_seconds (see there): the augmented
  * Lagrangian first with half the budgets, its steps kept near the clearance (above 250
- * unknowns: not); where it does not converge, from the route again up to 70 % of them,
+ * unknowns: not); where it does not converge, from the route again up to 60 % of them,
  * SLSQP up to 250 unknowns, above them the augmented Lagrangian with its steps kept near
  * the clearance; where that does not converge either, the interior-point method with the
  * rest, from the route laid out by its pieces (out->message names the solver of the
