@@ -1056,7 +1056,7 @@ Test(car, newtons_kkt_steps_on_the_band_lower_the_residual_of_a_long_route)
     car_kkt k0, k1;
     cr_assert_eq(car_kkt_eval(&fx.t, x, lb, ub, &k0), SP_OK);
     int steps = 0;
-    cr_assert_eq(car_kkt_polish(&fx.t, x, lb, ub, 1e-12, 4, &steps), SP_OK);
+    cr_assert_eq(car_kkt_polish(&fx.t, x, lb, ub, 1e-12, 4, HUGE_VAL, &steps), SP_OK);
     cr_assert_eq(car_kkt_eval(&fx.t, x, lb, ub, &k1), SP_OK);
     cr_expect_gt(k0.residual, 1e-10, "the augmented Lagrangian left nothing to do (%.2e)", k0.residual);
     cr_expect_geq(steps, 1);

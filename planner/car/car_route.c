@@ -515,7 +515,7 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
      * the search from the goal the rest. */
     const search probe = {.w = w, .c = c, .margin = 0.02, .step = 0.1};
     const int tight = confined_len(&probe, c->scene.goal, 1.5 * 0.15 * 1.4142135623730951);
-    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / (tight ? 8 : 3),
+    sp_status st = search_once(w, c, c->scene.start, c->scene.goal, 0.3, nodes / 3, c0 + budget / (tight ? 8 : 2),
                                progress, r);
     if (st != SP_OK || r->found || strstr(r->message, "no way")) {
         r->seconds = sp_clock_seconds() - t0;

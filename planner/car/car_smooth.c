@@ -262,7 +262,7 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             /* Newton's method finishes on the solver's active set; its path is checked again */
             memcpy(x0n, x, n * sizeof *x);
             int steps = 0;
-            if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, &steps) != SP_OK) return SP_ERR_NOMEM;
+            if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, until, &steps) != SP_OK) return SP_ERR_NOMEM;
             out->newton_steps += steps;
             if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
             if (nomem) return SP_ERR_NOMEM;

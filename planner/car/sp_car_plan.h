@@ -250,11 +250,13 @@ void car_kkt_free(car_kkt *k);
 int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs);
 /* Newton's method on the KKT conditions of x's active set (the Lagrangian's Hessian from
  * central differences of its gradient, a second-order correction after each step), at
- * most max_steps steps while the residual is above tolerance; a step is kept only when
- * it lowers the residual and keeps the active set. *steps gets the steps kept.
- * SP_ERR_NOMEM or SP_OK. */
+ * most max_steps steps while the residual is above tolerance, and none begun that would
+ * end past the processor time `deadline` (car_cpu_seconds; judged by the last step, or
+ * before the first by the residual's own evaluation); a step is kept only when it lowers
+ * the residual and keeps the active set. *steps gets the steps kept. SP_ERR_NOMEM or
+ * SP_OK. */
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
-                         int max_steps, int *steps);
+                         int max_steps, double deadline, int *steps);
 
 /* Banded linear algebra for the smoothing (car_band.c).
  *
