@@ -173,13 +173,6 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
 {
     const size_t n = t->n, me = 3 * t->N, ld = CAR_TX_BAND + 1;
     ip a = {.t = t, .n = n, .me = me, .m = me, .lb = lb, .ub = ub, .keep = 1.0};
-    a.bj = malloc(2 * n * sizeof *a.bj);
-    if (!a.bj) return SP_ERR_NOMEM;
-    for (size_t j = 0; j < n; ++j) {
-        if (lb[j] == ub[j]) continue; /* (held where it is) */
-        if (isfinite(lb[j])) a.bj[a.nb++] = j;
-        if (isfinite(ub[j])) a.bj[a.nb++] = j + n;
-    }
     *out = (car_al_out){0};
     double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
            *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),
@@ -187,10 +180,16 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
            *dx = malloc(n * sizeof *dx), *ynew = malloc(me * sizeof *ynew);
     unsigned char *fixed = malloc(n);
     double *mval = malloc((me ? me : 1) * CAR_TX_NZ * sizeof *mval);
-    a.y = calloc(me, sizeof *a.y);
+    a.y = calloc(me, sizeof *a.y), a.bj = malloc(2 * n * sizeof *a.bj);
     sp_status st = SP_ERR_NOMEM;
-    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !mval) goto done;
-    for (size_t j = 0; j < n; ++j) fixed[j] = lb[j] == ub[j];
+    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !a.bj || !mval)
+        goto done;
+    for (size_t j = 0; j < n; ++j) {
+        fixed[j] = lb[j] == ub[j]; /* (held where it is) */
+        if (fixed[j]) continue;
+        if (isfinite(lb[j])) a.bj[a.nb++] = j;
+        if (isfinite(ub[j])) a.bj[a.nb++] = j + n;
+    }
     /* (an unknown a hair inside its bound, the route's steering kept in single precision,
      * sits on it: otherwise the first step to cross it would be a hair long) */
     for (size_t j = 0; j < n; ++j) {
