@@ -224,11 +224,12 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
      * violation that no penalty undoes, and the pieces of the distance are smooth only
      * near the clearance. */
     const double guard = isfinite(lim->guard) ? car_tx_depth(t, x) + lim->guard : HUGE_VAL;
-    double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, longest_step = 0.0, last_violation = HUGE_VAL;
+    double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, last_violation = HUGE_VAL;
+    car_pace pace = {.longest = 0.0};
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         double v = merit(&a, x, g);
         int inner_ok = 0, fresh = 1, age = 0;
-        double last_began = -1.0;
+        pace.last = -1.0;
         tau = 1e-6;
         /* the inner problem: projected Newton with a backtracking line search on L_A, the
          * damping τ raised when a step fails and lowered when it is taken whole */
@@ -240,10 +241,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
             if (sp_progress_stopped(lim->progress)) goto finish;
             /* no step is begun that would end past the deadline, judged by the longest
              * one so far (on 700 unknowns a step with its line search takes up to 0.1 s) */
-            const double began = car_cpu_seconds();
-            if (last_began >= 0.0) longest_step = fmax(longest_step, began - last_began);
-            last_began = began;
-            if (a.evaluations >= lim->max_evaluations || began + longest_step > lim->deadline) {
+            if (a.evaluations >= lim->max_evaluations || car_pace_late(&pace, lim->deadline)) {
                 out->out_of_budget = 1;
                 goto finish;
             }

@@ -1,5 +1,7 @@
-/* The processor time the car's budgets count (sp_car_plan.h), apart from the stages
- * that use it so that none of them calls another through it. */
+/* The processor time the car's budgets count, and the pace of the solvers' steps against
+ * it (sp_car_plan.h), apart from the stages that use them so that none of them calls
+ * another through them. */
+#include <math.h>
 #include <time.h>
 
 #include "planner/car/sp_car_plan.h"
@@ -9,4 +11,12 @@ double car_cpu_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int car_pace_late(car_pace *p, double deadline)
+{
+    const double now = car_cpu_seconds();
+    if (p->last >= 0.0) p->longest = fmax(p->longest, now - p->last);
+    p->last = now;
+    return now + p->longest > deadline;
 }

@@ -213,20 +213,18 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     }
     st = SP_OK;
     double *dz = NULL, *cdx = NULL;
-    double nu = 1.0, tau = 0.0, longest_step = 0.0;
+    double nu = 1.0, tau = 0.0;
+    car_pace pace = {.longest = 0.0};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         int solved = 0;
-        double last_began = -1.0;
+        pace.last = -1.0;
         for (int inner = 0; inner < lim->max_inner; ++inner) {
             if (sp_progress_stopped(lim->progress)) goto finish;
             /* no step is begun that would end past the deadline, judged by the longest
              * one so far (as the augmented Lagrangian's) */
-            const double began = car_cpu_seconds();
-            if (last_began >= 0.0) longest_step = fmax(longest_step, began - last_began);
-            last_began = began;
-            if (a.evaluations >= lim->max_evaluations || began + longest_step > lim->deadline) {
+            if (a.evaluations >= lim->max_evaluations || car_pace_late(&pace, lim->deadline)) {
                 out->out_of_budget = 1;
                 goto finish;
             }
@@ -321,7 +319,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             /* (the penalty follows the multipliers down as well as up: kept at its
              * largest, 3100 from a shifted row's early dual on scene 500052, it made
              * the defects' curvature outweigh the energy and cut the steps to 3 % for
-             * 400 iterations) */
+             * 430 of them) */
             nu = 1.1 * ymax + 1.0;
             for (size_t j = 0; j < n; ++j) slope += g[j] * dx[j];
             /* (a slack's rate of fall along the step: its row's, and its shift's) */

@@ -375,11 +375,12 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
     if (!y) return SP_ERR_NOMEM;
     car_kkt k;
     sp_status st = car_kkt_eval(t, x, lb, ub, &k);
-    /* a step's time, until one is measured: that of its Hessian's differences, 2n
-     * gradients of the Lagrangian when dense, 30 on the band */
-    double step_time = (double)(n <= DENSE ? 2 * n : 30) * gradient_seconds(t, x);
+    /* a step's time, until one is measured (−1: not yet estimated): that of its Hessian's
+     * differences, 2n gradients of the Lagrangian when dense, 30 on the band */
+    double step_time = -1.0;
     *steps = 0;
     while (st == SP_OK && *steps < max_steps && k.residual > tolerance) {
+        if (step_time < 0.0) step_time = (double)(n <= DENSE ? 2 * n : 30) * gradient_seconds(t, x);
         const double now = car_cpu_seconds();
         if (now + step_time > deadline) break;
         const sp_status s = newton_step(t, &k, x, lb, ub, y);

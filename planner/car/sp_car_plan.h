@@ -15,6 +15,16 @@
  * max_seconds of the route and the smoothing count it, so that a machine loaded by other
  * work does not cut a plan short (the wall time is reported beside it). */
 double car_cpu_seconds(void);
+/* The pace of a solver's steps (car_clock.c), so that none is begun that would end past
+ * its deadline: the longest step so far, timed from the start of one step to the start of
+ * the next within a run of them. A run begins with last = −1 (the work between runs, a
+ * multiplier update or a new barrier weight, is no step); longest carries over. */
+typedef struct car_pace {
+    double longest, last;
+} car_pace;
+/* A step begins now: 1 when, as long as the longest so far, it would end past deadline
+ * (of car_cpu_seconds). */
+int car_pace_late(car_pace *p, double deadline);
 
 /* The obstacles with the bounds as four walls, each with its bounding box. */
 typedef struct car_world {
@@ -252,7 +262,8 @@ int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb,
  * central differences of its gradient, a second-order correction after each step), at
  * most max_steps steps while the residual is above tolerance, and none begun that would
  * end past the processor time `deadline` (car_cpu_seconds; judged by the last step, or
- * before the first by the residual's own evaluation); a step is kept only when it lowers
+ * before the first by the time of one gradient of the Lagrangian times the gradients its
+ * Hessian takes); a step is kept only when it lowers
  * the residual and keeps the active set. *steps gets the steps kept. SP_ERR_NOMEM or
  * SP_OK. */
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
