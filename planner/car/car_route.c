@@ -76,6 +76,7 @@ typedef struct search {
      * change, root, the ways out tried, and whether it is over */
     const double *goal;
     double len, gear_cost;
+    double escape_deadline; /* of the ways out of its root (car_cpu_seconds) */
     long root;
     int escapes, over;
 } search;
@@ -385,8 +386,9 @@ static void release(search *s)
 }
 
 /* Begins one search from start to goal with cells of size res (*s its state, r its
- * figures): the root, and where it is confined its way out, found within the processor
- * time escape_deadline. SP_ERR_NOMEM or SP_OK (s to release either way). */
+ * figures): the root, and where it is confined its way out, found (as any later way out
+ * of the root) within the processor time escape_deadline. SP_ERR_NOMEM or SP_OK (s to
+ * release either way). */
 static sp_status search_begin(search *s, const car_world *w, const sp_car_problem *c, const double *start,
                               const double *goal, double res, double escape_deadline, car_route *r)
 {
@@ -417,6 +419,7 @@ static sp_status search_begin(search *s, const car_world *w, const sp_car_proble
     s->root = new_node(s, &root);
     if (s->root < 0) return SP_ERR_NOMEM;
     heap_push(s, 0.0, s->root);
+    s->escape_deadline = escape_deadline;
     if (escape_seeds(s, r, s->root, 2.0 * s->len, escape_deadline, 0) != SP_OK) return SP_ERR_NOMEM;
     s->escapes = r->escape_nodes > 0;
     return SP_OK;
@@ -446,7 +449,8 @@ static sp_status search_run(search *s, long until, long max_nodes, double deadli
                 break;
             }
             ++s->escapes;
-            if (escape_seeds(s, r, s->root, (2 << s->escapes) * s->len, deadline, 1) != SP_OK) {
+            if (escape_seeds(s, r, s->root, (2 << s->escapes) * s->len, fmin(deadline, s->escape_deadline), 1) !=
+                SP_OK) {
                 out = SP_ERR_NOMEM;
                 break;
             }
