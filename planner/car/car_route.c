@@ -557,9 +557,12 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
      * scene 200008's search from the goal, which alone finds the route in 3.2 s, from
      * finding it within 8 s when other processes shared the processor (TPCAP case 9's
      * search from the start takes 34444 nodes: the search from the goal finds it first
-     * either way, a route 2.3 m longer with the same gear change). A goal that the second search's arcs cannot leave (a
-     * slot little longer than the car) is seldom reached from the start: there the search
-     * from the start does not go on past ALONE. The turns are counted in nodes, not time,
+     * either way, a route 2.3 m longer with the same gear change). A goal
+     * that the second search's arcs cannot leave (a slot little longer than the car) is
+     * seldom reached from the start (of the 960 scenes one such goal, not reached in 8832
+     * nodes; TPCAP case 7; but TPCAP case 8's is, in 1854 nodes, with one gear change where
+     * the search from the goal's route has three): there the search from the start stops
+     * at ALONE, and the search from the goal has the rest. The turns are counted in nodes, not time,
      * so that the route found is the same on any processor within the budget. A start
      * that needs a way out has it found within half the budget (its coarse cells within a
      * quarter: scene 200000's takes 3400 poses, 1.1 s alone and over 1.3 s when another
