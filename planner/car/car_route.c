@@ -361,7 +361,8 @@ static sp_status escape_seeds(search *s, car_route *r, long root, double reach, 
         const car_piece *m = &way.pieces[i];
         node child = {.parent = parent, .delta = (float)m->delta, .length = (float)m->length, .gear = (signed char)m->gear};
         car_arc(p->q, tan((double)child.delta) / v->wheelbase, m->gear * (double)child.length, child.q);
-        child.g = p->g + m->length * (m->gear < 0 ? REVERSE_FACTOR : 1.0) + s->gear_cost * (p->gear != 0 && p->gear != m->gear);
+        child.g = p->g + m->length * (m->gear < 0 ? REVERSE_FACTOR : 1.0) +
+                  s->gear_cost * (p->gear != 0 && p->gear != m->gear);
         if (p->parent >= 0) child.g += STEER_COST * fabs((double)child.delta - (double)p->delta);
         const long id = new_node(s, &child);
         if (id < 0) {
@@ -497,7 +498,8 @@ static sp_status search_run(search *s, long until, long max_nodes, double deadli
             const int gear = gi ? -1 : 1;
             for (int k = 0; k < STEERS; ++k) {
                 const double delta = v->max_steering * (2.0 * k / (STEERS - 1) - 1.0);
-                node child = {.parent = top.node, .delta = (float)delta, .length = (float)s->len, .gear = (signed char)gear};
+                node child = {
+                    .parent = top.node, .delta = (float)delta, .length = (float)s->len, .gear = (signed char)gear};
                 /* the stored delta is what the route drives: the float's own value */
                 if (!arc_free(s, cur.q, tan((double)child.delta) / v->wheelbase, gear * (double)child.length, child.q))
                     continue;
@@ -557,13 +559,13 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
      * scene 200008's search from the goal, which alone finds the route in 3.2 s, from
      * finding it within 8 s when other processes shared the processor (TPCAP case 9's
      * search from the start takes 34444 nodes: the search from the goal finds it first
-     * either way, a route 2.3 m longer with the same gear change). A goal
-     * that the second search's arcs cannot leave (a slot little longer than the car) is
-     * seldom reached from the start (of the 960 scenes one such goal, not reached in 8832
-     * nodes; TPCAP case 7; but TPCAP case 8's is, in 1854 nodes, with one gear change where
-     * the search from the goal's route has three): there the search from the start stops
-     * at ALONE, and the search from the goal has the rest. The turns are counted in nodes, not time,
-     * so that the route found is the same on any processor within the budget. A start
+     * either way, a route 2.3 m longer with the same gear change). A goal that the second
+     * search's arcs cannot leave (a slot little longer than the car) is seldom reached from
+     * the start (of the 960 scenes one such goal, not reached in 8832 nodes; TPCAP case 7;
+     * but TPCAP case 8's is, in 1854 nodes, with one gear change where the search from the
+     * goal's route has three): there the search from the start stops at ALONE, and the
+     * search from the goal has the rest. The turns are counted in nodes, not time, so that
+     * the route found is the same on any processor within the budget. A start
      * that needs a way out has it found within half the budget (its coarse cells within a
      * quarter: scene 200000's takes 3400 poses, 1.1 s alone and over 1.3 s when another
      * process shares the processor's caches). */
@@ -581,10 +583,11 @@ sp_status car_route_search(const car_world *w, const sp_car_problem *c, const sp
         if (tight) first.over = 1;
         st = search_begin(&second, w, c, c->scene.goal, c->scene.start, 0.15, deadline, &back);
         while (st == SP_OK && !r->found && !back.found && !(first.over && second.over)) {
-            if (!second.over) st = search_run(&second, back.expanded + TURN, nodes - r->expanded, deadline, progress, &back);
+            if (!second.over)
+                st = search_run(&second, back.expanded + TURN, nodes - r->expanded, deadline, progress, &back);
+            const long first_left = nodes - back.expanded < first_nodes ? nodes - back.expanded : first_nodes;
             if (st == SP_OK && !back.found && !first.over)
-                st = search_run(&first, r->expanded + TURN, first_nodes < nodes - back.expanded ? first_nodes : nodes - back.expanded,
-                                deadline, progress, r);
+                st = search_run(&first, r->expanded + TURN, first_left, deadline, progress, r);
         }
         release(&second);
     }
