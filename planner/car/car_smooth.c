@@ -486,7 +486,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
             out->used = 1;
             goto done;
         }
-        car_path_free(p);
+        if (found) car_path_free(p); /* (allocated only when found) */
         restore(out, &keep);
     }
     if (st != SP_OK) goto done;
