@@ -204,7 +204,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
     const size_t n = t->n;
     const size_t m = car_tx_n_constraints(t);
     al a = {.t = t, .lb = lb, .ub = ub, .n = n, .me = 3 * t->N, .m = m, .rho = lim->rho};
-    *out = (car_al_out){0};
+    *out = (car_al_out){.own_stationarity = HUGE_VAL, .own_violation = HUGE_VAL};
     a.lam = calloc(m ? m : 1, sizeof *a.lam);
     a.f = malloc((m ? m : 1) * sizeof *a.f);
     a.col = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *a.col);

@@ -12,9 +12,8 @@
  * as far as the obstacles let them.
  *
  * The method (A. Wächter & L. T. Biegler, On the implementation of an interior-point
- * filter line-search algorithm for large-scale nonlinear programming, 2006, with a merit
- * function in place of the filter; J. Nocedal & S. J. Wright, Numerical Optimization,
- * 2006, ch. 19): for a barrier weight μ, Newton's steps on the conditions
+ * filter line-search algorithm for large-scale nonlinear programming, 2006; J. Nocedal &
+ * S. J. Wright, Numerical Optimization, 2006, ch. 19): for a barrier weight μ, Newton's steps on the conditions
  * ∇E + Aᵀy + Cᵀz = 0, d = 0, s_i z_i = μ with the slacks s = r − c of the inequality rows
  * c ≤ r: the clearance rows, the rate rows and the bounds, each bound a row of its own
  * (r = 0 but where the start breaks a row or sits on it: there r is a shift that makes
@@ -26,11 +25,20 @@
  * (car_band_hessian) and damped by τ I where the step is no descent or its curvature not
  * clearly positive (the LU factorisation does not tell the inertia); every row touches
  * two neighbouring intervals, so the system is banded in car_tx_place order with each
- * equality after its unknowns (car_kkt_augmented_solve). A step α judges the point
- * x + α dx with the shifts (1 − α) r by E − μ Σ log s + ν (‖d‖₁ + Σ r), the first trial
- * corrected back onto the defects, and is cut so that every slack keeps a hundredth of
- * its value; μ falls tenfold (or to μ^1.5) once the barrier problem's conditions, the
- * shifts among them, hold to KAPPA μ.
+ * equality after its unknowns (car_kkt_augmented_solve). A step α is cut so that every
+ * slack keeps a hundredth of its value, and the point x + α dx with the shifts (1 − α) r
+ * is judged by a filter on the barrier objective φ = E − μ Σ log s and the violation
+ * θ = ‖d‖₁ + Σ r: taken when it lowers either enough and no earlier point of the barrier
+ * problem was better in both, or, where θ is already small, when it lowers φ as Armijo
+ * asks; the first trial is corrected back onto the defects when it is not taken. μ falls
+ * tenfold (or to μ^1.5) once the barrier problem's conditions, the shifts among them,
+ * hold to KAPPA μ.
+ *
+ * The filter replaced the ℓ1 merit E − μ Σ log s + ν θ. In a tight slot the defects'
+ * multipliers, and so ν, reach some 2000 (data/car/narrow_slot.json): the defects'
+ * curvature along a step, times ν, outweighed the fall of the energy, and the steps were
+ * cut to 1/16 for hundreds of iterations (the slot's first solve: 726 steps, 4540
+ * evaluations; with the filter 168 evaluations for the whole smoothing).
  *
  * The bounds were held by projection before, a step cut where it met one: in a tight
  * slot, where the steering is at its limit on most moves and the short moves at their
@@ -76,7 +84,7 @@ typedef struct ip {
 static double slack(const ip *a, size_t i) { return a->keep * a->r[i - a->me] - a->f[i]; }
 
 /* The constraints at x into a->f, and with jac their rows. A trial point (no rows) is an
- * evaluation of the merit function and counted as one; the rows at a point taken are
+ * evaluation of the filter's measures and counted as one; the rows at a point taken are
  * the step's cost, as the Hessian's differences are. */
 static void rows(const ip *a, const double *x, long *col, double *val)
 {
@@ -122,8 +130,10 @@ static void weighted_gradient(void *ctx, const double *x, double *g)
         if (a->w[i] != 0.0) add_row(a, i, a->w[i], g);
 }
 
-/* E − μ Σ log s + ν ‖d‖₁ at the values in a->f (HUGE_VAL where a slack is not positive). */
-static double merit(const ip *a, double energy, double mu, double nu)
+/* The barrier problem's two measures at the values in a->f: its objective φ = E − μ Σ log s
+ * (HUGE_VAL where a slack is not positive), and its violation θ = ‖d‖₁ + Σ r (the defects
+ * and the shifts still to be taken). */
+static double barrier_objective(const ip *a, double energy, double mu)
 {
     double v = energy;
     for (size_t i = a->me; i < a->m; ++i) {
@@ -131,9 +141,95 @@ static double merit(const ip *a, double energy, double mu, double nu)
         if (!(s > 0.0)) return HUGE_VAL;
         v -= mu * log(s);
     }
-    for (size_t j = 0; j < a->me; ++j) v += nu * fabs(a->f[j]);
-    for (size_t i = a->me; i < a->m; ++i) v += nu * a->keep * a->r[i - a->me];
     return v;
+}
+
+static double barrier_violation(const ip *a)
+{
+    double v = 0.0;
+    for (size_t j = 0; j < a->me; ++j) v += fabs(a->f[j]);
+    for (size_t i = a->me; i < a->m; ++i) v += a->keep * a->r[i - a->me];
+    return v;
+}
+
+/* The filter of one barrier problem (Wächter & Biegler, 2006, §2.3): pairs (θ, φ) a trial
+ * point must not be dominated by, and the violations beyond which no trial is taken
+ * (th_max) and below which descent in φ alone is asked (th_min). */
+typedef struct filter {
+    double *th, *ph;
+    size_t n, cap;
+    double th_max, th_min;
+    int fresh; /* the barrier problem is new: the bounds are set at its first step */
+} filter;
+
+/* The filter's constants (ibid., as in their IPOPT): margins γθ, γφ, the switching
+ * condition's exponents sθ, sφ, and Armijo's ηφ. */
+#define GAMMA_THETA 1e-5
+#define GAMMA_PHI 1e-8
+#define S_THETA 1.1
+#define S_PHI 2.3
+#define ETA_PHI 1e-4
+
+static void filter_add(filter *F, double th, double ph)
+{
+    if (F->n == F->cap) {
+        const size_t cap = F->cap ? 2 * F->cap : 64;
+        double *a = realloc(F->th, cap * sizeof *a);
+        if (!a) return; /* (a filter with fewer entries only accepts more) */
+        F->th = a;
+        double *b = realloc(F->ph, cap * sizeof *b);
+        if (!b) return;
+        F->ph = b, F->cap = cap;
+    }
+    F->th[F->n] = th, F->ph[F->n] = ph, ++F->n;
+}
+
+/* Whether a trial point (θt, φt) at step α from (θ0, φ0), along which φ's slope is gphi,
+ * is taken; *descent 1 when taken for its descent in φ alone (then the filter is not
+ * augmented). */
+static int filter_accepts(const filter *F, double th0, double ph0, double gphi, double alpha, double tht, double pht,
+                          int *descent)
+{
+    *descent = 0;
+    if (!isfinite(pht) || tht > F->th_max) return 0;
+    for (size_t i = 0; i < F->n; ++i)
+        if (tht >= F->th[i] && pht >= F->ph[i]) return 0;
+    if (th0 <= F->th_min && gphi < 0.0 && alpha * pow(-gphi, S_PHI) > pow(th0, S_THETA)) {
+        *descent = 1;
+        return pht <= ph0 + ETA_PHI * alpha * gphi;
+    }
+    return tht <= (1.0 - GAMMA_THETA) * th0 || pht <= ph0 - GAMMA_PHI * th0;
+}
+
+/* The KKT conditions at x with the method's own multipliers: *stationarity the largest
+ * of |∇E + Aᵀy + Cᵀz| over the unknowns not fixed and of the complementarity z_i |c_i|,
+ * over max(1, ‖∇E‖∞) as car_kkt_eval's; *violation the largest defect or broken row. The
+ * duals are positive by construction. Where the active rows are degenerate (a tight slot:
+ * corners of the car against one polygon at neighbouring points) the least-squares
+ * multipliers of car_kkt_eval are one choice among many and may break the sign of some,
+ * while these, found with the path, keep it (data/car/narrow_slot.json: stationarity
+ * 8e-11 with these, 0.12 with those). a->f, a->col, a->val are left at x. */
+static void own_conditions(ip *a, const double *x, const unsigned char *fixed, double *g, double *stationarity,
+                           double *violation)
+{
+    evaluate(a, x, 1);
+    car_tx_energy(a->t, x, g);
+    double gmax = 0.0, v = 0.0, comp = 0.0, stat = 0.0;
+    for (size_t j = 0; j < a->n; ++j) gmax = fmax(gmax, fabs(g[j]));
+    for (size_t j = 0; j < a->me; ++j) {
+        add_row(a, j, a->y[j], g);
+        v = fmax(v, fabs(a->f[j]));
+    }
+    for (size_t i = a->me; i < a->m; ++i) {
+        const double z = a->z[i - a->me];
+        add_row(a, i, z, g);
+        v = fmax(v, a->f[i]);
+        comp = fmax(comp, z * fabs(a->f[i]));
+    }
+    for (size_t j = 0; j < a->n; ++j)
+        if (!fixed[j]) stat = fmax(stat, fabs(g[j]));
+    *stationarity = fmax(stat, comp) / fmax(1.0, gmax);
+    *violation = v;
 }
 
 /* Picks the pairs near x again; the new clearance rows (inserted after the old ones,
@@ -173,7 +269,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
 {
     const size_t n = t->n, me = 3 * t->N, ld = CAR_TX_BAND + 1;
     ip a = {.t = t, .n = n, .me = me, .m = me, .lb = lb, .ub = ub, .keep = 1.0};
-    *out = (car_al_out){0};
+    *out = (car_al_out){.own_stationarity = HUGE_VAL, .own_violation = HUGE_VAL};
     double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
            *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),
            *g2 = malloc(n * sizeof *g2), *xt = malloc(n * sizeof *xt), *rhs = malloc((n + me) * sizeof *rhs),
@@ -214,6 +310,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     st = SP_OK;
     double *dz = NULL, *cdx = NULL;
     double nu = 1.0, tau = 0.0;
+    filter F = {.fresh = 1};
     car_pace pace = {.longest = 0.0};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
@@ -330,34 +427,43 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 if (c > 0.0) amax = fmin(amax, 0.99 * s / c);
                 dz[i - me] = mu / s - a.z[i - me] + a.z[i - me] / s * c;
             }
+            /* (the ℓ1 merit's slope: a direction along which it does not fall is no
+             * Newton step of a minimum; the step itself is judged by the filter) */
+            const double gphi = slope;
             slope -= nu * dnorm;
             if (!(slope < 0.0)) {
                 tau = fmax(1e-6, 10.0 * tau);
                 if (tau > 1e8) break;
                 continue;
             }
-            const double phi0 = merit(&a, energy, mu, nu);
+            const double th0 = barrier_violation(&a), ph0 = barrier_objective(&a, energy, mu);
+            if (F.fresh) {
+                F.n = 0, F.fresh = 0;
+                F.th_max = 1e4 * fmax(1.0, th0), F.th_min = 1e-4 * fmax(1.0, th0);
+            }
             double alpha = amax;
-            int taken = 0, grown = 0;
+            int taken = 0, grown = 0, descent = 0;
             for (int ls = 0; ls < 30 && !taken && !grown; ++ls, alpha *= 0.5) {
                 for (size_t j = 0; j < n; ++j) xt[j] = fixed[j] ? x[j] : x[j] + alpha * dx[j];
                 evaluate(&a, xt, 0);
                 a.keep = 1.0 - alpha;
-                double phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
+                int ok_t = filter_accepts(&F, th0, ph0, gphi, alpha, barrier_violation(&a),
+                                          barrier_objective(&a, car_tx_energy(t, xt, NULL), mu), &descent);
                 /* a second-order correction of the first trial (Nocedal & Wright, §15.6):
                  * the least change that undoes the defects the step's curvature made,
                  * with the Jacobian at x (a.col, a.val are still x's) */
-                for (int soc = 0; soc < 3 && ls == 0 && !(phi <= phi0 + 1e-4 * alpha * slope); ++soc) {
+                for (int soc = 0; soc < 3 && ls == 0 && !ok_t; ++soc) {
                     memset(rhs, 0, n * sizeof *rhs);
                     for (size_t j = 0; j < me; ++j) rhs[n + j] = -a.f[j];
                     if (car_kkt_augmented_solve(t, &k, NULL, 0.0, rhs) != 0) break;
                     for (size_t j = 0; j < n; ++j)
                         if (!fixed[j]) xt[j] += rhs[j];
                     evaluate(&a, xt, 0);
-                    phi = merit(&a, car_tx_energy(t, xt, NULL), mu, nu);
+                    ok_t = filter_accepts(&F, th0, ph0, gphi, alpha, barrier_violation(&a),
+                                          barrier_objective(&a, car_tx_energy(t, xt, NULL), mu), &descent);
                 }
                 a.keep = 1.0;
-                if (!(phi <= phi0 + 1e-4 * alpha * slope)) continue;
+                if (!ok_t) continue;
                 if (car_tx_depth(t, xt) > allowed) {
                     /* a pair not yet constrained comes into play: pick the pairs near
                      * the trial point, and make the step again */
@@ -367,6 +473,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                         goto finish;
                     }
                     grown = a.m > had;
+                    if (grown) F.fresh = 1; /* (the measures change with the rows) */
                     continue;
                 }
                 taken = 1;
@@ -384,6 +491,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 evaluate(&a, x, 1);
                 continue;
             }
+            if (!descent) filter_add(&F, (1.0 - GAMMA_THETA) * th0, ph0 - GAMMA_PHI * th0);
             const double used = alpha * 2.0; /* (the loop halved it once past the step taken) */
             memcpy(x, xt, n * sizeof *x);
             memcpy(a.y, ynew, me * sizeof *a.y);
@@ -415,6 +523,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             break;
         }
         mu = fmax(MU_MIN, fmin(0.1 * mu, pow(mu, 1.5)));
+        F.fresh = 1;
         /* the pairs near x again (after the path moved within the barrier problem) */
         if (reselect(&a, x, lim->near, mu) != SP_OK) {
             st = SP_ERR_NOMEM;
@@ -426,7 +535,9 @@ finish:
      * the order of μ) */
     for (size_t j = 0; j < n; ++j) x[j] = fmin(ub[j], fmax(lb[j], x[j]));
     out->evaluations = a.evaluations;
+    if (st == SP_OK) own_conditions(&a, x, fixed, g, &out->own_stationarity, &out->own_violation);
     free(dz), free(cdx);
+    free(F.th), free(F.ph);
 done:
     free(g), free(gb), free(hb), free(hl), free(y0), free(g1), free(g2), free(xt), free(rhs), free(dx), free(ynew),
         free(fixed), free(mval);

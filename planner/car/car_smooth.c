@@ -3,8 +3,9 @@
  * join start and goal, minimised locally from the route by a direct transcription
  * (car_tx.c) solved by the augmented Lagrangian of car_al.c, by SLSQP (D. Kraft, A
  * software package for sequential quadratic programming, DFVLR-FB 88-28, 1988; NLopt's
- * LD_SLSQP) up to AL_ABOVE unknowns where it fails, and last by the interior-point method
- * of car_ip.c from the route laid out by its pieces; finished by Newton's method on the
+ * LD_SLSQP) up to AL_ABOVE unknowns where it fails, and by the interior-point method of
+ * car_ip.c from the route laid out by its pieces (first where the route leaves a
+ * confined pose, last elsewhere); finished by Newton's method on the
  * KKT conditions (car_kkt.c). The swept footprint is checked densely after each solve;
  * where it dips below the clearance between the checked points, the constraints are
  * tightened by a margin, or where that was done before, made to hold over the arcs
@@ -24,22 +25,31 @@
  * constrained; pairs found near a failed point are added later. */
 #define NEAR 0.3
 
-/* The augmented Lagrangian (car_al.c) solves first, its steps kept near the clearance
- * (guarded); where it fails, SLSQP solves again from the route. Above AL_ABOVE unknowns
- * SLSQP is not tried (its dense subproblem's cost grows with their square: TPCAP case
- * 19, 273 unknowns, took 50 to 70 ms an iteration): the augmented Lagrangian without
- * the guard solves first and the guarded one second. The first method may use
- * FIRST_SHARE of the budgets, the second up to FALLBACK_SHARE of them, and the
- * interior-point method the rest (at least 40 %: on the tight slots it is the one that
- * converges, in 1.5 to 4.5 s of the 8, where the second method rescues its few scenes
- * within 10 %; with 30 % left, scenes 100079 and 700108 were lost to the time). The
- * augmented Lagrangian stops at AL_TOLERANCE, for
- * car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11 with the inner
- * problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
+/* Where the route does not leave a confined pose, the augmented Lagrangian (car_al.c)
+ * solves first, its steps kept near the clearance (guarded); where it fails, SLSQP solves
+ * again from the route. Above AL_ABOVE unknowns SLSQP is not tried (its dense
+ * subproblem's cost grows with their square: TPCAP case 19, 273 unknowns, took 50 to 70
+ * ms an iteration): the augmented Lagrangian without the guard solves first and the
+ * guarded one second. The first method may use FIRST_SHARE of the budgets, the second up
+ * to FALLBACK_SHARE of them, and the interior-point method the rest (at least 40 %: with
+ * 30 % left, scenes 100079 and 700108 were lost to the time). Where the route leaves a
+ * confined pose, the interior-point method has TIGHT_FIRST_SHARE (with half, scene
+ * 400100's three solves, 3.7 s, ran out of time), the augmented Lagrangian up to
+ * TIGHT_SHARE and the second method the rest. The augmented Lagrangian stops at
+ * AL_TOLERANCE, for car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11
+ * with the inner problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
 #define AL_ABOVE 250
 #define AL_TOLERANCE 1e-10
 #define FIRST_SHARE 0.5
 #define FALLBACK_SHARE 0.6
+#define TIGHT_FIRST_SHARE 0.7
+#define TIGHT_SHARE 0.95
+/* A route whose way out of a confined pose took car_escape more than this many poses
+ * leaves a tight slot: its smoothing begins with the interior-point method. (One found
+ * in a few poses is a corner, not a slot: TPCAP case 20's, one pose, laid out by its
+ * pieces as 553 unknowns where the even layout has 158, took the interior-point method
+ * 5.4 s against 0.7 s for the augmented Lagrangian.) */
+#define TIGHT_ESCAPE 10
 /* Newton's steps on the KKT conditions go on below the tolerance, to POLISH times it:
  * they converge quadratically, and the defects the augmented Lagrangian leaves (up to
  * AL_TOLERANCE) are the goal's error and the path's length's */
@@ -230,6 +240,8 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
         if (car_tx_select(t, x, NEAR) != SP_OK) return SP_ERR_NOMEM;
         int evaluations = 0, out_of_time = 0;
         nlopt_result res;
+        /* the KKT conditions with the method's own multipliers (the interior-point method's) */
+        double own_stat = HUGE_VAL, own_viol = HUGE_VAL;
         if (how != SLSQP) {
             /* a solve after the first starts near a solution: a large penalty keeps it there */
             const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = until, .near = NEAR,
@@ -241,6 +253,7 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             car_al_out ao;
             if ((how == IP ? car_ip_solve : car_al_solve)(t, x, lb, ub, &lim, &ao) != SP_OK) return SP_ERR_NOMEM;
             evaluations = ao.evaluations;
+            own_stat = ao.own_stationarity, own_viol = ao.own_violation;
             out_of_time = ao.out_of_budget && car_cpu_seconds() > until;
             res = ao.converged ? NLOPT_SUCCESS
                   : ao.out_of_budget ? (out_of_time ? NLOPT_MAXTIME_REACHED : NLOPT_MAXEVAL_REACHED)
@@ -259,15 +272,23 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
         const int ok = path_ok(t, x, &least, dip, &nomem);
         if (nomem) return SP_ERR_NOMEM;
         if (ok) {
-            /* Newton's method finishes on the solver's active set; its path is checked again */
+            /* Newton's method finishes on the solver's active set; its path is checked
+             * again. Where the solver's own multipliers meet the KKT conditions already,
+             * they are the certificate: the least-squares ones car_kkt_eval finds may break
+             * the sign where the active rows are degenerate (see car_ip.c). */
+            const int certified = fmax(own_stat, own_viol) <= c->settings.tolerance;
             memcpy(x0n, x, n * sizeof *x);
             int steps = 0;
-            if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, until, &steps) != SP_OK) return SP_ERR_NOMEM;
+            if (!certified &&
+                car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, until, &steps) != SP_OK)
+                return SP_ERR_NOMEM;
             out->newton_steps += steps;
             if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
             if (nomem) return SP_ERR_NOMEM;
             double stat, viol, resid;
             if (kkt_residual(t, x, lb, ub, &stat, &viol, &resid) != SP_OK) return SP_ERR_NOMEM;
+            if (memcmp(x, x0n, n * sizeof *x) == 0 && fmax(own_stat, own_viol) < resid)
+                stat = own_stat, viol = own_viol, resid = fmax(own_stat, own_viol);
             /* a restart that did not lower the residual: keep the path before it */
             if (*have && resid >= out->residual) break;
             *have = 1;
@@ -352,8 +373,8 @@ static sp_status work_begin(const car_tx *t, const car_route *r, work *s)
     return SP_OK;
 }
 
-/* out as it was before a stage that did not succeed (keep), but for the work counted
- * over all stages and the budget that ran out last. */
+/* out as the stage whose path is kept left it (keep), but for the work counted over all
+ * stages and the budget that ran out last. */
 static void restore(car_smooth_out *out, const car_smooth_out *keep)
 {
     const int iterations = out->iterations, solves = out->solves, newton = out->newton_steps;
@@ -400,6 +421,12 @@ sp_status car_smooth(const car_world *w, const sp_car_problem *c, const car_rout
     return car_smooth_by(w, c, r, goal, progress, CAR_SMOOTH_AUTO, p, out);
 }
 
+/* One stage of the smoothing: a method, and the share of the budgets it may use up to. */
+typedef struct stage {
+    method how;
+    double share;
+} stage;
+
 sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
                         const sp_progress *progress, car_smooth_method how, car_path *p, car_smooth_out *out)
 {
@@ -415,7 +442,6 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     work s;
     sp_status st = work_begin(&t, r, &s);
     if (st != SP_OK) goto done;
-    double *x = s.x, *best = s.best, *lb = s.lb, *ub = s.ub, *tol = s.tol, *dip = s.dip, *x0 = s.x0, *x0n = s.x0n;
     /* the time budget: the search's max_seconds, but no more than what the route left of
      * max_seconds + ROUTE_GRACE, less RESULT_RESERVE for the result's rows and figures (a
      * route found late, out of a tight slot, would otherwise add a whole smoothing budget
@@ -434,68 +460,71 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
         goto done;
     }
     const long evals = c->settings.max_evaluations;
+    /* The stages. Above AL_ABOVE unknowns the unguarded augmented Lagrangian comes first:
+     * on TPCAP case 19 (273 unknowns) it converged in 1300 evaluations and 2.3 s where the
+     * guarded one, its Hessian needing a damping τ of about 5 throughout, had not in 1800;
+     * below, the unguarded one left 3 of the 6 routes the guarded one converges on to
+     * SLSQP. Each stage after the first starts again from the route. A route out of a
+     * confined pose (car_escape: a tight slot) goes to the interior-point method first:
+     * there the others leave the route and seldom find their way back, and it converges
+     * from it, mostly sooner and on a lower energy (bench scenes 100000–800119, the 22
+     * routes whose way out took more than TIGHT_ESCAPE poses: alone it converged on 20,
+     * on a lower energy than the other order on 12 and a higher one on one, and the
+     * order took 53 s in all for the 52 routes with a way out, against 75 s). */
+    const method first = n > AL_ABOVE ? AL_FREE : AL_GUARDED, fallback = n > AL_ABOVE ? AL_GUARDED : SLSQP;
+    const method alone = how == CAR_SMOOTH_SLSQP ? SLSQP : how == CAR_SMOOTH_IP ? IP : AL_GUARDED;
+    const stage tight[] = {{IP, TIGHT_FIRST_SHARE}, {first, TIGHT_SHARE}, {fallback, 1.0}};
+    const stage open[] = {{first, FIRST_SHARE}, {fallback, FALLBACK_SHARE}, {IP, 1.0}};
+    const stage single[] = {{alone, 1.0}};
+    const stage *plan = how != CAR_SMOOTH_AUTO ? single : r->escape_nodes > TIGHT_ESCAPE ? tight : open;
+    const int stages = how != CAR_SMOOTH_AUTO ? 1 : 3;
+    /* the best path so far: a converged one ends the stages; otherwise the one nearest
+     * to optimal (the least KKT residual) that keeps the clearance is kept */
+    car_path kept = {0};
+    car_smooth_out best = {0};
     int have = 0;
-    const int alone = how != CAR_SMOOTH_AUTO;
-    /* above AL_ABOVE the unguarded solve comes first: on TPCAP case 19 (273 unknowns) it
-     * converged in 1300 evaluations and 2.3 s where the guarded one, its Hessian needing
-     * a damping τ of about 5 throughout, had not in 1800; below, the unguarded one left
-     * 3 of the 6 routes the guarded one converges on to SLSQP */
-    const method first = how == CAR_SMOOTH_SLSQP ? SLSQP
-                         : how == CAR_SMOOTH_IP ? IP
-                         : how == CAR_SMOOTH_AUTO && n > AL_ABOVE ? AL_FREE
-                                                                  : AL_GUARDED;
-    st = run(&t, first, x0, lb, ub, tol, progress,
-             c0 + (alone ? 1.0 : FIRST_SHARE) * budget, alone ? evals : (long)(FIRST_SHARE * (double)evals), x, best,
-             x0n, dip, &have, out);
-    if (st == SP_OK && !out->converged && !alone) {
-        /* the fallback starts again from the route with the rest of the budgets; the first
-         * method's path stands if the fallback finds none that keeps the clearance */
-        const car_smooth_out keep = *out;
-        double *kept = have ? x0n : NULL;
-        if (kept) memcpy(kept, best, n * sizeof *kept);
-        double *scratch = malloc(n * sizeof *scratch);
-        if (!scratch) {
-            st = SP_ERR_NOMEM;
-            goto done;
-        }
+    for (int k = 0; k < stages && st == SP_OK && !(have && best.converged); ++k) {
+        const double until = c0 + plan[k].share * budget;
+        const long allowed = (k + 1 < stages ? (long)(plan[k].share * (double)evals) : evals) - out->iterations;
         out->budget = NULL, out->converged = 0, out->residual = 0.0;
-        int have2 = 0;
-        st = run(&t, n <= AL_ABOVE ? SLSQP : AL_GUARDED, x0, lb, ub, tol, progress, c0 + FALLBACK_SHARE * budget,
-                 (long)(FALLBACK_SHARE * (double)evals) - out->iterations, x, best, scratch, dip, &have2, out);
-        free(scratch);
-        if (st == SP_OK && !have2 && kept) {
-            /* the first method's path it is, with its figures */
-            restore(out, &keep);
-            memcpy(best, kept, n * sizeof *best);
-        }
-        have = have2 || kept;
-    }
-    if (st == SP_OK && !out->converged && !alone) {
-        /* last the interior-point method, from the route laid out by its pieces, with
-         * the rest of the budgets: where the other methods left the route and could not
-         * find their way back (the tight slots), one that never leaves it. Its path is
-         * taken when it converged, and also when it did not but the other methods left no
-         * path or one further from optimal: a path that keeps the clearance with
-         * continuous steering serves better than the route's steps of steering (scene
-         * 200000: the interior-point method's path kept the clearance at stationarity 0.84
-         * where the other methods had none) */
-        const car_smooth_out keep = *out;
         int found = 0;
-        st = by_pieces(w, c, r, goal, progress, c0 + budget, evals - out->iterations, p, out, &found);
-        if (st == SP_OK && found && (out->converged || !have || out->residual < keep.residual)) {
-            out->used = 1;
-            goto done;
+        car_path cand = {0};
+        if (plan[k].how == IP && how == CAR_SMOOTH_AUTO) {
+            /* the interior-point method, from the route laid out by its pieces: one that
+             * never leaves the route (the others do, in tight slots, and seldom find their
+             * way back) */
+            st = by_pieces(w, c, r, goal, progress, until, allowed, &cand, out, &found);
+        } else {
+            st = run(&t, plan[k].how, s.x0, s.lb, s.ub, s.tol, progress, until, allowed, s.x, s.best, s.x0n, s.dip,
+                     &found, out);
+            if (st == SP_OK && found) {
+                out->energy = car_tx_energy(&t, s.best, NULL);
+                out->unknowns = (int)n;
+                st = car_tx_path(&t, s.best, &cand);
+                found = st == SP_OK;
+            }
         }
-        if (found) car_path_free(p); /* (allocated only when found) */
-        restore(out, &keep);
+        if (!found) continue;
+        /* a path that keeps the clearance with continuous steering serves better than the
+         * route's steps of steering, optimal or not (scene 200000: the interior-point
+         * method's path kept the clearance at stationarity 0.84 where the other methods
+         * had none) */
+        if (!have || out->converged || out->residual < best.residual) {
+            car_path_free(&kept);
+            kept = cand;
+            best = *out;
+            have = 1;
+        } else {
+            car_path_free(&cand);
+        }
     }
-    if (st != SP_OK) goto done;
+    if (st != SP_OK) {
+        car_path_free(&kept);
+        goto done;
+    }
     if (have) {
-        out->energy = car_tx_energy(&t, best, NULL);
-        if (car_tx_path(&t, best, p) != SP_OK) {
-            st = SP_ERR_NOMEM;
-            goto done;
-        }
+        restore(out, &best);
+        *p = kept;
         out->used = 1;
     }
 done:

@@ -319,6 +319,10 @@ typedef struct car_al_out {
     int converged, out_of_budget, iterations, evaluations;
     int stalled; /* at the largest penalty, an outer iteration lowered the violation by less than 1 % */
     double violation;
+    /* car_ip_solve: the KKT conditions at x with its own multipliers (the defects' and the
+     * inequalities', nonnegative): the scaled stationarity with the complementarity, and
+     * the largest violation of any row (car_al_solve: HUGE_VAL) */
+    double own_stationarity, own_violation;
 } car_al_out;
 sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub, const car_al_limits *lim,
                        car_al_out *out);
