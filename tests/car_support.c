@@ -77,6 +77,14 @@ void car_check_plan(const cJSON *r, const cJSON *input)
     sp_problem_free(&pb);
 }
 
+void car_set_max_seconds(cJSON *doc, double seconds)
+{
+    cJSON *search = cJSON_GetObjectItem(doc, "search");
+    if (!search) search = cJSON_AddObjectToObject(doc, "search");
+    cJSON_DeleteItemFromObject(search, "max_seconds");
+    cJSON_AddNumberToObject(search, "max_seconds", seconds);
+}
+
 void car_smooth_after(const char *text, car_smooth_method how, double route_cpu, car_smooth_out *out)
 {
     sp_problem pb;

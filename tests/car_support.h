@@ -18,6 +18,10 @@ double car_result_number(const cJSON *r, const char *key);
  * of that. */
 void car_check_plan(const cJSON *r, const cJSON *input);
 
+/* search.max_seconds of the problem document `doc` set to `seconds` (the tests give 1000
+ * where only the counted limits should bind). */
+void car_set_max_seconds(cJSON *doc, double seconds);
+
 /* The route of the problem file `text` smoothed by one solver (car_smooth_by; `how` a
  * car_smooth_method), as the plan does it: the goal's heading unwrapped to the route's
  * end; with route_cpu ≥ 0 as if the route search had taken that much processor time. */

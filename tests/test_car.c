@@ -212,10 +212,7 @@ static cJSON *plan_result_within(const char *name, double budget)
     cJSON *input = cJSON_Parse(text);
     cr_assert_not_null(input);
     if (budget > 0) {
-        cJSON *search = cJSON_GetObjectItem(input, "search");
-        if (!search) search = cJSON_AddObjectToObject(input, "search");
-        cJSON_DeleteItemFromObject(search, "max_seconds");
-        cJSON_AddNumberToObject(search, "max_seconds", budget);
+        car_set_max_seconds(input, budget);
         free(text);
         text = cJSON_PrintUnformatted(input);
     }
@@ -304,10 +301,7 @@ static char *tpcap_text(int k, double budget, long evaluations, cJSON **doc_out)
     cJSON *doc;
     sp_input_error err;
     cr_assert_eq(sp_car_tpcap_problem(text, strlen(text), name, &doc, &err), SP_OK, "%s", err.message);
-    if (budget > 0) {
-        cJSON *search = cJSON_AddObjectToObject(doc, "search");
-        cJSON_AddNumberToObject(search, "max_seconds", budget);
-    }
+    if (budget > 0) car_set_max_seconds(doc, budget);
     if (evaluations > 0)
         cJSON_AddNumberToObject(cJSON_AddObjectToObject(doc, "smoothing"), "max_evaluations", (double)evaluations);
     char *json = cJSON_PrintUnformatted(doc);

@@ -73,14 +73,6 @@ Test(car_scenes, the_generator_is_reproducible_and_its_scenes_are_valid_problem_
 }
 
 /* The problem's search.max_seconds set to `seconds`. */
-static void set_max_seconds(cJSON *doc, double seconds)
-{
-    cJSON *search = cJSON_GetObjectItem(doc, "search");
-    if (!search) search = cJSON_AddObjectToObject(doc, "search");
-    cJSON_DeleteItemFromObject(search, "max_seconds");
-    cJSON_AddNumberToObject(search, "max_seconds", seconds);
-}
-
 /* Scene `seed` of `kind` (of the moderate ranges or not) planned, with search.max_seconds
  * set when positive: converged to the tolerance, and the checks of every plan. The
  * result; *doc gets the problem (both the caller's to delete). */
@@ -88,7 +80,7 @@ static cJSON *converged_plan(car_scene_kind kind, unsigned long seed, int modera
 {
     car_scene_info info;
     *doc = car_scene_draw(seed, kind, moderate, &info);
-    if (max_seconds > 0) set_max_seconds(*doc, max_seconds);
+    if (max_seconds > 0) car_set_max_seconds(*doc, max_seconds);
     char *text = cJSON_PrintUnformatted(*doc);
     cJSON *r = solve_doc(text);
     cJSON_free(text);
@@ -162,7 +154,7 @@ Test(car_scenes, a_slot_among_clutter_is_smoothed_by_the_interior_point_method_a
 {
     car_scene_info info;
     cJSON *doc = car_scene_draw(100116, CAR_SCENE_CLUTTER, 0, &info);
-    set_max_seconds(doc, 1000.0);
+    car_set_max_seconds(doc, 1000.0);
     char *text = cJSON_PrintUnformatted(doc);
     interior_point_alone(text);
     cJSON *r = solve_doc(text);
@@ -184,7 +176,7 @@ Test(car_scenes, a_slot_among_clutter_is_smoothed_by_the_interior_point_method_a
 Test(car_scenes, a_tight_parallel_slot_is_smoothed_by_the_interior_point_method_alone)
 {
     cJSON *doc = car_scene_draw(500052, CAR_SCENE_PARALLEL, 0, NULL);
-    set_max_seconds(doc, 1000.0);
+    car_set_max_seconds(doc, 1000.0);
     char *text = cJSON_PrintUnformatted(doc);
     cr_expect_leq(interior_point_alone(text).iterations, 1000);
     cJSON_free(text);

@@ -201,6 +201,18 @@ static int filter_accepts(const filter *F, double th0, double ph0, double gphi, 
     return tht <= (1.0 - GAMMA_THETA) * th0 || pht <= ph0 - GAMMA_PHI * th0;
 }
 
+/* The largest |∇E + Aᵀy + Cᵀz| over the unknowns not fixed, g holding ∇E on entry and
+ * the whole sum on return (a->col, a->val at the point). */
+static double lagrangian_stationarity(const ip *a, const unsigned char *fixed, double *g)
+{
+    for (size_t j = 0; j < a->me; ++j) add_row(a, j, a->y[j], g);
+    for (size_t i = a->me; i < a->m; ++i) add_row(a, i, a->z[i - a->me], g);
+    double stat = 0.0;
+    for (size_t j = 0; j < a->n; ++j)
+        if (!fixed[j]) stat = fmax(stat, fabs(g[j]));
+    return stat;
+}
+
 /* The KKT conditions at x with the method's own multipliers: *stationarity the largest
  * of |∇E + Aᵀy + Cᵀz| over the unknowns not fixed and of the complementarity z_i |c_i|,
  * over max(1, ‖∇E‖∞) as car_kkt_eval's; *violation the largest defect or broken row. The
@@ -214,21 +226,14 @@ static void own_conditions(ip *a, const double *x, const unsigned char *fixed, d
 {
     evaluate(a, x, 1);
     car_tx_energy(a->t, x, g);
-    double gmax = 0.0, v = 0.0, comp = 0.0, stat = 0.0;
+    double gmax = 0.0, v = 0.0, comp = 0.0;
     for (size_t j = 0; j < a->n; ++j) gmax = fmax(gmax, fabs(g[j]));
-    for (size_t j = 0; j < a->me; ++j) {
-        add_row(a, j, a->y[j], g);
-        v = fmax(v, fabs(a->f[j]));
-    }
+    for (size_t j = 0; j < a->me; ++j) v = fmax(v, fabs(a->f[j]));
     for (size_t i = a->me; i < a->m; ++i) {
-        const double z = a->z[i - a->me];
-        add_row(a, i, z, g);
         v = fmax(v, a->f[i]);
-        comp = fmax(comp, z * fabs(a->f[i]));
+        comp = fmax(comp, a->z[i - a->me] * fabs(a->f[i]));
     }
-    for (size_t j = 0; j < a->n; ++j)
-        if (!fixed[j]) stat = fmax(stat, fabs(g[j]));
-    *stationarity = fmax(stat, comp) / fmax(1.0, gmax);
+    *stationarity = fmax(lagrangian_stationarity(a, fixed, g), comp) / fmax(1.0, gmax);
     *violation = v;
 }
 
@@ -348,11 +353,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             for (size_t j = 0; j < me; ++j) eq = fmax(eq, fabs(a.f[j]));
             /* stationarity with the multipliers: ∇E + Aᵀy + Cᵀz */
             memcpy(g1, g, n * sizeof *g1);
-            for (size_t j = 0; j < me; ++j) add_row(&a, j, a.y[j], g1);
-            for (size_t i = me; i < a.m; ++i) add_row(&a, i, a.z[i - me], g1);
-            double stat = 0.0;
-            for (size_t j = 0; j < n; ++j)
-                if (!fixed[j]) stat = fmax(stat, fabs(g1[j]));
+            const double stat = lagrangian_stationarity(&a, fixed, g1);
             out->violation = eq;
             if (fmax(stat / fmax(1.0, gmax), fmax(eq, comp)) <= KAPPA * mu) {
                 solved = 1;

@@ -276,19 +276,20 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
              * again. Where the solver's own multipliers meet the KKT conditions already,
              * they are the certificate: the least-squares ones car_kkt_eval finds may break
              * the sign where the active rows are degenerate (see car_ip.c). */
-            const int certified = fmax(own_stat, own_viol) <= c->settings.tolerance;
-            memcpy(x0n, x, n * sizeof *x);
-            int steps = 0;
-            if (!certified &&
-                car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, until, &steps) != SP_OK)
-                return SP_ERR_NOMEM;
-            out->newton_steps += steps;
-            if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
-            if (nomem) return SP_ERR_NOMEM;
-            double stat, viol, resid;
-            if (kkt_residual(t, x, lb, ub, &stat, &viol, &resid) != SP_OK) return SP_ERR_NOMEM;
-            if (memcmp(x, x0n, n * sizeof *x) == 0 && fmax(own_stat, own_viol) < resid)
-                stat = own_stat, viol = own_viol, resid = fmax(own_stat, own_viol);
+            double stat = own_stat, viol = own_viol, resid = fmax(own_stat, own_viol);
+            if (!(resid <= c->settings.tolerance)) {
+                memcpy(x0n, x, n * sizeof *x);
+                int steps = 0;
+                if (car_kkt_polish(t, x, lb, ub, POLISH * c->settings.tolerance, 4, until, &steps) != SP_OK)
+                    return SP_ERR_NOMEM;
+                out->newton_steps += steps;
+                if (steps > 0 && !path_ok(t, x, &least, dip, &nomem)) memcpy(x, x0n, n * sizeof *x);
+                if (nomem) return SP_ERR_NOMEM;
+                double s2, v2, r2;
+                if (kkt_residual(t, x, lb, ub, &s2, &v2, &r2) != SP_OK) return SP_ERR_NOMEM;
+                /* (the method's own conditions hold at its point only) */
+                if (r2 <= resid || memcmp(x, x0n, n * sizeof *x) != 0) stat = s2, viol = v2, resid = r2;
+            }
             /* a restart that did not lower the residual: keep the path before it */
             if (*have && resid >= out->residual) break;
             *have = 1;
