@@ -696,7 +696,7 @@ static void gradients_match(int swept)
     double *val = calloc(m * CAR_TX_NZ, sizeof *val);
     long *col = calloc(m * CAR_TX_NZ, sizeof *col);
     car_tx_constraints(&fx.t, x, fd, jall);
-    car_tx_constraints_sparse(&fx.t, x, fs, col, val);
+    car_tx_constraints_sparse(&fx.t, x, NULL, fs, col, val);
     double worst_s = 0.0;
     size_t width = 0, nonzeros = 0;
     for (size_t i = 0; i < m; ++i) {
@@ -1002,18 +1002,21 @@ typedef struct weighted {
     size_t m;
 } weighted;
 
-static void weighted_gradient(void *ctx, const double *x, double *g)
+static void weighted_gradient(void *ctx, const double *x, const unsigned char *moved, double *g)
 {
     const weighted *a = ctx;
+    (void)moved; /* (every row, as the reference) */
     car_tx_energy(a->t, x, g);
-    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
+    car_tx_constraints_sparse(a->t, x, NULL, a->f, a->col, a->val);
     for (size_t i = 0; i < a->m * CAR_TX_NZ; ++i)
         if (a->col[i] >= 0) g[a->col[i]] += a->w[i / CAR_TX_NZ] * a->val[i];
 }
 
-/* The Hessian differenced in 15 groups of unknowns (car_band_hessian) is the one
- * differenced column by column: no two unknowns of a group share a term (the last
- * steering and the last node's heading once did). */
+/* The Hessian differenced in 15 groups of unknowns, with only the rows each group moves
+ * evaluated again (car_lagrangian_hessian), is the one differenced column by column with
+ * every row (car_band_hessian): no two unknowns of a group share a term (the last
+ * steering and the last node's heading once did), and no row a group moves is left out
+ * (the intervals marked swept among them). */
 Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
 {
     tx_fixture fx;
@@ -1023,6 +1026,7 @@ Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
     car_tx_guess(&fx.t, &fx.r, x);
     unsigned state = 3;
     for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    for (size_t k = 0; k < fx.t.N; k += 3) fx.t.swept[k] = 1;
     cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
     const size_t m = car_tx_n_constraints(&fx.t);
     double *wt = malloc(m * sizeof *wt), *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val);
@@ -1031,13 +1035,117 @@ Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
     weighted a = {.t = &fx.t, .w = wt, .f = f, .val = val, .col = col, .m = m};
     double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2), *y = malloc(n * sizeof *y);
     double *g1 = malloc(n * sizeof *g1), *g2 = malloc(n * sizeof *g2);
-    car_band_hessian(&fx.t, x, weighted_gradient, &a, 1e-5, 1, NULL, h1, y, g1, g2);
+    car_lagrangian lag = {0};
+    cr_assert_eq(car_lagrangian_hessian(&lag, &fx.t, x, wt, 1e-5, 1, 1, NULL, h1), SP_OK);
+    car_lagrangian_free(&lag);
     car_band_hessian(&fx.t, x, weighted_gradient, &a, 1e-5, 0, NULL, h2, y, g1, g2);
     double worst = 0.0, big = 0.0;
     for (size_t i = 0; i < ld * n; ++i) worst = fmax(worst, fabs(h1[i] - h2[i])), big = fmax(big, fabs(h2[i]));
     cr_expect_gt(big, 1.0);
     cr_expect_leq(worst, 1e-6 * big, "grouped Hessian off by %.2e (largest entry %.2e)", worst, big);
     free(wt), free(f), free(val), free(col), free(h1), free(h2), free(y), free(g1), free(g2), free(x);
+    tx_teardown(&fx);
+}
+
+/* The rows car_tx_row_moved leaves out when one unknown moves are the rows that do not
+ * change (to the bit), and the rows evaluated with `moved` are the rows evaluated in full:
+ * a row it missed would make the Hessian's differences wrong without a sign. */
+Test(car, only_the_rows_a_moved_unknown_touches_are_evaluated_again)
+{
+    tx_fixture fx;
+    tx_setup("parallel_slot.json", &fx);
+    const size_t n = fx.t.n, N = fx.t.N;
+    double *x = calloc(n, sizeof *x), *y = malloc(n * sizeof *y);
+    car_tx_guess(&fx.t, &fx.r, x);
+    unsigned state = 5;
+    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
+    for (size_t k = 1; k < N; k += 3) fx.t.swept[k] = 1;
+    cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
+    const size_t m = car_tx_n_constraints(&fx.t);
+    double *f0 = malloc(m * sizeof *f0), *f1 = malloc(m * sizeof *f1), *f2 = malloc(m * sizeof *f2);
+    double *v0 = malloc(m * CAR_TX_NZ * sizeof *v0), *v1 = malloc(m * CAR_TX_NZ * sizeof *v1),
+           *v2 = malloc(m * CAR_TX_NZ * sizeof *v2);
+    long *c0 = malloc(m * CAR_TX_NZ * sizeof *c0), *c2 = malloc(m * CAR_TX_NZ * sizeof *c2);
+    unsigned char *moved = calloc(N + 1, 1);
+    car_tx_constraints_sparse(&fx.t, x, NULL, f0, c0, v0);
+    size_t fewest = m, most = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        /* one unknown: a steering (any node), a travel (any interval) or a pose (nodes 1…N−1) */
+        const int slot = trial % 3;
+        const size_t k = slot == 0   ? (size_t)trial % (N + 1)
+                         : slot == 1 ? (size_t)trial % N
+                                     : 1 + (size_t)trial % (N - 1);
+        const size_t j = slot == 0 ? car_tx_delta(&fx.t, k) : slot == 1 ? car_tx_s(&fx.t, k)
+                                                                        : car_tx_pose(&fx.t, k) + (size_t)trial % 3;
+        memcpy(y, x, n * sizeof *y);
+        y[j] += 1e-3;
+        memset(moved, 0, N + 1);
+        moved[k] = slot == 0 ? CAR_MOVED_DELTA : slot == 1 ? CAR_MOVED_S : CAR_MOVED_POSE;
+        car_tx_constraints_sparse(&fx.t, y, NULL, f1, c2, v1);
+        memcpy(f2, f0, m * sizeof *f2), memcpy(v2, v0, m * CAR_TX_NZ * sizeof *v2);
+        memcpy(c2, c0, m * CAR_TX_NZ * sizeof *c2);
+        car_tx_constraints_sparse(&fx.t, y, moved, f2, c2, v2);
+        size_t touched = 0;
+        for (size_t i = 0; i < m; ++i) {
+            const int flagged = car_tx_row_moved(&fx.t, i, moved);
+            touched += (size_t)flagged;
+            if (!flagged)
+                cr_expect(f1[i] == f0[i], "trial %d: row %zu changed (%.3e), not flagged", trial, i, f1[i] - f0[i]);
+            cr_expect(f2[i] == f1[i], "trial %d: row %zu evaluated with `moved` differs", trial, i);
+            for (int e = 0; e < CAR_TX_NZ; ++e)
+                cr_expect(v2[i * CAR_TX_NZ + e] == v1[i * CAR_TX_NZ + e], "trial %d: row %zu's derivative", trial, i);
+        }
+        fewest = touched < fewest ? touched : fewest, most = touched > most ? touched : most;
+    }
+    /* (a move touches its interval's rows and its neighbour's, not all) */
+    cr_expect_gt(fewest, 0);
+    cr_expect_lt(most, m / 4, "one unknown flagged %zu of %zu rows", most, m);
+    free(x), free(y), free(f0), free(f1), free(f2), free(v0), free(v1), free(v2), free(c0), free(c2), free(moved);
+    tx_teardown(&fx);
+}
+
+/* The clearance rows picked again at points the path has moved to (car_tx_select): where
+ * a polygon's pieces tie at a point, its row of the whole polygon, whose distance has a
+ * kink there, is split into the pieces' rows (t.refined counts them), and no pair keeps a
+ * row of the whole polygon beside the row of its least piece. */
+Test(car, a_row_of_a_whole_polygon_is_split_where_its_pieces_tie)
+{
+    tx_fixture fx;
+    tx_setup("narrow_slot.json", &fx);
+    const size_t n = fx.t.n, points = CAR_SUB * fx.t.N;
+    double *x0 = calloc(n, sizeof *x0), *x = malloc(n * sizeof *x);
+    car_tx_guess(&fx.t, &fx.r, x0);
+    cr_assert_eq(car_tx_select(&fx.t, x0, 0.3), SP_OK);
+    unsigned state = 7;
+    size_t tied_pairs = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+        for (size_t j = 0; j < n; ++j) x[j] = x0[j] + uniform(&state, -0.03, 0.03);
+        cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
+        for (size_t o = 0; o < fx.t.n_obs; ++o) {
+            if (fx.t.obs_feature[o] >= 0) continue;
+            const size_t p = fx.t.obs_point[o], i = fx.t.obs_poly[o];
+            double pose[3];
+            car_tx_point(&fx.t, x, p, pose, NULL);
+            if (p >= points || car_world_polygon_distance(&fx.w, i, pose, NULL) >= fx.w.clearance + 0.3) continue;
+            int least = 0;
+            double d1 = HUGE_VAL, d2 = HUGE_VAL;
+            for (int f = 0; f < car_world_features(&fx.w, i); ++f) {
+                const double d = car_world_feature_distance(&fx.w, i, f, pose, NULL);
+                if (d < d1) d2 = d1, d1 = d, least = f;
+                else if (d < d2) d2 = d;
+            }
+            cr_expect_geq(d2 - d1, 1e-3, "trial %d: point %zu keeps a row of polygon %zu whose pieces tie (%.1e)",
+                          trial, p, i, d2 - d1);
+            for (size_t e = 0; e < fx.t.n_obs; ++e)
+                cr_expect(!(fx.t.obs_point[e] == p && fx.t.obs_poly[e] == i && fx.t.obs_feature[e] == least),
+                          "trial %d: point %zu has polygon %zu's row beside its least piece's", trial, p, i);
+        }
+        for (size_t o = 0; o < fx.t.n_obs; ++o) tied_pairs += fx.t.obs_feature[o] >= 0;
+    }
+    /* (the moves made some pieces tie, and some whole rows were split) */
+    cr_expect_gt(tied_pairs, 0);
+    cr_expect_gt(fx.t.refined, 0);
+    free(x0), free(x);
     tx_teardown(&fx);
 }
 

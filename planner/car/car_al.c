@@ -66,6 +66,7 @@ typedef struct al {
     long *col;        /* m × CAR_TX_NZ: the Jacobian's sparse rows there (car_tx_constraints_sparse) */
     double *val;
     int evaluations;  /* of L_A (the Hessian's differences are not counted: they are the steps' cost) */
+    car_lagrangian lag; /* the Hessian's work space */
 } al;
 
 /* The multiplier a term i of value c contributes: λ + ρ c for an equality, max(0, λ + ρ c)
@@ -90,24 +91,13 @@ static double merit(al *a, const double *x, double *grad)
     const size_t m = a->m;
     ++a->evaluations;
     double v = car_tx_energy(a->t, x, grad);
-    car_tx_constraints_sparse(a->t, x, a->f, grad ? a->col : NULL, a->val);
+    car_tx_constraints_sparse(a->t, x, NULL, a->f, grad ? a->col : NULL, a->val);
     for (size_t i = 0; i < m; ++i) {
         const double c = a->f[i], w = weight(a, i, c);
         v += i < a->me ? a->lam[i] * c + 0.5 * a->rho * c * c : (w * w - a->lam[i] * a->lam[i]) / (2.0 * a->rho);
         if (grad && w != 0.0) add_row(a, i, w, grad);
     }
     return v;
-}
-
-/* The gradient of E + Σ w_i c_i (the weights a->w, frozen) into grad; a->f, a->col and
- * a->val are overwritten (car_band_grad_fn). */
-static void lagrangian_gradient(void *ctx, const double *x, double *grad)
-{
-    al *a = ctx;
-    car_tx_energy(a->t, x, grad);
-    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
-    for (size_t i = 0; i < a->m; ++i)
-        if (a->w[i] != 0.0) add_row(a, i, a->w[i], grad);
 }
 
 /* The largest violation of the constraints at the values in a->f (x keeps its bounds). */
@@ -136,13 +126,12 @@ static int binding(const al *a, const double *x, const double *g, size_t j)
 
 /* A Newton step d on L_A at x (gradient g; a->f, a->col, a->val at x): (H + τ I) d = −g
  * with H the penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the
- * weights at x, differenced anew (car_band_hessian) when `fresh`; the unknowns held on a
- * bound keep d = 0. H and HL are lower bands in car_tx_place order (CAR_TX_BAND + 1 rows,
- * column-major), so a step costs work in proportion to the intervals. y, g0, g1, b work
- * space; a->f, a->col, a->val are left at another point when `fresh`. 0 when the
- * factorisation fails. */
+ * weights at x, differenced anew (car_lagrangian_hessian) when `fresh`; the unknowns held
+ * on a bound keep d = 0. H and HL are lower bands in car_tx_place order (CAR_TX_BAND + 1
+ * rows, column-major), so a step costs work in proportion to the intervals. b work
+ * space. 1, 0 when the factorisation fails, −1 when memory is short. */
 static int newton_step(al *a, const double *x, const double *g, double tau, double *H, double *HL, int fresh,
-                       double *y, double *g0, double *g1, double *b, double *d)
+                       double *b, double *d)
 {
     const car_tx *t = a->t;
     const size_t n = a->n, ld = CAR_TX_BAND + 1;
@@ -154,8 +143,7 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, ld * n * sizeof *HL);
-        lagrangian_gradient(a, x, g0);
-        car_band_hessian(t, x, lagrangian_gradient, a, 1e-7, 1, g0, HL, y, g1, NULL);
+        if (car_lagrangian_hessian(&a->lag, t, x, a->w, 1e-7, 1, 0, NULL, HL) != SP_OK) return -1;
     }
     for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
     for (size_t j = 0; j < n; ++j) {
@@ -212,10 +200,10 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
     a.w = malloc((m ? m : 1) * sizeof *a.w);
     const size_t band = (CAR_TX_BAND + 1) * n;
     double *H = malloc(band * sizeof *H), *HL = malloc(band * sizeof *HL), *g = malloc(n * sizeof *g),
-           *g1 = malloc(n * sizeof *g1), *g0 = malloc(n * sizeof *g0), *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
+           *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
     double *b = malloc(n * sizeof *b);
     sp_status st = SP_ERR_NOMEM;
-    if (!b || !HL || !g0 || !a.w || !a.lam || !a.f || !a.col || !a.val || !H || !g || !g1 || !d || !y) goto done;
+    if (!b || !HL || !a.w || !a.lam || !a.f || !a.col || !a.val || !H || !g || !d || !y) goto done;
     st = SP_OK;
     for (size_t j = 0; j < n; ++j) x[j] = fmin(ub[j], fmax(lb[j], x[j]));
     /* No step may take the footprint at a checked point further inside the clearance than
@@ -245,10 +233,14 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 out->out_of_budget = 1;
                 goto finish;
             }
-            if (!newton_step(&a, x, g, tau, H, HL, fresh, y, g0, g1, b, d)) {
-                /* the same Hessian with more damping (a->f, a->col, a->val back at x first) */
+            const int stepped = newton_step(&a, x, g, tau, H, HL, fresh, b, d);
+            if (stepped < 0) {
+                st = SP_ERR_NOMEM;
+                goto finish;
+            }
+            if (!stepped) {
+                /* the same Hessian with more damping */
                 fresh = 0;
-                v = merit(&a, x, g);
                 tau = fmax(1e-6, 10.0 * tau);
                 continue;
             }
@@ -334,7 +326,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
 finish:
     out->evaluations = a.evaluations;
 done:
-    free(a.lam), free(a.w), free(a.f), free(a.col), free(a.val), free(H), free(HL), free(g), free(g1), free(g0), free(b),
-        free(d), free(y);
+    car_lagrangian_free(&a.lag);
+    free(a.lam), free(a.w), free(a.f), free(a.col), free(a.val), free(H), free(HL), free(g), free(b), free(d), free(y);
     return st;
 }

@@ -22,6 +22,20 @@ static size_t unknown_at(const car_tx *t, size_t p)
     return car_tx_pose(t, o) + (s - 2);
 }
 
+/* Unknown j's CAR_MOVED_* bit (its slot: δ, s or a pose's). */
+static unsigned char moved_bit(const car_tx *t, size_t j)
+{
+    const size_t slot = car_tx_slot(t, j);
+    return slot == 0 ? CAR_MOVED_DELTA : slot == 1 ? CAR_MOVED_S : CAR_MOVED_POSE;
+}
+
+/* g += w r for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused). */
+static void add_sparse(const long *col, const double *val, double w, double *g)
+{
+    for (int e = 0; e < CAR_TX_NZ; ++e)
+        if (col[e] >= 0) g[col[e]] += w * val[e];
+}
+
 /* Whether unknown j is differenced in group g (of 15: owner mod 3, slot). */
 static int in_group(const car_tx *t, size_t j, size_t g)
 {
@@ -32,19 +46,24 @@ void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, v
                       const double *g0, double *hb, double *y, double *g1, double *g2)
 {
     const size_t n = t->n, ld = CAR_TX_BAND + 1, groups = grouped ? 15 : n;
+    unsigned char *moved = malloc(t->N + 1);
     memcpy(y, x, n * sizeof *y);
     for (size_t g = 0; g < groups; ++g) {
         const size_t lo = grouped ? 0 : g, hi = grouped ? n : g + 1;
         int any = 0;
+        if (moved) memset(moved, 0, t->N + 1);
         for (size_t j = lo; j < hi; ++j)
-            if (!grouped || in_group(t, j, g)) y[j] = x[j] + step * fmax(1.0, fabs(x[j])), any = 1;
+            if (!grouped || in_group(t, j, g)) {
+                y[j] = x[j] + step * fmax(1.0, fabs(x[j])), any = 1;
+                if (moved) moved[car_tx_owner(t, j)] |= moved_bit(t, j);
+            }
         if (!any) continue;
-        grad(ctx, y, g1);
+        grad(ctx, y, moved, g1);
         const double *base = g0;
         if (!g0) {
             for (size_t j = lo; j < hi; ++j)
                 if (!grouped || in_group(t, j, g)) y[j] = x[j] - step * fmax(1.0, fabs(x[j]));
-            grad(ctx, y, g2);
+            grad(ctx, y, moved, g2);
             base = g2;
         }
         for (size_t j = lo; j < hi; ++j) {
@@ -64,6 +83,71 @@ void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, v
             }
         }
     }
+    free(moved);
+}
+
+/* car_band_grad_fn of E + Σ w_i c_i: first (h->at_base) every row at x, kept with the
+ * sum Σ w_i ∇c_i there as the base; then the base with the change of the rows that
+ * depend on a moved unknown (the others are the base's exactly; all of them when moved
+ * is NULL). */
+static void lagrangian_gradient(void *ctx, const double *x, const unsigned char *moved, double *g)
+{
+    car_lagrangian *h = ctx;
+    const car_tx *t = h->t;
+    const size_t n = t->n, m = h->m;
+    const int base = h->at_base;
+    h->at_base = 0;
+    car_tx_energy(t, x, g);
+    if (base) {
+        car_tx_constraints_sparse(t, x, NULL, h->f, h->col, h->val);
+        memset(h->gc, 0, n * sizeof *h->gc);
+        for (size_t i = 0; i < m; ++i)
+            if (h->w[i] != 0.0) add_sparse(h->col + i * CAR_TX_NZ, h->val + i * CAR_TX_NZ, h->w[i], h->gc);
+    } else
+        car_tx_constraints_sparse(t, x, moved, h->f2, h->col2, h->val2);
+    for (size_t j = 0; j < n; ++j) g[j] += h->gc[j];
+    if (base) return;
+    for (size_t i = 0; i < m; ++i)
+        if (h->w[i] != 0.0 && car_tx_row_moved(t, i, moved)) {
+            add_sparse(h->col2 + i * CAR_TX_NZ, h->val2 + i * CAR_TX_NZ, h->w[i], g);
+            add_sparse(h->col + i * CAR_TX_NZ, h->val + i * CAR_TX_NZ, -h->w[i], g);
+        }
+}
+
+sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
+                                 int grouped, int central, double *g, double *hb)
+{
+    const size_t n = t->n, m = car_tx_n_constraints(t), mm = m ? m : 1;
+    if (mm > h->cap_m) {
+        free(h->f), free(h->f2), free(h->val), free(h->val2), free(h->col), free(h->col2);
+        h->f = malloc(mm * sizeof *h->f), h->f2 = malloc(mm * sizeof *h->f2);
+        h->val = malloc(mm * CAR_TX_NZ * sizeof *h->val), h->val2 = malloc(mm * CAR_TX_NZ * sizeof *h->val2);
+        h->col = malloc(mm * CAR_TX_NZ * sizeof *h->col), h->col2 = malloc(mm * CAR_TX_NZ * sizeof *h->col2);
+        h->cap_m = mm;
+    }
+    if (n > h->cap_n) {
+        free(h->gc), free(h->g0), free(h->y), free(h->g1), free(h->g2);
+        h->gc = malloc(n * sizeof *h->gc), h->g0 = malloc(n * sizeof *h->g0), h->y = malloc(n * sizeof *h->y);
+        h->g1 = malloc(n * sizeof *h->g1), h->g2 = malloc(n * sizeof *h->g2);
+        h->cap_n = n;
+    }
+    if (!h->f || !h->f2 || !h->val || !h->val2 || !h->col || !h->col2 || !h->gc || !h->g0 || !h->y || !h->g1 ||
+        !h->g2) {
+        car_lagrangian_free(h);
+        return SP_ERR_NOMEM;
+    }
+    h->t = t, h->w = w, h->m = m, h->at_base = 1;
+    lagrangian_gradient(h, x, NULL, h->g0);
+    if (g) memcpy(g, h->g0, n * sizeof *g);
+    car_band_hessian(t, x, lagrangian_gradient, h, step, grouped, central ? NULL : h->g0, hb, h->y, h->g1, h->g2);
+    return SP_OK;
+}
+
+void car_lagrangian_free(car_lagrangian *h)
+{
+    free(h->f), free(h->f2), free(h->val), free(h->val2), free(h->col), free(h->col2);
+    free(h->gc), free(h->g0), free(h->y), free(h->g1), free(h->g2);
+    *h = (car_lagrangian){0};
 }
 
 void car_band_add_row(const car_tx *t, const long *col, const double *val, double w, double *hb)

@@ -63,6 +63,8 @@
 /* a clearance row within this of its bound at the start (or broken there) is shifted to
  * hold by this much: a slack much smaller would make its barrier's push μ/s dominate */
 #define SHIFT 1e-4
+/* the steps of a barrier problem between two selections of the pairs */
+#define REFRESH 25
 
 typedef struct ip {
     car_tx *t;
@@ -89,7 +91,7 @@ static double slack(const ip *a, size_t i) { return a->keep * a->r[i - a->me] - 
 static void rows(const ip *a, const double *x, long *col, double *val)
 {
     const size_t m0 = a->m - a->nb;
-    car_tx_constraints_sparse(a->t, x, a->f, col, val);
+    car_tx_constraints_sparse(a->t, x, NULL, a->f, col, val);
     for (size_t b = 0; b < a->nb; ++b) {
         const size_t j = a->bj[b] % a->n, i = m0 + b;
         const int upper = a->bj[b] >= a->n;
@@ -118,16 +120,6 @@ static double row_dot(const ip *a, size_t i, const double *v)
     for (size_t e = i * CAR_TX_NZ; e < (i + 1) * CAR_TX_NZ; ++e)
         if (a->col[e] >= 0) s += a->val[e] * v[a->col[e]];
     return s;
-}
-
-/* The gradient of E + Σ w_i c_i (car_band_grad_fn; a->f, a->col, a->val overwritten). */
-static void weighted_gradient(void *ctx, const double *x, double *g)
-{
-    ip *a = ctx;
-    car_tx_energy(a->t, x, g);
-    rows(a, x, a->col, a->val);
-    for (size_t i = 0; i < a->m; ++i)
-        if (a->w[i] != 0.0) add_row(a, i, a->w[i], g);
 }
 
 /* The barrier problem's two measures at the values in a->f: its objective φ = E − μ Σ log s
@@ -266,6 +258,10 @@ static sp_status reselect(ip *a, const double *x, double near, double mu)
         }
     }
     evaluate(a, x, 1);
+    /* (a row made one piece's keeps its value at x but for rounding: it is shifted to
+     * hold if that took its slack) */
+    for (size_t i = a->me; i < a->m; ++i)
+        if (!(slack(a, i) > 0.0)) a->r[i - a->me] = a->f[i] + SHIFT;
     return SP_OK;
 }
 
@@ -276,14 +272,14 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     ip a = {.t = t, .n = n, .me = me, .m = me, .lb = lb, .ub = ub, .keep = 1.0};
     *out = (car_al_out){.own_stationarity = HUGE_VAL, .own_violation = HUGE_VAL};
     double *g = malloc(n * sizeof *g), *gb = malloc(n * sizeof *gb), *hb = malloc(ld * n * sizeof *hb),
-           *hl = malloc(ld * n * sizeof *hl), *y0 = malloc(n * sizeof *y0), *g1 = malloc(n * sizeof *g1),
-           *g2 = malloc(n * sizeof *g2), *xt = malloc(n * sizeof *xt), *rhs = malloc((n + me) * sizeof *rhs),
+           *hl = malloc(ld * n * sizeof *hl), *g1 = malloc(n * sizeof *g1), *xt = malloc(n * sizeof *xt),
+           *rhs = malloc((n + me) * sizeof *rhs),
            *dx = malloc(n * sizeof *dx), *ynew = malloc(me * sizeof *ynew);
     unsigned char *fixed = malloc(n);
     double *mval = malloc((me ? me : 1) * CAR_TX_NZ * sizeof *mval);
     a.y = calloc(me, sizeof *a.y), a.bj = malloc(2 * n * sizeof *a.bj);
     sp_status st = SP_ERR_NOMEM;
-    if (!g || !gb || !hb || !hl || !y0 || !g1 || !g2 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !a.bj || !mval)
+    if (!g || !gb || !hb || !hl || !g1 || !xt || !rhs || !dx || !ynew || !fixed || !a.y || !a.bj || !mval)
         goto done;
     for (size_t j = 0; j < n; ++j) {
         fixed[j] = lb[j] == ub[j]; /* (held where it is) */
@@ -316,6 +312,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     double *dz = NULL, *cdx = NULL;
     double nu = 1.0, tau = 0.0;
     filter F = {.fresh = 1};
+    car_lagrangian lag = {0};
     car_pace pace = {.longest = 0.0};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
@@ -324,6 +321,18 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
         pace.last = -1.0;
         for (int inner = 0; inner < lim->max_inner; ++inner) {
             if (sp_progress_stopped(lim->progress)) goto finish;
+            /* Every REFRESH steps within a barrier problem, the pairs near x again: where
+             * the path has moved so that two pieces of a polygon's distance tie, its row
+             * is split (car_tx_select), which ends the cycling of the steps on the kink;
+             * the barrier problem is then a new one. */
+            if (inner > 0 && inner % REFRESH == 0) {
+                const size_t had = a.m, refined = t->refined;
+                if (reselect(&a, x, lim->near, mu) != SP_OK) {
+                    st = SP_ERR_NOMEM;
+                    goto finish;
+                }
+                if (a.m != had || t->refined != refined) F.fresh = 1, fresh = 1;
+            }
             /* no step is begun that would end past the deadline, judged by the longest
              * one so far (as the augmented Lagrangian's) */
             if (a.evaluations >= lim->max_evaluations || car_pace_late(&pace, lim->deadline)) {
@@ -359,14 +368,16 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 solved = 1;
                 break;
             }
-            /* the Hessian of E + yᵀd + zᵀc by differences (a.f, a.col, a.val are at x after) */
+            /* the Hessian of E + yᵀd + zᵀc by differences (the bounds' rows, linear, add
+             * nothing) */
             if (fresh) {
                 for (size_t j = 0; j < me; ++j) a.w[j] = a.y[j];
                 for (size_t i = me; i < a.m; ++i) a.w[i] = a.z[i - me];
                 memset(hl, 0, ld * n * sizeof *hl);
-                weighted_gradient(&a, x, y0);
-                car_band_hessian(t, x, weighted_gradient, &a, 1e-7, 1, y0, hl, xt, g1, g2);
-                evaluate(&a, x, 1);
+                if (car_lagrangian_hessian(&lag, t, x, a.w, 1e-7, 1, 0, NULL, hl) != SP_OK) {
+                    st = SP_ERR_NOMEM;
+                    goto finish;
+                }
             }
             memcpy(hb, hl, ld * n * sizeof *hb);
             /* + Cᵀ diag(z/s) C, from the rows' few nonzeros */
@@ -539,8 +550,9 @@ finish:
     if (st == SP_OK) own_conditions(&a, x, fixed, g, &out->own_stationarity, &out->own_violation);
     free(dz), free(cdx);
     free(F.th), free(F.ph);
+    car_lagrangian_free(&lag);
 done:
-    free(g), free(gb), free(hb), free(hl), free(y0), free(g1), free(g2), free(xt), free(rhs), free(dx), free(ynew),
+    free(g), free(gb), free(hb), free(hl), free(g1), free(xt), free(rhs), free(dx), free(ynew),
         free(fixed), free(mval);
     free(a.bj), free(a.y), free(a.z), free(a.r), free(a.w), free(a.f), free(a.col), free(a.val);
     return st;

@@ -159,7 +159,7 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
     sp_status st = SP_ERR_NOMEM;
     if (!f || !r || !col || !val || !k->g || !k->mcol || !k->mval || !k->mu || !k->c || !k->row) goto done;
     car_tx_energy(t, x, k->g);
-    car_tx_constraints_sparse(t, x, f, col, val);
+    car_tx_constraints_sparse(t, x, NULL, f, col, val);
     /* the active rows of M: every equality, the inequalities within `active` of their
      * bound, the bounds x is as near (an interior-point solution keeps a slack of the
      * order of μ/z from each) */
@@ -235,34 +235,11 @@ done:
     return st;
 }
 
-/* The Lagrangian f + Σ μ_a c_a over the active constraints of k (car_band_grad_fn). */
-typedef struct lagrangian {
-    const car_tx *t;
-    const car_kkt *k;
-    double *fc, *val; /* scratch for all constraints */
-    long *col;
-} lagrangian;
-
-static void lagrangian_gradient(void *ctx, const double *x, double *out)
-{
-    const lagrangian *l = ctx;
-    const car_kkt *k = l->k;
-    car_tx_energy(l->t, x, out);
-    car_tx_constraints_sparse(l->t, x, l->fc, l->col, l->val);
-    for (size_t a = 0; a < k->na; ++a) {
-        /* a bound is linear: its row in k; a constraint's at x */
-        const long *c = k->row[a] < 0 ? k->mcol + a * CAR_TX_NZ : l->col + (size_t)k->row[a] * CAR_TX_NZ;
-        const double *w = k->row[a] < 0 ? k->mval + a * CAR_TX_NZ : l->val + (size_t)k->row[a] * CAR_TX_NZ;
-        for (int e = 0; e < CAR_TX_NZ; ++e)
-            if (c[e] >= 0) out[c[e]] += k->mu[a] * w[e];
-    }
-}
-
 /* The active constraints' values at x (fc: scratch for all constraints). */
 static void active_values(const car_tx *t, const car_kkt *k, const double *x, const double *lb, const double *ub,
                           double *fc, double *out)
 {
-    car_tx_constraints_sparse(t, x, fc, NULL, NULL);
+    car_tx_constraints_sparse(t, x, NULL, fc, NULL, NULL);
     for (size_t a = 0; a < k->na; ++a) {
         if (k->row[a] >= 0) {
             out[a] = fc[k->row[a]];
@@ -280,21 +257,23 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     const size_t n = t->n, na = k->na, dim = n + na, m = car_tx_n_constraints(t), ld = CAR_TX_BAND + 1;
     const int dense = n <= DENSE;
     double *K = dense ? calloc(dim * dim, sizeof *K) : NULL, *rhs = malloc(dim * sizeof *rhs);
-    double *hb = calloc(ld * n, sizeof *hb), *yw = malloc(n * sizeof *yw);
-    double *gp = malloc(n * sizeof *gp), *gm = malloc(n * sizeof *gm), *fc = malloc((m ? m : 1) * sizeof *fc);
-    double *val = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *val), *cv = malloc((na ? na : 1) * sizeof *cv);
-    long *col = malloc((m ? m : 1) * CAR_TX_NZ * sizeof *col);
+    double *hb = calloc(ld * n, sizeof *hb), *w = calloc(m ? m : 1, sizeof *w);
+    double *fc = malloc((m ? m : 1) * sizeof *fc), *cv = malloc((na ? na : 1) * sizeof *cv);
     double *M = dense ? malloc((na ? na : 1) * n * sizeof *M) : NULL, *A = dense ? malloc((na ? na : 1) * n * sizeof *A) : NULL;
     double *b = malloc((dim > n ? dim : n) * sizeof *b), *sv = dense ? malloc(dim * sizeof *sv) : NULL;
     lapack_int *piv = dense ? malloc(dim * sizeof *piv) : NULL;
     sp_status st = SP_ERR_NOMEM;
-    if (!rhs || !hb || !yw || !gp || !gm || !fc || !val || !cv || !col || !b ||
+    if (!rhs || !hb || !w || !fc || !cv || !b ||
         (dense && (!K || !M || !A || !sv || !piv)))
         goto done;
     /* W = ∇²L by central differences of ∇L (one column at a time when dense, as before;
      * on the band, 15 groups of them) */
-    lagrangian l = {.t = t, .k = k, .fc = fc, .val = val, .col = col};
-    car_band_hessian(t, x, lagrangian_gradient, &l, 1e-6, !dense, NULL, hb, yw, gp, gm);
+    for (size_t a = 0; a < na; ++a)
+        if (k->row[a] >= 0) w[k->row[a]] += k->mu[a]; /* (a bound's row is linear: no curvature) */
+    car_lagrangian lag = {0};
+    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, 1e-6, !dense, 1, NULL, hb);
+    car_lagrangian_free(&lag);
+    if (hs != SP_OK) goto done;
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */
     memcpy(rhs, k->g, n * sizeof *rhs);
     for (size_t a = 0; a < na; ++a)
@@ -343,7 +322,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     }
     st = SP_OK;
 done:
-    free(K), free(rhs), free(hb), free(yw), free(gp), free(gm), free(fc), free(val), free(cv), free(col), free(M), free(A),
+    free(K), free(rhs), free(hb), free(w), free(fc), free(cv), free(M), free(A),
         free(b), free(sv), free(piv);
     return st;
 }
@@ -360,7 +339,7 @@ static double gradient_seconds(const car_tx *t, const double *x)
     if (g && f && val && col) {
         const double began = car_cpu_seconds();
         car_tx_energy(t, x, g);
-        car_tx_constraints_sparse(t, x, f, col, val);
+        car_tx_constraints_sparse(t, x, NULL, f, col, val);
         seconds = car_cpu_seconds() - began;
     }
     free(g), free(f), free(val), free(col);

@@ -36,6 +36,8 @@
 /* Pieces of the footprint–polygon distance (car_world_feature_distance) this close to
  * the least one count as tied with it. */
 #define TIE 0.1
+/* (no such clearance row) */
+#define NO_ROW ((size_t)-1)
 /* the longest interval of car_tx_init_pieces, metres */
 #define PIECE_STEP 0.3
 
@@ -350,30 +352,54 @@ size_t car_tx_n_constraints(const car_tx *t)
     return 3 * t->N + t->n_obs + (t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0);
 }
 
-void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val)
+int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved)
+{
+    const size_t me = 3 * t->N, mi = t->n_obs;
+    if (!moved) return 1;
+    if (i < me) { /* interval k's end against node k + 1 */
+        const size_t k = i / 3;
+        return moved[k] || (moved[k + 1] & (CAR_MOVED_DELTA | CAR_MOVED_POSE));
+    }
+    if (i < me + mi) {
+        const size_t p = t->obs_point[i - me], k = p / CAR_SUB;
+        if (t->swept[k] || p % CAR_SUB != 0) return moved[k] || (moved[k + 1] & CAR_MOVED_DELTA);
+        return moved[k] & CAR_MOVED_POSE; /* (a node's pose is an unknown of its own) */
+    }
+    const size_t k = (i - me - mi) / 2;
+    return (moved[k] | moved[k + 1]) & CAR_MOVED_DELTA;
+}
+
+void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned char *moved, double *f, long *col,
+                               double *val)
 {
     const size_t me = 3 * t->N, mi = t->n_obs;
     /* every arc of every interval once, with its derivative: a point carries some five
      * clearance constraints in a tight slot, each of which would drive the interval to
-     * it again (without the memory, each row as the dense functions do) */
+     * it again (without the memory, each row as the dense functions do); with `moved`,
+     * the arcs of the intervals whose rows are asked for */
     double *trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *trail);
     if (trail)
         for (size_t k = 0; k < t->N; ++k) {
+            if (moved && !moved[k] && !moved[k + 1]) continue;
             double p[3], end[3];
             node_pose(t, x, k, p);
             interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
                            t->c->vehicle.wheelbase, end, NULL, trail + k * CAR_SUB * CAR_TRAIL, col != NULL);
         }
     for (size_t k = 0; k < t->N; ++k)
-        defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL, trail);
+        if (car_tx_row_moved(t, 3 * k, moved))
+            defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL,
+                        trail);
     for (size_t i = 0; i < mi; ++i)
-        f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL, col ? val + (me + i) * CAR_TX_NZ : NULL,
-                                  trail);
+        if (car_tx_row_moved(t, me + i, moved))
+            f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL,
+                                      col ? val + (me + i) * CAR_TX_NZ : NULL, trail);
     free(trail);
     if (t->c->vehicle.max_steering_rate > 0)
         for (size_t k = 0; k < t->N; ++k) {
             const size_t i = me + mi + 2 * k;
-            rate_rows(t, x, k, f + i, col ? col + i * CAR_TX_NZ : NULL, col ? val + i * CAR_TX_NZ : NULL);
+            if (car_tx_row_moved(t, i, moved))
+                rate_rows(t, x, k, f + i, col ? col + i * CAR_TX_NZ : NULL, col ? val + i * CAR_TX_NZ : NULL);
         }
 }
 
@@ -426,14 +452,14 @@ static sp_status grow_constraints(car_tx *t)
 /* Whether the pair (point p, polygon i, feature f) is a constraint already: among the
  * `had` there before the selection began (indexed by point in first, by), or among those
  * it added since (the last ones, their points ascending). */
-static int constrained(const car_tx *t, size_t had, const size_t *first, const size_t *by, size_t p, size_t i,
-                       int f)
+static size_t constrained(const car_tx *t, size_t had, const size_t *first, const size_t *by, size_t p, size_t i,
+                          int f)
 {
     for (size_t e = first[p]; e < first[p + 1]; ++e)
-        if (t->obs_poly[by[e]] == i && t->obs_feature[by[e]] == f) return 1;
+        if (t->obs_poly[by[e]] == i && t->obs_feature[by[e]] == f) return by[e];
     for (size_t e = t->n_obs; e > had && t->obs_point[e - 1] >= p; --e)
-        if (t->obs_point[e - 1] == p && t->obs_poly[e - 1] == i && t->obs_feature[e - 1] == f) return 1;
-    return 0;
+        if (t->obs_point[e - 1] == p && t->obs_poly[e - 1] == i && t->obs_feature[e - 1] == f) return e - 1;
+    return NO_ROW;
 }
 
 sp_status car_tx_select(car_tx *t, const double *x, double near)
@@ -466,15 +492,38 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             /* the pair's least distance, one constraint; where another piece is nearly as
              * near (two corners along a kerb), the pieces within TIE of the least instead */
             const int nf = car_world_features(w, i);
-            int tied = 0;
-            for (int f = 0; f < nf && tied < 2; ++f) tied += car_world_feature_distance(w, i, f, pose, NULL) < dmin + TIE;
+            int tied = 0, least = 0;
+            double dleast = HUGE_VAL;
+            for (int f = 0; f < nf; ++f) {
+                const double d = car_world_feature_distance(w, i, f, pose, NULL);
+                tied += d < dmin + TIE;
+                if (d < dleast) dleast = d, least = f;
+            }
             for (int f = tied < 2 ? -1 : 0; f < (tied < 2 ? 0 : nf); ++f) {
                 if (f >= 0 && car_world_feature_distance(w, i, f, pose, NULL) >= fmin(dmin + TIE, w->clearance + near))
                     continue;
                 /* in a swept interval a row covers the arc after its point: the pair on
                  * the arc before the point too */
                 for (size_t q = t->swept[(p - 1) / CAR_SUB] ? p - 1 : p; q <= p && st == SP_OK; ++q) {
-                    if (constrained(t, had, first, by, q, i, f)) continue;
+                    if (constrained(t, had, first, by, q, i, f) != NO_ROW) continue;
+                    /* (where the least piece has a row of its own, from an earlier tie,
+                     * it holds the pair: no row of the whole polygon beside it) */
+                    const size_t own = constrained(t, had, first, by, q, i, least);
+                    if (f < 0 && own != NO_ROW) continue;
+                    /* The pair's row of the whole polygon, picked where one piece was the
+                     * nearest by far, now that pieces tie: the distance, their least, has
+                     * a kink there, on which Newton's steps cycle (scene 200000: nine
+                     * such rows held the interior-point method at stationarity 0.3–2 for
+                     * 300 steps). It becomes the least piece's row (the same value at x),
+                     * or another tied piece's where the least has one, and the others
+                     * tied join it. */
+                    const size_t whole =
+                        f == least || own != NO_ROW ? constrained(t, had, first, by, q, i, -1) : NO_ROW;
+                    if (whole != NO_ROW) {
+                        t->obs_feature[whole] = f;
+                        ++t->refined;
+                        continue;
+                    }
                     if (t->n_obs == t->cap_obs && grow_constraints(t) != SP_OK) {
                         st = SP_ERR_NOMEM;
                         break;

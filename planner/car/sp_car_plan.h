@@ -165,6 +165,7 @@ typedef struct car_tx {
     size_t n_obs, cap_obs;
     size_t *obs_point, *obs_poly;
     int *obs_feature;
+    size_t refined; /* rows of a whole polygon car_tx_select has made rows of one piece */
 } car_tx;
 
 /* The unknowns' layout. */
@@ -189,7 +190,9 @@ void car_tx_guess(const car_tx *t, const car_route *r, double *x);
 sp_status car_tx_init_pieces(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                              const double goal[3]);
 /* Adds to the clearance constraints every point, polygon and feature nearer than `near`
- * (beyond the clearance) at x that is not there yet. SP_ERR_NOMEM or SP_OK. */
+ * (beyond the clearance) at x that is not there yet; a row of a whole polygon whose
+ * pieces now tie within 0.1 m becomes the row of the least of them (t->refined counts
+ * these), the others added. SP_ERR_NOMEM or SP_OK. */
 sp_status car_tx_select(car_tx *t, const double *x, double near);
 void car_tx_free(car_tx *t);
 /* The pose of point p (as in obs_point) at x, and its derivative in the unknowns it
@@ -211,9 +214,17 @@ size_t car_tx_n_constraints(const car_tx *t);
 void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac);
 /* The same with the Jacobian's rows sparse: each constraint touches one interval's
  * unknowns and the next node's, at most CAR_TX_NZ of them; row i's are col[i·CAR_TX_NZ +
- * e] with values val[…] (col −1: an unused place). col, val may be NULL. */
+ * e] with values val[…] (col −1: an unused place). col, val may be NULL. With `moved`
+ * (NULL: every row), only the rows that depend on an unknown it flags are computed, the
+ * others left as they are: moved[k] (k = 0…N) holds CAR_MOVED_* bits for the unknowns
+ * interval k owns (car_tx_owner), and car_tx_row_moved says which rows those are. A
+ * Hessian differenced in groups (car_band_hessian) so evaluates some 40 % of the
+ * clearance rows a group, not all of them. */
 #define CAR_TX_NZ 7
-void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val);
+enum { CAR_MOVED_DELTA = 1, CAR_MOVED_S = 2, CAR_MOVED_POSE = 4 };
+void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned char *moved, double *f, long *col,
+                               double *val);
+int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved);
 /* The unknowns by interval. Unknown j belongs to interval car_tx_owner (δ_k, s_k and node
  * k's pose to k; δ_N to N) at car_tx_slot (δ 0, s 1, pose 2–4); car_tx_place numbers them
  * interval by interval (δ_0, s_0, then δ_k, s_k, x_k, y_k, θ_k for k = 1…N−1, then δ_N).
@@ -272,17 +283,40 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
 /* Banded linear algebra for the smoothing (car_band.c).
  *
  * The Hessian of a gradient whose terms each touch the unknowns of two neighbouring
- * intervals (car_tx_place), by differences of grad(ctx, x, g) at x: columns whose owners
+ * intervals (car_tx_place), by differences of grad(ctx, y, moved, g) about x: columns whose owners
  * are three intervals apart share no term and are differenced together, 15 groups in all
  * whatever the number of intervals (A. R. Curtis, M. J. D. Powell & J. K. Reid, On the
  * estimation of sparse Jacobian matrices, 1974), or one column at a time when `grouped`
  * is 0. Forward differences from g0 (the gradient at x) of step `step`·max(1, |x_j|), or
  * central ones when g0 is NULL; symmetrised. Into hb, the lower band in car_tx_place
  * order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q (CAR_TX_BAND + 1)] the
- * entry of places p ≥ q), added to what is there. y, g1, g2: n each of work space. */
-typedef void (*car_band_grad_fn)(void *ctx, const double *x, double *g);
+ * entry of places p ≥ q), added to what is there. y, g1, g2: n each of work space.
+ * `moved` tells grad which unknowns y moves from x (as car_tx_constraints_sparse's, or
+ * NULL when memory is short): a gradient that kept its terms at x may recompute only
+ * those that depend on them. */
+typedef void (*car_band_grad_fn)(void *ctx, const double *x, const unsigned char *moved, double *g);
 void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, double step, int grouped,
                       const double *g0, double *hb, double *y, double *g1, double *g2);
+/* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: one frozen
+ * weight a row of car_tx_constraints_sparse) by car_band_hessian, added into hb: forward
+ * differences from the gradient at x (into g when not NULL), or central ones when
+ * `central`. The rows are evaluated at x once and then, at each group's point, only
+ * those that depend on an unknown the group moves (car_tx_row_moved); the others are
+ * x's. h is work space kept between calls (zeroed before the first; car_lagrangian_free).
+ * SP_ERR_NOMEM or SP_OK. */
+typedef struct car_lagrangian {
+    const car_tx *t;
+    const double *w;
+    size_t m, cap_m, cap_n;
+    int at_base;                 /* the next gradient is x's */
+    double *f, *val, *f2, *val2; /* the rows at x, and at a group's point */
+    long *col, *col2;
+    double *gc;                  /* Σ w_i ∇c_i at x */
+    double *g0, *y, *g1, *g2;
+} car_lagrangian;
+sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
+                                 int grouped, int central, double *g, double *hb);
+void car_lagrangian_free(car_lagrangian *h);
 /* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
  * transcription's Jacobian, in hb's layout. */
 void car_band_add_row(const car_tx *t, const long *col, const double *val, double w, double *hb);
