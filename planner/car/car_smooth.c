@@ -243,11 +243,13 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
         /* the KKT conditions with the method's own multipliers (the interior-point method's) */
         double own_stat = HUGE_VAL, own_viol = HUGE_VAL;
         if (how != SLSQP) {
-            /* a solve after the first starts near a solution: a large penalty keeps it there */
+            /* a solve after the first starts near a solution: a large penalty keeps it there;
+             * the interior-point method's barrier problem may take hundreds of steps (TPCAP
+             * case 7's first, on 1888 unknowns, 525), the evaluations and the time bound it */
             const car_al_limits lim = {.tolerance = AL_TOLERANCE, .deadline = until, .near = NEAR,
                                        .rho = solves ? 1e5 : how == AL_GUARDED ? 1e3 : 1e2,
                                        .guard = how == AL_GUARDED ? fmax(1e-3, 0.4 * w->clearance) : HUGE_VAL,
-                                       .max_outer = 60, .max_inner = how == IP ? 400 : 60,
+                                       .max_outer = 60, .max_inner = how == IP ? 2000 : 60,
                                        .max_evaluations = (int)evals_left,
                                        .progress = progress};
             car_al_out ao;
