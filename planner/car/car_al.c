@@ -143,7 +143,7 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, ld * n * sizeof *HL);
-        if (car_lagrangian_hessian(&a->lag, t, x, a->w, 1e-7, 1, 0, NULL, HL) != SP_OK) return -1;
+        if (car_lagrangian_hessian(&a->lag, t, x, a->w, 1e-7, 1, 0, HL) != SP_OK) return -1;
     }
     for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
     for (size_t j = 0; j < n; ++j) {

@@ -115,7 +115,7 @@ static void lagrangian_gradient(void *ctx, const double *x, const unsigned char 
 }
 
 sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
-                                 int grouped, int central, double *g, double *hb)
+                                 int grouped, int central, double *hb)
 {
     const size_t n = t->n, m = car_tx_n_constraints(t), mm = m ? m : 1;
     if (mm > h->cap_m) {
@@ -138,7 +138,6 @@ sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const doubl
     }
     h->t = t, h->w = w, h->m = m, h->at_base = 1;
     lagrangian_gradient(h, x, NULL, h->g0);
-    if (g) memcpy(g, h->g0, n * sizeof *g);
     car_band_hessian(t, x, lagrangian_gradient, h, step, grouped, central ? NULL : h->g0, hb, h->y, h->g1, h->g2);
     return SP_OK;
 }

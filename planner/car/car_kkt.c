@@ -271,7 +271,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     for (size_t a = 0; a < na; ++a)
         if (k->row[a] >= 0) w[k->row[a]] += k->mu[a]; /* (a bound's row is linear: no curvature) */
     car_lagrangian lag = {0};
-    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, 1e-6, !dense, 1, NULL, hb);
+    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, 1e-6, !dense, 1, hb);
     car_lagrangian_free(&lag);
     if (hs != SP_OK) goto done;
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */

@@ -299,8 +299,7 @@ void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, v
                       const double *g0, double *hb, double *y, double *g1, double *g2);
 /* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: one frozen
  * weight a row of car_tx_constraints_sparse) by car_band_hessian, added into hb: forward
- * differences from the gradient at x (into g when not NULL), or central ones when
- * `central`. The rows are evaluated at x once and then, at each group's point, only
+ * differences from the gradient at x, or central ones when `central`. The rows are evaluated at x once and then, at each group's point, only
  * those that depend on an unknown the group moves (car_tx_row_moved); the others are
  * x's. h is work space kept between calls (zeroed before the first; car_lagrangian_free).
  * SP_ERR_NOMEM or SP_OK. */
@@ -315,7 +314,7 @@ typedef struct car_lagrangian {
     double *g0, *y, *g1, *g2;
 } car_lagrangian;
 sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
-                                 int grouped, int central, double *g, double *hb);
+                                 int grouped, int central, double *hb);
 void car_lagrangian_free(car_lagrangian *h);
 /* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
  * transcription's Jacobian, in hb's layout. */
