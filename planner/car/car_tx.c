@@ -469,8 +469,12 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
     /* the pairs there already, by point (a counting sort): looking each candidate up
      * among all of them made a selection quadratic in the intervals */
     size_t *first = calloc(points + 1, sizeof *first), *by = malloc((had ? had : 1) * sizeof *by);
-    if (!first || !by) {
-        free(first), free(by);
+    /* a pair's distances by piece, found once for the tie and the rows */
+    int most = 1;
+    for (size_t i = 0; i < w->n; ++i) most = car_world_features(w, i) > most ? car_world_features(w, i) : most;
+    double *piece = malloc((size_t)most * sizeof *piece);
+    if (!first || !by || !piece) {
+        free(first), free(by), free(piece);
         return SP_ERR_NOMEM;
     }
     for (size_t e = 0; e < had; ++e) ++first[t->obs_point[e] + 1];
@@ -495,13 +499,12 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             int tied = 0, least = 0;
             double dleast = HUGE_VAL;
             for (int f = 0; f < nf; ++f) {
-                const double d = car_world_feature_distance(w, i, f, pose, NULL);
+                const double d = piece[f] = car_world_feature_distance(w, i, f, pose, NULL);
                 tied += d < dmin + TIE;
                 if (d < dleast) dleast = d, least = f;
             }
             for (int f = tied < 2 ? -1 : 0; f < (tied < 2 ? 0 : nf); ++f) {
-                if (f >= 0 && car_world_feature_distance(w, i, f, pose, NULL) >= fmin(dmin + TIE, w->clearance + near))
-                    continue;
+                if (f >= 0 && piece[f] >= fmin(dmin + TIE, w->clearance + near)) continue;
                 /* in a swept interval a row covers the arc after its point: the pair on
                  * the arc before the point too */
                 for (size_t q = t->swept[(p - 1) / CAR_SUB] ? p - 1 : p; q <= p && st == SP_OK; ++q) {
@@ -535,7 +538,7 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             }
         }
     }
-    free(first), free(by);
+    free(first), free(by), free(piece);
     return st;
 }
 
