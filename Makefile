@@ -317,7 +317,8 @@ $(TSAN_STAMP): | $(DEPS_STAMP)
 	@rm -f $(BUILD)/.tsan-probe
 	@touch $@
 # the program, built by the sub-make below (CC=TSAN_CC, OPT with -fsanitize=thread, BUILD=build/tsan)
-$(BUILD)/symplan-threads: $(BUILD)/tests/tsan/threads_main.o $(BUILD)/tests/threads_scenarios.o $(LIB)
+$(BUILD)/symplan-threads: $(BUILD)/tests/tsan/threads_main.o $(BUILD)/tests/threads_scenarios.o \
+                          $(BUILD)/tests/car_threads.o $(LIB)
 	$(CC) $(SP_CFLAGS) $^ $(LDLIBS) -pthread -o $@
 tsan: $(TSAN_STAMP)
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) OPT="-O1 -fno-omit-frame-pointer -fsanitize=thread" \

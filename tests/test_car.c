@@ -16,6 +16,7 @@
 #include "problems/car/sp_car_geometry.h"
 #include "problems/car/sp_car_tpcap.h"
 #include "tests/car_support.h"
+#include "tests/car_threads.h"
 
 static const sp_car_vehicle tpcap_car = {2.8, 0.96, 0.929, 1.942, 0.75, 0.0};
 
@@ -1002,10 +1003,10 @@ typedef struct weighted {
     size_t m;
 } weighted;
 
-static void weighted_gradient(void *ctx, const double *x, const unsigned char *moved, double *g)
+static void weighted_gradient(void *ctx, int worker, const double *x, const unsigned char *moved, double *g)
 {
     const weighted *a = ctx;
-    (void)moved; /* (every row, as the reference) */
+    (void)worker, (void)moved; /* (one worker; every row, as the reference) */
     car_tx_energy(a->t, x, g);
     car_tx_constraints_sparse(a->t, x, NULL, a->f, a->col, a->val);
     for (size_t i = 0; i < a->m * CAR_TX_NZ; ++i)
@@ -1033,18 +1034,55 @@ Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
     long *col = malloc(m * CAR_TX_NZ * sizeof *col);
     for (size_t i = 0; i < m; ++i) wt[i] = uniform(&state, -2, 2);
     weighted a = {.t = &fx.t, .w = wt, .f = f, .val = val, .col = col, .m = m};
-    double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2), *y = malloc(n * sizeof *y);
-    double *g1 = malloc(n * sizeof *g1), *g2 = malloc(n * sizeof *g2);
+    double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2);
     car_lagrangian lag = {0};
-    cr_assert_eq(car_lagrangian_hessian(&lag, &fx.t, x, wt, 1e-5, 1, 1, h1), SP_OK);
+    cr_assert_eq(car_lagrangian_hessian(&lag, &fx.t, x, wt, NULL, NULL, 1e-5, 1, 1, h1), SP_OK);
     car_lagrangian_free(&lag);
-    car_band_hessian(&fx.t, x, weighted_gradient, &a, 1e-5, 0, NULL, h2, y, g1, g2);
+    cr_assert_eq(car_band_hessian(&fx.t, x, weighted_gradient, &a, 1, 1e-5, 0, NULL, h2), SP_OK);
     double worst = 0.0, big = 0.0;
     for (size_t i = 0; i < ld * n; ++i) worst = fmax(worst, fabs(h1[i] - h2[i])), big = fmax(big, fabs(h2[i]));
     cr_expect_gt(big, 1.0);
     cr_expect_leq(worst, 1e-6 * big, "grouped Hessian off by %.2e (largest entry %.2e)", worst, big);
-    free(wt), free(f), free(val), free(col), free(h1), free(h2), free(y), free(g1), free(g2), free(x);
+    free(wt), free(f), free(val), free(col), free(h1), free(h2), free(x);
     tx_teardown(&fx);
+}
+
+/* car_tx_depth, which walks each interval's arcs once, is how far the deepest of the
+ * checked points (the nodes but the start and the goal, and the poses between an
+ * interval's arcs, each found alone by car_tx_point) comes inside the clearance: a route
+ * moved until some points are inside, and moved back until none is. */
+Test(car, the_depth_is_that_of_the_deepest_checked_point)
+{
+    tx_fixture fx;
+    tx_setup("parallel_slot.json", &fx);
+    const size_t n = fx.t.n;
+    double *x = malloc(n * sizeof *x);
+    const double c = fx.pb.car.scene.clearance;
+    unsigned state = 11;
+    for (int trial = 0; trial < 2; ++trial) {
+        car_tx_guess(&fx.t, &fx.r, x);
+        for (size_t i = 0; i < n && !trial; ++i) x[i] += uniform(&state, -0.05, 0.05);
+        double worst = 0.0;
+        for (size_t p = 1; p < CAR_SUB * fx.t.N; ++p) {
+            double pose[3];
+            car_tx_point(&fx.t, x, p, pose, NULL);
+            worst = fmax(worst, c - car_world_distance(&fx.w, pose, c, NULL));
+        }
+        cr_expect_eq(car_tx_depth(&fx.t, x), worst, "trial %d: %.17g against %.17g", trial, car_tx_depth(&fx.t, x),
+                     worst);
+        if (!trial) cr_expect_gt(worst, 0.0, "the moved route should come inside the clearance");
+    }
+    free(x);
+    tx_teardown(&fx);
+}
+
+/* Every evaluation the smoothing shares among threads (the rows, the Hessian's groups,
+ * car_tx_depth) gives the same numbers, to the bit, by three threads as by one: the
+ * results of a plan do not depend on the processors it ran on (tests/car_threads.h). */
+Test(car, the_evaluations_are_the_same_by_three_threads_as_by_one)
+{
+    char why[512];
+    cr_expect_eq(car_threads_check(SP_TEST_DATA, 3, why, sizeof why), 0, "%s", why);
 }
 
 /* The rows car_tx_row_moved leaves out when one unknown moves are the rows that do not

@@ -143,7 +143,7 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, ld * n * sizeof *HL);
-        if (car_lagrangian_hessian(&a->lag, t, x, a->w, 1e-7, 1, 0, HL) != SP_OK) return -1;
+        if (car_lagrangian_hessian(&a->lag, t, x, a->w, a->col, a->val, 1e-7, 1, 0, HL) != SP_OK) return -1;
     }
     for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
     for (size_t j = 0; j < n; ++j) {
@@ -213,7 +213,7 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
      * near the clearance. */
     const double guard = isfinite(lim->guard) ? car_tx_depth(t, x) + lim->guard : HUGE_VAL;
     double omega = 1e-2, viol_goal = 1e-2, tau = 1e-6, last_violation = HUGE_VAL;
-    car_pace pace = {.longest = 0.0};
+    car_pace pace = {.longest = 0.0, .waited = t->waited};
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         double v = merit(&a, x, g);
         int inner_ok = 0, fresh = 1, age = 0;

@@ -11,6 +11,8 @@
 
 #include "integrators/sp_band.h"
 #include "planner/car/sp_car_plan.h"
+#include "planner/sp_clock.h"
+#include "planner/sp_parallel.h"
 
 /* The unknown at place p (the inverse of car_tx_place). */
 static size_t unknown_at(const car_tx *t, size_t p)
@@ -42,110 +44,179 @@ static int in_group(const car_tx *t, size_t j, size_t g)
     return car_tx_owner(t, j) % 3 == g / 5 && car_tx_slot(t, j) == g % 5;
 }
 
-void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, double step, int grouped,
-                      const double *g0, double *hb, double *y, double *g1, double *g2)
+/* The groups differenced at a time: their gradients' changes are kept (BATCH × n) and
+ * added into hb afterwards in group order, so that hb is the same to the bit whatever the
+ * number of workers that found them. */
+#define BATCH 16
+
+/* A batch of groups for the workers (sp_parallel_run): groups first … first + count − 1. */
+typedef struct band_job {
+    const car_tx *t;
+    const double *x, *g0;
+    car_band_grad_fn grad;
+    void *ctx;
+    double step;
+    int grouped;
+    size_t first;
+    double *diff;         /* BATCH × n: a group's gradient less the base (g0, or the one the other way) */
+    unsigned char *any;   /* BATCH: the group has unknowns */
+    double *y, *g1;       /* workers × n */
+    unsigned char *moved; /* workers × (N + 1) */
+} band_job;
+
+static int member(const band_job *b, size_t j, size_t g) { return b->grouped ? in_group(b->t, j, g) : j == g; }
+
+/* y = x with group g's unknowns moved by sign · step · max(1, |x_j|), and their intervals'
+ * CAR_MOVED_* bits in moved; whether the group has any. */
+static int move_group(const band_job *b, size_t g, double sign, double *y, unsigned char *moved)
 {
-    const size_t n = t->n, ld = CAR_TX_BAND + 1, groups = grouped ? 15 : n;
-    unsigned char *moved = malloc(t->N + 1);
-    memcpy(y, x, n * sizeof *y);
-    for (size_t g = 0; g < groups; ++g) {
-        const size_t lo = grouped ? 0 : g, hi = grouped ? n : g + 1;
-        int any = 0;
-        if (moved) memset(moved, 0, t->N + 1);
-        for (size_t j = lo; j < hi; ++j)
-            if (!grouped || in_group(t, j, g)) {
-                y[j] = x[j] + step * fmax(1.0, fabs(x[j])), any = 1;
-                if (moved) moved[car_tx_owner(t, j)] |= moved_bit(t, j);
-            }
-        if (!any) continue;
-        grad(ctx, y, moved, g1);
-        const double *base = g0;
-        if (!g0) {
-            for (size_t j = lo; j < hi; ++j)
-                if (!grouped || in_group(t, j, g)) y[j] = x[j] - step * fmax(1.0, fabs(x[j]));
-            grad(ctx, y, moved, g2);
-            base = g2;
+    const car_tx *t = b->t;
+    const size_t n = t->n, lo = b->grouped ? 0 : g, hi = b->grouped ? n : g + 1;
+    memcpy(y, b->x, n * sizeof *y);
+    memset(moved, 0, t->N + 1);
+    int any = 0;
+    for (size_t j = lo; j < hi; ++j)
+        if (member(b, j, g)) {
+            y[j] = b->x[j] + sign * b->step * fmax(1.0, fabs(b->x[j])), any = 1;
+            moved[car_tx_owner(t, j)] |= moved_bit(t, j);
         }
-        for (size_t j = lo; j < hi; ++j) {
-            if (grouped && !in_group(t, j, g)) continue;
-            const double e = step * fmax(1.0, fabs(x[j]));
-            /* the step as the unknowns hold it, not as asked */
-            const double hj = g0 ? (x[j] + e) - x[j] : (x[j] + e) - (x[j] - e);
-            y[j] = x[j];
-            const size_t pj = car_tx_place(t, j), oj = car_tx_owner(t, j);
-            const size_t pa = pj > CAR_TX_BAND ? pj - CAR_TX_BAND : 0, pb = pj + CAR_TX_BAND < n ? pj + CAR_TX_BAND : n - 1;
-            for (size_t p = pa; p <= pb; ++p) {
-                const size_t i = unknown_at(t, p), oi = car_tx_owner(t, i);
-                if (oi + 1 < oj || oi > oj + 1) continue; /* shares no term with j */
-                const double est = (g1[i] - base[i]) / hj;
-                const size_t hi_p = p > pj ? p : pj, lo_p = p > pj ? pj : p;
-                hb[(hi_p - lo_p) + lo_p * ld] += p == pj ? est : 0.5 * est;
-            }
-        }
-    }
-    free(moved);
+    return any;
 }
 
-/* car_band_grad_fn of E + Σ w_i c_i: first (h->at_base) every row at x, kept with the
- * sum Σ w_i ∇c_i there as the base; then the base with the change of the rows that
- * depend on a moved unknown (the others are the base's exactly; all of them when moved
- * is NULL). */
-static void lagrangian_gradient(void *ctx, const double *x, const unsigned char *moved, double *g)
+static sp_status band_piece(void *ctx, int begin, int end, int worker)
 {
-    car_lagrangian *h = ctx;
+    const band_job *b = ctx;
+    const size_t n = b->t->n;
+    double *y = b->y + (size_t)worker * n, *g1 = b->g1 + (size_t)worker * n;
+    unsigned char *moved = b->moved + (size_t)worker * (b->t->N + 1);
+    for (int i = begin; i < end; ++i) {
+        const size_t g = b->first + (size_t)i;
+        double *d = b->diff + (size_t)i * n;
+        b->any[i] = (unsigned char)move_group(b, g, 1.0, y, moved);
+        if (!b->any[i]) continue;
+        b->grad(b->ctx, worker, y, moved, d);
+        if (b->g0) {
+            for (size_t j = 0; j < n; ++j) d[j] -= b->g0[j];
+        } else {
+            move_group(b, g, -1.0, y, moved);
+            b->grad(b->ctx, worker, y, moved, g1);
+            for (size_t j = 0; j < n; ++j) d[j] -= g1[j];
+        }
+    }
+    return SP_OK;
+}
+
+/* hb += group g's columns, from its gradient's change d */
+static void add_group(const band_job *b, size_t g, const double *d, double *hb)
+{
+    const car_tx *t = b->t;
+    const double *x = b->x;
+    const size_t n = t->n, ld = CAR_TX_BAND + 1, lo = b->grouped ? 0 : g, hi = b->grouped ? n : g + 1;
+    for (size_t j = lo; j < hi; ++j) {
+        if (!member(b, j, g)) continue;
+        const double e = b->step * fmax(1.0, fabs(x[j]));
+        /* the step as the unknowns hold it, not as asked */
+        const double hj = b->g0 ? (x[j] + e) - x[j] : (x[j] + e) - (x[j] - e);
+        const size_t pj = car_tx_place(t, j), oj = car_tx_owner(t, j);
+        const size_t pa = pj > CAR_TX_BAND ? pj - CAR_TX_BAND : 0, pb = pj + CAR_TX_BAND < n ? pj + CAR_TX_BAND : n - 1;
+        for (size_t p = pa; p <= pb; ++p) {
+            const size_t i = unknown_at(t, p), oi = car_tx_owner(t, i);
+            if (oi + 1 < oj || oi > oj + 1) continue; /* shares no term with j */
+            const double est = d[i] / hj;
+            const size_t hi_p = p > pj ? p : pj, lo_p = p > pj ? pj : p;
+            hb[(hi_p - lo_p) + lo_p * ld] += p == pj ? est : 0.5 * est;
+        }
+    }
+}
+
+sp_status car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, int workers,
+                           double step, int grouped, const double *g0, double *hb)
+{
+    const size_t n = t->n, groups = grouped ? 15 : n;
+    if (workers < 1) workers = 1;
+    if (workers > BATCH) workers = BATCH;
+    band_job b = {.t = t, .x = x, .g0 = g0, .grad = grad, .ctx = ctx, .step = step, .grouped = grouped,
+                  .diff = malloc(BATCH * n * sizeof *b.diff), .any = malloc(BATCH),
+                  .y = malloc((size_t)workers * n * sizeof *b.y), .g1 = malloc((size_t)workers * n * sizeof *b.g1),
+                  .moved = malloc((size_t)workers * (t->N + 1))};
+    int costs[BATCH]; /* (each group worth a thread: the caller chose the workers) */
+    for (int i = 0; i < BATCH; ++i) costs[i] = SP_PARALLEL_MIN_COST;
+    sp_status st = b.diff && b.any && b.y && b.g1 && b.moved ? SP_OK : SP_ERR_NOMEM;
+    for (b.first = 0; b.first < groups && st == SP_OK; b.first += BATCH) {
+        const size_t count = groups - b.first < BATCH ? groups - b.first : BATCH;
+        const double wall0 = sp_clock_seconds(), cpu0 = car_cpu_seconds();
+        st = sp_parallel_run(workers, (int)count, costs, band_piece, &b);
+        if (workers > 1) car_wait_add(t->waited, wall0, cpu0);
+        for (size_t i = 0; i < count && st == SP_OK; ++i)
+            if (b.any[i]) add_group(&b, b.first + i, b.diff + i * n, hb);
+    }
+    free(b.diff), free(b.any), free(b.y), free(b.g1), free(b.moved);
+    return st;
+}
+
+/* car_band_grad_fn of E + Σ w_i c_i: x's gradient (h->g0, with the rows at x and their
+ * weighted sum h->gc) with the change of the rows that depend on a moved unknown, found
+ * in the worker's own rows (the others are x's exactly; all of them when moved is NULL). */
+static void lagrangian_gradient(void *ctx, int worker, const double *x, const unsigned char *moved, double *g)
+{
+    const car_lagrangian *h = ctx;
     const car_tx *t = h->t;
-    const size_t n = t->n, m = h->m;
-    const int base = h->at_base;
-    h->at_base = 0;
+    const size_t n = t->n, m = h->m, rows = (size_t)worker * h->cap_m;
+    double *f2 = h->f2 + rows, *val2 = h->val2 + rows * CAR_TX_NZ;
+    long *col2 = h->col2 + rows * CAR_TX_NZ;
     car_tx_energy(t, x, g);
-    if (base) {
-        car_tx_constraints_sparse(t, x, NULL, h->f, h->col, h->val);
-        memset(h->gc, 0, n * sizeof *h->gc);
-        for (size_t i = 0; i < m; ++i)
-            if (h->w[i] != 0.0) add_sparse(h->col + i * CAR_TX_NZ, h->val + i * CAR_TX_NZ, h->w[i], h->gc);
-    } else
-        car_tx_constraints_sparse(t, x, moved, h->f2, h->col2, h->val2);
+    car_tx_constraints_sparse(t, x, moved, f2, col2, val2);
     for (size_t j = 0; j < n; ++j) g[j] += h->gc[j];
-    if (base) return;
     for (size_t i = 0; i < m; ++i)
         if (h->w[i] != 0.0 && car_tx_row_moved(t, i, moved)) {
-            add_sparse(h->col2 + i * CAR_TX_NZ, h->val2 + i * CAR_TX_NZ, h->w[i], g);
+            add_sparse(col2 + i * CAR_TX_NZ, val2 + i * CAR_TX_NZ, h->w[i], g);
             add_sparse(h->col + i * CAR_TX_NZ, h->val + i * CAR_TX_NZ, -h->w[i], g);
         }
 }
 
-sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
-                                 int grouped, int central, double *hb)
+sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w,
+                                 const long *col, const double *val, double step, int grouped, int central, double *hb)
 {
     const size_t n = t->n, m = car_tx_n_constraints(t), mm = m ? m : 1;
+    if (!h->workers) h->workers = t->workers > 0 ? t->workers : 1;
+    const size_t W = (size_t)h->workers;
     if (mm > h->cap_m) {
-        free(h->f), free(h->f2), free(h->val), free(h->val2), free(h->col), free(h->col2);
-        h->f = malloc(mm * sizeof *h->f), h->f2 = malloc(mm * sizeof *h->f2);
-        h->val = malloc(mm * CAR_TX_NZ * sizeof *h->val), h->val2 = malloc(mm * CAR_TX_NZ * sizeof *h->val2);
-        h->col = malloc(mm * CAR_TX_NZ * sizeof *h->col), h->col2 = malloc(mm * CAR_TX_NZ * sizeof *h->col2);
+        free(h->f), free(h->f2), free(h->own_val), free(h->val2), free(h->own_col), free(h->col2);
+        h->f = malloc(mm * sizeof *h->f), h->f2 = malloc(W * mm * sizeof *h->f2);
+        h->own_val = malloc(mm * CAR_TX_NZ * sizeof *h->own_val);
+        h->val2 = malloc(W * mm * CAR_TX_NZ * sizeof *h->val2);
+        h->own_col = malloc(mm * CAR_TX_NZ * sizeof *h->own_col);
+        h->col2 = malloc(W * mm * CAR_TX_NZ * sizeof *h->col2);
         h->cap_m = mm;
     }
     if (n > h->cap_n) {
-        free(h->gc), free(h->g0), free(h->y), free(h->g1), free(h->g2);
-        h->gc = malloc(n * sizeof *h->gc), h->g0 = malloc(n * sizeof *h->g0), h->y = malloc(n * sizeof *h->y);
-        h->g1 = malloc(n * sizeof *h->g1), h->g2 = malloc(n * sizeof *h->g2);
+        free(h->gc), free(h->g0);
+        h->gc = malloc(n * sizeof *h->gc), h->g0 = malloc(n * sizeof *h->g0);
         h->cap_n = n;
     }
-    if (!h->f || !h->f2 || !h->val || !h->val2 || !h->col || !h->col2 || !h->gc || !h->g0 || !h->y || !h->g1 ||
-        !h->g2) {
+    if (!h->f || !h->f2 || !h->own_val || !h->val2 || !h->own_col || !h->col2 || !h->gc || !h->g0) {
         car_lagrangian_free(h);
         return SP_ERR_NOMEM;
     }
-    h->t = t, h->w = w, h->m = m, h->at_base = 1;
-    lagrangian_gradient(h, x, NULL, h->g0);
-    car_band_hessian(t, x, lagrangian_gradient, h, step, grouped, central ? NULL : h->g0, hb, h->y, h->g1, h->g2);
-    return SP_OK;
+    h->t = t, h->w = w, h->m = m;
+    /* the gradient at x, with the caller's rows there or every row evaluated */
+    car_tx_energy(t, x, h->g0);
+    h->col = col ? col : h->own_col, h->val = val ? val : h->own_val;
+    if (!col) car_tx_constraints_sparse(t, x, NULL, h->f, h->own_col, h->own_val);
+    memset(h->gc, 0, n * sizeof *h->gc);
+    for (size_t i = 0; i < m; ++i)
+        if (w[i] != 0.0) add_sparse(h->col + i * CAR_TX_NZ, h->val + i * CAR_TX_NZ, w[i], h->gc);
+    for (size_t j = 0; j < n; ++j) h->g0[j] += h->gc[j];
+    /* (a group's gradient evaluates about half the intervals and of the rows) */
+    const double work = (grouped ? 15.0 : (double)n) * (central ? 2.0 : 1.0) * 0.5 * car_rows_work(t);
+    return car_band_hessian(t, x, lagrangian_gradient, h, work >= t->parallel_work ? h->workers : 1, step, grouped,
+                            central ? NULL : h->g0, hb);
 }
 
 void car_lagrangian_free(car_lagrangian *h)
 {
-    free(h->f), free(h->f2), free(h->val), free(h->val2), free(h->col), free(h->col2);
-    free(h->gc), free(h->g0), free(h->y), free(h->g1), free(h->g2);
+    free(h->f), free(h->f2), free(h->own_val), free(h->val2), free(h->own_col), free(h->col2);
+    free(h->gc), free(h->g0);
     *h = (car_lagrangian){0};
 }
 

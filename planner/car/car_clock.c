@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "planner/car/sp_car_plan.h"
+#include "planner/sp_clock.h"
 
 double car_cpu_seconds(void)
 {
@@ -13,9 +14,16 @@ double car_cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double car_solve_seconds(const double *waited) { return car_cpu_seconds() + (waited ? *waited : 0.0); }
+
+void car_wait_add(double *waited, double wall0, double cpu0)
+{
+    if (waited) *waited += fmax(0.0, (sp_clock_seconds() - wall0) - (car_cpu_seconds() - cpu0));
+}
+
 int car_pace_late(car_pace *p, double deadline)
 {
-    const double now = car_cpu_seconds();
+    const double now = car_solve_seconds(p->waited);
     if (p->last >= 0.0) p->longest = fmax(p->longest, now - p->last);
     p->last = now;
     return now + p->longest > deadline;

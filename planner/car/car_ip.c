@@ -313,7 +313,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     double nu = 1.0, tau = 0.0;
     filter F = {.fresh = 1};
     car_lagrangian lag = {0};
-    car_pace pace = {.longest = 0.0};
+    car_pace pace = {.longest = 0.0, .waited = t->waited};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
@@ -374,7 +374,7 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 for (size_t j = 0; j < me; ++j) a.w[j] = a.y[j];
                 for (size_t i = me; i < a.m; ++i) a.w[i] = a.z[i - me];
                 memset(hl, 0, ld * n * sizeof *hl);
-                if (car_lagrangian_hessian(&lag, t, x, a.w, 1e-7, 1, 0, hl) != SP_OK) {
+                if (car_lagrangian_hessian(&lag, t, x, a.w, a.col, a.val, 1e-7, 1, 0, hl) != SP_OK) {
                     st = SP_ERR_NOMEM;
                     goto finish;
                 }

@@ -271,7 +271,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     for (size_t a = 0; a < na; ++a)
         if (k->row[a] >= 0) w[k->row[a]] += k->mu[a]; /* (a bound's row is linear: no curvature) */
     car_lagrangian lag = {0};
-    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, 1e-6, !dense, 1, hb);
+    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, NULL, NULL, 1e-6, !dense, 1, hb);
     car_lagrangian_free(&lag);
     if (hs != SP_OK) goto done;
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */
@@ -360,7 +360,7 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
     *steps = 0;
     while (st == SP_OK && *steps < max_steps && k.residual > tolerance) {
         if (step_time < 0.0) step_time = (double)(n <= DENSE ? 2 * n : 30) * gradient_seconds(t, x);
-        const double now = car_cpu_seconds();
+        const double now = car_solve_seconds(t->waited);
         if (now + step_time > deadline) break;
         const sp_status s = newton_step(t, &k, x, lb, ub, y);
         if (s == SP_ERR_NOMEM) st = s;
@@ -378,7 +378,7 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
         car_kkt_free(&k);
         k = ky;
         ++*steps;
-        step_time = car_cpu_seconds() - now;
+        step_time = car_solve_seconds(t->waited) - now;
     }
     car_kkt_free(&k);
     free(y);

@@ -69,7 +69,7 @@ typedef struct smooth_ctx {
     const sp_progress *progress;
     nlopt_opt opt;
     int evaluations;
-    double deadline; /* of car_cpu_seconds */
+    double deadline; /* of car_solve_seconds */
     int out_of_time;
 } smooth_ctx;
 
@@ -80,7 +80,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     ++s->evaluations;
     /* the caller's stop flag, checked before each evaluation (sp_progress.h) */
     if (sp_progress_stopped(s->progress)) nlopt_force_stop(s->opt);
-    if (car_cpu_seconds() > s->deadline) {
+    if (car_solve_seconds(s->t->waited) > s->deadline) {
         s->out_of_time = 1;
         nlopt_force_stop(s->opt);
     }
@@ -227,7 +227,7 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
      * over all solves: the same result on a loaded machine) and the processor time; the
      * one that ran out is reported. */
     for (int attempt = 0; attempt < 6; ++attempt) {
-        const double left = until - car_cpu_seconds();
+        const double left = until - car_solve_seconds(t->waited);
         const long evals_left = evals - (out->iterations - evals0);
         if (left <= 0.2) {
             out->budget = "max_seconds";
@@ -256,7 +256,7 @@ static sp_status run(car_tx *t, method how, const double *x0, const double *lb, 
             if ((how == IP ? car_ip_solve : car_al_solve)(t, x, lb, ub, &lim, &ao) != SP_OK) return SP_ERR_NOMEM;
             evaluations = ao.evaluations;
             own_stat = ao.own_stationarity, own_viol = ao.own_violation;
-            out_of_time = ao.out_of_budget && car_cpu_seconds() > until;
+            out_of_time = ao.out_of_budget && car_solve_seconds(t->waited) > until;
             res = ao.converged ? NLOPT_SUCCESS
                   : ao.out_of_budget ? (out_of_time ? NLOPT_MAXTIME_REACHED : NLOPT_MAXEVAL_REACHED)
                                      : NLOPT_FAILURE;
@@ -388,19 +388,20 @@ static void restore(car_smooth_out *out, const car_smooth_out *keep)
 }
 
 /* The interior-point method on the route laid out by its pieces (car_tx_init_pieces),
- * from the route itself, within the processor time `until` and `evals` evaluations. *have
- * 1 when it found a path that keeps the clearance: the path is in p (allocated here), out
- * its figures (out->converged says whether it is optimal); otherwise out's counters have
- * grown and the rest of it is the caller's to restore. SP_ERR_NOMEM, SP_ERR_INTERRUPTED or
- * SP_OK. */
+ * from the route itself, within the time `until` (of car_solve_seconds, the solve's waits
+ * counted in *waited) and `evals` evaluations. *have 1 when it found a path that keeps the
+ * clearance: the path is in p (allocated here), out its figures (out->converged says
+ * whether it is optimal); otherwise out's counters have grown and the rest of it is the
+ * caller's to restore. SP_ERR_NOMEM, SP_ERR_INTERRUPTED or SP_OK. */
 static sp_status by_pieces(const car_world *w, const sp_car_problem *c, const car_route *r, const double goal[3],
-                           const sp_progress *progress, double until, long evals, car_path *p, car_smooth_out *out,
-                           int *have)
+                           const sp_progress *progress, double until, long evals, double *waited, car_path *p,
+                           car_smooth_out *out, int *have)
 {
     *have = 0;
     car_tx t;
     work s = {0};
     sp_status st = car_tx_init_pieces(&t, w, c, r, goal);
+    t.waited = waited;
     /* (a layout larger than the work budget allows is not tried, as the even one's) */
     if (st == SP_OK && (long)t.n <= c->settings.max_unknowns && (st = work_begin(&t, r, &s)) == SP_OK) {
         int found = 0;
@@ -441,6 +442,9 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     }
     car_tx t;
     if ((how == CAR_SMOOTH_IP ? car_tx_init_pieces : car_tx_init)(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
+    /* the time this solve's thread waits for its helpers (car_solve_seconds) */
+    double waited = 0.0;
+    t.waited = &waited;
     const size_t n = t.n;
     work s;
     sp_status st = work_begin(&t, r, &s);
@@ -496,7 +500,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
             /* the interior-point method, from the route laid out by its pieces: one that
              * never leaves the route (the others do, in tight slots, and seldom find their
              * way back) */
-            st = by_pieces(w, c, r, goal, progress, until, allowed, &cand, out, &found);
+            st = by_pieces(w, c, r, goal, progress, until, allowed, &waited, &cand, out, &found);
         } else {
             st = run(&t, plan[k].how, s.x0, s.lb, s.ub, s.tol, progress, until, allowed, s.x, s.best, s.x0n, s.dip,
                      &found, out);

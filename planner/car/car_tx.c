@@ -31,6 +31,8 @@
 #include <string.h>
 
 #include "planner/car/sp_car_plan.h"
+#include "planner/sp_clock.h"
+#include "planner/sp_parallel.h"
 #include "problems/car/sp_car_geometry.h"
 
 /* Pieces of the footprint–polygon distance (car_world_feature_distance) this close to
@@ -369,32 +371,99 @@ int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved)
     return (moved[k] | moved[k + 1]) & CAR_MOVED_DELTA;
 }
 
+double car_rows_work(const car_tx *t) { return (double)t->N + 0.15 * (double)t->n_obs; }
+
+/* Items [0, count) cut into as many even chunks as workers, for sp_parallel_run: the
+ * caller has judged the work worth the threads. */
+typedef struct chunks {
+    sp_piece_fn fn;
+    void *ctx;
+    int count, n;
+} chunks;
+
+static sp_status chunk_piece(void *ctx, int begin, int end, int worker)
+{
+    const chunks *c = ctx;
+    return c->fn(c->ctx, (int)((long)begin * c->count / c->n), (int)((long)end * c->count / c->n), worker);
+}
+
+/* fn over [0, count) by `workers` threads (1: on the calling thread alone), the time the
+ * calling thread waits for the others counted in t->waited. Its pieces cannot fail. */
+static void shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx)
+{
+    if (workers > SP_PARALLEL_MAX) workers = SP_PARALLEL_MAX;
+    if (workers <= 1 || count < 2) {
+        fn(ctx, 0, count, 0);
+        return;
+    }
+    chunks c = {.fn = fn, .ctx = ctx, .count = count, .n = workers};
+    int cost[SP_PARALLEL_MAX];
+    for (int i = 0; i < workers; ++i) cost[i] = SP_PARALLEL_MIN_COST;
+    const double wall0 = sp_clock_seconds(), cpu0 = car_cpu_seconds();
+    sp_parallel_run(workers, workers, cost, chunk_piece, &c);
+    car_wait_add(t->waited, wall0, cpu0);
+}
+
+/* One evaluation of the rows (car_tx_constraints_sparse) for the workers: first the
+ * intervals' arcs and defects, then the clearance rows, which read the arcs. */
+typedef struct rows_job {
+    const car_tx *t;
+    const double *x;
+    const unsigned char *moved;
+    double *f, *val, *trail;
+    long *col;
+} rows_job;
+
+/* The arcs of intervals [begin, end) into the trail (every arc of every interval once,
+ * with its derivative when the rows are asked: a point carries some five clearance rows
+ * in a tight slot, each of which would drive the interval to it again; with `moved`, the
+ * intervals whose rows are asked for), and their defect rows. */
+static sp_status interval_rows(void *ctx, int begin, int end, int worker)
+{
+    (void)worker;
+    const rows_job *r = ctx;
+    const car_tx *t = r->t;
+    const double *x = r->x;
+    for (size_t k = (size_t)begin; k < (size_t)end; ++k) {
+        if (r->moved && !r->moved[k] && !r->moved[k + 1]) continue;
+        if (r->trail) {
+            double p[3], tip[3];
+            node_pose(t, x, k, p);
+            interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
+                           t->c->vehicle.wheelbase, tip, NULL, r->trail + k * CAR_SUB * CAR_TRAIL, r->col != NULL);
+        }
+        if (car_tx_row_moved(t, 3 * k, r->moved))
+            defect_rows(t, x, k, r->f + 3 * k, r->col ? r->col + 3 * k * CAR_TX_NZ : NULL,
+                        r->col ? r->val + 3 * k * CAR_TX_NZ : NULL, r->trail);
+    }
+    return SP_OK;
+}
+
+/* The clearance rows [begin, end). */
+static sp_status clearance_rows(void *ctx, int begin, int end, int worker)
+{
+    (void)worker;
+    const rows_job *r = ctx;
+    const size_t me = 3 * r->t->N;
+    for (size_t i = (size_t)begin; i < (size_t)end; ++i)
+        if (car_tx_row_moved(r->t, me + i, r->moved))
+            r->f[me + i] = clearance_row(r->t, r->x, i, r->col ? r->col + (me + i) * CAR_TX_NZ : NULL,
+                                         r->col ? r->val + (me + i) * CAR_TX_NZ : NULL, r->trail);
+    return SP_OK;
+}
+
 void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned char *moved, double *f, long *col,
                                double *val)
 {
     const size_t me = 3 * t->N, mi = t->n_obs;
-    /* every arc of every interval once, with its derivative: a point carries some five
-     * clearance constraints in a tight slot, each of which would drive the interval to
-     * it again (without the memory, each row as the dense functions do); with `moved`,
-     * the arcs of the intervals whose rows are asked for */
-    double *trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *trail);
-    if (trail)
-        for (size_t k = 0; k < t->N; ++k) {
-            if (moved && !moved[k] && !moved[k + 1]) continue;
-            double p[3], end[3];
-            node_pose(t, x, k, p);
-            interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
-                           t->c->vehicle.wheelbase, end, NULL, trail + k * CAR_SUB * CAR_TRAIL, col != NULL);
-        }
-    for (size_t k = 0; k < t->N; ++k)
-        if (car_tx_row_moved(t, 3 * k, moved))
-            defect_rows(t, x, k, f + 3 * k, col ? col + 3 * k * CAR_TX_NZ : NULL, col ? val + 3 * k * CAR_TX_NZ : NULL,
-                        trail);
-    for (size_t i = 0; i < mi; ++i)
-        if (car_tx_row_moved(t, me + i, moved))
-            f[me + i] = clearance_row(t, x, i, col ? col + (me + i) * CAR_TX_NZ : NULL,
-                                      col ? val + (me + i) * CAR_TX_NZ : NULL, trail);
-    free(trail);
+    rows_job r = {.t = t, .x = x, .moved = moved, .f = f, .val = val, .col = col,
+                  .trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *r.trail)};
+    /* (a whole evaluation is shared among the workers, each row found by one of them as
+     * it would be alone; one of a few rows, the Hessian's differences, is a worker's own) */
+    const int workers = !moved && car_rows_work(t) >= t->parallel_work ? t->workers : 1;
+    shared(t, workers, (int)t->N, interval_rows, &r);
+    shared(t, workers, (int)mi, clearance_rows, &r);
+    free(r.trail);
     if (t->c->vehicle.max_steering_rate > 0)
         for (size_t k = 0; k < t->N; ++k) {
             const size_t i = me + mi + 2 * k;
@@ -547,7 +616,7 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
 static double layout_begin(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
                            const double goal[3])
 {
-    *t = (car_tx){.w = w, .c = c};
+    *t = (car_tx){.w = w, .c = c, .workers = sp_parallel_workers(), .parallel_work = CAR_PARALLEL_WORK};
     memcpy(t->start, c->scene.start, sizeof t->start);
     memcpy(t->goal, goal, sizeof t->goal);
     double total = 0.0;
@@ -727,14 +796,45 @@ void car_tx_guess(const car_tx *t, const car_route *r, double *x)
     x[car_tx_delta(t, t->N)] = r->pieces[r->n - 1].delta;
 }
 
+/* How far interval k's points (node k but the start's, then the pose after each arc but
+ * the last, walked once) come inside the clearance. */
+static double interval_depth(const car_tx *t, const double *x, size_t k)
+{
+    const double c = t->w->clearance;
+    double trail[CAR_SUB * CAR_TRAIL], p[3], tip[3], worst = 0.0;
+    node_pose(t, x, k, p);
+    if (k > 0) worst = fmax(worst, c - car_world_distance(t->w, p, c, NULL));
+    interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB - 1,
+                   t->c->vehicle.wheelbase, tip, NULL, trail, 0);
+    for (int j = 0; j + 1 < CAR_SUB; ++j)
+        worst = fmax(worst, c - car_world_distance(t->w, trail + j * CAR_TRAIL, c, NULL));
+    return worst;
+}
+
+/* car_tx_depth's intervals [begin, end) for the workers, each one's depth into worst[k] */
+typedef struct depth_job {
+    const car_tx *t;
+    const double *x;
+    double *worst;
+} depth_job;
+
+static sp_status depth_piece(void *ctx, int begin, int end, int worker)
+{
+    (void)worker;
+    const depth_job *d = ctx;
+    for (size_t k = (size_t)begin; k < (size_t)end; ++k) d->worst[k] = interval_depth(d->t, d->x, k);
+    return SP_OK;
+}
+
 double car_tx_depth(const car_tx *t, const double *x)
 {
+    depth_job d = {.t = t, .x = x, .worst = malloc(t->N * sizeof *d.worst)};
     double worst = 0.0;
-    for (size_t p = 1; p < CAR_SUB * t->N; ++p) {
-        double pose[3];
-        car_tx_point(t, x, p, pose, NULL);
-        worst = fmax(worst, t->w->clearance - car_world_distance(t->w, pose, t->w->clearance, NULL));
-    }
+    /* (some eight distances to the obstacles an interval, each about a microsecond) */
+    const int workers = 8.0 * (double)t->N >= t->parallel_work ? t->workers : 1;
+    if (d.worst) shared(t, workers, (int)t->N, depth_piece, &d);
+    for (size_t k = 0; k < t->N; ++k) worst = fmax(worst, d.worst ? d.worst[k] : interval_depth(t, x, k));
+    free(d.worst);
     return worst;
 }
 

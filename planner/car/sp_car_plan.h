@@ -15,15 +15,24 @@
  * max_seconds of the route and the smoothing count it, so that a machine loaded by other
  * work does not cut a plan short (the wall time is reported beside it). */
 double car_cpu_seconds(void);
+/* The time of a solve whose evaluations are shared among threads: car_cpu_seconds plus
+ * the time the calling thread waited for its helpers, counted in *waited (NULL: none) by
+ * car_wait_add. Its budgets count it, so that they are the wall time of an unloaded
+ * machine with any number of processors. */
+double car_solve_seconds(const double *waited);
+/* *waited (when not NULL) grows by the time the calling thread did not work since the
+ * wall time wall0 (sp_clock_seconds) and the processor time cpu0 (car_cpu_seconds). */
+void car_wait_add(double *waited, double wall0, double cpu0);
 /* The pace of a solver's steps (car_clock.c), so that none is begun that would end past
  * its deadline: the longest step so far, timed from the start of one step to the start of
  * the next within a run of them. A run begins with last = −1 (the work between runs, a
  * multiplier update or a new barrier weight, is no step); longest carries over. */
 typedef struct car_pace {
     double longest, last;
+    const double *waited; /* the solve's (car_solve_seconds) */
 } car_pace;
 /* A step begins now: 1 when, as long as the longest so far, it would end past deadline
- * (of car_cpu_seconds). */
+ * (of car_solve_seconds). */
 int car_pace_late(car_pace *p, double deadline);
 
 /* The obstacles with the bounds as four walls, each with its bounding box. */
@@ -166,7 +175,21 @@ typedef struct car_tx {
     size_t *obs_point, *obs_poly;
     int *obs_feature;
     size_t refined; /* rows of a whole polygon car_tx_select has made rows of one piece */
+    int workers;          /* threads an evaluation may be shared among (sp_parallel_workers) */
+    double *waited;       /* the solve's time waiting for them (car_solve_seconds), or NULL */
+    double parallel_work; /* the least work one is shared for (CAR_PARALLEL_WORK) */
 } car_tx;
+
+/* Threads (sp_parallel.h, up to car_tx.workers) are started for one of the smoothing's
+ * evaluations (the rows, the Hessian's groups, car_tx_depth) only where it is worth
+ * car_tx.parallel_work, by default this much work in microseconds, or more: starting
+ * and joining one costs about 100 µs on a virtual machine of two processors (there, 240
+ * µs of work split in two took 194 µs, 1.2 ms took 0.71 ms). Each row is found by one
+ * worker as it would be alone, so the results are the same for any number of them. */
+#define CAR_PARALLEL_WORK 1500.0
+/* The work of one evaluation of every row with its derivative, in microseconds: about one
+ * an interval (its arcs and defects) and 0.15 a clearance row. */
+double car_rows_work(const car_tx *t);
 
 /* The unknowns' layout. */
 static inline size_t car_tx_delta(const car_tx *t, size_t k) { (void)t; return k; }
@@ -283,38 +306,47 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
 /* Banded linear algebra for the smoothing (car_band.c).
  *
  * The Hessian of a gradient whose terms each touch the unknowns of two neighbouring
- * intervals (car_tx_place), by differences of grad(ctx, y, moved, g) about x: columns whose owners
+ * intervals (car_tx_place), by differences of grad(ctx, worker, y, moved, g) about x: columns whose owners
  * are three intervals apart share no term and are differenced together, 15 groups in all
  * whatever the number of intervals (A. R. Curtis, M. J. D. Powell & J. K. Reid, On the
  * estimation of sparse Jacobian matrices, 1974), or one column at a time when `grouped`
  * is 0. Forward differences from g0 (the gradient at x) of step `step`·max(1, |x_j|), or
  * central ones when g0 is NULL; symmetrised. Into hb, the lower band in car_tx_place
  * order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q (CAR_TX_BAND + 1)] the
- * entry of places p ≥ q), added to what is there. y, g1, g2: n each of work space.
- * `moved` tells grad which unknowns y moves from x (as car_tx_constraints_sparse's, or
- * NULL when memory is short): a gradient that kept its terms at x may recompute only
- * those that depend on them. */
-typedef void (*car_band_grad_fn)(void *ctx, const double *x, const unsigned char *moved, double *g);
-void car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, double step, int grouped,
-                      const double *g0, double *hb, double *y, double *g1, double *g2);
+ * entry of places p ≥ q), added to what is there. `moved` tells grad which unknowns y
+ * moves from x (as car_tx_constraints_sparse's): a gradient that kept its terms at x may
+ * recompute only those that depend on them. The groups' gradients are found by up to
+ * `workers` threads (sp_parallel.h; grad(ctx, worker, …) is called from worker `worker`
+ * and must keep its work space apart by it) and added into hb in group order: the same
+ * to the bit for any number of workers. SP_ERR_NOMEM or SP_OK. */
+typedef void (*car_band_grad_fn)(void *ctx, int worker, const double *x, const unsigned char *moved, double *g);
+sp_status car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, int workers,
+                           double step, int grouped, const double *g0, double *hb);
 /* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: one frozen
  * weight a row of car_tx_constraints_sparse) by car_band_hessian, added into hb: forward
- * differences from the gradient at x, or central ones when `central`. The rows are evaluated at x once and then, at each group's point, only
- * those that depend on an unknown the group moves (car_tx_row_moved); the others are
- * x's. h is work space kept between calls (zeroed before the first; car_lagrangian_free).
- * SP_ERR_NOMEM or SP_OK. */
+ * differences from the gradient at x, or central ones when `central`. The rows at x are
+ * the caller's sparse Jacobian there (col, val as car_tx_constraints_sparse's, its first
+ * car_tx_n_constraints rows) or, when col is NULL, evaluated here; at each group's point
+ * only the rows that depend on an unknown the group moves (car_tx_row_moved) are
+ * evaluated again, the others are x's. The groups are shared among car_tx.workers
+ * threads where that is worth it. h is work space kept between calls (zeroed before the
+ * first; car_lagrangian_free). SP_ERR_NOMEM or SP_OK. */
 typedef struct car_lagrangian {
     const car_tx *t;
     const double *w;
     size_t m, cap_m, cap_n;
-    int at_base;                 /* the next gradient is x's */
-    double *f, *val, *f2, *val2; /* the rows at x, and at a group's point */
-    long *col, *col2;
-    double *gc;                  /* Σ w_i ∇c_i at x */
-    double *g0, *y, *g1, *g2;
+    int workers;
+    const double *val; /* the rows at x: the caller's, or own_col, own_val */
+    const long *col;
+    double *f, *own_val;
+    long *own_col;
+    double *f2, *val2; /* workers × cap_m rows: each worker's at its group's point */
+    long *col2;
+    double *gc;        /* Σ w_i ∇c_i at x */
+    double *g0;        /* the gradient at x */
 } car_lagrangian;
-sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w, double step,
-                                 int grouped, int central, double *hb);
+sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w,
+                                 const long *col, const double *val, double step, int grouped, int central, double *hb);
 void car_lagrangian_free(car_lagrangian *h);
 /* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
  * transcription's Jacobian, in hb's layout. */

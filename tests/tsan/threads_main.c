@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/car_threads.h"
 #include "tests/threads_scenarios.h"
 
 int main(void)
@@ -28,5 +29,9 @@ int main(void)
     printf("threads: %zu problems, %d threads, %d rounds: %d failures in %.1f s\n", threads_scenario_count,
            THREADS_COUNT, THREADS_ROUNDS, failures, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
     if (failures) fprintf(stderr, "threads: the first failure: %s\n", why);
-    return failures ? 1 : 0;
+    /* the car's evaluations shared among threads within one solve */
+    const int car = car_threads_check(SP_TEST_DATA, 4, why, sizeof why);
+    printf("threads: the car's evaluations by 1 and by 4 threads: %d differ\n", car);
+    if (car) fprintf(stderr, "threads: %s\n", why);
+    return failures || car ? 1 : 0;
 }
