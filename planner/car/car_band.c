@@ -11,8 +11,6 @@
 
 #include "integrators/sp_band.h"
 #include "planner/car/sp_car_plan.h"
-#include "planner/sp_clock.h"
-#include "planner/sp_parallel.h"
 
 /* The unknown at place p (the inverse of car_tx_place). */
 static size_t unknown_at(const car_tx *t, size_t p)
@@ -49,7 +47,7 @@ static int in_group(const car_tx *t, size_t j, size_t g)
  * number of workers that found them. */
 #define BATCH 16
 
-/* A batch of groups for the workers (sp_parallel_run): groups first … first + count − 1. */
+/* A batch of groups for the workers (car_tx_shared): groups first … first + count − 1. */
 typedef struct band_job {
     const car_tx *t;
     const double *x, *g0;
@@ -139,15 +137,11 @@ sp_status car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn gr
                   .diff = malloc(BATCH * n * sizeof *b.diff), .any = malloc(BATCH),
                   .y = malloc((size_t)workers * n * sizeof *b.y), .g1 = malloc((size_t)workers * n * sizeof *b.g1),
                   .moved = malloc((size_t)workers * (t->N + 1))};
-    int costs[BATCH]; /* (each group worth a thread: the caller chose the workers) */
-    for (int i = 0; i < BATCH; ++i) costs[i] = SP_PARALLEL_MIN_COST;
-    sp_status st = b.diff && b.any && b.y && b.g1 && b.moved ? SP_OK : SP_ERR_NOMEM;
+    const sp_status st = b.diff && b.any && b.y && b.g1 && b.moved ? SP_OK : SP_ERR_NOMEM;
     for (b.first = 0; b.first < groups && st == SP_OK; b.first += BATCH) {
         const size_t count = groups - b.first < BATCH ? groups - b.first : BATCH;
-        const double wall0 = sp_clock_seconds(), cpu0 = car_cpu_seconds();
-        st = sp_parallel_run(workers, (int)count, costs, band_piece, &b);
-        if (workers > 1) car_wait_add(t->waited, wall0, cpu0);
-        for (size_t i = 0; i < count && st == SP_OK; ++i)
+        car_tx_shared(t, workers, (int)count, band_piece, &b);
+        for (size_t i = 0; i < count; ++i)
             if (b.any[i]) add_group(&b, b.first + i, b.diff + i * n, hb);
     }
     free(b.diff), free(b.any), free(b.y), free(b.g1), free(b.moved);

@@ -373,8 +373,8 @@ int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved)
 
 double car_rows_work(const car_tx *t) { return (double)t->N + 0.15 * (double)t->n_obs; }
 
-/* Items [0, count) cut into as many even chunks as workers, for sp_parallel_run: the
- * caller has judged the work worth the threads. */
+/* Items [0, count) cut into as many even chunks as workers, for sp_parallel_run (the
+ * caller has judged the work worth the threads: car_tx_shared). */
 typedef struct chunks {
     sp_piece_fn fn;
     void *ctx;
@@ -387,9 +387,7 @@ static sp_status chunk_piece(void *ctx, int begin, int end, int worker)
     return c->fn(c->ctx, (int)((long)begin * c->count / c->n), (int)((long)end * c->count / c->n), worker);
 }
 
-/* fn over [0, count) by `workers` threads (1: on the calling thread alone), the time the
- * calling thread waits for the others counted in t->waited. Its pieces cannot fail. */
-static void shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx)
+void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx)
 {
     if (workers > SP_PARALLEL_MAX) workers = SP_PARALLEL_MAX;
     if (workers <= 1 || count < 2) {
@@ -461,8 +459,8 @@ void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned 
     /* (a whole evaluation is shared among the workers, each row found by one of them as
      * it would be alone; one of a few rows, the Hessian's differences, is a worker's own) */
     const int workers = !moved && car_rows_work(t) >= t->parallel_work ? t->workers : 1;
-    shared(t, workers, (int)t->N, interval_rows, &r);
-    shared(t, workers, (int)mi, clearance_rows, &r);
+    car_tx_shared(t, workers, (int)t->N, interval_rows, &r);
+    car_tx_shared(t, workers, (int)mi, clearance_rows, &r);
     free(r.trail);
     if (t->c->vehicle.max_steering_rate > 0)
         for (size_t k = 0; k < t->N; ++k) {
@@ -832,7 +830,7 @@ double car_tx_depth(const car_tx *t, const double *x)
     double worst = 0.0;
     /* (some eight distances to the obstacles an interval, each about a microsecond) */
     const int workers = 8.0 * (double)t->N >= t->parallel_work ? t->workers : 1;
-    if (d.worst) shared(t, workers, (int)t->N, depth_piece, &d);
+    if (d.worst) car_tx_shared(t, workers, (int)t->N, depth_piece, &d);
     for (size_t k = 0; k < t->N; ++k) worst = fmax(worst, d.worst ? d.worst[k] : interval_depth(t, x, k));
     free(d.worst);
     return worst;

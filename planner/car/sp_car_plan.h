@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "planner/sp_parallel.h"
 #include "planner/sp_progress.h"
 #include "problems/car/sp_car.h"
 #include "problems/sp_problem.h"
@@ -190,6 +191,10 @@ typedef struct car_tx {
 /* The work of one evaluation of every row with its derivative, in microseconds: about one
  * an interval (its arcs and defects) and 0.15 a clearance row. */
 double car_rows_work(const car_tx *t);
+/* fn over items [0, count) by `workers` threads in even chunks (1: on the calling thread
+ * alone), the time the calling thread waits for the others counted in t->waited; fn's
+ * pieces must not fail. */
+void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx);
 
 /* The unknowns' layout. */
 static inline size_t car_tx_delta(const car_tx *t, size_t k) { (void)t; return k; }
