@@ -63,8 +63,8 @@ const threads_scenario threads_scenarios[] = {
     /* nonholonomic on Lie groups: the sleigh on SE(2), the Suslov problem on SO(3) */
     {"sleigh_se2.json", "{\"steps\": 300}", 0, "ok"},
     {"suslov.json", "{\"steps\": 300}", 0, "ok"},
-    /* the car in a parallel slot: its smoothing shares the rows' evaluations and the
-     * Hessian's differences among threads of its own within each solving thread */
+    /* the car in a parallel slot (its evaluations are too small to be shared among
+     * threads of its own: tests/car_threads.c shares them whatever their size) */
     {"car/parallel_slot.json", NULL, 0, "converged"},
     /* expression models: every thread parses, differentiates and evaluates its own */
     {"custom/double_pendulum.json", "{\"steps\": 300}", 0, "ok"},
