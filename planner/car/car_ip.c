@@ -535,6 +535,11 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             break;
         }
         mu = fmax(MU_MIN, fmin(0.1 * mu, pow(mu, 1.5)));
+        /* A new barrier problem starts undamped: τ falls only after a full step, so one
+         * barrier problem's τ could hold the next one's steps short (in a trial on TPCAP
+         * case 7, τ = 30 carried over, then 600 to 1350 steps at μ = 3·10⁻⁵ at ten
+         * evaluations a step). The 22 tight scenes: 6207 evaluations instead of 6933. */
+        tau = 0.0;
         F.fresh = 1;
         /* the pairs near x again (after the path moved within the barrier problem) */
         if (reselect(&a, x, lim->near, mu) != SP_OK) {
