@@ -163,7 +163,8 @@ static void pose_at_centre(const sp_car_vehicle *v, double cx, double cy, double
 static double clear_of(const scene *sc, const double pose[3], int from)
 {
     double d = HUGE_VAL;
-    for (int i = from; i < sc->n; ++i) d = fmin(d, sp_car_polygon_distance(&sc->v, pose, sc->xy[i], (size_t)sc->nv[i], NULL));
+    for (int i = from; i < sc->n; ++i)
+        d = fmin(d, sp_car_polygon_distance(&sc->v, pose, sc->xy[i], (size_t)sc->nv[i], NULL, NULL));
     return d;
 }
 

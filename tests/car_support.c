@@ -65,7 +65,7 @@ void car_check_plan(const cJSON *r, const cJSON *input)
                                     row[2] + 2 * ph};
             for (size_t b = 0; b < c->scene.n_obstacles; ++b)
                 least = fmin(least, sp_car_polygon_distance(&c->vehicle, pose, c->scene.vertices + 2 * c->scene.first[b],
-                                                            c->scene.first[b + 1] - c->scene.first[b], NULL));
+                                                            c->scene.first[b + 1] - c->scene.first[b], NULL, NULL));
         }
         memcpy(row, next, sizeof row);
     }

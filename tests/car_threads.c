@@ -10,27 +10,23 @@
 
 /* What one number of threads finds. */
 typedef struct found {
-    double *f, *val, *hf, *hc, depth;
+    double *f, *val, *h, depth;
     long *col;
 } found;
 
-static void found_free(found *r) { free(r->f), free(r->val), free(r->hf), free(r->hc), free(r->col); }
+static void found_free(found *r) { free(r->f), free(r->val), free(r->h), free(r->col); }
 
 static int evaluate(car_tx *t, const double *x, const double *w, int workers, found *r)
 {
     const size_t m = car_tx_n_constraints(t), ld = CAR_TX_BAND + 1;
     t->workers = workers, t->parallel_work = workers > 1 ? 0.0 : CAR_PARALLEL_WORK;
     *r = (found){.f = malloc(m * sizeof *r->f), .val = malloc(m * CAR_TX_NZ * sizeof *r->val),
-                 .hf = calloc(ld * t->n, sizeof *r->hf), .hc = calloc(ld * t->n, sizeof *r->hc),
-                 .col = malloc(m * CAR_TX_NZ * sizeof *r->col)};
-    if (!r->f || !r->val || !r->hf || !r->hc || !r->col) return -1;
-    car_tx_constraints_sparse(t, x, NULL, r->f, r->col, r->val);
-    car_lagrangian forward = {0}, central = {0};
-    const sp_status a = car_lagrangian_hessian(&forward, t, x, w, NULL, NULL, 1e-7, 1, 0, r->hf);
-    const sp_status b = car_lagrangian_hessian(&central, t, x, w, NULL, NULL, 1e-6, 1, 1, r->hc);
-    car_lagrangian_free(&forward), car_lagrangian_free(&central);
+                 .h = calloc(ld * t->n, sizeof *r->h), .col = malloc(m * CAR_TX_NZ * sizeof *r->col)};
+    if (!r->f || !r->val || !r->h || !r->col) return -1;
+    car_tx_constraints_sparse(t, x, r->f, r->col, r->val);
+    const sp_status st = car_tx_hessian(t, x, w, 1, r->h);
     r->depth = car_tx_depth(t, x);
-    return a == SP_OK && b == SP_OK ? 0 : -1;
+    return st == SP_OK ? 0 : -1;
 }
 
 static int differ(const void *a, const void *b, size_t bytes, const char *what, int *count, char *why, size_t n)
@@ -65,8 +61,7 @@ static int compare(car_tx *t, const car_route *r, int workers, char *why, size_t
             differ(one.val, many.val, m * CAR_TX_NZ * sizeof *one.val, "the rows' derivatives", &failures, why,
                    why_size);
             differ(one.col, many.col, m * CAR_TX_NZ * sizeof *one.col, "the rows' columns", &failures, why, why_size);
-            differ(one.hf, many.hf, ld * n * sizeof *one.hf, "the forward Hessians", &failures, why, why_size);
-            differ(one.hc, many.hc, ld * n * sizeof *one.hc, "the central Hessians", &failures, why, why_size);
+            differ(one.h, many.h, ld * n * sizeof *one.h, "the Hessians", &failures, why, why_size);
             differ(&one.depth, &many.depth, sizeof one.depth, "the depths", &failures, why, why_size);
         }
     }

@@ -65,7 +65,7 @@ Test(car, footprint_polygon_distance_matches_brute_force_and_its_gradient_differ
         double poly[8], pose[3];
         random_scene(&st, n, poly, pose);
         double grad[3], car[8];
-        const double d = sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, grad);
+        const double d = sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, grad, NULL);
         sp_car_footprint(&tpcap_car, pose, car);
         if (d > 0) {
             ++apart;
@@ -75,8 +75,8 @@ Test(car, footprint_polygon_distance_matches_brute_force_and_its_gradient_differ
                 for (int i = 0; i < 3; ++i) {
                     double qp[3] = {pose[0], pose[1], pose[2]}, qm[3] = {pose[0], pose[1], pose[2]};
                     qp[i] += 1e-7, qm[i] -= 1e-7;
-                    const double fd = (sp_car_polygon_distance(&tpcap_car, qp, poly, (size_t)n, NULL) -
-                                       sp_car_polygon_distance(&tpcap_car, qm, poly, (size_t)n, NULL)) / 2e-7;
+                    const double fd = (sp_car_polygon_distance(&tpcap_car, qp, poly, (size_t)n, NULL, NULL) -
+                                       sp_car_polygon_distance(&tpcap_car, qm, poly, (size_t)n, NULL, NULL)) / 2e-7;
                     cr_expect(fabs(fd - grad[i]) <= 1e-5 * (1 + fabs(fd)), "trial %d, d/dq%d: %.8f vs %.8f", trial, i,
                               grad[i], fd);
                 }
@@ -93,49 +93,74 @@ Test(car, footprint_polygon_distance_matches_brute_force_and_its_gradient_differ
     cr_expect(apart > 50 && overlapping > 20, "%d apart, %d overlapping", apart, overlapping);
 }
 
+/* Feature f of the random scene (−1: the whole distance; 0…3 a corner's; 4 + j vertex
+ * j's) with its derivatives. */
+static double piece_distance(const double pose[3], const double *poly, int n, int f, double grad[3], double hess[9])
+{
+    if (f < 0) return sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, grad, hess);
+    if (f < 4) return sp_car_corner_distance(&tpcap_car, pose, f, poly, (size_t)n, grad, hess);
+    return sp_car_vertex_distance(&tpcap_car, pose, poly + 2 * (f - 4), grad, hess);
+}
+
 /* The pieces of the distance (sp_car_corner_distance, sp_car_vertex_distance): their least
- * is the footprint–polygon distance when apart, and each one's gradient matches central
- * differences wherever its two one-sided differences agree (a piece is smooth off the
- * polygon's medial axis; checked: most of them). */
-Test(car, corner_and_vertex_distances_make_the_distance_and_match_central_differences)
+ * is the footprint–polygon distance when apart. The distance and each piece, apart and
+ * overlapping, have first and second derivatives in the pose that match central
+ * differences (of the value, of the gradient) wherever the two one-sided differences
+ * agree: a piece is smooth off the polygon's medial axis, and its curvature is that of
+ * its pair of closest points while the pair keeps its kind. All three kinds occur (two
+ * vertices; a corner and a polygon's edge; a polygon's vertex and a car's edge), and
+ * their curvatures differ. */
+Test(car, distances_and_their_pieces_match_central_differences_to_second_order)
 {
     unsigned st = 5;
-    int apart = 0, checked = 0, skipped = 0;
-    double worst = 0.0;
+    int apart = 0, overlapping = 0, checked[2] = {0, 0}, skipped[2] = {0, 0};
+    double worst[2] = {0.0, 0.0};
     for (int trial = 0; trial < 300; ++trial) {
         const int n = 3 + trial % 3;
         double poly[10], pose[3];
         random_scene(&st, n, poly, pose);
-        const double d = sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, NULL);
-        if (d <= 1e-3) continue;
-        ++apart;
-        double least = HUGE_VAL;
-        for (int f = 0; f < 4 + n; ++f) {
-            double grad[3];
-            const double e = f < 4 ? sp_car_corner_distance(&tpcap_car, pose, f, poly, (size_t)n, grad)
-                                   : sp_car_vertex_distance(&tpcap_car, pose, poly + 2 * (f - 4), grad);
-            least = fmin(least, e);
-            for (int i = 0; i < 3; ++i) {
+        const double d = sp_car_polygon_distance(&tpcap_car, pose, poly, (size_t)n, NULL, NULL);
+        if (d > 1e-3) {
+            ++apart;
+            double least = HUGE_VAL;
+            for (int f = 0; f < 4 + n; ++f) least = fmin(least, piece_distance(pose, poly, n, f, NULL, NULL));
+            cr_expect(fabs(least - d) <= 1e-12, "trial %d: least piece %.15f, distance %.15f", trial, least, d);
+        }
+        overlapping += d < 0.0;
+        for (int f = -1; f < 4 + n; ++f) {
+            double grad[3], hess[9];
+            const double e = piece_distance(pose, poly, n, f, grad, hess);
+            if (fabs(e) < 1e-3) continue;
+            for (int j = 0; j < 3; ++j) {
                 const double h = 1e-6;
-                double qp[3] = {pose[0], pose[1], pose[2]}, qm[3] = {pose[0], pose[1], pose[2]};
-                qp[i] += h, qm[i] -= h;
-                const double ep = f < 4 ? sp_car_corner_distance(&tpcap_car, qp, f, poly, (size_t)n, NULL)
-                                        : sp_car_vertex_distance(&tpcap_car, qp, poly + 2 * (f - 4), NULL);
-                const double em = f < 4 ? sp_car_corner_distance(&tpcap_car, qm, f, poly, (size_t)n, NULL)
-                                        : sp_car_vertex_distance(&tpcap_car, qm, poly + 2 * (f - 4), NULL);
-                if (fabs((ep - e) / h - (e - em) / h) > 1e-3) {
-                    ++skipped;
-                    continue;
+                double qp[3] = {pose[0], pose[1], pose[2]}, qm[3] = {pose[0], pose[1], pose[2]}, gp[3], gm[3];
+                qp[j] += h, qm[j] -= h;
+                const double ep = piece_distance(qp, poly, n, f, gp, NULL), em = piece_distance(qm, poly, n, f, gm, NULL);
+                if (fabs((ep - e) - (e - em)) / h > 1e-3) {
+                    ++skipped[0];
+                } else {
+                    ++checked[0];
+                    worst[0] = fmax(worst[0], fabs((ep - em) / (2 * h) - grad[j]) / (1 + fabs(grad[j])));
                 }
-                ++checked;
-                worst = fmax(worst, fabs((ep - em) / (2 * h) - grad[i]) / (1 + fabs(grad[i])));
+                for (int i = 0; i < 3; ++i) {
+                    if (fabs((gp[i] - grad[i]) - (grad[i] - gm[i])) / h > 1e-3) {
+                        ++skipped[1];
+                        continue;
+                    }
+                    ++checked[1];
+                    const double c = hess[3 * i + j];
+                    worst[1] = fmax(worst[1], fabs((gp[i] - gm[i]) / (2 * h) - c) / (1 + fabs(c)));
+                }
             }
         }
-        cr_expect(fabs(least - d) <= 1e-12, "trial %d: least piece %.15f, distance %.15f", trial, least, d);
     }
     cr_expect_gt(apart, 100);
-    cr_expect_gt(checked, 20 * skipped, "%d derivatives checked, %d skipped at kinks", checked, skipped);
-    cr_expect_leq(worst, 1e-6, "gradient off by %.2e", worst);
+    cr_expect_gt(overlapping, 20);
+    for (int o = 0; o < 2; ++o)
+        cr_expect_gt(checked[o], 20 * skipped[o], "order %d: %d derivatives checked, %d skipped at kinks", o + 1,
+                     checked[o], skipped[o]);
+    cr_expect_leq(worst[0], 1e-6, "gradient off by %.2e", worst[0]);
+    cr_expect_leq(worst[1], 1e-5, "second derivative off by %.2e", worst[1]);
 }
 
 /* The car parallel to a kerb, both right-hand corners 0.3 m from it: the least distance
@@ -146,16 +171,16 @@ Test(car, two_corners_along_a_kerb_kink_the_distance_but_not_its_pieces)
 {
     const double w = 0.5 * tpcap_car.width, kerb[8] = {-10, -w - 0.3, 10, -w - 0.3, 10, -w - 1.3, -10, -w - 1.3};
     const double h = 1e-6, pose[3] = {0, 0, 0}, up[3] = {0, 0, h}, down[3] = {0, 0, -h};
-    const double d0 = sp_car_polygon_distance(&tpcap_car, pose, kerb, 4, NULL);
-    const double right = (sp_car_polygon_distance(&tpcap_car, up, kerb, 4, NULL) - d0) / h;
-    const double left = (d0 - sp_car_polygon_distance(&tpcap_car, down, kerb, 4, NULL)) / h;
+    const double d0 = sp_car_polygon_distance(&tpcap_car, pose, kerb, 4, NULL, NULL);
+    const double right = (sp_car_polygon_distance(&tpcap_car, up, kerb, 4, NULL, NULL) - d0) / h;
+    const double left = (d0 - sp_car_polygon_distance(&tpcap_car, down, kerb, 4, NULL, NULL)) / h;
     cr_expect_leq(fabs(d0 - 0.3), 1e-12, "distance %.15f", d0);
     cr_expect_gt(fabs(right - left), 1.0, "one-sided slopes %.6f and %.6f: no kink", left, right);
     for (int corner = 0; corner < 2; ++corner) {
         double grad[3];
-        const double c0 = sp_car_corner_distance(&tpcap_car, pose, corner, kerb, 4, grad);
-        const double r = (sp_car_corner_distance(&tpcap_car, up, corner, kerb, 4, NULL) - c0) / h;
-        const double l = (c0 - sp_car_corner_distance(&tpcap_car, down, corner, kerb, 4, NULL)) / h;
+        const double c0 = sp_car_corner_distance(&tpcap_car, pose, corner, kerb, 4, grad, NULL);
+        const double r = (sp_car_corner_distance(&tpcap_car, up, corner, kerb, 4, NULL, NULL) - c0) / h;
+        const double l = (c0 - sp_car_corner_distance(&tpcap_car, down, corner, kerb, 4, NULL, NULL)) / h;
         cr_expect_leq(fabs(c0 - 0.3), 1e-12, "corner %d: %.15f", corner, c0);
         cr_expect_leq(fabs(r - l), 1e-5, "corner %d: one-sided slopes %.8f and %.8f", corner, l, r);
         cr_expect_leq(fabs(grad[2] - 0.5 * (r + l)), 1e-5, "corner %d: dθ %.8f vs %.8f", corner, grad[2],
@@ -697,7 +722,7 @@ static void gradients_match(int swept)
     double *val = calloc(m * CAR_TX_NZ, sizeof *val);
     long *col = calloc(m * CAR_TX_NZ, sizeof *col);
     car_tx_constraints(&fx.t, x, fd, jall);
-    car_tx_constraints_sparse(&fx.t, x, NULL, fs, col, val);
+    car_tx_constraints_sparse(&fx.t, x, fs, col, val);
     double worst_s = 0.0;
     size_t width = 0, nonzeros = 0;
     for (size_t i = 0; i < m; ++i) {
@@ -765,7 +790,7 @@ Test(car, a_swept_row_is_the_least_distance_along_its_arc)
         for (int q = 0; q <= 400; ++q) {
             double b[3];
             car_arc(a, tan(path.delta[p]) / L, q / 400.0 * path.s[p], b);
-            const double d = car_world_feature_distance(w, fx.t.obs_poly[i], fx.t.obs_feature[i], b, NULL);
+            const double d = car_world_feature_distance(w, fx.t.obs_poly[i], fx.t.obs_feature[i], b, NULL, NULL);
             if (d < least) least = d, at = q / 400.0;
         }
         worst_below = fmax(worst_below, row - least);
@@ -1003,31 +1028,58 @@ typedef struct weighted {
     size_t m;
 } weighted;
 
-static void weighted_gradient(void *ctx, int worker, const double *x, const unsigned char *moved, double *g)
+static void weighted_gradient(const weighted *a, const double *x, double *g)
 {
-    const weighted *a = ctx;
-    (void)worker, (void)moved; /* (one worker; every row, as the reference) */
     car_tx_energy(a->t, x, g);
-    car_tx_constraints_sparse(a->t, x, NULL, a->f, a->col, a->val);
+    car_tx_constraints_sparse(a->t, x, a->f, a->col, a->val);
     for (size_t i = 0; i < a->m * CAR_TX_NZ; ++i)
         if (a->col[i] >= 0) g[a->col[i]] += a->w[i / CAR_TX_NZ] * a->val[i];
 }
 
-/* The Hessian differenced in 15 groups of unknowns, with only the rows each group moves
- * evaluated again (car_lagrangian_hessian), is the one differenced column by column with
- * every row (car_band_hessian): no two unknowns of a group share a term (the last
- * steering and the last node's heading once did), and no row a group moves is left out
- * (the intervals marked swept among them). */
-Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
+/* The reference: the Lagrangian's Hessian by central differences of its whole gradient,
+ * one unknown at a time (step h·max(1, |x_j|)), into hb's band (car_tx_hessian's layout). */
+static void differenced_hessian(const weighted *a, const double *x, double h, double *hb)
+{
+    const car_tx *t = a->t;
+    const size_t n = t->n, ld = CAR_TX_BAND + 1;
+    double *y = malloc(n * sizeof *y), *gp = malloc(n * sizeof *gp), *gm = malloc(n * sizeof *gm);
+    memcpy(y, x, n * sizeof *y);
+    for (size_t j = 0; j < n; ++j) {
+        const double e = h * fmax(1.0, fabs(x[j]));
+        y[j] = x[j] + e;
+        weighted_gradient(a, y, gp);
+        y[j] = x[j] - e;
+        weighted_gradient(a, y, gm);
+        y[j] = x[j];
+        const size_t pj = car_tx_place(t, j);
+        for (size_t i = 0; i < n; ++i) {
+            const size_t pi = car_tx_place(t, i);
+            const double d = (gp[i] - gm[i]) / (2.0 * e);
+            if (d == 0.0) continue;
+            cr_assert(pi + CAR_TX_BAND >= pj && pj + CAR_TX_BAND >= pi, "%zu and %zu share a term off the band", i, j);
+            /* (each entry is met from both of its columns: the mean of the two) */
+            if (pi >= pj) hb[(pi - pj) + pj * ld] += 0.5 * d;
+            if (pj >= pi) hb[(pj - pi) + pi * ld] += 0.5 * d;
+        }
+    }
+    free(y), free(gp), free(gm);
+}
+
+/* The Hessian from the rows' structure (car_tx_hessian: the distances' curvature in the
+ * pose, the arcs' by differences of their derivative) is the one differenced column by
+ * column from the whole gradient, on a route moved off itself with random weights, every
+ * third interval swept and every third plain: every entry of the band, whatever kind of
+ * closest pair each row has. */
+Test(car, the_hessian_from_the_rows_matches_the_one_differenced)
 {
     tx_fixture fx;
     tx_setup("parallel_slot.json", &fx);
     const size_t n = fx.t.n, ld = CAR_TX_BAND + 1;
     double *x = calloc(n, sizeof *x);
     car_tx_guess(&fx.t, &fx.r, x);
-    unsigned state = 3;
+    unsigned state = 9;
     for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
-    for (size_t k = 0; k < fx.t.N; k += 3) fx.t.swept[k] = 1;
+    for (size_t k = 1; k < fx.t.N; k += 3) fx.t.swept[k] = 1;
     cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
     const size_t m = car_tx_n_constraints(&fx.t);
     double *wt = malloc(m * sizeof *wt), *f = malloc(m * sizeof *f), *val = malloc(m * CAR_TX_NZ * sizeof *val);
@@ -1035,14 +1087,42 @@ Test(car, the_grouped_hessian_matches_the_one_column_at_a_time)
     for (size_t i = 0; i < m; ++i) wt[i] = uniform(&state, -2, 2);
     weighted a = {.t = &fx.t, .w = wt, .f = f, .val = val, .col = col, .m = m};
     double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2);
-    car_lagrangian lag = {0};
-    cr_assert_eq(car_lagrangian_hessian(&lag, &fx.t, x, wt, NULL, NULL, 1e-5, 1, 1, h1), SP_OK);
-    car_lagrangian_free(&lag);
-    cr_assert_eq(car_band_hessian(&fx.t, x, weighted_gradient, &a, 1, 1e-5, 0, NULL, h2), SP_OK);
+    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, 1, h1), SP_OK);
+    differenced_hessian(&a, x, 1e-5, h2);
     double worst = 0.0, big = 0.0;
     for (size_t i = 0; i < ld * n; ++i) worst = fmax(worst, fabs(h1[i] - h2[i])), big = fmax(big, fabs(h2[i]));
+    cr_expect_gt(fx.t.n_obs, 50, "%zu rows", fx.t.n_obs);
     cr_expect_gt(big, 1.0);
-    cr_expect_leq(worst, 1e-6 * big, "grouped Hessian off by %.2e (largest entry %.2e)", worst, big);
+    cr_expect_leq(worst, 1e-6 * big, "Hessian off by %.2e (largest entry %.2e)", worst, big);
+    /* Without the distances' own curvature (the interior-point method's model) it lacks
+     * exactly −Σ w_i Jᵢᵀ ∇²d_i Jᵢ over the rows at points (the swept rows keep theirs),
+     * each row's pose derivative J found alone (car_tx_point) */
+    memset(h2, 0, ld * n * sizeof *h2);
+    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, 0, h2), SP_OK);
+    const size_t me = 3 * fx.t.N;
+    for (size_t i = 0; i < fx.t.n_obs; ++i) {
+        const size_t p = fx.t.obs_point[i], k = p / CAR_SUB;
+        if (fx.t.swept[k]) continue;
+        double pose[3], J[18], g[3], H[9];
+        car_tx_point(&fx.t, x, p, pose, J);
+        car_world_feature_distance(&fx.w, fx.t.obs_poly[i], fx.t.obs_feature[i], pose, g, H);
+        for (int a = 0; a < 6; ++a)
+            for (int b = 0; b < 6; ++b) {
+                /* (a row at a node: the node's pose alone) */
+                const size_t node = car_tx_pose(&fx.t, k);
+                const long u = p % CAR_SUB ? car_tx_column(&fx.t, k, a) : a < 3 ? (long)(node + (size_t)a) : -1;
+                const long v = p % CAR_SUB ? car_tx_column(&fx.t, k, b) : b < 3 ? (long)(node + (size_t)b) : -1;
+                if (u < 0 || v < 0 || car_tx_place(&fx.t, (size_t)u) < car_tx_place(&fx.t, (size_t)v)) continue;
+                double q = 0.0;
+                for (int r = 0; r < 3; ++r)
+                    for (int c = 0; c < 3; ++c) q += J[6 * r + a] * H[3 * r + c] * J[6 * c + b];
+                const size_t pu = car_tx_place(&fx.t, (size_t)u), pv = car_tx_place(&fx.t, (size_t)v);
+                h2[(pu - pv) + pv * ld] -= wt[me + i] * q;
+            }
+    }
+    double apart = 0.0;
+    for (size_t i = 0; i < ld * n; ++i) apart = fmax(apart, fabs(h1[i] - h2[i]));
+    cr_expect_leq(apart, 1e-9 * big, "the model and the distances' curvature off by %.2e", apart);
     free(wt), free(f), free(val), free(col), free(h1), free(h2), free(x);
     tx_teardown(&fx);
 }
@@ -1076,70 +1156,13 @@ Test(car, the_depth_is_that_of_the_deepest_checked_point)
     tx_teardown(&fx);
 }
 
-/* Every evaluation the smoothing shares among threads (the rows, the Hessian's groups,
+/* Every evaluation the smoothing shares among threads (the rows, the Hessian's intervals,
  * car_tx_depth) gives the same numbers, to the bit, by three threads as by one: the
  * results of a plan do not depend on the processors it ran on (tests/car_threads.h). */
 Test(car, the_evaluations_are_the_same_by_three_threads_as_by_one)
 {
     char why[512];
     cr_expect_eq(car_threads_check(SP_TEST_DATA, 3, why, sizeof why), 0, "%s", why);
-}
-
-/* The rows car_tx_row_moved leaves out when one unknown moves are the rows that do not
- * change (to the bit), and the rows evaluated with `moved` are the rows evaluated in full:
- * a row it missed would make the Hessian's differences wrong without a sign. */
-Test(car, only_the_rows_a_moved_unknown_touches_are_evaluated_again)
-{
-    tx_fixture fx;
-    tx_setup("parallel_slot.json", &fx);
-    const size_t n = fx.t.n, N = fx.t.N;
-    double *x = calloc(n, sizeof *x), *y = malloc(n * sizeof *y);
-    car_tx_guess(&fx.t, &fx.r, x);
-    unsigned state = 5;
-    for (size_t i = 0; i < n; ++i) x[i] += uniform(&state, -0.02, 0.02);
-    for (size_t k = 1; k < N; k += 3) fx.t.swept[k] = 1;
-    cr_assert_eq(car_tx_select(&fx.t, x, 0.3), SP_OK);
-    const size_t m = car_tx_n_constraints(&fx.t);
-    double *f0 = malloc(m * sizeof *f0), *f1 = malloc(m * sizeof *f1), *f2 = malloc(m * sizeof *f2);
-    double *v0 = malloc(m * CAR_TX_NZ * sizeof *v0), *v1 = malloc(m * CAR_TX_NZ * sizeof *v1),
-           *v2 = malloc(m * CAR_TX_NZ * sizeof *v2);
-    long *c0 = malloc(m * CAR_TX_NZ * sizeof *c0), *c2 = malloc(m * CAR_TX_NZ * sizeof *c2);
-    unsigned char *moved = calloc(N + 1, 1);
-    car_tx_constraints_sparse(&fx.t, x, NULL, f0, c0, v0);
-    size_t fewest = m, most = 0;
-    for (int trial = 0; trial < 60; ++trial) {
-        /* one unknown: a steering (any node), a travel (any interval) or a pose (nodes 1…N−1) */
-        const int slot = trial % 3;
-        const size_t k = slot == 0   ? (size_t)trial % (N + 1)
-                         : slot == 1 ? (size_t)trial % N
-                                     : 1 + (size_t)trial % (N - 1);
-        const size_t j = slot == 0 ? car_tx_delta(&fx.t, k) : slot == 1 ? car_tx_s(&fx.t, k)
-                                                                        : car_tx_pose(&fx.t, k) + (size_t)trial % 3;
-        memcpy(y, x, n * sizeof *y);
-        y[j] += 1e-3;
-        memset(moved, 0, N + 1);
-        moved[k] = slot == 0 ? CAR_MOVED_DELTA : slot == 1 ? CAR_MOVED_S : CAR_MOVED_POSE;
-        car_tx_constraints_sparse(&fx.t, y, NULL, f1, c2, v1);
-        memcpy(f2, f0, m * sizeof *f2), memcpy(v2, v0, m * CAR_TX_NZ * sizeof *v2);
-        memcpy(c2, c0, m * CAR_TX_NZ * sizeof *c2);
-        car_tx_constraints_sparse(&fx.t, y, moved, f2, c2, v2);
-        size_t touched = 0;
-        for (size_t i = 0; i < m; ++i) {
-            const int flagged = car_tx_row_moved(&fx.t, i, moved);
-            touched += (size_t)flagged;
-            if (!flagged)
-                cr_expect(f1[i] == f0[i], "trial %d: row %zu changed (%.3e), not flagged", trial, i, f1[i] - f0[i]);
-            cr_expect(f2[i] == f1[i], "trial %d: row %zu evaluated with `moved` differs", trial, i);
-            for (int e = 0; e < CAR_TX_NZ; ++e)
-                cr_expect(v2[i * CAR_TX_NZ + e] == v1[i * CAR_TX_NZ + e], "trial %d: row %zu's derivative", trial, i);
-        }
-        fewest = touched < fewest ? touched : fewest, most = touched > most ? touched : most;
-    }
-    /* (a move touches its interval's rows and its neighbour's, not all) */
-    cr_expect_gt(fewest, 0);
-    cr_expect_lt(most, m / 4, "one unknown flagged %zu of %zu rows", most, m);
-    free(x), free(y), free(f0), free(f1), free(f2), free(v0), free(v1), free(v2), free(c0), free(c2), free(moved);
-    tx_teardown(&fx);
 }
 
 /* The clearance rows picked again at points the path has moved to (car_tx_select): where
@@ -1168,7 +1191,7 @@ Test(car, a_row_of_a_whole_polygon_is_split_where_its_pieces_tie)
             int least = 0;
             double d1 = HUGE_VAL, d2 = HUGE_VAL;
             for (int f = 0; f < car_world_features(&fx.w, i); ++f) {
-                const double d = car_world_feature_distance(&fx.w, i, f, pose, NULL);
+                const double d = car_world_feature_distance(&fx.w, i, f, pose, NULL, NULL);
                 if (d < d1) d2 = d1, d1 = d, least = f;
                 else if (d < d2) d2 = d;
             }

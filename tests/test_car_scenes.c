@@ -30,7 +30,7 @@ static double least_distance(const sp_car_problem *c, const double pose[3])
     double d = HUGE_VAL;
     for (size_t i = 0; i < c->scene.n_obstacles; ++i)
         d = fmin(d, sp_car_polygon_distance(&c->vehicle, pose, c->scene.vertices + 2 * c->scene.first[i],
-                                            c->scene.first[i + 1] - c->scene.first[i], NULL));
+                                            c->scene.first[i + 1] - c->scene.first[i], NULL, NULL));
     return d;
 }
 

@@ -9,9 +9,8 @@
  * matrix learns the curvature slowly. Here the curvature is computed: each term of the
  * transcription (energy, defect, clearance) touches the unknowns of two neighbouring
  * intervals only, so the Hessian of E + Σ w c, with w the weights the terms have in L_A at
- * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from differences of
- * its exact gradient for 15 groups of unknowns at a time, whatever the number of
- * intervals, and is kept for a few steps while they are taken whole. The penalty's part
+ * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from the rows'
+ * structure (car_tx_hessian), and is kept for a few steps while they are taken whole. The penalty's part
  * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros (kept sparse). With the
  * unknowns numbered interval by interval (car_tx_place) all of it is a band of half-width
  * CAR_TX_BAND, and a step is one banded Cholesky factorisation (Levenberg damping τ when
@@ -47,10 +46,10 @@
 #include <lapacke.h>
 
 /* The inner problems' last tolerance on |∇L_A|∞: what is left is Newton's on the KKT
- * conditions (car_kkt_polish); tighter, the differenced Hessian's noise keeps the inner
- * steps from reaching it. */
+ * conditions (car_kkt_polish); tighter, the noise of the differenced Hessian of the
+ * time kept the inner steps from reaching it. */
 #define STATIONARITY 1e-4
-/* whole steps taken with one differenced Hessian of the Lagrangian */
+/* whole steps taken with one Hessian of the Lagrangian */
 #define REUSE 3
 /* the largest penalty weight */
 #define RHO_MAX 1e9
@@ -66,7 +65,6 @@ typedef struct al {
     long *col;        /* m × CAR_TX_NZ: the Jacobian's sparse rows there (car_tx_constraints_sparse) */
     double *val;
     int evaluations;  /* of L_A (the Hessian's differences are not counted: they are the steps' cost) */
-    car_lagrangian lag; /* the Hessian's work space */
 } al;
 
 /* The multiplier a term i of value c contributes: λ + ρ c for an equality, max(0, λ + ρ c)
@@ -91,7 +89,7 @@ static double merit(al *a, const double *x, double *grad)
     const size_t m = a->m;
     ++a->evaluations;
     double v = car_tx_energy(a->t, x, grad);
-    car_tx_constraints_sparse(a->t, x, NULL, a->f, grad ? a->col : NULL, a->val);
+    car_tx_constraints_sparse(a->t, x, a->f, grad ? a->col : NULL, a->val);
     for (size_t i = 0; i < m; ++i) {
         const double c = a->f[i], w = weight(a, i, c);
         v += i < a->me ? a->lam[i] * c + 0.5 * a->rho * c * c : (w * w - a->lam[i] * a->lam[i]) / (2.0 * a->rho);
@@ -126,7 +124,7 @@ static int binding(const al *a, const double *x, const double *g, size_t j)
 
 /* A Newton step d on L_A at x (gradient g; a->f, a->col, a->val at x): (H + τ I) d = −g
  * with H the penalty's Gauss–Newton part plus HL, the Hessian of E + Σ w c with the
- * weights at x, differenced anew (car_lagrangian_hessian) when `fresh`; the unknowns held
+ * weights at x, found anew (car_tx_hessian) when `fresh`; the unknowns held
  * on a bound keep d = 0. H and HL are lower bands in car_tx_place order (CAR_TX_BAND + 1
  * rows, column-major), so a step costs work in proportion to the intervals. b work
  * space. 1, 0 when the factorisation fails, −1 when memory is short. */
@@ -139,11 +137,11 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     memset(H, 0, ld * n * sizeof *H);
     for (size_t i = 0; i < a->m; ++i)
         if (weight(a, i, a->f[i]) != 0.0) car_band_add_row(t, a->col + i * CAR_TX_NZ, a->val + i * CAR_TX_NZ, a->rho, H);
-    /* then the Lagrangian's Hessian by differences of its gradient */
+    /* then the Lagrangian's Hessian */
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, ld * n * sizeof *HL);
-        if (car_lagrangian_hessian(&a->lag, t, x, a->w, a->col, a->val, 1e-7, 1, 0, HL) != SP_OK) return -1;
+        if (car_tx_hessian(t, x, a->w, 1, HL) != SP_OK) return -1;
     }
     for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
     for (size_t j = 0; j < n; ++j) {
@@ -326,7 +324,6 @@ sp_status car_al_solve(car_tx *t, double *x, const double *lb, const double *ub,
 finish:
     out->evaluations = a.evaluations;
 done:
-    car_lagrangian_free(&a.lag);
     free(a.lam), free(a.w), free(a.f), free(a.col), free(a.val), free(H), free(HL), free(g), free(b), free(d), free(y);
     return st;
 }

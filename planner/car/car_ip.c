@@ -21,9 +21,10 @@
  *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ((μ + z r)/s)]
  *   [A                    0 ] [y⁺]  = [−d                    ],
  *   dz = μ/s − z + (z/s)(C dx + r),
- * W the Hessian of E + yᵀd + zᵀc, differenced over the band of the transcription
- * (car_band_hessian) and damped by τ I where the step is no descent or its curvature not
- * clearly positive (the LU factorisation does not tell the inertia); every row touches
+ * W the Hessian of E + yᵀd + zᵀc over the band of the transcription without the
+ * distances' own curvature (car_tx_hessian.c says why) and damped by τ I where the step
+ * is no descent or its curvature not clearly positive (the LU factorisation does not
+ * tell the inertia); every row touches
  * two neighbouring intervals, so the system is banded in car_tx_place order with each
  * equality after its unknowns (car_kkt_augmented_solve). A step α is cut so that every
  * slack keeps a hundredth of its value, and the point x + α dx with the shifts (1 − α) r
@@ -87,11 +88,11 @@ static double slack(const ip *a, size_t i) { return a->keep * a->r[i - a->me] - 
 
 /* The constraints at x into a->f, and with jac their rows. A trial point (no rows) is an
  * evaluation of the filter's measures and counted as one; the rows at a point taken are
- * the step's cost, as the Hessian's differences are. */
+ * the step's cost, as the Hessian is. */
 static void rows(const ip *a, const double *x, long *col, double *val)
 {
     const size_t m0 = a->m - a->nb;
-    car_tx_constraints_sparse(a->t, x, NULL, a->f, col, val);
+    car_tx_constraints_sparse(a->t, x, a->f, col, val);
     for (size_t b = 0; b < a->nb; ++b) {
         const size_t j = a->bj[b] % a->n, i = m0 + b;
         const int upper = a->bj[b] >= a->n;
@@ -312,7 +313,6 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     double *dz = NULL, *cdx = NULL;
     double nu = 1.0, tau = 0.0;
     filter F = {.fresh = 1};
-    car_lagrangian lag = {0};
     car_pace pace = {.longest = 0.0, .waited = t->waited};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
@@ -368,13 +368,13 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 solved = 1;
                 break;
             }
-            /* the Hessian of E + yᵀd + zᵀc by differences (the bounds' rows, linear, add
-             * nothing) */
+            /* the Hessian of E + yᵀd + zᵀc, the model without the distances' own curvature
+             * (the bounds' rows, linear, add nothing) */
             if (fresh) {
                 for (size_t j = 0; j < me; ++j) a.w[j] = a.y[j];
                 for (size_t i = me; i < a.m; ++i) a.w[i] = a.z[i - me];
                 memset(hl, 0, ld * n * sizeof *hl);
-                if (car_lagrangian_hessian(&lag, t, x, a.w, a.col, a.val, 1e-7, 1, 0, hl) != SP_OK) {
+                if (car_tx_hessian(t, x, a.w, 0, hl) != SP_OK) {
                     st = SP_ERR_NOMEM;
                     goto finish;
                 }
@@ -555,7 +555,6 @@ finish:
     if (st == SP_OK) own_conditions(&a, x, fixed, g, &out->own_stationarity, &out->own_violation);
     free(dz), free(cdx);
     free(F.th), free(F.ph);
-    car_lagrangian_free(&lag);
 done:
     free(g), free(gb), free(hb), free(hl), free(g1), free(xt), free(rhs), free(dx), free(ynew),
         free(fixed), free(mval);

@@ -7,14 +7,14 @@
  * raise the constraint violation at second order, about as much as it lowers the energy
  * (the Maratos effect), so the line search cuts the steps short and SLSQP stops on its
  * step-size test with the stationarity still at 1e-5 (TPCAP case 12). Here the Hessian of
- * the Lagrangian is formed from central differences of its exact gradient, the KKT system
+ * the Lagrangian is the exact one (car_tx_hessian), the KKT system
  * of the active constraints (as equalities) is solved, and each step is followed by a
  * second-order correction back onto those constraints (J. Nocedal & S. J. Wright,
  * Numerical Optimization, 2nd ed., 2006, §18.3 and §15.6): quadratic convergence once the
  * active set is SLSQP's. A step is kept only when the residual falls.
  *
  * Up to DENSE unknowns the systems are dense (LAPACK's least squares by the SVD, and a
- * symmetric indefinite factorisation, the Hessian differenced one column at a time).
+ * symmetric indefinite factorisation).
  * Above, their cost (the cube of the unknowns plus active constraints: minutes a step at
  * 1613 unknowns; 1.1 s at 308, where the band takes 0.01 s) gives way to the band: the
  * unknowns and the active constraints are numbered interval by interval, each constraint
@@ -159,7 +159,7 @@ sp_status car_kkt_eval(const car_tx *t, const double *x, const double *lb, const
     sp_status st = SP_ERR_NOMEM;
     if (!f || !r || !col || !val || !k->g || !k->mcol || !k->mval || !k->mu || !k->c || !k->row) goto done;
     car_tx_energy(t, x, k->g);
-    car_tx_constraints_sparse(t, x, NULL, f, col, val);
+    car_tx_constraints_sparse(t, x, f, col, val);
     /* the active rows of M: every equality, the inequalities within `active` of their
      * bound, the bounds x is as near (an interior-point solution keeps a slack of the
      * order of μ/z from each) */
@@ -239,7 +239,7 @@ done:
 static void active_values(const car_tx *t, const car_kkt *k, const double *x, const double *lb, const double *ub,
                           double *fc, double *out)
 {
-    car_tx_constraints_sparse(t, x, NULL, fc, NULL, NULL);
+    car_tx_constraints_sparse(t, x, fc, NULL, NULL);
     for (size_t a = 0; a < k->na; ++a) {
         if (k->row[a] >= 0) {
             out[a] = fc[k->row[a]];
@@ -266,13 +266,11 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
     if (!rhs || !hb || !w || !fc || !cv || !b ||
         (dense && (!K || !M || !A || !sv || !piv)))
         goto done;
-    /* W = ∇²L by central differences of ∇L (one column at a time when dense, as before;
-     * on the band, 15 groups of them) */
+    /* W = ∇²L, with the distances' own curvature: near a solution, with its active set
+     * fixed, Newton's steps want the whole of it */
     for (size_t a = 0; a < na; ++a)
         if (k->row[a] >= 0) w[k->row[a]] += k->mu[a]; /* (a bound's row is linear: no curvature) */
-    car_lagrangian lag = {0};
-    const sp_status hs = car_lagrangian_hessian(&lag, t, x, w, NULL, NULL, 1e-6, !dense, 1, hb);
-    car_lagrangian_free(&lag);
+    const sp_status hs = car_tx_hessian(t, x, w, 1, hb);
     if (hs != SP_OK) goto done;
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */
     memcpy(rhs, k->g, n * sizeof *rhs);
@@ -339,7 +337,7 @@ static double gradient_seconds(const car_tx *t, const double *x)
     if (g && f && val && col) {
         const double began = car_cpu_seconds();
         car_tx_energy(t, x, g);
-        car_tx_constraints_sparse(t, x, NULL, f, col, val);
+        car_tx_constraints_sparse(t, x, f, col, val);
         seconds = car_cpu_seconds() - began;
     }
     free(g), free(f), free(val), free(col);
@@ -354,12 +352,14 @@ sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const dou
     if (!y) return SP_ERR_NOMEM;
     car_kkt k;
     sp_status st = car_kkt_eval(t, x, lb, ub, &k);
-    /* a step's time, until one is measured (−1: not yet estimated): that of its Hessian's
-     * differences, 2n gradients of the Lagrangian when dense, 30 on the band */
+    /* a step's time, until one is measured (−1: not yet estimated), in gradients of the
+     * Lagrangian: 4 on the band (its Hessian takes 2 to 3.5: scene 100047, the narrow
+     * slot, TPCAP case 7), 2n when dense, where the factorisation of the whole KKT matrix,
+     * cubic in its size, is the larger part */
     double step_time = -1.0;
     *steps = 0;
     while (st == SP_OK && *steps < max_steps && k.residual > tolerance) {
-        if (step_time < 0.0) step_time = (double)(n <= DENSE ? 2 * n : 30) * gradient_seconds(t, x);
+        if (step_time < 0.0) step_time = (double)(n <= DENSE ? 2 * n : 4) * gradient_seconds(t, x);
         const double now = car_solve_seconds(t->waited);
         if (now + step_time > deadline) break;
         const sp_status s = newton_step(t, &k, x, lb, ub, y);

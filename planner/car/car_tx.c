@@ -84,7 +84,6 @@ static void arc_step(double p[3], double G[18], double d0, double d1, double s, 
 /* car_tx_interval, and when trail is given the pose after each of the arcs with its
  * derivative (CAR_TRAIL values an arc: pose, then J as car_tx_interval's; J only when
  * `jac`). */
-#define CAR_TRAIL 21
 static void interval_steps(const double pose[3], double d0, double d1, double s, int upto, double wheelbase,
                            double out[3], double J[18], double *trail, int jac)
 {
@@ -107,14 +106,19 @@ void car_tx_interval(const double pose[3], double d0, double d1, double s, int u
     interval_steps(pose, d0, d1, s, upto, wheelbase, out, J, NULL, 0);
 }
 
+void car_tx_interval_trail(const double pose[3], double d0, double d1, double s, double wheelbase, double *trail)
+{
+    double end[3];
+    interval_steps(pose, d0, d1, s, CAR_SUB, wheelbase, end, NULL, trail, 1);
+}
+
 static void node_pose(const car_tx *t, const double *x, size_t k, double pose[3])
 {
     const double *q = k == 0 ? t->start : k == t->N ? t->goal : x + car_tx_pose(t, k);
     pose[0] = q[0], pose[1] = q[1], pose[2] = q[2];
 }
 
-/* The unknown behind column col of a 3 × 6 derivative of interval k (−1: a fixed value). */
-static long column_var(const car_tx *t, size_t k, int col)
+long car_tx_column(const car_tx *t, size_t k, int col)
 {
     if (col < 3) return k == 0 ? -1 : (long)(car_tx_pose(t, k) + (size_t)col);
     if (col == 3) return (long)car_tx_delta(t, k);
@@ -179,7 +183,7 @@ static void defect_rows(const car_tx *t, const double *x, size_t k, double f[3],
         double *vr = val + r * CAR_TX_NZ;
         int e = 0;
         for (int c = 0; c < 6; ++c) {
-            const long v = column_var(t, k, c);
+            const long v = car_tx_column(t, k, c);
             if (v >= 0) cr[e] = v, vr[e++] = J[6 * r + c];
         }
         if (k + 1 < t->N) cr[e] = (long)(car_tx_pose(t, k + 1) + (size_t)r), vr[e++] = -1.0;
@@ -196,7 +200,7 @@ static double distance_along(const car_tx *t, const double a[3], double d0, doub
     const double L = t->c->vehicle.wheelbase, kappa = tan(d0 + (j + 0.5) / CAR_SUB * (d1 - d0)) / L;
     double r[3] = {a[0], a[1], a[2]}, g[3];
     arc_step(r, NULL, d0, d1, s, j, tau, L, 0);
-    const double d = car_world_feature_distance(t->w, poly, feature, r, g);
+    const double d = car_world_feature_distance(t->w, poly, feature, r, g, NULL);
     *slope = s / CAR_SUB * (g[0] * cos(r[2]) + g[1] * sin(r[2]) + g[2] * kappa);
     return d;
 }
@@ -257,7 +261,7 @@ static double swept_distance(const car_tx *t, const double *x, size_t p, size_t 
     memcpy(q, a, sizeof a);
     arc_step(q, jac ? G : NULL, d0, d1, s, j, at, t->c->vehicle.wheelbase, jac);
     if (jac) memcpy(J, G, sizeof G);
-    return car_world_feature_distance(t->w, poly, feature, q, g);
+    return car_world_feature_distance(t->w, poly, feature, q, g, NULL);
 }
 
 /* Clearance constraint i: its value, and when col is given its row as defect_rows'. In an
@@ -278,18 +282,24 @@ static double clearance_row(const car_tx *t, const double *x, size_t i, long *co
             if (col) memcpy(J, e + 3, sizeof J);
         } else
             car_tx_point(t, x, p, pose, col ? J : NULL);
-        d = car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL);
+        d = car_world_feature_distance(t->w, t->obs_poly[i], t->obs_feature[i], pose, col ? g : NULL, NULL);
     }
     const double margin = inner ? t->margin[k] : k == 0 ? t->margin[0] : fmax(t->margin[k], t->margin[k - 1]);
     const double f = t->w->clearance + margin - d;
     if (!col) return f;
     int e = 0;
     for (int c = 0; c < (inner ? 6 : 3); ++c) {
-        const long v = inner ? column_var(t, k, c) : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)c));
+        const long v =
+            inner ? car_tx_column(t, k, c) : (k == 0 || k == t->N ? -1 : (long)(car_tx_pose(t, k) + (size_t)c));
         if (v >= 0) col[e] = v, val[e++] = -(g[0] * J[c] + g[1] * J[6 + c] + g[2] * J[12 + c]);
     }
     for (; e < CAR_TX_NZ; ++e) col[e] = -1, val[e] = 0.0;
     return f;
+}
+
+double car_tx_clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val)
+{
+    return clearance_row(t, x, i, col, val, NULL);
 }
 
 /* The two rate rows of interval k, as defect_rows'. */
@@ -354,23 +364,6 @@ size_t car_tx_n_constraints(const car_tx *t)
     return 3 * t->N + t->n_obs + (t->c->vehicle.max_steering_rate > 0 ? 2 * t->N : 0);
 }
 
-int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved)
-{
-    const size_t me = 3 * t->N, mi = t->n_obs;
-    if (!moved) return 1;
-    if (i < me) { /* interval k's end against node k + 1 */
-        const size_t k = i / 3;
-        return moved[k] || (moved[k + 1] & (CAR_MOVED_DELTA | CAR_MOVED_POSE));
-    }
-    if (i < me + mi) {
-        const size_t p = t->obs_point[i - me], k = p / CAR_SUB;
-        if (t->swept[k] || p % CAR_SUB != 0) return moved[k] || (moved[k + 1] & CAR_MOVED_DELTA);
-        return moved[k] & CAR_MOVED_POSE; /* (a node's pose is an unknown of its own) */
-    }
-    const size_t k = (i - me - mi) / 2;
-    return (moved[k] | moved[k + 1]) & CAR_MOVED_DELTA;
-}
-
 double car_rows_work(const car_tx *t) { return (double)t->N + 0.15 * (double)t->n_obs; }
 
 /* Items [0, count) cut into as many even chunks as workers, for sp_parallel_run (the
@@ -407,15 +400,14 @@ void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void
 typedef struct rows_job {
     const car_tx *t;
     const double *x;
-    const unsigned char *moved;
     double *f, *val, *trail;
     long *col;
 } rows_job;
 
 /* The arcs of intervals [begin, end) into the trail (every arc of every interval once,
  * with its derivative when the rows are asked: a point carries some five clearance rows
- * in a tight slot, each of which would drive the interval to it again; with `moved`, the
- * intervals whose rows are asked for), and their defect rows. */
+ * in a tight slot, each of which would drive the interval to it again), and their defect
+ * rows. */
 static sp_status interval_rows(void *ctx, int begin, int end, int worker)
 {
     (void)worker;
@@ -423,16 +415,14 @@ static sp_status interval_rows(void *ctx, int begin, int end, int worker)
     const car_tx *t = r->t;
     const double *x = r->x;
     for (size_t k = (size_t)begin; k < (size_t)end; ++k) {
-        if (r->moved && !r->moved[k] && !r->moved[k + 1]) continue;
         if (r->trail) {
             double p[3], tip[3];
             node_pose(t, x, k, p);
             interval_steps(p, x[car_tx_delta(t, k)], x[car_tx_delta(t, k + 1)], x[car_tx_s(t, k)], CAR_SUB,
                            t->c->vehicle.wheelbase, tip, NULL, r->trail + k * CAR_SUB * CAR_TRAIL, r->col != NULL);
         }
-        if (car_tx_row_moved(t, 3 * k, r->moved))
-            defect_rows(t, x, k, r->f + 3 * k, r->col ? r->col + 3 * k * CAR_TX_NZ : NULL,
-                        r->col ? r->val + 3 * k * CAR_TX_NZ : NULL, r->trail);
+        defect_rows(t, x, k, r->f + 3 * k, r->col ? r->col + 3 * k * CAR_TX_NZ : NULL,
+                    r->col ? r->val + 3 * k * CAR_TX_NZ : NULL, r->trail);
     }
     return SP_OK;
 }
@@ -444,29 +434,26 @@ static sp_status clearance_rows(void *ctx, int begin, int end, int worker)
     const rows_job *r = ctx;
     const size_t me = 3 * r->t->N;
     for (size_t i = (size_t)begin; i < (size_t)end; ++i)
-        if (car_tx_row_moved(r->t, me + i, r->moved))
-            r->f[me + i] = clearance_row(r->t, r->x, i, r->col ? r->col + (me + i) * CAR_TX_NZ : NULL,
-                                         r->col ? r->val + (me + i) * CAR_TX_NZ : NULL, r->trail);
+        r->f[me + i] = clearance_row(r->t, r->x, i, r->col ? r->col + (me + i) * CAR_TX_NZ : NULL,
+                                     r->col ? r->val + (me + i) * CAR_TX_NZ : NULL, r->trail);
     return SP_OK;
 }
 
-void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned char *moved, double *f, long *col,
-                               double *val)
+void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val)
 {
     const size_t me = 3 * t->N, mi = t->n_obs;
-    rows_job r = {.t = t, .x = x, .moved = moved, .f = f, .val = val, .col = col,
+    rows_job r = {.t = t, .x = x, .f = f, .val = val, .col = col,
                   .trail = malloc(t->N * CAR_SUB * CAR_TRAIL * sizeof *r.trail)};
-    /* (a whole evaluation is shared among the workers, each row found by one of them as
-     * it would be alone; one of a few rows, the Hessian's differences, is a worker's own) */
-    const int workers = !moved && car_rows_work(t) >= t->parallel_work ? t->workers : 1;
+    /* (an evaluation is shared among the workers, each row found by one of them as it
+     * would be alone) */
+    const int workers = car_rows_work(t) >= t->parallel_work ? t->workers : 1;
     car_tx_shared(t, workers, (int)t->N, interval_rows, &r);
     car_tx_shared(t, workers, (int)mi, clearance_rows, &r);
     free(r.trail);
     if (t->c->vehicle.max_steering_rate > 0)
         for (size_t k = 0; k < t->N; ++k) {
             const size_t i = me + mi + 2 * k;
-            if (car_tx_row_moved(t, i, moved))
-                rate_rows(t, x, k, f + i, col ? col + i * CAR_TX_NZ : NULL, col ? val + i * CAR_TX_NZ : NULL);
+            rate_rows(t, x, k, f + i, col ? col + i * CAR_TX_NZ : NULL, col ? val + i * CAR_TX_NZ : NULL);
         }
 }
 
@@ -566,7 +553,7 @@ sp_status car_tx_select(car_tx *t, const double *x, double near)
             int tied = 0, least = 0;
             double dleast = HUGE_VAL;
             for (int f = 0; f < nf; ++f) {
-                const double d = piece[f] = car_world_feature_distance(w, i, f, pose, NULL);
+                const double d = piece[f] = car_world_feature_distance(w, i, f, pose, NULL, NULL);
                 tied += d < dmin + TIE;
                 if (d < dleast) dleast = d, least = f;
             }

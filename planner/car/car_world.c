@@ -122,15 +122,18 @@ void car_world_free(car_world *w)
 
 double car_world_polygon_distance(const car_world *w, size_t i, const double pose[3], double grad[3])
 {
-    return sp_car_polygon_distance(w->vehicle, pose, w->xy + 2 * w->first[i], w->first[i + 1] - w->first[i], grad);
+    const double *poly = w->xy + 2 * w->first[i];
+    return sp_car_polygon_distance(w->vehicle, pose, poly, w->first[i + 1] - w->first[i], grad, NULL);
 }
 
-double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3])
+double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3],
+                                  double hess[9])
 {
     const double *poly = w->xy + 2 * w->first[i];
-    if (feature < 0) return car_world_polygon_distance(w, i, pose, grad);
-    if (feature < 4) return sp_car_corner_distance(w->vehicle, pose, feature, poly, w->first[i + 1] - w->first[i], grad);
-    return sp_car_vertex_distance(w->vehicle, pose, poly + 2 * (feature - 4), grad);
+    const size_t n = w->first[i + 1] - w->first[i];
+    if (feature < 0) return sp_car_polygon_distance(w->vehicle, pose, poly, n, grad, hess);
+    if (feature < 4) return sp_car_corner_distance(w->vehicle, pose, feature, poly, n, grad, hess);
+    return sp_car_vertex_distance(w->vehicle, pose, poly + 2 * (feature - 4), grad, hess);
 }
 
 double car_world_distance(const car_world *w, const double pose[3], double cutoff, long *which)

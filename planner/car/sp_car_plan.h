@@ -63,8 +63,9 @@ double car_world_polygon_distance(const car_world *w, size_t i, const double pos
  * 4, the signed distance from the footprint's corner f to the polygon; f = 4 + j, from
  * the polygon's vertex j to the footprint (these two smooth where they keep the
  * clearance; sp_car_geometry.h). Polygon i has 4 + its vertex count features besides −1;
- * grad (may be NULL) the derivative in the pose. */
-double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3]);
+ * grad and hess (may be NULL) its first and second derivatives in the pose. */
+double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3],
+                                  double hess[9]);
 static inline int car_world_features(const car_world *w, size_t i) { return 4 + (int)(w->first[i + 1] - w->first[i]); }
 /* Whether the footprint at pose is at least `need` from every polygon (exact; the grid
  * only spares the exact test where three discs covering the footprint are clear). */
@@ -205,6 +206,14 @@ static inline size_t car_tx_pose(const car_tx *t, size_t k) { return 2 * t->N + 
  * and travel s; J (3 × 6, row-major, may be NULL) its derivative in (x, y, θ, δ0, δ1, s). */
 void car_tx_interval(const double pose[3], double d0, double d1, double s, int upto, double wheelbase, double out[3],
                      double J[18]);
+/* The pose after each of the CAR_SUB arcs of such an interval, with its derivative:
+ * CAR_TRAIL values an arc in trail (CAR_SUB × CAR_TRAIL), the pose and then J as
+ * car_tx_interval's. */
+#define CAR_TRAIL 21
+void car_tx_interval_trail(const double pose[3], double d0, double d1, double s, double wheelbase, double *trail);
+/* The unknown behind column col (0…5: x, y, θ, δ0, δ1, s) of a derivative of interval k
+ * as car_tx_interval's, or −1 where that is a fixed value (the start's pose). */
+long car_tx_column(const car_tx *t, size_t k, int col);
 /* Sets up the transcription from the route (x0 gets the starting unknowns, n of them:
  * allocate after car_tx_init; call car_tx_guess). */
 sp_status car_tx_init(car_tx *t, const car_world *w, const sp_car_problem *c, const car_route *r,
@@ -240,19 +249,14 @@ void car_tx_rate(const car_tx *t, const double *x, double *f, double *jac);
  * the rate is bounded), ≤ 0; jac (rows in that order, × n row-major, may be NULL). */
 size_t car_tx_n_constraints(const car_tx *t);
 void car_tx_constraints(const car_tx *t, const double *x, double *f, double *jac);
+/* Clearance row i (0 ≤ i < n_obs) at x: its value, and when col is given its nonzeros
+ * as car_tx_constraints_sparse's. */
+double car_tx_clearance_row(const car_tx *t, const double *x, size_t i, long *col, double *val);
 /* The same with the Jacobian's rows sparse: each constraint touches one interval's
  * unknowns and the next node's, at most CAR_TX_NZ of them; row i's are col[i·CAR_TX_NZ +
- * e] with values val[…] (col −1: an unused place). col, val may be NULL. With `moved`
- * (NULL: every row), only the rows that depend on an unknown it flags are computed, the
- * others left as they are: moved[k] (k = 0…N) holds CAR_MOVED_* bits for the unknowns
- * interval k owns (car_tx_owner), and car_tx_row_moved says which rows those are. A
- * Hessian differenced in groups (car_band_hessian) so evaluates some 40 % of the
- * clearance rows a group, not all of them. */
+ * e] with values val[…] (col −1: an unused place). col, val may be NULL. */
 #define CAR_TX_NZ 7
-enum { CAR_MOVED_DELTA = 1, CAR_MOVED_S = 2, CAR_MOVED_POSE = 4 };
-void car_tx_constraints_sparse(const car_tx *t, const double *x, const unsigned char *moved, double *f, long *col,
-                               double *val);
-int car_tx_row_moved(const car_tx *t, size_t i, const unsigned char *moved);
+void car_tx_constraints_sparse(const car_tx *t, const double *x, double *f, long *col, double *val);
 /* The unknowns by interval. Unknown j belongs to interval car_tx_owner (δ_k, s_k and node
  * k's pose to k; δ_N to N) at car_tx_slot (δ 0, s 1, pose 2–4); car_tx_place numbers them
  * interval by interval (δ_0, s_0, then δ_k, s_k, x_k, y_k, θ_k for k = 1…N−1, then δ_N).
@@ -297,62 +301,30 @@ void car_kkt_free(car_kkt *k);
  * touches. rhs (n + na) is replaced by the solution. 0, or −1 when singular or out of
  * memory. */
 int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb, double eps, double *rhs);
-/* Newton's method on the KKT conditions of x's active set (the Lagrangian's Hessian from
- * central differences of its gradient, a second-order correction after each step), at
+/* Newton's method on the KKT conditions of x's active set (the Lagrangian's Hessian by
+ * car_tx_hessian, a second-order correction after each step), at
  * most max_steps steps while the residual is above tolerance, and none begun that would
  * end past the processor time `deadline` (car_cpu_seconds; judged by the last step, or
- * before the first by the time of one gradient of the Lagrangian times the gradients its
- * Hessian takes); a step is kept only when it lowers
+ * before the first by the time of one gradient of the Lagrangian times the gradients a
+ * step takes); a step is kept only when it lowers
  * the residual and keeps the active set. *steps gets the steps kept. SP_ERR_NOMEM or
  * SP_OK. */
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
                          int max_steps, double deadline, int *steps);
 
-/* Banded linear algebra for the smoothing (car_band.c).
- *
- * The Hessian of a gradient whose terms each touch the unknowns of two neighbouring
- * intervals (car_tx_place), by differences of grad(ctx, worker, y, moved, g) about x: columns whose owners
- * are three intervals apart share no term and are differenced together, 15 groups in all
- * whatever the number of intervals (A. R. Curtis, M. J. D. Powell & J. K. Reid, On the
- * estimation of sparse Jacobian matrices, 1974), or one column at a time when `grouped`
- * is 0. Forward differences from g0 (the gradient at x) of step `step`·max(1, |x_j|), or
- * central ones when g0 is NULL; symmetrised. Into hb, the lower band in car_tx_place
- * order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q (CAR_TX_BAND + 1)] the
- * entry of places p ≥ q), added to what is there. `moved` tells grad which unknowns y
- * moves from x (as car_tx_constraints_sparse's): a gradient that kept its terms at x may
- * recompute only those that depend on them. The groups' gradients are found by up to
- * `workers` threads (sp_parallel.h; grad(ctx, worker, …) is called from worker `worker`
- * and must keep its work space apart by it) and added into hb in group order: the same
- * to the bit for any number of workers. SP_ERR_NOMEM or SP_OK. */
-typedef void (*car_band_grad_fn)(void *ctx, int worker, const double *x, const unsigned char *moved, double *g);
-sp_status car_band_hessian(const car_tx *t, const double *x, car_band_grad_fn grad, void *ctx, int workers,
-                           double step, int grouped, const double *g0, double *hb);
-/* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: one frozen
- * weight a row of car_tx_constraints_sparse) by car_band_hessian, added into hb: forward
- * differences from the gradient at x, or central ones when `central`. The rows at x are
- * the caller's sparse Jacobian there (col, val as car_tx_constraints_sparse's, its first
- * car_tx_n_constraints rows) or, when col is NULL, evaluated here; at each group's point
- * only the rows that depend on an unknown the group moves (car_tx_row_moved) are
- * evaluated again, the others are x's. The groups are shared among car_tx.workers
- * threads where that is worth it. h is work space kept between calls (zeroed before the
- * first; car_lagrangian_free). SP_ERR_NOMEM or SP_OK. */
-typedef struct car_lagrangian {
-    const car_tx *t;
-    const double *w;
-    size_t m, cap_m, cap_n;
-    int workers;
-    const double *val; /* the rows at x: the caller's, or own_col, own_val */
-    const long *col;
-    double *f, *own_val;
-    long *own_col;
-    double *f2, *val2; /* workers × cap_m rows: each worker's at its group's point */
-    long *col2;
-    double *gc;        /* Σ w_i ∇c_i at x */
-    double *g0;        /* the gradient at x */
-} car_lagrangian;
-sp_status car_lagrangian_hessian(car_lagrangian *h, const car_tx *t, const double *x, const double *w,
-                                 const long *col, const double *val, double step, int grouped, int central, double *hb);
-void car_lagrangian_free(car_lagrangian *h);
+/* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: a weight a
+ * row of car_tx_constraints_sparse) at x, from the rows' structure: the distances' own
+ * curvature in the pose (unless `distances` is 0: see car_tx_hessian.c), and the arcs'.
+ * Added into hb, the lower band
+ * in car_tx_place order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q
+ * (CAR_TX_BAND + 1)] the entry of places p ≥ q): every term of the transcription touches
+ * the unknowns of two neighbouring intervals, so the band holds it all. The intervals are
+ * shared among car_tx.workers threads where that is worth it, each found by one of them
+ * as it would be alone: the same to the bit for any number of them. SP_ERR_NOMEM or
+ * SP_OK. */
+sp_status car_tx_hessian(const car_tx *t, const double *x, const double *w, int distances, double *hb);
+
+/* Banded linear algebra for the smoothing (car_band.c). */
 /* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
  * transcription's Jacobian, in hb's layout. */
 void car_band_add_row(const car_tx *t, const long *col, const double *val, double w, double *hb);

@@ -108,7 +108,7 @@ static int check_pose(const json_input *root, const char *key, const sp_car_prob
             return json_fail(root, key, "the car's footprint here is out of bounds");
     for (size_t i = 0; i < s->n_obstacles; ++i) {
         const double d = sp_car_polygon_distance(&c->vehicle, pose, s->vertices + 2 * s->first[i],
-                                                 s->first[i + 1] - s->first[i], NULL);
+                                                 s->first[i + 1] - s->first[i], NULL, NULL);
         if (d < 0.0) return json_fail(root, key, "the car's footprint here is inside obstacles[%zu]", i);
         if (d < s->clearance)
             return json_fail(root, key, "the car's footprint here is %.3g m from obstacles[%zu], less than the clearance %g",
