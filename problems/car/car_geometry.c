@@ -32,16 +32,23 @@ void sp_car_footprint_centre(const sp_car_vehicle *v, const double pose[3], doub
     c[1] = pose[1] + a * sin(pose[2]);
 }
 
+/* Where along the segment a–b (0 at a, 1 at b, beyond them outside) the foot of the
+ * perpendicular from p falls. */
+static double segment_foot(const double p[2], const double a[2], const double b[2])
+{
+    const double ex = b[0] - a[0], ey = b[1] - a[1], ee = ex * ex + ey * ey;
+    return ee > 0.0 ? ((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / ee : 0.0;
+}
+
 /* sp_car_segment_distance, and in *inside whether the closest point lies inside the
  * segment (not at an end): there the distance is p's from the segment's line. */
 static double segment_closest(const double p[2], const double a[2], const double b[2], double closest[2], int *inside)
 {
-    const double ex = b[0] - a[0], ey = b[1] - a[1], ee = ex * ex + ey * ey;
-    double t = ee > 0.0 ? ((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / ee : 0.0;
+    double t = segment_foot(p, a, b);
     *inside = t > 0.0 && t < 1.0;
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-    closest[0] = a[0] + t * ex;
-    closest[1] = a[1] + t * ey;
+    closest[0] = a[0] + t * (b[0] - a[0]);
+    closest[1] = a[1] + t * (b[1] - a[1]);
     /* sqrt, not hypot: the numbers are metres, and glibc's careful hypot took half of the
      * route search's time */
     const double dx = p[0] - closest[0], dy = p[1] - closest[1];
@@ -90,10 +97,9 @@ typedef struct pair {
  * and the closest point are found for the winner alone). */
 static double segment_distance2(const double p[2], const double a[2], const double b[2])
 {
-    const double ex = b[0] - a[0], ey = b[1] - a[1], ee = ex * ex + ey * ey;
-    double t = ee > 0.0 ? ((p[0] - a[0]) * ex + (p[1] - a[1]) * ey) / ee : 0.0;
+    double t = segment_foot(p, a, b);
     t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
-    const double dx = p[0] - (a[0] + t * ex), dy = p[1] - (a[1] + t * ey);
+    const double dx = p[0] - (a[0] + t * (b[0] - a[0])), dy = p[1] - (a[1] + t * (b[1] - a[1]));
     return dx * dx + dy * dy;
 }
 
