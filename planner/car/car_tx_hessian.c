@@ -19,15 +19,13 @@
  * moves with u: its curvature is differenced from its own gradient (such rows are few).
  *
  * Without the distances' own curvature (the first term), the Hessian is the model the
- * interior-point method steps on. That curvature is exact only while the pair of closest
- * points keeps its kind, and it is large and of either sign (a vertex against a vertex
- * bends as 1/d): the narrow slot of data/car/narrow_slot.json, solved by the
- * interior-point method alone, converged in 513 evaluations without it and not at all in
- * 20000 with it (its damping τ reached 200 and stayed, the steps cut to a thousandth);
- * the 22 tight scenes took some 7700 evaluations either way. The distances
- * then count by their first derivatives, as in sequential convex programming, and the
- * arcs' curvature, which is smooth, stays exact. Newton's steps on the KKT conditions,
- * near a solution with its active pairs fixed, take the whole of it. */
+ * interior-point method steps on while its barrier weight is large (car_ip.c, MU_WHOLE).
+ * That curvature is exact only while the pair of closest points keeps its kind, and it is
+ * large and of either sign (a vertex against a vertex bends as 1/d): far from a solution,
+ * where the pairs change kind from step to step, it misleads. The distances then count
+ * by their first derivatives, as in sequential convex programming, and the arcs'
+ * curvature, which is smooth, stays exact. Near a solution the pairs keep their kind, and
+ * the interior-point method and Newton's steps on the KKT conditions take the whole. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
