@@ -135,7 +135,8 @@ Test(car, distances_and_their_pieces_match_central_differences_to_second_order)
                 const double h = 1e-6;
                 double qp[3] = {pose[0], pose[1], pose[2]}, qm[3] = {pose[0], pose[1], pose[2]}, gp[3], gm[3];
                 qp[j] += h, qm[j] -= h;
-                const double ep = piece_distance(qp, poly, n, f, gp, NULL), em = piece_distance(qm, poly, n, f, gm, NULL);
+                const double ep = piece_distance(qp, poly, n, f, gp, NULL);
+                const double em = piece_distance(qm, poly, n, f, gm, NULL);
                 if (fabs((ep - e) - (e - em)) / h > 1e-3) {
                     ++skipped[0];
                 } else {

@@ -10,8 +10,9 @@
  * transcription (energy, defect, clearance) touches the unknowns of two neighbouring
  * intervals only, so the Hessian of E + Σ w c, with w the weights the terms have in L_A at
  * the point (λ + ρ c, or max(0, λ + ρ c) for an inequality), comes from the rows'
- * structure (car_tx_hessian), and is kept for a few steps while they are taken whole. The penalty's part
- * ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros (kept sparse). With the
+ * structure (car_tx_hessian), and is kept for a few steps while they are taken whole.
+ * The penalty's part ρ Σ ∇c ∇cᵀ is formed from the Jacobian rows' few nonzeros (kept
+ * sparse). With the
  * unknowns numbered interval by interval (car_tx_place) all of it is a band of half-width
  * CAR_TX_BAND, and a step is one banded Cholesky factorisation (Levenberg damping τ when
  * it fails, on the same Hessian), at most 5 cm or 0.05 rad in any unknown: an iteration
