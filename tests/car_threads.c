@@ -24,7 +24,7 @@ static int evaluate(car_tx *t, const double *x, const double *w, int workers, fo
                  .h = calloc(ld * t->n, sizeof *r->h), .col = malloc(m * CAR_TX_NZ * sizeof *r->col)};
     if (!r->f || !r->val || !r->h || !r->col) return -1;
     car_tx_constraints_sparse(t, x, r->f, r->col, r->val);
-    const sp_status st = car_tx_hessian(t, x, w, 1, r->h);
+    const sp_status st = car_tx_hessian(t, x, w, CAR_HESSIAN_WHOLE, r->h);
     r->depth = car_tx_depth(t, x);
     return st == SP_OK ? 0 : -1;
 }

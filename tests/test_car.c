@@ -18,6 +18,8 @@
 #include "tests/car_support.h"
 #include "tests/car_threads.h"
 
+#include <lapacke.h>
+
 static const sp_car_vehicle tpcap_car = {2.8, 0.96, 0.929, 1.942, 0.75, 0.0};
 
 /* The distance between two polygons' boundaries by sampling both densely: an upper
@@ -1070,7 +1072,7 @@ static void differenced_hessian(const weighted *a, const double *x, double h, do
  * pose, the arcs' by differences of their derivative) is the one differenced column by
  * column from the whole gradient, on a route moved off itself with random weights, every
  * third interval swept and every third plain: every entry of the band, whatever kind of
- * closest pair each row has. */
+ * closest pair each row has. The convexified one is checked against it. */
 Test(car, the_hessian_from_the_rows_matches_the_one_differenced)
 {
     tx_fixture fx;
@@ -1088,18 +1090,20 @@ Test(car, the_hessian_from_the_rows_matches_the_one_differenced)
     for (size_t i = 0; i < m; ++i) wt[i] = uniform(&state, -2, 2);
     weighted a = {.t = &fx.t, .w = wt, .f = f, .val = val, .col = col, .m = m};
     double *h1 = calloc(ld * n, sizeof *h1), *h2 = calloc(ld * n, sizeof *h2);
-    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, 1, h1), SP_OK);
+    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, CAR_HESSIAN_WHOLE, h1), SP_OK);
     differenced_hessian(&a, x, 1e-5, h2);
     double worst = 0.0, big = 0.0;
     for (size_t i = 0; i < ld * n; ++i) worst = fmax(worst, fabs(h1[i] - h2[i])), big = fmax(big, fabs(h2[i]));
     cr_expect_gt(fx.t.n_obs, 50, "%zu rows", fx.t.n_obs);
     cr_expect_gt(big, 1.0);
     cr_expect_leq(worst, 1e-6 * big, "Hessian off by %.2e (largest entry %.2e)", worst, big);
-    /* Without the distances' own curvature (the interior-point method's model) it lacks
-     * exactly −Σ w_i Jᵢᵀ ∇²d_i Jᵢ over the rows at points (the swept rows keep theirs),
-     * each row's pose derivative J found alone (car_tx_point) */
-    memset(h2, 0, ld * n * sizeof *h2);
-    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, 0, h2), SP_OK);
+    /* The convexified Hessian C (the interior-point method's far from a solution) is
+     * positive semidefinite, and it only adds curvature to the model M without the
+     * distances' own: M is the whole Hessian less −Σ w_i Jᵢᵀ ∇²d_i Jᵢ over the rows at
+     * points (the swept rows keep theirs), each row's pose derivative J found alone
+     * (car_tx_point). So neither C nor C − M has a negative eigenvalue, and with random
+     * weights, which bend the arcs either way, C is not M. */
+    memcpy(h2, h1, ld * n * sizeof *h2);
     const size_t me = 3 * fx.t.N;
     for (size_t i = 0; i < fx.t.n_obs; ++i) {
         const size_t p = fx.t.obs_point[i], k = p / CAR_SUB;
@@ -1118,12 +1122,27 @@ Test(car, the_hessian_from_the_rows_matches_the_one_differenced)
                 for (int r = 0; r < 3; ++r)
                     for (int c = 0; c < 3; ++c) q += J[6 * r + a] * H[3 * r + c] * J[6 * c + b];
                 const size_t pu = car_tx_place(&fx.t, (size_t)u), pv = car_tx_place(&fx.t, (size_t)v);
-                h2[(pu - pv) + pv * ld] -= wt[me + i] * q;
+                h2[(pu - pv) + pv * ld] += wt[me + i] * q;
             }
     }
-    double apart = 0.0;
-    for (size_t i = 0; i < ld * n; ++i) apart = fmax(apart, fabs(h1[i] - h2[i]));
-    cr_expect_leq(apart, 1e-9 * big, "the model and the distances' curvature off by %.2e", apart);
+    double *hc = calloc(ld * n, sizeof *hc), *dense = malloc(n * n * sizeof *dense), *ev = malloc(n * sizeof *ev);
+    cr_assert_eq(car_tx_hessian(&fx.t, x, wt, CAR_HESSIAN_CONVEX, hc), SP_OK);
+    double least[2], added = 0.0;
+    for (int pass = 0; pass < 2; ++pass) {
+        /* (the band, in its places' order, as a dense symmetric matrix: the eigenvalues
+         * do not depend on the order) */
+        memset(dense, 0, n * n * sizeof *dense);
+        for (size_t q = 0; q < n; ++q)
+            for (size_t r = 0; r < ld && q + r < n; ++r)
+                dense[(q + r) * n + q] = dense[q * n + q + r] = hc[r + q * ld] - (pass ? h2[r + q * ld] : 0.0);
+        cr_assert_eq(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', (lapack_int)n, dense, (lapack_int)n, ev), 0);
+        least[pass] = ev[0];
+    }
+    for (size_t i = 0; i < ld * n; ++i) added = fmax(added, fabs(hc[i] - h2[i]));
+    cr_expect_geq(least[0], -1e-9 * big, "the convexified Hessian has the eigenvalue %.3e", least[0]);
+    cr_expect_geq(least[1], -1e-9 * big, "it takes curvature away: C − M has the eigenvalue %.3e", least[1]);
+    cr_expect_gt(added, 1e-3 * big, "nothing was convexified (%.2e)", added);
+    free(hc), free(dense), free(ev);
     free(wt), free(f), free(val), free(col), free(h1), free(h2), free(x);
     tx_teardown(&fx);
 }

@@ -142,7 +142,7 @@ static int newton_step(al *a, const double *x, const double *g, double tau, doub
     if (fresh) {
         for (size_t i = 0; i < a->m; ++i) a->w[i] = weight(a, i, a->f[i]);
         memset(HL, 0, ld * n * sizeof *HL);
-        if (car_tx_hessian(t, x, a->w, 1, HL) != SP_OK) return -1;
+        if (car_tx_hessian(t, x, a->w, CAR_HESSIAN_WHOLE, HL) != SP_OK) return -1;
     }
     for (size_t i = 0; i < ld * n; ++i) H[i] += HL[i];
     for (size_t j = 0; j < n; ++j) {

@@ -21,8 +21,8 @@
  *   [W + Cᵀ diag(z/s) C   Aᵀ] [dx]    [−∇E − Cᵀ((μ + z r)/s)]
  *   [A                    0 ] [y⁺]  = [−d                    ],
  *   dz = μ/s − z + (z/s)(C dx + r),
- * W the Hessian of E + yᵀd + zᵀc over the band of the transcription (car_tx_hessian;
- * without the distances' own curvature until μ falls to MU_WHOLE) and damped by τ I
+ * W the Hessian of E + yᵀd + zᵀc over the band of the transcription (car_tx_hessian:
+ * convexified far from a solution, whole near one, see FULL_STEPS) and damped by τ I
  * where the step is no descent or its curvature not clearly positive (the LU
  * factorisation does not tell the inertia); every row touches
  * two neighbouring intervals, so the system is banded in car_tx_place order with each
@@ -31,9 +31,16 @@
  * is judged by a filter on the barrier objective φ = E − μ Σ log s and the violation
  * θ = ‖d‖₁ + Σ r: taken when it lowers either enough and no earlier point of the barrier
  * problem was better in both, or, where θ is already small, when it lowers φ as Armijo
- * asks; the first trial is corrected back onto the defects when it is not taken. μ falls
- * tenfold (or to μ^1.5) once the barrier problem's conditions, the shifts among them,
- * hold to KAPPA μ.
+ * asks; the first trial is corrected back onto the defects when it is not taken. The
+ * duals take their own step, as long as keeps each above a hundredth of its value (ibid.,
+ * eq. 15), whatever the primal step was. μ falls tenfold (or to μ^1.5) once the barrier
+ * problem's conditions, the shifts among them, hold to KAPPA μ.
+ *
+ * The duals' step was the primal one before. Where a slack is tiny and its dual far below
+ * μ/s (uncentred: its row has lost its stiffness z/s in the system), the steps run into
+ * that row and are cut to a fraction of a percent, and the dual, moved only as far as the
+ * step, takes hundreds of them to recover (TPCAP case 7, whose route has the steering at
+ * its limit on most moves: 188 of the first solve's first 300 steps were cut by a bound).
  *
  * The filter replaced the ℓ1 merit E − μ Σ log s + ν θ. In a tight slot the defects'
  * multipliers, and so ν, reach some 2000 (data/car/narrow_slot.json): the defects'
@@ -54,8 +61,11 @@
 
 #include "planner/car/sp_car_plan.h"
 
-/* the first barrier weight, the last, and how close each barrier problem is solved */
-#define MU0 1e-3
+/* The first barrier weight, the last, and how close each barrier problem is solved. With
+ * the steps of FULL_STEPS' comment, μ0 = 10⁻² took TPCAP case 7 (by this method alone)
+ * in 648 evaluations where 10⁻³ took 1905, 3·10⁻³ 732 and 3·10⁻² 1386; the 22 tight
+ * scenes in 5219 (5301, 10401, 13273: each of the last two has one scene in thousands). */
+#define MU0 1e-2
 #define MU_MIN 1e-11
 #define KAPPA 10.0
 /* a step moves no unknown by more than this (metres or radians): the clearance pairs are
@@ -66,16 +76,22 @@
 #define SHIFT 1e-4
 /* the steps of a barrier problem between two selections of the pairs */
 #define REFRESH 25
-/* The Hessian the steps are taken on (car_tx_hessian): without the distances' own
- * curvature while μ is above this, with it from there on. Far from a solution the closest
- * pairs change kind from step to step and their curvature, large and of either sign,
- * misleads (the narrow slot of data/car/narrow_slot.json: no convergence in 20000
- * evaluations with it throughout); near one they keep their kind, and without it the
- * steps lose their way (TPCAP case 7's first solve stalled at μ = 1.8·10⁻⁷ for 1341
- * steps, every step cut to a thousandth). This way: the narrow slot in 299 evaluations
- * (513 without the curvature throughout), case 7 in 5302 (no convergence in 20000), the
- * 22 tight scenes in 6640 (7648). */
-#define MU_WHOLE 1e-6
+/* The Hessian the steps are taken on (car_tx_hessian). Far from a solution, the
+ * convexified one: the Lagrangian's Hessian is strongly indefinite there (the defects'
+ * multipliers reach thousands in a tight slot, and the arcs bend), and a step on it,
+ * even damped until its curvature along the step is positive, is mostly a long way in a
+ * direction of little curvature that the fraction to the boundary or MAX_STEP then cuts
+ * to a thousandth (data/car/narrow_slot.json: one direction 60 m long; TPCAP case 7: the
+ * damping τ rose to hundreds and stayed, every step a short one of steepest descent). The
+ * convexified one takes full steps to the neighbourhood of a solution. There, after
+ * FULL_STEPS full steps in a row, the whole Hessian takes over, for Newton's fast
+ * convergence (on the convexified one the last digits come linearly: hundreds of steps);
+ * a step on it longer than MAX_STEP gives the convexified one back the next steps. Both
+ * ways, measured on the interior-point method alone with μ0 = 10⁻³: the narrow slot in 136
+ * evaluations instead of 299, TPCAP case 7 in 1905 instead of 5302, the 22 tight scenes in
+ * 5301 instead of 6640 (the duals' own step included: without it, case 7 did not converge
+ * in 20000). */
+#define FULL_STEPS 2
 
 typedef struct ip {
     car_tx *t;
@@ -326,6 +342,9 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
     car_pace pace = {.longest = 0.0, .waited = t->waited};
     const double allowed = car_tx_depth(t, x) + 1e-3;
     int fresh = 1;
+    /* near: the steps are on the whole Hessian; full: the full steps in a row on the
+     * convexified one */
+    int near = 0, full = 0;
     for (int outer = 0; outer < lim->max_outer; ++outer) {
         int solved = 0;
         pace.last = -1.0;
@@ -378,13 +397,13 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 solved = 1;
                 break;
             }
-            /* the Hessian of E + yᵀd + zᵀc, the distances' own curvature only near a
-             * solution (MU_WHOLE; the bounds' rows, linear, add nothing) */
+            /* the Hessian of E + yᵀd + zᵀc, convexified but near a solution (the bounds'
+             * rows, linear, add nothing) */
             if (fresh) {
                 for (size_t j = 0; j < me; ++j) a.w[j] = a.y[j];
                 for (size_t i = me; i < a.m; ++i) a.w[i] = a.z[i - me];
                 memset(hl, 0, ld * n * sizeof *hl);
-                if (car_tx_hessian(t, x, a.w, mu <= MU_WHOLE, hl) != SP_OK) {
+                if (car_tx_hessian(t, x, a.w, near ? CAR_HESSIAN_WHOLE : CAR_HESSIAN_CONVEX, hl) != SP_OK) {
                     st = SP_ERR_NOMEM;
                     goto finish;
                 }
@@ -428,6 +447,11 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             }
             double big = 0.0;
             for (size_t j = 0; j < n; ++j) big = fmax(big, fabs(dx[j]));
+            if (near && big > MAX_STEP) {
+                /* (not so near after all: the convexified Hessian at x, undamped) */
+                near = 0, full = 0, tau = 0.0, fresh = 1;
+                continue;
+            }
             const double cap = big > MAX_STEP ? MAX_STEP / big : 1.0;
             /* the merit's slope along dx, and the longest step that keeps the slacks positive
              * to first order (fraction to the boundary 0.99) */
@@ -515,6 +539,10 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
             }
             if (!descent) filter_add(&F, (1.0 - GAMMA_THETA) * th0, ph0 - GAMMA_PHI * th0);
             const double used = alpha * 2.0; /* (the loop halved it once past the step taken) */
+            if (!near) {
+                full = used >= 1.0 ? full + 1 : 0;
+                near = full >= FULL_STEPS;
+            }
             memcpy(x, xt, n * sizeof *x);
             memcpy(a.y, ynew, me * sizeof *a.y);
             for (size_t i = me; i < a.m; ++i) {
@@ -522,9 +550,8 @@ sp_status car_ip_solve(car_tx *t, double *x, const double *lb, const double *ub,
                 if (a.r[i - me] < 1e-13) a.r[i - me] = 0.0;
             }
             evaluate(&a, x, 1);
-            /* the duals' step: as long as the primal one, but no dual falls below 1 % of
-             * its value */
-            double az = fmin(used, 1.0);
+            /* the duals' own step: no dual falls below 1 % of its value */
+            double az = 1.0;
             for (size_t i = me; i < a.m; ++i)
                 if (dz[i - me] < 0.0) az = fmin(az, -0.99 * a.z[i - me] / dz[i - me]);
             for (size_t i = me; i < a.m; ++i) {

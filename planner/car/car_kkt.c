@@ -270,7 +270,7 @@ static sp_status newton_step(const car_tx *t, const car_kkt *k, const double *x,
      * fixed, Newton's steps want the whole of it */
     for (size_t a = 0; a < na; ++a)
         if (k->row[a] >= 0) w[k->row[a]] += k->mu[a]; /* (a bound's row is linear: no curvature) */
-    const sp_status hs = car_tx_hessian(t, x, w, 1, hb);
+    const sp_status hs = car_tx_hessian(t, x, w, CAR_HESSIAN_WHOLE, hb);
     if (hs != SP_OK) goto done;
     /* rhs: −(∇f + M μ) and −c, for the step and the change of μ */
     memcpy(rhs, k->g, n * sizeof *rhs);

@@ -312,17 +312,21 @@ int car_kkt_augmented_solve(const car_tx *t, const car_kkt *k, const double *hb,
 sp_status car_kkt_polish(const car_tx *t, double *x, const double *lb, const double *ub, double tolerance,
                          int max_steps, double deadline, int *steps);
 
+/* Which Hessian car_tx_hessian finds: the whole, or the convexified one the
+ * interior-point method steps on far from a solution (see car_tx_hessian.c). */
+typedef enum { CAR_HESSIAN_WHOLE, CAR_HESSIAN_CONVEX } car_hessian_kind;
 /* The Hessian of the Lagrangian E + Σ w_i c_i over the transcription's rows (w: a weight a
  * row of car_tx_constraints_sparse) at x, from the rows' structure: the distances' own
- * curvature in the pose (unless `distances` is 0: see car_tx_hessian.c), and the arcs'.
- * Added into hb, the lower band
+ * curvature in the pose and the arcs' (CAR_HESSIAN_WHOLE), or each interval's block with
+ * its negative eigenvalues set to zero and without the distances' own curvature
+ * (CAR_HESSIAN_CONVEX: positive semidefinite). Added into hb, the lower band
  * in car_tx_place order, column-major with CAR_TX_BAND + 1 rows (hb[(p − q) + q
  * (CAR_TX_BAND + 1)] the entry of places p ≥ q): every term of the transcription touches
  * the unknowns of two neighbouring intervals, so the band holds it all. The intervals are
  * shared among car_tx.workers threads where that is worth it, each found by one of them
  * as it would be alone: the same to the bit for any number of them. SP_ERR_NOMEM or
  * SP_OK. */
-sp_status car_tx_hessian(const car_tx *t, const double *x, const double *w, int distances, double *hb);
+sp_status car_tx_hessian(const car_tx *t, const double *x, const double *w, car_hessian_kind kind, double *hb);
 
 /* Banded linear algebra for the smoothing (car_band.c). */
 /* hb += w r rᵀ for the sparse row r (col, val: CAR_TX_NZ places, col −1 unused) of the
