@@ -10,23 +10,25 @@
 
 /* What one number of threads finds. */
 typedef struct found {
-    double *f, *val, *h, depth;
+    double *f, *val, *h, *hc, depth; /* hc: the convexified Hessian */
     long *col;
 } found;
 
-static void found_free(found *r) { free(r->f), free(r->val), free(r->h), free(r->col); }
+static void found_free(found *r) { free(r->f), free(r->val), free(r->h), free(r->hc), free(r->col); }
 
 static int evaluate(car_tx *t, const double *x, const double *w, int workers, found *r)
 {
     const size_t m = car_tx_n_constraints(t), ld = CAR_TX_BAND + 1;
     t->workers = workers, t->parallel_work = workers > 1 ? 0.0 : CAR_PARALLEL_WORK;
     *r = (found){.f = malloc(m * sizeof *r->f), .val = malloc(m * CAR_TX_NZ * sizeof *r->val),
-                 .h = calloc(ld * t->n, sizeof *r->h), .col = malloc(m * CAR_TX_NZ * sizeof *r->col)};
-    if (!r->f || !r->val || !r->h || !r->col) return -1;
+                 .h = calloc(ld * t->n, sizeof *r->h), .hc = calloc(ld * t->n, sizeof *r->hc),
+                 .col = malloc(m * CAR_TX_NZ * sizeof *r->col)};
+    if (!r->f || !r->val || !r->h || !r->hc || !r->col) return -1;
     car_tx_constraints_sparse(t, x, r->f, r->col, r->val);
-    const sp_status st = car_tx_hessian(t, x, w, CAR_HESSIAN_WHOLE, r->h);
+    const sp_status st = car_tx_hessian(t, x, w, CAR_HESSIAN_WHOLE, r->h),
+                    sc = car_tx_hessian(t, x, w, CAR_HESSIAN_CONVEX, r->hc);
     r->depth = car_tx_depth(t, x);
-    return st == SP_OK ? 0 : -1;
+    return st == SP_OK && sc == SP_OK ? 0 : -1;
 }
 
 static int differ(const void *a, const void *b, size_t bytes, const char *what, int *count, char *why, size_t n)
@@ -62,6 +64,7 @@ static int compare(car_tx *t, const car_route *r, int workers, char *why, size_t
                    why_size);
             differ(one.col, many.col, m * CAR_TX_NZ * sizeof *one.col, "the rows' columns", &failures, why, why_size);
             differ(one.h, many.h, ld * n * sizeof *one.h, "the Hessians", &failures, why, why_size);
+            differ(one.hc, many.hc, ld * n * sizeof *one.hc, "the convexified Hessians", &failures, why, why_size);
             differ(&one.depth, &many.depth, sizeof one.depth, "the depths", &failures, why, why_size);
         }
     }

@@ -9,7 +9,7 @@
 
 /* The transcription of data/car/parallel_slot.json's route (the even layout, some
  * intervals' rows over their arcs), at a point moved off the route: every row with its
- * derivative, the Lagrangian's Hessian (car_tx_hessian), and
+ * derivative, the Lagrangian's Hessian, whole and convexified (car_tx_hessian), and
  * car_tx_depth, found by one thread and then by `workers` with every evaluation shared
  * whatever its size. Returns the number of those that differ (−1 when the problem cannot
  * be read or planned), with `why` naming the first. */

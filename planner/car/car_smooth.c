@@ -34,15 +34,17 @@
  * to FALLBACK_SHARE of them, and the interior-point method the rest (at least 40 %: with
  * 30 % left, scenes 100079 and 700108 were lost to the time). Where the route leaves a
  * confined pose, the interior-point method has TIGHT_FIRST_SHARE (with half, scene
- * 400100's three solves, 3.7 s, ran out of time), the augmented Lagrangian up to
- * TIGHT_SHARE and the second method the rest. The augmented Lagrangian stops at
- * AL_TOLERANCE, for car_kkt_polish to finish (at 1e-11, case 19's solve reached 9e-11
- * with the inner problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
+ * 400100's three solves, 3.7 s, ran out of time; with 0.7, TPCAP case 7, whose route
+ * takes 1.7 to 2.7 s of the budget, had 4.9 to 5.4 s for the 4.3 to 4.8 s it needs: the
+ * tight scenes all converge by this method alone, in under 1.2 s), the augmented
+ * Lagrangian up to TIGHT_SHARE and the second method the rest. The augmented Lagrangian
+ * stops at AL_TOLERANCE, for car_kkt_polish to finish (at 1e-11, case 19's solve reached
+ * 9e-11 with the inner problem solved, then ρ grew to 10⁹ and the inner steps stalled). */
 #define AL_ABOVE 250
 #define AL_TOLERANCE 1e-10
 #define FIRST_SHARE 0.5
 #define FALLBACK_SHARE 0.6
-#define TIGHT_FIRST_SHARE 0.7
+#define TIGHT_FIRST_SHARE 0.85
 #define TIGHT_SHARE 0.95
 /* A route whose way out of a confined pose took car_escape more than this many poses
  * leaves a tight slot: its smoothing begins with the interior-point method. (One found
