@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "planner/car/sp_car_plan.h"
-#include "planner/sp_clock.h"
 
 double car_cpu_seconds(void)
 {
@@ -16,9 +15,9 @@ double car_cpu_seconds(void)
 
 double car_solve_seconds(const double *waited) { return car_cpu_seconds() + (waited ? *waited : 0.0); }
 
-void car_wait_add(double *waited, double wall0, double cpu0)
+void car_wait_add(double *waited, double helpers, double own)
 {
-    if (waited) *waited += fmax(0.0, (sp_clock_seconds() - wall0) - (car_cpu_seconds() - cpu0));
+    if (waited) *waited += fmax(0.0, helpers - own);
 }
 
 int car_pace_late(car_pace *p, double deadline)

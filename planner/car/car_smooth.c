@@ -398,8 +398,8 @@ static void restore(car_smooth_out *out, const car_smooth_out *keep)
 }
 
 /* The interior-point method on the route laid out by its pieces (car_tx_init_pieces),
- * from the route itself, within the time `until` (of car_solve_seconds, the solve's waits
- * counted in *waited) and `evals` evaluations. *have 1 when it found a path that keeps the
+ * from the route itself, within the time `until` (of car_solve_seconds, the helpers' work
+ * beyond the solve's thread counted in *waited) and `evals` evaluations. *have 1 when it found a path that keeps the
  * clearance: the path is in p (allocated here), out its figures (out->converged says
  * whether it is optimal); otherwise out's counters have grown and the rest of it is the
  * caller's to restore. SP_ERR_NOMEM, SP_ERR_INTERRUPTED or SP_OK. */
@@ -452,7 +452,7 @@ sp_status car_smooth_by(const car_world *w, const sp_car_problem *c, const car_r
     }
     car_tx t;
     if ((how == CAR_SMOOTH_IP ? car_tx_init_pieces : car_tx_init)(&t, w, c, r, goal) != SP_OK) return SP_ERR_NOMEM;
-    /* the time this solve's thread waits for its helpers (car_solve_seconds) */
+    /* the processor time this solve's helpers worked beyond its thread (car_solve_seconds) */
     double waited = 0.0;
     t.waited = &waited;
     const size_t n = t.n;

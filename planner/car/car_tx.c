@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "planner/car/sp_car_plan.h"
-#include "planner/sp_clock.h"
 #include "planner/sp_parallel.h"
 #include "problems/car/sp_car_geometry.h"
 
@@ -372,12 +371,17 @@ typedef struct chunks {
     sp_piece_fn fn;
     void *ctx;
     int count, n;
+    double cpu[SP_PARALLEL_MAX]; /* each worker's processor time on its chunks */
 } chunks;
 
 static sp_status chunk_piece(void *ctx, int begin, int end, int worker)
 {
-    const chunks *c = ctx;
-    return c->fn(c->ctx, (int)((long)begin * c->count / c->n), (int)((long)end * c->count / c->n), worker);
+    chunks *c = ctx;
+    const double cpu0 = car_cpu_seconds();
+    const sp_status st =
+        c->fn(c->ctx, (int)((long)begin * c->count / c->n), (int)((long)end * c->count / c->n), worker);
+    c->cpu[worker] += car_cpu_seconds() - cpu0;
+    return st;
 }
 
 void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx)
@@ -390,9 +394,12 @@ void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void
     chunks c = {.fn = fn, .ctx = ctx, .count = count, .n = workers};
     int cost[SP_PARALLEL_MAX];
     for (int i = 0; i < workers; ++i) cost[i] = SP_PARALLEL_MIN_COST;
-    const double wall0 = sp_clock_seconds(), cpu0 = car_cpu_seconds();
+    const double cpu0 = car_cpu_seconds();
     sp_parallel_run(workers, workers, cost, chunk_piece, &c);
-    car_wait_add(t->waited, wall0, cpu0);
+    /* (a chunk whose thread could not start ran on the calling thread: counted in both) */
+    double helpers = 0.0;
+    for (int i = 1; i < workers; ++i) helpers = fmax(helpers, c.cpu[i]);
+    car_wait_add(t->waited, helpers, car_cpu_seconds() - cpu0);
 }
 
 /* One evaluation of the rows (car_tx_constraints_sparse) for the workers: first the

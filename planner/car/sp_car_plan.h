@@ -16,14 +16,19 @@
  * max_seconds of the route and the smoothing count it, so that a machine loaded by other
  * work does not cut a plan short (the wall time is reported beside it). */
 double car_cpu_seconds(void);
-/* The time of a solve whose evaluations are shared among threads: car_cpu_seconds plus
- * the time the calling thread waited for its helpers, counted in *waited (NULL: none) by
- * car_wait_add. Its budgets count it, so that they are the wall time of an unloaded
- * machine with any number of processors. */
+/* The time of a solve whose evaluations are shared among threads: car_cpu_seconds plus,
+ * for each shared evaluation, the processor time by which its busiest helper outworked
+ * the calling thread, counted in *waited (NULL: none) by car_wait_add. That is the wall
+ * time of the evaluation on an unloaded machine with a processor a thread, and no load
+ * changes it: the wall time the calling thread waited, counted before, grew with every
+ * other process that took a helper's processor (TPCAP case 7, its two processors busy
+ * with two other loops: the smoothing's 7.4 s were used up in 3.5 s of its own processor
+ * time, and the route was returned). Its budgets count it. */
 double car_solve_seconds(const double *waited);
-/* *waited (when not NULL) grows by the time the calling thread did not work since the
- * wall time wall0 (sp_clock_seconds) and the processor time cpu0 (car_cpu_seconds). */
-void car_wait_add(double *waited, double wall0, double cpu0);
+/* *waited (when not NULL) grows by how much more processor time `helpers` (the longest a
+ * helper thread worked on a shared evaluation) is than `own` (the calling thread's over
+ * the same evaluation). */
+void car_wait_add(double *waited, double helpers, double own);
 /* The pace of a solver's steps (car_clock.c), so that none is begun that would end past
  * its deadline: the longest step so far, timed from the start of one step to the start of
  * the next within a run of them. A run begins with last = −1 (the work between runs, a
@@ -178,7 +183,7 @@ typedef struct car_tx {
     int *obs_feature;
     size_t refined; /* rows of a whole polygon car_tx_select has made rows of one piece */
     int workers;          /* threads an evaluation may be shared among (sp_parallel_workers) */
-    double *waited;       /* the solve's time waiting for them (car_solve_seconds), or NULL */
+    double *waited;       /* the solve's time the helpers worked beyond it (car_solve_seconds), or NULL */
     double parallel_work; /* the least work one is shared for (CAR_PARALLEL_WORK) */
 } car_tx;
 
@@ -193,7 +198,7 @@ typedef struct car_tx {
  * an interval (its arcs and defects) and 0.15 a clearance row. */
 double car_rows_work(const car_tx *t);
 /* fn over items [0, count) by `workers` threads in even chunks (1: on the calling thread
- * alone), the time the calling thread waits for the others counted in t->waited; fn's
+ * alone), the helpers' work beyond the calling thread's counted in t->waited; fn's
  * pieces must not fail. */
 void car_tx_shared(const car_tx *t, int workers, int count, sp_piece_fn fn, void *ctx);
 
