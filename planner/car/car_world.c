@@ -122,8 +122,7 @@ void car_world_free(car_world *w)
 
 double car_world_polygon_distance(const car_world *w, size_t i, const double pose[3], double grad[3])
 {
-    const double *poly = w->xy + 2 * w->first[i];
-    return sp_car_polygon_distance(w->vehicle, pose, poly, w->first[i + 1] - w->first[i], grad, NULL);
+    return car_world_feature_distance(w, i, -1, pose, grad, NULL);
 }
 
 double car_world_feature_distance(const car_world *w, size_t i, int feature, const double pose[3], double grad[3],
